@@ -1,0 +1,18 @@
+// swift-tools-version:6.0
+// Focus Island: a thin HTTP layer (libmicrohttpd) over PostgreSQL (libpq).
+// Only the toolchain and Debian's C libraries: no SwiftPM dependencies.
+import PackageDescription
+
+let package = Package(
+    name: "focus-island",
+    products: [
+        .executable(name: "focus-island", targets: ["focus-island"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .target(name: "FocusIsland", dependencies: ["CLibPQ", "CMicroHTTPD"]),
+        .executableTarget(name: "focus-island", dependencies: ["FocusIsland"]),
+        .testTarget(name: "FocusIslandTests", dependencies: ["FocusIsland"]),
+    ]
+)

@@ -1,0 +1,97 @@
+// Configuration: every setting comes from the environment, with a default that works locally.
+// A bad value stops start-up with one line that names the variable (ConfigurationError).
+
+public enum LogFormat: String, Sendable {
+    case text, json
+}
+
+public struct ConfigurationError: Error, CustomStringConvertible, Equatable {
+    public let variable: String
+    public let reason: String
+    public var description: String { "configuration: \(variable) \(reason)" }
+}
+
+public struct Configuration: Sendable, Equatable {
+    /// libpq connection string or URL the server logs in with (role focus_api).
+    public var databaseURL: String
+    /// Connection used by `migrate` and `seed` (role focus_owner); defaults to databaseURL.
+    public var migrationDatabaseURL: String
+    public var host: String
+    public var port: UInt16
+    /// Database connections held by the server; requests beyond this wait for a free one.
+    public var poolSize: Int
+    /// libmicrohttpd worker threads (epoll thread pool).
+    public var httpThreads: Int
+    /// Default request body limit in bytes; a route may allow more (see Routes.swift).
+    public var bodyLimit: Int
+    /// Seconds an idle connection is kept before libmicrohttpd closes it.
+    public var idleTimeout: Int
+    /// Total concurrent HTTP connections, and per client IP.
+    public var connectionLimit: Int
+    public var perIPConnectionLimit: Int
+    public var logFormat: LogFormat
+    /// Folder holding sql/ (migrations, api, report, seed).
+    public var sqlDirectory: String
+
+    public static let defaults = Configuration(
+        databaseURL: "postgresql:///focus_island",
+        migrationDatabaseURL: "postgresql:///focus_island",
+        host: "127.0.0.1", port: 8080, poolSize: 8, httpThreads: 8,
+        bodyLimit: 64 * 1024, idleTimeout: 30, connectionLimit: 1000, perIPConnectionLimit: 200,
+        logFormat: .text, sqlDirectory: "sql")
+
+    public init(databaseURL: String, migrationDatabaseURL: String, host: String, port: UInt16,
+                poolSize: Int, httpThreads: Int, bodyLimit: Int, idleTimeout: Int,
+                connectionLimit: Int, perIPConnectionLimit: Int, logFormat: LogFormat,
+                sqlDirectory: String) {
+        self.databaseURL = databaseURL
+        self.migrationDatabaseURL = migrationDatabaseURL
+        self.host = host
+        self.port = port
+        self.poolSize = poolSize
+        self.httpThreads = httpThreads
+        self.bodyLimit = bodyLimit
+        self.idleTimeout = idleTimeout
+        self.connectionLimit = connectionLimit
+        self.perIPConnectionLimit = perIPConnectionLimit
+        self.logFormat = logFormat
+        self.sqlDirectory = sqlDirectory
+    }
+
+    /// Reads the environment; unknown variables are ignored, malformed ones throw.
+    public init(environment env: [String: String]) throws(ConfigurationError) {
+        let d = Configuration.defaults
+        databaseURL = env["DATABASE_URL"] ?? d.databaseURL
+        migrationDatabaseURL = env["MIGRATION_DATABASE_URL"] ?? databaseURL
+        host = env["HOST"] ?? d.host
+        port = UInt16(try Self.integer(env, "PORT", d.port, in: 1...65535))
+        poolSize = try Self.integer(env, "DB_POOL_SIZE", d.poolSize, in: 1...1000)
+        httpThreads = try Self.integer(env, "HTTP_THREADS", d.httpThreads, in: 1...1000)
+        bodyLimit = try Self.integer(env, "BODY_LIMIT", d.bodyLimit, in: 1...(64 << 20))
+        idleTimeout = try Self.integer(env, "IDLE_TIMEOUT", d.idleTimeout, in: 1...3600)
+        connectionLimit = try Self.integer(env, "CONNECTION_LIMIT", d.connectionLimit, in: 1...100_000)
+        perIPConnectionLimit = try Self.integer(env, "PER_IP_CONNECTION_LIMIT", d.perIPConnectionLimit,
+                                                in: 1...100_000)
+        sqlDirectory = env["SQL_DIR"] ?? d.sqlDirectory
+        if let raw = env["LOG_FORMAT"] {
+            guard let format = LogFormat(rawValue: raw) else {
+                throw ConfigurationError(variable: "LOG_FORMAT", reason: "must be text or json, got '\(raw)'")
+            }
+            logFormat = format
+        } else {
+            logFormat = d.logFormat
+        }
+        if host.isEmpty { throw ConfigurationError(variable: "HOST", reason: "must not be empty") }
+        if databaseURL.isEmpty { throw ConfigurationError(variable: "DATABASE_URL", reason: "must not be empty") }
+    }
+
+    private static func integer<T: BinaryInteger>(_ env: [String: String], _ name: String, _ fallback: T,
+                                                  in range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
+        guard let raw = env[name] else { return Int(fallback) }
+        guard let value = Int(raw), range.contains(value) else {
+            throw ConfigurationError(variable: name,
+                                     reason: "must be a whole number from \(range.lowerBound) to \(range.upperBound), got '\(raw)'")
+        }
+        return value
+    }
+}

@@ -1,0 +1,31 @@
+// DatabaseError: what PostgreSQL (or libpq) said when a statement failed.
+// Fields come from the server's error report: SQLSTATE, message, detail and hint.
+
+public struct DatabaseError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// Five-character SQLSTATE; "08006" when libpq lost or could not open the connection.
+    public let sqlState: String
+    public let message: String
+    public let detail: String?
+    public let hint: String?
+
+    public init(sqlState: String, message: String, detail: String? = nil, hint: String? = nil) {
+        self.sqlState = sqlState
+        self.message = message
+        self.detail = detail
+        self.hint = hint
+    }
+
+    /// The connection is gone or the server is shutting down: reconnect before the next use.
+    public var isConnectionFailure: Bool {
+        sqlState.hasPrefix("08") || sqlState == "57P01" || sqlState == "57P02" || sqlState == "57P03"
+    }
+
+    /// Serialization failure or deadlock: the statement rolled back and may be run again.
+    public var isRetryable: Bool { sqlState == "40001" || sqlState == "40P01" }
+
+    public var description: String {
+        var text = "\(sqlState): \(message)"
+        if let detail { text += " (detail: \(detail))" }
+        return text
+    }
+}

@@ -1,0 +1,204 @@
+// Pipeline: the request path in stages, one job each, callable without sockets:
+//   route → check body → check credentials → call SQL (one round trip) → conditional → respond.
+// It holds no business rule: SQL decides every answer except HTTP-level ones (404/405/413/415).
+import Glibc
+
+public struct Pipeline: Sendable {
+    public let router: Router
+    public let pool: ConnectionPool
+    public let defaultBodyLimit: Int
+    public let logger: Logger
+    /// How often a statement that hit a serialization failure or deadlock is tried in all.
+    static let attempts = 3
+
+    public init(router: Router, pool: ConnectionPool, defaultBodyLimit: Int, logger: Logger) {
+        self.router = router
+        self.pool = pool
+        self.defaultBodyLimit = defaultBodyLimit
+        self.logger = logger
+    }
+
+    /// The body limit for a request, known from its headers before the body is read.
+    public func bodyLimit(method: String, path: String) -> Int {
+        if case .found(let route, _) = router.match(method: method, path: path) {
+            return route.bodyLimit ?? defaultBodyLimit
+        }
+        return defaultBodyLimit
+    }
+
+    /// Answers one request and writes its log line.
+    public func respond(to request: Request, startedAt: UInt64 = monotonicMicroseconds()) -> Response {
+        let requestID = Self.requestID(from: request.header("x-request-id"))
+        var template = "-"
+        var response: Response
+        do {
+            response = try answer(request, template: &template)
+        } catch {
+            response = error.response
+        }
+        response.setHeader("X-Request-Id", requestID)
+        logger.log(["method": .string(request.method), "route": .string(template),
+                    "status": .int(response.status), "us": .int(Int(monotonicMicroseconds() - startedAt)),
+                    "request_id": .string(requestID)])
+        return response
+    }
+
+    private func answer(_ request: Request, template: inout String) throws(Problem) -> Response {
+        let (route, parameters) = try findRoute(request)
+        template = route.template
+        switch route.action {
+        case .health:
+            return .json(200, #"{"status":"ok"}"#)
+        case .ready:
+            return ready()
+        case .sql:
+            try checkBody(request, for: route)
+            let token = request.bearerToken
+            if route.access == .bearer && token == nil {
+                throw Problem(401, "unauthorized", "Sign in: this needs an Authorization: Bearer token.")
+            }
+            let arguments = JSONText.object(request.query.merging(parameters) { _, path in path })
+            let row = try call(route, [token, arguments, route.body == .none ? nil : bodyText(request, route)])
+            return reply(row, route: route, request: request)
+        }
+    }
+
+    private func findRoute(_ request: Request) throws(Problem) -> (Route, [String: String]) {
+        switch router.match(method: request.method, path: request.path) {
+        case .found(let route, let parameters):
+            return (route, parameters)
+        case .methodNotAllowed(let allowed):
+            throw Problem(405, "method_not_allowed", "\(request.method) is not allowed here.",
+                          allow: allowed.joined(separator: ", "))
+        case .notFound:
+            throw Problem(404, "not_found", "There is nothing at \(request.path).")
+        }
+    }
+
+    private func checkBody(_ request: Request, for route: Route) throws(Problem) {
+        if request.bodyExceededLimit || request.body.count > route.bodyLimit ?? defaultBodyLimit {
+            throw Problem(413, "body_too_large", "The body is larger than this route accepts.")
+        }
+        let mediaType = request.header("content-type")?.split(separator: ";").first
+            .map { $0.trimmingCharacters(in: " \t").lowercased() }
+        switch route.body {
+        case .none:
+            return
+        case .json:
+            guard mediaType == "application/json" else {
+                throw Problem(415, "unsupported_media_type", "Send the body as Content-Type: application/json.")
+            }
+            // libpq passes text parameters as C strings: NUL or invalid UTF-8 cannot be JSON text.
+            guard !request.body.contains(0), String(validating: request.body, as: UTF8.self) != nil else {
+                throw Problem(400, "invalid_json", "The body is not valid UTF-8 JSON.")
+            }
+        case .image:
+            guard mediaType == "image/png" || mediaType == "image/jpeg" else {
+                throw Problem(415, "unsupported_image", "Send a PNG or JPEG image.")
+            }
+        }
+    }
+
+    /// The body as the statement's third parameter: JSON text, or hex for binary images.
+    private func bodyText(_ request: Request, _ route: Route) -> String {
+        switch route.body {
+        case .image: return hex(request.body)
+        default: return String(decoding: request.body, as: UTF8.self)
+        }
+    }
+
+    /// One round trip; serialization failures and deadlocks rolled back, so they are retried.
+    private func call(_ route: Route, _ parameters: [String?]) throws(Problem) -> [String?] {
+        guard case .sql(let function) = route.action, let statement = route.statement else {
+            throw Problem(500, "internal_error", "Something went wrong on our side.")
+        }
+        var attempt = 1
+        while true {
+            do throws(DatabaseError) {
+                let rows = try pool.withConnection { connection throws(DatabaseError) in
+                    try connection.executePrepared(function + "/" + String(describing: route.body), statement, parameters)
+                }
+                guard let row = rows.first, row.count == 4 else {
+                    throw DatabaseError(sqlState: "XX000", message: "\(function) returned no reply row")
+                }
+                return row
+            } catch where error.isRetryable && attempt < Self.attempts {
+                attempt += 1
+            } catch {
+                let problem = Problem(error)
+                if problem.status >= 500 { logger.error("\(route.template): \(error)") }
+                throw problem
+            }
+        }
+    }
+
+    /// Turns the reply row (status, body, etag, retry_after) into a response.
+    private func reply(_ row: [String?], route: Route, request: Request) -> Response {
+        let status = row[0].flatMap { Int($0) } ?? route.status
+        var response = Response(status: status)
+        if let body = row[1], status != 204 {
+            response.body = Array(body.utf8)
+            response.setHeader("Content-Type", status >= 400 ? "application/problem+json" : "application/json")
+        }
+        if let etag = row[2] {
+            let tag = "\"" + etag + "\""
+            response.setHeader("ETag", tag)
+            response.setHeader("Cache-Control", "no-cache")
+            if Self.matches(ifNoneMatch: request.header("if-none-match"), tag: tag) {
+                response.status = 304
+                response.body = []
+                response.headers.removeAll { $0.name == "Content-Type" }
+            }
+        }
+        if let seconds = row[3] { response.setHeader("Retry-After", seconds) }
+        if status == 401 { response.setHeader("WWW-Authenticate", "Bearer") }
+        return response
+    }
+
+    private func ready() -> Response {
+        do {
+            let rows = try pool.withConnection { connection throws(DatabaseError) in
+                try connection.executePrepared("api.ready", "select api.ready()::text", [])
+            }
+            guard let body = rows.first?.first ?? nil else { throw DatabaseError(sqlState: "XX000", message: "no row") }
+            return .json(200, body)
+        } catch {
+            logger.error("/ready: \(error)")
+            return Problem(503, "not_ready", "The database is not reachable or not migrated.").response
+        }
+    }
+
+    /// If-None-Match (RFC 9110 §13.1.2): weak comparison, a list of tags, or "*".
+    static func matches(ifNoneMatch: String?, tag: String) -> Bool {
+        guard let ifNoneMatch else { return false }
+        return ifNoneMatch.split(separator: ",").contains { candidate in
+            let value = candidate.trimmingCharacters(in: " \t")
+            return value == "*" || value == tag || value == "W/" + tag
+        }
+    }
+
+    /// The client's request id if it is short and printable, else a new random one.
+    static func requestID(from header: String?) -> String {
+        if let header, (1...128).contains(header.utf8.count),
+           header.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f }) {
+            return header
+        }
+        return String(UInt64.random(in: .min ... .max), radix: 16) + String(UInt32.random(in: .min ... .max), radix: 16)
+    }
+}
+
+private func hex(_ bytes: [UInt8]) -> String {
+    let digits = Array("0123456789abcdef".utf8)
+    var out = [UInt8](repeating: 0, count: bytes.count * 2)
+    for (index, byte) in bytes.enumerated() {
+        out[2 * index] = digits[Int(byte >> 4)]
+        out[2 * index + 1] = digits[Int(byte & 0x0f)]
+    }
+    return String(decoding: out, as: UTF8.self)
+}
+
+public func monotonicMicroseconds() -> UInt64 {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1_000
+}

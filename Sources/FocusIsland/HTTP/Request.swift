@@ -1,0 +1,44 @@
+// Request: what the HTTP layer hands to the pipeline, independent of libmicrohttpd,
+// so the pipeline can be called in-process by tests.
+
+public struct Request: Sendable {
+    public var method: String
+    /// Decoded path, without the query string.
+    public var path: String
+    /// Decoded query arguments; a repeated name keeps its last value.
+    public var query: [String: String]
+    /// Header values by lower-cased name.
+    public var headers: [String: String]
+    public var body: [UInt8]
+    /// Set by the server when the body was larger than the route's limit and was not kept.
+    public var bodyExceededLimit = false
+
+    public init(method: String, path: String, query: [String: String] = [:],
+                headers: [String: String] = [:], body: [UInt8] = []) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { $1 })
+        self.body = body
+    }
+
+    public func header(_ name: String) -> String? { headers[name.lowercased()] }
+
+    /// The token of an `Authorization: Bearer <token>` header.
+    public var bearerToken: String? {
+        guard let value = header("authorization") else { return nil }
+        let parts = value.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        let token = parts[1].trimmingCharacters(in: " \t")
+        return token.isEmpty ? nil : token
+    }
+}
+
+extension StringProtocol {
+    func trimmingCharacters(in set: String) -> String {
+        var slice = Substring(self)
+        while let first = slice.first, set.contains(first) { slice.removeFirst() }
+        while let last = slice.last, set.contains(last) { slice.removeLast() }
+        return String(slice)
+    }
+}

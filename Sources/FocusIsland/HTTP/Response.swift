@@ -1,0 +1,28 @@
+// Response: status, headers and body bytes, ready to be written by the server.
+
+public struct Response: Sendable {
+    public var status: Int
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
+
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    public static func json(_ status: Int, _ text: String) -> Response {
+        Response(status: status, headers: [("Content-Type", "application/json")], body: Array(text.utf8))
+    }
+
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+
+    public mutating func setHeader(_ name: String, _ value: String) {
+        headers.removeAll { $0.name.lowercased() == name.lowercased() }
+        headers.append((name, value))
+    }
+
+    public var bodyText: String { String(decoding: body, as: UTF8.self) }
+}

@@ -1,0 +1,78 @@
+// Route: one line of the API's table of contents: method, path template, what answers it,
+// whether a bearer token is needed, the success status, and what body it takes.
+
+public enum Access: Sendable { case `public`, bearer }
+
+public enum BodyKind: Sendable {
+    /// No body is read; anything sent is ignored.
+    case none
+    /// `application/json`, parsed and validated by SQL.
+    case json
+    /// Raw `image/png` or `image/jpeg` bytes, checked by SQL.
+    case image
+}
+
+public enum Action: Sendable, Equatable {
+    /// Answered by the server alone, without the database.
+    case health
+    /// Answered by `api.ready`; any failure is 503.
+    case ready
+    /// Answered by exactly one function in schema `api`.
+    case sql(String)
+}
+
+public struct Route: Sendable {
+    public let method: String
+    public let template: String
+    public let action: Action
+    public let access: Access
+    public let status: Int
+    public let body: BodyKind
+    /// Body limit in bytes for this route; nil means the configured default.
+    public let bodyLimit: Int?
+    let segments: [Segment]
+
+    enum Segment: Sendable, Equatable {
+        case literal(String)
+        case parameter(String)
+    }
+
+    public init(_ method: String, _ template: String, _ action: Action, access: Access = .bearer,
+                status: Int = 200, body: BodyKind = .none, bodyLimit: Int? = nil) {
+        self.method = method
+        self.template = template
+        self.action = action
+        self.access = access
+        self.status = status
+        self.body = body
+        self.bodyLimit = bodyLimit
+        self.segments = template.split(separator: "/").map { part in
+            part.hasPrefix("{") && part.hasSuffix("}")
+                ? .parameter(String(part.dropFirst().dropLast())) : .literal(String(part))
+        }
+    }
+
+    /// The path parameters if `pathSegments` fits this template.
+    func parameters(for pathSegments: [Substring]) -> [String: String]? {
+        guard pathSegments.count == segments.count else { return nil }
+        var parameters: [String: String] = [:]
+        for (segment, part) in zip(segments, pathSegments) {
+            switch segment {
+            case .literal(let text): if text != part { return nil }
+            case .parameter(let name): parameters[name] = String(part)
+            }
+        }
+        return parameters
+    }
+
+    /// The one statement this route runs: token, path and query parameters, body.
+    var statement: String? {
+        guard case .sql(let function) = action else { return nil }
+        let body = switch self.body {
+        case .none: "'{}'::jsonb"
+        case .json: "api.parse_body($3)"
+        case .image: "api.parse_image($3)"
+        }
+        return "select status, body::text, etag, retry_after from \(function)($1, $2::jsonb, \(body))"
+    }
+}

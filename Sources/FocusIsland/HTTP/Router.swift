@@ -1,0 +1,29 @@
+// Router: finds the route for a method and path, or says why there is none
+// (404 for an unknown path, 405 with the allowed methods for a known one).
+
+public enum RouteMatch {
+    case found(Route, parameters: [String: String])
+    case methodNotAllowed(allowed: [String])
+    case notFound
+}
+
+public struct Router: Sendable {
+    public let routes: [Route]
+
+    public init(routes: [Route]) { self.routes = routes }
+
+    public func match(method: String, path: String) -> RouteMatch {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        // "/a/b" splits to ["", "a", "b"]; an empty part anywhere else ("//", trailing "/") is no route.
+        guard path.hasPrefix("/"), !parts.contains(where: \.isEmpty) || path == "/" else { return .notFound }
+        let segments = Array(parts.filter { !$0.isEmpty })
+        let wanted = method == "HEAD" ? "GET" : method
+        var allowed: [String] = []
+        for route in routes {
+            guard let parameters = route.parameters(for: segments) else { continue }
+            if route.method == wanted { return .found(route, parameters: parameters) }
+            allowed.append(route.method)
+        }
+        return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed: allowed)
+    }
+}

@@ -1,0 +1,198 @@
+// HTTPServer: libmicrohttpd glue. An epoll thread pool reads requests; each worker calls the
+// pipeline synchronously, so a database call blocks only its own worker.
+// Limits that libmicrohttpd leaves open by default are set here: idle timeout, total and
+// per-IP connection limits, per-connection memory, and a body limit per route.
+import CMicroHTTPD
+import Glibc
+import Synchronization
+
+public struct ServerError: Error, CustomStringConvertible {
+    public let description: String
+}
+
+public final class HTTPServer: Sendable {
+    let pipeline: Pipeline
+    let configuration: Configuration
+    /// Requests whose first byte arrived and whose response is not yet sent.
+    let inFlight = Atomic<Int>(0)
+    private let daemon: Mutex<DaemonHandle?> = Mutex(nil)
+
+    public init(pipeline: Pipeline, configuration: Configuration) {
+        self.pipeline = pipeline
+        self.configuration = configuration
+    }
+
+    /// The port actually bound (useful when PORT=0 asks the kernel to choose).
+    public private(set) var port: UInt16 {
+        get { boundPort.load(ordering: .acquiring) }
+        set { boundPort.store(newValue, ordering: .releasing) }
+    }
+    private let boundPort = Atomic<UInt16>(0)
+
+    public func start() throws(ServerError) {
+        signal(SIGPIPE, SIG_IGN)
+        let address = try resolve(configuration.host, configuration.port)
+        var flags = UInt32(MHD_USE_EPOLL_INTERNAL_THREAD.rawValue) | UInt32(MHD_USE_ITC.rawValue)
+            | UInt32(MHD_USE_ERROR_LOG.rawValue)
+        if address.family == AF_INET6 { flags |= UInt32(MHD_USE_IPv6.rawValue) }
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        var storage = address.storage
+        let started: OpaquePointer? = withUnsafePointer(to: &storage) { sockaddrPointer in
+            let options: [CVarArg] = [
+                MHD_OPTION.THREAD_POOL_SIZE.rawValue, UInt32(configuration.httpThreads),
+                MHD_OPTION.CONNECTION_TIMEOUT.rawValue, UInt32(configuration.idleTimeout),
+                MHD_OPTION.CONNECTION_LIMIT.rawValue, UInt32(configuration.connectionLimit),
+                MHD_OPTION.PER_IP_CONNECTION_LIMIT.rawValue, UInt32(configuration.perIPConnectionLimit),
+                MHD_OPTION.CONNECTION_MEMORY_LIMIT.rawValue, Int(64 * 1024),
+                MHD_OPTION.LISTEN_BACKLOG_SIZE.rawValue, UInt32(1024),
+                MHD_OPTION.SOCK_ADDR.rawValue, OpaquePointer(sockaddrPointer),
+                MHD_OPTION.NOTIFY_COMPLETED.rawValue, unsafeBitCast(requestCompleted, to: OpaquePointer.self), OpaquePointer(context),
+                MHD_OPTION.END.rawValue,
+            ]
+            return withVaList(options) { arguments in
+                MHD_start_daemon_va(flags, configuration.port, nil, nil, accessHandler, context, arguments)
+            }
+        }
+        guard let started else {
+            throw ServerError(description: "could not listen on \(configuration.host):\(configuration.port)")
+        }
+        self.daemon.withLock { $0 = DaemonHandle(pointer: started) }
+        port = focus_daemon_port(started)
+    }
+
+    /// Graceful stop: no new connections, wait (up to `grace` seconds) for requests in flight.
+    public func stop(grace: Int = 10) {
+        let handle: DaemonHandle? = self.daemon.withLock { value in
+            let current = value
+            value = nil
+            return current
+        }
+        guard let running = handle?.pointer else { return }
+        let listener = MHD_quiesce_daemon(running)
+        let deadline = monotonicMicroseconds() + UInt64(grace) * 1_000_000
+        while inFlight.load(ordering: .acquiring) > 0 && monotonicMicroseconds() < deadline {
+            usleep(10_000)
+        }
+        MHD_stop_daemon(running)
+        if listener >= 0 { close(listener) }
+    }
+}
+
+/// The running daemon. libmicrohttpd's handle is safe to use from any thread for start/stop,
+/// and the Mutex around it makes sure only one caller stops it.
+struct DaemonHandle: @unchecked Sendable {
+    let pointer: OpaquePointer
+}
+
+/// The state of one request across libmicrohttpd's calls: headers, then body chunks, then done.
+final class RequestState {
+    let startedAt = monotonicMicroseconds()
+    let limit: Int
+    var body: [UInt8] = []
+    var discarded = 0
+
+    init(limit: Int) { self.limit = limit }
+}
+
+private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, uploadData, uploadSize, state in
+    guard let cls, let connection, let url, let method, let uploadSize, let state else { return MHD_Result.NO }
+    let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+    let methodText = String(cString: method), path = String(cString: url)
+
+    // First call: headers only. Refuse an announced oversize body before reading it.
+    guard let existing = state.pointee else {
+        server.inFlight.add(1, ordering: .relaxed)
+        let limit = server.pipeline.bodyLimit(method: methodText, path: path)
+        let request = RequestState(limit: limit)
+        state.pointee = Unmanaged.passRetained(request).toOpaque()
+        if let length = header(connection, "Content-Length").flatMap({ Int($0) }), length > limit {
+            var oversize = makeRequest(connection, methodText, path, [])
+            oversize.bodyExceededLimit = true
+            return send(connection, server.pipeline.respond(to: oversize, startedAt: request.startedAt))
+        }
+        return MHD_Result.YES
+    }
+    let request = Unmanaged<RequestState>.fromOpaque(existing).takeUnretainedValue()
+
+    // Body chunks: keep up to the limit; past it, discard (a chunked body has no announced size)
+    // and close the connection if the client keeps sending far beyond it.
+    if uploadSize.pointee > 0 {
+        let size = uploadSize.pointee
+        if request.discarded > 0 || request.body.count + size > request.limit {
+            request.discarded += size
+            request.body = []
+            if request.discarded > 4 * request.limit { return MHD_Result.NO }
+        } else if let uploadData {
+            uploadData.withMemoryRebound(to: UInt8.self, capacity: size) { bytes in
+                request.body.append(contentsOf: UnsafeBufferPointer(start: bytes, count: size))
+            }
+        }
+        uploadSize.pointee = 0
+        return MHD_Result.YES
+    }
+
+    // Last call: the whole request is here.
+    var complete = makeRequest(connection, methodText, path, request.body)
+    complete.bodyExceededLimit = request.discarded > 0
+    return send(connection, server.pipeline.respond(to: complete, startedAt: request.startedAt))
+}
+
+private let requestCompleted: MHD_RequestCompletedCallback = { cls, _, state, _ in
+    guard let cls else { return }
+    let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+    if let state, let existing = state.pointee {
+        Unmanaged<RequestState>.fromOpaque(existing).release()
+        state.pointee = nil
+        server.inFlight.subtract(1, ordering: .relaxed)
+    }
+}
+
+private func header(_ connection: OpaquePointer, _ name: String) -> String? {
+    MHD_lookup_connection_value(connection, MHD_ValueKind.HEADER_KIND, name).map { String(cString: $0) }
+}
+
+/// Reads the headers the pipeline uses and every query argument.
+private func makeRequest(_ connection: OpaquePointer, _ method: String, _ path: String, _ body: [UInt8]) -> Request {
+    var headers: [String: String] = [:]
+    for name in ["authorization", "content-type", "if-none-match", "x-request-id"] {
+        if let value = header(connection, name) { headers[name] = value }
+    }
+    final class Box { var query: [String: String] = [:] }
+    let box = Box()
+    _ = MHD_get_connection_values(connection, MHD_ValueKind.GET_ARGUMENT_KIND, { cls, _, key, value in
+        guard let cls, let key else { return MHD_Result.YES }
+        let box = Unmanaged<Box>.fromOpaque(cls).takeUnretainedValue()
+        box.query[String(cString: key)] = value.map { String(cString: $0) } ?? ""
+        return MHD_Result.YES
+    }, Unmanaged.passUnretained(box).toOpaque())
+    return Request(method: method, path: path, query: box.query, headers: headers, body: body)
+}
+
+private func send(_ connection: OpaquePointer, _ response: Response) -> MHD_Result {
+    let handle = response.body.withUnsafeBytes { bytes in
+        MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress),
+                                        MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
+    }
+    guard let handle else { return MHD_Result.NO }
+    defer { MHD_destroy_response(handle) }
+    for (name, value) in response.headers { MHD_add_response_header(handle, name, value) }
+    return MHD_queue_response(connection, UInt32(response.status), handle)
+}
+
+/// A socket address for HOST and PORT (numeric or a name like localhost).
+private func resolve(_ host: String, _ port: UInt16) throws(ServerError) -> (storage: sockaddr_storage, family: Int32) {
+    var hints = addrinfo()
+    hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+    hints.ai_flags = AI_PASSIVE
+    var result: UnsafeMutablePointer<addrinfo>?
+    guard getaddrinfo(host, String(port), &hints, &result) == 0, let first = result,
+          let address = first.pointee.ai_addr else {
+        throw ServerError(description: "HOST '\(host)' is not an address this machine can listen on")
+    }
+    defer { freeaddrinfo(result) }
+    var storage = sockaddr_storage()
+    withUnsafeMutableBytes(of: &storage) { target in
+        target.copyMemory(from: UnsafeRawBufferPointer(start: address, count: Int(first.pointee.ai_addrlen)))
+    }
+    return (storage, first.pointee.ai_family)
+}

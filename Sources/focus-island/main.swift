@@ -1,0 +1,68 @@
+// focus-island: `serve` (default), `migrate`, `seed`. Configuration comes from the environment.
+import FocusIsland
+import Foundation
+import Glibc
+
+let arguments = CommandLine.arguments.dropFirst()
+let command = arguments.first ?? "serve"
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+    exit(1)
+}
+
+let configuration: Configuration
+do {
+    configuration = try Configuration(environment: ProcessInfo.processInfo.environment)
+} catch {
+    fail(error.description)
+}
+let logger = Logger(format: configuration.logFormat)
+
+switch command {
+case "serve":
+    // Block the stop signals before any thread starts, so every worker inherits the mask and
+    // only this thread receives them, through sigwait.
+    var stopSignals = sigset_t()
+    sigemptyset(&stopSignals)
+    sigaddset(&stopSignals, SIGTERM)
+    sigaddset(&stopSignals, SIGINT)
+    pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
+
+    let pool = ConnectionPool(conninfo: configuration.databaseURL, capacity: configuration.poolSize)
+    let pipeline = Pipeline(router: Router(routes: Routes.all), pool: pool,
+                            defaultBodyLimit: configuration.bodyLimit, logger: logger)
+    let server = HTTPServer(pipeline: pipeline, configuration: configuration)
+    do {
+        try server.start()
+    } catch {
+        fail("serve: \(error.description)")
+    }
+    logger.info("listening on \(configuration.host):\(server.port) with \(configuration.httpThreads) threads, \(configuration.poolSize) connections")
+    var received: Int32 = 0
+    sigwait(&stopSignals, &received)
+    logger.info("signal \(received): finishing requests in flight")
+    server.stop()
+    logger.info("stopped")
+
+case "migrate":
+    do {
+        let report = try Migrator(conninfo: configuration.migrationDatabaseURL,
+                                  directory: configuration.sqlDirectory).migrate()
+        logger.info(report.description)
+    } catch {
+        fail("migrate: \(error)")
+    }
+
+case "seed":
+    do {
+        let files = try Migrator(conninfo: configuration.migrationDatabaseURL,
+                                 directory: configuration.sqlDirectory).seed()
+        logger.info("seeded from \(files) files")
+    } catch {
+        fail("seed: \(error)")
+    }
+
+default:
+    fail("usage: focus-island [serve|migrate|seed]")
+}
