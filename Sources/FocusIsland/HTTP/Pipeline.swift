@@ -118,7 +118,7 @@ public struct Pipeline: Sendable {
                 let rows = try pool.withConnection { connection throws(DatabaseError) in
                     try connection.executePrepared(function + "/" + String(describing: route.body), statement, parameters)
                 }
-                guard let row = rows.first, row.count == 4 else {
+                guard let row = rows.first, row.count == 6 else {
                     throw DatabaseError(sqlState: "XX000", message: "\(function) returned no reply row")
                 }
                 return row
@@ -132,9 +132,15 @@ public struct Pipeline: Sendable {
         }
     }
 
-    /// Turns the reply row (status, body, etag, retry_after) into a response.
+    /// Turns the reply row (status, body, etag, retry_after, code, message) into a response.
     private func reply(_ row: [String?], route: Route, request: Request) -> Response {
         let status = row[0].flatMap { Int($0) } ?? route.status
+        if let code = row[4] {
+            // A problem SQL answered without raising; body holds its extra members.
+            var response = Problem(status, code, row[5] ?? code, extensions: row[1]).response
+            if let seconds = row[3] { response.setHeader("Retry-After", seconds) }
+            return response
+        }
         var response = Response(status: status)
         if let body = row[1], status != 204 {
             response.body = Array(body.utf8)
@@ -151,7 +157,6 @@ public struct Pipeline: Sendable {
             }
         }
         if let seconds = row[3] { response.setHeader("Retry-After", seconds) }
-        if status == 401 { response.setHeader("WWW-Authenticate", "Bearer") }
         return response
     }
 

@@ -73,6 +73,6 @@ public struct Route: Sendable {
         case .json: "api.parse_body($3)"
         case .image: "api.parse_image($3)"
         }
-        return "select status, body::text, etag, retry_after from \(function)($1, $2::jsonb, \(body))"
+        return "select status, body::text, etag, retry_after, code, message from \(function)($1, $2::jsonb, \(body))"
     }
 }

@@ -1,0 +1,70 @@
+# common.sh: helpers shared by scripts/run, scripts/test and scripts/bench (sourced, not run).
+# A local PostgreSQL cluster of the project's own: unix socket only (no TCP port to collide
+# with a system cluster), trust authentication, data outside the checkout under /var/tmp
+# (reachable by the postgres user even when the checkout's parents are private).
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+export PATH="$PATH:/opt/swift/usr/bin"
+PG_BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+PG_PORT=54329
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# Runs a command as the cluster's owner: postgres when we are root (initdb refuses root).
+as_cluster_owner() {
+    if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+# A folder for this checkout's state, named after the checkout so two clones never share one.
+state_dir() {
+    local name hash
+    name=$(basename "$ROOT" | tr -c 'A-Za-z0-9_\n-' '_')
+    hash=$(printf '%s' "$ROOT" | sha1sum | cut -c1-8)
+    printf '/var/tmp/focus-island-%s-%s-%s' "$(id -un)" "$name" "$hash"
+}
+
+# cluster_start DIR: creates (once) and starts a cluster whose data and socket live in DIR.
+cluster_start() {
+    local dir=$1
+    [ -n "$PG_BIN" ] || die "PostgreSQL server binaries not found; run scripts/setup"
+    mkdir -p "$dir"
+    if [ "$(id -u)" = 0 ]; then chown postgres: "$dir"; fi
+    chmod 700 "$dir"
+    if [ ! -f "$dir/data/PG_VERSION" ]; then
+        say "creating a PostgreSQL cluster in $dir/data"
+        as_cluster_owner "$PG_BIN/initdb" -D "$dir/data" -U postgres --auth=trust \
+            --encoding=UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 \
+            || { cat "$dir/initdb.log" >&2; die "initdb failed"; }
+    fi
+    if ! as_cluster_owner "$PG_BIN/pg_ctl" -D "$dir/data" status >/dev/null 2>&1; then
+        as_cluster_owner "$PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 60 start \
+            -o "-c listen_addresses='' -c unix_socket_directories='$dir' -p $PG_PORT \
+                -c unix_socket_permissions=0700 -c max_connections=200 -c shared_buffers=256MB \
+                -c fsync=${PG_FSYNC:-on}" >/dev/null \
+            || { tail -n 20 "$dir/postgres.log" >&2; die "PostgreSQL did not start"; }
+    fi
+}
+
+cluster_stop() {
+    local dir=$1
+    [ -f "$dir/data/PG_VERSION" ] || return 0
+    as_cluster_owner "$PG_BIN/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1 || true
+}
+
+# cluster_url DIR ROLE [DB]: a libpq URL for ROLE on the cluster in DIR.
+cluster_url() {
+    printf 'postgresql://%s@/%s?host=%s&port=%s' "$2" "${3:-focus_island}" "$1" "$PG_PORT"
+}
+
+# Creates the roles and the database (sql/bootstrap.sql), as the cluster's superuser.
+cluster_bootstrap() {
+    psql -X -q -v ON_ERROR_STOP=1 "$(cluster_url "$1" postgres postgres)" -f "$ROOT/sql/bootstrap.sql" >/dev/null
+}
+
+# Builds the server (debug unless CONFIGURATION=release) and prints the binary's path.
+build_server() {
+    local configuration=${CONFIGURATION:-debug}
+    (cd "$ROOT" && swift build -c "$configuration" --product focus-island >&2) || die "swift build failed"
+    printf '%s/.build/%s/focus-island' "$ROOT" "$configuration"
+}

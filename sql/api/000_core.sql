@@ -1,0 +1,233 @@
+-- api core: the reply every endpoint returns, error raising, body parsing, field readers,
+-- and authentication. Endpoints have the signature (token text, params jsonb, body jsonb):
+-- `params` holds path and query parameters as strings, `body` the parsed JSON body.
+-- Every function here is SECURITY DEFINER (or pure) with search_path = public, pg_temp,
+-- and names every table with its schema.
+
+grant usage on schema api to focus_api;
+
+-- What an endpoint answers. status null means the route's success status.
+-- code and message are set for a problem answered without raising (login must keep the
+-- failed attempt it recorded, which a raised error would roll back).
+create type api.reply as (
+    status       integer,
+    body         jsonb,
+    etag         text,
+    retry_after  integer,
+    code         text,
+    message      text
+);
+
+-- A successful reply; status only when it differs from the route's.
+create function api.ok(body jsonb, status integer default null, etag text default null)
+returns api.reply
+language sql immutable
+as $$ select row(ok.status, ok.body, ok.etag, null, null, null)::api.reply $$;
+
+-- A problem reply that does not roll back the transaction.
+create function api.problem(status integer, code text, message text, extra jsonb default null,
+                            retry_after integer default null)
+returns api.reply
+language sql immutable
+as $$ select row(problem.status, problem.extra, null, problem.retry_after, problem.code, problem.message)::api.reply $$;
+
+-- Raises the error the HTTP layer turns into problem+json: SQLSTATE PTnnn gives the status,
+-- DETAIL the stable code, HINT extra members as a JSON object. Codes: docs/errors.md.
+-- Volatile on purpose: an immutable raiser could be folded at plan time in an untaken branch.
+create function api.fail(status integer, code text, message text, extra jsonb default null)
+returns void
+language plpgsql volatile
+as $$
+begin
+    raise exception using errcode = 'PT' || fail.status, message = fail.message, detail = fail.code,
+                          hint = coalesce(fail.extra::text, '');
+end
+$$;
+
+-- The request body as a JSON object; anything else is 400 invalid_json.
+create function api.parse_body(body text)
+returns jsonb
+language plpgsql immutable
+as $$
+declare
+    v_body jsonb;
+begin
+    if coalesce(btrim(parse_body.body), '') = '' then
+        perform api.fail(400, 'invalid_json', 'The body is empty; send a JSON object.');
+    end if;
+    begin
+        v_body := parse_body.body::jsonb;
+    exception when data_exception then
+        perform api.fail(400, 'invalid_json', 'The body is not valid JSON.');
+    end;
+    if jsonb_typeof(v_body) <> 'object' then
+        perform api.fail(400, 'invalid_json', 'The body must be a JSON object.');
+    end if;
+    return v_body;
+end
+$$;
+grant execute on function api.parse_body(text) to focus_api;
+
+-- Refuses keys the endpoint does not know, so a typo is an error rather than ignored.
+create function api.only_keys(body jsonb, allowed text[])
+returns void
+language plpgsql immutable
+as $$
+declare
+    v_key text;
+begin
+    select k into v_key from jsonb_object_keys(only_keys.body) as k where k <> all (only_keys.allowed) limit 1;
+    if v_key is not null then
+        perform api.fail(400, 'invalid_field', format('%s is not a field here.', v_key),
+                         jsonb_build_object('field', v_key));
+    end if;
+end
+$$;
+
+-- Field readers: a missing required field or a value of the wrong JSON type is 400 invalid_field
+-- naming the field. An absent optional field (or JSON null) reads as SQL null.
+create function api.text_field(body jsonb, field text, required boolean default true)
+returns text
+language plpgsql immutable
+as $$
+declare
+    v_value jsonb := text_field.body -> text_field.field;
+begin
+    if v_value is null or jsonb_typeof(v_value) = 'null' then
+        if text_field.required then
+            perform api.fail(400, 'invalid_field', format('%s is required.', text_field.field),
+                             jsonb_build_object('field', text_field.field));
+        end if;
+        return null;
+    end if;
+    if jsonb_typeof(v_value) <> 'string' then
+        perform api.fail(400, 'invalid_field', format('%s must be a string.', text_field.field),
+                         jsonb_build_object('field', text_field.field));
+    end if;
+    return v_value #>> '{}';
+end
+$$;
+
+create function api.boolean_field(body jsonb, field text, required boolean default true)
+returns boolean
+language plpgsql immutable
+as $$
+declare
+    v_value jsonb := boolean_field.body -> boolean_field.field;
+begin
+    if v_value is null or jsonb_typeof(v_value) = 'null' then
+        if boolean_field.required then
+            perform api.fail(400, 'invalid_field', format('%s is required.', boolean_field.field),
+                             jsonb_build_object('field', boolean_field.field));
+        end if;
+        return null;
+    end if;
+    if jsonb_typeof(v_value) <> 'boolean' then
+        perform api.fail(400, 'invalid_field', format('%s must be true or false.', boolean_field.field),
+                         jsonb_build_object('field', boolean_field.field));
+    end if;
+    return v_value::boolean;
+end
+$$;
+
+-- A whole number within [minimum, maximum]; 1.5, "3" and 1e40 are refused.
+create function api.integer_field(body jsonb, field text, minimum integer, maximum integer,
+                                  required boolean default true)
+returns integer
+language plpgsql immutable
+as $$
+declare
+    v_value jsonb := integer_field.body -> integer_field.field;
+    v_number numeric;
+begin
+    if v_value is null or jsonb_typeof(v_value) = 'null' then
+        if integer_field.required then
+            perform api.fail(400, 'invalid_field', format('%s is required.', integer_field.field),
+                             jsonb_build_object('field', integer_field.field));
+        end if;
+        return null;
+    end if;
+    if jsonb_typeof(v_value) = 'number' then
+        v_number := v_value::numeric;
+    end if;
+    if v_number is null or v_number <> trunc(v_number)
+       or v_number not between integer_field.minimum and integer_field.maximum then
+        perform api.fail(400, 'invalid_field',
+                         format('%s must be a whole number from %s to %s.', integer_field.field,
+                                integer_field.minimum, integer_field.maximum),
+                         jsonb_build_object('field', integer_field.field));
+    end if;
+    return v_number::integer;
+end
+$$;
+
+-- A UUID given as a string (in the body or as a path parameter).
+create function api.uuid_field(body jsonb, field text, required boolean default true)
+returns uuid
+language plpgsql immutable
+as $$
+declare
+    v_text text := api.text_field(uuid_field.body, uuid_field.field, uuid_field.required);
+begin
+    if v_text is null then
+        return null;
+    end if;
+    if v_text !~* '^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$' then
+        perform api.fail(400, 'invalid_field', format('%s must be a UUID.', uuid_field.field),
+                         jsonb_build_object('field', uuid_field.field));
+    end if;
+    return v_text::uuid;
+end
+$$;
+
+-- A timestamp with an explicit offset (RFC 3339), e.g. 2026-11-30T08:00:00Z.
+create function api.time_field(body jsonb, field text, required boolean default true)
+returns timestamptz
+language plpgsql stable
+as $$
+declare
+    v_text text := api.text_field(time_field.body, time_field.field, time_field.required);
+begin
+    if v_text is null then
+        return null;
+    end if;
+    if v_text !~ '^\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d(:\d\d(\.\d+)?)?([Zz]|[+-]\d\d:?\d\d)$' then
+        perform api.fail(400, 'invalid_field',
+                         format('%s must be an RFC 3339 time with an offset, like 2026-11-30T08:00:00Z.', time_field.field),
+                         jsonb_build_object('field', time_field.field));
+    end if;
+    begin
+        return v_text::timestamptz;
+    exception when data_exception then
+        perform api.fail(400, 'invalid_field', format('%s is not a valid time.', time_field.field),
+                         jsonb_build_object('field', time_field.field));
+    end;
+end
+$$;
+
+-- RFC 3339 in UTC with microseconds, the one time format of the API.
+create function api.iso(value timestamptz)
+returns text
+language sql immutable
+as $$ select to_char(iso.value at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') $$;
+
+-- The user a bearer token belongs to; 401 unauthorized if it is missing, unknown, expired or
+-- revoked. Tokens are compared by their SHA-256 digest only.
+create function api.authenticate(token text)
+returns uuid
+language plpgsql stable security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid;
+begin
+    select t.user_id into v_user_id
+    from app.auth_tokens t
+    where t.digest = sha256(convert_to(coalesce(authenticate.token, ''), 'UTF8'))
+      and t.revoked_at is null
+      and t.expires_at > now();
+    if v_user_id is null then
+        perform api.fail(401, 'unauthorized', 'The token is missing, unknown, expired or revoked.');
+    end if;
+    return v_user_id;
+end
+$$;

@@ -1,0 +1,147 @@
+-- api accounts: readiness, register, login, logout. Passwords are bcrypt hashes (pgcrypto);
+-- tokens are 32 random bytes, handed out once, stored as SHA-256 digests with an expiry.
+
+-- GET /ready: the newest applied migration (the server answers 503 if this fails).
+create function api.ready()
+returns jsonb
+language sql stable security definer set search_path = public, pg_temp
+as $$
+    select jsonb_build_object('status', 'ready',
+                              'schema_version', coalesce(max(m.version), 0))
+    from app.schema_migrations m
+$$;
+grant execute on function api.ready() to focus_api;
+
+-- A new token for a user: {token, expires_at}. Only the digest is kept.
+create function api.issue_token(user_id uuid)
+returns jsonb
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_token text := translate(encode(gen_random_bytes(32), 'base64'), '+/=', '-_');
+    v_expires_at timestamptz;
+begin
+    insert into app.auth_tokens (digest, user_id, expires_at)
+    select sha256(convert_to(v_token, 'UTF8')), issue_token.user_id, now() + s.token_ttl
+    from app.auth_settings s
+    returning expires_at into v_expires_at;
+    return jsonb_build_object('token', v_token, 'expires_at', api.iso(v_expires_at));
+end
+$$;
+
+-- POST /auth/register {email, password, display_name}
+-- Guarantees: emails are unique ignoring case (409 email_taken, also for two racing sign-ups);
+-- the password is stored only as a bcrypt hash; the answer carries the first token.
+create function api.register(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_email text := btrim(api.text_field(register.body, 'email'));
+    v_password text := api.text_field(register.body, 'password');
+    v_display_name text := btrim(api.text_field(register.body, 'display_name'));
+    v_user_id uuid;
+begin
+    perform api.only_keys(register.body, array['email', 'password', 'display_name']);
+    if length(v_email) > 254 or v_email !~ '^[^@\s]+@[^@\s]+\.[^@\s]+$' then
+        perform api.fail(400, 'invalid_email', 'That does not look like an email address.');
+    end if;
+    if length(v_password) < 8 then
+        perform api.fail(400, 'weak_password', 'Use a password of at least 8 characters.');
+    end if;
+    if octet_length(v_password) > 72 then
+        -- bcrypt reads only the first 72 bytes: refuse rather than silently ignore the rest.
+        perform api.fail(400, 'invalid_field', 'password must be at most 72 bytes.',
+                         jsonb_build_object('field', 'password'));
+    end if;
+    if length(v_display_name) not between 1 and 40 or v_display_name ~ '[[:cntrl:]]' then
+        perform api.fail(400, 'invalid_display_name', 'Use a display name of 1 to 40 characters.');
+    end if;
+
+    insert into app.users (email, password_hash, display_name)
+    select v_email, crypt(v_password, gen_salt('bf', s.bcrypt_cost)), v_display_name
+    from app.auth_settings s
+    on conflict (email) do nothing
+    returning id into v_user_id;
+    if v_user_id is null then
+        perform api.fail(409, 'email_taken', 'An account with that email already exists.');
+    end if;
+
+    return api.ok(jsonb_build_object('user', api.profile(v_user_id)) || api.issue_token(v_user_id));
+end
+$$;
+grant execute on function api.register(text, jsonb, jsonb) to focus_api;
+comment on function api.register(text, jsonb, jsonb) is
+    'POST /auth/register: unique email ignoring case (409 email_taken), bcrypt-hashed password, first token.';
+
+-- POST /auth/login {email, password}
+-- Guarantees: unknown email and wrong password answer the same 401 invalid_credentials, after
+-- the same bcrypt work; after max_failed_logins failures within failed_login_window an email
+-- gets 429 too_many_attempts with Retry-After, and its password is not even checked.
+-- Failures are recorded and answered without raising, so the record survives.
+-- Attempts for one email are serialized by an advisory lock, so a burst cannot overshoot.
+create function api.login(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_email text := btrim(api.text_field(login.body, 'email'));
+    v_password text := api.text_field(login.body, 'password');
+    v_settings app.auth_settings;
+    v_failures integer;
+    v_oldest timestamptz;
+    v_user app.users;
+begin
+    perform api.only_keys(login.body, array['email', 'password']);
+    select * into v_settings from app.auth_settings;
+    perform pg_advisory_xact_lock(hashtext('login:' || lower(v_email)));
+
+    select count(*), min(f.failed_at) into v_failures, v_oldest
+    from app.login_failures f
+    where f.email = v_email::citext and f.failed_at > now() - v_settings.failed_login_window;
+    if v_failures >= v_settings.max_failed_logins then
+        return api.problem(429, 'too_many_attempts', 'Too many failed sign-ins; wait before trying again.',
+                           retry_after => greatest(1, ceil(extract(epoch from
+                               v_oldest + v_settings.failed_login_window - now()))::integer));
+    end if;
+
+    select * into v_user from app.users u where u.email = v_email::citext;
+    -- Unknown email: hash against a throwaway salt of the same cost, so timing does not tell.
+    if v_user.id is null
+       or v_user.password_hash <> crypt(v_password, v_user.password_hash) then
+        if v_user.id is null then
+            perform crypt(v_password, gen_salt('bf', v_settings.bcrypt_cost));
+        end if;
+        insert into app.login_failures (email) values (v_email);
+        return api.problem(401, 'invalid_credentials', 'The email or password is wrong.');
+    end if;
+
+    delete from app.login_failures f where f.email = v_email::citext;
+    -- Rehash passwords stored at a lower cost than the current setting.
+    if substring(v_user.password_hash from 5 for 2)::integer < v_settings.bcrypt_cost then
+        update app.users u
+        set password_hash = crypt(v_password, gen_salt('bf', v_settings.bcrypt_cost)), updated_at = now()
+        where u.id = v_user.id;
+    end if;
+    return api.ok(jsonb_build_object('user', api.profile(v_user.id)) || api.issue_token(v_user.id));
+end
+$$;
+grant execute on function api.login(text, jsonb, jsonb) to focus_api;
+comment on function api.login(text, jsonb, jsonb) is
+    'POST /auth/login: one 401 for unknown email and wrong password; failures recorded without raising; 429 after too many.';
+
+-- POST /auth/logout: revokes the token it was called with, at once.
+create function api.logout(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+begin
+    perform api.authenticate(logout.token);
+    update app.auth_tokens t
+    set revoked_at = now()
+    where t.digest = sha256(convert_to(logout.token, 'UTF8'));
+    return api.ok(null);
+end
+$$;
+grant execute on function api.logout(text, jsonb, jsonb) to focus_api;
+comment on function api.logout(text, jsonb, jsonb) is 'POST /auth/logout: the token stops working at once.';

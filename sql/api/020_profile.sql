@@ -1,0 +1,69 @@
+-- api profile: the Profile object and GET/PATCH /me.
+
+-- Profile = {id, email, display_name, balance, selected: {pet, sound, furniture},
+--            settings: {show_tip_on_timer}, created_at}
+create function api.profile(user_id uuid)
+returns jsonb
+language sql stable security definer set search_path = public, pg_temp
+as $$
+    select jsonb_build_object(
+        'id', u.id,
+        'email', u.email,
+        'display_name', u.display_name,
+        'balance', 0,
+        'selected', jsonb_build_object('pet', null, 'sound', null, 'furniture', null),
+        'settings', jsonb_build_object('show_tip_on_timer', u.show_tip_on_timer),
+        'created_at', api.iso(u.created_at))
+    from app.users u
+    where u.id = profile.user_id
+$$;
+
+-- GET /me
+create function api.me(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql stable security definer set search_path = public, pg_temp
+as $$
+begin
+    return api.ok(api.profile(api.authenticate(me.token)));
+end
+$$;
+grant execute on function api.me(text, jsonb, jsonb) to focus_api;
+comment on function api.me(text, jsonb, jsonb) is 'GET /me: the caller''s Profile.';
+
+-- PATCH /me {display_name?, settings?: {show_tip_on_timer?}}
+-- Guarantees: only the fields given change; unknown keys are 400 and change nothing.
+create function api.update_me(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(update_me.token);
+    v_display_name text := btrim(api.text_field(update_me.body, 'display_name', required => false));
+    v_settings jsonb := update_me.body -> 'settings';
+    v_show_tip boolean;
+begin
+    perform api.only_keys(update_me.body, array['display_name', 'settings']);
+    if v_settings is not null and jsonb_typeof(v_settings) <> 'null' then
+        if jsonb_typeof(v_settings) <> 'object' then
+            perform api.fail(400, 'invalid_field', 'settings must be an object.',
+                             jsonb_build_object('field', 'settings'));
+        end if;
+        perform api.only_keys(v_settings, array['show_tip_on_timer']);
+        v_show_tip := api.boolean_field(v_settings, 'show_tip_on_timer', required => false);
+    end if;
+    if v_display_name is not null
+       and (length(v_display_name) not between 1 and 40 or v_display_name ~ '[[:cntrl:]]') then
+        perform api.fail(400, 'invalid_display_name', 'Use a display name of 1 to 40 characters.');
+    end if;
+
+    update app.users u
+    set display_name = coalesce(v_display_name, u.display_name),
+        show_tip_on_timer = coalesce(v_show_tip, u.show_tip_on_timer),
+        updated_at = now()
+    where u.id = v_user_id;
+    return api.ok(api.profile(v_user_id));
+end
+$$;
+grant execute on function api.update_me(text, jsonb, jsonb) to focus_api;
+comment on function api.update_me(text, jsonb, jsonb) is
+    'PATCH /me: changes only the fields given; unknown keys are 400 and change nothing.';

@@ -1,0 +1,25 @@
+-- bootstrap.sql: what a superuser does once per cluster, before the first migrate.
+-- Creates the three roles and the database owned by focus_owner; safe to run again.
+-- Run with: psql -v ON_ERROR_STOP=1 -d postgres -f sql/bootstrap.sql
+--
+--   focus_owner   owns every object and runs migrations and seeds
+--   focus_api     what the server logs in as: EXECUTE on api endpoints, no table privileges
+--   focus_report  what DBAs log in as: SELECT on schema report, nothing else
+-- Local clusters use peer/trust authentication; elsewhere set passwords with \password.
+
+select format('create role %I login', name)
+from unnest(array['focus_owner', 'focus_api', 'focus_report']) as name
+where not exists (select from pg_roles where rolname = name)
+\gexec
+
+-- A request that runs this long is a bug or an attack: cancel it (answered as 503 timeout).
+alter role focus_api set statement_timeout = '5s';
+alter role focus_report set default_transaction_read_only = on;
+
+select 'create database focus_island owner focus_owner'
+where not exists (select from pg_database where datname = 'focus_island')
+\gexec
+
+alter database focus_island set timezone = 'UTC';
+revoke all on database focus_island from public;
+grant connect on database focus_island to focus_api, focus_report;

@@ -1,0 +1,50 @@
+-- Structure and privileges: schemas, SECURITY DEFINER with a fixed search_path, and roles
+-- that can reach exactly what DESIGN.md says.
+begin;
+select plan(9);
+
+select has_schema('app');
+select has_schema('api');
+select has_schema('report');
+
+select is_empty($$
+    select p.oid::regprocedure::text from pg_proc p
+    where p.pronamespace = 'api'::regnamespace and p.prosecdef
+      and p.proconfig is distinct from array['search_path=public, pg_temp']
+$$, 'every SECURITY DEFINER function in api fixes search_path = public, pg_temp');
+
+select is_empty($$
+    select p.oid::regprocedure::text from pg_proc p
+    where p.pronamespace = 'api'::regnamespace
+      and has_function_privilege('focus_api', p.oid, 'execute')
+      and oidvectortypes(p.proargtypes) not in ('text, jsonb, jsonb', 'text, jsonb, bytea')
+      and p.proname not in ('parse_body', 'parse_image', 'ready')
+$$, 'focus_api executes endpoints and body parsers only, no internal helper');
+
+select is_empty($$
+    select p.oid::regprocedure::text from pg_proc p
+    where p.pronamespace = 'api'::regnamespace
+      and oidvectortypes(p.proargtypes) in ('text, jsonb, jsonb', 'text, jsonb, bytea')
+      and not (has_function_privilege('focus_api', p.oid, 'execute') and p.prosecdef
+               and obj_description(p.oid, 'pg_proc') is not null)
+$$, 'every endpoint is SECURITY DEFINER, executable by focus_api, and commented');
+
+select is_empty($$
+    select c.oid::regclass::text from pg_class c
+    where c.relnamespace in ('app'::regnamespace, 'api'::regnamespace)
+      and c.relkind in ('r', 'v', 'm', 'p', 'S')
+      and (has_table_privilege('focus_api', c.oid, 'select, insert, update, delete')
+           or has_table_privilege('focus_report', c.oid, 'select, insert, update, delete'))
+$$, 'focus_api and focus_report cannot touch a table or sequence directly');
+
+select ok(not has_schema_privilege('focus_api', 'app', 'usage')
+          and not has_schema_privilege('focus_report', 'app', 'usage')
+          and not has_schema_privilege('focus_report', 'api', 'usage'),
+          'neither login role may even look into app; focus_report not into api');
+
+select ok(has_schema_privilege('focus_report', 'report', 'usage')
+          and not has_schema_privilege('focus_api', 'report', 'usage'),
+          'report is for focus_report only');
+
+select * from finish();
+rollback;
