@@ -47,7 +47,7 @@ $$;
 -- The request body as a JSON object; anything else is 400 invalid_json.
 create function api.parse_body(body text)
 returns jsonb
-language plpgsql immutable
+language plpgsql immutable security definer set search_path = public, pg_temp
 as $$
 declare
     v_body jsonb;

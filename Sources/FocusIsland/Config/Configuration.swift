@@ -2,7 +2,7 @@
 // A bad value stops start-up with one line that names the variable (ConfigurationError).
 
 public enum LogFormat: String, Sendable {
-    case text, json
+    case text, json, off
 }
 
 public struct ConfigurationError: Error, CustomStringConvertible, Equatable {
@@ -75,7 +75,7 @@ public struct Configuration: Sendable, Equatable {
         sqlDirectory = env["SQL_DIR"] ?? d.sqlDirectory
         if let raw = env["LOG_FORMAT"] {
             guard let format = LogFormat(rawValue: raw) else {
-                throw ConfigurationError(variable: "LOG_FORMAT", reason: "must be text or json, got '\(raw)'")
+                throw ConfigurationError(variable: "LOG_FORMAT", reason: "must be text, json or off, got '\(raw)'")
             }
             logFormat = format
         } else {

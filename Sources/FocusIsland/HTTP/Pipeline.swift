@@ -58,7 +58,8 @@ public struct Pipeline: Sendable {
                 throw Problem(401, "unauthorized", "Sign in: this needs an Authorization: Bearer token.")
             }
             let arguments = JSONText.object(request.query.merging(parameters) { _, path in path })
-            let row = try call(route, [token, arguments, route.body == .none ? nil : bodyText(request, route)])
+            let body = route.body == .none ? [] : [bodyText(request, route)]
+            let row = try call(route, [token, arguments] + body)
             return reply(row, route: route, request: request)
         }
     }

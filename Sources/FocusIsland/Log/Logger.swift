@@ -11,6 +11,8 @@ public struct Logger: Sendable {
     public func log(_ fields: KeyValuePairs<String, LogValue>) {
         var line: String
         switch format {
+        case .off:
+            return
         case .json:
             line = "{" + fields.map { JSONText.quote($0.key) + ":" + $0.value.json }.joined(separator: ",") + "}"
         case .text:

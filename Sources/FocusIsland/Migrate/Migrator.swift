@@ -20,7 +20,7 @@ public struct MigrationReport: CustomStringConvertible, Sendable {
     }
 }
 
-public struct Migrator {
+public struct Migrator: Sendable {
     public let conninfo: String
     public let directory: String
     /// Stateless schemas, recreated on every migrate from folders of the same name.

@@ -1,0 +1,105 @@
+// HTTPClient: a small blocking HTTP/1.1 client over a real TCP socket, so tests control every
+// byte (no Content-Type added behind our back, oversize and chunked bodies, odd headers).
+import Foundation
+import Glibc
+
+struct HTTPResult: Sendable {
+    let status: Int
+    /// Header values by lower-cased name.
+    let headers: [String: String]
+    let body: [UInt8]
+
+    var text: String { String(decoding: body, as: UTF8.self) }
+    var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] ?? [:] }
+    /// The problem's stable code.
+    var code: String? { json["code"] as? String }
+    func header(_ name: String) -> String? { headers[name.lowercased()] }
+}
+
+struct HTTPClientError: Error, CustomStringConvertible {
+    let description: String
+}
+
+struct HTTPClient: Sendable {
+    let port: UInt16
+
+    /// Sends a request; `json` sets the body and Content-Type: application/json.
+    func send(_ method: String, _ path: String, token: String? = nil, json: String? = nil,
+              body: [UInt8]? = nil, headers: [String: String] = [:], chunked: Bool = false) throws -> HTTPResult {
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+        var allHeaders = headers
+        if let token { allHeaders["Authorization"] = "Bearer \(token)" }
+        let payload = body ?? json.map { Array($0.utf8) }
+        if json != nil && allHeaders["Content-Type"] == nil { allHeaders["Content-Type"] = "application/json" }
+        if let payload {
+            if chunked { allHeaders["Transfer-Encoding"] = "chunked" } else { allHeaders["Content-Length"] = String(payload.count) }
+        }
+        for (name, value) in allHeaders { head += "\(name): \(value)\r\n" }
+        head += "\r\n"
+        var bytes = Array(head.utf8)
+        if let payload {
+            if chunked {
+                var offset = 0
+                while offset < payload.count {
+                    let end = min(offset + 16_384, payload.count)
+                    bytes += Array((String(end - offset, radix: 16) + "\r\n").utf8) + payload[offset..<end] + Array("\r\n".utf8)
+                    offset = end
+                }
+                bytes += Array("0\r\n\r\n".utf8)
+            } else {
+                bytes += payload
+            }
+        }
+        return try exchange(bytes)
+    }
+
+    /// Writes raw bytes and reads the whole answer (the server closes after it).
+    func exchange(_ request: [UInt8]) throws -> HTTPResult {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw HTTPClientError(description: "socket failed") }
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 60, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw HTTPClientError(description: "connect to port \(port) failed") }
+        // The server may answer (413) and close before taking the whole body: stop writing then.
+        var written = 0
+        while written < request.count {
+            let n = request[written...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n <= 0 { break }
+            written += n
+        }
+        var response: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { break }
+            response += buffer[0..<n]
+        }
+        return try parse(response)
+    }
+
+    private func parse(_ response: [UInt8]) throws -> HTTPResult {
+        let separator = Array("\r\n\r\n".utf8)
+        guard let end = response.indices.first(where: { response[$0...].starts(with: separator) }) else {
+            throw HTTPClientError(description: "no complete response (\(response.count) bytes)")
+        }
+        let lines = String(decoding: response[..<end], as: UTF8.self).components(separatedBy: "\r\n")
+        let statusParts = lines[0].split(separator: " ")
+        guard statusParts.count >= 2, let status = Int(statusParts[1]) else {
+            throw HTTPClientError(description: "bad status line: \(lines[0])")
+        }
+        var headers: [String: String] = [:]
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return HTTPResult(status: status, headers: headers, body: Array(response[(end + 4)...]))
+    }
+}

@@ -1,0 +1,111 @@
+// Unit tests of the parts that need no database: routing, problems, configuration.
+@testable import FocusIsland
+import Testing
+
+@Suite struct RouterTests {
+    let router = Router(routes: Routes.all)
+
+    @Test func findsRoutesAndPathParameters() {
+        let routes = Router(routes: [Route("POST", "/focus-sessions/{id}/finish", .sql("api.finish"))])
+        guard case .found(let route, let parameters) = routes.match(method: "POST", path: "/focus-sessions/abc/finish") else {
+            Issue.record("no match")
+            return
+        }
+        #expect(route.template == "/focus-sessions/{id}/finish")
+        #expect(parameters == ["id": "abc"])
+    }
+
+    @Test func unknownPathIsNotFound() {
+        for path in ["/nope", "/me/", "//me", "/me/extra", "", "me"] {
+            guard case .notFound = router.match(method: "GET", path: path) else {
+                Issue.record("\(path) should not match")
+                continue
+            }
+        }
+    }
+
+    @Test func knownPathWithOtherMethodListsAllowedMethods() {
+        guard case .methodNotAllowed(let allowed) = router.match(method: "DELETE", path: "/me") else {
+            Issue.record("expected 405")
+            return
+        }
+        #expect(Set(allowed) == ["GET", "PATCH"])
+    }
+
+    @Test func headIsAnsweredLikeGet() {
+        guard case .found(let route, _) = router.match(method: "HEAD", path: "/health") else {
+            Issue.record("HEAD /health should match")
+            return
+        }
+        #expect(route.action == .health)
+    }
+
+    @Test func everySQLRouteNamesAFunctionInSchemaAPI() {
+        for route in Routes.all {
+            if case .sql(let function) = route.action { #expect(function.hasPrefix("api.")) }
+        }
+    }
+
+    @Test func problemJSONCarriesExtensionMembers() {
+        let problem = Problem(409, "insufficient_funds", "Not enough \"coins\".", extensions: #"{"balance": 3, "price": 10}"#)
+        #expect(problem.json == #"{"type":"urn:focus-island:problem:insufficient_funds","title":"Conflict","status":409,"detail":"Not enough \"coins\".","code":"insufficient_funds","balance": 3, "price": 10}"#)
+        #expect(problem.response.header("Content-Type") == "application/problem+json")
+    }
+
+    @Test func sqlStatesMapToStatuses() {
+        func status(_ state: String) -> Int { Problem(DatabaseError(sqlState: state, message: "internal words")).status }
+        #expect(status("23505") == 409)
+        #expect(status("23514") == 422)
+        #expect(status("22P02") == 400)
+        #expect(status("08006") == 503)
+        #expect(status("57P01") == 503)
+        #expect(status("40001") == 503)
+        #expect(status("42883") == 500)
+        #expect(Problem(DatabaseError(sqlState: "42883", message: "internal words")).detail.contains("internal") == false)
+        let raised = Problem(DatabaseError(sqlState: "PT409", message: "Taken.", detail: "email_taken"))
+        #expect(raised.status == 409 && raised.code == "email_taken" && raised.detail == "Taken.")
+    }
+
+    @Test func ifNoneMatchUsesWeakComparison() {
+        #expect(Pipeline.matches(ifNoneMatch: #""a", "b""#, tag: #""b""#))
+        #expect(Pipeline.matches(ifNoneMatch: #"W/"b""#, tag: #""b""#))
+        #expect(Pipeline.matches(ifNoneMatch: "*", tag: #""b""#))
+        #expect(!Pipeline.matches(ifNoneMatch: #""a""#, tag: #""b""#))
+        #expect(!Pipeline.matches(ifNoneMatch: nil, tag: #""b""#))
+    }
+
+    @Test func requestIDIsKeptOnlyWhenSafe() {
+        #expect(Pipeline.requestID(from: "abc-123") == "abc-123")
+        #expect(Pipeline.requestID(from: "bad id\n") != "bad id\n")
+        #expect(Pipeline.requestID(from: String(repeating: "x", count: 200)).count < 200)
+    }
+
+    @Test func bearerTokenIsReadFromAuthorization() {
+        #expect(Request(method: "GET", path: "/", headers: ["Authorization": "Bearer abc"]).bearerToken == "abc")
+        #expect(Request(method: "GET", path: "/", headers: ["authorization": "bearer  abc "]).bearerToken == "abc")
+        #expect(Request(method: "GET", path: "/", headers: ["Authorization": "Basic abc"]).bearerToken == nil)
+        #expect(Request(method: "GET", path: "/", headers: ["Authorization": "Bearer"]).bearerToken == nil)
+    }
+}
+
+@Suite struct ConfigurationTests {
+    @Test func defaultsWorkLocally() throws {
+        let configuration = try Configuration(environment: [:])
+        #expect(configuration.host == "127.0.0.1" && configuration.port == 8080)
+        #expect(configuration.bodyLimit == 64 * 1024)
+        #expect(configuration.migrationDatabaseURL == configuration.databaseURL)
+    }
+
+    @Test func badValuesNameTheVariable() {
+        for (name, value) in [("PORT", "eighty"), ("PORT", "70000"), ("DB_POOL_SIZE", "0"),
+                              ("HTTP_THREADS", "-1"), ("BODY_LIMIT", "1.5"), ("LOG_FORMAT", "xml")] {
+            #expect(throws: ConfigurationError.self) { try Configuration(environment: [name: value]) }
+            do {
+                _ = try Configuration(environment: [name: value])
+            } catch {
+                #expect(error.variable == name)
+                #expect(error.description.contains(name))
+            }
+        }
+    }
+}
