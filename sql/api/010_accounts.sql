@@ -31,7 +31,8 @@ $$;
 
 -- POST /auth/register {email, password, display_name}
 -- Guarantees: emails are unique ignoring case (409 email_taken, also for two racing sign-ups);
--- the password is stored only as a bcrypt hash; the answer carries the first token.
+-- the password is stored only as a bcrypt hash; the starters are owned and selected;
+-- the answer carries the first token.
 create function api.register(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
@@ -66,6 +67,7 @@ begin
     if v_user_id is null then
         perform api.fail(409, 'email_taken', 'An account with that email already exists.');
     end if;
+    perform api.give_starters(v_user_id);
 
     return api.ok(jsonb_build_object('user', api.profile(v_user_id)) || api.issue_token(v_user_id));
 end

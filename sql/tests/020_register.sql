@@ -4,15 +4,15 @@ select plan(14);
 update app.auth_settings set bcrypt_cost = 4;
 
 create temporary table account on commit drop as
-select api.register(null, '{}', '{"email": "Ada@Example.com", "password": "correct horse", "display_name": " Ada "}') as reply;
+select api.register(null, '{}', '{"email": "Ada@PgTap.example", "password": "correct horse", "display_name": " Ada "}') as reply;
 
 select is((select (reply).status from account), null, 'register answers with the route''s status (201)');
-select is((select (reply).body -> 'user' ->> 'email' from account), 'Ada@Example.com', 'email kept as typed');
+select is((select (reply).body -> 'user' ->> 'email' from account), 'Ada@PgTap.example', 'email kept as typed');
 select is((select (reply).body -> 'user' ->> 'display_name' from account), 'Ada', 'display name trimmed');
 select is((select (reply).body -> 'user' -> 'settings' -> 'show_tip_on_timer' from account), 'true'::jsonb,
           'show_tip_on_timer is on for a new user');
 select ok((select u.password_hash = crypt('correct horse', u.password_hash) and u.password_hash like '$2a$04$%'
-           from app.users u where u.email = 'ada@example.com'), 'the password is stored as a bcrypt hash');
+           from app.users u where u.email = 'ada@pgtap.example'), 'the password is stored as a bcrypt hash');
 select ok(exists (select from app.auth_tokens t, account a
                   where t.digest = sha256(convert_to((a.reply).body ->> 'token', 'UTF8'))),
           'the token is stored only as its SHA-256 digest');
@@ -20,7 +20,7 @@ select ok((select ((reply).body ->> 'expires_at')::timestamptz between now() + i
                                                                and now() + interval '30 days 1 hour' from account),
           'the token expires in 30 days');
 
-select is(test.error_of($$ select api.register(null, '{}', '{"email": "ADA@example.COM", "password": "another one", "display_name": "Ada 2"}') $$),
+select is(test.error_of($$ select api.register(null, '{}', '{"email": "ADA@pgtap.EXAMPLE", "password": "another one", "display_name": "Ada 2"}') $$),
           'PT409 email_taken', 'the same email in other letter case is taken');
 select is(test.error_of($$ select api.register(null, '{}', '{"email": "not-an-email", "password": "correct horse", "display_name": "X"}') $$),
           'PT400 invalid_email', 'a malformed email is refused');

@@ -3,6 +3,9 @@
 // The function may choose another status (e.g. 200 instead of 201 for a replay).
 
 public enum Routes {
+    /// Sync bodies carry the phone's known ids: 10,000 UUIDs fit in 1 MiB.
+    static let syncBodyLimit = 1 << 20
+
     public static let all: [Route] = [
         // Service
         Route("GET", "/health", .health, access: .public),
@@ -16,5 +19,13 @@ public enum Routes {
         // Profile
         Route("GET", "/me", .sql("api.me")),
         Route("PATCH", "/me", .sql("api.update_me"), body: .json),
+
+        // Shop and inventory
+        Route("GET", "/shop/items", .sql("api.shop_items"), access: .public),
+        Route("POST", "/sync/shop-items", .sql("api.sync_shop_items"), access: .public, body: .json,
+              bodyLimit: syncBodyLimit),
+        Route("POST", "/shop/purchases", .sql("api.purchase"), status: 201, body: .json),
+        Route("GET", "/me/items", .sql("api.my_items")),
+        Route("PUT", "/me/selected/{kind}", .sql("api.select_item"), body: .json),
     ]
 }

@@ -10,8 +10,8 @@ as $$
         'id', u.id,
         'email', u.email,
         'display_name', u.display_name,
-        'balance', 0,
-        'selected', jsonb_build_object('pet', null, 'sound', null, 'furniture', null),
+        'balance', u.balance,
+        'selected', api.selected_json(u.id),
         'settings', jsonb_build_object('show_tip_on_timer', u.show_tip_on_timer),
         'created_at', api.iso(u.created_at))
     from app.users u

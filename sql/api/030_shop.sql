@@ -1,0 +1,215 @@
+-- api shop: the catalog, catalog sync, purchases, inventory and selection.
+
+-- Item = {id, kind, name, description, price, image, sort_order} (+ sound for sounds).
+create function api.item_json(item app.shop_items)
+returns jsonb
+language sql immutable
+as $$
+    select jsonb_build_object('id', item.id, 'kind', item.kind, 'name', item.name,
+                              'description', item.description, 'price', item.price,
+                              'image', item.image, 'sort_order', item.sort_order)
+           || case when item.sound is not null then jsonb_build_object('sound', item.sound) else '{}' end
+$$;
+
+-- known_ids of a sync body: an array of UUID strings (400 invalid_field otherwise), deduplicated.
+create function api.known_ids(body jsonb)
+returns uuid[]
+language plpgsql immutable
+as $$
+declare
+    v_ids jsonb := known_ids.body -> 'known_ids';
+begin
+    if v_ids is null or jsonb_typeof(v_ids) <> 'array' then
+        perform api.fail(400, 'invalid_field', 'known_ids must be an array of UUIDs.',
+                         jsonb_build_object('field', 'known_ids'));
+    end if;
+    if exists (select from jsonb_array_elements(v_ids) as e(value)
+               where jsonb_typeof(e.value) <> 'string'
+                  or e.value #>> '{}' !~* '^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$') then
+        perform api.fail(400, 'invalid_field', 'known_ids must contain only UUID strings.',
+                         jsonb_build_object('field', 'known_ids'));
+    end if;
+    return array(select distinct (e.value #>> '{}')::uuid from jsonb_array_elements(v_ids) as e(value));
+end
+$$;
+
+-- GET /shop/items (public)
+create function api.shop_items(token text, params jsonb, body jsonb)
+returns api.reply
+language sql stable security definer set search_path = public, pg_temp
+as $$
+    select api.ok(jsonb_build_object(
+               'version', v.version,
+               'pets', coalesce(jsonb_agg(api.item_json(i) order by i.sort_order, i.name) filter (where i.kind = 'pet'), '[]'),
+               'sounds', coalesce(jsonb_agg(api.item_json(i) order by i.sort_order, i.name) filter (where i.kind = 'sound'), '[]'),
+               'furniture', coalesce(jsonb_agg(api.item_json(i) order by i.sort_order, i.name) filter (where i.kind = 'furniture'), '[]')),
+           etag => 'catalog-' || v.version)
+    from app.catalog_version v
+    left join app.shop_items i on i.active
+    group by v.version
+$$;
+grant execute on function api.shop_items(text, jsonb, jsonb) to focus_api;
+comment on function api.shop_items(text, jsonb, jsonb) is
+    'GET /shop/items: active items by kind; the ETag is the catalog version, which changes exactly when an item does.';
+
+-- POST /sync/shop-items {known_ids} (public)
+create function api.sync_shop_items(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql stable security definer set search_path = public, pg_temp
+as $$
+declare
+    v_known uuid[] := api.known_ids(sync_shop_items.body);
+begin
+    perform api.only_keys(sync_shop_items.body, array['known_ids']);
+    return api.ok(jsonb_build_object(
+        'missing', coalesce((select jsonb_agg(api.item_json(i) order by i.kind, i.sort_order)
+                             from app.shop_items i
+                             where i.active and i.id <> all (v_known)), '[]'),
+        'removed', coalesce((select jsonb_agg(k.id order by k.id)
+                             from unnest(v_known) as k(id)
+                             where not exists (select from app.shop_items i where i.id = k.id and i.active)), '[]')));
+end
+$$;
+grant execute on function api.sync_shop_items(text, jsonb, jsonb) to focus_api;
+comment on function api.sync_shop_items(text, jsonb, jsonb) is
+    'POST /sync/shop-items: active items the phone lacks, and the phone''s ids that are no longer active items.';
+
+-- POST /shop/purchases {item_id}
+create function api.purchase(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(purchase.token);
+    v_item_id uuid := api.uuid_field(purchase.body, 'item_id');
+    v_balance integer;
+    v_item app.shop_items;
+    v_acquired_at timestamptz;
+begin
+    perform api.only_keys(purchase.body, array['item_id']);
+    -- Lock the buyer: one purchase per user at a time, so balance and ownership checks hold.
+    select u.balance into v_balance from app.users u where u.id = v_user_id for update;
+
+    select * into v_item from app.shop_items i where i.id = v_item_id and i.active;
+    if v_item.id is null then
+        perform api.fail(404, 'item_not_found', 'There is no such item in the shop.');
+    end if;
+
+    select ui.acquired_at into v_acquired_at
+    from app.user_items ui where ui.user_id = v_user_id and ui.item_id = v_item_id;
+    if v_acquired_at is not null then
+        return api.ok(jsonb_build_object('item', api.item_json(v_item), 'balance', v_balance,
+                                         'purchased_at', api.iso(v_acquired_at), 'already_owned', true),
+                      status => 200);
+    end if;
+
+    if v_balance < v_item.price then
+        perform api.fail(409, 'insufficient_funds', 'You do not have enough coins for this item.',
+                         jsonb_build_object('balance', v_balance, 'price', v_item.price));
+    end if;
+
+    insert into app.user_items (user_id, item_id) values (v_user_id, v_item_id)
+    returning acquired_at into v_acquired_at;
+    if v_item.price > 0 then
+        insert into app.coin_ledger (user_id, entry, amount, reason, item_id)
+        values (v_user_id, 'spend', -v_item.price, 'purchase', v_item_id);
+    end if;
+    return api.ok(jsonb_build_object('item', api.item_json(v_item), 'balance', v_balance - v_item.price,
+                                     'purchased_at', api.iso(v_acquired_at), 'already_owned', false));
+end
+$$;
+grant execute on function api.purchase(text, jsonb, jsonb) to focus_api;
+comment on function api.purchase(text, jsonb, jsonb) is
+    'POST /shop/purchases: locks the buyer; 404 item_not_found, 409 insufficient_funds (balance, price), '
+    'already owned: 200 and nothing charged; else ownership and ledger written together.';
+
+-- The kind in a path or query, one of pet, sound, furniture (400 invalid_field otherwise).
+create function api.kind_param(params jsonb, required boolean)
+returns text
+language plpgsql immutable
+as $$
+declare
+    v_kind text := kind_param.params ->> 'kind';
+begin
+    if v_kind is null and not kind_param.required then
+        return null;
+    end if;
+    if v_kind is null or v_kind not in ('pet', 'sound', 'furniture') then
+        perform api.fail(400, 'invalid_field', 'kind must be pet, sound or furniture.',
+                         jsonb_build_object('field', 'kind'));
+    end if;
+    return v_kind;
+end
+$$;
+
+-- GET /me/items?kind=
+create function api.my_items(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql stable security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(my_items.token);
+    v_kind text := api.kind_param(my_items.params, required => false);
+begin
+    return api.ok(jsonb_build_object('items', coalesce(
+        (select jsonb_agg(jsonb_build_object('item', api.item_json(i), 'acquired_at', api.iso(ui.acquired_at))
+                          order by i.kind, i.sort_order)
+         from app.user_items ui join app.shop_items i on i.id = ui.item_id
+         where ui.user_id = v_user_id and (v_kind is null or i.kind = v_kind)), '[]')));
+end
+$$;
+grant execute on function api.my_items(text, jsonb, jsonb) to focus_api;
+comment on function api.my_items(text, jsonb, jsonb) is 'GET /me/items: the caller''s items, of one kind or all.';
+
+-- PUT /me/selected/{kind} {item_id}
+create function api.select_item(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(select_item.token);
+    v_kind text := api.kind_param(select_item.params, required => true);
+    v_item_id uuid := api.uuid_field(select_item.body, 'item_id');
+    v_item_kind text;
+begin
+    perform api.only_keys(select_item.body, array['item_id']);
+    select i.kind into v_item_kind from app.shop_items i where i.id = v_item_id;
+    if v_item_kind is null then
+        perform api.fail(404, 'item_not_found', 'There is no such item.');
+    end if;
+    if v_item_kind <> v_kind then
+        perform api.fail(400, 'kind_mismatch', format('That item is a %s, not a %s.', v_item_kind, v_kind));
+    end if;
+    if not exists (select from app.user_items ui where ui.user_id = v_user_id and ui.item_id = v_item_id) then
+        perform api.fail(409, 'not_owned', 'Buy the item before selecting it.');
+    end if;
+    insert into app.user_selections (user_id, kind, item_id) values (v_user_id, v_kind, v_item_id)
+    on conflict (user_id, kind) do update set item_id = excluded.item_id;
+    return api.ok(api.profile(v_user_id));
+end
+$$;
+grant execute on function api.select_item(text, jsonb, jsonb) to focus_api;
+comment on function api.select_item(text, jsonb, jsonb) is
+    'PUT /me/selected/{kind}: 404 item_not_found, 400 kind_mismatch, 409 not_owned; else the new Profile.';
+
+-- A new account's starters: owned and selected, in the registration transaction.
+create function api.give_starters(user_id uuid)
+returns void
+language sql volatile security definer set search_path = public, pg_temp
+as $$
+    insert into app.user_items (user_id, item_id)
+    select give_starters.user_id, i.id from app.shop_items i where i.is_starter and i.active;
+    insert into app.user_selections (user_id, kind, item_id)
+    select give_starters.user_id, i.kind, i.id from app.shop_items i where i.is_starter and i.active;
+$$;
+
+-- What a user shows: {pet, sound, furniture}, each an Item or null.
+create function api.selected_json(user_id uuid)
+returns jsonb
+language sql stable security definer set search_path = public, pg_temp
+as $$
+    select jsonb_build_object('pet', null, 'sound', null, 'furniture', null)
+           || coalesce(jsonb_object_agg(s.kind, api.item_json(i)), '{}')
+    from app.user_selections s join app.shop_items i on i.id = s.item_id
+    where s.user_id = selected_json.user_id
+$$;

@@ -1,0 +1,43 @@
+-- Catalog, sync, inventory and selection.
+begin;
+select plan(15);
+create temporary table owner on commit drop as select test.new_user('inv@example.com') as account;
+create function pg_temp.token() returns text language sql as $$ select account ->> 'token' from owner $$;
+create function pg_temp.item(name text) returns uuid language sql as $$ select id from app.shop_items where shop_items.name = item.name $$;
+create function pg_temp.select_item(kind text, item uuid) returns text language sql as
+$$ select test.error_of(format('select api.select_item(%L, %L, %L)', pg_temp.token(), jsonb_build_object('kind', kind),
+                               jsonb_build_object('item_id', item))) $$;
+
+select is((select jsonb_array_length((api.shop_items(null, '{}', '{}')).body -> 'pets')), 8, 'the shop lists 8 pets');
+select is((select jsonb_array_length((api.shop_items(null, '{}', '{}')).body -> 'furniture')), 10, '... and 10 pieces of furniture');
+select is((api.shop_items(null, '{}', '{}')).etag, 'catalog-' || (select version from app.catalog_version),
+          'the ETag is the catalog version');
+create temporary table tag on commit drop as select (api.shop_items(null, '{}', '{}')).etag as before;
+update app.shop_items set price = price + 1 where name = 'Campfire';
+select isnt((api.shop_items(null, '{}', '{}')).etag, (select before from tag), 'a price change changes the ETag');
+
+select is((select jsonb_array_length((api.sync_shop_items(null, '{}', jsonb_build_object('known_ids', '[]'::jsonb))).body -> 'missing')),
+          26, 'a phone with no ids is missing all 26 items');
+select is((api.sync_shop_items(null, '{}', jsonb_build_object('known_ids', (select jsonb_agg(id) from app.shop_items)))).body,
+          '{"missing": [], "removed": []}'::jsonb, 'a phone with every id is missing nothing');
+select is((api.sync_shop_items(null, '{}', jsonb_build_object('known_ids', jsonb_build_array('00000000-0000-0000-0000-000000000001')))).body -> 'removed',
+          '["00000000-0000-0000-0000-000000000001"]'::jsonb, 'an id that is not an item comes back as removed');
+select is(test.error_of($$ select api.sync_shop_items(null, '{}', '{"known_ids": ["x"]}') $$), 'PT400 invalid_field',
+          'a known id that is not a UUID is invalid_field');
+select is(test.error_of($$ select api.sync_shop_items(null, '{}', '{"known_ids": {}}') $$), 'PT400 invalid_field',
+          'known_ids that is not an array is invalid_field');
+
+select is((select jsonb_array_length((api.my_items(pg_temp.token(), '{"kind": "pet"}', '{}')).body -> 'items')), 1,
+          'a new user owns one pet');
+select is(test.error_of(format('select api.my_items(%L, ''{"kind": "hat"}'', ''{}'')', pg_temp.token())), 'PT400 invalid_field',
+          'an unknown kind is invalid_field');
+
+select is(pg_temp.select_item('pet', pg_temp.item('Ember')), 'PT409 not_owned', 'selecting an item not owned is not_owned');
+select is(pg_temp.select_item('sound', pg_temp.item('Sprout')), 'PT400 kind_mismatch', 'a pet selected as a sound is kind_mismatch');
+select app.grant_coins(test.user_id(account), 600, 'test') from owner;
+select api.purchase(pg_temp.token(), '{}', jsonb_build_object('item_id', pg_temp.item('Ember')));
+select is(pg_temp.select_item('pet', pg_temp.item('Ember')), 'ok', 'an owned pet can be selected');
+select is((api.me(pg_temp.token(), '{}', '{}')).body -> 'selected' -> 'pet' ->> 'name', 'Ember', '... and the profile shows it');
+
+select * from finish();
+rollback;
