@@ -1,0 +1,153 @@
+// Shop and inventory end to end: catalog ETag, sync, purchases under concurrency, isolation.
+import Foundation
+import Testing
+
+// Serialized: some tests add catalog items, which would move the set another test compares.
+@Suite(.serialized) struct ShopHTTPTests {
+    /// Adds `count` test items at `price` (retired again by the caller) and returns their ids.
+    func addItems(_ count: Int, price: Int) throws -> [String] {
+        let tag = UInt32.random(in: 0 ... .max)
+        return try TestEnvironment.owner().execute("""
+            insert into app.shop_items (kind, name, description, price, image)
+            select 'furniture', 'Test ' || $1 || '-' || n, 'A test item.', $2::integer, 'furniture/test.png'
+            from generate_series(1, $3::integer) n
+            returning id::text
+            """, [String(tag), String(price), String(count)]).compactMap { $0[0] }
+    }
+
+    func retire(_ ids: [String]) throws {
+        try TestEnvironment.owner().execute("update app.shop_items set active = false where id = any($1::uuid[])",
+                                            ["{" + ids.joined(separator: ",") + "}"])
+    }
+
+    func grant(_ account: Account, _ coins: Int) throws {
+        try TestEnvironment.owner().execute("select app.grant_coins($1, $2, 'test')", [account.id, String(coins)])
+    }
+
+    func purchase(_ client: HTTPClient, _ account: Account, _ itemID: String) throws -> HTTPResult {
+        try client.send("POST", "/shop/purchases", token: account.token, json: #"{"item_id":"\#(itemID)"}"#)
+    }
+
+    @Test func fiftyPurchasesAtOnceWithCoinsForTenBuyExactlyTen() throws {
+        let client = try TestServer.client()
+        let account = try client.register("fifty")
+        let items = try addItems(50, price: 10)
+        defer { try? retire(items) }
+        try grant(account, 100)
+
+        let statuses = try concurrently(50) { index in try purchase(client, account, items[index]).status }
+        let summary = "201: \(statuses.filter { $0 == 201 }.count), 409: \(statuses.filter { $0 == 409 }.count)"
+        print("50 concurrent purchases with coins for 10 → \(summary)")
+        #expect(statuses.filter { $0 == 201 }.count == 10)
+        #expect(statuses.filter { $0 == 409 }.count == 40)
+        #expect(try TestEnvironment.scalar("select balance from app.users where id = $1", [account.id]) == "0")
+        #expect(try TestEnvironment.scalar("select count(*) from app.user_items where user_id = $1 and item_id = any($2::uuid[])",
+                                           [account.id, "{" + items.joined(separator: ",") + "}"]) == "10")
+        #expect(try TestEnvironment.scalar("select count(*) from report.ledger_reconciliation") == "0")
+    }
+
+    @Test func theSameItemBoughtTwentyTimesAtOnceIsChargedOnce() throws {
+        let client = try TestServer.client()
+        let account = try client.register("twenty")
+        let items = try addItems(1, price: 25)
+        defer { try? retire(items) }
+        try grant(account, 100)
+
+        let results = try concurrently(20) { _ in try purchase(client, account, items[0]) }
+        print("20 concurrent purchases of one item → 201: \(results.filter { $0.status == 201 }.count), 200 already_owned: \(results.filter { $0.status == 200 }.count)")
+        #expect(results.filter { $0.status == 201 }.count == 1)
+        #expect(results.filter { $0.status == 200 && $0.json["already_owned"] as? Bool == true }.count == 19)
+        #expect(try TestEnvironment.scalar("select balance from app.users where id = $1", [account.id]) == "75")
+        #expect(try TestEnvironment.scalar("select count(*) from app.coin_ledger where user_id = $1 and entry = 'spend'",
+                                           [account.id]) == "1")
+    }
+
+    @Test func purchaseErrorsChangeNothing() throws {
+        let client = try TestServer.client()
+        let account = try client.register("poor")
+        let items = try addItems(1, price: 500)
+        defer { try? retire(items) }
+        try grant(account, 30)
+        let snapshot = """
+            select md5(concat_ws('|', (select balance from app.users where id = $1),
+                                 (select count(*) from app.user_items where user_id = $1),
+                                 (select count(*) from app.coin_ledger where user_id = $1)))
+            """
+        let before = try TestEnvironment.scalar(snapshot, [account.id])
+
+        let poor = try purchase(client, account, items[0])
+        #expect(poor.status == 409 && poor.code == "insufficient_funds")
+        #expect(poor.json["balance"] as? Int == 30 && poor.json["price"] as? Int == 500)
+        let unknown = try purchase(client, account, UUID().uuidString)
+        #expect(unknown.status == 404 && unknown.code == "item_not_found")
+        let malformed = try purchase(client, account, "not-a-uuid")
+        #expect(malformed.status == 400 && malformed.code == "invalid_field")
+        let wrongType = try client.send("POST", "/shop/purchases", token: account.token, json: #"{"item_id":42}"#)
+        #expect(wrongType.status == 400 && wrongType.code == "invalid_field")
+        let noToken = try client.send("POST", "/shop/purchases", json: #"{"item_id":"\#(items[0])"}"#)
+        #expect(noToken.status == 401)
+        #expect(try TestEnvironment.scalar(snapshot, [account.id]) == before)
+    }
+
+    @Test func catalogHasAnETagAndAnswersIfNoneMatch() throws {
+        let client = try TestServer.client()
+        let first = try client.send("GET", "/shop/items")
+        #expect(first.status == 200)
+        #expect((first.json["pets"] as? [Any])?.isEmpty == false)
+        let tag = try #require(first.header("ETag"))
+        let again = try client.send("GET", "/shop/items", headers: ["If-None-Match": tag])
+        #expect(again.status == 304)
+        #expect(again.body.isEmpty)
+        #expect(again.header("ETag") == tag)
+        let stale = try client.send("GET", "/shop/items", headers: ["If-None-Match": #""catalog-0""#])
+        #expect(stale.status == 200)
+    }
+
+    @Test func syncReturnsTheSetDifferenceForTenThousandIDs() throws {
+        let client = try TestServer.client()
+        let active = try TestEnvironment.owner().execute("select id::text from app.shop_items where active").compactMap { $0[0] }
+        let stale = (0..<10_000).map { _ in UUID().uuidString.lowercased() }
+        let known = Array(active.dropFirst(3)) + stale
+        let body = #"{"known_ids":["# + known.map { "\"\($0)\"" }.joined(separator: ",") + "]}"
+        #expect(body.utf8.count > 64 * 1024)
+        let result = try client.send("POST", "/sync/shop-items", json: body)
+        #expect(result.status == 200)
+        let missing = (result.json["missing"] as? [[String: Any]])?.compactMap { $0["id"] as? String } ?? []
+        #expect(Set(missing) == Set(active.prefix(3)))
+        #expect((result.json["removed"] as? [String])?.count == 10_000)
+
+        let none = try client.send("POST", "/sync/shop-items", json: #"{"known_ids":[]}"#)
+        #expect((none.json["missing"] as? [Any])?.count == active.count)
+        let bad = try client.send("POST", "/sync/shop-items", json: #"{"known_ids":["nope"]}"#)
+        #expect(bad.status == 400 && bad.code == "invalid_field")
+    }
+
+    @Test func inventoryAndSelectionBelongToTheirOwner() throws {
+        let client = try TestServer.client()
+        let alice = try client.register("alice")
+        let bob = try client.register("bob")
+        let items = try addItems(1, price: 10)
+        defer { try? retire(items) }
+        try grant(alice, 10)
+        #expect(try purchase(client, alice, items[0]).status == 201)
+        #expect(try client.send("PUT", "/me/selected/furniture", token: alice.token, json: #"{"item_id":"\#(items[0])"}"#).status == 200)
+
+        let bobsItems = try client.send("GET", "/me/items", token: bob.token)
+        let bobsIDs = (bobsItems.json["items"] as? [[String: Any]])?.compactMap { ($0["item"] as? [String: Any])?["id"] as? String }
+        #expect(bobsIDs?.count == 3)
+        #expect(bobsIDs?.contains(items[0]) == false)
+
+        let stolen = try client.send("PUT", "/me/selected/furniture", token: bob.token, json: #"{"item_id":"\#(items[0])"}"#)
+        #expect(stolen.status == 409 && stolen.code == "not_owned")
+        let mismatch = try client.send("PUT", "/me/selected/pet", token: alice.token, json: #"{"item_id":"\#(items[0])"}"#)
+        #expect(mismatch.status == 400 && mismatch.code == "kind_mismatch")
+        let badKind = try client.send("PUT", "/me/selected/hat", token: alice.token, json: #"{"item_id":"\#(items[0])"}"#)
+        #expect(badKind.status == 400 && badKind.code == "invalid_field")
+
+        let aliceMe = try client.send("GET", "/me", token: alice.token)
+        #expect(((aliceMe.json["selected"] as? [String: Any])?["furniture"] as? [String: Any])?["id"] as? String == items[0])
+        #expect(aliceMe.json["balance"] as? Int == 0)
+        let pets = try client.send("GET", "/me/items?kind=pet", token: alice.token)
+        #expect((pets.json["items"] as? [Any])?.count == 1)
+    }
+}
