@@ -27,5 +27,18 @@ public enum Routes {
         Route("POST", "/shop/purchases", .sql("api.purchase"), status: 201, body: .json),
         Route("GET", "/me/items", .sql("api.my_items")),
         Route("PUT", "/me/selected/{kind}", .sql("api.select_item"), body: .json),
+
+        // Focus sessions and tips
+        Route("POST", "/focus-sessions/start", .sql("api.start_session"), status: 201, body: .json),
+        Route("POST", "/focus-sessions/{id}/finish", .sql("api.finish_session")),
+        Route("POST", "/focus-sessions", .sql("api.record_session"), status: 201, body: .json),
+        Route("GET", "/focus-sessions", .sql("api.list_sessions")),
+        Route("POST", "/focus-sessions/{id}/rating", .sql("api.rate_session"), body: .json),
+        Route("GET", "/me/stats", .sql("api.my_stats")),
+        Route("POST", "/sync/mindfulness-tips", .sql("api.sync_tips"), access: .public, body: .json,
+              bodyLimit: syncBodyLimit),
+        // The literal path the seed documents name (/Sync/MindfulnessTips).
+        Route("POST", "/Sync/MindfulnessTips", .sql("api.sync_tips"), access: .public, body: .json,
+              bodyLimit: syncBodyLimit),
     ]
 }

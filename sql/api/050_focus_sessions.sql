@@ -1,0 +1,261 @@
+-- api focus sessions: the live path (server's clock), the offline path (phone's id and times),
+-- listing and stats. Coins come only from here, computed from minutes and app.economy_settings.
+
+-- Session = {id, started_at, ended_at, minutes, coins_earned, rating}
+create function api.session_json(session app.focus_sessions)
+returns jsonb
+language sql immutable
+as $$
+    select jsonb_build_object('id', session.id, 'started_at', api.iso(session.started_at),
+                              'ended_at', api.iso(session.ended_at), 'minutes', session.minutes,
+                              'coins_earned', session.coins_earned, 'rating', session.rating)
+$$;
+
+-- {session, balance}: the answer of finish and record.
+create function api.session_reply(session_id uuid, status integer default null)
+returns api.reply
+language sql stable security definer set search_path = public, pg_temp
+as $$
+    select api.ok(jsonb_build_object('session', api.session_json(s), 'balance', u.balance), status => session_reply.status)
+    from app.focus_sessions s join app.users u on u.id = s.user_id
+    where s.id = session_reply.session_id
+$$;
+
+-- Locks the user's row: one earning (or rating) per user at a time, so the daily cap and tip
+-- rotation hold under concurrent requests.
+create function api.lock_user(user_id uuid)
+returns void
+language sql volatile security definer set search_path = public, pg_temp
+as $$ select from app.users u where u.id = lock_user.user_id for update $$;
+
+-- Pays a finished session: floor(minutes * coins_per_minute) once it reaches min_minutes_to_earn;
+-- offline sessions share offline_daily_coin_cap per UTC day of their end. Writes the coins on
+-- the session and one 'earn' ledger row (a unique index makes a second one impossible).
+-- The caller holds the user's lock.
+create function api.pay_session(session_id uuid)
+returns integer
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_session app.focus_sessions;
+    v_settings app.economy_settings;
+    v_day_start timestamptz;
+    v_coins integer;
+    v_earned_that_day integer;
+begin
+    select * into v_session from app.focus_sessions s where s.id = pay_session.session_id;
+    select * into v_settings from app.economy_settings;
+    v_coins := case when v_session.minutes >= v_settings.min_minutes_to_earn
+                    then floor(v_session.minutes * v_settings.coins_per_minute)::integer else 0 end;
+    if v_session.source = 'offline' then
+        v_day_start := date_trunc('day', v_session.ended_at at time zone 'UTC') at time zone 'UTC';
+        select coalesce(sum(s.coins_earned), 0) into v_earned_that_day
+        from app.focus_sessions s
+        where s.user_id = v_session.user_id and s.source = 'offline'
+          and s.ended_at >= v_day_start and s.ended_at < v_day_start + interval '1 day';
+        v_coins := greatest(0, least(v_coins, v_settings.offline_daily_coin_cap - v_earned_that_day));
+    end if;
+    if v_coins > 0 then
+        update app.focus_sessions s set coins_earned = v_coins where s.id = v_session.id;
+        insert into app.coin_ledger (user_id, entry, amount, reason, session_id)
+        values (v_session.user_id, 'earn', v_coins, 'focus session', v_session.id);
+    end if;
+    return v_coins;
+end
+$$;
+
+-- POST /focus-sessions/start {planned_minutes}
+create function api.start_session(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(start_session.token);
+    v_settings app.economy_settings;
+    v_planned integer;
+    v_running uuid;
+    v_session app.focus_sessions;
+begin
+    select * into v_settings from app.economy_settings;
+    perform api.only_keys(start_session.body, array['planned_minutes']);
+    v_planned := api.integer_field(start_session.body, 'planned_minutes', 1, v_settings.max_session_minutes);
+    perform api.lock_user(v_user_id);
+    select s.id into v_running from app.focus_sessions s where s.user_id = v_user_id and s.ended_at is null;
+    if v_running is not null then
+        perform api.fail(409, 'session_in_progress', 'Finish the session that is running first.',
+                         jsonb_build_object('id', v_running));
+    end if;
+    begin
+        insert into app.focus_sessions (id, user_id, source, planned_minutes, started_at, occupies)
+        values (gen_random_uuid(), v_user_id, 'live', v_planned, now(),
+                tstzrange(now(), now() + make_interval(mins => v_settings.max_session_minutes)))
+        returning * into v_session;
+    exception when exclusion_violation then
+        perform api.fail(409, 'session_overlap', 'Another session already covers this time.');
+    end;
+    return api.ok(jsonb_build_object('id', v_session.id, 'started_at', api.iso(v_session.started_at),
+                                     'planned_minutes', v_session.planned_minutes));
+end
+$$;
+grant execute on function api.start_session(text, jsonb, jsonb) to focus_api;
+comment on function api.start_session(text, jsonb, jsonb) is
+    'POST /focus-sessions/start: the server''s clock starts; 409 session_in_progress (with its id) while one runs.';
+
+-- POST /focus-sessions/{id}/finish
+create function api.finish_session(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(finish_session.token);
+    v_id uuid := api.uuid_field(finish_session.params, 'id');
+    v_session app.focus_sessions;
+    v_max integer;
+    v_end timestamptz;
+begin
+    perform api.lock_user(v_user_id);
+    select * into v_session from app.focus_sessions s where s.id = v_id and s.user_id = v_user_id;
+    if v_session.id is null then
+        perform api.fail(404, 'session_not_found', 'There is no such session.');
+    end if;
+    if v_session.ended_at is not null then
+        return api.session_reply(v_id);  -- finishing twice answers the same
+    end if;
+    select e.max_session_minutes into v_max from app.economy_settings e;
+    -- The plan is the commitment: time past it (or past the maximum) is not counted.
+    v_end := greatest(v_session.started_at + interval '1 microsecond',
+                      least(now(), v_session.started_at + make_interval(mins => coalesce(v_session.planned_minutes, v_max)),
+                            v_session.started_at + make_interval(mins => v_max)));
+    update app.focus_sessions s
+    set ended_at = v_end, occupies = tstzrange(s.started_at, v_end),
+        minutes = floor(extract(epoch from v_end - s.started_at) / 60)::integer
+    where s.id = v_id;
+    perform api.pay_session(v_id);
+    return api.session_reply(v_id);
+end
+$$;
+grant execute on function api.finish_session(text, jsonb, jsonb) to focus_api;
+comment on function api.finish_session(text, jsonb, jsonb) is
+    'POST /focus-sessions/{id}/finish: minutes from the server''s clock (at most the plan), coins paid once; '
+    'finishing again answers the same; someone else''s id is 404 session_not_found.';
+
+-- POST /focus-sessions {id, started_at, ended_at, planned_minutes?}: a session the phone recorded.
+create function api.record_session(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(record_session.token);
+    v_id uuid := api.uuid_field(record_session.body, 'id');
+    v_started timestamptz := api.time_field(record_session.body, 'started_at');
+    v_ended timestamptz := api.time_field(record_session.body, 'ended_at');
+    v_planned integer := api.integer_field(record_session.body, 'planned_minutes', 1, 1440, required => false);
+    v_settings app.economy_settings;
+    v_existing app.focus_sessions;
+begin
+    perform api.only_keys(record_session.body, array['id', 'started_at', 'ended_at', 'planned_minutes']);
+    select * into v_settings from app.economy_settings;
+    if v_ended <= v_started then
+        perform api.fail(422, 'invalid_session', 'The session ends before it starts.');
+    end if;
+    if v_ended > now() + v_settings.clock_skew then
+        perform api.fail(422, 'invalid_session', 'The session ends in the future.');
+    end if;
+    if v_ended - v_started > make_interval(mins => v_settings.max_session_minutes) then
+        perform api.fail(422, 'invalid_session',
+                         format('A session lasts at most %s minutes.', v_settings.max_session_minutes));
+    end if;
+    if v_ended < now() - v_settings.offline_max_age then
+        perform api.fail(422, 'invalid_session', 'The session is too old to be recorded.');
+    end if;
+
+    perform api.lock_user(v_user_id);
+    -- The same id again: the same session answers 200 as before; anything else is a conflict.
+    select * into v_existing from app.focus_sessions s where s.id = v_id;
+    if v_existing.id is not null then
+        if v_existing.user_id = v_user_id and v_existing.source = 'offline'
+           and v_existing.started_at = v_started and v_existing.ended_at = v_ended
+           and v_existing.planned_minutes is not distinct from v_planned then
+            return api.session_reply(v_id, status => 200);
+        end if;
+        perform api.fail(409, 'session_conflict', 'A different session was already recorded with this id.');
+    end if;
+
+    begin
+        insert into app.focus_sessions (id, user_id, source, planned_minutes, started_at, ended_at, occupies, minutes)
+        values (v_id, v_user_id, 'offline', v_planned, v_started, v_ended, tstzrange(v_started, v_ended),
+                floor(extract(epoch from v_ended - v_started) / 60)::integer);
+    exception
+        when exclusion_violation then
+            perform api.fail(409, 'session_overlap', 'Another session already covers part of this time.');
+        when unique_violation then  -- another user's session has this id
+            perform api.fail(409, 'session_conflict', 'A different session was already recorded with this id.');
+    end;
+    perform api.pay_session(v_id);
+    return api.session_reply(v_id);
+end
+$$;
+grant execute on function api.record_session(text, jsonb, jsonb) to focus_api;
+comment on function api.record_session(text, jsonb, jsonb) is
+    'POST /focus-sessions: idempotent by the phone''s id (same body: 200, nothing earned twice; other body: 409 '
+    'session_conflict); 409 session_overlap; 422 invalid_session (future, reversed, too long, too old).';
+
+-- GET /focus-sessions?from=&to= (started_at in [from, to); default the last 30 days)
+create function api.list_sessions(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql stable security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(list_sessions.token);
+    v_from timestamptz := coalesce(api.time_field(list_sessions.params, 'from', required => false), now() - interval '30 days');
+    v_to timestamptz := coalesce(api.time_field(list_sessions.params, 'to', required => false), 'infinity');
+begin
+    return (
+        select api.ok(jsonb_build_object(
+            'sessions', coalesce(jsonb_agg(api.session_json(s) order by s.started_at desc), '[]'),
+            'total_minutes', coalesce(sum(s.minutes), 0),
+            'total_coins', coalesce(sum(s.coins_earned), 0)))
+        from app.focus_sessions s
+        where s.user_id = v_user_id and s.started_at >= v_from and s.started_at < v_to);
+end
+$$;
+grant execute on function api.list_sessions(text, jsonb, jsonb) to focus_api;
+comment on function api.list_sessions(text, jsonb, jsonb) is
+    'GET /focus-sessions: the caller''s sessions started in [from, to) with totals.';
+
+-- GET /me/stats: days are UTC days of a session's end; weeks start on Monday.
+-- A streak is a run of consecutive days with focused minutes; the current one is alive while
+-- its last day is today or yesterday.
+create function api.my_stats(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql stable security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(my_stats.token);
+    v_today date := (now() at time zone 'UTC')::date;
+begin
+    return (
+        with days as (
+            select (s.ended_at at time zone 'UTC')::date as day, sum(s.minutes) as minutes, sum(s.coins_earned) as coins
+            from app.focus_sessions s
+            where s.user_id = v_user_id and s.ended_at is not null
+            group by 1
+        ),
+        runs as (
+            select max(day) as last_day, count(*) as length
+            from (select d.day, d.day - (row_number() over (order by d.day))::integer as run
+                  from days d where d.minutes > 0) numbered
+            group by run
+        )
+        select api.ok(jsonb_build_object(
+            'today_minutes', coalesce((select sum(minutes) from days where day = v_today), 0),
+            'week_minutes', coalesce((select sum(minutes) from days where day >= date_trunc('week', v_today)::date), 0),
+            'total_minutes', coalesce((select sum(minutes) from days), 0),
+            'total_coins_earned', coalesce((select sum(coins) from days), 0),
+            'current_streak_days', coalesce((select length from runs where last_day >= v_today - 1), 0),
+            'longest_streak_days', coalesce((select max(length) from runs), 0))));
+end
+$$;
+grant execute on function api.my_stats(text, jsonb, jsonb) to focus_api;
+comment on function api.my_stats(text, jsonb, jsonb) is
+    'GET /me/stats: minutes today, this week and in all, coins earned, current and longest streak (UTC days).';

@@ -1,0 +1,81 @@
+-- api tips: rating a session returns a tip of that level; tip sync for the phone's cache.
+
+-- Tip = {id, title, content, rating_level}
+create function api.tip_json(tip app.mindfulness_tips)
+returns jsonb
+language sql immutable
+as $$
+    select jsonb_build_object('id', tip.id, 'title', tip.title, 'content', tip.content,
+                              'rating_level', tip.rating_level)
+$$;
+
+-- POST /focus-sessions/{id}/rating {rating}
+-- Guarantees: the tip has the rating's level (bad → for stressful moments, good → for calm
+-- ones); it is the one this user saw least recently, never-seen first, so no tip repeats
+-- until every tip of that level was shown. The tip shown is recorded.
+create function api.rate_session(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(rate_session.token);
+    v_id uuid := api.uuid_field(rate_session.params, 'id');
+    v_rating text := api.text_field(rate_session.body, 'rating');
+    v_session app.focus_sessions;
+    v_tip app.mindfulness_tips;
+begin
+    perform api.only_keys(rate_session.body, array['rating']);
+    if v_rating not in ('good', 'fine', 'bad') then
+        perform api.fail(400, 'invalid_field', 'rating must be good, fine or bad.', jsonb_build_object('field', 'rating'));
+    end if;
+    perform api.lock_user(v_user_id);
+    select * into v_session from app.focus_sessions s where s.id = v_id and s.user_id = v_user_id;
+    if v_session.id is null then
+        perform api.fail(404, 'session_not_found', 'There is no such session.');
+    end if;
+    if v_session.ended_at is null then
+        perform api.fail(409, 'session_not_finished', 'Finish the session before rating it.');
+    end if;
+    update app.focus_sessions s set rating = v_rating, rated_at = now() where s.id = v_id
+    returning * into v_session;
+
+    select t.* into v_tip
+    from app.mindfulness_tips t
+    left join lateral (select max(v.shown_at) as last_shown
+                       from app.tip_views v
+                       where v.user_id = v_user_id and v.tip_id = t.id) seen on true
+    where t.rating_level = v_rating and t.active
+    order by seen.last_shown nulls first, random()
+    limit 1;
+    if v_tip.id is not null then
+        insert into app.tip_views (user_id, tip_id, session_id) values (v_user_id, v_tip.id, v_id);
+    end if;
+    return api.ok(jsonb_build_object('session', api.session_json(v_session),
+                                     'tip', case when v_tip.id is not null then api.tip_json(v_tip) end));
+end
+$$;
+grant execute on function api.rate_session(text, jsonb, jsonb) to focus_api;
+comment on function api.rate_session(text, jsonb, jsonb) is
+    'POST /focus-sessions/{id}/rating: stores the rating and returns a tip of that level, least recently shown first.';
+
+-- POST /sync/mindfulness-tips {known_ids} (public; also at /Sync/MindfulnessTips)
+create function api.sync_tips(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql stable security definer set search_path = public, pg_temp
+as $$
+declare
+    v_known uuid[] := api.known_ids(sync_tips.body);
+begin
+    perform api.only_keys(sync_tips.body, array['known_ids']);
+    return api.ok(jsonb_build_object(
+        'missing', coalesce((select jsonb_agg(api.tip_json(t) order by t.rating_level, t.title)
+                             from app.mindfulness_tips t
+                             where t.active and t.id <> all (v_known)), '[]'),
+        'removed', coalesce((select jsonb_agg(k.id order by k.id)
+                             from unnest(v_known) as k(id)
+                             where not exists (select from app.mindfulness_tips t where t.id = k.id and t.active)), '[]')));
+end
+$$;
+grant execute on function api.sync_tips(text, jsonb, jsonb) to focus_api;
+comment on function api.sync_tips(text, jsonb, jsonb) is
+    'POST /sync/mindfulness-tips: active tips the phone lacks, and the phone''s ids that are no longer active tips.';
