@@ -14,6 +14,9 @@ where not exists (select from pg_roles where rolname = name)
 
 -- A request that runs this long is a bug or an attack: cancel it (answered as 503 timeout).
 alter role focus_api set statement_timeout = '5s';
+-- Our statements are short and planned once; JIT compiling them costs milliseconds each time
+-- a fresh table's missing statistics make the planner think they are big.
+alter role focus_api set jit = off;
 alter role focus_report set default_transaction_read_only = on;
 
 select 'create database focus_island owner focus_owner'

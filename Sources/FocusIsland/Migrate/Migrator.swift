@@ -106,6 +106,13 @@ public struct Migrator: Sendable {
         do {
             for file in files { try run(try String(contentsOfFile: file, encoding: .utf8), from: file, on: connection) }
             try connection.execute("commit")
+            // Fresh statistics for the seeded tables, so the first plans are good ones.
+            try connection.execute("""
+                do $$ declare t regclass; begin
+                    for t in select c.oid from pg_class c where c.relnamespace = 'app'::regnamespace and c.relkind = 'r'
+                    loop execute format('analyze %s', t); end loop;
+                end $$
+                """)
         } catch {
             _ = try? connection.execute("rollback")
             throw error
