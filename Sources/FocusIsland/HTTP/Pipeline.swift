@@ -133,21 +133,31 @@ public struct Pipeline: Sendable {
         }
     }
 
-    /// Turns the reply row (status, body, etag, retry_after, code, message) into a response.
+    /// Turns the reply row into a response: (status, body, etag, retry_after, code, message)
+    /// for JSON, (status, content_type, data, etag, code, message) for files.
     private func reply(_ row: [String?], route: Route, request: Request) -> Response {
         let status = row[0].flatMap { Int($0) } ?? route.status
         if let code = row[4] {
             // A problem SQL answered without raising; body holds its extra members.
-            var response = Problem(status, code, row[5] ?? code, extensions: row[1]).response
-            if let seconds = row[3] { response.setHeader("Retry-After", seconds) }
+            var response = Problem(status, code, row[5] ?? code, extensions: route.response == .json ? row[1] : nil).response
+            if route.response == .json, let seconds = row[3] { response.setHeader("Retry-After", seconds) }
             return response
         }
         var response = Response(status: status)
-        if let body = row[1], status != 204 {
-            response.body = Array(body.utf8)
-            response.setHeader("Content-Type", status >= 400 ? "application/problem+json" : "application/json")
+        switch route.response {
+        case .json:
+            if let body = row[1], status != 204 {
+                response.body = Array(body.utf8)
+                response.setHeader("Content-Type", "application/json")
+            }
+            if let seconds = row[3] { response.setHeader("Retry-After", seconds) }
+        case .file:
+            if let contentType = row[1], let data = row[2] {
+                response.body = bytes(fromHex: data)
+                response.setHeader("Content-Type", contentType)
+            }
         }
-        if let etag = row[2] {
+        if let etag = route.response == .json ? row[2] : row[3] {
             let tag = "\"" + etag + "\""
             response.setHeader("ETag", tag)
             response.setHeader("Cache-Control", "no-cache")
@@ -157,7 +167,6 @@ public struct Pipeline: Sendable {
                 response.headers.removeAll { $0.name == "Content-Type" }
             }
         }
-        if let seconds = row[3] { response.setHeader("Retry-After", seconds) }
         return response
     }
 
@@ -201,6 +210,21 @@ private func hex(_ bytes: [UInt8]) -> String {
         out[2 * index + 1] = digits[Int(byte & 0x0f)]
     }
     return String(decoding: out, as: UTF8.self)
+}
+
+/// bytea in libpq's text format ("\\x" then hex digits) as bytes.
+private func bytes(fromHex text: String) -> [UInt8] {
+    func nibble(_ c: UInt8) -> UInt8 {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+        default: c - UInt8(ascii: "A") + 10
+        }
+    }
+    let digits = Array(text.utf8.dropFirst(2))
+    var out = [UInt8](repeating: 0, count: digits.count / 2)
+    for index in out.indices { out[index] = nibble(digits[2 * index]) << 4 | nibble(digits[2 * index + 1]) }
+    return out
 }
 
 public func monotonicMicroseconds() -> UInt64 {

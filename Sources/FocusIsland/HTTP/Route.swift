@@ -12,6 +12,13 @@ public enum BodyKind: Sendable {
     case image
 }
 
+public enum ResponseKind: Sendable {
+    /// JSON text from an `api.reply`.
+    case json
+    /// Bytes and their content type from an `api.file_reply` (avatars).
+    case file
+}
+
 public enum Action: Sendable, Equatable {
     /// Answered by the server alone, without the database.
     case health
@@ -30,6 +37,7 @@ public struct Route: Sendable {
     public let body: BodyKind
     /// Body limit in bytes for this route; nil means the configured default.
     public let bodyLimit: Int?
+    public let response: ResponseKind
     let segments: [Segment]
 
     enum Segment: Sendable, Equatable {
@@ -38,7 +46,7 @@ public struct Route: Sendable {
     }
 
     public init(_ method: String, _ template: String, _ action: Action, access: Access = .bearer,
-                status: Int = 200, body: BodyKind = .none, bodyLimit: Int? = nil) {
+                status: Int = 200, body: BodyKind = .none, bodyLimit: Int? = nil, response: ResponseKind = .json) {
         self.method = method
         self.template = template
         self.action = action
@@ -46,6 +54,7 @@ public struct Route: Sendable {
         self.status = status
         self.body = body
         self.bodyLimit = bodyLimit
+        self.response = response
         self.segments = template.split(separator: "/").map { part in
             part.hasPrefix("{") && part.hasSuffix("}")
                 ? .parameter(String(part.dropFirst().dropLast())) : .literal(String(part))
@@ -73,6 +82,10 @@ public struct Route: Sendable {
         case .json: "api.parse_body($3)"
         case .image: "api.parse_image($3)"
         }
-        return "select status, body::text, etag, retry_after, code, message from \(function)($1, $2::jsonb, \(body))"
+        let columns = switch response {
+        case .json: "status, body::text, etag, retry_after, code, message"
+        case .file: "status, content_type, data, etag, code, message"
+        }
+        return "select \(columns) from \(function)($1, $2::jsonb, \(body))"
     }
 }

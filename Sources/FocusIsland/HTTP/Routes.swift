@@ -40,5 +40,21 @@ public enum Routes {
         // The literal path the seed documents name (/Sync/MindfulnessTips).
         Route("POST", "/Sync/MindfulnessTips", .sql("api.sync_tips"), access: .public, body: .json,
               bodyLimit: syncBodyLimit),
+
+        // Friends
+        Route("GET", "/friends", .sql("api.friends")),
+        Route("DELETE", "/friends/{user_id}", .sql("api.remove_friend"), status: 204),
+        Route("GET", "/friend-requests", .sql("api.friend_requests")),
+        Route("POST", "/friend-requests", .sql("api.ask_friend"), status: 201, body: .json),
+        Route("POST", "/friend-requests/{id}/accept", .sql("api.accept_friend")),
+        Route("POST", "/friend-requests/{id}/decline", .sql("api.decline_friend"), status: 204),
+        Route("DELETE", "/friend-requests/{id}", .sql("api.cancel_friend_request"), status: 204),
+        Route("GET", "/users/{id}", .sql("api.user_island")),
+        Route("GET", "/leaderboards/{period}", .sql("api.leaderboard")),
+
+        // Avatars
+        Route("PUT", "/me/avatar", .sql("api.put_avatar"), status: 204, body: .image, bodyLimit: 256 * 1024),
+        Route("DELETE", "/me/avatar", .sql("api.delete_avatar"), status: 204),
+        Route("GET", "/users/{id}/avatar", .sql("api.avatar"), response: .file),
     ]
 }

@@ -1,0 +1,283 @@
+-- api friends: requests by email as a state machine (ask, accept, decline, cancel, remove),
+-- the lists, a friend's island. Every transition locks both users' rows in id order, so two
+-- racing transitions on one pair run one after the other and the second sees the first.
+
+-- UserCard = {id, display_name, has_avatar}
+create function api.user_card(user_id uuid)
+returns jsonb
+language sql stable security definer set search_path = public, pg_temp
+as $$
+    select jsonb_build_object('id', u.id, 'display_name', u.display_name,
+                              'has_avatar', exists (select from app.avatars a where a.user_id = u.id))
+    from app.users u where u.id = user_card.user_id
+$$;
+
+-- Minutes a user focused in sessions that ended today (UTC).
+create function api.today_minutes(user_id uuid)
+returns integer
+language sql stable security definer set search_path = public, pg_temp
+as $$
+    select coalesce(sum(s.minutes), 0)::integer
+    from app.focus_sessions s
+    where s.user_id = today_minutes.user_id
+      and s.ended_at >= date_trunc('day', now() at time zone 'UTC') at time zone 'UTC'
+$$;
+
+-- Friend = UserCard + {selected, friends_since, today_minutes}
+create function api.friend_json(user_id uuid, friends_since timestamptz)
+returns jsonb
+language sql stable security definer set search_path = public, pg_temp
+as $$
+    select api.user_card(friend_json.user_id)
+           || jsonb_build_object('selected', api.selected_json(friend_json.user_id),
+                                 'friends_since', api.iso(friend_json.friends_since),
+                                 'today_minutes', api.today_minutes(friend_json.user_id))
+$$;
+
+-- The pair row between two users, locking both users (lower id first) and the row.
+create function api.lock_pair(a uuid, b uuid)
+returns app.friendships
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_row app.friendships;
+begin
+    perform from app.users u where u.id in (lock_pair.a, lock_pair.b) order by u.id for update;
+    select * into v_row from app.friendships f
+    where f.user_low = least(lock_pair.a, lock_pair.b) and f.user_high = greatest(lock_pair.a, lock_pair.b);
+    return v_row;
+end
+$$;
+
+create function api.record_friendship_event(pair app.friendships, actor uuid, action text)
+returns void
+language sql volatile security definer set search_path = public, pg_temp
+as $$
+    insert into app.friendship_events (request_id, user_low, user_high, actor, action)
+    values (pair.id, pair.user_low, pair.user_high, record_friendship_event.actor, record_friendship_event.action)
+$$;
+
+-- A request the caller may act on: pending, and the caller on the given side
+-- ('receiver' or 'sender'). Anyone else, or a request no longer pending, gets 404.
+create function api.pending_request(request_id uuid, user_id uuid, side text)
+returns app.friendships
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_row app.friendships;
+begin
+    select * into v_row from app.friendships f where f.id = pending_request.request_id;
+    if v_row.id is not null and pending_request.user_id in (v_row.user_low, v_row.user_high) then
+        v_row := api.lock_pair(v_row.user_low, v_row.user_high);  -- re-read under the pair's lock
+    end if;
+    if v_row.id is distinct from pending_request.request_id or v_row.status <> 'pending'
+       or (pending_request.side = 'receiver') <> (v_row.requested_by <> pending_request.user_id)
+       or pending_request.user_id not in (v_row.user_low, v_row.user_high) then
+        perform api.fail(404, 'friend_request_not_found', 'There is no such pending request for you.');
+    end if;
+    return v_row;
+end
+$$;
+
+-- Accepts a locked pending pair as `actor`; returns the Friend the actor now has.
+create function api.accept_pair(pair app.friendships, actor uuid)
+returns jsonb
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_now timestamptz := now();
+begin
+    update app.friendships f set status = 'accepted', accepted_at = v_now where f.id = pair.id;
+    perform api.record_friendship_event(pair, accept_pair.actor, 'accepted');
+    return api.friend_json(case when pair.user_low = accept_pair.actor then pair.user_high else pair.user_low end, v_now);
+end
+$$;
+
+-- POST /friend-requests {email}
+create function api.ask_friend(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(ask_friend.token);
+    v_email text := btrim(api.text_field(ask_friend.body, 'email'));
+    v_other uuid;
+    v_pair app.friendships;
+begin
+    perform api.only_keys(ask_friend.body, array['email']);
+    select u.id into v_other from app.users u where u.email = v_email::citext;
+    if v_other is null then
+        perform api.fail(404, 'user_not_found', 'Nobody has an account with that email.');
+    end if;
+    if v_other = v_user_id then
+        perform api.fail(422, 'cannot_friend_self', 'You cannot send a friend request to yourself.');
+    end if;
+    v_pair := api.lock_pair(v_user_id, v_other);
+    if v_pair.status = 'accepted' then
+        perform api.fail(409, 'already_friends', 'You are already friends.');
+    elsif v_pair.status = 'pending' and v_pair.requested_by = v_user_id then
+        perform api.fail(409, 'request_pending', 'You already asked; the request is pending.');
+    elsif v_pair.status = 'pending' then
+        -- They had already asked you: asking back accepts.
+        return api.ok(jsonb_build_object('friend', api.accept_pair(v_pair, v_user_id), 'auto_accepted', true), status => 200);
+    end if;
+    if (select count(*) from app.friendships f where f.requested_by = v_user_id and f.status = 'pending') >= 50 then
+        perform api.fail(429, 'too_many_pending', 'You have 50 pending requests; wait for answers first.');
+    end if;
+    insert into app.friendships (user_low, user_high, requested_by, status)
+    values (least(v_user_id, v_other), greatest(v_user_id, v_other), v_user_id, 'pending')
+    returning * into v_pair;
+    perform api.record_friendship_event(v_pair, v_user_id, 'asked');
+    return api.ok(jsonb_build_object('request', jsonb_build_object(
+        'id', v_pair.id, 'to', api.user_card(v_other), 'created_at', api.iso(v_pair.created_at))));
+end
+$$;
+grant execute on function api.ask_friend(text, jsonb, jsonb) to focus_api;
+comment on function api.ask_friend(text, jsonb, jsonb) is
+    'POST /friend-requests: 404 user_not_found, 422 cannot_friend_self, 409 already_friends / request_pending, '
+    '429 too_many_pending (50); if they had asked you, accepts (200 auto_accepted).';
+
+-- POST /friend-requests/{id}/accept: only the receiver, only while pending.
+create function api.accept_friend(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(accept_friend.token);
+    v_pair app.friendships := api.pending_request(api.uuid_field(accept_friend.params, 'id'), v_user_id, 'receiver');
+begin
+    return api.ok(jsonb_build_object('friend', api.accept_pair(v_pair, v_user_id)));
+end
+$$;
+grant execute on function api.accept_friend(text, jsonb, jsonb) to focus_api;
+comment on function api.accept_friend(text, jsonb, jsonb) is
+    'POST /friend-requests/{id}/accept: only the receiver of a pending request; else 404.';
+
+-- POST /friend-requests/{id}/decline: only the receiver.
+create function api.decline_friend(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(decline_friend.token);
+    v_pair app.friendships := api.pending_request(api.uuid_field(decline_friend.params, 'id'), v_user_id, 'receiver');
+begin
+    delete from app.friendships f where f.id = v_pair.id;
+    perform api.record_friendship_event(v_pair, v_user_id, 'declined');
+    return api.ok(null);
+end
+$$;
+grant execute on function api.decline_friend(text, jsonb, jsonb) to focus_api;
+comment on function api.decline_friend(text, jsonb, jsonb) is
+    'POST /friend-requests/{id}/decline: only the receiver of a pending request; else 404.';
+
+-- DELETE /friend-requests/{id}: only the sender cancels.
+create function api.cancel_friend_request(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(cancel_friend_request.token);
+    v_pair app.friendships := api.pending_request(api.uuid_field(cancel_friend_request.params, 'id'), v_user_id, 'sender');
+begin
+    delete from app.friendships f where f.id = v_pair.id;
+    perform api.record_friendship_event(v_pair, v_user_id, 'cancelled');
+    return api.ok(null);
+end
+$$;
+grant execute on function api.cancel_friend_request(text, jsonb, jsonb) to focus_api;
+comment on function api.cancel_friend_request(text, jsonb, jsonb) is
+    'DELETE /friend-requests/{id}: only the sender of a pending request; else 404.';
+
+-- DELETE /friends/{user_id}
+create function api.remove_friend(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(remove_friend.token);
+    v_other uuid := api.uuid_field(remove_friend.params, 'user_id');
+    v_pair app.friendships;
+begin
+    if exists (select from app.users u where u.id = v_other) then
+        v_pair := api.lock_pair(v_user_id, v_other);
+    end if;
+    if v_pair.status is distinct from 'accepted' then
+        perform api.fail(404, 'not_friends', 'You are not friends with that user.');
+    end if;
+    delete from app.friendships f where f.id = v_pair.id;
+    perform api.record_friendship_event(v_pair, v_user_id, 'removed');
+    return api.ok(null);
+end
+$$;
+grant execute on function api.remove_friend(text, jsonb, jsonb) to focus_api;
+comment on function api.remove_friend(text, jsonb, jsonb) is 'DELETE /friends/{user_id}: ends a friendship; 404 not_friends.';
+
+-- GET /friends: the ETag is a digest of the answer, so it changes exactly when the list does.
+create function api.friends(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql stable security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(friends.token);
+    v_body jsonb;
+begin
+    select jsonb_build_object('friends', coalesce(jsonb_agg(
+               api.friend_json(case when f.user_low = v_user_id then f.user_high else f.user_low end, f.accepted_at)
+               order by f.accepted_at, f.id), '[]'))
+    into v_body
+    from app.friendships f
+    where (f.user_low = v_user_id or f.user_high = v_user_id) and f.status = 'accepted';
+    return api.ok(v_body, etag => md5(v_body::text));
+end
+$$;
+grant execute on function api.friends(text, jsonb, jsonb) to focus_api;
+comment on function api.friends(text, jsonb, jsonb) is 'GET /friends: the caller''s friends, with an ETag of the answer.';
+
+-- GET /friend-requests
+create function api.friend_requests(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql stable security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(friend_requests.token);
+    v_body jsonb;
+begin
+    select jsonb_build_object(
+        'incoming', coalesce(jsonb_agg(jsonb_build_object('id', f.id, 'from', api.user_card(f.requested_by),
+                                                          'created_at', api.iso(f.created_at)) order by f.created_at, f.id)
+                             filter (where f.requested_by <> v_user_id), '[]'),
+        'outgoing', coalesce(jsonb_agg(jsonb_build_object('id', f.id,
+                                                          'to', api.user_card(case when f.user_low = v_user_id then f.user_high else f.user_low end),
+                                                          'created_at', api.iso(f.created_at)) order by f.created_at, f.id)
+                             filter (where f.requested_by = v_user_id), '[]'))
+    into v_body
+    from app.friendships f
+    where (f.user_low = v_user_id or f.user_high = v_user_id) and f.status = 'pending';
+    return api.ok(v_body, etag => md5(v_body::text));
+end
+$$;
+grant execute on function api.friend_requests(text, jsonb, jsonb) to focus_api;
+comment on function api.friend_requests(text, jsonb, jsonb) is
+    'GET /friend-requests: pending requests to and from the caller, with an ETag of the answer.';
+
+-- GET /users/{id}: a friend's island; anyone else is 404, exactly like an unknown id.
+create function api.user_island(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql stable security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(user_island.token);
+    v_other uuid := api.uuid_field(user_island.params, 'id');
+    v_since timestamptz;
+begin
+    select f.accepted_at into v_since from app.friendships f
+    where f.user_low = least(v_user_id, v_other) and f.user_high = greatest(v_user_id, v_other) and f.status = 'accepted';
+    if v_since is null then
+        perform api.fail(404, 'user_not_found', 'There is no such friend.');
+    end if;
+    return api.ok(api.friend_json(v_other, v_since));
+end
+$$;
+grant execute on function api.user_island(text, jsonb, jsonb) to focus_api;
+comment on function api.user_island(text, jsonb, jsonb) is 'GET /users/{id}: a friend''s island; 404 for anyone else.';

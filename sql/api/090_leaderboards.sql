@@ -1,0 +1,77 @@
+-- api leaderboards: focused minutes in the current UTC day or ISO week (from Monday),
+-- among your friends and you, or among everyone who focused in the period.
+
+-- A whole-number query parameter (query values arrive as strings).
+create function api.integer_param(params jsonb, name text, minimum integer, maximum integer, fallback integer)
+returns integer
+language plpgsql immutable
+as $$
+declare
+    v_text text := integer_param.params ->> integer_param.name;
+begin
+    if v_text is null then
+        return integer_param.fallback;
+    end if;
+    if v_text !~ '^\d{1,9}$' or v_text::integer not between integer_param.minimum and integer_param.maximum then
+        perform api.fail(400, 'invalid_field', format('%s must be a whole number from %s to %s.',
+                         integer_param.name, integer_param.minimum, integer_param.maximum),
+                         jsonb_build_object('field', integer_param.name));
+    end if;
+    return v_text::integer;
+end
+$$;
+
+-- GET /leaderboards/{period}?scope=friends|global&limit=
+-- Ties share a rank (rank()); `me` is the caller's rank and minutes even outside the top.
+create function api.leaderboard(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql stable security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(leaderboard.token);
+    v_period text := leaderboard.params ->> 'period';
+    v_scope text := coalesce(leaderboard.params ->> 'scope', 'friends');
+    v_limit integer := api.integer_param(leaderboard.params, 'limit', 1, 100, 10);
+    v_start timestamptz;
+    v_body jsonb;
+begin
+    if v_period not in ('daily', 'weekly') then
+        perform api.fail(400, 'invalid_field', 'The period must be daily or weekly.', jsonb_build_object('field', 'period'));
+    end if;
+    if v_scope not in ('friends', 'global') then
+        perform api.fail(400, 'invalid_field', 'scope must be friends or global.', jsonb_build_object('field', 'scope'));
+    end if;
+    v_start := date_trunc(case v_period when 'daily' then 'day' else 'week' end, now() at time zone 'UTC') at time zone 'UTC';
+
+    with members as (
+        select v_user_id as id
+        union
+        select case when f.user_low = v_user_id then f.user_high else f.user_low end
+        from app.friendships f
+        where v_scope = 'friends' and (f.user_low = v_user_id or f.user_high = v_user_id) and f.status = 'accepted'
+        union
+        select s.user_id from app.focus_sessions s
+        where v_scope = 'global' and s.ended_at >= v_start and s.minutes > 0
+    ),
+    totals as (
+        select m.id, coalesce((select sum(s.minutes) from app.focus_sessions s
+                               where s.user_id = m.id and s.ended_at >= v_start), 0)::integer as minutes
+        from members m
+    ),
+    ranked as (
+        select t.id, t.minutes, rank() over (order by t.minutes desc) as rank, u.display_name
+        from totals t join app.users u on u.id = t.id
+    )
+    select jsonb_build_object(
+        'period_start', api.iso(v_start),
+        'entries', coalesce((select jsonb_agg(jsonb_build_object('rank', r.rank, 'user', api.user_card(r.id), 'minutes', r.minutes)
+                                              order by r.rank, r.display_name, r.id)
+                             from (select * from ranked order by rank, display_name, id limit v_limit) r), '[]'),
+        'me', (select jsonb_build_object('rank', r.rank, 'minutes', r.minutes) from ranked r where r.id = v_user_id))
+    into v_body;
+    return api.ok(v_body);
+end
+$$;
+grant execute on function api.leaderboard(text, jsonb, jsonb) to focus_api;
+comment on function api.leaderboard(text, jsonb, jsonb) is
+    'GET /leaderboards/{daily|weekly}: ranks by focused minutes, ties sharing a rank, with the caller''s own rank.';
