@@ -37,3 +37,24 @@ create or replace function test.user_id(account jsonb)
 returns uuid
 language sql
 as $$ select (account -> 'user' ->> 'id')::uuid $$;
+
+-- Runs a statement as another role: 'ok' or its SQLSTATE (42501 = insufficient_privilege).
+-- pgTAP itself lives in schema public, which the login roles cannot use, so the assertion is
+-- made after switching back.
+create or replace function test.error_as(role name, statement text)
+returns text
+language plpgsql
+as $$
+declare
+    v_state text := 'ok';
+begin
+    execute format('set local role %I', role);
+    begin
+        execute statement;
+    exception when others then
+        get stacked diagnostics v_state = returned_sqlstate;
+    end;
+    reset role;
+    return v_state;
+end
+$$;

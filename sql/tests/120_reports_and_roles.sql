@@ -1,0 +1,32 @@
+-- Reports and roles, proven by acting as each role.
+begin;
+select plan(14);
+
+select is(
+    (select array_agg(c.relname::text order by c.relname) from pg_class c where c.relnamespace = 'report'::regnamespace),
+    array['coin_economy_per_day', 'daily_active_users', 'focused_minutes_per_day', 'friendship_funnel_per_day',
+          'ledger_reconciliation', 'sales_per_item', 'sessions_per_day_by_path', 'tips_shown_per_level'],
+    'report has the eight views');
+select is_empty($$ select c.relname from pg_class c where c.relnamespace = 'report'::regnamespace
+                   and obj_description(c.oid, 'pg_class') is null $$, 'every report view has a comment');
+
+-- Some activity to report on.
+select app.grant_coins(test.user_id(test.new_user('report@example.com')), 500, 'report test');
+
+select is(test.error_as('focus_report', 'select * from report.coin_economy_per_day'), 'ok', 'focus_report reads report views');
+select is(test.error_as('focus_report', 'select * from report.sales_per_item'), 'ok', '... every one of them');
+select is(test.error_as('focus_report', 'select * from app.users'), '42501', 'focus_report cannot read app tables');
+select is(test.error_as('focus_report', $$ select api.me('x', '{}', '{}') $$), '42501', 'focus_report cannot call api functions');
+select is(test.error_as('focus_report', $$ select app.grant_coins(gen_random_uuid(), 1, 'x') $$), '42501', 'focus_report cannot grant coins');
+select is((select outstanding_end_of_day::integer from report.coin_economy_per_day order by day desc limit 1),
+          (select sum(balance)::integer from app.users), 'outstanding coins equal the sum of balances');
+
+select is(test.error_as('focus_api', $$ select api.shop_items(null, '{}', '{}') $$), 'ok', 'focus_api executes endpoints');
+select is(test.error_as('focus_api', 'select * from app.users'), '42501', 'focus_api cannot read app tables');
+select is(test.error_as('focus_api', 'update app.users set balance = 1000000'), '42501', 'focus_api cannot write app tables');
+select is(test.error_as('focus_api', 'select * from report.daily_active_users'), '42501', 'focus_api cannot read reports');
+select is(test.error_as('focus_api', 'select api.issue_token(gen_random_uuid())'), '42501', 'focus_api cannot call internal helpers');
+select is(test.error_as('focus_api', $$ select app.grant_coins(gen_random_uuid(), 1, 'x') $$), '42501', 'focus_api cannot grant coins');
+
+select * from finish();
+rollback;
