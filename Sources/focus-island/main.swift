@@ -29,6 +29,9 @@ case "serve":
     sigaddset(&stopSignals, SIGINT)
     pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
 
+    // A database host that does not answer must not hold a worker for minutes: libpq gives up
+    // connecting after PGCONNECT_TIMEOUT seconds (3 unless the environment says otherwise).
+    setenv("PGCONNECT_TIMEOUT", "3", 0)
     let pool = ConnectionPool(conninfo: configuration.databaseURL, capacity: configuration.poolSize)
     let pipeline = Pipeline(router: Router(routes: Routes.all), pool: pool,
                             defaultBodyLimit: configuration.bodyLimit, logger: logger)

@@ -86,49 +86,37 @@ $$;
 
 -- Field readers: a missing required field or a value of the wrong JSON type is 400 invalid_field
 -- naming the field. An absent optional field (or JSON null) reads as SQL null.
-create function api.text_field(body jsonb, field text, required boolean default true)
-returns text
+create function api.json_field(body jsonb, field text, json_type text, required boolean, expected text)
+returns jsonb
 language plpgsql immutable
 as $$
 declare
-    v_value jsonb := text_field.body -> text_field.field;
+    v_value jsonb := json_field.body -> json_field.field;
 begin
     if v_value is null or jsonb_typeof(v_value) = 'null' then
-        if text_field.required then
-            perform api.fail(400, 'invalid_field', format('%s is required.', text_field.field),
-                             jsonb_build_object('field', text_field.field));
+        if json_field.required then
+            perform api.fail(400, 'invalid_field', format('%s is required.', json_field.field),
+                             jsonb_build_object('field', json_field.field));
         end if;
         return null;
     end if;
-    if jsonb_typeof(v_value) <> 'string' then
-        perform api.fail(400, 'invalid_field', format('%s must be a string.', text_field.field),
-                         jsonb_build_object('field', text_field.field));
+    if jsonb_typeof(v_value) <> json_field.json_type then
+        perform api.fail(400, 'invalid_field', format('%s must be %s.', json_field.field, json_field.expected),
+                         jsonb_build_object('field', json_field.field));
     end if;
-    return v_value #>> '{}';
+    return v_value;
 end
 $$;
 
+create function api.text_field(body jsonb, field text, required boolean default true)
+returns text
+language sql immutable
+as $$ select api.json_field(text_field.body, text_field.field, 'string', text_field.required, 'a string') #>> '{}' $$;
+
 create function api.boolean_field(body jsonb, field text, required boolean default true)
 returns boolean
-language plpgsql immutable
-as $$
-declare
-    v_value jsonb := boolean_field.body -> boolean_field.field;
-begin
-    if v_value is null or jsonb_typeof(v_value) = 'null' then
-        if boolean_field.required then
-            perform api.fail(400, 'invalid_field', format('%s is required.', boolean_field.field),
-                             jsonb_build_object('field', boolean_field.field));
-        end if;
-        return null;
-    end if;
-    if jsonb_typeof(v_value) <> 'boolean' then
-        perform api.fail(400, 'invalid_field', format('%s must be true or false.', boolean_field.field),
-                         jsonb_build_object('field', boolean_field.field));
-    end if;
-    return v_value::boolean;
-end
-$$;
+language sql immutable
+as $$ select api.json_field(boolean_field.body, boolean_field.field, 'boolean', boolean_field.required, 'true or false')::boolean $$;
 
 -- A whole number within [minimum, maximum]; 1.5, "3" and 1e40 are refused.
 create function api.integer_field(body jsonb, field text, minimum integer, maximum integer,
@@ -137,24 +125,12 @@ returns integer
 language plpgsql immutable
 as $$
 declare
-    v_value jsonb := integer_field.body -> integer_field.field;
-    v_number numeric;
+    v_expected text := format('a whole number from %s to %s', integer_field.minimum, integer_field.maximum);
+    v_number numeric := api.json_field(integer_field.body, integer_field.field, 'number',
+                                       integer_field.required, v_expected)::numeric;
 begin
-    if v_value is null or jsonb_typeof(v_value) = 'null' then
-        if integer_field.required then
-            perform api.fail(400, 'invalid_field', format('%s is required.', integer_field.field),
-                             jsonb_build_object('field', integer_field.field));
-        end if;
-        return null;
-    end if;
-    if jsonb_typeof(v_value) = 'number' then
-        v_number := v_value::numeric;
-    end if;
-    if v_number is null or v_number <> trunc(v_number)
-       or v_number not between integer_field.minimum and integer_field.maximum then
-        perform api.fail(400, 'invalid_field',
-                         format('%s must be a whole number from %s to %s.', integer_field.field,
-                                integer_field.minimum, integer_field.maximum),
+    if v_number <> trunc(v_number) or v_number not between integer_field.minimum and integer_field.maximum then
+        perform api.fail(400, 'invalid_field', format('%s must be %s.', integer_field.field, v_expected),
                          jsonb_build_object('field', integer_field.field));
     end if;
     return v_number::integer;

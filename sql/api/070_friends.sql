@@ -153,20 +153,26 @@ grant execute on function api.accept_friend(text, jsonb, jsonb) to focus_api;
 comment on function api.accept_friend(text, jsonb, jsonb) is
     'POST /friend-requests/{id}/accept: only the receiver of a pending request; else 404.';
 
--- POST /friend-requests/{id}/decline: only the receiver.
-create function api.decline_friend(token text, params jsonb, body jsonb)
+-- Ends a pending request: the receiver declines, the sender cancels. Recorded as `action`.
+create function api.end_request(token text, params jsonb, side text, action text)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
-    v_user_id uuid := api.authenticate(decline_friend.token);
-    v_pair app.friendships := api.pending_request(api.uuid_field(decline_friend.params, 'id'), v_user_id, 'receiver');
+    v_user_id uuid := api.authenticate(end_request.token);
+    v_pair app.friendships := api.pending_request(api.uuid_field(end_request.params, 'id'), v_user_id, end_request.side);
 begin
     delete from app.friendships f where f.id = v_pair.id;
-    perform api.record_friendship_event(v_pair, v_user_id, 'declined');
+    perform api.record_friendship_event(v_pair, v_user_id, end_request.action);
     return api.ok(null);
 end
 $$;
+
+-- POST /friend-requests/{id}/decline: only the receiver.
+create function api.decline_friend(token text, params jsonb, body jsonb)
+returns api.reply
+language sql volatile security definer set search_path = public, pg_temp
+as $$ select api.end_request(decline_friend.token, decline_friend.params, 'receiver', 'declined') $$;
 grant execute on function api.decline_friend(text, jsonb, jsonb) to focus_api;
 comment on function api.decline_friend(text, jsonb, jsonb) is
     'POST /friend-requests/{id}/decline: only the receiver of a pending request; else 404.';
@@ -174,17 +180,8 @@ comment on function api.decline_friend(text, jsonb, jsonb) is
 -- DELETE /friend-requests/{id}: only the sender cancels.
 create function api.cancel_friend_request(token text, params jsonb, body jsonb)
 returns api.reply
-language plpgsql volatile security definer set search_path = public, pg_temp
-as $$
-declare
-    v_user_id uuid := api.authenticate(cancel_friend_request.token);
-    v_pair app.friendships := api.pending_request(api.uuid_field(cancel_friend_request.params, 'id'), v_user_id, 'sender');
-begin
-    delete from app.friendships f where f.id = v_pair.id;
-    perform api.record_friendship_event(v_pair, v_user_id, 'cancelled');
-    return api.ok(null);
-end
-$$;
+language sql volatile security definer set search_path = public, pg_temp
+as $$ select api.end_request(cancel_friend_request.token, cancel_friend_request.params, 'sender', 'cancelled') $$;
 grant execute on function api.cancel_friend_request(text, jsonb, jsonb) to focus_api;
 comment on function api.cancel_friend_request(text, jsonb, jsonb) is
     'DELETE /friend-requests/{id}: only the sender of a pending request; else 404.';
