@@ -44,6 +44,31 @@ begin
 end
 $$;
 
+-- 400 invalid_field for one field: "<field> <problem>", with the field as an extra member.
+create function api.fail_field(field text, problem text)
+returns void
+language sql volatile
+as $$ select api.fail(400, 'invalid_field', fail_field.field || ' ' || fail_field.problem,
+                      jsonb_build_object('field', fail_field.field)) $$;
+
+create function api.is_uuid(value text)
+returns boolean
+language sql immutable
+as $$ select is_uuid.value ~* '^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$' $$;
+
+-- `value` if it is one of `choices`; otherwise (null included) 400 invalid_field.
+create function api.choice(value text, field text, choices text[])
+returns text
+language plpgsql immutable
+as $$
+begin
+    if choice.value is null or choice.value <> all (choice.choices) then
+        perform api.fail_field(choice.field, 'must be ' || array_to_string(choice.choices, ', ', '') || '.');
+    end if;
+    return choice.value;
+end
+$$;
+
 -- The request body as a JSON object; anything else is 400 invalid_json.
 create function api.parse_body(body text)
 returns jsonb
@@ -78,8 +103,7 @@ declare
 begin
     select k into v_key from jsonb_object_keys(only_keys.body) as k where k <> all (only_keys.allowed) limit 1;
     if v_key is not null then
-        perform api.fail(400, 'invalid_field', format('%s is not a field here.', v_key),
-                         jsonb_build_object('field', v_key));
+        perform api.fail_field(v_key, 'is not a field here.');
     end if;
 end
 $$;
@@ -95,14 +119,12 @@ declare
 begin
     if v_value is null or jsonb_typeof(v_value) = 'null' then
         if json_field.required then
-            perform api.fail(400, 'invalid_field', format('%s is required.', json_field.field),
-                             jsonb_build_object('field', json_field.field));
+            perform api.fail_field(json_field.field, 'is required.');
         end if;
         return null;
     end if;
     if jsonb_typeof(v_value) <> json_field.json_type then
-        perform api.fail(400, 'invalid_field', format('%s must be %s.', json_field.field, json_field.expected),
-                         jsonb_build_object('field', json_field.field));
+        perform api.fail_field(json_field.field, format('must be %s.', json_field.expected));
     end if;
     return v_value;
 end
@@ -130,10 +152,27 @@ declare
                                        integer_field.required, v_expected)::numeric;
 begin
     if v_number <> trunc(v_number) or v_number not between integer_field.minimum and integer_field.maximum then
-        perform api.fail(400, 'invalid_field', format('%s must be %s.', integer_field.field, v_expected),
-                         jsonb_build_object('field', integer_field.field));
+        perform api.fail_field(integer_field.field, format('must be %s.', v_expected));
     end if;
     return v_number::integer;
+end
+$$;
+
+-- A whole-number query parameter (query values arrive as strings).
+create function api.integer_param(params jsonb, name text, minimum integer, maximum integer, fallback integer)
+returns integer
+language plpgsql immutable
+as $$
+declare
+    v_text text := integer_param.params ->> integer_param.name;
+begin
+    if v_text is null then
+        return integer_param.fallback;
+    end if;
+    if v_text !~ '^\d{1,9}$' or v_text::integer not between integer_param.minimum and integer_param.maximum then
+        perform api.fail_field(integer_param.name, format('must be a whole number from %s to %s.', integer_param.minimum, integer_param.maximum));
+    end if;
+    return v_text::integer;
 end
 $$;
 
@@ -148,9 +187,8 @@ begin
     if v_text is null then
         return null;
     end if;
-    if v_text !~* '^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$' then
-        perform api.fail(400, 'invalid_field', format('%s must be a UUID.', uuid_field.field),
-                         jsonb_build_object('field', uuid_field.field));
+    if not api.is_uuid(v_text) then
+        perform api.fail_field(uuid_field.field, 'must be a UUID.');
     end if;
     return v_text::uuid;
 end
@@ -168,15 +206,12 @@ begin
         return null;
     end if;
     if v_text !~ '^\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d(:\d\d(\.\d+)?)?([Zz]|[+-]\d\d:?\d\d)$' then
-        perform api.fail(400, 'invalid_field',
-                         format('%s must be an RFC 3339 time with an offset, like 2026-11-30T08:00:00Z.', time_field.field),
-                         jsonb_build_object('field', time_field.field));
+        perform api.fail_field(time_field.field, 'must be an RFC 3339 time with an offset, like 2026-11-30T08:00:00Z.');
     end if;
     begin
         return v_text::timestamptz;
     exception when data_exception then
-        perform api.fail(400, 'invalid_field', format('%s is not a valid time.', time_field.field),
-                         jsonb_build_object('field', time_field.field));
+        perform api.fail_field(time_field.field, 'is not a valid time.');
     end;
 end
 $$;

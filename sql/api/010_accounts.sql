@@ -52,8 +52,7 @@ begin
     end if;
     if octet_length(v_password) > 72 then
         -- bcrypt reads only the first 72 bytes: refuse rather than silently ignore the rest.
-        perform api.fail(400, 'invalid_field', 'password must be at most 72 bytes.',
-                         jsonb_build_object('field', 'password'));
+        perform api.fail_field('password', 'must be at most 72 bytes.');
     end if;
     if length(v_display_name) not between 1 and 40 or v_display_name ~ '[[:cntrl:]]' then
         perform api.fail(400, 'invalid_display_name', 'Use a display name of 1 to 40 characters.');

@@ -20,17 +20,25 @@ declare
     v_ids jsonb := known_ids.body -> 'known_ids';
 begin
     if v_ids is null or jsonb_typeof(v_ids) <> 'array' then
-        perform api.fail(400, 'invalid_field', 'known_ids must be an array of UUIDs.',
-                         jsonb_build_object('field', 'known_ids'));
+        perform api.fail_field('known_ids', 'must be an array of UUIDs.');
     end if;
     if exists (select from jsonb_array_elements(v_ids) as e(value)
                where jsonb_typeof(e.value) <> 'string'
-                  or e.value #>> '{}' !~* '^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$') then
-        perform api.fail(400, 'invalid_field', 'known_ids must contain only UUID strings.',
-                         jsonb_build_object('field', 'known_ids'));
+                  or not api.is_uuid(e.value #>> '{}')) then
+        perform api.fail_field('known_ids', 'must contain only UUID strings.');
     end if;
     return array(select distinct (e.value #>> '{}')::uuid from jsonb_array_elements(v_ids) as e(value));
 end
+$$;
+
+-- The `removed` half of a sync answer: known ids that are not among the active ones.
+create function api.removed_ids(known uuid[], active uuid[])
+returns jsonb
+language sql immutable
+as $$
+    select coalesce(jsonb_agg(k.id order by k.id), '[]')
+    from unnest(removed_ids.known) as k(id)
+    where k.id <> all (removed_ids.active)
 $$;
 
 -- GET /shop/items (public)
@@ -65,9 +73,7 @@ begin
         'missing', coalesce((select jsonb_agg(api.item_json(i) order by i.kind, i.sort_order)
                              from app.shop_items i
                              where i.active and i.id <> all (v_known)), '[]'),
-        'removed', coalesce((select jsonb_agg(k.id order by k.id)
-                             from unnest(v_known) as k(id)
-                             where not exists (select from app.shop_items i where i.id = k.id and i.active)), '[]')));
+        'removed', api.removed_ids(v_known, array(select i.id from app.shop_items i where i.active))));
 end
 $$;
 grant execute on function api.sync_shop_items(text, jsonb, jsonb) to focus_api;
@@ -123,23 +129,13 @@ comment on function api.purchase(text, jsonb, jsonb) is
     'POST /shop/purchases: locks the buyer; 404 item_not_found, 409 insufficient_funds (balance, price), '
     'already owned: 200 and nothing charged; else ownership and ledger written together.';
 
--- The kind in a path or query, one of pet, sound, furniture (400 invalid_field otherwise).
+-- The kind in a path or query: pet, sound or furniture (400 invalid_field otherwise).
 create function api.kind_param(params jsonb, required boolean)
 returns text
-language plpgsql immutable
+language sql immutable
 as $$
-declare
-    v_kind text := kind_param.params ->> 'kind';
-begin
-    if v_kind is null and not kind_param.required then
-        return null;
-    end if;
-    if v_kind is null or v_kind not in ('pet', 'sound', 'furniture') then
-        perform api.fail(400, 'invalid_field', 'kind must be pet, sound or furniture.',
-                         jsonb_build_object('field', 'kind'));
-    end if;
-    return v_kind;
-end
+    select case when kind_param.params ->> 'kind' is null and not kind_param.required then null
+                else api.choice(kind_param.params ->> 'kind', 'kind', array['pet', 'sound', 'furniture']) end
 $$;
 
 -- GET /me/items?kind=

@@ -45,8 +45,7 @@ begin
     perform api.only_keys(update_me.body, array['display_name', 'settings']);
     if v_settings is not null and jsonb_typeof(v_settings) <> 'null' then
         if jsonb_typeof(v_settings) <> 'object' then
-            perform api.fail(400, 'invalid_field', 'settings must be an object.',
-                             jsonb_build_object('field', 'settings'));
+            perform api.fail_field('settings', 'must be an object.');
         end if;
         perform api.only_keys(v_settings, array['show_tip_on_timer']);
         v_show_tip := api.boolean_field(v_settings, 'show_tip_on_timer', required => false);

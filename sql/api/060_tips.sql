@@ -20,14 +20,11 @@ as $$
 declare
     v_user_id uuid := api.authenticate(rate_session.token);
     v_id uuid := api.uuid_field(rate_session.params, 'id');
-    v_rating text := api.text_field(rate_session.body, 'rating');
+    v_rating text := api.choice(api.text_field(rate_session.body, 'rating'), 'rating', array['good', 'fine', 'bad']);
     v_session app.focus_sessions;
     v_tip app.mindfulness_tips;
 begin
     perform api.only_keys(rate_session.body, array['rating']);
-    if v_rating not in ('good', 'fine', 'bad') then
-        perform api.fail(400, 'invalid_field', 'rating must be good, fine or bad.', jsonb_build_object('field', 'rating'));
-    end if;
     perform api.lock_user(v_user_id);
     select * into v_session from app.focus_sessions s where s.id = v_id and s.user_id = v_user_id;
     if v_session.id is null then
@@ -71,9 +68,7 @@ begin
         'missing', coalesce((select jsonb_agg(api.tip_json(t) order by t.rating_level, t.title)
                              from app.mindfulness_tips t
                              where t.active and t.id <> all (v_known)), '[]'),
-        'removed', coalesce((select jsonb_agg(k.id order by k.id)
-                             from unnest(v_known) as k(id)
-                             where not exists (select from app.mindfulness_tips t where t.id = k.id and t.active)), '[]')));
+        'removed', api.removed_ids(v_known, array(select t.id from app.mindfulness_tips t where t.active))));
 end
 $$;
 grant execute on function api.sync_tips(text, jsonb, jsonb) to focus_api;

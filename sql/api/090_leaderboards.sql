@@ -1,26 +1,6 @@
 -- api leaderboards: focused minutes in the current UTC day or ISO week (from Monday),
 -- among your friends and you, or among everyone who focused in the period.
 
--- A whole-number query parameter (query values arrive as strings).
-create function api.integer_param(params jsonb, name text, minimum integer, maximum integer, fallback integer)
-returns integer
-language plpgsql immutable
-as $$
-declare
-    v_text text := integer_param.params ->> integer_param.name;
-begin
-    if v_text is null then
-        return integer_param.fallback;
-    end if;
-    if v_text !~ '^\d{1,9}$' or v_text::integer not between integer_param.minimum and integer_param.maximum then
-        perform api.fail(400, 'invalid_field', format('%s must be a whole number from %s to %s.',
-                         integer_param.name, integer_param.minimum, integer_param.maximum),
-                         jsonb_build_object('field', integer_param.name));
-    end if;
-    return v_text::integer;
-end
-$$;
-
 -- GET /leaderboards/{period}?scope=friends|global&limit=
 -- Ties share a rank (rank()); `me` is the caller's rank and minutes even outside the top.
 create function api.leaderboard(token text, params jsonb, body jsonb)
@@ -29,18 +9,12 @@ language plpgsql stable security definer set search_path = public, pg_temp
 as $$
 declare
     v_user_id uuid := api.authenticate(leaderboard.token);
-    v_period text := leaderboard.params ->> 'period';
-    v_scope text := coalesce(leaderboard.params ->> 'scope', 'friends');
+    v_period text := api.choice(leaderboard.params ->> 'period', 'period', array['daily', 'weekly']);
+    v_scope text := api.choice(coalesce(leaderboard.params ->> 'scope', 'friends'), 'scope', array['friends', 'global']);
     v_limit integer := api.integer_param(leaderboard.params, 'limit', 1, 100, 10);
     v_start timestamptz;
     v_body jsonb;
 begin
-    if v_period not in ('daily', 'weekly') then
-        perform api.fail(400, 'invalid_field', 'The period must be daily or weekly.', jsonb_build_object('field', 'period'));
-    end if;
-    if v_scope not in ('friends', 'global') then
-        perform api.fail(400, 'invalid_field', 'scope must be friends or global.', jsonb_build_object('field', 'scope'));
-    end if;
     v_start := date_trunc(case v_period when 'daily' then 'day' else 'week' end, now() at time zone 'UTC') at time zone 'UTC';
 
     with members as (
