@@ -59,8 +59,7 @@ public struct Pipeline: Sendable {
             }
             let arguments = JSONText.object(request.query.merging(parameters) { _, path in path })
             let body = route.body == .none ? [] : [bodyText(request, route)]
-            let row = try call(route, [token, arguments] + body)
-            return reply(row, route: route, request: request)
+            return response(for: try call(route, [token, arguments] + body), route: route, request: request)
         }
     }
 
@@ -81,7 +80,7 @@ public struct Pipeline: Sendable {
             throw Problem(413, "body_too_large", "The body is larger than this route accepts.")
         }
         let mediaType = request.header("content-type")?.split(separator: ";").first
-            .map { $0.trimmingCharacters(in: " \t").lowercased() }
+            .map { $0.trimming(" \t").lowercased() }
         switch route.body {
         case .none:
             return
@@ -109,7 +108,7 @@ public struct Pipeline: Sendable {
     }
 
     /// One round trip; serialization failures and deadlocks rolled back, so they are retried.
-    private func call(_ route: Route, _ parameters: [String?]) throws(Problem) -> [String?] {
+    private func call(_ route: Route, _ parameters: [String?]) throws(Problem) -> Reply {
         guard case .sql(let function) = route.action, let statement = route.statement else {
             throw Problem(500, "internal_error", "Something went wrong on our side.")
         }
@@ -119,10 +118,10 @@ public struct Pipeline: Sendable {
                 let rows = try pool.withConnection { connection throws(DatabaseError) in
                     try connection.executePrepared(function + "/" + String(describing: route.body), statement, parameters)
                 }
-                guard let row = rows.first, row.count == 6 else {
+                guard let row = rows.first, let reply = Reply(row: row, kind: route.response) else {
                     throw DatabaseError(sqlState: "XX000", message: "\(function) returned no reply row")
                 }
-                return row
+                return reply
             } catch where error.isRetryable && attempt < Self.attempts {
                 attempt += 1
             } catch {
@@ -133,31 +132,21 @@ public struct Pipeline: Sendable {
         }
     }
 
-    /// Turns the reply row into a response: (status, body, etag, retry_after, code, message)
-    /// for JSON, (status, content_type, data, etag, code, message) for files.
-    private func reply(_ row: [String?], route: Route, request: Request) -> Response {
-        let status = row[0].flatMap { Int($0) } ?? route.status
-        if let code = row[4] {
-            // A problem SQL answered without raising; body holds its extra members.
-            var response = Problem(status, code, row[5] ?? code, extensions: route.response == .json ? row[1] : nil).response
-            if route.response == .json, let seconds = row[3] { response.setHeader("Retry-After", seconds) }
+    /// Turns the reply into a response, answering If-None-Match with 304 when the ETag matches.
+    private func response(for reply: Reply, route: Route, request: Request) -> Response {
+        let status = reply.status ?? route.status
+        if let code = reply.code {
+            var response = Problem(status, code, reply.message ?? code, extensions: reply.extensions).response
+            if let seconds = reply.retryAfter { response.setHeader("Retry-After", seconds) }
             return response
         }
         var response = Response(status: status)
-        switch route.response {
-        case .json:
-            if let body = row[1], status != 204 {
-                response.body = Array(body.utf8)
-                response.setHeader("Content-Type", "application/json")
-            }
-            if let seconds = row[3] { response.setHeader("Retry-After", seconds) }
-        case .file:
-            if let contentType = row[1], let data = row[2] {
-                response.body = bytes(fromHex: data)
-                response.setHeader("Content-Type", contentType)
-            }
+        if let body = reply.body, status != 204 {
+            response.body = body
+            response.setHeader("Content-Type", reply.contentType ?? "application/octet-stream")
         }
-        if let etag = route.response == .json ? row[2] : row[3] {
+        if let seconds = reply.retryAfter { response.setHeader("Retry-After", seconds) }
+        if let etag = reply.etag {
             let tag = "\"" + etag + "\""
             response.setHeader("ETag", tag)
             response.setHeader("Cache-Control", "no-cache")
@@ -187,7 +176,7 @@ public struct Pipeline: Sendable {
     static func matches(ifNoneMatch: String?, tag: String) -> Bool {
         guard let ifNoneMatch else { return false }
         return ifNoneMatch.split(separator: ",").contains { candidate in
-            let value = candidate.trimmingCharacters(in: " \t")
+            let value = candidate.trimming(" \t")
             return value == "*" || value == tag || value == "W/" + tag
         }
     }
@@ -210,21 +199,6 @@ private func hex(_ bytes: [UInt8]) -> String {
         out[2 * index + 1] = digits[Int(byte & 0x0f)]
     }
     return String(decoding: out, as: UTF8.self)
-}
-
-/// bytea in libpq's text format ("\\x" then hex digits) as bytes.
-private func bytes(fromHex text: String) -> [UInt8] {
-    func nibble(_ c: UInt8) -> UInt8 {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
-        default: c - UInt8(ascii: "A") + 10
-        }
-    }
-    let digits = Array(text.utf8.dropFirst(2))
-    var out = [UInt8](repeating: 0, count: digits.count / 2)
-    for index in out.indices { out[index] = nibble(digits[2 * index]) << 4 | nibble(digits[2 * index + 1]) }
-    return out
 }
 
 public func monotonicMicroseconds() -> UInt64 {

@@ -29,13 +29,14 @@ public struct Request: Sendable {
         guard let value = header("authorization") else { return nil }
         let parts = value.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-        let token = parts[1].trimmingCharacters(in: " \t")
+        let token = parts[1].trimming(" \t")
         return token.isEmpty ? nil : token
     }
 }
 
 extension StringProtocol {
-    func trimmingCharacters(in set: String) -> String {
+    /// Drops the characters of `set` from both ends.
+    func trimming(_ set: String) -> String {
         var slice = Substring(self)
         while let first = slice.first, set.contains(first) { slice.removeFirst() }
         while let last = slice.last, set.contains(last) { slice.removeLast() }
