@@ -34,6 +34,18 @@ import Testing
         #expect(try TestEnvironment.scalar("select balance from app.users where id = $1", [account.id]) == "30")
     }
 
+    @Test func anotherUsersSessionIDIsAConflictAndChangesNothing() throws {
+        let client = try TestServer.client()
+        let owner = try client.register("owner"), thief = try client.register("thief")
+        let id = UUID().uuidString
+        #expect(try client.send("POST", "/focus-sessions", token: owner.token, json: offline(id, from: -3600, minutes: 30)).status == 201)
+        let before = try TestEnvironment.scalar("select md5(s::text) from app.focus_sessions s where id = $1", [id])
+        let stolen = try client.send("POST", "/focus-sessions", token: thief.token, json: offline(id, from: -3600, minutes: 30))
+        #expect(stolen.status == 409 && stolen.code == "session_conflict")
+        #expect(try TestEnvironment.scalar("select md5(s::text) from app.focus_sessions s where id = $1", [id]) == before)
+        #expect(try TestEnvironment.scalar("select balance from app.users where id = $1", [thief.id]) == "0")
+    }
+
     @Test func anOverlappingSessionIsRefusedAndEarnsNothing() throws {
         let client = try TestServer.client()
         let account = try client.register("overlap")
@@ -84,6 +96,8 @@ import Testing
                    occupies = tstzrange(lower(occupies) - interval '30 minutes', upper(occupies) - interval '30 minutes')
             where id = $1
             """, [id])
+        let early = try client.send("POST", "/focus-sessions/\(id)/rating", token: account.token, json: #"{"rating":"good"}"#)
+        #expect(early.status == 409 && early.code == "session_not_finished")
         let other = try client.register("intruder")
         let stolen = try client.send("POST", "/focus-sessions/\(id)/finish", token: other.token)
         #expect(stolen.status == 404 && stolen.code == "session_not_found")
