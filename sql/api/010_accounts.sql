@@ -29,6 +29,22 @@ begin
 end
 $$;
 
+-- display_name of a body, trimmed: 1 to 40 characters, no control characters
+-- (400 invalid_display_name). Absent and not required reads as null.
+create function api.display_name_field(body jsonb, required boolean)
+returns text
+language plpgsql immutable
+as $$
+declare
+    v_name text := btrim(api.text_field(display_name_field.body, 'display_name', display_name_field.required));
+begin
+    if length(v_name) not between 1 and 40 or v_name ~ '[[:cntrl:]]' then
+        perform api.fail(400, 'invalid_display_name', 'Use a display name of 1 to 40 characters.');
+    end if;
+    return v_name;
+end
+$$;
+
 -- POST /auth/register {email, password, display_name}
 -- Guarantees: emails are unique ignoring case (409 email_taken, also for two racing sign-ups);
 -- the password is stored only as a bcrypt hash; the starters are owned and selected;
@@ -40,7 +56,7 @@ as $$
 declare
     v_email text := btrim(api.text_field(register.body, 'email'));
     v_password text := api.text_field(register.body, 'password');
-    v_display_name text := btrim(api.text_field(register.body, 'display_name'));
+    v_display_name text;
     v_user_id uuid;
 begin
     perform api.only_keys(register.body, array['email', 'password', 'display_name']);
@@ -54,9 +70,7 @@ begin
         -- bcrypt reads only the first 72 bytes: refuse rather than silently ignore the rest.
         perform api.fail_field('password', 'must be at most 72 bytes.');
     end if;
-    if length(v_display_name) not between 1 and 40 or v_display_name ~ '[[:cntrl:]]' then
-        perform api.fail(400, 'invalid_display_name', 'Use a display name of 1 to 40 characters.');
-    end if;
+    v_display_name := api.display_name_field(register.body, required => true);
 
     insert into app.users (email, password_hash, display_name)
     select v_email, crypt(v_password, gen_salt('bf', s.bcrypt_cost)), v_display_name

@@ -38,7 +38,7 @@ language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
     v_user_id uuid := api.authenticate(update_me.token);
-    v_display_name text := btrim(api.text_field(update_me.body, 'display_name', required => false));
+    v_display_name text := api.display_name_field(update_me.body, required => false);
     v_settings jsonb := update_me.body -> 'settings';
     v_show_tip boolean;
 begin
@@ -49,10 +49,6 @@ begin
         end if;
         perform api.only_keys(v_settings, array['show_tip_on_timer']);
         v_show_tip := api.boolean_field(v_settings, 'show_tip_on_timer', required => false);
-    end if;
-    if v_display_name is not null
-       and (length(v_display_name) not between 1 and 40 or v_display_name ~ '[[:cntrl:]]') then
-        perform api.fail(400, 'invalid_display_name', 'Use a display name of 1 to 40 characters.');
     end if;
 
     update app.users u
