@@ -32,7 +32,8 @@ case "serve":
     // A database host that does not answer must not hold a worker for minutes: libpq gives up
     // connecting after PGCONNECT_TIMEOUT seconds (3 unless the environment says otherwise).
     setenv("PGCONNECT_TIMEOUT", "3", 0)
-    let pool = ConnectionPool(conninfo: configuration.databaseURL, capacity: configuration.poolSize)
+    let pool = ConnectionPool(conninfo: configuration.databaseURL, capacity: configuration.poolSize,
+                              checkoutTimeout: configuration.poolTimeout)
     let pipeline = Pipeline(router: Router(routes: Routes.all), pool: pool,
                             defaultBodyLimit: configuration.bodyLimit, logger: logger)
     let server = HTTPServer(pipeline: pipeline, configuration: configuration)

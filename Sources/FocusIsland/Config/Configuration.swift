@@ -20,6 +20,8 @@ public struct Configuration: Sendable, Equatable {
     public var port: UInt16
     /// Database connections held by the server; requests beyond this wait for a free one.
     public var poolSize: Int
+    /// Seconds a request waits for a free database connection before it answers 503.
+    public var poolTimeout: Double
     /// libmicrohttpd worker threads (epoll thread pool).
     public var httpThreads: Int
     /// Default request body limit in bytes; a route may allow more (see Routes.swift).
@@ -36,12 +38,12 @@ public struct Configuration: Sendable, Equatable {
     public static let defaults = Configuration(
         databaseURL: "postgresql:///focus_island",
         migrationDatabaseURL: "postgresql:///focus_island",
-        host: "127.0.0.1", port: 8080, poolSize: 8, httpThreads: 8,
+        host: "127.0.0.1", port: 8080, poolSize: 8, poolTimeout: 5, httpThreads: 8,
         bodyLimit: 64 * 1024, idleTimeout: 30, connectionLimit: 1000, perIPConnectionLimit: 200,
         logFormat: .text, sqlDirectory: "sql")
 
     public init(databaseURL: String, migrationDatabaseURL: String, host: String, port: UInt16,
-                poolSize: Int, httpThreads: Int, bodyLimit: Int, idleTimeout: Int,
+                poolSize: Int, poolTimeout: Double, httpThreads: Int, bodyLimit: Int, idleTimeout: Int,
                 connectionLimit: Int, perIPConnectionLimit: Int, logFormat: LogFormat,
                 sqlDirectory: String) {
         self.databaseURL = databaseURL
@@ -49,6 +51,7 @@ public struct Configuration: Sendable, Equatable {
         self.host = host
         self.port = port
         self.poolSize = poolSize
+        self.poolTimeout = poolTimeout
         self.httpThreads = httpThreads
         self.bodyLimit = bodyLimit
         self.idleTimeout = idleTimeout
@@ -64,8 +67,10 @@ public struct Configuration: Sendable, Equatable {
         databaseURL = env["DATABASE_URL"] ?? d.databaseURL
         migrationDatabaseURL = env["MIGRATION_DATABASE_URL"] ?? databaseURL
         host = env["HOST"] ?? d.host
-        port = UInt16(try Self.integer(env, "PORT", d.port, in: 1...65535))
+        // 0 asks the kernel for any free port; the log line and HTTPServer.port say which.
+        port = UInt16(try Self.integer(env, "PORT", d.port, in: 0...65535))
         poolSize = try Self.integer(env, "DB_POOL_SIZE", d.poolSize, in: 1...1000)
+        poolTimeout = try Self.seconds(env, "DB_POOL_TIMEOUT", d.poolTimeout, in: 0.001...600)
         httpThreads = try Self.integer(env, "HTTP_THREADS", d.httpThreads, in: 1...1000)
         bodyLimit = try Self.integer(env, "BODY_LIMIT", d.bodyLimit, in: 1...(64 << 20))
         idleTimeout = try Self.integer(env, "IDLE_TIMEOUT", d.idleTimeout, in: 1...3600)
@@ -83,6 +88,16 @@ public struct Configuration: Sendable, Equatable {
         }
         if host.isEmpty { throw ConfigurationError(variable: "HOST", reason: "must not be empty") }
         if databaseURL.isEmpty { throw ConfigurationError(variable: "DATABASE_URL", reason: "must not be empty") }
+    }
+
+    private static func seconds(_ env: [String: String], _ name: String, _ fallback: Double,
+                                in range: ClosedRange<Double>) throws(ConfigurationError) -> Double {
+        guard let raw = env[name] else { return fallback }
+        guard let value = Double(raw), range.contains(value) else {
+            throw ConfigurationError(variable: name,
+                                     reason: "must be a number of seconds from \(range.lowerBound) to \(range.upperBound), got '\(raw)'")
+        }
+        return value
     }
 
     private static func integer<T: BinaryInteger>(_ env: [String: String], _ name: String, _ fallback: T,

@@ -20,6 +20,14 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable, Equatable
         sqlState.hasPrefix("08") || sqlState == "57P01" || sqlState == "57P02" || sqlState == "57P03"
     }
 
+    /// The server's own failure, not PostgreSQL's: no pooled connection was free within
+    /// DB_POOL_TIMEOUT. Class FI is one PostgreSQL does not use.
+    public static let poolTimeoutState = "FI001"
+
+    public static func poolTimeout(seconds: Double) -> DatabaseError {
+        DatabaseError(sqlState: poolTimeoutState, message: "no database connection was free within \(seconds) s")
+    }
+
     /// Serialization failure or deadlock: the statement rolled back and may be run again.
     public var isRetryable: Bool { sqlState == "40001" || sqlState == "40P01" }
 

@@ -17,18 +17,39 @@ public final class PGConnection: @unchecked Sendable {
         try connect()
     }
 
-    deinit { if let handle { PQfinish(handle) } }
+    /// A connection that opens on first use (`isUsable` is false until `reconnect()`).
+    init(unopened conninfo: String) {
+        self.conninfo = conninfo
+    }
 
-    public var isHealthy: Bool { handle.map { PQstatus($0) == CONNECTION_OK } ?? false }
+    deinit { close() }
+
+    /// Whether a statement can be sent now: the session is open and idle, and nothing arrived
+    /// unasked. An idle session never receives data in normal use, so readable bytes mean the
+    /// server sent a FATAL error or closed the socket (a restart, a crash, a terminated backend)
+    /// even though libpq's own status still says OK until the next read.
+    public var isUsable: Bool {
+        guard let handle, PQstatus(handle) == CONNECTION_OK, PQtransactionStatus(handle) == PQTRANS_IDLE else {
+            return false
+        }
+        var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+        return poll(&descriptor, 1, 0) == 0
+    }
 
     /// Opens a fresh session (after the server restarted or the socket broke).
     public func reconnect() throws(DatabaseError) {
         try connect()
     }
 
-    private func connect() throws(DatabaseError) {
+    /// Ends the session; the next use must `reconnect()`.
+    public func close() {
         if let handle { PQfinish(handle) }
+        handle = nil
         prepared.removeAll()
+    }
+
+    private func connect() throws(DatabaseError) {
+        close()
         handle = PQconnectdb(conninfo)
         guard let handle, PQstatus(handle) == CONNECTION_OK else {
             let message = handle.flatMap { PQerrorMessage($0) }.map { String(cString: $0) } ?? "out of memory"

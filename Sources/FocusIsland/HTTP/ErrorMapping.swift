@@ -21,6 +21,8 @@ extension Problem {
             self.init(422, "constraint_violation", "That value is not allowed.")
         case "40001", "40P01":  // serialization_failure, deadlock_detected (after our retries)
             self.init(503, "busy", "The database is busy; try again.")
+        case DatabaseError.poolTimeoutState:  // the server's pool: no connection free in time
+            self.init(503, "busy", "The server is busy; try again.")
         case "57014":  // query_canceled (statement_timeout)
             self.init(503, "timeout", "The request took too long; try again.")
         case "57P01", "57P02", "57P03":  // admin_shutdown, crash_shutdown, cannot_connect_now

@@ -69,6 +69,10 @@ public final class HTTPServer: Sendable {
         }
         guard let running = handle?.pointer else { return }
         let listener = MHD_quiesce_daemon(running)
+        // Quiescing stops accept(), but the kernel would still queue new connections on the
+        // socket, where they would hang: shutting it down refuses them at once. The descriptor
+        // itself may be closed only after MHD_stop_daemon (libmicrohttpd's manual).
+        if listener >= 0 { shutdown(listener, Int32(SHUT_RDWR)) }
         let deadline = monotonicMicroseconds() + UInt64(grace) * 1_000_000
         while inFlight.load(ordering: .acquiring) > 0 && monotonicMicroseconds() < deadline {
             usleep(10_000)
