@@ -10,6 +10,8 @@ PG_PORT=54329
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+# check WHAT RESULT: one line of a check list (migration checks, fault checks).
+check() { printf '  %-92s %s\n' "$1" "$2"; }
 
 # Runs a command as the cluster's owner: postgres when we are root (initdb refuses root).
 as_cluster_owner() {
@@ -22,6 +24,18 @@ state_dir() {
     name=$(basename "$ROOT" | tr -c 'A-Za-z0-9_\n-' '_')
     hash=$(printf '%s' "$ROOT" | sha1sum | cut -c1-8)
     printf '/var/tmp/focus-island-%s-%s-%s' "$(id -un)" "$name" "$hash"
+}
+
+# The postmaster's environment. With PG_FAKETIME set (libfaketime's syntax, e.g.
+# '@2026-12-06 23:59:40': start there and run on) the cluster's clock is moved, so tests can run
+# at the edges of days and weeks; every backend is forked from the postmaster and inherits it.
+# pg_ctl runs under the same clock, since it compares the postmaster's start time with its own.
+postmaster_env() {
+    [ -n "${PG_FAKETIME:-}" ] || return 0
+    local library
+    library=$(dpkg -L libfaketime 2>/dev/null | grep '/libfaketime\.so\.1$' | head -n 1)
+    [ -n "$library" ] || die "libfaketime is not installed; run scripts/setup"
+    printf '%s\n' "LD_PRELOAD=$library" "FAKETIME=$PG_FAKETIME" "DONT_FAKE_MONOTONIC=1"
 }
 
 # cluster_start DIR: creates (once) and starts a cluster whose data and socket live in DIR.
@@ -38,12 +52,20 @@ cluster_start() {
             || { cat "$dir/initdb.log" >&2; die "initdb failed"; }
     fi
     if ! as_cluster_owner "$PG_BIN/pg_ctl" -D "$dir/data" status >/dev/null 2>&1; then
-        as_cluster_owner "$PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 60 start \
+        local clock=()
+        mapfile -t clock < <(postmaster_env)
+        as_cluster_owner env "${clock[@]}" "$PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 60 start \
             -o "-c listen_addresses='' -c unix_socket_directories='$dir' -p $PG_PORT \
                 -c unix_socket_permissions=0700 -c max_connections=200 -c shared_buffers=256MB \
                 -c fsync=${PG_FSYNC:-on}" >/dev/null \
             || { tail -n 20 "$dir/postgres.log" >&2; die "PostgreSQL did not start"; }
     fi
+}
+
+# cluster_restart DIR: stops and starts the cluster, for example under another PG_FAKETIME.
+cluster_restart() {
+    cluster_stop "$1"
+    cluster_start "$1"
 }
 
 cluster_stop() {

@@ -5,8 +5,6 @@
 #      step (sql/tests/upgrade/NNNN.sql), ends with the same schema as a fresh one;
 #   3. a failing migration leaves the database exactly as it was.
 
-check() { printf '  %-72s %s\n' "$1" "$2"; }
-
 scratch_db() {
     psql -X -q -v ON_ERROR_STOP=1 "$(cluster_url "$dir" postgres postgres)" -c "create database $1 owner focus_owner"
     cluster_url "$dir" focus_owner "$1"
