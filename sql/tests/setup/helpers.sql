@@ -3,7 +3,7 @@
 --
 -- Where a test lives: sql/tests/NNN_<file>[_<part>].sql tests sql/api/NNN_<file>.sql, so
 -- sql/api/050_focus_sessions.sql is tested by sql/tests/050_focus_sessions.sql and
--- sql/api/010_accounts.sql by 010_accounts_register.sql, _login.sql and _tokens.sql. Tests call
+-- sql/api/010_accounts.sql by 010_accounts_ready.sql, _register, _login and _tokens. Tests call
 -- each api function by its literal name (grep -rn api.accept_friend sql/tests finds its tests).
 -- Two files test no single api file: 000_structure.sql (the rules 000_core.sql states for every
 -- api function: SECURITY DEFINER, fixed search_path, grants) and report_and_roles.sql
@@ -12,8 +12,8 @@
 -- Time: each test file is one transaction, so now() is one instant for the whole file even
 -- when the clock passes midnight during it. A fixture whose assertion depends on the UTC day
 -- or ISO week a time falls in is built from test.day_start() and test.week_start(), never
--- from "now() minus N hours", which lands on another day depending on when the suite runs
--- (scripts/test runs it at the real clock and at moved clocks around midnight and Monday).
+-- from "now() minus N hours", which lands on another day depending on when the suite runs.
+-- The suite must pass at any clock: just after midnight, on a Monday, mid-afternoon.
 create extension if not exists pgtap;
 create schema if not exists test;
 
