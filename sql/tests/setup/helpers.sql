@@ -1,4 +1,19 @@
--- Test helpers, loaded once into the throwaway test database (never into a real one).
+-- Test helpers, loaded once into the throwaway test database (never into a real one) by
+-- scripts/test, as superuser, before pg_prove runs. Re-runnable: create or replace, if not exists.
+--
+-- Where a test lives: sql/tests/NNN_<file>[_<part>].sql tests sql/api/NNN_<file>.sql, so
+-- sql/api/050_focus_sessions.sql is tested by sql/tests/050_focus_sessions.sql and
+-- sql/api/010_accounts.sql by 010_accounts_ready.sql, _register, _login and _tokens. Tests call
+-- each api function by its literal name (grep -rn api.accept_friend sql/tests finds its tests).
+-- Two files test no single api file: 000_structure.sql (the rules 000_core.sql states for every
+-- api function: SECURITY DEFINER, fixed search_path, grants) and report_and_roles.sql
+-- (sql/report and what each login role can reach).
+--
+-- Time: each test file is one transaction, so now() is one instant for the whole file even
+-- when the clock passes midnight during it. A fixture whose assertion depends on the UTC day
+-- or ISO week a time falls in is built from test.day_start() and test.week_start(), never
+-- from "now() minus N hours", which lands on another day depending on when the suite runs.
+-- The suite must pass at any clock: just after midnight, on a Monday, mid-afternoon.
 create extension if not exists pgtap;
 create schema if not exists test;
 
@@ -20,24 +35,6 @@ exception when others then
 end
 $$;
 
--- Registers a user (at bcrypt cost 4, for speed) and returns {user, token, expires_at}.
-create or replace function test.new_user(email text, display_name text default 'Tester')
-returns jsonb
-language plpgsql
-as $$
-begin
-    update app.auth_settings set bcrypt_cost = 4;
-    return (api.register(null, '{}', jsonb_build_object('email', email, 'password', 'correct horse',
-                                                        'display_name', display_name))).body;
-end
-$$;
-
--- The user id a token belongs to.
-create or replace function test.user_id(account jsonb)
-returns uuid
-language sql
-as $$ select (account -> 'user' ->> 'id')::uuid $$;
-
 -- Runs a statement as another role: 'ok' or its SQLSTATE (42501 = insufficient_privilege).
 -- pgTAP itself lives in schema public, which the login roles cannot use, so the assertion is
 -- made after switching back.
@@ -57,4 +54,102 @@ begin
     reset role;
     return v_state;
 end
+$$;
+
+-- The accounts a test file made, by a short name ('ann'). Rows are written inside the file's
+-- transaction and rolled back with it, so every file starts with none.
+create table if not exists test.accounts (
+    name     text primary key,
+    account  jsonb not null  -- what api.register answered: {user, token, expires_at}
+);
+
+-- Registers <name>@example.com (password 'correct horse', display name initcap(name) unless
+-- given) at bcrypt cost 4 for speed, remembers it under `name`, and returns {user, token, expires_at}.
+create or replace function test.new_user(name text, display_name text default null)
+returns jsonb
+language plpgsql
+as $$
+declare
+    v_account jsonb;
+begin
+    update app.auth_settings set bcrypt_cost = 4;
+    v_account := (api.register(null, '{}', jsonb_build_object(
+        'email', new_user.name || '@example.com', 'password', 'correct horse',
+        'display_name', coalesce(new_user.display_name, initcap(new_user.name))))).body;
+    insert into test.accounts (name, account) values (new_user.name, v_account);
+    return v_account;
+end
+$$;
+
+-- The account made by test.new_user(name); an unknown name is an error, not a silent null.
+create or replace function test.account(name text)
+returns jsonb
+language plpgsql stable
+as $$
+declare
+    v_account jsonb;
+begin
+    select a.account into v_account from test.accounts a where a.name = account.name;
+    if v_account is null then
+        raise exception 'test.account: no account named % in this test file', account.name;
+    end if;
+    return v_account;
+end
+$$;
+
+-- The bearer token and the user id of the account made by test.new_user(name).
+create or replace function test.token(name text)
+returns text
+language sql stable
+as $$ select test.account(token.name) ->> 'token' $$;
+
+create or replace function test.uid(name text)
+returns uuid
+language sql stable
+as $$ select (test.account(uid.name) -> 'user' ->> 'id')::uuid $$;
+
+-- A shop item's id by its name in sql/seed/010_shop_items.sql ('Pip the Fox'); unknown is an error.
+create or replace function test.item(name text)
+returns uuid
+language plpgsql stable
+as $$
+declare
+    v_id uuid;
+begin
+    select i.id into v_id from app.shop_items i where i.name = item.name;
+    if v_id is null then
+        raise exception 'test.item: no shop item named %', item.name;
+    end if;
+    return v_id;
+end
+$$;
+
+-- Calendar: the start of the UTC day `days_ago` days before today, and of the ISO week
+-- (Monday) `weeks_ago` weeks before this one, from the database's now(). The arithmetic is
+-- done on UTC wall-clock time so the session's TimeZone setting cannot move a boundary.
+-- A session that counts for today can end at test.day_start() (at 00:00:03 today is only
+-- three seconds old, and sessions may not end in the future).
+create or replace function test.day_start(days_ago integer default 0)
+returns timestamptz
+language sql stable
+as $$ select (date_trunc('day', now() at time zone 'UTC') - make_interval(days => day_start.days_ago)) at time zone 'UTC' $$;
+
+create or replace function test.week_start(weeks_ago integer default 0)
+returns timestamptz
+language sql stable
+as $$ select (date_trunc('week', now() at time zone 'UTC') - make_interval(weeks => week_start.weeks_ago)) at time zone 'UTC' $$;
+
+-- A finished session of `minutes` minutes ending at `ends_at`, written straight into
+-- app.focus_sessions (no coins, none of record_session's checks): for tests about what is
+-- computed from sessions (stats, leaderboards, friends' minutes, ratings). Returns its id.
+create or replace function test.session(name text, ends_at timestamptz, minutes integer,
+                                        id uuid default gen_random_uuid())
+returns uuid
+language sql
+as $$
+    insert into app.focus_sessions (id, user_id, source, started_at, ended_at, occupies, minutes)
+    values (session.id, test.uid(session.name), 'offline', session.ends_at - make_interval(mins => session.minutes),
+            session.ends_at, tstzrange(session.ends_at - make_interval(mins => session.minutes), session.ends_at),
+            session.minutes)
+    returning focus_sessions.id
 $$;

@@ -11,7 +11,8 @@ select is_empty($$ select c.relname from pg_class c where c.relnamespace = 'repo
                    and obj_description(c.oid, 'pg_class') is null $$, 'every report view has a comment');
 
 -- Some activity to report on.
-select app.grant_coins(test.user_id(test.new_user('report@example.com')), 500, 'report test');
+select test.new_user('reporter');
+select app.grant_coins(test.uid('reporter'), 500, 'report test');
 
 select is(test.error_as('focus_report', 'select * from report.coin_economy_per_day'), 'ok', 'focus_report reads report views');
 select is(test.error_as('focus_report', 'select * from report.sales_per_item'), 'ok', '... every one of them');

@@ -2,7 +2,7 @@
 -- login fails, throttling after 10 failures in 15 minutes, success clears the failures.
 begin;
 select plan(11);
-select test.new_user('lin@example.com');
+select test.new_user('lin');
 
 select is((api.login(null, '{}', '{"email": "LIN@example.com", "password": "correct horse"}')).status, null,
           'the right password signs in, whatever the email''s letter case');

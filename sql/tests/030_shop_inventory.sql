@@ -1,12 +1,7 @@
 -- Catalog, sync, inventory and selection.
 begin;
 select plan(15);
-create temporary table owner on commit drop as select test.new_user('inv@example.com') as account;
-create function pg_temp.token() returns text language sql as $$ select account ->> 'token' from owner $$;
-create function pg_temp.item(name text) returns uuid language sql as $$ select id from app.shop_items where shop_items.name = item.name $$;
-create function pg_temp.select_item(kind text, item uuid) returns text language sql as
-$$ select test.error_of(format('select api.select_item(%L, %L, %L)', pg_temp.token(), jsonb_build_object('kind', kind),
-                               jsonb_build_object('item_id', item))) $$;
+select test.new_user('owner');
 
 select is((select jsonb_array_length((api.shop_items(null, '{}', '{}')).body -> 'pets')), 8, 'the shop lists 8 pets');
 select is((select jsonb_array_length((api.shop_items(null, '{}', '{}')).body -> 'furniture')), 10, '... and 10 pieces of furniture');
@@ -27,17 +22,20 @@ select is(test.error_of($$ select api.sync_shop_items(null, '{}', '{"known_ids":
 select is(test.error_of($$ select api.sync_shop_items(null, '{}', '{"known_ids": {}}') $$), 'PT400 invalid_field',
           'known_ids that is not an array is invalid_field');
 
-select is((select jsonb_array_length((api.my_items(pg_temp.token(), '{"kind": "pet"}', '{}')).body -> 'items')), 1,
+select is((select jsonb_array_length((api.my_items(test.token('owner'), '{"kind": "pet"}', '{}')).body -> 'items')), 1,
           'a new user owns one pet');
-select is(test.error_of(format('select api.my_items(%L, ''{"kind": "hat"}'', ''{}'')', pg_temp.token())), 'PT400 invalid_field',
+select is(test.error_of($$ select api.my_items(test.token('owner'), '{"kind": "hat"}', '{}') $$), 'PT400 invalid_field',
           'an unknown kind is invalid_field');
 
-select is(pg_temp.select_item('pet', pg_temp.item('Ember')), 'PT409 not_owned', 'selecting an item not owned is not_owned');
-select is(pg_temp.select_item('sound', pg_temp.item('Sprout')), 'PT400 kind_mismatch', 'a pet selected as a sound is kind_mismatch');
-select app.grant_coins(test.user_id(account), 600, 'test') from owner;
-select api.purchase(pg_temp.token(), '{}', jsonb_build_object('item_id', pg_temp.item('Ember')));
-select is(pg_temp.select_item('pet', pg_temp.item('Ember')), 'ok', 'an owned pet can be selected');
-select is((api.me(pg_temp.token(), '{}', '{}')).body -> 'selected' -> 'pet' ->> 'name', 'Ember', '... and the profile shows it');
+select is(test.error_of($$ select api.select_item(test.token('owner'), '{"kind": "pet"}', jsonb_build_object('item_id', test.item('Ember'))) $$),
+          'PT409 not_owned', 'selecting an item not owned is not_owned');
+select is(test.error_of($$ select api.select_item(test.token('owner'), '{"kind": "sound"}', jsonb_build_object('item_id', test.item('Sprout'))) $$),
+          'PT400 kind_mismatch', 'a pet selected as a sound is kind_mismatch');
+select app.grant_coins(test.uid('owner'), 600, 'test');
+select api.purchase(test.token('owner'), '{}', jsonb_build_object('item_id', test.item('Ember')));
+select is(test.error_of($$ select api.select_item(test.token('owner'), '{"kind": "pet"}', jsonb_build_object('item_id', test.item('Ember'))) $$),
+          'ok', 'an owned pet can be selected');
+select is((api.me(test.token('owner'), '{}', '{}')).body -> 'selected' -> 'pet' ->> 'name', 'Ember', '... and the profile shows it');
 
 select * from finish();
 rollback;
