@@ -1,4 +1,4 @@
-// Helpers for end-to-end tests: accounts made through the real HTTP API.
+// Helpers for end-to-end tests: accounts made through the real API, and requests at once.
 import Foundation
 import Testing
 
@@ -8,26 +8,35 @@ struct Account: Sendable {
     let token: String
 }
 
-extension HTTPClient {
-    /// Registers a new account over HTTP and returns its id and token.
+extension Client {
+    /// Registers a new account through this client's transport and returns its id and token.
     func register(_ name: String = "user", password: String = "correct horse") throws -> Account {
         let email = TestEnvironment.email(name)
         let result = try send("POST", "/auth/register",
                               json: #"{"email":"\#(email)","password":"\#(password)","display_name":"\#(name)"}"#)
-        guard result.status == 201, let token = result.json["token"] as? String,
-              let user = result.json["user"] as? [String: Any], let id = user["id"] as? String else {
+        guard result.status == 201, let reply = try? result.decode(AuthReply.self) else {
             throw HTTPClientError(description: "register failed: \(result.status) \(result.text)")
         }
-        return Account(id: id, email: email, token: token)
+        return Account(id: reply.user.id, email: email, token: reply.token)
     }
 }
 
-/// Runs `body` `count` times at once on separate threads and returns the results in order.
+/// Runs `body` `count` times at once, each on a thread of its own released together with the
+/// others, and returns the results in order. (DispatchQueue.concurrentPerform would run only
+/// as many at a time as there are cores: two on CI, which is no race at all.)
 func concurrently<T: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) throws -> T) throws -> [T] {
     let results = ResultBox<T>(count: count)
-    DispatchQueue.concurrentPerform(iterations: count) { index in
-        results.set(index, Result { try body(index) })
+    let start = Barrier(count)
+    let done = DispatchGroup()
+    for index in 0..<count {
+        done.enter()
+        Thread {
+            start.arriveAndWait()
+            results.set(index, Result { try body(index) })
+            done.leave()
+        }.start()
     }
+    done.wait()
     return try results.values.map { try $0!.get() }
 }
 
@@ -36,4 +45,19 @@ final class ResultBox<T>: @unchecked Sendable {
     private(set) var values: [Result<T, Error>?]
     init(count: Int) { values = Array(repeating: nil, count: count) }
     func set(_ index: Int, _ value: Result<T, Error>) { lock.withLock { values[index] = value } }
+}
+
+/// Holds threads until `count` of them arrived, then lets them all go.
+final class Barrier: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var waiting: Int
+    init(_ count: Int) { waiting = count }
+
+    func arriveAndWait() {
+        condition.lock()
+        defer { condition.unlock() }
+        waiting -= 1
+        if waiting == 0 { condition.broadcast() }
+        while waiting > 0 { condition.wait() }
+    }
 }

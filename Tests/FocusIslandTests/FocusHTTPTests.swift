@@ -1,87 +1,101 @@
-// Focus sessions and tips end to end over HTTP.
+// Focus sessions and tips end to end, each case in-process through the pipeline and over a
+// real socket (Transport.swift). Every time comes from the database's clock (DatabaseClock),
+// which may be moved away from this process's clock: never from Date().
 import Foundation
 import Testing
 
 @Suite struct FocusHTTPTests {
-    /// RFC 3339 for `seconds` from now.
-    func time(_ seconds: TimeInterval) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: Date().addingTimeInterval(seconds))
+    /// An offline session's body: `minutes` long from `start`.
+    func offline(_ id: String, from start: Date, minutes: Double) -> String {
+        #"{"id":"\#(id)","started_at":"\#(start.rfc3339)","ended_at":"\#((start + minutes * 60).rfc3339)"}"#
     }
 
-    func offline(_ id: String, from start: TimeInterval, minutes: Double) -> String {
-        #"{"id":"\#(id)","started_at":"\#(time(start))","ended_at":"\#(time(start + minutes * 60))"}"#
+    func balance(_ account: Account) throws -> String? {
+        try TestEnvironment.scalar("select balance from app.users where id = $1", [account.id])
     }
 
-    @Test func aSessionUploadedTwiceInParallelEarnsOnce() throws {
-        let client = try TestServer.client()
+    @Test(arguments: Transport.allCases)
+    func aSessionUploadedTwiceInParallelEarnsOnce(transport: Transport) throws {
+        let client = transport.client
         let account = try client.register("twice")
         let id = UUID().uuidString
-        let body = offline(id, from: -3600, minutes: 30)
+        let now = try TestEnvironment.databaseNow()
+        let body = offline(id, from: now - 3600, minutes: 30)
         let results = try concurrently(10) { _ in
             try client.send("POST", "/focus-sessions", token: account.token, json: body)
         }
         #expect(results.filter { $0.status == 201 }.count == 1)
         #expect(results.filter { $0.status == 200 }.count == 9)
-        let answers = Set(results.map { ($0.json["session"] as? [String: Any])?["coins_earned"] as? Int })
-        #expect(answers == [30])
-        #expect(try TestEnvironment.scalar("select balance from app.users where id = $1", [account.id]) == "30")
+        let answers = Set(results.map { try? $0.decode(SessionReply.self) })
+        #expect(answers == [SessionReply(session: Session(id: id.lowercased(), minutes: 30, coinsEarned: 30, rating: nil),
+                                         balance: 30)])
+        #expect(try balance(account) == "30")
 
         let conflict = try client.send("POST", "/focus-sessions", token: account.token,
-                                       json: offline(id, from: -3600, minutes: 20))
+                                       json: offline(id, from: now - 3600, minutes: 20))
         #expect(conflict.status == 409 && conflict.code == "session_conflict")
-        #expect(try TestEnvironment.scalar("select balance from app.users where id = $1", [account.id]) == "30")
+        #expect(try balance(account) == "30")
     }
 
-    @Test func anotherUsersSessionIDIsAConflictAndChangesNothing() throws {
-        let client = try TestServer.client()
+    @Test(arguments: Transport.allCases)
+    func anotherUsersSessionIDIsAConflictAndChangesNothing(transport: Transport) throws {
+        let client = transport.client
         let owner = try client.register("owner"), thief = try client.register("thief")
         let id = UUID().uuidString
-        #expect(try client.send("POST", "/focus-sessions", token: owner.token, json: offline(id, from: -3600, minutes: 30)).status == 201)
+        let body = offline(id, from: try TestEnvironment.databaseNow() - 3600, minutes: 30)
+        #expect(try client.send("POST", "/focus-sessions", token: owner.token, json: body).status == 201)
         let before = try TestEnvironment.scalar("select md5(s::text) from app.focus_sessions s where id = $1", [id])
-        let stolen = try client.send("POST", "/focus-sessions", token: thief.token, json: offline(id, from: -3600, minutes: 30))
+        let stolen = try client.send("POST", "/focus-sessions", token: thief.token, json: body)
         #expect(stolen.status == 409 && stolen.code == "session_conflict")
         #expect(try TestEnvironment.scalar("select md5(s::text) from app.focus_sessions s where id = $1", [id]) == before)
-        #expect(try TestEnvironment.scalar("select balance from app.users where id = $1", [thief.id]) == "0")
+        #expect(try balance(thief) == "0")
     }
 
-    @Test func anOverlappingSessionIsRefusedAndEarnsNothing() throws {
-        let client = try TestServer.client()
+    @Test(arguments: Transport.allCases)
+    func anOverlappingSessionIsRefusedAndEarnsNothing(transport: Transport) throws {
+        let client = transport.client
         let account = try client.register("overlap")
+        let now = try TestEnvironment.databaseNow()
         #expect(try client.send("POST", "/focus-sessions", token: account.token,
-                                json: offline(UUID().uuidString, from: -7200, minutes: 60)).status == 201)
+                                json: offline(UUID().uuidString, from: now - 7200, minutes: 60)).status == 201)
         let overlapping = try client.send("POST", "/focus-sessions", token: account.token,
-                                          json: offline(UUID().uuidString, from: -5400, minutes: 60))
+                                          json: offline(UUID().uuidString, from: now - 5400, minutes: 60))
         #expect(overlapping.status == 409 && overlapping.code == "session_overlap")
-        #expect(try TestEnvironment.scalar("select balance from app.users where id = $1", [account.id]) == "60")
+        #expect(try balance(account) == "60")
         #expect(try TestEnvironment.scalar("select count(*) from app.focus_sessions where user_id = $1", [account.id]) == "1")
     }
 
-    @Test(arguments: [
+    static let invalidSessions: [(template: String, status: Int, code: String)] = [
         (#"{"id":"ID","started_at":"IN_ONE_HOUR","ended_at":"IN_TWO_HOURS"}"#, 422, "invalid_session"),
         (#"{"id":"ID","started_at":"NOW","ended_at":"AN_HOUR_AGO"}"#, 422, "invalid_session"),
         (#"{"id":"ID","started_at":"FOUR_HOURS_AGO","ended_at":"NOW"}"#, 422, "invalid_session"),
+        (#"{"id":"ID","started_at":"EIGHT_DAYS_AGO","ended_at":"EIGHT_DAYS_AGO_PLUS_30_MINUTES"}"#, 422, "invalid_session"),
         (#"{"id":"ID","started_at":"yesterday","ended_at":"NOW"}"#, 400, "invalid_field"),
         (#"{"id":"nope","started_at":"AN_HOUR_AGO","ended_at":"NOW"}"#, 400, "invalid_field"),
         (#"{"id":"ID","started_at":"AN_HOUR_AGO","ended_at":"NOW","coins":1000}"#, 400, "invalid_field"),
         (#"{"id":"ID","started_at":"AN_HOUR_AGO","ended_at":"NOW","planned_minutes":"lots"}"#, 400, "invalid_field"),
-    ])
-    func invalidSessionsAreRefusedAndStoreNothing(template: String, status: Int, code: String) throws {
-        let client = try TestServer.client()
+    ]
+
+    @Test(arguments: Transport.allCases, invalidSessions)
+    func invalidSessionsAreRefusedAndStoreNothing(transport: Transport, invalid: (template: String, status: Int, code: String)) throws {
+        let client = transport.client
         let account = try client.register("invalid")
-        let body = template.replacingOccurrences(of: "ID", with: UUID().uuidString)
-            .replacingOccurrences(of: "IN_ONE_HOUR", with: time(3600)).replacingOccurrences(of: "IN_TWO_HOURS", with: time(7200))
-            .replacingOccurrences(of: "FOUR_HOURS_AGO", with: time(-14400)).replacingOccurrences(of: "AN_HOUR_AGO", with: time(-3600))
-            .replacingOccurrences(of: "NOW", with: time(0))
+        let now = try TestEnvironment.databaseNow()
+        let times = [("IN_ONE_HOUR", now + 3600), ("IN_TWO_HOURS", now + 7200), ("FOUR_HOURS_AGO", now - 14400),
+                     ("EIGHT_DAYS_AGO_PLUS_30_MINUTES", now - 8 * 86400 + 1800), ("EIGHT_DAYS_AGO", now - 8 * 86400),
+                     ("AN_HOUR_AGO", now - 3600), ("NOW", now)]
+        let body = times.reduce(invalid.template.replacingOccurrences(of: "ID", with: UUID().uuidString)) { body, time in
+            body.replacingOccurrences(of: time.0, with: time.1.rfc3339)
+        }
         let result = try client.send("POST", "/focus-sessions", token: account.token, json: body)
-        #expect(result.status == status)
-        #expect(result.code == code)
+        #expect(result.status == invalid.status)
+        #expect(result.code == invalid.code)
         #expect(try TestEnvironment.scalar("select count(*) from app.focus_sessions where user_id = $1", [account.id]) == "0")
     }
 
-    @Test func liveSessionRunsOnTheServersClock() throws {
-        let client = try TestServer.client()
+    @Test(arguments: Transport.allCases)
+    func liveSessionRunsOnTheServersClock(transport: Transport) throws {
+        let client = transport.client
         let account = try client.register("live")
         let started = try client.send("POST", "/focus-sessions/start", token: account.token, json: #"{"planned_minutes":25}"#)
         #expect(started.status == 201)
@@ -104,51 +118,80 @@ import Testing
 
         let finished = try client.send("POST", "/focus-sessions/\(id)/finish", token: account.token)
         #expect(finished.status == 200)
-        #expect((finished.json["session"] as? [String: Any])?["minutes"] as? Int == 25)
-        #expect(finished.json["balance"] as? Int == 25)
+        let reply = SessionReply(session: Session(id: id, minutes: 25, coinsEarned: 25, rating: nil), balance: 25)
+        #expect(try finished.decode(SessionReply.self) == reply)
         let again = try client.send("POST", "/focus-sessions/\(id)/finish", token: account.token)
-        #expect(again.json["balance"] as? Int == 25)
+        #expect(try again.decode(SessionReply.self) == reply)
 
         let list = try client.send("GET", "/focus-sessions", token: account.token)
         #expect(list.json["total_minutes"] as? Int == 25 && list.json["total_coins"] as? Int == 25)
-        let stats = try client.send("GET", "/me/stats", token: account.token)
-        #expect(stats.json["total_minutes"] as? Int == 25)
-        #expect(stats.json["current_streak_days"] as? Int == 1)
+        let stats = try client.send("GET", "/me/stats", token: account.token).decode(Stats.self)
+        #expect(stats.totalMinutes == 25)
+        #expect(stats.currentStreakDays == 1)
         let bad = try client.send("GET", "/focus-sessions?from=yesterday", token: account.token)
         #expect(bad.status == 400 && bad.code == "invalid_field")
         #expect(try client.send("POST", "/focus-sessions/not-a-uuid/finish", token: account.token).status == 400)
     }
 
-    @Test(arguments: ["good", "fine", "bad"])
-    func theTipMatchesTheRating(rating: String) throws {
-        let client = try TestServer.client()
+    /// Stats count by the UTC day of a session's end and the ISO week from Monday, by the
+    /// database's clock: one session ends the instant today began, one an hour before (yesterday,
+    /// and this week unless today is Monday). Run at 23:59:40 on a Sunday, the day and the week
+    /// may end during the test: withinOneUTCDay reads everything within one day.
+    @Test(arguments: Transport.allCases)
+    func statsCountByTheDatabasesUTCDayAndISOWeek(transport: Transport) throws {
+        let client = transport.client
+        let (recorded, stats, daily, weekly, clock) = try TestEnvironment.withinOneUTCDay { clock in
+            let account = try client.register("days")
+            let sessions = [(from: clock.todayStart - 1800, minutes: 30.0), (from: clock.todayStart - 5400, minutes: 20.0)]
+            let recorded = try sessions.map { session in
+                try client.send("POST", "/focus-sessions", token: account.token,
+                                json: offline(UUID().uuidString, from: session.from, minutes: session.minutes)).status
+            }
+            return (recorded, try client.send("GET", "/me/stats", token: account.token),
+                    try client.send("GET", "/leaderboards/daily", token: account.token),
+                    try client.send("GET", "/leaderboards/weekly", token: account.token), clock)
+        }
+        #expect(recorded == [201, 201])
+        let weekMinutes = clock.todayStart == clock.weekStart ? 30 : 50
+        #expect(try stats.decode(Stats.self) == Stats(todayMinutes: 30, weekMinutes: weekMinutes, totalMinutes: 50,
+                                                      totalCoinsEarned: 50, currentStreakDays: 2, longestStreakDays: 2))
+        let today = try daily.decode(Leaderboard.self), week = try weekly.decode(Leaderboard.self)
+        #expect(today.periodStart == clock.todayStart.rfc3339 && today.me == Leaderboard.Standing(rank: 1, minutes: 30))
+        #expect(week.periodStart == clock.weekStart.rfc3339 && week.me == Leaderboard.Standing(rank: 1, minutes: weekMinutes))
+    }
+
+    @Test(arguments: Transport.allCases, ["good", "fine", "bad"])
+    func theTipMatchesTheRating(transport: Transport, rating: String) throws {
+        let client = transport.client
         let account = try client.register("rating")
         let id = UUID().uuidString
-        #expect(try client.send("POST", "/focus-sessions", token: account.token, json: offline(id, from: -3600, minutes: 30)).status == 201)
+        let body = offline(id, from: try TestEnvironment.databaseNow() - 3600, minutes: 30)
+        #expect(try client.send("POST", "/focus-sessions", token: account.token, json: body).status == 201)
         let rated = try client.send("POST", "/focus-sessions/\(id)/rating", token: account.token, json: #"{"rating":"\#(rating)"}"#)
         #expect(rated.status == 200)
-        #expect((rated.json["tip"] as? [String: Any])?["rating_level"] as? String == rating)
-        #expect((rated.json["session"] as? [String: Any])?["rating"] as? String == rating)
+        let reply = try rated.decode(RatingReply.self)
+        #expect(reply.tip?.ratingLevel == rating)
+        #expect(reply.session == Session(id: id.lowercased(), minutes: 30, coinsEarned: 30, rating: rating))
         let other = try client.register("rater")
         let foreign = try client.send("POST", "/focus-sessions/\(id)/rating", token: other.token, json: #"{"rating":"\#(rating)"}"#)
         #expect(foreign.status == 404 && foreign.code == "session_not_found")
     }
 
-    @Test(arguments: ["/sync/mindfulness-tips", "/Sync/MindfulnessTips"])
-    func tipSyncIsASetDifference(path: String) throws {
-        let client = try TestServer.client()
+    @Test(arguments: Transport.allCases, ["/sync/mindfulness-tips", "/Sync/MindfulnessTips"])
+    func tipSyncIsASetDifference(transport: Transport, path: String) throws {
+        let client = transport.client
         let all = try TestEnvironment.owner().execute("select id::text from app.mindfulness_tips where active").compactMap { $0[0] }
         func ids(_ list: [String]) -> String { #"{"known_ids":["# + list.map { "\"\($0)\"" }.joined(separator: ",") + "]}" }
+        func sync(_ list: [String]) throws -> SyncReply { try client.send("POST", path, json: ids(list)).decode(SyncReply.self) }
 
         let everything = try client.send("POST", path, json: ids(all))
         #expect(everything.status == 200)
-        #expect((everything.json["missing"] as? [Any])?.isEmpty == true)
-        let nothing = try client.send("POST", path, json: ids([]))
-        #expect((nothing.json["missing"] as? [Any])?.count == all.count)
+        #expect(try everything.decode(SyncReply.self).missing.isEmpty)
+        #expect(Set(try sync([]).missing.map(\.id)) == Set(all))
         let stale = UUID().uuidString.lowercased()
-        let withStale = try client.send("POST", path, json: ids(Array(all.prefix(all.count / 2)) + [stale]))
-        #expect((withStale.json["missing"] as? [Any])?.count == all.count - all.count / 2)
-        #expect(withStale.json["removed"] as? [String] == [stale])
+        let withStale = try sync(Array(all.prefix(all.count / 2)) + [stale])
+        #expect(Set(withStale.missing.map(\.id)) == Set(all.dropFirst(all.count / 2)))
+        #expect(withStale.removed == [stale])
         let bad = try client.send("POST", path, json: #"{"known_ids":[1,2]}"#)
         #expect(bad.status == 400 && bad.code == "invalid_field")
     }

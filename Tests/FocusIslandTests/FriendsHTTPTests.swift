@@ -1,15 +1,20 @@
-// Friends, avatars and leaderboards end to end over HTTP, including the races.
+// Friends, avatars and leaderboards end to end, including the races: each case in-process
+// through the pipeline and over a real socket (Transport.swift).
 import Foundation
 import Testing
 
 @Suite struct FriendsHTTPTests {
-    func ask(_ client: HTTPClient, _ from: Account, _ email: String) throws -> HTTPResult {
+    func ask(_ client: Client, _ from: Account, _ email: String) throws -> HTTPResult {
         try client.send("POST", "/friend-requests", token: from.token, json: #"{"email":"\#(email)"}"#)
     }
 
-    func friendIDs(_ client: HTTPClient, _ account: Account) throws -> [String] {
-        let list = try client.send("GET", "/friends", token: account.token)
-        return (list.json["friends"] as? [[String: Any]])?.compactMap { $0["id"] as? String } ?? []
+    /// Asks and returns the new request's id.
+    func requestID(_ client: Client, _ from: Account, _ to: Account) throws -> String {
+        try ask(client, from, to.email).decode(AskReply.self).request.id
+    }
+
+    func friendIDs(_ client: Client, _ account: Account) throws -> [String] {
+        try client.send("GET", "/friends", token: account.token).decode(Friends.self).friends.map(\.id)
     }
 
     func pairState(_ a: Account, _ b: Account) throws -> String {
@@ -19,27 +24,29 @@ import Testing
             """, [a.id, b.id]) ?? "?"
     }
 
-    @Test func askAcceptListRemove() throws {
-        let client = try TestServer.client()
+    @Test(arguments: Transport.allCases)
+    func askAcceptListRemove(transport: Transport) throws {
+        let client = transport.client
         let a = try client.register("ann"), b = try client.register("ben")
         let asked = try ask(client, a, b.email.uppercased())
         #expect(asked.status == 201)
-        let requestID = try #require((asked.json["request"] as? [String: Any])?["id"] as? String)
+        let requestID = try asked.decode(AskReply.self).request.id
 
-        let incoming = try client.send("GET", "/friend-requests", token: b.token)
-        #expect((incoming.json["incoming"] as? [[String: Any]])?.first?["id"] as? String == requestID)
-        #expect(((incoming.json["incoming"] as? [[String: Any]])?.first?["from"] as? [String: Any])?["id"] as? String == a.id)
-        let outgoing = try client.send("GET", "/friend-requests", token: a.token)
-        #expect((outgoing.json["outgoing"] as? [[String: Any]])?.first?["id"] as? String == requestID)
+        let incoming = try client.send("GET", "/friend-requests", token: b.token).decode(FriendRequests.self)
+        #expect(incoming == FriendRequests(incoming: [.init(id: requestID, from: UserCard(id: a.id, displayName: "ann", hasAvatar: false))],
+                                           outgoing: []))
+        let outgoing = try client.send("GET", "/friend-requests", token: a.token).decode(FriendRequests.self)
+        #expect(outgoing == FriendRequests(incoming: [],
+                                           outgoing: [.init(id: requestID, to: UserCard(id: b.id, displayName: "ben", hasAvatar: false))]))
 
         let accepted = try client.send("POST", "/friend-requests/\(requestID)/accept", token: b.token)
         #expect(accepted.status == 200)
-        #expect((accepted.json["friend"] as? [String: Any])?["id"] as? String == a.id)
+        #expect(try accepted.decode(AcceptReply.self).friend.id == a.id)
         #expect(try friendIDs(client, a) == [b.id])
         #expect(try friendIDs(client, b) == [a.id])
         let island = try client.send("GET", "/users/\(b.id)", token: a.token)
         #expect(island.status == 200)
-        #expect(((island.json["selected"] as? [String: Any])?["pet"] as? [String: Any])?["name"] as? String == "Sprout")
+        #expect(try island.decode(Friend.self).selected.pet?.name == "Sprout")
 
         #expect(try client.send("DELETE", "/friends/\(b.id)", token: a.token).status == 204)
         #expect(try friendIDs(client, a).isEmpty)
@@ -49,8 +56,9 @@ import Testing
         #expect(again.status == 404 && again.code == "not_friends")
     }
 
-    @Test func askingEachOtherAtOnceEndsAsOneFriendship() throws {
-        let client = try TestServer.client()
+    @Test(arguments: Transport.allCases)
+    func askingEachOtherAtOnceEndsAsOneFriendship(transport: Transport) throws {
+        let client = transport.client
         for _ in 0..<5 {
             let a = try client.register("mutual"), b = try client.register("mutual")
             let statuses = try concurrently(2) { index in
@@ -62,12 +70,13 @@ import Testing
         }
     }
 
-    @Test func acceptAndCancelRacingEndConsistently() throws {
-        let client = try TestServer.client()
+    @Test(arguments: Transport.allCases)
+    func acceptAndCancelRacingEndConsistently(transport: Transport) throws {
+        let client = transport.client
         var outcomes: [String] = []
         for _ in 0..<6 {
             let a = try client.register("racer"), b = try client.register("racer")
-            let requestID = try #require((try ask(client, a, b.email).json["request"] as? [String: Any])?["id"] as? String)
+            let requestID = try requestID(client, a, b)
             let statuses = try concurrently(2) { index in
                 try (index == 0 ? client.send("POST", "/friend-requests/\(requestID)/accept", token: b.token)
                                 : client.send("DELETE", "/friend-requests/\(requestID)", token: a.token)).status
@@ -77,15 +86,16 @@ import Testing
             #expect((statuses == [200, 404] && state == "accepted") || (statuses == [404, 204] && state == "none"))
             outcomes.append("\(statuses) → \(state)")
         }
-        print("accept vs cancel races: \(outcomes.joined(separator: "; "))")
+        print("\(transport): accept vs cancel races: \(outcomes.joined(separator: "; "))")
     }
 
-    @Test func aThirdUserCanNeitherSeeNorActOnARequest() throws {
-        let client = try TestServer.client()
+    @Test(arguments: Transport.allCases)
+    func aThirdUserCanNeitherSeeNorActOnARequest(transport: Transport) throws {
+        let client = transport.client
         let a = try client.register("ann"), b = try client.register("ben"), c = try client.register("cat")
-        let requestID = try #require((try ask(client, a, b.email).json["request"] as? [String: Any])?["id"] as? String)
-        let seen = try client.send("GET", "/friend-requests", token: c.token)
-        #expect((seen.json["incoming"] as? [Any])?.isEmpty == true && (seen.json["outgoing"] as? [Any])?.isEmpty == true)
+        let requestID = try requestID(client, a, b)
+        let seen = try client.send("GET", "/friend-requests", token: c.token).decode(FriendRequests.self)
+        #expect(seen == FriendRequests(incoming: [], outgoing: []))
         for (method, path) in [("POST", "/friend-requests/\(requestID)/accept"), ("POST", "/friend-requests/\(requestID)/decline"),
                                ("DELETE", "/friend-requests/\(requestID)")] {
             let result = try client.send(method, path, token: c.token)
@@ -97,8 +107,9 @@ import Testing
         #expect(try client.send("GET", "/users/\(a.id)", token: c.token).status == 404)
     }
 
-    @Test func refusedRequestsAnswerTheirCodes() throws {
-        let client = try TestServer.client()
+    @Test(arguments: Transport.allCases)
+    func refusedRequestsAnswerTheirCodes(transport: Transport) throws {
+        let client = transport.client
         let a = try client.register("ann"), b = try client.register("ben")
         #expect(try ask(client, a, a.email).code == "cannot_friend_self")
         #expect(try ask(client, a, TestEnvironment.email("ghost")).code == "user_not_found")
@@ -108,8 +119,9 @@ import Testing
         #expect(bad.status == 400 && bad.code == "invalid_field")
     }
 
-    @Test func friendListsHaveETagsThatChangeExactlyWithTheList() throws {
-        let client = try TestServer.client()
+    @Test(arguments: Transport.allCases)
+    func friendListsHaveETagsThatChangeExactlyWithTheList(transport: Transport) throws {
+        let client = transport.client
         let a = try client.register("etag"), b = try client.register("etag")
         let first = try client.send("GET", "/friends", token: a.token)
         let tag = try #require(first.header("ETag"))
@@ -126,8 +138,9 @@ import Testing
         #expect(changed.header("ETag") != tag)
     }
 
-    @Test func avatarsAreForOwnersAndFriends() throws {
-        let client = try TestServer.client()
+    @Test(arguments: Transport.allCases)
+    func avatarsAreForOwnersAndFriends(transport: Transport) throws {
+        let client = transport.client
         let a = try client.register("pic"), b = try client.register("pic"), c = try client.register("pic")
         let png: [UInt8] = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52, 0, 0xff]
         let put = try client.send("PUT", "/me/avatar", token: a.token, body: png, headers: ["Content-Type": "image/png"])
@@ -144,6 +157,7 @@ import Testing
         #expect(gif.status == 415 && gif.code == "unsupported_image")
         let text = try client.send("PUT", "/me/avatar", token: a.token, body: png, headers: ["Content-Type": "text/plain"])
         #expect(text.status == 415)
+        // Over the 256 KiB limit: answered from Content-Length over the socket, by the pipeline in-process.
         let huge = try client.send("PUT", "/me/avatar", token: a.token, body: png + [UInt8](repeating: 0, count: 300_000),
                                    headers: ["Content-Type": "image/png"])
         #expect(huge.status == 413)
@@ -152,20 +166,25 @@ import Testing
         #expect(try client.send("GET", "/users/\(a.id)/avatar", token: a.token).status == 404)
     }
 
-    @Test func leaderboardsRankFriendsByMinutes() throws {
-        let client = try TestServer.client()
-        let a = try client.register("lead"), b = try client.register("lead")
-        _ = try ask(client, a, b.email); _ = try ask(client, b, a.email)
-        let formatter = ISO8601DateFormatter()
-        let start = formatter.string(from: Date().addingTimeInterval(-1800)), end = formatter.string(from: Date().addingTimeInterval(-60))
-        #expect(try client.send("POST", "/focus-sessions", token: b.token,
-                                json: #"{"id":"\#(UUID().uuidString)","started_at":"\#(start)","ended_at":"\#(end)"}"#).status == 201)
-        let board = try client.send("GET", "/leaderboards/daily?scope=friends&limit=5", token: a.token)
+    /// Today's minutes come from a session that ends the instant the database's UTC day began,
+    /// so the ranking holds at any hour (at 00:00:03 "the last 30 minutes" were yesterday's).
+    @Test(arguments: Transport.allCases)
+    func leaderboardsRankFriendsByMinutes(transport: Transport) throws {
+        let client = transport.client
+        let (a, b, recorded, board, clock) = try TestEnvironment.withinOneUTCDay { clock in
+            let a = try client.register("lead"), b = try client.register("lead")
+            _ = try ask(client, a, b.email); _ = try ask(client, b, a.email)
+            let session = #"{"id":"\#(UUID().uuidString)","started_at":"\#((clock.todayStart - 1800).rfc3339)","ended_at":"\#(clock.todayStart.rfc3339)"}"#
+            let recorded = try client.send("POST", "/focus-sessions", token: b.token, json: session)
+            return (a, b, recorded, try client.send("GET", "/leaderboards/daily?scope=friends&limit=5", token: a.token), clock)
+        }
+        #expect(recorded.status == 201)
         #expect(board.status == 200)
-        let entries = board.json["entries"] as? [[String: Any]] ?? []
-        #expect(entries.count == 2)
-        #expect((entries.first?["user"] as? [String: Any])?["id"] as? String == b.id)
-        #expect((board.json["me"] as? [String: Any])?["rank"] as? Int == 2)
+        #expect(try board.decode(Leaderboard.self) == Leaderboard(
+            periodStart: clock.todayStart.rfc3339,
+            entries: [.init(rank: 1, user: UserCard(id: b.id, displayName: "lead", hasAvatar: false), minutes: 30),
+                      .init(rank: 2, user: UserCard(id: a.id, displayName: "lead", hasAvatar: false), minutes: 0)],
+            me: .init(rank: 2, minutes: 0)))
         #expect(try client.send("GET", "/leaderboards/monthly", token: a.token).status == 400)
         #expect(try client.send("GET", "/leaderboards/daily?limit=1000", token: a.token).code == "invalid_field")
     }

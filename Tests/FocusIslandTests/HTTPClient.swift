@@ -1,5 +1,7 @@
 // HTTPClient: a small blocking HTTP/1.1 client over a real TCP socket, so tests control every
 // byte (no Content-Type added behind our back, oversize and chunked bodies, odd headers).
+// It is the socket transport of `Client` (Transport.swift); tests reach it through `Client`
+// except where only a socket can say it (chunked bodies).
 import Foundation
 import Glibc
 
@@ -23,31 +25,30 @@ struct HTTPClientError: Error, CustomStringConvertible {
 struct HTTPClient: Sendable {
     let port: UInt16
 
-    /// Sends a request; `json` sets the body and Content-Type: application/json.
-    func send(_ method: String, _ path: String, token: String? = nil, json: String? = nil,
-              body: [UInt8]? = nil, headers: [String: String] = [:], chunked: Bool = false) throws -> HTTPResult {
-        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+    /// Sends a request with exactly `headers`, plus Host, Connection: close and the body's
+    /// Content-Length (or Transfer-Encoding: chunked, in 16 KiB chunks). `Client` adds the
+    /// token and JSON headers; use this directly only for what needs the socket (chunked bodies).
+    func send(_ method: String, _ target: String, headers: [String: String] = [:], body: [UInt8]? = nil,
+              chunked: Bool = false) throws -> HTTPResult {
+        var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
         var allHeaders = headers
-        if let token { allHeaders["Authorization"] = "Bearer \(token)" }
-        let payload = body ?? json.map { Array($0.utf8) }
-        if json != nil && allHeaders["Content-Type"] == nil { allHeaders["Content-Type"] = "application/json" }
-        if let payload {
-            if chunked { allHeaders["Transfer-Encoding"] = "chunked" } else { allHeaders["Content-Length"] = String(payload.count) }
+        if let body {
+            if chunked { allHeaders["Transfer-Encoding"] = "chunked" } else { allHeaders["Content-Length"] = String(body.count) }
         }
         for (name, value) in allHeaders { head += "\(name): \(value)\r\n" }
         head += "\r\n"
         var bytes = Array(head.utf8)
-        if let payload {
+        if let body {
             if chunked {
                 var offset = 0
-                while offset < payload.count {
-                    let end = min(offset + 16_384, payload.count)
-                    bytes += Array((String(end - offset, radix: 16) + "\r\n").utf8) + payload[offset..<end] + Array("\r\n".utf8)
+                while offset < body.count {
+                    let end = min(offset + 16_384, body.count)
+                    bytes += Array((String(end - offset, radix: 16) + "\r\n").utf8) + body[offset..<end] + Array("\r\n".utf8)
                     offset = end
                 }
                 bytes += Array("0\r\n\r\n".utf8)
             } else {
-                bytes += payload
+                bytes += body
             }
         }
         return try exchange(bytes)

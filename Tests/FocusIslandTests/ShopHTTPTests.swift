@@ -1,4 +1,5 @@
 // Shop and inventory end to end: catalog ETag, sync, purchases under concurrency, isolation.
+// Each case runs in-process through the pipeline and over a real socket (Transport.swift).
 import Foundation
 import Testing
 
@@ -24,12 +25,13 @@ import Testing
         try TestEnvironment.owner().execute("select app.grant_coins($1, $2, 'test')", [account.id, String(coins)])
     }
 
-    func purchase(_ client: HTTPClient, _ account: Account, _ itemID: String) throws -> HTTPResult {
+    func purchase(_ client: Client, _ account: Account, _ itemID: String) throws -> HTTPResult {
         try client.send("POST", "/shop/purchases", token: account.token, json: #"{"item_id":"\#(itemID)"}"#)
     }
 
-    @Test func fiftyPurchasesAtOnceWithCoinsForTenBuyExactlyTen() throws {
-        let client = try TestServer.client()
+    @Test(arguments: Transport.allCases)
+    func fiftyPurchasesAtOnceWithCoinsForTenBuyExactlyTen(transport: Transport) throws {
+        let client = transport.client
         let account = try client.register("fifty")
         let items = try addItems(50, price: 10)
         defer { try? retire(items) }
@@ -37,7 +39,7 @@ import Testing
 
         let statuses = try concurrently(50) { index in try purchase(client, account, items[index]).status }
         let summary = "201: \(statuses.filter { $0 == 201 }.count), 409: \(statuses.filter { $0 == 409 }.count)"
-        print("50 concurrent purchases with coins for 10 → \(summary)")
+        print("\(transport): 50 concurrent purchases with coins for 10 → \(summary)")
         #expect(statuses.filter { $0 == 201 }.count == 10)
         #expect(statuses.filter { $0 == 409 }.count == 40)
         #expect(try TestEnvironment.scalar("select balance from app.users where id = $1", [account.id]) == "0")
@@ -46,15 +48,16 @@ import Testing
         #expect(try TestEnvironment.scalar("select count(*) from report.ledger_reconciliation") == "0")
     }
 
-    @Test func theSameItemBoughtTwentyTimesAtOnceIsChargedOnce() throws {
-        let client = try TestServer.client()
+    @Test(arguments: Transport.allCases)
+    func theSameItemBoughtTwentyTimesAtOnceIsChargedOnce(transport: Transport) throws {
+        let client = transport.client
         let account = try client.register("twenty")
         let items = try addItems(1, price: 25)
         defer { try? retire(items) }
         try grant(account, 100)
 
         let results = try concurrently(20) { _ in try purchase(client, account, items[0]) }
-        print("20 concurrent purchases of one item → 201: \(results.filter { $0.status == 201 }.count), 200 already_owned: \(results.filter { $0.status == 200 }.count)")
+        print("\(transport): 20 concurrent purchases of one item → 201: \(results.filter { $0.status == 201 }.count), 200 already_owned: \(results.filter { $0.status == 200 }.count)")
         #expect(results.filter { $0.status == 201 }.count == 1)
         #expect(results.filter { $0.status == 200 && $0.json["already_owned"] as? Bool == true }.count == 19)
         #expect(try TestEnvironment.scalar("select balance from app.users where id = $1", [account.id]) == "75")
@@ -62,8 +65,9 @@ import Testing
                                            [account.id]) == "1")
     }
 
-    @Test func purchaseErrorsChangeNothing() throws {
-        let client = try TestServer.client()
+    @Test(arguments: Transport.allCases)
+    func purchaseErrorsChangeNothing(transport: Transport) throws {
+        let client = transport.client
         let account = try client.register("poor")
         let items = try addItems(1, price: 500)
         defer { try? retire(items) }
@@ -89,8 +93,9 @@ import Testing
         #expect(try TestEnvironment.scalar(snapshot, [account.id]) == before)
     }
 
-    @Test func catalogHasAnETagAndAnswersIfNoneMatch() throws {
-        let client = try TestServer.client()
+    @Test(arguments: Transport.allCases)
+    func catalogHasAnETagAndAnswersIfNoneMatch(transport: Transport) throws {
+        let client = transport.client
         let first = try client.send("GET", "/shop/items")
         #expect(first.status == 200)
         #expect((first.json["pets"] as? [Any])?.isEmpty == false)
@@ -103,8 +108,9 @@ import Testing
         #expect(stale.status == 200)
     }
 
-    @Test func syncReturnsTheSetDifferenceForTenThousandIDs() throws {
-        let client = try TestServer.client()
+    @Test(arguments: Transport.allCases)
+    func syncReturnsTheSetDifferenceForTenThousandIDs(transport: Transport) throws {
+        let client = transport.client
         let active = try TestEnvironment.owner().execute("select id::text from app.shop_items where active").compactMap { $0[0] }
         let stale = (0..<10_000).map { _ in UUID().uuidString.lowercased() }
         let known = Array(active.dropFirst(3)) + stale
@@ -112,18 +118,19 @@ import Testing
         #expect(body.utf8.count > 64 * 1024)
         let result = try client.send("POST", "/sync/shop-items", json: body)
         #expect(result.status == 200)
-        let missing = (result.json["missing"] as? [[String: Any]])?.compactMap { $0["id"] as? String } ?? []
-        #expect(Set(missing) == Set(active.prefix(3)))
-        #expect((result.json["removed"] as? [String])?.count == 10_000)
+        let sync = try result.decode(SyncReply.self)
+        #expect(Set(sync.missing.map(\.id)) == Set(active.prefix(3)))
+        #expect(Set(sync.removed) == Set(stale))
 
         let none = try client.send("POST", "/sync/shop-items", json: #"{"known_ids":[]}"#)
-        #expect((none.json["missing"] as? [Any])?.count == active.count)
+        #expect(Set(try none.decode(SyncReply.self).missing.map(\.id)) == Set(active))
         let bad = try client.send("POST", "/sync/shop-items", json: #"{"known_ids":["nope"]}"#)
         #expect(bad.status == 400 && bad.code == "invalid_field")
     }
 
-    @Test func inventoryAndSelectionBelongToTheirOwner() throws {
-        let client = try TestServer.client()
+    @Test(arguments: Transport.allCases)
+    func inventoryAndSelectionBelongToTheirOwner(transport: Transport) throws {
+        let client = transport.client
         let alice = try client.register("alice")
         let bob = try client.register("bob")
         let items = try addItems(1, price: 10)
@@ -132,10 +139,9 @@ import Testing
         #expect(try purchase(client, alice, items[0]).status == 201)
         #expect(try client.send("PUT", "/me/selected/furniture", token: alice.token, json: #"{"item_id":"\#(items[0])"}"#).status == 200)
 
-        let bobsItems = try client.send("GET", "/me/items", token: bob.token)
-        let bobsIDs = (bobsItems.json["items"] as? [[String: Any]])?.compactMap { ($0["item"] as? [String: Any])?["id"] as? String }
-        #expect(bobsIDs?.count == 3)
-        #expect(bobsIDs?.contains(items[0]) == false)
+        let bobsIDs = try client.send("GET", "/me/items", token: bob.token).decode(Inventory.self).items.map(\.item.id)
+        #expect(bobsIDs.count == 3)
+        #expect(!bobsIDs.contains(items[0]))
 
         let stolen = try client.send("PUT", "/me/selected/furniture", token: bob.token, json: #"{"item_id":"\#(items[0])"}"#)
         #expect(stolen.status == 409 && stolen.code == "not_owned")
@@ -144,10 +150,10 @@ import Testing
         let badKind = try client.send("PUT", "/me/selected/hat", token: alice.token, json: #"{"item_id":"\#(items[0])"}"#)
         #expect(badKind.status == 400 && badKind.code == "invalid_field")
 
-        let aliceMe = try client.send("GET", "/me", token: alice.token)
-        #expect(((aliceMe.json["selected"] as? [String: Any])?["furniture"] as? [String: Any])?["id"] as? String == items[0])
-        #expect(aliceMe.json["balance"] as? Int == 0)
-        let pets = try client.send("GET", "/me/items?kind=pet", token: alice.token)
-        #expect((pets.json["items"] as? [Any])?.count == 1)
+        let aliceMe = try client.send("GET", "/me", token: alice.token).decode(Profile.self)
+        #expect(aliceMe.selected.furniture?.id == items[0])
+        #expect(aliceMe.balance == 0)
+        let pets = try client.send("GET", "/me/items?kind=pet", token: alice.token).decode(Inventory.self)
+        #expect(pets.items.map(\.item.kind) == ["pet"])
     }
 }

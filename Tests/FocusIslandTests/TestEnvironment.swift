@@ -8,6 +8,10 @@ struct MissingEnvironment: Error, CustomStringConvertible {
     var description: String { "\(variable) is not set: run the tests with scripts/test" }
 }
 
+struct TestSetupError: Error, CustomStringConvertible {
+    let description: String
+}
+
 enum TestEnvironment {
     static func variable(_ name: String) throws -> String {
         guard let value = ProcessInfo.processInfo.environment[name], !value.isEmpty else {
@@ -32,9 +36,68 @@ enum TestEnvironment {
         try owner().execute(sql, parameters).first?.first ?? nil
     }
 
+    /// The database's clock now.
+    static func databaseClock() throws -> DatabaseClock { try DatabaseClock.read() }
+    /// now() in the database.
+    static func databaseNow() throws -> Date { try DatabaseClock.read().now }
+    /// The start of the database's current UTC day.
+    static func todayStart() throws -> Date { try DatabaseClock.read().todayStart }
+
+    /// Runs `body` with the database's clock and returns what it returns, running it again if
+    /// the database's UTC day changed meanwhile: a day (and so an ISO week) may end during a
+    /// run, and a result that depends on the day must be read within the day it was built for.
+    /// `body` must be repeatable (it makes its own accounts) and should leave assertions to the caller.
+    static func withinOneUTCDay<T>(_ body: (DatabaseClock) throws -> T) throws -> T {
+        for _ in 1...3 {
+            let clock = try databaseClock()
+            let result = try body(clock)
+            if try todayStart() == clock.todayStart { return result }
+            print("The database's UTC day ended at \((clock.todayStart + 86_400).rfc3339) during a test: running it again.")
+        }
+        throw TestSetupError(description: "the database's UTC day changed during each of three attempts")
+    }
+
     /// A unique email for this test run.
     static func email(_ name: String = "user") -> String {
         "\(name)-\(UInt64.random(in: 0 ... .max))@example.com"
+    }
+}
+
+/// The database's clock, read in one statement. The test cluster's clock may be moved with
+/// libfaketime (say to 23:59:40 on a Sunday, where a UTC day and an ISO week end during the
+/// run) while this process keeps the real one: tests take every time from here, never from
+/// Date(), and build anything that must fall on a given day or week from its start.
+struct DatabaseClock: Sendable, Equatable {
+    /// now() in the database.
+    let now: Date
+    /// The start of the current UTC day, as the SQL rules count days (stats, leaderboards, coin cap).
+    let todayStart: Date
+    /// The start of the current ISO week (Monday, UTC), as weekly stats and leaderboards count.
+    let weekStart: Date
+
+    static func read() throws -> DatabaseClock {
+        let row = try TestEnvironment.owner().execute("""
+            select extract(epoch from now())::text,
+                   extract(epoch from date_trunc('day', now() at time zone 'UTC') at time zone 'UTC')::text,
+                   extract(epoch from date_trunc('week', now() at time zone 'UTC') at time zone 'UTC')::text
+            """).first ?? []
+        let dates = row.compactMap { $0.flatMap(Double.init).map(Date.init(timeIntervalSince1970:)) }
+        guard dates.count == 3 else { throw TestSetupError(description: "no database clock in \(row)") }
+        return DatabaseClock(now: dates[0], todayStart: dates[1], weekStart: dates[2])
+    }
+}
+
+extension Date {
+    /// RFC 3339 in UTC with microseconds, the API's time format (2026-11-30T08:00:00.000000Z).
+    var rfc3339: String {
+        let microseconds = Int64((timeIntervalSince1970 * 1_000_000).rounded())
+        let (seconds, fraction) = microseconds.quotientAndRemainder(dividingBy: 1_000_000)
+        let (wholeSeconds, micros) = fraction < 0 ? (seconds - 1, fraction + 1_000_000) : (seconds, fraction)
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        let text = formatter.string(from: Date(timeIntervalSince1970: TimeInterval(wholeSeconds)))
+        let digits = String(micros)
+        return text.dropLast() + "." + String(repeating: "0", count: 6 - digits.count) + digits + "Z"
     }
 }
 
@@ -62,6 +125,8 @@ enum TestServer {
         var client: HTTPClient { HTTPClient(port: server.port) }
     }
 
+    /// The socket client: the server's port on 127.0.0.1.
     static func client() throws -> HTTPClient { try shared.get().client }
+    /// The same pipeline the server answers with, for the in-process transport.
     static func pipeline() throws -> Pipeline { try shared.get().pipeline }
 }
