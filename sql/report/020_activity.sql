@@ -8,7 +8,7 @@ where s.ended_at is not null
 group by 1;
 comment on view report.daily_active_users is
     'One row per UTC day: users who finished at least one focus session that day. '
-    'Filter on day to use the focus_sessions_end index (ended_at).';
+    'Filter on day to use the focus_sessions_end_day index (the same expression).';
 
 create view report.focused_minutes_per_day as
 select (s.ended_at at time zone 'UTC')::date as day,
@@ -20,7 +20,7 @@ where s.ended_at is not null
 group by 1;
 comment on view report.focused_minutes_per_day is
     'One row per UTC day: finished sessions, their total and average minutes. '
-    'Filter on day to use the focus_sessions_end index (ended_at).';
+    'Filter on day to use the focus_sessions_end_day index (the same expression).';
 
 create view report.sessions_per_day_by_path as
 select (s.ended_at at time zone 'UTC')::date as day,
@@ -33,7 +33,7 @@ where s.ended_at is not null
 group by 1, 2;
 comment on view report.sessions_per_day_by_path is
     'One row per UTC day and path (live: timed by the server; offline: recorded by the phone): '
-    'sessions, minutes and coins earned. Filter on day to use the focus_sessions_end index.';
+    'sessions, minutes and coins earned. Filter on day to use the focus_sessions_end_day index.';
 
 create view report.tips_shown_per_level as
 select t.rating_level,

@@ -11,4 +11,4 @@ from app.friendship_events e
 group by 1;
 comment on view report.friendship_funnel_per_day is
     'One row per UTC day: friendship transitions by kind (asked, accepted, declined, cancelled, '
-    'removed), from the append-only friendship_events. Filter on day to use friendship_events_time.';
+    'removed), from the append-only friendship_events. Filter on day to use friendship_events_day.';
