@@ -1,8 +1,14 @@
 -- api core: the reply every endpoint returns, error raising, body parsing, field readers,
--- and authentication. Endpoints have the signature (token text, params jsonb, body jsonb):
--- `params` holds path and query parameters as strings, `body` the parsed JSON body.
--- Every function here is SECURITY DEFINER (or pure) with search_path = public, pg_temp,
--- and names every table with its schema.
+-- and authentication. Endpoints take (token text, params jsonb, body): `params` holds path and
+-- query parameters as strings, `body` the parsed JSON body (jsonb), or the raw bytes (bytea)
+-- for an image route. Every function here is SECURITY DEFINER (or pure) with
+-- search_path = public, pg_temp, and names every table with its schema.
+--
+-- Volatility: a function that can raise is never IMMUTABLE (the planner may fold an immutable
+-- call with constant arguments at plan time, raising in a branch that would never run), so
+-- the field readers are VOLATILE; functions that only read the database are STABLE.
+-- Endpoints read the body's keys with `v_body jsonb := api.only_keys(...)` as their first body
+-- read, so an unknown (typo'd) key is reported before any field is found missing.
 
 grant usage on schema api to focus_api;
 
@@ -59,7 +65,7 @@ as $$ select is_uuid.value ~* '^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{
 -- `value` if it is one of `choices`; otherwise (null included) 400 invalid_field.
 create function api.choice(value text, field text, choices text[])
 returns text
-language plpgsql immutable
+language plpgsql volatile
 as $$
 begin
     if choice.value is null or choice.value <> all (choice.choices) then
@@ -72,7 +78,7 @@ $$;
 -- The request body as a JSON object; anything else is 400 invalid_json.
 create function api.parse_body(body text)
 returns jsonb
-language plpgsql immutable security definer set search_path = public, pg_temp
+language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
     v_body jsonb;
@@ -93,10 +99,11 @@ end
 $$;
 grant execute on function api.parse_body(text) to focus_api;
 
--- Refuses keys the endpoint does not know, so a typo is an error rather than ignored.
+-- The body, once it holds no key the endpoint does not know, so a typo is an error rather
+-- than ignored (400 invalid_field naming the key).
 create function api.only_keys(body jsonb, allowed text[])
-returns void
-language plpgsql immutable
+returns jsonb
+language plpgsql volatile
 as $$
 declare
     v_key text;
@@ -105,6 +112,7 @@ begin
     if v_key is not null then
         perform api.fail_field(v_key, 'is not a field here.');
     end if;
+    return only_keys.body;
 end
 $$;
 
@@ -112,7 +120,7 @@ $$;
 -- naming the field. An absent optional field (or JSON null) reads as SQL null.
 create function api.json_field(body jsonb, field text, json_type text, required boolean, expected text)
 returns jsonb
-language plpgsql immutable
+language plpgsql volatile
 as $$
 declare
     v_value jsonb := json_field.body -> json_field.field;
@@ -132,19 +140,19 @@ $$;
 
 create function api.text_field(body jsonb, field text, required boolean default true)
 returns text
-language sql immutable
+language sql volatile
 as $$ select api.json_field(text_field.body, text_field.field, 'string', text_field.required, 'a string') #>> '{}' $$;
 
 create function api.boolean_field(body jsonb, field text, required boolean default true)
 returns boolean
-language sql immutable
+language sql volatile
 as $$ select api.json_field(boolean_field.body, boolean_field.field, 'boolean', boolean_field.required, 'true or false')::boolean $$;
 
 -- A whole number within [minimum, maximum]; 1.5, "3" and 1e40 are refused.
 create function api.integer_field(body jsonb, field text, minimum integer, maximum integer,
                                   required boolean default true)
 returns integer
-language plpgsql immutable
+language plpgsql volatile
 as $$
 declare
     v_expected text := format('a whole number from %s to %s', integer_field.minimum, integer_field.maximum);
@@ -161,7 +169,7 @@ $$;
 -- A whole-number query parameter (query values arrive as strings).
 create function api.integer_param(params jsonb, name text, minimum integer, maximum integer, fallback integer)
 returns integer
-language plpgsql immutable
+language plpgsql volatile
 as $$
 declare
     v_text text := integer_param.params ->> integer_param.name;
@@ -179,7 +187,7 @@ $$;
 -- A UUID given as a string (in the body or as a path parameter).
 create function api.uuid_field(body jsonb, field text, required boolean default true)
 returns uuid
-language plpgsql immutable
+language plpgsql volatile
 as $$
 declare
     v_text text := api.text_field(uuid_field.body, uuid_field.field, uuid_field.required);

@@ -33,7 +33,7 @@ $$;
 -- (400 invalid_display_name). Absent and not required reads as null.
 create function api.display_name_field(body jsonb, required boolean)
 returns text
-language plpgsql immutable
+language plpgsql volatile
 as $$
 declare
     v_name text := btrim(api.text_field(display_name_field.body, 'display_name', display_name_field.required));
@@ -54,12 +54,12 @@ returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
-    v_email text := btrim(api.text_field(register.body, 'email'));
-    v_password text := api.text_field(register.body, 'password');
+    v_body jsonb := api.only_keys(register.body, array['email', 'password', 'display_name']);
+    v_email text := btrim(api.text_field(v_body, 'email'));
+    v_password text := api.text_field(v_body, 'password');
     v_display_name text;
     v_user_id uuid;
 begin
-    perform api.only_keys(register.body, array['email', 'password', 'display_name']);
     if length(v_email) > 254 or v_email !~ '^[^@\s]+@[^@\s]+\.[^@\s]+$' then
         perform api.fail(400, 'invalid_email', 'That does not look like an email address.');
     end if;
@@ -70,7 +70,7 @@ begin
         -- bcrypt reads only the first 72 bytes: refuse rather than silently ignore the rest.
         perform api.fail_field('password', 'must be at most 72 bytes.');
     end if;
-    v_display_name := api.display_name_field(register.body, required => true);
+    v_display_name := api.display_name_field(v_body, required => true);
 
     insert into app.users (email, password_hash, display_name)
     select v_email, crypt(v_password, gen_salt('bf', s.bcrypt_cost)), v_display_name
@@ -100,14 +100,14 @@ returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
-    v_email text := btrim(api.text_field(login.body, 'email'));
-    v_password text := api.text_field(login.body, 'password');
+    v_body jsonb := api.only_keys(login.body, array['email', 'password']);
+    v_email text := btrim(api.text_field(v_body, 'email'));
+    v_password text := api.text_field(v_body, 'password');
     v_settings app.auth_settings;
     v_failures integer;
     v_oldest timestamptz;
     v_user app.users;
 begin
-    perform api.only_keys(login.body, array['email', 'password']);
     select * into v_settings from app.auth_settings;
     perform pg_advisory_xact_lock(hashtext('login:' || lower(v_email)));
 

@@ -14,7 +14,7 @@ $$;
 -- known_ids of a sync body: an array of UUID strings (400 invalid_field otherwise), deduplicated.
 create function api.known_ids(body jsonb)
 returns uuid[]
-language plpgsql immutable
+language plpgsql volatile
 as $$
 declare
     v_ids jsonb := known_ids.body -> 'known_ids';
@@ -66,9 +66,9 @@ returns api.reply
 language plpgsql stable security definer set search_path = public, pg_temp
 as $$
 declare
-    v_known uuid[] := api.known_ids(sync_shop_items.body);
+    v_body jsonb := api.only_keys(sync_shop_items.body, array['known_ids']);
+    v_known uuid[] := api.known_ids(v_body);
 begin
-    perform api.only_keys(sync_shop_items.body, array['known_ids']);
     return api.ok(jsonb_build_object(
         'missing', coalesce((select jsonb_agg(api.item_json(i) order by i.kind, i.sort_order)
                              from app.shop_items i
@@ -87,12 +87,12 @@ language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
     v_user_id uuid := api.authenticate(purchase.token);
-    v_item_id uuid := api.uuid_field(purchase.body, 'item_id');
+    v_body jsonb := api.only_keys(purchase.body, array['item_id']);
+    v_item_id uuid := api.uuid_field(v_body, 'item_id');
     v_balance integer;
     v_item app.shop_items;
     v_acquired_at timestamptz;
 begin
-    perform api.only_keys(purchase.body, array['item_id']);
     -- Lock the buyer: one purchase per user at a time, so balance and ownership checks hold.
     select u.balance into v_balance from app.users u where u.id = v_user_id for update;
 
@@ -132,7 +132,7 @@ comment on function api.purchase(text, jsonb, jsonb) is
 -- The kind in a path or query: pet, sound or furniture (400 invalid_field otherwise).
 create function api.kind_param(params jsonb, required boolean)
 returns text
-language sql immutable
+language sql volatile
 as $$
     select case when kind_param.params ->> 'kind' is null and not kind_param.required then null
                 else api.choice(kind_param.params ->> 'kind', 'kind', array['pet', 'sound', 'furniture']) end
@@ -164,11 +164,11 @@ language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
     v_user_id uuid := api.authenticate(select_item.token);
+    v_body jsonb := api.only_keys(select_item.body, array['item_id']);
     v_kind text := api.kind_param(select_item.params, required => true);
-    v_item_id uuid := api.uuid_field(select_item.body, 'item_id');
+    v_item_id uuid := api.uuid_field(v_body, 'item_id');
     v_item_kind text;
 begin
-    perform api.only_keys(select_item.body, array['item_id']);
     select i.kind into v_item_kind from app.shop_items i where i.id = v_item_id;
     if v_item_kind is null then
         perform api.fail(404, 'item_not_found', 'There is no such item.');

@@ -38,11 +38,11 @@ language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
     v_user_id uuid := api.authenticate(update_me.token);
-    v_display_name text := api.display_name_field(update_me.body, required => false);
-    v_settings jsonb := update_me.body -> 'settings';
+    v_body jsonb := api.only_keys(update_me.body, array['display_name', 'settings']);
+    v_display_name text := api.display_name_field(v_body, required => false);
+    v_settings jsonb := v_body -> 'settings';
     v_show_tip boolean;
 begin
-    perform api.only_keys(update_me.body, array['display_name', 'settings']);
     if v_settings is not null and jsonb_typeof(v_settings) <> 'null' then
         if jsonb_typeof(v_settings) <> 'object' then
             perform api.fail_field('settings', 'must be an object.');

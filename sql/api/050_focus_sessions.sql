@@ -71,14 +71,14 @@ language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
     v_user_id uuid := api.authenticate(start_session.token);
+    v_body jsonb := api.only_keys(start_session.body, array['planned_minutes']);
     v_settings app.economy_settings;
     v_planned integer;
     v_running uuid;
     v_session app.focus_sessions;
 begin
     select * into v_settings from app.economy_settings;
-    perform api.only_keys(start_session.body, array['planned_minutes']);
-    v_planned := api.integer_field(start_session.body, 'planned_minutes', 1, v_settings.max_session_minutes);
+    v_planned := api.integer_field(v_body, 'planned_minutes', 1, v_settings.max_session_minutes);
     perform api.lock_user(v_user_id);
     select s.id into v_running from app.focus_sessions s where s.user_id = v_user_id and s.ended_at is null;
     if v_running is not null then
@@ -146,14 +146,14 @@ language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
     v_user_id uuid := api.authenticate(record_session.token);
-    v_id uuid := api.uuid_field(record_session.body, 'id');
-    v_started timestamptz := api.time_field(record_session.body, 'started_at');
-    v_ended timestamptz := api.time_field(record_session.body, 'ended_at');
-    v_planned integer := api.integer_field(record_session.body, 'planned_minutes', 1, 1440, required => false);
+    v_body jsonb := api.only_keys(record_session.body, array['id', 'started_at', 'ended_at', 'planned_minutes']);
+    v_id uuid := api.uuid_field(v_body, 'id');
+    v_started timestamptz := api.time_field(v_body, 'started_at');
+    v_ended timestamptz := api.time_field(v_body, 'ended_at');
+    v_planned integer := api.integer_field(v_body, 'planned_minutes', 1, 1440, required => false);
     v_settings app.economy_settings;
     v_existing app.focus_sessions;
 begin
-    perform api.only_keys(record_session.body, array['id', 'started_at', 'ended_at', 'planned_minutes']);
     select * into v_settings from app.economy_settings;
     if v_ended <= v_started then
         perform api.fail(422, 'invalid_session', 'The session ends before it starts.');

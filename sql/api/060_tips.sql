@@ -19,12 +19,12 @@ language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
     v_user_id uuid := api.authenticate(rate_session.token);
+    v_body jsonb := api.only_keys(rate_session.body, array['rating']);
     v_id uuid := api.uuid_field(rate_session.params, 'id');
-    v_rating text := api.choice(api.text_field(rate_session.body, 'rating'), 'rating', array['good', 'fine', 'bad']);
+    v_rating text := api.choice(api.text_field(v_body, 'rating'), 'rating', array['good', 'fine', 'bad']);
     v_session app.focus_sessions;
     v_tip app.mindfulness_tips;
 begin
-    perform api.only_keys(rate_session.body, array['rating']);
     perform api.lock_user(v_user_id);
     select * into v_session from app.focus_sessions s where s.id = v_id and s.user_id = v_user_id;
     if v_session.id is null then
@@ -61,9 +61,9 @@ returns api.reply
 language plpgsql stable security definer set search_path = public, pg_temp
 as $$
 declare
-    v_known uuid[] := api.known_ids(sync_tips.body);
+    v_body jsonb := api.only_keys(sync_tips.body, array['known_ids']);
+    v_known uuid[] := api.known_ids(v_body);
 begin
-    perform api.only_keys(sync_tips.body, array['known_ids']);
     return api.ok(jsonb_build_object(
         'missing', coalesce((select jsonb_agg(api.tip_json(t) order by t.rating_level, t.title)
                              from app.mindfulness_tips t

@@ -100,11 +100,11 @@ language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
     v_user_id uuid := api.authenticate(ask_friend.token);
-    v_email text := btrim(api.text_field(ask_friend.body, 'email'));
+    v_body jsonb := api.only_keys(ask_friend.body, array['email']);
+    v_email text := btrim(api.text_field(v_body, 'email'));
     v_other uuid;
     v_pair app.friendships;
 begin
-    perform api.only_keys(ask_friend.body, array['email']);
     select u.id into v_other from app.users u where u.email = v_email::citext;
     if v_other is null then
         perform api.fail(404, 'user_not_found', 'Nobody has an account with that email.');

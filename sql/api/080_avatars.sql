@@ -13,7 +13,7 @@ create type api.file_reply as (
 -- An image body arrives as hex text (libpq text parameters cannot hold NUL bytes).
 create function api.parse_image(body text)
 returns bytea
-language sql immutable security definer set search_path = public, pg_temp
+language sql volatile security definer set search_path = public, pg_temp
 as $$ select decode(parse_image.body, 'hex') $$;
 grant execute on function api.parse_image(text) to focus_api;
 

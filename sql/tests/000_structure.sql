@@ -1,7 +1,7 @@
 -- Structure and privileges: schemas, SECURITY DEFINER with a fixed search_path, and roles
 -- that can reach exactly what DESIGN.md says.
 begin;
-select plan(9);
+select plan(10);
 
 select has_schema('app');
 select has_schema('api');
@@ -45,6 +45,19 @@ select ok(not has_schema_privilege('focus_api', 'app', 'usage')
 select ok(has_schema_privilege('focus_report', 'report', 'usage')
           and not has_schema_privilege('focus_api', 'report', 'usage'),
           'report is for focus_report only');
+
+-- A raiser is a function that raises itself or calls a raiser (followed through the sources).
+select is_empty($$
+    with recursive raisers(oid, name) as (
+        select p.oid, p.proname from pg_proc p
+        where p.pronamespace = 'api'::regnamespace and p.prosrc ~* '\mraise\M'
+        union
+        select p.oid, p.proname from pg_proc p, raisers r
+        where p.pronamespace = 'api'::regnamespace and p.prosrc ~ ('api\.' || r.name || '\(')
+    )
+    select p.oid::regprocedure::text from pg_proc p join raisers r on r.oid = p.oid
+    where p.provolatile = 'i'
+$$, 'no function in api that can raise is IMMUTABLE (the planner could fold it at plan time)');
 
 select * from finish();
 rollback;

@@ -1,6 +1,6 @@
 -- Purchases: success, each refusal, nothing changed by a refusal, the ledger and balance agree.
 begin;
-select plan(19);
+select plan(20);
 select test.new_user('buyer');
 -- What a purchase may change: the balance, the items owned, the ledger rows.
 create function pg_temp.snapshot() returns text language sql as $$
@@ -49,6 +49,10 @@ select is(pg_temp.snapshot(), (select before from snap), 'refused purchases chan
 
 select is(test.error_of($$ update app.coin_ledger set amount = 1 $$), '23001', 'the ledger cannot be edited');
 select is_empty('select * from report.ledger_reconciliation', 'every balance equals its ledger sum');
+
+select throws_ok(format($$ select api.purchase(%L, '{}', '{"itme_id": "x"}') $$, test.token('buyer')),
+                 'PT400', 'itme_id is not a field here.',
+                 'an unknown key is reported by its name before any field is found missing');
 
 select * from finish();
 rollback;
