@@ -90,3 +90,26 @@ build_server() {
     (cd "$ROOT" && swift build -c "$configuration" --product focus-island >&2) || die "swift build failed"
     printf '%s/.build/%s/focus-island' "$ROOT" "$configuration"
 }
+
+# serve_in_background LOG [VAR=value ...]: runs $server on a free port (PORT=0, so it can never
+# answer for another server on a taken port) with its log in LOG; sets server_pid and base_url
+# once it listens.
+serve_in_background() {
+    local log=$1 port=""
+    shift
+    env PORT=0 LOG_FORMAT="${LOG_FORMAT:-text}" "$@" "$server" serve >"$log" 2>&1 &
+    server_pid=$!
+    for _ in $(seq 200); do
+        port=$(sed -n 's/.*listening on [^ ]*:\([0-9]*\) .*/\1/p' "$log")
+        [ -n "$port" ] && break
+        kill -0 "$server_pid" 2>/dev/null || break
+        sleep 0.05
+    done
+    [ -n "$port" ] || { cat "$log" >&2; die "the server did not start"; }
+    base_url="http://127.0.0.1:$port"
+}
+
+server_stop() {
+    kill "$server_pid" 2>/dev/null || true
+    wait "$server_pid" 2>/dev/null || true
+}

@@ -13,29 +13,6 @@
 
 fault_log() { printf '%s/fault-%s.log' "$dir" "$1"; }
 
-# start_server NAME [VAR=value ...]: runs the server on a free port (PORT=0) in the background;
-# sets server_pid and base_url.
-start_server() {
-    local name=$1 log
-    shift
-    log=$(fault_log "$name")
-    env PORT=0 LOG_FORMAT=text "$@" "$server" serve >"$log" 2>&1 &
-    server_pid=$!
-    local port=""
-    for _ in $(seq 100); do
-        port=$(sed -n 's/.*listening on [^ ]*:\([0-9]*\) .*/\1/p' "$log")
-        [ -n "$port" ] && break
-        sleep 0.05
-    done
-    [ -n "$port" ] || { cat "$log" >&2; die "the server did not start ($name)"; }
-    base_url="http://127.0.0.1:$port"
-}
-
-stop_server() {
-    kill "$server_pid" 2>/dev/null || true
-    wait "$server_pid" 2>/dev/null || true
-}
-
 # http METHOD PATH [TOKEN [BODY]]: prints "STATUS CODE RETRY_AFTER" of one request (10 s at most).
 http() {
     local headers body
@@ -87,7 +64,7 @@ fault_checks() {
     local account user token started
 
     # 1. SIGTERM with a request in flight.
-    start_server sigterm
+    serve_in_background "$(fault_log sigterm)"
     read -r user token <<<"$(new_account)"
     hold_user_row "$user" 2
     http PATCH /me "$token" '{"display_name":"Slow"}' >"$dir/slow.out" &
@@ -113,7 +90,7 @@ fault_checks() {
     fi
 
     # 2. PostgreSQL stopped and started under a running server.
-    start_server restart
+    serve_in_background "$(fault_log restart)"
     read -r user token <<<"$(new_account)"
     # Warm every pooled connection, so stale ones would be there to meet after the restart.
     local warming=()
@@ -149,10 +126,10 @@ fault_checks() {
     else
         check "a burst of 32 right after recovery: $burst" FAILED; return 1
     fi
-    stop_server
+    server_stop
 
     # 3. Every pooled connection held by a slow statement.
-    start_server pool DB_POOL_SIZE=2 DB_POOL_TIMEOUT=1
+    serve_in_background "$(fault_log pool)" DB_POOL_SIZE=2 DB_POOL_TIMEOUT=1
     read -r user token <<<"$(new_account)"
     hold_user_row "$user" 3
     http PATCH /me "$token" '{"display_name":"Slow 1"}' >"$dir/slow1.out" &
@@ -173,5 +150,5 @@ fault_checks() {
         check "pool of 2 held: '$busy' after ${took} ms; held: $(cat "$dir/slow1.out" "$dir/slow2.out" | xargs)" FAILED
         return 1
     fi
-    stop_server
+    server_stop
 }

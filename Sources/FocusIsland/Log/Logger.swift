@@ -7,8 +7,20 @@ public struct Logger: Sendable {
 
     public init(format: LogFormat) { self.format = format }
 
-    /// `fields` keep their order; values are strings or whole numbers.
+    /// One request's line; `fields` keep their order; values are strings or whole numbers.
+    /// LOG_FORMAT=off silences these only.
     public func log(_ fields: KeyValuePairs<String, LogValue>) {
+        write(fields, as: format)
+    }
+
+    /// Start, stop and errors are written even with LOG_FORMAT=off (as text): an operator needs
+    /// them, and scripts read the port a PORT=0 server chose from the "listening" line.
+    public func info(_ message: String) { write(["level": "info", "message": .string(message)], as: eventFormat) }
+    public func error(_ message: String) { write(["level": "error", "message": .string(message)], as: eventFormat) }
+
+    private var eventFormat: LogFormat { format == .off ? .text : format }
+
+    private func write(_ fields: KeyValuePairs<String, LogValue>, as format: LogFormat) {
         var line: String
         switch format {
         case .off:
@@ -19,11 +31,9 @@ public struct Logger: Sendable {
             line = fields.map { $0.key + "=" + $0.value.text }.joined(separator: " ")
         }
         line += "\n"
-        line.withUTF8 { bytes in _ = write(1, bytes.baseAddress, bytes.count) }
+        line.withUTF8 { bytes in _ = Glibc.write(1, bytes.baseAddress, bytes.count) }
     }
 
-    public func info(_ message: String) { log(["level": "info", "message": .string(message)]) }
-    public func error(_ message: String) { log(["level": "error", "message": .string(message)]) }
 }
 
 public enum LogValue: Sendable, ExpressibleByStringLiteral {
