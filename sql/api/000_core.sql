@@ -4,6 +4,13 @@
 -- for an image route. Every function here is SECURITY DEFINER (or pure) with
 -- search_path = public, pg_temp, and names every table with its schema.
 --
+-- Endpoint names, one grammar: the resource as its path reads (`/friend-requests` →
+-- friend_requests, `/me/avatar` → me_avatar) then one verb: list, get, create, update
+-- (PUT and PATCH), delete, or the action the path names (register, login, logout, sync, start,
+-- finish, rate, accept, decline). `POST /friend-requests/{id}/accept` is
+-- api.friend_requests_accept; grep the route table or sql/tests for that name to find both.
+-- Helpers that are not endpoints are named for what they do (authenticate, lock_user).
+--
 -- Volatility: a function that can raise is never IMMUTABLE (the planner may fold an immutable
 -- call with constant arguments at plan time, raising in a branch that would never run), so
 -- the field readers are VOLATILE; functions that only read the database are STABLE.

@@ -49,12 +49,12 @@ $$;
 -- Guarantees: emails are unique ignoring case (409 email_taken, also for two racing sign-ups);
 -- the password is stored only as a bcrypt hash; the starters are owned and selected;
 -- the answer carries the first token.
-create function api.register(token text, params jsonb, body jsonb)
+create function api.auth_register(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
-    v_body jsonb := api.only_keys(register.body, array['email', 'password', 'display_name']);
+    v_body jsonb := api.only_keys(auth_register.body, array['email', 'password', 'display_name']);
     v_email text := btrim(api.text_field(v_body, 'email'));
     v_password text := api.text_field(v_body, 'password');
     v_display_name text;
@@ -85,8 +85,8 @@ begin
     return api.ok(jsonb_build_object('user', api.profile(v_user_id)) || api.issue_token(v_user_id));
 end
 $$;
-grant execute on function api.register(text, jsonb, jsonb) to focus_api;
-comment on function api.register(text, jsonb, jsonb) is
+grant execute on function api.auth_register(text, jsonb, jsonb) to focus_api;
+comment on function api.auth_register(text, jsonb, jsonb) is
     'POST /auth/register: unique email ignoring case (409 email_taken), bcrypt-hashed password, first token.';
 
 -- POST /auth/login {email, password}
@@ -95,12 +95,12 @@ comment on function api.register(text, jsonb, jsonb) is
 -- gets 429 too_many_attempts with Retry-After, and its password is not even checked.
 -- Failures are recorded and answered without raising, so the record survives.
 -- Attempts for one email are serialized by an advisory lock, so a burst cannot overshoot.
-create function api.login(token text, params jsonb, body jsonb)
+create function api.auth_login(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
-    v_body jsonb := api.only_keys(login.body, array['email', 'password']);
+    v_body jsonb := api.only_keys(auth_login.body, array['email', 'password']);
     v_email text := btrim(api.text_field(v_body, 'email'));
     v_password text := api.text_field(v_body, 'password');
     v_settings app.auth_settings;
@@ -141,22 +141,22 @@ begin
     return api.ok(jsonb_build_object('user', api.profile(v_user.id)) || api.issue_token(v_user.id));
 end
 $$;
-grant execute on function api.login(text, jsonb, jsonb) to focus_api;
-comment on function api.login(text, jsonb, jsonb) is
+grant execute on function api.auth_login(text, jsonb, jsonb) to focus_api;
+comment on function api.auth_login(text, jsonb, jsonb) is
     'POST /auth/login: one 401 for unknown email and wrong password; failures recorded without raising; 429 after too many.';
 
 -- POST /auth/logout: revokes the token it was called with, at once.
-create function api.logout(token text, params jsonb, body jsonb)
+create function api.auth_logout(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 begin
-    perform api.authenticate(logout.token);
+    perform api.authenticate(auth_logout.token);
     update app.auth_tokens t
     set revoked_at = now()
-    where t.digest = sha256(convert_to(logout.token, 'UTF8'));
+    where t.digest = sha256(convert_to(auth_logout.token, 'UTF8'));
     return api.ok(null);
 end
 $$;
-grant execute on function api.logout(text, jsonb, jsonb) to focus_api;
-comment on function api.logout(text, jsonb, jsonb) is 'POST /auth/logout: the token stops working at once.';
+grant execute on function api.auth_logout(text, jsonb, jsonb) to focus_api;
+comment on function api.auth_logout(text, jsonb, jsonb) is 'POST /auth/logout: the token stops working at once.';

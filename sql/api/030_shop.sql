@@ -42,7 +42,7 @@ as $$
 $$;
 
 -- GET /shop/items (public)
-create function api.shop_items(token text, params jsonb, body jsonb)
+create function api.shop_items_list(token text, params jsonb, body jsonb)
 returns api.reply
 language sql stable security definer set search_path = public, pg_temp
 as $$
@@ -56,17 +56,17 @@ as $$
     left join app.shop_items i on i.active
     group by v.version
 $$;
-grant execute on function api.shop_items(text, jsonb, jsonb) to focus_api;
-comment on function api.shop_items(text, jsonb, jsonb) is
+grant execute on function api.shop_items_list(text, jsonb, jsonb) to focus_api;
+comment on function api.shop_items_list(text, jsonb, jsonb) is
     'GET /shop/items: active items by kind; the ETag is the catalog version, which changes exactly when an item does.';
 
 -- POST /sync/shop-items {known_ids} (public)
-create function api.sync_shop_items(token text, params jsonb, body jsonb)
+create function api.shop_items_sync(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql stable security definer set search_path = public, pg_temp
 as $$
 declare
-    v_body jsonb := api.only_keys(sync_shop_items.body, array['known_ids']);
+    v_body jsonb := api.only_keys(shop_items_sync.body, array['known_ids']);
     v_known uuid[] := api.known_ids(v_body);
 begin
     return api.ok(jsonb_build_object(
@@ -76,18 +76,18 @@ begin
         'removed', api.removed_ids(v_known, array(select i.id from app.shop_items i where i.active))));
 end
 $$;
-grant execute on function api.sync_shop_items(text, jsonb, jsonb) to focus_api;
-comment on function api.sync_shop_items(text, jsonb, jsonb) is
+grant execute on function api.shop_items_sync(text, jsonb, jsonb) to focus_api;
+comment on function api.shop_items_sync(text, jsonb, jsonb) is
     'POST /sync/shop-items: active items the phone lacks, and the phone''s ids that are no longer active items.';
 
 -- POST /shop/purchases {item_id}
-create function api.purchase(token text, params jsonb, body jsonb)
+create function api.shop_purchases_create(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
-    v_user_id uuid := api.authenticate(purchase.token);
-    v_body jsonb := api.only_keys(purchase.body, array['item_id']);
+    v_user_id uuid := api.authenticate(shop_purchases_create.token);
+    v_body jsonb := api.only_keys(shop_purchases_create.body, array['item_id']);
     v_item_id uuid := api.uuid_field(v_body, 'item_id');
     v_balance integer;
     v_item app.shop_items;
@@ -124,8 +124,8 @@ begin
                                      'purchased_at', api.iso(v_acquired_at), 'already_owned', false));
 end
 $$;
-grant execute on function api.purchase(text, jsonb, jsonb) to focus_api;
-comment on function api.purchase(text, jsonb, jsonb) is
+grant execute on function api.shop_purchases_create(text, jsonb, jsonb) to focus_api;
+comment on function api.shop_purchases_create(text, jsonb, jsonb) is
     'POST /shop/purchases: locks the buyer; 404 item_not_found, 409 insufficient_funds (balance, price), '
     'already owned: 200 and nothing charged; else ownership and ledger written together.';
 
@@ -139,13 +139,13 @@ as $$
 $$;
 
 -- GET /me/items?kind=
-create function api.my_items(token text, params jsonb, body jsonb)
+create function api.me_items_list(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql stable security definer set search_path = public, pg_temp
 as $$
 declare
-    v_user_id uuid := api.authenticate(my_items.token);
-    v_kind text := api.kind_param(my_items.params, required => false);
+    v_user_id uuid := api.authenticate(me_items_list.token);
+    v_kind text := api.kind_param(me_items_list.params, required => false);
 begin
     return api.ok(jsonb_build_object('items', coalesce(
         (select jsonb_agg(jsonb_build_object('item', api.item_json(i), 'acquired_at', api.iso(ui.acquired_at))
@@ -154,18 +154,18 @@ begin
          where ui.user_id = v_user_id and (v_kind is null or i.kind = v_kind)), '[]')));
 end
 $$;
-grant execute on function api.my_items(text, jsonb, jsonb) to focus_api;
-comment on function api.my_items(text, jsonb, jsonb) is 'GET /me/items: the caller''s items, of one kind or all.';
+grant execute on function api.me_items_list(text, jsonb, jsonb) to focus_api;
+comment on function api.me_items_list(text, jsonb, jsonb) is 'GET /me/items: the caller''s items, of one kind or all.';
 
 -- PUT /me/selected/{kind} {item_id}
-create function api.select_item(token text, params jsonb, body jsonb)
+create function api.me_selected_update(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
-    v_user_id uuid := api.authenticate(select_item.token);
-    v_body jsonb := api.only_keys(select_item.body, array['item_id']);
-    v_kind text := api.kind_param(select_item.params, required => true);
+    v_user_id uuid := api.authenticate(me_selected_update.token);
+    v_body jsonb := api.only_keys(me_selected_update.body, array['item_id']);
+    v_kind text := api.kind_param(me_selected_update.params, required => true);
     v_item_id uuid := api.uuid_field(v_body, 'item_id');
     v_item_kind text;
 begin
@@ -184,8 +184,8 @@ begin
     return api.ok(api.profile(v_user_id));
 end
 $$;
-grant execute on function api.select_item(text, jsonb, jsonb) to focus_api;
-comment on function api.select_item(text, jsonb, jsonb) is
+grant execute on function api.me_selected_update(text, jsonb, jsonb) to focus_api;
+comment on function api.me_selected_update(text, jsonb, jsonb) is
     'PUT /me/selected/{kind}: 404 item_not_found, 400 kind_mismatch, 409 not_owned; else the new Profile.';
 
 -- A new account's starters: owned and selected, in the registration transaction.

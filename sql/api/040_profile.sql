@@ -19,26 +19,26 @@ as $$
 $$;
 
 -- GET /me
-create function api.me(token text, params jsonb, body jsonb)
+create function api.me_get(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql stable security definer set search_path = public, pg_temp
 as $$
 begin
-    return api.ok(api.profile(api.authenticate(me.token)));
+    return api.ok(api.profile(api.authenticate(me_get.token)));
 end
 $$;
-grant execute on function api.me(text, jsonb, jsonb) to focus_api;
-comment on function api.me(text, jsonb, jsonb) is 'GET /me: the caller''s Profile.';
+grant execute on function api.me_get(text, jsonb, jsonb) to focus_api;
+comment on function api.me_get(text, jsonb, jsonb) is 'GET /me: the caller''s Profile.';
 
 -- PATCH /me {display_name?, settings?: {show_tip_on_timer?}}
 -- Guarantees: only the fields given change; unknown keys are 400 and change nothing.
-create function api.update_me(token text, params jsonb, body jsonb)
+create function api.me_update(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
-    v_user_id uuid := api.authenticate(update_me.token);
-    v_body jsonb := api.only_keys(update_me.body, array['display_name', 'settings']);
+    v_user_id uuid := api.authenticate(me_update.token);
+    v_body jsonb := api.only_keys(me_update.body, array['display_name', 'settings']);
     v_display_name text := api.display_name_field(v_body, required => false);
     v_settings jsonb := v_body -> 'settings';
     v_show_tip boolean;
@@ -59,6 +59,6 @@ begin
     return api.ok(api.profile(v_user_id));
 end
 $$;
-grant execute on function api.update_me(text, jsonb, jsonb) to focus_api;
-comment on function api.update_me(text, jsonb, jsonb) is
+grant execute on function api.me_update(text, jsonb, jsonb) to focus_api;
+comment on function api.me_update(text, jsonb, jsonb) is
     'PATCH /me: changes only the fields given; unknown keys are 400 and change nothing.';

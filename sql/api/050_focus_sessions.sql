@@ -65,13 +65,13 @@ end
 $$;
 
 -- POST /focus-sessions/start {planned_minutes}
-create function api.start_session(token text, params jsonb, body jsonb)
+create function api.focus_sessions_start(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
-    v_user_id uuid := api.authenticate(start_session.token);
-    v_body jsonb := api.only_keys(start_session.body, array['planned_minutes']);
+    v_user_id uuid := api.authenticate(focus_sessions_start.token);
+    v_body jsonb := api.only_keys(focus_sessions_start.body, array['planned_minutes']);
     v_settings app.economy_settings;
     v_planned integer;
     v_running uuid;
@@ -97,18 +97,18 @@ begin
                                      'planned_minutes', v_session.planned_minutes));
 end
 $$;
-grant execute on function api.start_session(text, jsonb, jsonb) to focus_api;
-comment on function api.start_session(text, jsonb, jsonb) is
+grant execute on function api.focus_sessions_start(text, jsonb, jsonb) to focus_api;
+comment on function api.focus_sessions_start(text, jsonb, jsonb) is
     'POST /focus-sessions/start: the server''s clock starts; 409 session_in_progress (with its id) while one runs.';
 
 -- POST /focus-sessions/{id}/finish
-create function api.finish_session(token text, params jsonb, body jsonb)
+create function api.focus_sessions_finish(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
-    v_user_id uuid := api.authenticate(finish_session.token);
-    v_id uuid := api.uuid_field(finish_session.params, 'id');
+    v_user_id uuid := api.authenticate(focus_sessions_finish.token);
+    v_id uuid := api.uuid_field(focus_sessions_finish.params, 'id');
     v_session app.focus_sessions;
     v_max integer;
     v_end timestamptz;
@@ -134,19 +134,19 @@ begin
     return api.session_reply(v_id);
 end
 $$;
-grant execute on function api.finish_session(text, jsonb, jsonb) to focus_api;
-comment on function api.finish_session(text, jsonb, jsonb) is
+grant execute on function api.focus_sessions_finish(text, jsonb, jsonb) to focus_api;
+comment on function api.focus_sessions_finish(text, jsonb, jsonb) is
     'POST /focus-sessions/{id}/finish: minutes from the server''s clock (at most the plan), coins paid once; '
     'finishing again answers the same; someone else''s id is 404 session_not_found.';
 
 -- POST /focus-sessions {id, started_at, ended_at, planned_minutes?}: a session the phone recorded.
-create function api.record_session(token text, params jsonb, body jsonb)
+create function api.focus_sessions_create(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
-    v_user_id uuid := api.authenticate(record_session.token);
-    v_body jsonb := api.only_keys(record_session.body, array['id', 'started_at', 'ended_at', 'planned_minutes']);
+    v_user_id uuid := api.authenticate(focus_sessions_create.token);
+    v_body jsonb := api.only_keys(focus_sessions_create.body, array['id', 'started_at', 'ended_at', 'planned_minutes']);
     v_id uuid := api.uuid_field(v_body, 'id');
     v_started timestamptz := api.time_field(v_body, 'started_at');
     v_ended timestamptz := api.time_field(v_body, 'ended_at');
@@ -195,20 +195,20 @@ begin
     return api.session_reply(v_id);
 end
 $$;
-grant execute on function api.record_session(text, jsonb, jsonb) to focus_api;
-comment on function api.record_session(text, jsonb, jsonb) is
+grant execute on function api.focus_sessions_create(text, jsonb, jsonb) to focus_api;
+comment on function api.focus_sessions_create(text, jsonb, jsonb) is
     'POST /focus-sessions: idempotent by the phone''s id (same body: 200, nothing earned twice; other body: 409 '
     'session_conflict); 409 session_overlap; 422 invalid_session (future, reversed, too long, too old).';
 
 -- GET /focus-sessions?from=&to= (started_at in [from, to); default the last 30 days)
-create function api.list_sessions(token text, params jsonb, body jsonb)
+create function api.focus_sessions_list(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql stable security definer set search_path = public, pg_temp
 as $$
 declare
-    v_user_id uuid := api.authenticate(list_sessions.token);
-    v_from timestamptz := coalesce(api.time_field(list_sessions.params, 'from', required => false), now() - interval '30 days');
-    v_to timestamptz := coalesce(api.time_field(list_sessions.params, 'to', required => false), 'infinity');
+    v_user_id uuid := api.authenticate(focus_sessions_list.token);
+    v_from timestamptz := coalesce(api.time_field(focus_sessions_list.params, 'from', required => false), now() - interval '30 days');
+    v_to timestamptz := coalesce(api.time_field(focus_sessions_list.params, 'to', required => false), 'infinity');
 begin
     return (
         select api.ok(jsonb_build_object(
@@ -219,19 +219,19 @@ begin
         where s.user_id = v_user_id and s.started_at >= v_from and s.started_at < v_to);
 end
 $$;
-grant execute on function api.list_sessions(text, jsonb, jsonb) to focus_api;
-comment on function api.list_sessions(text, jsonb, jsonb) is
+grant execute on function api.focus_sessions_list(text, jsonb, jsonb) to focus_api;
+comment on function api.focus_sessions_list(text, jsonb, jsonb) is
     'GET /focus-sessions: the caller''s sessions started in [from, to) with totals.';
 
 -- GET /me/stats: days are UTC days of a session's end; weeks start on Monday.
 -- A streak is a run of consecutive days with focused minutes; the current one is alive while
 -- its last day is today or yesterday.
-create function api.my_stats(token text, params jsonb, body jsonb)
+create function api.me_stats_get(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql stable security definer set search_path = public, pg_temp
 as $$
 declare
-    v_user_id uuid := api.authenticate(my_stats.token);
+    v_user_id uuid := api.authenticate(me_stats_get.token);
     v_today date := (now() at time zone 'UTC')::date;
 begin
     return (
@@ -256,6 +256,6 @@ begin
             'longest_streak_days', coalesce((select max(length) from runs), 0))));
 end
 $$;
-grant execute on function api.my_stats(text, jsonb, jsonb) to focus_api;
-comment on function api.my_stats(text, jsonb, jsonb) is
+grant execute on function api.me_stats_get(text, jsonb, jsonb) to focus_api;
+comment on function api.me_stats_get(text, jsonb, jsonb) is
     'GET /me/stats: minutes today, this week and in all, coins earned, current and longest streak (UTC days).';

@@ -13,14 +13,14 @@ $$;
 -- Guarantees: the tip has the rating's level (bad → for stressful moments, good → for calm
 -- ones); it is the one this user saw least recently, never-seen first, so no tip repeats
 -- until every tip of that level was shown. The tip shown is recorded.
-create function api.rate_session(token text, params jsonb, body jsonb)
+create function api.focus_sessions_rate(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
-    v_user_id uuid := api.authenticate(rate_session.token);
-    v_body jsonb := api.only_keys(rate_session.body, array['rating']);
-    v_id uuid := api.uuid_field(rate_session.params, 'id');
+    v_user_id uuid := api.authenticate(focus_sessions_rate.token);
+    v_body jsonb := api.only_keys(focus_sessions_rate.body, array['rating']);
+    v_id uuid := api.uuid_field(focus_sessions_rate.params, 'id');
     v_rating text := api.choice(api.text_field(v_body, 'rating'), 'rating', array['good', 'fine', 'bad']);
     v_session app.focus_sessions;
     v_tip app.mindfulness_tips;
@@ -51,17 +51,17 @@ begin
                                      'tip', case when v_tip.id is not null then api.tip_json(v_tip) end));
 end
 $$;
-grant execute on function api.rate_session(text, jsonb, jsonb) to focus_api;
-comment on function api.rate_session(text, jsonb, jsonb) is
+grant execute on function api.focus_sessions_rate(text, jsonb, jsonb) to focus_api;
+comment on function api.focus_sessions_rate(text, jsonb, jsonb) is
     'POST /focus-sessions/{id}/rating: stores the rating and returns a tip of that level, least recently shown first.';
 
 -- POST /sync/mindfulness-tips {known_ids} (public; also at /Sync/MindfulnessTips)
-create function api.sync_tips(token text, params jsonb, body jsonb)
+create function api.mindfulness_tips_sync(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql stable security definer set search_path = public, pg_temp
 as $$
 declare
-    v_body jsonb := api.only_keys(sync_tips.body, array['known_ids']);
+    v_body jsonb := api.only_keys(mindfulness_tips_sync.body, array['known_ids']);
     v_known uuid[] := api.known_ids(v_body);
 begin
     return api.ok(jsonb_build_object(
@@ -71,6 +71,6 @@ begin
         'removed', api.removed_ids(v_known, array(select t.id from app.mindfulness_tips t where t.active))));
 end
 $$;
-grant execute on function api.sync_tips(text, jsonb, jsonb) to focus_api;
-comment on function api.sync_tips(text, jsonb, jsonb) is
+grant execute on function api.mindfulness_tips_sync(text, jsonb, jsonb) to focus_api;
+comment on function api.mindfulness_tips_sync(text, jsonb, jsonb) is
     'POST /sync/mindfulness-tips: active tips the phone lacks, and the phone''s ids that are no longer active tips.';

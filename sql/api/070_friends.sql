@@ -94,13 +94,13 @@ end
 $$;
 
 -- POST /friend-requests {email}
-create function api.ask_friend(token text, params jsonb, body jsonb)
+create function api.friend_requests_create(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
-    v_user_id uuid := api.authenticate(ask_friend.token);
-    v_body jsonb := api.only_keys(ask_friend.body, array['email']);
+    v_user_id uuid := api.authenticate(friend_requests_create.token);
+    v_body jsonb := api.only_keys(friend_requests_create.body, array['email']);
     v_email text := btrim(api.text_field(v_body, 'email'));
     v_other uuid;
     v_pair app.friendships;
@@ -132,25 +132,25 @@ begin
         'id', v_pair.id, 'to', api.user_card(v_other), 'created_at', api.iso(v_pair.created_at))));
 end
 $$;
-grant execute on function api.ask_friend(text, jsonb, jsonb) to focus_api;
-comment on function api.ask_friend(text, jsonb, jsonb) is
+grant execute on function api.friend_requests_create(text, jsonb, jsonb) to focus_api;
+comment on function api.friend_requests_create(text, jsonb, jsonb) is
     'POST /friend-requests: 404 user_not_found, 422 cannot_friend_self, 409 already_friends / request_pending, '
     '429 too_many_pending (50); if they had asked you, accepts (200 auto_accepted).';
 
 -- POST /friend-requests/{id}/accept: only the receiver, only while pending.
-create function api.accept_friend(token text, params jsonb, body jsonb)
+create function api.friend_requests_accept(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
-    v_user_id uuid := api.authenticate(accept_friend.token);
-    v_pair app.friendships := api.pending_request(api.uuid_field(accept_friend.params, 'id'), v_user_id, 'receiver');
+    v_user_id uuid := api.authenticate(friend_requests_accept.token);
+    v_pair app.friendships := api.pending_request(api.uuid_field(friend_requests_accept.params, 'id'), v_user_id, 'receiver');
 begin
     return api.ok(jsonb_build_object('friend', api.accept_pair(v_pair, v_user_id)));
 end
 $$;
-grant execute on function api.accept_friend(text, jsonb, jsonb) to focus_api;
-comment on function api.accept_friend(text, jsonb, jsonb) is
+grant execute on function api.friend_requests_accept(text, jsonb, jsonb) to focus_api;
+comment on function api.friend_requests_accept(text, jsonb, jsonb) is
     'POST /friend-requests/{id}/accept: only the receiver of a pending request; else 404.';
 
 -- Ends a pending request: the receiver declines, the sender cancels. Recorded as `action`.
@@ -169,31 +169,31 @@ end
 $$;
 
 -- POST /friend-requests/{id}/decline: only the receiver.
-create function api.decline_friend(token text, params jsonb, body jsonb)
+create function api.friend_requests_decline(token text, params jsonb, body jsonb)
 returns api.reply
 language sql volatile security definer set search_path = public, pg_temp
-as $$ select api.end_request(decline_friend.token, decline_friend.params, 'receiver', 'declined') $$;
-grant execute on function api.decline_friend(text, jsonb, jsonb) to focus_api;
-comment on function api.decline_friend(text, jsonb, jsonb) is
+as $$ select api.end_request(friend_requests_decline.token, friend_requests_decline.params, 'receiver', 'declined') $$;
+grant execute on function api.friend_requests_decline(text, jsonb, jsonb) to focus_api;
+comment on function api.friend_requests_decline(text, jsonb, jsonb) is
     'POST /friend-requests/{id}/decline: only the receiver of a pending request; else 404.';
 
 -- DELETE /friend-requests/{id}: only the sender cancels.
-create function api.cancel_friend_request(token text, params jsonb, body jsonb)
+create function api.friend_requests_delete(token text, params jsonb, body jsonb)
 returns api.reply
 language sql volatile security definer set search_path = public, pg_temp
-as $$ select api.end_request(cancel_friend_request.token, cancel_friend_request.params, 'sender', 'cancelled') $$;
-grant execute on function api.cancel_friend_request(text, jsonb, jsonb) to focus_api;
-comment on function api.cancel_friend_request(text, jsonb, jsonb) is
+as $$ select api.end_request(friend_requests_delete.token, friend_requests_delete.params, 'sender', 'cancelled') $$;
+grant execute on function api.friend_requests_delete(text, jsonb, jsonb) to focus_api;
+comment on function api.friend_requests_delete(text, jsonb, jsonb) is
     'DELETE /friend-requests/{id}: only the sender of a pending request; else 404.';
 
 -- DELETE /friends/{user_id}
-create function api.remove_friend(token text, params jsonb, body jsonb)
+create function api.friends_delete(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
-    v_user_id uuid := api.authenticate(remove_friend.token);
-    v_other uuid := api.uuid_field(remove_friend.params, 'user_id');
+    v_user_id uuid := api.authenticate(friends_delete.token);
+    v_other uuid := api.uuid_field(friends_delete.params, 'user_id');
     v_pair app.friendships;
 begin
     if exists (select from app.users u where u.id = v_other) then
@@ -207,16 +207,16 @@ begin
     return api.ok(null);
 end
 $$;
-grant execute on function api.remove_friend(text, jsonb, jsonb) to focus_api;
-comment on function api.remove_friend(text, jsonb, jsonb) is 'DELETE /friends/{user_id}: ends a friendship; 404 not_friends.';
+grant execute on function api.friends_delete(text, jsonb, jsonb) to focus_api;
+comment on function api.friends_delete(text, jsonb, jsonb) is 'DELETE /friends/{user_id}: ends a friendship; 404 not_friends.';
 
 -- GET /friends: the ETag is a digest of the answer, so it changes exactly when the list does.
-create function api.friends(token text, params jsonb, body jsonb)
+create function api.friends_list(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql stable security definer set search_path = public, pg_temp
 as $$
 declare
-    v_user_id uuid := api.authenticate(friends.token);
+    v_user_id uuid := api.authenticate(friends_list.token);
     v_body jsonb;
 begin
     select jsonb_build_object('friends', coalesce(jsonb_agg(
@@ -228,16 +228,16 @@ begin
     return api.ok(v_body, etag => md5(v_body::text));
 end
 $$;
-grant execute on function api.friends(text, jsonb, jsonb) to focus_api;
-comment on function api.friends(text, jsonb, jsonb) is 'GET /friends: the caller''s friends, with an ETag of the answer.';
+grant execute on function api.friends_list(text, jsonb, jsonb) to focus_api;
+comment on function api.friends_list(text, jsonb, jsonb) is 'GET /friends: the caller''s friends, with an ETag of the answer.';
 
 -- GET /friend-requests
-create function api.friend_requests(token text, params jsonb, body jsonb)
+create function api.friend_requests_list(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql stable security definer set search_path = public, pg_temp
 as $$
 declare
-    v_user_id uuid := api.authenticate(friend_requests.token);
+    v_user_id uuid := api.authenticate(friend_requests_list.token);
     v_body jsonb;
 begin
     select jsonb_build_object(
@@ -254,18 +254,18 @@ begin
     return api.ok(v_body, etag => md5(v_body::text));
 end
 $$;
-grant execute on function api.friend_requests(text, jsonb, jsonb) to focus_api;
-comment on function api.friend_requests(text, jsonb, jsonb) is
+grant execute on function api.friend_requests_list(text, jsonb, jsonb) to focus_api;
+comment on function api.friend_requests_list(text, jsonb, jsonb) is
     'GET /friend-requests: pending requests to and from the caller, with an ETag of the answer.';
 
 -- GET /users/{id}: a friend's island; anyone else is 404, exactly like an unknown id.
-create function api.user_island(token text, params jsonb, body jsonb)
+create function api.users_get(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql stable security definer set search_path = public, pg_temp
 as $$
 declare
-    v_user_id uuid := api.authenticate(user_island.token);
-    v_other uuid := api.uuid_field(user_island.params, 'id');
+    v_user_id uuid := api.authenticate(users_get.token);
+    v_other uuid := api.uuid_field(users_get.params, 'id');
     v_since timestamptz;
 begin
     select f.accepted_at into v_since from app.friendships f
@@ -276,5 +276,5 @@ begin
     return api.ok(api.friend_json(v_other, v_since));
 end
 $$;
-grant execute on function api.user_island(text, jsonb, jsonb) to focus_api;
-comment on function api.user_island(text, jsonb, jsonb) is 'GET /users/{id}: a friend''s island; 404 for anyone else.';
+grant execute on function api.users_get(text, jsonb, jsonb) to focus_api;
+comment on function api.users_get(text, jsonb, jsonb) is 'GET /users/{id}: a friend''s island; 404 for anyone else.';

@@ -18,51 +18,51 @@ as $$ select decode(parse_image.body, 'hex') $$;
 grant execute on function api.parse_image(text) to focus_api;
 
 -- PUT /me/avatar: the type comes from the image's first bytes, not from the client's word.
-create function api.put_avatar(token text, params jsonb, body bytea)
+create function api.me_avatar_update(token text, params jsonb, body bytea)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
-    v_user_id uuid := api.authenticate(put_avatar.token);
-    v_type text := case when substring(put_avatar.body from 1 for 8) = '\x89504e470d0a1a0a'::bytea then 'image/png'
-                        when substring(put_avatar.body from 1 for 3) = '\xffd8ff'::bytea then 'image/jpeg' end;
+    v_user_id uuid := api.authenticate(me_avatar_update.token);
+    v_type text := case when substring(me_avatar_update.body from 1 for 8) = '\x89504e470d0a1a0a'::bytea then 'image/png'
+                        when substring(me_avatar_update.body from 1 for 3) = '\xffd8ff'::bytea then 'image/jpeg' end;
 begin
-    if v_type is null or length(put_avatar.body) < 4 then
+    if v_type is null or length(me_avatar_update.body) < 4 then
         perform api.fail(415, 'unsupported_image', 'Send a PNG or JPEG image.');
     end if;
-    if length(put_avatar.body) > 262144 then
+    if length(me_avatar_update.body) > 262144 then
         perform api.fail(413, 'body_too_large', 'An avatar is at most 256 KiB.');
     end if;
-    insert into app.avatars (user_id, content_type, data) values (v_user_id, v_type, put_avatar.body)
+    insert into app.avatars (user_id, content_type, data) values (v_user_id, v_type, me_avatar_update.body)
     on conflict (user_id) do update set content_type = excluded.content_type, data = excluded.data, updated_at = now();
     return api.ok(null);
 end
 $$;
-grant execute on function api.put_avatar(text, jsonb, bytea) to focus_api;
-comment on function api.put_avatar(text, jsonb, bytea) is
+grant execute on function api.me_avatar_update(text, jsonb, bytea) to focus_api;
+comment on function api.me_avatar_update(text, jsonb, bytea) is
     'PUT /me/avatar: PNG or JPEG by magic bytes (415 unsupported_image), at most 256 KiB.';
 
 -- DELETE /me/avatar
-create function api.delete_avatar(token text, params jsonb, body jsonb)
+create function api.me_avatar_delete(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 begin
-    delete from app.avatars a where a.user_id = api.authenticate(delete_avatar.token);
+    delete from app.avatars a where a.user_id = api.authenticate(me_avatar_delete.token);
     return api.ok(null);
 end
 $$;
-grant execute on function api.delete_avatar(text, jsonb, jsonb) to focus_api;
-comment on function api.delete_avatar(text, jsonb, jsonb) is 'DELETE /me/avatar: removes the avatar (204 also when there was none).';
+grant execute on function api.me_avatar_delete(text, jsonb, jsonb) to focus_api;
+comment on function api.me_avatar_delete(text, jsonb, jsonb) is 'DELETE /me/avatar: removes the avatar (204 also when there was none).';
 
 -- GET /users/{id}/avatar: yours or a friend's; anything else is 404 like a missing avatar.
-create function api.avatar(token text, params jsonb, body jsonb)
+create function api.users_avatar_get(token text, params jsonb, body jsonb)
 returns api.file_reply
 language plpgsql stable security definer set search_path = public, pg_temp
 as $$
 declare
-    v_user_id uuid := api.authenticate(avatar.token);
-    v_other uuid := api.uuid_field(avatar.params, 'id');
+    v_user_id uuid := api.authenticate(users_avatar_get.token);
+    v_other uuid := api.uuid_field(users_avatar_get.params, 'id');
     v_avatar app.avatars;
 begin
     select a.* into v_avatar from app.avatars a
@@ -77,5 +77,5 @@ begin
     return row(null, v_avatar.content_type, v_avatar.data, md5(v_avatar.data), null, null)::api.file_reply;
 end
 $$;
-grant execute on function api.avatar(text, jsonb, jsonb) to focus_api;
-comment on function api.avatar(text, jsonb, jsonb) is 'GET /users/{id}/avatar: the image for its owner and their friends, with an ETag.';
+grant execute on function api.users_avatar_get(text, jsonb, jsonb) to focus_api;
+comment on function api.users_avatar_get(text, jsonb, jsonb) is 'GET /users/{id}/avatar: the image for its owner and their friends, with an ETag.';

@@ -3,15 +3,15 @@
 
 -- GET /leaderboards/{period}?scope=friends|global&limit=
 -- Ties share a rank (rank()); `me` is the caller's rank and minutes even outside the top.
-create function api.leaderboard(token text, params jsonb, body jsonb)
+create function api.leaderboards_get(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql stable security definer set search_path = public, pg_temp
 as $$
 declare
-    v_user_id uuid := api.authenticate(leaderboard.token);
-    v_period text := api.choice(leaderboard.params ->> 'period', 'period', array['daily', 'weekly']);
-    v_scope text := api.choice(coalesce(leaderboard.params ->> 'scope', 'friends'), 'scope', array['friends', 'global']);
-    v_limit integer := api.integer_param(leaderboard.params, 'limit', 1, 100, 10);
+    v_user_id uuid := api.authenticate(leaderboards_get.token);
+    v_period text := api.choice(leaderboards_get.params ->> 'period', 'period', array['daily', 'weekly']);
+    v_scope text := api.choice(coalesce(leaderboards_get.params ->> 'scope', 'friends'), 'scope', array['friends', 'global']);
+    v_limit integer := api.integer_param(leaderboards_get.params, 'limit', 1, 100, 10);
     v_start timestamptz;
     v_body jsonb;
 begin
@@ -46,6 +46,6 @@ begin
     return api.ok(v_body);
 end
 $$;
-grant execute on function api.leaderboard(text, jsonb, jsonb) to focus_api;
-comment on function api.leaderboard(text, jsonb, jsonb) is
+grant execute on function api.leaderboards_get(text, jsonb, jsonb) to focus_api;
+comment on function api.leaderboards_get(text, jsonb, jsonb) is
     'GET /leaderboards/{daily|weekly}: ranks by focused minutes, ties sharing a rank, with the caller''s own rank.';

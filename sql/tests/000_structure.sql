@@ -1,7 +1,7 @@
 -- Structure and privileges: schemas, SECURITY DEFINER with a fixed search_path, and roles
 -- that can reach exactly what DESIGN.md says.
 begin;
-select plan(10);
+select plan(11);
 
 select has_schema('app');
 select has_schema('api');
@@ -58,6 +58,14 @@ select is_empty($$
     select p.oid::regprocedure::text from pg_proc p join raisers r on r.oid = p.oid
     where p.provolatile = 'i'
 $$, 'no function in api that can raise is IMMUTABLE (the planner could fold it at plan time)');
+
+select is_empty($$
+    select p.proname from pg_proc p
+    where p.pronamespace = 'api'::regnamespace
+      and oidvectortypes(p.proargtypes) in ('text, jsonb, jsonb', 'text, jsonb, bytea')
+      and has_function_privilege('focus_api', p.oid, 'execute')
+      and p.proname !~ '^[a-z]+(_[a-z]+)*_(list|get|create|update|delete|register|login|logout|sync|start|finish|rate|accept|decline)$'
+$$, 'every endpoint is named resource_verb (sql/api/000_core.sql)');
 
 select * from finish();
 rollback;

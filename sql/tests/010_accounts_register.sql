@@ -4,7 +4,7 @@ select plan(14);
 update app.auth_settings set bcrypt_cost = 4;
 
 create temporary table account on commit drop as
-select api.register(null, '{}', '{"email": "Ada@PgTap.example", "password": "correct horse", "display_name": " Ada "}') as reply;
+select api.auth_register(null, '{}', '{"email": "Ada@PgTap.example", "password": "correct horse", "display_name": " Ada "}') as reply;
 
 select is((select (reply).status from account), null, 'register answers with the route''s status (201)');
 select is((select (reply).body -> 'user' ->> 'email' from account), 'Ada@PgTap.example', 'email kept as typed');
@@ -20,17 +20,17 @@ select ok((select ((reply).body ->> 'expires_at')::timestamptz between now() + i
                                                                and now() + interval '30 days 1 hour' from account),
           'the token expires in 30 days');
 
-select is(test.error_of($$ select api.register(null, '{}', '{"email": "ADA@pgtap.EXAMPLE", "password": "another one", "display_name": "Ada 2"}') $$),
+select is(test.error_of($$ select api.auth_register(null, '{}', '{"email": "ADA@pgtap.EXAMPLE", "password": "another one", "display_name": "Ada 2"}') $$),
           'PT409 email_taken', 'the same email in other letter case is taken');
-select is(test.error_of($$ select api.register(null, '{}', '{"email": "not-an-email", "password": "correct horse", "display_name": "X"}') $$),
+select is(test.error_of($$ select api.auth_register(null, '{}', '{"email": "not-an-email", "password": "correct horse", "display_name": "X"}') $$),
           'PT400 invalid_email', 'a malformed email is refused');
-select is(test.error_of($$ select api.register(null, '{}', '{"email": "b@example.com", "password": "short", "display_name": "X"}') $$),
+select is(test.error_of($$ select api.auth_register(null, '{}', '{"email": "b@example.com", "password": "short", "display_name": "X"}') $$),
           'PT400 weak_password', 'a password under 8 characters is refused');
-select is(test.error_of($$ select api.register(null, '{}', '{"email": "b@example.com", "password": "correct horse", "display_name": "   "}') $$),
+select is(test.error_of($$ select api.auth_register(null, '{}', '{"email": "b@example.com", "password": "correct horse", "display_name": "   "}') $$),
           'PT400 invalid_display_name', 'a blank display name is refused');
-select is(test.error_of(format($$ select api.register(null, '{}', '{"email": "b@example.com", "password": "correct horse", "display_name": "%s"}') $$, repeat('x', 41))),
+select is(test.error_of(format($$ select api.auth_register(null, '{}', '{"email": "b@example.com", "password": "correct horse", "display_name": "%s"}') $$, repeat('x', 41))),
           'PT400 invalid_display_name', 'a display name over 40 characters is refused');
-select is(test.error_of($$ select api.register(null, '{}', '{"email": "b@example.com", "password": 12345678, "display_name": "B"}') $$),
+select is(test.error_of($$ select api.auth_register(null, '{}', '{"email": "b@example.com", "password": 12345678, "display_name": "B"}') $$),
           'PT400 invalid_field', 'a password that is not a string is refused');
 select is(test.error_of($$ insert into app.users (email, password_hash, display_name) values ('c@example.com', 'plain', 'C') $$),
           '23514', 'the table itself refuses a password that is not a bcrypt hash');

@@ -13,70 +13,70 @@ $$ select coalesce(array_agg(action order by id), '{}') from app.friendship_even
    where user_low = least(test.uid(a), test.uid(b)) and user_high = greatest(test.uid(a), test.uid(b)) $$;
 
 -- ask
-select is(test.error_of($$ select api.ask_friend(test.token('ann'), '{}', '{"email": "BEN@Example.Com"}') $$), 'ok',
+select is(test.error_of($$ select api.friend_requests_create(test.token('ann'), '{}', '{"email": "BEN@Example.Com"}') $$), 'ok',
           'ann asks ben by email, in any letter case');
 select is(pg_temp.status('ann', 'ben'), 'pending', 'the request is pending');
-select is(test.error_of($$ select api.ask_friend(test.token('ann'), '{}', '{"email": "ben@example.com"}') $$), 'PT409 request_pending',
+select is(test.error_of($$ select api.friend_requests_create(test.token('ann'), '{}', '{"email": "ben@example.com"}') $$), 'PT409 request_pending',
           'asking twice is request_pending');
-select is(test.error_of($$ select api.ask_friend(test.token('ann'), '{}', '{"email": "ann@example.com"}') $$), 'PT422 cannot_friend_self',
+select is(test.error_of($$ select api.friend_requests_create(test.token('ann'), '{}', '{"email": "ann@example.com"}') $$), 'PT422 cannot_friend_self',
           'asking yourself is cannot_friend_self');
-select is(test.error_of($$ select api.ask_friend(test.token('ann'), '{}', '{"email": "nobody@example.com"}') $$), 'PT404 user_not_found',
+select is(test.error_of($$ select api.friend_requests_create(test.token('ann'), '{}', '{"email": "nobody@example.com"}') $$), 'PT404 user_not_found',
           'an unknown email is user_not_found');
-select is((api.friend_requests(test.token('ben'), '{}', '{}')).body -> 'incoming' -> 0 -> 'from' ->> 'display_name', 'Ann',
+select is((api.friend_requests_list(test.token('ben'), '{}', '{}')).body -> 'incoming' -> 0 -> 'from' ->> 'display_name', 'Ann',
           'ben sees ann''s request as incoming');
-select is((api.friend_requests(test.token('ann'), '{}', '{}')).body -> 'outgoing' -> 0 -> 'to' ->> 'display_name', 'Ben',
+select is((api.friend_requests_list(test.token('ann'), '{}', '{}')).body -> 'outgoing' -> 0 -> 'to' ->> 'display_name', 'Ben',
           '... and ann sees it as outgoing');
 
 -- who may act on a request
-select is(test.error_of($$ select api.accept_friend(test.token('ann'), jsonb_build_object('id', pg_temp.request('ann', 'ben')), '{}') $$),
+select is(test.error_of($$ select api.friend_requests_accept(test.token('ann'), jsonb_build_object('id', pg_temp.request('ann', 'ben')), '{}') $$),
           'PT404 friend_request_not_found', 'the sender cannot accept');
-select is(test.error_of($$ select api.accept_friend(test.token('cat'), jsonb_build_object('id', pg_temp.request('ann', 'ben')), '{}') $$),
+select is(test.error_of($$ select api.friend_requests_accept(test.token('cat'), jsonb_build_object('id', pg_temp.request('ann', 'ben')), '{}') $$),
           'PT404 friend_request_not_found', 'a third user cannot accept');
-select is(test.error_of($$ select api.decline_friend(test.token('cat'), jsonb_build_object('id', pg_temp.request('ann', 'ben')), '{}') $$),
+select is(test.error_of($$ select api.friend_requests_decline(test.token('cat'), jsonb_build_object('id', pg_temp.request('ann', 'ben')), '{}') $$),
           'PT404 friend_request_not_found', 'a third user cannot decline');
-select is(test.error_of($$ select api.cancel_friend_request(test.token('ben'), jsonb_build_object('id', pg_temp.request('ann', 'ben')), '{}') $$),
+select is(test.error_of($$ select api.friend_requests_delete(test.token('ben'), jsonb_build_object('id', pg_temp.request('ann', 'ben')), '{}') $$),
           'PT404 friend_request_not_found', 'the receiver cannot cancel');
-select is(test.error_of($$ select api.cancel_friend_request(test.token('cat'), jsonb_build_object('id', pg_temp.request('ann', 'ben')), '{}') $$),
+select is(test.error_of($$ select api.friend_requests_delete(test.token('cat'), jsonb_build_object('id', pg_temp.request('ann', 'ben')), '{}') $$),
           'PT404 friend_request_not_found', 'a third user cannot cancel');
 select is(pg_temp.status('ann', 'ben'), 'pending', 'refused actions changed nothing');
 
 -- accept
-select is(test.error_of($$ select api.accept_friend(test.token('ben'), jsonb_build_object('id', pg_temp.request('ann', 'ben')), '{}') $$),
+select is(test.error_of($$ select api.friend_requests_accept(test.token('ben'), jsonb_build_object('id', pg_temp.request('ann', 'ben')), '{}') $$),
           'ok', 'the receiver accepts');
 select is(pg_temp.status('ann', 'ben'), 'accepted', 'they are friends');
-select is(test.error_of($$ select api.accept_friend(test.token('ben'), jsonb_build_object('id', pg_temp.request('ann', 'ben')), '{}') $$),
+select is(test.error_of($$ select api.friend_requests_accept(test.token('ben'), jsonb_build_object('id', pg_temp.request('ann', 'ben')), '{}') $$),
           'PT404 friend_request_not_found', 'accepting twice is 404');
-select is(test.error_of($$ select api.ask_friend(test.token('ben'), '{}', '{"email": "ann@example.com"}') $$), 'PT409 already_friends',
+select is(test.error_of($$ select api.friend_requests_create(test.token('ben'), '{}', '{"email": "ann@example.com"}') $$), 'PT409 already_friends',
           'asking a friend is already_friends');
-select is((select jsonb_array_length((api.friends(test.token('ann'), '{}', '{}')).body -> 'friends')), 1, 'ann sees one friend');
+select is((select jsonb_array_length((api.friends_list(test.token('ann'), '{}', '{}')).body -> 'friends')), 1, 'ann sees one friend');
 -- ben focused 30 minutes ending at 00:00 UTC today and 60 minutes ending an hour before (yesterday).
 select test.session('ben', test.day_start(), 30);
 select test.session('ben', test.day_start() - interval '1 hour', 60);
-select is((api.friends(test.token('ann'), '{}', '{}')).body -> 'friends' -> 0 -> 'today_minutes', '30'::jsonb,
+select is((api.friends_list(test.token('ann'), '{}', '{}')).body -> 'friends' -> 0 -> 'today_minutes', '30'::jsonb,
           'a friend''s today_minutes count sessions that ended today (UTC), not yesterday''s');
-select is((api.user_island(test.token('ann'), jsonb_build_object('id', test.uid('ben')), '{}')).body ->> 'display_name', 'Ben',
+select is((api.users_get(test.token('ann'), jsonb_build_object('id', test.uid('ben')), '{}')).body ->> 'display_name', 'Ben',
           'ann sees ben''s island');
-select is(test.error_of($$ select api.user_island(test.token('cat'), jsonb_build_object('id', test.uid('ben')), '{}') $$),
+select is(test.error_of($$ select api.users_get(test.token('cat'), jsonb_build_object('id', test.uid('ben')), '{}') $$),
           'PT404 user_not_found', 'a stranger''s island is 404');
 
 -- remove
-select is(test.error_of($$ select api.remove_friend(test.token('ben'), jsonb_build_object('user_id', test.uid('ann')), '{}') $$),
+select is(test.error_of($$ select api.friends_delete(test.token('ben'), jsonb_build_object('user_id', test.uid('ann')), '{}') $$),
           'ok', 'ben removes ann');
 select is(pg_temp.status('ann', 'ben'), 'none', 'the pair is gone');
-select is(test.error_of($$ select api.remove_friend(test.token('ben'), jsonb_build_object('user_id', test.uid('ann')), '{}') $$),
+select is(test.error_of($$ select api.friends_delete(test.token('ben'), jsonb_build_object('user_id', test.uid('ann')), '{}') $$),
           'PT404 not_friends', 'removing again is not_friends');
 select is(pg_temp.events('ann', 'ben'), array['asked', 'accepted', 'removed'], 'each transition is recorded');
 
 -- decline, cancel, and asking back
-select api.ask_friend(test.token('cat'), '{}', '{"email": "dan@example.com"}');
-select is(test.error_of($$ select api.decline_friend(test.token('dan'), jsonb_build_object('id', pg_temp.request('cat', 'dan')), '{}') $$),
+select api.friend_requests_create(test.token('cat'), '{}', '{"email": "dan@example.com"}');
+select is(test.error_of($$ select api.friend_requests_decline(test.token('dan'), jsonb_build_object('id', pg_temp.request('cat', 'dan')), '{}') $$),
           'ok', 'the receiver declines');
 select is(pg_temp.status('cat', 'dan'), 'none', 'a declined request is gone');
-select api.ask_friend(test.token('cat'), '{}', '{"email": "dan@example.com"}');
-select is(test.error_of($$ select api.cancel_friend_request(test.token('cat'), jsonb_build_object('id', pg_temp.request('cat', 'dan')), '{}') $$),
+select api.friend_requests_create(test.token('cat'), '{}', '{"email": "dan@example.com"}');
+select is(test.error_of($$ select api.friend_requests_delete(test.token('cat'), jsonb_build_object('id', pg_temp.request('cat', 'dan')), '{}') $$),
           'ok', 'the sender cancels');
-select api.ask_friend(test.token('cat'), '{}', '{"email": "dan@example.com"}');
-select is((api.ask_friend(test.token('dan'), '{}', '{"email": "cat@example.com"}')).body -> 'auto_accepted', 'true'::jsonb,
+select api.friend_requests_create(test.token('cat'), '{}', '{"email": "dan@example.com"}');
+select is((api.friend_requests_create(test.token('dan'), '{}', '{"email": "cat@example.com"}')).body -> 'auto_accepted', 'true'::jsonb,
           'asking someone who asked you accepts both');
 select is(pg_temp.events('cat', 'dan'), array['asked', 'declined', 'asked', 'cancelled', 'asked', 'accepted'], '... and every step is recorded');
 select is(test.error_of($$ delete from app.friendship_events $$), '23001', 'the history cannot be rewritten');
@@ -84,8 +84,8 @@ select is(test.error_of($$ delete from app.friendship_events $$), '23001', 'the 
 -- at most 50 pending outgoing requests
 insert into app.users (email, password_hash, display_name)
 select 'bulk' || n || '@example.com', '$2a$04$abcdefghijklmnopqrstuu', 'Bulk' from generate_series(1, 51) n;
-select count(api.ask_friend(test.token('ann'), '{}', jsonb_build_object('email', 'bulk' || n || '@example.com'))) from generate_series(1, 50) n;
-select is(test.error_of($$ select api.ask_friend(test.token('ann'), '{}', '{"email": "bulk51@example.com"}') $$), 'PT429 too_many_pending',
+select count(api.friend_requests_create(test.token('ann'), '{}', jsonb_build_object('email', 'bulk' || n || '@example.com'))) from generate_series(1, 50) n;
+select is(test.error_of($$ select api.friend_requests_create(test.token('ann'), '{}', '{"email": "bulk51@example.com"}') $$), 'PT429 too_many_pending',
           'the 51st pending request is too_many_pending');
 select is(test.error_of($$ insert into app.friendships (user_low, user_high, requested_by, status)
                            select greatest(a, b), least(a, b), a, 'pending'

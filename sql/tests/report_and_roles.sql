@@ -17,12 +17,12 @@ select app.grant_coins(test.uid('reporter'), 500, 'report test');
 select is(test.error_as('focus_report', 'select * from report.coin_economy_per_day'), 'ok', 'focus_report reads report views');
 select is(test.error_as('focus_report', 'select * from report.sales_per_item'), 'ok', '... every one of them');
 select is(test.error_as('focus_report', 'select * from app.users'), '42501', 'focus_report cannot read app tables');
-select is(test.error_as('focus_report', $$ select api.me('x', '{}', '{}') $$), '42501', 'focus_report cannot call api functions');
+select is(test.error_as('focus_report', $$ select api.me_get('x', '{}', '{}') $$), '42501', 'focus_report cannot call api functions');
 select is(test.error_as('focus_report', $$ select app.grant_coins(gen_random_uuid(), 1, 'x') $$), '42501', 'focus_report cannot grant coins');
 select is((select outstanding_end_of_day::integer from report.coin_economy_per_day order by day desc limit 1),
           (select sum(balance)::integer from app.users), 'outstanding coins equal the sum of balances');
 
-select is(test.error_as('focus_api', $$ select api.shop_items(null, '{}', '{}') $$), 'ok', 'focus_api executes endpoints');
+select is(test.error_as('focus_api', $$ select api.shop_items_list(null, '{}', '{}') $$), 'ok', 'focus_api executes endpoints');
 select is(test.error_as('focus_api', 'select * from app.users'), '42501', 'focus_api cannot read app tables');
 select is(test.error_as('focus_api', 'update app.users set balance = 1000000'), '42501', 'focus_api cannot write app tables');
 select is(test.error_as('focus_api', 'select * from report.daily_active_users'), '42501', 'focus_api cannot read reports');

@@ -4,7 +4,7 @@
 -- Where a test lives: sql/tests/NNN_<file>[_<part>].sql tests sql/api/NNN_<file>.sql, so
 -- sql/api/050_focus_sessions.sql is tested by sql/tests/050_focus_sessions.sql and
 -- sql/api/010_accounts.sql by 010_accounts_ready.sql, _register, _login and _tokens. Tests call
--- each api function by its literal name (grep -rn api.accept_friend sql/tests finds its tests).
+-- each api function by its literal name (grep -rn api.friend_requests_accept sql/tests finds its tests).
 -- Two files test no single api file: 000_structure.sql (the rules 000_core.sql states for every
 -- api function: SECURITY DEFINER, fixed search_path, grants) and report_and_roles.sql
 -- (sql/report and what each login role can reach).
@@ -60,7 +60,7 @@ $$;
 -- transaction and rolled back with it, so every file starts with none.
 create table if not exists test.accounts (
     name     text primary key,
-    account  jsonb not null  -- what api.register answered: {user, token, expires_at}
+    account  jsonb not null  -- what api.auth_register answered: {user, token, expires_at}
 );
 
 -- Registers <name>@example.com (password 'correct horse', display name initcap(name) unless
@@ -73,7 +73,7 @@ declare
     v_account jsonb;
 begin
     update app.auth_settings set bcrypt_cost = 4;
-    v_account := (api.register(null, '{}', jsonb_build_object(
+    v_account := (api.auth_register(null, '{}', jsonb_build_object(
         'email', new_user.name || '@example.com', 'password', 'correct horse',
         'display_name', coalesce(new_user.display_name, initcap(new_user.name))))).body;
     insert into test.accounts (name, account) values (new_user.name, v_account);
