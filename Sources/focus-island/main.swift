@@ -33,7 +33,8 @@ case "serve":
     // connecting after PGCONNECT_TIMEOUT seconds (3 unless the environment says otherwise).
     setenv("PGCONNECT_TIMEOUT", "3", 0)
     let pool = ConnectionPool(conninfo: configuration.databaseURL, capacity: configuration.poolSize,
-                              checkoutTimeout: configuration.poolTimeout)
+                              checkoutTimeout: configuration.poolTimeout,
+                              namedStatements: configuration.preparedStatements)
     let pipeline = Pipeline(router: Router(routes: Routes.all), pool: pool,
                             defaultBodyLimit: configuration.bodyLimit, logger: logger)
     let server = HTTPServer(pipeline: pipeline, configuration: configuration)

@@ -111,7 +111,10 @@ enum TestServer {
         configuration.poolSize = 8
         configuration.httpThreads = 8
         configuration.logFormat = .off
-        let pool = ConnectionPool(conninfo: url, capacity: configuration.poolSize)
+        // scripts/test runs the suite once more through PgBouncer, with named statements off.
+        configuration.preparedStatements = ProcessInfo.processInfo.environment["DB_PREPARED_STATEMENTS"] != "off"
+        let pool = ConnectionPool(conninfo: url, capacity: configuration.poolSize,
+                                  namedStatements: configuration.preparedStatements)
         let pipeline = Pipeline(router: Router(routes: Routes.all), pool: pool,
                                 defaultBodyLimit: configuration.bodyLimit, logger: Logger(format: .off))
         let server = HTTPServer(pipeline: pipeline, configuration: configuration)

@@ -22,6 +22,9 @@ public struct Configuration: Sendable, Equatable {
     public var poolSize: Int
     /// Seconds a request waits for a free database connection before it answers 503.
     public var poolTimeout: Double
+    /// Named prepared statements (DB_PREPARED_STATEMENTS=on); off behind PgBouncer 1.18 in
+    /// transaction pooling, which cannot keep them.
+    public var preparedStatements: Bool
     /// libmicrohttpd worker threads (epoll thread pool).
     public var httpThreads: Int
     /// Default request body limit in bytes; a route may allow more (see Routes.swift).
@@ -38,12 +41,12 @@ public struct Configuration: Sendable, Equatable {
     public static let defaults = Configuration(
         databaseURL: "postgresql:///focus_island",
         migrationDatabaseURL: "postgresql:///focus_island",
-        host: "127.0.0.1", port: 8080, poolSize: 8, poolTimeout: 5, httpThreads: 8,
+        host: "127.0.0.1", port: 8080, poolSize: 8, poolTimeout: 5, preparedStatements: true, httpThreads: 8,
         bodyLimit: 64 * 1024, idleTimeout: 30, connectionLimit: 1000, perIPConnectionLimit: 200,
         logFormat: .text, sqlDirectory: "sql")
 
     public init(databaseURL: String, migrationDatabaseURL: String, host: String, port: UInt16,
-                poolSize: Int, poolTimeout: Double, httpThreads: Int, bodyLimit: Int, idleTimeout: Int,
+                poolSize: Int, poolTimeout: Double, preparedStatements: Bool, httpThreads: Int, bodyLimit: Int, idleTimeout: Int,
                 connectionLimit: Int, perIPConnectionLimit: Int, logFormat: LogFormat,
                 sqlDirectory: String) {
         self.databaseURL = databaseURL
@@ -52,6 +55,7 @@ public struct Configuration: Sendable, Equatable {
         self.port = port
         self.poolSize = poolSize
         self.poolTimeout = poolTimeout
+        self.preparedStatements = preparedStatements
         self.httpThreads = httpThreads
         self.bodyLimit = bodyLimit
         self.idleTimeout = idleTimeout
@@ -71,6 +75,12 @@ public struct Configuration: Sendable, Equatable {
         port = UInt16(try Self.integer(env, "PORT", d.port, in: 0...65535))
         poolSize = try Self.integer(env, "DB_POOL_SIZE", d.poolSize, in: 1...1000)
         poolTimeout = try Self.seconds(env, "DB_POOL_TIMEOUT", d.poolTimeout, in: 0.001...600)
+        switch env["DB_PREPARED_STATEMENTS"] {
+        case nil: preparedStatements = d.preparedStatements
+        case "on": preparedStatements = true
+        case "off": preparedStatements = false
+        case let raw?: throw ConfigurationError(variable: "DB_PREPARED_STATEMENTS", reason: "must be on or off, got '\(raw)'")
+        }
         httpThreads = try Self.integer(env, "HTTP_THREADS", d.httpThreads, in: 1...1000)
         bodyLimit = try Self.integer(env, "BODY_LIMIT", d.bodyLimit, in: 1...(64 << 20))
         idleTimeout = try Self.integer(env, "IDLE_TIMEOUT", d.idleTimeout, in: 1...3600)

@@ -13,6 +13,7 @@ public final class ConnectionPool: @unchecked Sendable {
     private let conninfo: String
     private let capacity: Int
     private let checkoutTimeout: Double
+    private let namedStatements: Bool
     private let condition = NSCondition()
     private var idle: [PGConnection] = []
     private var opened = 0
@@ -20,10 +21,12 @@ public final class ConnectionPool: @unchecked Sendable {
     private var waiting = 0
 
     /// `checkoutTimeout`: seconds a request may wait for a free connection before it fails.
-    public init(conninfo: String, capacity: Int, checkoutTimeout: Double = 5) {
+    /// `namedStatements`: false behind a transaction-pooling PgBouncer (DB_PREPARED_STATEMENTS=off).
+    public init(conninfo: String, capacity: Int, checkoutTimeout: Double = 5, namedStatements: Bool = true) {
         self.conninfo = conninfo
         self.capacity = capacity
         self.checkoutTimeout = checkoutTimeout
+        self.namedStatements = namedStatements
     }
 
     /// Lends a connection to `body`, waiting at most `checkoutTimeout` while all are in use.
@@ -64,7 +67,7 @@ public final class ConnectionPool: @unchecked Sendable {
         }
         opened += 1
         condition.unlock()
-        return PGConnection(unopened: conninfo)
+        return PGConnection(unopened: conninfo, namedStatements: namedStatements)
     }
 
     private func checkIn(_ connection: PGConnection) {

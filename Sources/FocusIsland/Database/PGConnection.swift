@@ -9,17 +9,23 @@ import Glibc
 public final class PGConnection: @unchecked Sendable {
     private var handle: OpaquePointer?
     private let conninfo: String
+    /// Whether `executePrepared` keeps named statements on the server session. Off behind a
+    /// transaction-pooling PgBouncer (1.18 cannot carry named statements from one transaction
+    /// to the next, where another client may own the server session).
+    private let namedStatements: Bool
     /// Names of statements prepared on the current server session; emptied on reconnect.
     private var prepared: Set<String> = []
 
-    public init(conninfo: String) throws(DatabaseError) {
+    public init(conninfo: String, namedStatements: Bool = true) throws(DatabaseError) {
         self.conninfo = conninfo
+        self.namedStatements = namedStatements
         try connect()
     }
 
     /// A connection that opens on first use (`isUsable` is false until `reconnect()`).
-    init(unopened conninfo: String) {
+    init(unopened conninfo: String, namedStatements: Bool) {
         self.conninfo = conninfo
+        self.namedStatements = namedStatements
     }
 
     deinit { close() }
@@ -72,8 +78,10 @@ public final class PGConnection: @unchecked Sendable {
         return try rows(of: result)
     }
 
-    /// Runs a statement prepared once per session under `name`, preparing it on first use.
+    /// Runs a statement prepared once per session under `name`, preparing it on first use; with
+    /// named statements off, sends it unnamed with its parameters each time (PQexecParams).
     public func executePrepared(_ name: String, _ sql: String, _ parameters: [String?]) throws(DatabaseError) -> [[String?]] {
+        guard namedStatements else { return try execute(sql, parameters) }
         if !prepared.contains(name) {
             _ = try rows(of: PQprepare(handle, name, sql, Int32(parameters.count), nil))
             prepared.insert(name)
