@@ -1,0 +1,89 @@
+-- cases.lua: the requests of scripts/bench's cases, for wrk. Environment:
+--   BENCH_CASE     the case (see scripts/bench)
+--   BENCH_DATA     the folder holding the fixture's tokens.txt, items.txt, sessions.txt, sync.json
+--   BENCH_THREADS  wrk's -t, so each thread takes every BENCH_THREADS-th request number
+--   BENCH_OFFSET   the first request number (a second run must not repeat the first's requests)
+--   BENCH_PACE_MS  pause before each request on a connection: a fixed rate, for latency
+local case = os.getenv("BENCH_CASE")
+local data = os.getenv("BENCH_DATA")
+local step = tonumber(os.getenv("BENCH_THREADS") or "1")
+local offset = tonumber(os.getenv("BENCH_OFFSET") or "0")
+local pace = tonumber(os.getenv("BENCH_PACE_MS") or "0")
+
+local function lines(name)
+    local list = {}
+    for line in io.lines(data .. "/" .. name) do list[#list + 1] = line end
+    return list
+end
+
+local count = 0
+function setup(thread)
+    thread:set("thread_index", count)
+    count = count + 1
+end
+
+local tokens, items, sessions, sync_body, number
+function init(args)
+    tokens = lines("tokens.txt")       -- tokens[n]: account n's token
+    items = lines("items.txt")         -- the items a purchase can buy
+    sessions = lines("sessions.txt")   -- "account session_id", accounts 1-1000
+    local file = io.open(data .. "/sync.json")
+    sync_body = file:read("*a")
+    file:close()
+    number = offset + thread_index
+end
+
+if pace > 0 then
+    function delay() return pace end
+end
+
+local function json_headers(account)
+    local headers = { ["Content-Type"] = "application/json" }
+    if account then headers["Authorization"] = "Bearer " .. tokens[account] end
+    return headers
+end
+
+local function rfc3339(seconds) return os.date("!%Y-%m-%dT%H:%M:%SZ", seconds) end
+-- Uploads: 10-minute sessions from six days ago on, one slot after another for each account.
+local upload_base = math.floor(os.time() / 600) * 600 - 6 * 86400
+
+function request()
+    local i = number
+    number = number + step
+    if case == "me" then
+        return wrk.format("GET", "/me", json_headers(1))
+    elseif case == "update_me" then
+        return wrk.format("PATCH", "/me", json_headers(1), '{"settings":{"show_tip_on_timer":true}}')
+    elseif case == "purchase" then
+        local account, item = 1 + i % 2000, math.floor(i / 2000) % #items
+        return wrk.format("POST", "/shop/purchases", json_headers(account), '{"item_id":"' .. items[item + 1] .. '"}')
+    elseif case == "upload" then
+        local account, slot = 4001 + i % 1000, math.floor(i / 1000)
+        local start = upload_base + slot * 600
+        return wrk.format("POST", "/focus-sessions", json_headers(account), string.format(
+            '{"id":"b3e00000-0000-4000-8000-%012x","started_at":"%s","ended_at":"%s"}',
+            i, rfc3339(start), rfc3339(start + 600)))
+    elseif case == "rate" then
+        local account, id = sessions[1 + i % #sessions]:match("(%d+) (%S+)")
+        return wrk.format("POST", "/focus-sessions/" .. id .. "/rating", json_headers(tonumber(account)), '{"rating":"good"}')
+    elseif case == "friends" then
+        return wrk.format("GET", "/friends", json_headers(1))
+    elseif case == "leaderboard_friends" then
+        return wrk.format("GET", "/leaderboards/daily?scope=friends", json_headers(1))
+    elseif case == "leaderboard_global" then
+        return wrk.format("GET", "/leaderboards/weekly?scope=global", json_headers(1))
+    elseif case == "tip_sync" then
+        return wrk.format("POST", "/sync/mindfulness-tips", json_headers(nil), sync_body)
+    elseif case == "catalog" then
+        return wrk.format("GET", "/shop/items")
+    elseif case == "catalog_304" then
+        return wrk.format("GET", "/shop/items", { ["If-None-Match"] = os.getenv("BENCH_ETAG") })
+    else
+        return wrk.format("GET", "/health")
+    end
+end
+
+-- How many requests were sent and how many answered 4xx/5xx (every case expects 2xx or 304).
+function done(summary, latency, requests)
+    io.stderr:write(string.format("requests %d errors %d\n", summary.requests, summary.errors.status))
+end
