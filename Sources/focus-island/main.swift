@@ -32,17 +32,21 @@ case "serve":
     // A database host that does not answer must not hold a worker for minutes: libpq gives up
     // connecting after PGCONNECT_TIMEOUT seconds (3 unless the environment says otherwise).
     setenv("PGCONNECT_TIMEOUT", "3", 0)
-    let pool = ConnectionPool(conninfo: configuration.databaseURL, capacity: configuration.poolSize,
-                              checkoutTimeout: configuration.poolTimeout)
-    let pipeline = Pipeline(router: Router(routes: Routes.all), pool: pool,
-                            defaultBodyLimit: configuration.bodyLimit, logger: logger)
+    let pool = ConnectionPool(
+        conninfo: configuration.databaseURL, capacity: configuration.poolSize,
+        checkoutTimeout: configuration.poolTimeout)
+    let pipeline = Pipeline(
+        router: Router(routes: Routes.all), pool: pool,
+        defaultBodyLimit: configuration.bodyLimit, logger: logger)
     let server = HTTPServer(pipeline: pipeline, configuration: configuration)
     do {
         try server.start()
     } catch {
         fail("serve: \(error.description)")
     }
-    logger.info("listening on \(configuration.host):\(server.port) with \(configuration.httpThreads) threads, \(configuration.poolSize) connections")
+    logger.info(
+        "listening on \(configuration.host):\(server.port) with \(configuration.httpThreads) threads, \(configuration.poolSize) connections"
+    )
     var received: Int32 = 0
     sigwait(&stopSignals, &received)
     logger.info("signal \(received): finishing requests in flight")
@@ -51,8 +55,10 @@ case "serve":
 
 case "migrate":
     do {
-        let report = try Migrator(conninfo: configuration.migrationDatabaseURL,
-                                  directory: configuration.sqlDirectory).migrate()
+        let report = try Migrator(
+            conninfo: configuration.migrationDatabaseURL,
+            directory: configuration.sqlDirectory
+        ).migrate()
         logger.info(report.description)
     } catch {
         fail("migrate: \(error)")
@@ -60,8 +66,10 @@ case "migrate":
 
 case "seed":
     do {
-        let files = try Migrator(conninfo: configuration.migrationDatabaseURL,
-                                 directory: configuration.sqlDirectory).seed()
+        let files = try Migrator(
+            conninfo: configuration.migrationDatabaseURL,
+            directory: configuration.sqlDirectory
+        ).seed()
         logger.info("seeded from \(files) files")
     } catch {
         fail("seed: \(error)")

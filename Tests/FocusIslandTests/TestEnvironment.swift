@@ -76,11 +76,14 @@ struct DatabaseClock: Sendable, Equatable {
     let weekStart: Date
 
     static func read() throws -> DatabaseClock {
-        let row = try TestEnvironment.owner().execute("""
-            select extract(epoch from now())::text,
-                   extract(epoch from date_trunc('day', now() at time zone 'UTC') at time zone 'UTC')::text,
-                   extract(epoch from date_trunc('week', now() at time zone 'UTC') at time zone 'UTC')::text
-            """).first ?? []
+        let row =
+            try TestEnvironment.owner().execute(
+                """
+                select extract(epoch from now())::text,
+                       extract(epoch from date_trunc('day', now() at time zone 'UTC') at time zone 'UTC')::text,
+                       extract(epoch from date_trunc('week', now() at time zone 'UTC') at time zone 'UTC')::text
+                """
+            ).first ?? []
         let dates = row.compactMap { $0.flatMap(Double.init).map(Date.init(timeIntervalSince1970:)) }
         guard dates.count == 3 else { throw TestSetupError(description: "no database clock in \(row)") }
         return DatabaseClock(now: dates[0], todayStart: dates[1], weekStart: dates[2])
@@ -112,8 +115,9 @@ enum TestServer {
         configuration.httpThreads = 8
         configuration.logFormat = .off
         let pool = ConnectionPool(conninfo: url, capacity: configuration.poolSize)
-        let pipeline = Pipeline(router: Router(routes: Routes.all), pool: pool,
-                                defaultBodyLimit: configuration.bodyLimit, logger: Logger(format: .off))
+        let pipeline = Pipeline(
+            router: Router(routes: Routes.all), pool: pool,
+            defaultBodyLimit: configuration.bodyLimit, logger: Logger(format: .off))
         let server = HTTPServer(pipeline: pipeline, configuration: configuration)
         try server.start()
         return Running(server: server, pipeline: pipeline)

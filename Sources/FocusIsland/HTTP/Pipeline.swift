@@ -37,9 +37,11 @@ public struct Pipeline: Sendable {
             response = error.response
         }
         response.setHeader("X-Request-Id", requestID)
-        logger.log(["method": .string(request.method), "route": .string(template),
-                    "status": .int(response.status), "us": .int(Int(monotonicMicroseconds() - startedAt)),
-                    "request_id": .string(requestID)])
+        logger.log([
+            "method": .string(request.method), "route": .string(template),
+            "status": .int(response.status), "us": .int(Int(monotonicMicroseconds() - startedAt)),
+            "request_id": .string(requestID),
+        ])
         return response
     }
 
@@ -68,8 +70,9 @@ public struct Pipeline: Sendable {
         case .found(let route, let parameters):
             return (route, parameters)
         case .methodNotAllowed(let allowed):
-            throw Problem(405, "method_not_allowed", "\(request.method) is not allowed here.",
-                          allow: allowed.joined(separator: ", "))
+            throw Problem(
+                405, "method_not_allowed", "\(request.method) is not allowed here.",
+                allow: allowed.joined(separator: ", "))
         case .notFound:
             throw Problem(404, "not_found", "There is nothing at \(request.path).")
         }
@@ -122,7 +125,7 @@ public struct Pipeline: Sendable {
                     throw DatabaseError(sqlState: "XX000", message: "\(function) returned no reply row")
                 }
                 return reply
-            } catch where error.isRetryable && attempt < Self.attempts {
+            } catch let error where error.isRetryable && attempt < Self.attempts {
                 attempt += 1
             } catch {
                 let problem = Problem(error)
@@ -184,7 +187,8 @@ public struct Pipeline: Sendable {
     /// The client's request id if it is short and printable, else a new random one.
     static func requestID(from header: String?) -> String {
         if let header, (1...128).contains(header.utf8.count),
-           header.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f }) {
+            header.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f })
+        {
             return header
         }
         return String(UInt64.random(in: .min ... .max), radix: 16) + String(UInt32.random(in: .min ... .max), radix: 16)

@@ -13,8 +13,10 @@ public struct Request: Sendable {
     /// Set by the server when the body was larger than the route's limit and was not kept.
     public var bodyExceededLimit = false
 
-    public init(method: String, path: String, query: [String: String] = [:],
-                headers: [String: String] = [:], body: [UInt8] = []) {
+    public init(
+        method: String, path: String, query: [String: String] = [:],
+        headers: [String: String] = [:], body: [UInt8] = []
+    ) {
         self.method = method
         self.path = path
         self.query = query

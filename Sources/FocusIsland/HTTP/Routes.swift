@@ -22,8 +22,9 @@ public enum Routes {
 
         // Shop and inventory
         Route("GET", "/shop/items", .sql("api.shop_items_list"), access: .public),
-        Route("POST", "/sync/shop-items", .sql("api.shop_items_sync"), access: .public, body: .json,
-              bodyLimit: syncBodyLimit),
+        Route(
+            "POST", "/sync/shop-items", .sql("api.shop_items_sync"), access: .public, body: .json,
+            bodyLimit: syncBodyLimit),
         Route("POST", "/shop/purchases", .sql("api.shop_purchases_create"), status: 201, body: .json),
         Route("GET", "/me/items", .sql("api.me_items_list")),
         Route("PUT", "/me/selected/{kind}", .sql("api.me_selected_update"), body: .json),
@@ -35,11 +36,13 @@ public enum Routes {
         Route("GET", "/focus-sessions", .sql("api.focus_sessions_list")),
         Route("POST", "/focus-sessions/{id}/rating", .sql("api.focus_sessions_rate"), body: .json),
         Route("GET", "/me/stats", .sql("api.me_stats_get")),
-        Route("POST", "/sync/mindfulness-tips", .sql("api.mindfulness_tips_sync"), access: .public, body: .json,
-              bodyLimit: syncBodyLimit),
+        Route(
+            "POST", "/sync/mindfulness-tips", .sql("api.mindfulness_tips_sync"), access: .public, body: .json,
+            bodyLimit: syncBodyLimit),
         // The literal path the seed documents name (/Sync/MindfulnessTips).
-        Route("POST", "/Sync/MindfulnessTips", .sql("api.mindfulness_tips_sync"), access: .public, body: .json,
-              bodyLimit: syncBodyLimit),
+        Route(
+            "POST", "/Sync/MindfulnessTips", .sql("api.mindfulness_tips_sync"), access: .public, body: .json,
+            bodyLimit: syncBodyLimit),
 
         // Friends
         Route("GET", "/friends", .sql("api.friends_list")),
