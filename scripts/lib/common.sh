@@ -2,9 +2,11 @@
 # A local PostgreSQL cluster of the project's own: unix socket only (no TCP port to collide
 # with a system cluster), trust authentication, data outside the checkout under /var/tmp
 # (reachable by the postgres user even when the checkout's parents are private).
+# shellcheck shell=bash
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 export PATH="$PATH:/opt/swift/usr/bin"
+# shellcheck disable=SC2012 # version folders (15, 16): plain names that ls prints as they are
 PG_BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
 PG_PORT=54329
 
@@ -91,6 +93,7 @@ build_server() {
     printf '%s/.build/%s/focus-island' "$ROOT" "$configuration"
 }
 
+# shellcheck disable=SC2154,SC2034 # reads the caller's $server; sets server_pid and base_url for it
 # serve_in_background LOG [VAR=value ...]: runs $server on a free port (PORT=0, so it can never
 # answer for another server on a taken port) with its log in LOG; sets server_pid and base_url
 # once it listens.
