@@ -216,6 +216,7 @@ language plpgsql stable
 as $$
 declare
     v_text text := api.text_field(time_field.body, time_field.field, time_field.required);
+    v_time timestamptz;
 begin
     if v_text is null then
         return null;
@@ -224,10 +225,11 @@ begin
         perform api.fail_field(time_field.field, 'must be an RFC 3339 time with an offset, like 2026-11-30T08:00:00Z.');
     end if;
     begin
-        return v_text::timestamptz;
+        v_time := v_text::timestamptz;
     exception when data_exception then
         perform api.fail_field(time_field.field, 'is not a valid time.');
     end;
+    return v_time;
 end
 $$;
 

@@ -49,7 +49,7 @@ begin
                     then floor(v_session.minutes * v_settings.coins_per_minute)::integer else 0 end;
     if v_session.source = 'offline' then
         v_day_start := date_trunc('day', v_session.ended_at at time zone 'UTC') at time zone 'UTC';
-        select coalesce(sum(s.coins_earned), 0) into v_earned_that_day
+        select coalesce(sum(s.coins_earned), 0)::integer into v_earned_that_day
         from app.focus_sessions s
         where s.user_id = v_session.user_id and s.source = 'offline'
           and s.ended_at >= v_day_start and s.ended_at < v_day_start + interval '1 day';
