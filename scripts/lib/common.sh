@@ -86,6 +86,16 @@ cluster_bootstrap() {
     psql -X -q -v ON_ERROR_STOP=1 "$(cluster_url "$1" postgres postgres)" -f "$ROOT/sql/bootstrap.sql" >/dev/null
 }
 
+# schema_dump DATABASE: the schema of DATABASE (a URL, or a database name on the cluster in
+# $dir) as pg_dump --schema-only prints it, without comments and blank lines. The migration
+# checks compare two of them; sql/schema.sql is one (scripts/lint --update-schema).
+schema_dump() {
+    local url=$1
+    case "$url" in *://*) ;; *) url=$(cluster_url "$dir" postgres "$1") ;; esac
+    # \restrict lines carry a random key per dump (pg_dump 15.14+): not part of the schema.
+    pg_dump --schema-only --no-comments -d "$url" | grep -v -e '^--' -e '^\\restrict' -e '^\\unrestrict' | sed '/^$/d'
+}
+
 # Builds the server (debug unless CONFIGURATION=release) and prints the binary's path.
 build_server() {
     local configuration=${CONFIGURATION:-debug}

@@ -11,11 +11,6 @@ scratch_db() {
     cluster_url "$dir" focus_owner "$1"
 }
 
-schema_dump() {
-    # \restrict lines carry a random key per dump (pg_dump 15.14+): not part of the schema.
-    pg_dump --schema-only --no-comments -d "$(cluster_url "$dir" postgres "$1")" | grep -v -e '^--' -e '^\\restrict' -e '^\\unrestrict' | sed '/^$/d'
-}
-
 # A copy of sql/ holding migrations up to $2 (all when empty) and empty api/report/seed folders.
 partial_sql() {
     local target=$1 upto=$2
