@@ -34,6 +34,12 @@ as $$
                                  'today_minutes', api.today_minutes(friend_json.user_id))
 $$;
 
+-- The user of a pair who is not `me`.
+create function api.other_user(pair app.friendships, me uuid)
+returns uuid
+language sql immutable
+as $$ select case when pair.user_low = other_user.me then pair.user_high else pair.user_low end $$;
+
 -- The pair row between two users, locking both users (lower id first) and the row.
 create function api.lock_pair(a uuid, b uuid)
 returns app.friendships
@@ -89,7 +95,7 @@ declare
 begin
     update app.friendships f set status = 'accepted', accepted_at = v_now where f.id = pair.id;
     perform api.record_friendship_event(pair, accept_pair.actor, 'accepted');
-    return api.friend_json(case when pair.user_low = accept_pair.actor then pair.user_high else pair.user_low end, v_now);
+    return api.friend_json(api.other_user(pair, accept_pair.actor), v_now);
 end
 $$;
 
@@ -220,7 +226,7 @@ declare
     v_body jsonb;
 begin
     select jsonb_build_object('friends', coalesce(jsonb_agg(
-               api.friend_json(case when f.user_low = v_user_id then f.user_high else f.user_low end, f.accepted_at)
+               api.friend_json(api.other_user(f, v_user_id), f.accepted_at)
                order by f.accepted_at, f.id), '[]'))
     into v_body
     from app.friendships f
@@ -245,7 +251,7 @@ begin
                                                           'created_at', api.iso(f.created_at)) order by f.created_at, f.id)
                              filter (where f.requested_by <> v_user_id), '[]'),
         'outgoing', coalesce(jsonb_agg(jsonb_build_object('id', f.id,
-                                                          'to', api.user_card(case when f.user_low = v_user_id then f.user_high else f.user_low end),
+                                                          'to', api.user_card(api.other_user(f, v_user_id)),
                                                           'created_at', api.iso(f.created_at)) order by f.created_at, f.id)
                              filter (where f.requested_by = v_user_id), '[]'))
     into v_body
