@@ -40,18 +40,24 @@ returns uuid
 language sql immutable
 as $$ select case when pair.user_low = other_user.me then pair.user_high else pair.user_low end $$;
 
--- The pair row between two users, locking both users (lower id first) and the row.
+-- The pair row between two users (all nulls when there is none), whichever order they come in.
+create function api.pair(a uuid, b uuid)
+returns app.friendships
+language sql stable security definer set search_path = public, pg_temp
+as $$
+    select f.* from app.friendships f
+    where f.user_low = least(pair.a, pair.b) and f.user_high = greatest(pair.a, pair.b)
+$$;
+
+-- The pair row between two users, read after locking both users' rows (lower id first). Every
+-- transition takes these locks before it reads the pair, so the row cannot change under it.
 create function api.lock_pair(a uuid, b uuid)
 returns app.friendships
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
-declare
-    v_row app.friendships;
 begin
     perform from app.users u where u.id in (lock_pair.a, lock_pair.b) order by u.id for update;
-    select * into v_row from app.friendships f
-    where f.user_low = least(lock_pair.a, lock_pair.b) and f.user_high = greatest(lock_pair.a, lock_pair.b);
-    return v_row;
+    return api.pair(lock_pair.a, lock_pair.b);
 end
 $$;
 
@@ -272,14 +278,12 @@ as $$
 declare
     v_user_id uuid := api.authenticate(users_get.token);
     v_other uuid := api.uuid_field(users_get.params, 'id');
-    v_since timestamptz;
+    v_pair app.friendships := api.pair(v_user_id, v_other);
 begin
-    select f.accepted_at into v_since from app.friendships f
-    where f.user_low = least(v_user_id, v_other) and f.user_high = greatest(v_user_id, v_other) and f.status = 'accepted';
-    if v_since is null then
+    if v_pair.status is distinct from 'accepted' then
         perform api.fail(404, 'user_not_found', 'There is no such friend.');
     end if;
-    return api.ok(api.friend_json(v_other, v_since));
+    return api.ok(api.friend_json(v_other, v_pair.accepted_at));
 end
 $$;
 grant execute on function api.users_get(text, jsonb, jsonb) to focus_api;

@@ -67,10 +67,7 @@ declare
 begin
     select a.* into v_avatar from app.avatars a
     where a.user_id = v_other
-      and (v_other = v_user_id
-           or exists (select from app.friendships f
-                      where f.user_low = least(v_user_id, v_other) and f.user_high = greatest(v_user_id, v_other)
-                        and f.status = 'accepted'));
+      and (v_other = v_user_id or (api.pair(v_user_id, v_other)).status = 'accepted');
     if v_avatar.user_id is null then
         perform api.fail(404, 'avatar_not_found', 'There is no avatar for you to see there.');
     end if;
