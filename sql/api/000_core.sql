@@ -259,3 +259,11 @@ begin
     return v_user_id;
 end
 $$;
+
+-- Locks a user's row and returns it: the one way anything serializes per user. One purchase,
+-- earning or rating per user at a time (so balances, the daily cap and tip rotation hold under
+-- concurrent requests); friendship transitions lock both users, lower id first (api.lock_pair).
+create function api.lock_user(user_id uuid)
+returns app.users
+language sql volatile security definer set search_path = public, pg_temp
+as $$ select u.* from app.users u where u.id = lock_user.user_id for update $$;

@@ -56,7 +56,8 @@ returns app.friendships
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 begin
-    perform from app.users u where u.id in (lock_pair.a, lock_pair.b) order by u.id for update;
+    perform api.lock_user(least(lock_pair.a, lock_pair.b));
+    perform api.lock_user(greatest(lock_pair.a, lock_pair.b));
     return api.pair(lock_pair.a, lock_pair.b);
 end
 $$;
