@@ -137,11 +137,3 @@ private func withCStrings<R>(_ strings: [String?], _ body: ([UnsafePointer<CChar
     defer { for copy in copies { free(copy) } }
     return body(copies.map { $0.map { UnsafePointer($0) } })
 }
-
-extension String {
-    var trimmingTrailingNewlines: String {
-        var text = self
-        while text.last?.isNewline == true { text.removeLast() }
-        return text
-    }
-}

@@ -1,7 +1,6 @@
 // Pipeline: the request path in stages, one job each, callable without sockets:
 //   route → check body → check credentials → call SQL (one round trip) → conditional → respond.
 // It holds no business rule: SQL decides every answer except HTTP-level ones (404/405/413/415).
-import Glibc
 
 public struct Pipeline: Sendable {
     public let router: Router
@@ -193,20 +192,4 @@ public struct Pipeline: Sendable {
         }
         return String(UInt64.random(in: .min ... .max), radix: 16) + String(UInt32.random(in: .min ... .max), radix: 16)
     }
-}
-
-private func hex(_ bytes: [UInt8]) -> String {
-    let digits = Array("0123456789abcdef".utf8)
-    var out = [UInt8](repeating: 0, count: bytes.count * 2)
-    for (index, byte) in bytes.enumerated() {
-        out[2 * index] = digits[Int(byte >> 4)]
-        out[2 * index + 1] = digits[Int(byte & 0x0f)]
-    }
-    return String(decoding: out, as: UTF8.self)
-}
-
-public func monotonicMicroseconds() -> UInt64 {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1_000
 }

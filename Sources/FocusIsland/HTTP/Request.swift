@@ -35,13 +35,3 @@ public struct Request: Sendable {
         return token.isEmpty ? nil : token
     }
 }
-
-extension StringProtocol {
-    /// Drops the characters of `set` from both ends.
-    func trimming(_ set: String) -> String {
-        var slice = Substring(self)
-        while let first = slice.first, set.contains(first) { slice.removeFirst() }
-        while let last = slice.last, set.contains(last) { slice.removeLast() }
-        return String(slice)
-    }
-}
