@@ -170,7 +170,7 @@ import Testing
         #expect(gif.status == 415 && gif.code == "unsupported_image")
         let text = try client.send("PUT", "/me/avatar", token: a.token, body: png, headers: ["Content-Type": "text/plain"])
         #expect(text.status == 415)
-        // Over the 256 KiB limit: answered from Content-Length over the socket, by the pipeline in-process.
+        // Over the 256 KiB limit (app.avatar_max_bytes()): api.me_avatar_update answers 413.
         let huge = try client.send(
             "PUT", "/me/avatar", token: a.token, body: png + [UInt8](repeating: 0, count: 300_000),
             headers: ["Content-Type": "image/png"])
