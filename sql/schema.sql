@@ -60,7 +60,7 @@ declare
 begin
     update app.friendships f set status = 'accepted', accepted_at = v_now where f.id = pair.id;
     perform api.record_friendship_event(pair, accept_pair.actor, 'accepted');
-    return api.friend_json(case when pair.user_low = accept_pair.actor then pair.user_high else pair.user_low end, v_now);
+    return api.friend_json(api.other_user(pair, accept_pair.actor), v_now);
 end
 $$;
 ALTER FUNCTION api.accept_pair(pair app.friendships, actor uuid) OWNER TO focus_owner;
@@ -492,7 +492,7 @@ begin
                                                           'created_at', api.iso(f.created_at)) order by f.created_at, f.id)
                              filter (where f.requested_by <> v_user_id), '[]'),
         'outgoing', coalesce(jsonb_agg(jsonb_build_object('id', f.id,
-                                                          'to', api.user_card(case when f.user_low = v_user_id then f.user_high else f.user_low end),
+                                                          'to', api.user_card(api.other_user(f, v_user_id)),
                                                           'created_at', api.iso(f.created_at)) order by f.created_at, f.id)
                              filter (where f.requested_by = v_user_id), '[]'))
     into v_body
@@ -532,7 +532,7 @@ declare
     v_body jsonb;
 begin
     select jsonb_build_object('friends', coalesce(jsonb_agg(
-               api.friend_json(case when f.user_low = v_user_id then f.user_high else f.user_low end, f.accepted_at)
+               api.friend_json(api.other_user(f, v_user_id), f.accepted_at)
                order by f.accepted_at, f.id), '[]'))
     into v_body
     from app.friendships f
@@ -698,7 +698,7 @@ begin
     with members as (
         select v_user_id as id
         union
-        select case when f.user_low = v_user_id then f.user_high else f.user_low end
+        select api.other_user(f, v_user_id)
         from app.friendships f
         where v_scope = 'friends' and (f.user_low = v_user_id or f.user_high = v_user_id) and f.status = 'accepted'
         union
@@ -729,20 +729,32 @@ CREATE FUNCTION api.lock_pair(a uuid, b uuid) RETURNS app.friendships
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
-declare
-    v_row app.friendships;
 begin
-    perform from app.users u where u.id in (lock_pair.a, lock_pair.b) order by u.id for update;
-    select * into v_row from app.friendships f
-    where f.user_low = least(lock_pair.a, lock_pair.b) and f.user_high = greatest(lock_pair.a, lock_pair.b);
-    return v_row;
+    perform api.lock_user(least(lock_pair.a, lock_pair.b));
+    perform api.lock_user(greatest(lock_pair.a, lock_pair.b));
+    return api.pair(lock_pair.a, lock_pair.b);
 end
 $$;
 ALTER FUNCTION api.lock_pair(a uuid, b uuid) OWNER TO focus_owner;
-CREATE FUNCTION api.lock_user(user_id uuid) RETURNS void
+CREATE TABLE app.users (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    email public.citext NOT NULL,
+    password_hash text NOT NULL,
+    display_name text NOT NULL,
+    show_tip_on_timer boolean DEFAULT true NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    balance integer DEFAULT 0 NOT NULL,
+    CONSTRAINT users_balance_check CHECK ((balance >= 0)),
+    CONSTRAINT users_display_name_check CHECK (((display_name = btrim(display_name)) AND ((length(display_name) >= 1) AND (length(display_name) <= 40)) AND (display_name !~ '[[:cntrl:]]'::text))),
+    CONSTRAINT users_email_check CHECK (((length((email)::text) <= 254) AND (email OPERATOR(public.~) '^[^@\s]+@[^@\s]+\.[^@\s]+$'::public.citext))),
+    CONSTRAINT users_password_hash_check CHECK ((password_hash ~~ '$2_$%'::text))
+);
+ALTER TABLE app.users OWNER TO focus_owner;
+CREATE FUNCTION api.lock_user(user_id uuid) RETURNS app.users
     LANGUAGE sql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
-    AS $$ select from app.users u where u.id = lock_user.user_id for update $$;
+    AS $$ select u.* from app.users u where u.id = lock_user.user_id for update $$;
 ALTER FUNCTION api.lock_user(user_id uuid) OWNER TO focus_owner;
 CREATE FUNCTION api.me_avatar_delete(token text, params jsonb, body jsonb) RETURNS api.reply
     LANGUAGE plpgsql SECURITY DEFINER
@@ -766,8 +778,8 @@ begin
     if v_type is null or length(me_avatar_update.body) < 4 then
         perform api.fail(415, 'unsupported_image', 'Send a PNG or JPEG image.');
     end if;
-    if length(me_avatar_update.body) > 262144 then
-        perform api.fail(413, 'body_too_large', 'An avatar is at most 256 KiB.');
+    if length(me_avatar_update.body) > app.avatar_max_bytes() then
+        perform api.fail(413, 'body_too_large', format('An avatar is at most %s KiB.', app.avatar_max_bytes() / 1024));
     end if;
     insert into app.avatars (user_id, content_type, data) values (v_user_id, v_type, me_avatar_update.body)
     on conflict (user_id) do update set content_type = excluded.content_type, data = excluded.data, updated_at = now();
@@ -893,11 +905,8 @@ declare
     v_body jsonb := api.only_keys(mindfulness_tips_sync.body, array['known_ids']);
     v_known uuid[] := api.known_ids(v_body);
 begin
-    return api.ok(jsonb_build_object(
-        'missing', coalesce((select jsonb_agg(api.tip_json(t) order by t.rating_level, t.title)
-                             from app.mindfulness_tips t
-                             where t.active and t.id <> all (v_known)), '[]'),
-        'removed', api.removed_ids(v_known, array(select t.id from app.mindfulness_tips t where t.active))));
+    return api.ok(api.sync_difference(v_known, (select jsonb_agg(api.tip_json(t) order by t.rating_level, t.title)
+                                                from app.mindfulness_tips t where t.active)));
 end
 $$;
 ALTER FUNCTION api.mindfulness_tips_sync(token text, params jsonb, body jsonb) OWNER TO focus_owner;
@@ -919,6 +928,18 @@ begin
 end
 $$;
 ALTER FUNCTION api.only_keys(body jsonb, allowed text[]) OWNER TO focus_owner;
+CREATE FUNCTION api.other_user(pair app.friendships, me uuid) RETURNS uuid
+    LANGUAGE sql IMMUTABLE
+    AS $$ select case when pair.user_low = other_user.me then pair.user_high else pair.user_low end $$;
+ALTER FUNCTION api.other_user(pair app.friendships, me uuid) OWNER TO focus_owner;
+CREATE FUNCTION api.pair(a uuid, b uuid) RETURNS app.friendships
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select f.* from app.friendships f
+    where f.user_low = least(pair.a, pair.b) and f.user_high = greatest(pair.a, pair.b)
+$$;
+ALTER FUNCTION api.pair(a uuid, b uuid) OWNER TO focus_owner;
 CREATE FUNCTION api.parse_body(body text) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -1035,14 +1056,6 @@ CREATE FUNCTION api.record_friendship_event(pair app.friendships, actor uuid, ac
     values (pair.id, pair.user_low, pair.user_high, record_friendship_event.actor, record_friendship_event.action)
 $$;
 ALTER FUNCTION api.record_friendship_event(pair app.friendships, actor uuid, action text) OWNER TO focus_owner;
-CREATE FUNCTION api.removed_ids(known uuid[], active uuid[]) RETURNS jsonb
-    LANGUAGE sql IMMUTABLE
-    AS $$
-    select coalesce(jsonb_agg(k.id order by k.id), '[]')
-    from unnest(removed_ids.known) as k(id)
-    where k.id <> all (removed_ids.active)
-$$;
-ALTER FUNCTION api.removed_ids(known uuid[], active uuid[]) OWNER TO focus_owner;
 CREATE FUNCTION api.selected_json(user_id uuid) RETURNS jsonb
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -1118,11 +1131,8 @@ declare
     v_body jsonb := api.only_keys(shop_items_sync.body, array['known_ids']);
     v_known uuid[] := api.known_ids(v_body);
 begin
-    return api.ok(jsonb_build_object(
-        'missing', coalesce((select jsonb_agg(api.item_json(i) order by i.kind, i.sort_order)
-                             from app.shop_items i
-                             where i.active and i.id <> all (v_known)), '[]'),
-        'removed', api.removed_ids(v_known, array(select i.id from app.shop_items i where i.active))));
+    return api.ok(api.sync_difference(v_known, (select jsonb_agg(api.item_json(i) order by i.kind, i.sort_order)
+                                                from app.shop_items i where i.active)));
 end
 $$;
 ALTER FUNCTION api.shop_items_sync(token text, params jsonb, body jsonb) OWNER TO focus_owner;
@@ -1139,7 +1149,7 @@ declare
     v_acquired_at timestamptz;
 begin
     -- Lock the buyer: one purchase per user at a time, so balance and ownership checks hold.
-    select u.balance into v_balance from app.users u where u.id = v_user_id for update;
+    v_balance := (api.lock_user(v_user_id)).balance;
     select * into v_item from app.shop_items i where i.id = v_item_id and i.active;
     if v_item.id is null then
         perform api.fail(404, 'item_not_found', 'There is no such item in the shop.');
@@ -1166,6 +1176,18 @@ begin
 end
 $$;
 ALTER FUNCTION api.shop_purchases_create(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.sync_difference(known uuid[], active jsonb) RETURNS jsonb
+    LANGUAGE sql IMMUTABLE
+    AS $$
+    with entries as (select a.entry, a.n, a.entry ->> 'id' as id
+                     from jsonb_array_elements(sync_difference.active) with ordinality as a(entry, n))
+    select jsonb_build_object(
+        'missing', coalesce((select jsonb_agg(e.entry order by e.n) from entries e
+                             where e.id <> all (sync_difference.known::text[])), '[]'),
+        'removed', coalesce((select jsonb_agg(k.id order by k.id) from unnest(sync_difference.known) as k(id)
+                             where k.id::text not in (select e.id from entries e)), '[]'))
+$$;
+ALTER FUNCTION api.sync_difference(known uuid[], active jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.text_field(body jsonb, field text, required boolean DEFAULT true) RETURNS text
     LANGUAGE sql
     AS $$ select api.json_field(text_field.body, text_field.field, 'string', text_field.required, 'a string') #>> '{}' $$;
@@ -1242,10 +1264,7 @@ declare
 begin
     select a.* into v_avatar from app.avatars a
     where a.user_id = v_other
-      and (v_other = v_user_id
-           or exists (select from app.friendships f
-                      where f.user_low = least(v_user_id, v_other) and f.user_high = greatest(v_user_id, v_other)
-                        and f.status = 'accepted'));
+      and (v_other = v_user_id or (api.pair(v_user_id, v_other)).status = 'accepted');
     if v_avatar.user_id is null then
         perform api.fail(404, 'avatar_not_found', 'There is no avatar for you to see there.');
     end if;
@@ -1260,14 +1279,12 @@ CREATE FUNCTION api.users_get(token text, params jsonb, body jsonb) RETURNS api.
 declare
     v_user_id uuid := api.authenticate(users_get.token);
     v_other uuid := api.uuid_field(users_get.params, 'id');
-    v_since timestamptz;
+    v_pair app.friendships := api.pair(v_user_id, v_other);
 begin
-    select f.accepted_at into v_since from app.friendships f
-    where f.user_low = least(v_user_id, v_other) and f.user_high = greatest(v_user_id, v_other) and f.status = 'accepted';
-    if v_since is null then
+    if v_pair.status is distinct from 'accepted' then
         perform api.fail(404, 'user_not_found', 'There is no such friend.');
     end if;
-    return api.ok(api.friend_json(v_other, v_since));
+    return api.ok(api.friend_json(v_other, v_pair.accepted_at));
 end
 $$;
 ALTER FUNCTION api.users_get(token text, params jsonb, body jsonb) OWNER TO focus_owner;
@@ -1297,6 +1314,10 @@ begin
 end
 $$;
 ALTER FUNCTION app.apply_ledger_entry() OWNER TO focus_owner;
+CREATE FUNCTION app.avatar_max_bytes() RETURNS integer
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ select 256 * 1024 $$;
+ALTER FUNCTION app.avatar_max_bytes() OWNER TO focus_owner;
 CREATE FUNCTION app.bump_catalog_version() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -1365,7 +1386,7 @@ CASE content_type
     ELSE NULL::boolean
 END),
     CONSTRAINT avatars_content_type_check CHECK ((content_type = ANY (ARRAY['image/png'::text, 'image/jpeg'::text]))),
-    CONSTRAINT avatars_data_check CHECK (((length(data) >= 4) AND (length(data) <= 262144)))
+    CONSTRAINT avatars_data_check CHECK (((length(data) >= 4) AND (length(data) <= app.avatar_max_bytes())))
 );
 ALTER TABLE app.avatars OWNER TO focus_owner;
 CREATE TABLE app.catalog_version (
@@ -1478,21 +1499,6 @@ CREATE TABLE app.user_selections (
     item_id uuid NOT NULL
 );
 ALTER TABLE app.user_selections OWNER TO focus_owner;
-CREATE TABLE app.users (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
-    email public.citext NOT NULL,
-    password_hash text NOT NULL,
-    display_name text NOT NULL,
-    show_tip_on_timer boolean DEFAULT true NOT NULL,
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
-    updated_at timestamp with time zone DEFAULT now() NOT NULL,
-    balance integer DEFAULT 0 NOT NULL,
-    CONSTRAINT users_balance_check CHECK ((balance >= 0)),
-    CONSTRAINT users_display_name_check CHECK (((display_name = btrim(display_name)) AND ((length(display_name) >= 1) AND (length(display_name) <= 40)) AND (display_name !~ '[[:cntrl:]]'::text))),
-    CONSTRAINT users_email_check CHECK (((length((email)::text) <= 254) AND (email OPERATOR(public.~) '^[^@\s]+@[^@\s]+\.[^@\s]+$'::public.citext))),
-    CONSTRAINT users_password_hash_check CHECK ((password_hash ~~ '$2_$%'::text))
-);
-ALTER TABLE app.users OWNER TO focus_owner;
 CREATE VIEW report.coin_economy_per_day AS
  SELECT d.day,
     d.earned,
@@ -1761,6 +1767,8 @@ REVOKE ALL ON FUNCTION api.mindfulness_tips_sync(token text, params jsonb, body 
 GRANT ALL ON FUNCTION api.mindfulness_tips_sync(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.ok(body jsonb, status integer, etag text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.only_keys(body jsonb, allowed text[]) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.other_user(pair app.friendships, me uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.pair(a uuid, b uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.parse_body(body text) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.parse_body(body text) TO focus_api;
 REVOKE ALL ON FUNCTION api.parse_image(body text) FROM PUBLIC;
@@ -1772,7 +1780,6 @@ REVOKE ALL ON FUNCTION api.profile(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.ready() FROM PUBLIC;
 GRANT ALL ON FUNCTION api.ready() TO focus_api;
 REVOKE ALL ON FUNCTION api.record_friendship_event(pair app.friendships, actor uuid, action text) FROM PUBLIC;
-REVOKE ALL ON FUNCTION api.removed_ids(known uuid[], active uuid[]) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.selected_json(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.session_json(session app.focus_sessions) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.session_reply(session_id uuid, status integer) FROM PUBLIC;
@@ -1782,6 +1789,7 @@ REVOKE ALL ON FUNCTION api.shop_items_sync(token text, params jsonb, body jsonb)
 GRANT ALL ON FUNCTION api.shop_items_sync(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.shop_purchases_create(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.shop_purchases_create(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.sync_difference(known uuid[], active jsonb) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.text_field(body jsonb, field text, required boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.time_field(body jsonb, field text, required boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.tip_json(tip app.mindfulness_tips) FROM PUBLIC;
@@ -1793,6 +1801,7 @@ REVOKE ALL ON FUNCTION api.users_get(token text, params jsonb, body jsonb) FROM 
 GRANT ALL ON FUNCTION api.users_get(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.uuid_field(body jsonb, field text, required boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.apply_ledger_entry() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.avatar_max_bytes() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.bump_catalog_version() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.forbid_change() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.grant_coins(user_id uuid, coins integer, reason text) FROM PUBLIC;
