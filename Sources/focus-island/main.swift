@@ -53,26 +53,16 @@ case "serve":
     server.stop()
     logger.info("stopped")
 
-case "migrate":
+case "migrate", "seed":
     do {
-        let report = try Migrator(
-            conninfo: configuration.migrationDatabaseURL,
-            directory: configuration.sqlDirectory
-        ).migrate()
-        logger.info(report.description)
+        let migrator = Migrator(conninfo: configuration.migrationDatabaseURL, directory: configuration.sqlDirectory)
+        if command == "migrate" {
+            logger.info(try migrator.migrate().description)
+        } else {
+            logger.info("seeded from \(try migrator.seed()) files")
+        }
     } catch {
-        fail("migrate: \(error)")
-    }
-
-case "seed":
-    do {
-        let files = try Migrator(
-            conninfo: configuration.migrationDatabaseURL,
-            directory: configuration.sqlDirectory
-        ).seed()
-        logger.info("seeded from \(files) files")
-    } catch {
-        fail("seed: \(error)")
+        fail("\(command): \(error)")
     }
 
 default:
