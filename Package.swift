@@ -6,7 +6,7 @@ import PackageDescription
 let package = Package(
     name: "focus-island",
     products: [
-        .executable(name: "focus-island", targets: ["focus-island"]),
+        .executable(name: "focus-island", targets: ["focus-island"])
     ],
     targets: [
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),

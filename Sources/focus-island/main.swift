@@ -32,40 +32,38 @@ case "serve":
     // A database host that does not answer must not hold a worker for minutes: libpq gives up
     // connecting after PGCONNECT_TIMEOUT seconds (3 unless the environment says otherwise).
     setenv("PGCONNECT_TIMEOUT", "3", 0)
-    let pool = ConnectionPool(conninfo: configuration.databaseURL, capacity: configuration.poolSize,
-                              checkoutTimeout: configuration.poolTimeout,
-                              namedStatements: configuration.preparedStatements)
-    let pipeline = Pipeline(router: Router(routes: Routes.all), pool: pool,
-                            defaultBodyLimit: configuration.bodyLimit, logger: logger)
+    let pool = ConnectionPool(
+        conninfo: configuration.databaseURL, capacity: configuration.poolSize,
+        checkoutTimeout: configuration.poolTimeout,
+        namedStatements: configuration.preparedStatements)
+    let pipeline = Pipeline(
+        router: Router(routes: Routes.all), pool: pool,
+        defaultBodyLimit: configuration.bodyLimit, logger: logger)
     let server = HTTPServer(pipeline: pipeline, configuration: configuration)
     do {
         try server.start()
     } catch {
         fail("serve: \(error.description)")
     }
-    logger.info("listening on \(configuration.host):\(server.port) with \(configuration.httpThreads) threads, \(configuration.poolSize) connections")
+    logger.info(
+        "listening on \(configuration.host):\(server.port) with \(configuration.httpThreads) threads, \(configuration.poolSize) connections"
+    )
     var received: Int32 = 0
     sigwait(&stopSignals, &received)
     logger.info("signal \(received): finishing requests in flight")
     server.stop()
     logger.info("stopped")
 
-case "migrate":
+case "migrate", "seed":
     do {
-        let report = try Migrator(conninfo: configuration.migrationDatabaseURL,
-                                  directory: configuration.sqlDirectory).migrate()
-        logger.info(report.description)
+        let migrator = Migrator(conninfo: configuration.migrationDatabaseURL, directory: configuration.sqlDirectory)
+        if command == "migrate" {
+            logger.info(try migrator.migrate().description)
+        } else {
+            logger.info("seeded from \(try migrator.seed()) files")
+        }
     } catch {
-        fail("migrate: \(error)")
-    }
-
-case "seed":
-    do {
-        let files = try Migrator(conninfo: configuration.migrationDatabaseURL,
-                                 directory: configuration.sqlDirectory).seed()
-        logger.info("seeded from \(files) files")
-    } catch {
-        fail("seed: \(error)")
+        fail("\(command): \(error)")
     }
 
 default:

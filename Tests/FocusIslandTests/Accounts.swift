@@ -12,8 +12,9 @@ extension Client {
     /// Registers a new account through this client's transport and returns its id and token.
     func register(_ name: String = "user", password: String = "correct horse") throws -> Account {
         let email = TestEnvironment.email(name)
-        let result = try send("POST", "/auth/register",
-                              json: #"{"email":"\#(email)","password":"\#(password)","display_name":"\#(name)"}"#)
+        let result = try send(
+            "POST", "/auth/register",
+            json: #"{"email":"\#(email)","password":"\#(password)","display_name":"\#(name)"}"#)
         guard result.status == 201, let reply = try? result.decode(AuthReply.self) else {
             throw HTTPClientError(description: "register failed: \(result.status) \(result.text)")
         }

@@ -8,13 +8,17 @@ import Testing
     func registerLoginMePatchLogout(transport: Transport) throws {
         let client = transport.client
         let email = TestEnvironment.email("flow")
-        let registered = try client.send("POST", "/auth/register",
-                                         json: #"{"email":"\#(email)","password":"correct horse","display_name":"Flow"}"#)
+        let registered = try client.send(
+            "POST", "/auth/register",
+            json: #"{"email":"\#(email)","password":"correct horse","display_name":"Flow"}"#)
         #expect(registered.status == 201)
         #expect(registered.header("Content-Type") == "application/json")
         let user = try registered.decode(AuthReply.self).user
-        #expect(user == Profile(id: user.id, email: email, displayName: "Flow", balance: 0,
-                                selected: user.selected, settings: Settings(showTipOnTimer: true)))
+        #expect(
+            user
+                == Profile(
+                    id: user.id, email: email, displayName: "Flow", balance: 0,
+                    selected: user.selected, settings: Settings(showTipOnTimer: true)))
 
         let login = try client.send("POST", "/auth/login", json: #"{"email":"\#(email.uppercased())","password":"correct horse"}"#)
         #expect(login.status == 200)
@@ -26,12 +30,16 @@ import Testing
         #expect(profile.email == email)
         #expect(profile.settings == Settings(showTipOnTimer: true))
 
-        let patched = try client.send("PATCH", "/me", token: token,
-                                      json: #"{"display_name":"Renamed","settings":{"show_tip_on_timer":false}}"#)
+        let patched = try client.send(
+            "PATCH", "/me", token: token,
+            json: #"{"display_name":"Renamed","settings":{"show_tip_on_timer":false}}"#)
         #expect(patched.status == 200)
-        #expect(try patched.decode(Profile.self) == Profile(id: profile.id, email: email, displayName: "Renamed",
-                                                            balance: 0, selected: profile.selected,
-                                                            settings: Settings(showTipOnTimer: false)))
+        #expect(
+            try patched.decode(Profile.self)
+                == Profile(
+                    id: profile.id, email: email, displayName: "Renamed",
+                    balance: 0, selected: profile.selected,
+                    settings: Settings(showTipOnTimer: false)))
 
         let logout = try client.send("POST", "/auth/logout", token: token)
         #expect(logout.status == 204)
@@ -57,7 +65,10 @@ import Testing
         (#"{"email":"nope","password":"correct horse","display_name":"X"}"#, 400, "invalid_email"),
         (#"{"email":"EMAIL","password":"short","display_name":"X"}"#, 400, "weak_password"),
         (#"{"email":"EMAIL","password":"correct horse","display_name":"  "}"#, 400, "invalid_display_name"),
-        (#"{"email":"EMAIL","password":"correct horse","display_name":"\#(String(repeating: "y", count: 41))"}"#, 400, "invalid_display_name"),
+        (
+            #"{"email":"EMAIL","password":"correct horse","display_name":"\#(String(repeating: "y", count: 41))"}"#, 400,
+            "invalid_display_name"
+        ),
         (#"{"email":"EMAIL","password":"correct horse"}"#, 400, "invalid_field"),
         (#"{"email":"EMAIL","password":12345678,"display_name":"X"}"#, 400, "invalid_field"),
         (#"{"email":"EMAIL","password":"correct horse","display_name":"X","admin":true}"#, 400, "invalid_field"),
@@ -81,8 +92,9 @@ import Testing
     func registerNeedsAJSONContentType(transport: Transport) throws {
         let client = transport.client
         let email = TestEnvironment.email("ctype")
-        let result = try client.send("POST", "/auth/register", body: Array(#"{"email":"\#(email)","password":"correct horse","display_name":"X"}"#.utf8),
-                                     headers: ["Content-Type": "text/plain"])
+        let result = try client.send(
+            "POST", "/auth/register", body: Array(#"{"email":"\#(email)","password":"correct horse","display_name":"X"}"#.utf8),
+            headers: ["Content-Type": "text/plain"])
         #expect(result.status == 415)
         #expect(result.code == "unsupported_media_type")
         #expect(try TestEnvironment.scalar("select count(*) from app.users where email = $1", [email]) == "0")
@@ -94,14 +106,17 @@ import Testing
         let email = TestEnvironment.email("race")
         let statuses = try concurrently(8) { index in
             let spelled = index % 2 == 0 ? email : email.uppercased()
-            return try client.send("POST", "/auth/register",
-                                   json: #"{"email":"\#(spelled)","password":"correct horse","display_name":"Race"}"#).status
+            return try client.send(
+                "POST", "/auth/register",
+                json: #"{"email":"\#(spelled)","password":"correct horse","display_name":"Race"}"#
+            ).status
         }
         #expect(statuses.filter { $0 == 201 }.count == 1)
         #expect(statuses.filter { $0 == 409 }.count == 7)
         #expect(try TestEnvironment.scalar("select count(*) from app.users where email = $1", [email]) == "1")
-        let again = try client.send("POST", "/auth/register",
-                                    json: #"{"email":"\#(email.uppercased())","password":"correct horse","display_name":"R"}"#)
+        let again = try client.send(
+            "POST", "/auth/register",
+            json: #"{"email":"\#(email.uppercased())","password":"correct horse","display_name":"R"}"#)
         #expect(again.code == "email_taken")
     }
 
@@ -138,7 +153,8 @@ import Testing
         let client = transport.client
         let account = try client.register("expiry")
         #expect(try client.send("GET", "/me", token: account.token).status == 200)
-        try TestEnvironment.owner().execute("""
+        try TestEnvironment.owner().execute(
+            """
             update app.auth_tokens set created_at = now() - interval '31 days', expires_at = now() - interval '1 day'
             where digest = sha256(convert_to($1, 'UTF8'))
             """, [account.token])
@@ -195,8 +211,9 @@ import Testing
     /// reading and discards it past the limit; only a real connection carries chunks.
     @Test func chunkedOversizeBodiesAre413AndStoreNothing() throws {
         let email = TestEnvironment.email("huge")
-        let chunked = try TestServer.client().send("POST", "/auth/register", headers: ["Content-Type": "application/json"],
-                                                   body: Array(Self.hugeRegistration(email).utf8), chunked: true)
+        let chunked = try TestServer.client().send(
+            "POST", "/auth/register", headers: ["Content-Type": "application/json"],
+            body: Array(Self.hugeRegistration(email).utf8), chunked: true)
         #expect(chunked.status == 413 && chunked.code == "body_too_large")
         #expect(try TestEnvironment.scalar("select count(*) from app.users where email = $1", [email]) == "0")
     }
@@ -210,11 +227,13 @@ import Testing
     @Test(arguments: Transport.allCases)
     func bodiesThatAreNotUTF8AreInvalidJSON(transport: Transport) throws {
         let client = transport.client
-        let withNul = try client.send("POST", "/auth/login", body: Array(#"{"email":"a\#u{0}b"}"#.utf8),
-                                      headers: ["Content-Type": "application/json"])
+        let withNul = try client.send(
+            "POST", "/auth/login", body: Array(#"{"email":"a\#u{0}b"}"#.utf8),
+            headers: ["Content-Type": "application/json"])
         #expect(withNul.status == 400 && withNul.code == "invalid_json")
-        let latin1 = try client.send("POST", "/auth/login", body: [0x7b, 0x22, 0xe9, 0x22, 0x7d],
-                                     headers: ["Content-Type": "application/json; charset=utf-8"])
+        let latin1 = try client.send(
+            "POST", "/auth/login", body: [0x7b, 0x22, 0xe9, 0x22, 0x7d],
+            headers: ["Content-Type": "application/json; charset=utf-8"])
         #expect(latin1.status == 400 && latin1.code == "invalid_json")
     }
 }

@@ -1,5 +1,6 @@
-// Bodies: the API's small JSON shapes (../shared/API.md) as Decodable values, so a test
-// decodes an answer once and compares whole values with == instead of chains of casts.
+// Bodies: the API's small JSON shapes (each written at the sql/api function that builds it) as
+// Decodable values, so a test decodes an answer once and compares whole values with == instead
+// of chains of casts.
 // Each type names only the members tests look at; snake_case keys map to camelCase.
 import Foundation
 

@@ -27,12 +27,17 @@ import Testing
         #expect(results.filter { $0.status == 201 }.count == 1)
         #expect(results.filter { $0.status == 200 }.count == 9)
         let answers = Set(results.map { try? $0.decode(SessionReply.self) })
-        #expect(answers == [SessionReply(session: Session(id: id.lowercased(), minutes: 30, coinsEarned: 30, rating: nil),
-                                         balance: 30)])
+        #expect(
+            answers == [
+                SessionReply(
+                    session: Session(id: id.lowercased(), minutes: 30, coinsEarned: 30, rating: nil),
+                    balance: 30)
+            ])
         #expect(try balance(account) == "30")
 
-        let conflict = try client.send("POST", "/focus-sessions", token: account.token,
-                                       json: offline(id, from: now - 3600, minutes: 20))
+        let conflict = try client.send(
+            "POST", "/focus-sessions", token: account.token,
+            json: offline(id, from: now - 3600, minutes: 20))
         #expect(conflict.status == 409 && conflict.code == "session_conflict")
         #expect(try balance(account) == "30")
     }
@@ -56,10 +61,14 @@ import Testing
         let client = transport.client
         let account = try client.register("overlap")
         let now = try TestEnvironment.databaseNow()
-        #expect(try client.send("POST", "/focus-sessions", token: account.token,
-                                json: offline(UUID().uuidString, from: now - 7200, minutes: 60)).status == 201)
-        let overlapping = try client.send("POST", "/focus-sessions", token: account.token,
-                                          json: offline(UUID().uuidString, from: now - 5400, minutes: 60))
+        #expect(
+            try client.send(
+                "POST", "/focus-sessions", token: account.token,
+                json: offline(UUID().uuidString, from: now - 7200, minutes: 60)
+            ).status == 201)
+        let overlapping = try client.send(
+            "POST", "/focus-sessions", token: account.token,
+            json: offline(UUID().uuidString, from: now - 5400, minutes: 60))
         #expect(overlapping.status == 409 && overlapping.code == "session_overlap")
         #expect(try balance(account) == "60")
         #expect(try TestEnvironment.scalar("select count(*) from app.focus_sessions where user_id = $1", [account.id]) == "1")
@@ -81,9 +90,11 @@ import Testing
         let client = transport.client
         let account = try client.register("invalid")
         let now = try TestEnvironment.databaseNow()
-        let times = [("IN_ONE_HOUR", now + 3600), ("IN_TWO_HOURS", now + 7200), ("FOUR_HOURS_AGO", now - 14400),
-                     ("EIGHT_DAYS_AGO_PLUS_30_MINUTES", now - 8 * 86400 + 1800), ("EIGHT_DAYS_AGO", now - 8 * 86400),
-                     ("AN_HOUR_AGO", now - 3600), ("NOW", now)]
+        let times = [
+            ("IN_ONE_HOUR", now + 3600), ("IN_TWO_HOURS", now + 7200), ("FOUR_HOURS_AGO", now - 14400),
+            ("EIGHT_DAYS_AGO_PLUS_30_MINUTES", now - 8 * 86400 + 1800), ("EIGHT_DAYS_AGO", now - 8 * 86400),
+            ("AN_HOUR_AGO", now - 3600), ("NOW", now),
+        ]
         let body = times.reduce(invalid.template.replacingOccurrences(of: "ID", with: UUID().uuidString)) { body, time in
             body.replacingOccurrences(of: time.0, with: time.1.rfc3339)
         }
@@ -105,7 +116,8 @@ import Testing
         #expect(second.status == 409 && second.code == "session_in_progress" && second.json["id"] as? String == id)
 
         // Pretend it started 30 minutes ago: the plan (25) caps the minutes.
-        try TestEnvironment.owner().execute("""
+        try TestEnvironment.owner().execute(
+            """
             update app.focus_sessions set started_at = started_at - interval '30 minutes',
                    occupies = tstzrange(lower(occupies) - interval '30 minutes', upper(occupies) - interval '30 minutes')
             where id = $1
@@ -144,17 +156,24 @@ import Testing
             let account = try client.register("days")
             let sessions = [(from: clock.todayStart - 1800, minutes: 30.0), (from: clock.todayStart - 5400, minutes: 20.0)]
             let recorded = try sessions.map { session in
-                try client.send("POST", "/focus-sessions", token: account.token,
-                                json: offline(UUID().uuidString, from: session.from, minutes: session.minutes)).status
+                try client.send(
+                    "POST", "/focus-sessions", token: account.token,
+                    json: offline(UUID().uuidString, from: session.from, minutes: session.minutes)
+                ).status
             }
-            return (recorded, try client.send("GET", "/me/stats", token: account.token),
-                    try client.send("GET", "/leaderboards/daily", token: account.token),
-                    try client.send("GET", "/leaderboards/weekly", token: account.token), clock)
+            return (
+                recorded, try client.send("GET", "/me/stats", token: account.token),
+                try client.send("GET", "/leaderboards/daily", token: account.token),
+                try client.send("GET", "/leaderboards/weekly", token: account.token), clock
+            )
         }
         #expect(recorded == [201, 201])
         let weekMinutes = clock.todayStart == clock.weekStart ? 30 : 50
-        #expect(try stats.decode(Stats.self) == Stats(todayMinutes: 30, weekMinutes: weekMinutes, totalMinutes: 50,
-                                                      totalCoinsEarned: 50, currentStreakDays: 2, longestStreakDays: 2))
+        #expect(
+            try stats.decode(Stats.self)
+                == Stats(
+                    todayMinutes: 30, weekMinutes: weekMinutes, totalMinutes: 50,
+                    totalCoinsEarned: 50, currentStreakDays: 2, longestStreakDays: 2))
         let today = try daily.decode(Leaderboard.self), week = try weekly.decode(Leaderboard.self)
         #expect(today.periodStart == clock.todayStart.rfc3339 && today.me == Leaderboard.Standing(rank: 1, minutes: 30))
         #expect(week.periodStart == clock.weekStart.rfc3339 && week.me == Leaderboard.Standing(rank: 1, minutes: weekMinutes))

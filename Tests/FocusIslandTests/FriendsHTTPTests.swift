@@ -18,7 +18,8 @@ import Testing
     }
 
     func pairState(_ a: Account, _ b: Account) throws -> String {
-        try TestEnvironment.scalar("""
+        try TestEnvironment.scalar(
+            """
             select coalesce((select status from app.friendships
                              where user_low = least($1::uuid, $2::uuid) and user_high = greatest($1::uuid, $2::uuid)), 'none')
             """, [a.id, b.id]) ?? "?"
@@ -33,11 +34,17 @@ import Testing
         let requestID = try asked.decode(AskReply.self).request.id
 
         let incoming = try client.send("GET", "/friend-requests", token: b.token).decode(FriendRequests.self)
-        #expect(incoming == FriendRequests(incoming: [.init(id: requestID, from: UserCard(id: a.id, displayName: "ann", hasAvatar: false))],
-                                           outgoing: []))
+        #expect(
+            incoming
+                == FriendRequests(
+                    incoming: [.init(id: requestID, from: UserCard(id: a.id, displayName: "ann", hasAvatar: false))],
+                    outgoing: []))
         let outgoing = try client.send("GET", "/friend-requests", token: a.token).decode(FriendRequests.self)
-        #expect(outgoing == FriendRequests(incoming: [],
-                                           outgoing: [.init(id: requestID, to: UserCard(id: b.id, displayName: "ben", hasAvatar: false))]))
+        #expect(
+            outgoing
+                == FriendRequests(
+                    incoming: [],
+                    outgoing: [.init(id: requestID, to: UserCard(id: b.id, displayName: "ben", hasAvatar: false))]))
 
         let accepted = try client.send("POST", "/friend-requests/\(requestID)/accept", token: b.token)
         #expect(accepted.status == 200)
@@ -78,8 +85,10 @@ import Testing
             let a = try client.register("racer"), b = try client.register("racer")
             let requestID = try requestID(client, a, b)
             let statuses = try concurrently(2) { index in
-                try (index == 0 ? client.send("POST", "/friend-requests/\(requestID)/accept", token: b.token)
-                                : client.send("DELETE", "/friend-requests/\(requestID)", token: a.token)).status
+                try
+                    (index == 0
+                    ? client.send("POST", "/friend-requests/\(requestID)/accept", token: b.token)
+                    : client.send("DELETE", "/friend-requests/\(requestID)", token: a.token)).status
             }
             let state = try pairState(a, b)
             // Exactly one wins: accepted (accept 200, cancel 404) or gone (cancel 204, accept 404).
@@ -96,8 +105,10 @@ import Testing
         let requestID = try requestID(client, a, b)
         let seen = try client.send("GET", "/friend-requests", token: c.token).decode(FriendRequests.self)
         #expect(seen == FriendRequests(incoming: [], outgoing: []))
-        for (method, path) in [("POST", "/friend-requests/\(requestID)/accept"), ("POST", "/friend-requests/\(requestID)/decline"),
-                               ("DELETE", "/friend-requests/\(requestID)")] {
+        for (method, path) in [
+            ("POST", "/friend-requests/\(requestID)/accept"), ("POST", "/friend-requests/\(requestID)/decline"),
+            ("DELETE", "/friend-requests/\(requestID)"),
+        ] {
             let result = try client.send(method, path, token: c.token)
             #expect(result.status == 404 && result.code == "friend_request_not_found")
         }
@@ -150,16 +161,19 @@ import Testing
         let tag = try #require(mine.header("ETag"))
         #expect(try client.send("GET", "/users/\(a.id)/avatar", token: a.token, headers: ["If-None-Match": tag]).status == 304)
         #expect(try client.send("GET", "/users/\(a.id)/avatar", token: c.token).status == 404)
-        _ = try ask(client, a, b.email); _ = try ask(client, b, a.email)
+        _ = try ask(client, a, b.email)
+        _ = try ask(client, b, a.email)
         #expect(try client.send("GET", "/users/\(a.id)/avatar", token: b.token).body == png)
 
-        let gif = try client.send("PUT", "/me/avatar", token: a.token, body: Array("GIF89a....".utf8), headers: ["Content-Type": "image/png"])
+        let gif = try client.send(
+            "PUT", "/me/avatar", token: a.token, body: Array("GIF89a....".utf8), headers: ["Content-Type": "image/png"])
         #expect(gif.status == 415 && gif.code == "unsupported_image")
         let text = try client.send("PUT", "/me/avatar", token: a.token, body: png, headers: ["Content-Type": "text/plain"])
         #expect(text.status == 415)
-        // Over the 256 KiB limit: answered from Content-Length over the socket, by the pipeline in-process.
-        let huge = try client.send("PUT", "/me/avatar", token: a.token, body: png + [UInt8](repeating: 0, count: 300_000),
-                                   headers: ["Content-Type": "image/png"])
+        // Over the 256 KiB limit (app.avatar_max_bytes()): api.me_avatar_update answers 413.
+        let huge = try client.send(
+            "PUT", "/me/avatar", token: a.token, body: png + [UInt8](repeating: 0, count: 300_000),
+            headers: ["Content-Type": "image/png"])
         #expect(huge.status == 413)
         #expect(try client.send("GET", "/users/\(a.id)/avatar", token: a.token).body == png)
         #expect(try client.send("DELETE", "/me/avatar", token: a.token).status == 204)
@@ -173,18 +187,24 @@ import Testing
         let client = transport.client
         let (a, b, recorded, board, clock) = try TestEnvironment.withinOneUTCDay { clock in
             let a = try client.register("lead"), b = try client.register("lead")
-            _ = try ask(client, a, b.email); _ = try ask(client, b, a.email)
-            let session = #"{"id":"\#(UUID().uuidString)","started_at":"\#((clock.todayStart - 1800).rfc3339)","ended_at":"\#(clock.todayStart.rfc3339)"}"#
+            _ = try ask(client, a, b.email)
+            _ = try ask(client, b, a.email)
+            let session =
+                #"{"id":"\#(UUID().uuidString)","started_at":"\#((clock.todayStart - 1800).rfc3339)","ended_at":"\#(clock.todayStart.rfc3339)"}"#
             let recorded = try client.send("POST", "/focus-sessions", token: b.token, json: session)
             return (a, b, recorded, try client.send("GET", "/leaderboards/daily?scope=friends&limit=5", token: a.token), clock)
         }
         #expect(recorded.status == 201)
         #expect(board.status == 200)
-        #expect(try board.decode(Leaderboard.self) == Leaderboard(
-            periodStart: clock.todayStart.rfc3339,
-            entries: [.init(rank: 1, user: UserCard(id: b.id, displayName: "lead", hasAvatar: false), minutes: 30),
-                      .init(rank: 2, user: UserCard(id: a.id, displayName: "lead", hasAvatar: false), minutes: 0)],
-            me: .init(rank: 2, minutes: 0)))
+        #expect(
+            try board.decode(Leaderboard.self)
+                == Leaderboard(
+                    periodStart: clock.todayStart.rfc3339,
+                    entries: [
+                        .init(rank: 1, user: UserCard(id: b.id, displayName: "lead", hasAvatar: false), minutes: 30),
+                        .init(rank: 2, user: UserCard(id: a.id, displayName: "lead", hasAvatar: false), minutes: 0),
+                    ],
+                    me: .init(rank: 2, minutes: 0)))
         #expect(try client.send("GET", "/leaderboards/monthly", token: a.token).status == 400)
         #expect(try client.send("GET", "/leaderboards/daily?limit=1000", token: a.token).code == "invalid_field")
     }

@@ -28,8 +28,10 @@ struct HTTPClient: Sendable {
     /// Sends a request with exactly `headers`, plus Host, Connection: close and the body's
     /// Content-Length (or Transfer-Encoding: chunked, in 16 KiB chunks). `Client` adds the
     /// token and JSON headers; use this directly only for what needs the socket (chunked bodies).
-    func send(_ method: String, _ target: String, headers: [String: String] = [:], body: [UInt8]? = nil,
-              chunked: Bool = false) throws -> HTTPResult {
+    func send(
+        _ method: String, _ target: String, headers: [String: String] = [:], body: [UInt8]? = nil,
+        chunked: Bool = false
+    ) throws -> HTTPResult {
         var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
         var allHeaders = headers
         if let body {

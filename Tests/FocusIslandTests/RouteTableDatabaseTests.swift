@@ -1,8 +1,9 @@
+import Testing
+
 // The route table and the database's endpoints match one to one: every `.sql(function)` in
 // Routes.all is an `api` function of the endpoint shape its route calls, executable by the
 // server's role, and every such endpoint is named by some route (none is left unreachable).
 @testable import FocusIsland
-import Testing
 
 @Suite struct RouteTableDatabaseTests {
     /// An endpoint's shape: its argument types and what it returns.
@@ -14,21 +15,24 @@ import Testing
 
     /// The shape Route.statement calls: (token, params, body) returning a reply row.
     static func shape(of route: Route) -> Shape {
-        Shape(arguments: route.body == .image ? "text, jsonb, bytea" : "text, jsonb, jsonb",
-              returns: route.response == .file ? "api.file_reply" : "api.reply")
+        Shape(
+            arguments: route.body == .image ? "text, jsonb, bytea" : "text, jsonb, jsonb",
+            returns: route.response == .file ? "api.file_reply" : "api.reply")
     }
 
     /// Every function in schema `api` taking (text, jsonb, jsonb) or (text, jsonb, bytea), by
     /// qualified name, with its shape and whether focus_api may execute it; read as the owner.
     static func endpoints() throws -> [(name: String, shape: Shape, executable: Bool)] {
-        try TestEnvironment.owner().execute("""
+        try TestEnvironment.owner().execute(
+            """
             select 'api.' || p.proname, oidvectortypes(p.proargtypes), p.prorettype::regtype::text,
                    has_function_privilege('focus_api', p.oid, 'execute')::text
             from pg_proc p
             where p.pronamespace = 'api'::regnamespace and p.prokind = 'f'
               and oidvectortypes(p.proargtypes) in ('text, jsonb, jsonb', 'text, jsonb, bytea')
             order by 1
-            """).map { row in
+            """
+        ).map { row in
             (row[0] ?? "", Shape(arguments: row[1] ?? "", returns: row[2] ?? ""), row[3] == "true")
         }
     }

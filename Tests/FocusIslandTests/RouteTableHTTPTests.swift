@@ -1,8 +1,9 @@
+import Foundation
+import Testing
+
 // Every route in the table, in-process and over a real socket: bearer routes refuse a missing
 // or unknown token with 401 before anything else happens.
 @testable import FocusIsland
-import Foundation
-import Testing
 
 @Suite struct RouteTableHTTPTests {
     static let bearerRoutes = Routes.all.filter { $0.access == .bearer }

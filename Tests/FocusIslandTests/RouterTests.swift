@@ -1,6 +1,7 @@
+import Testing
+
 // Unit tests of the parts that need no database: routing, problems, configuration.
 @testable import FocusIsland
-import Testing
 
 @Suite struct RouterTests {
     let router = Router(routes: Routes.all)
@@ -48,7 +49,10 @@ import Testing
 
     @Test func problemJSONCarriesExtensionMembers() {
         let problem = Problem(409, "insufficient_funds", "Not enough \"coins\".", extensions: #"{"balance": 3, "price": 10}"#)
-        #expect(problem.json == #"{"type":"urn:focus-island:problem:insufficient_funds","title":"Conflict","status":409,"detail":"Not enough \"coins\".","code":"insufficient_funds","balance": 3, "price": 10}"#)
+        #expect(
+            problem.json
+                == #"{"type":"urn:focus-island:problem:insufficient_funds","title":"Conflict","status":409,"detail":"Not enough \"coins\".","code":"insufficient_funds","balance": 3, "price": 10}"#
+        )
         #expect(problem.response.header("Content-Type") == "application/problem+json")
     }
 
@@ -97,8 +101,10 @@ import Testing
     }
 
     @Test func badValuesNameTheVariable() {
-        for (name, value) in [("PORT", "eighty"), ("PORT", "70000"), ("DB_POOL_SIZE", "0"),
-                              ("HTTP_THREADS", "-1"), ("BODY_LIMIT", "1.5"), ("LOG_FORMAT", "xml")] {
+        for (name, value) in [
+            ("PORT", "eighty"), ("PORT", "70000"), ("DB_POOL_SIZE", "0"),
+            ("HTTP_THREADS", "-1"), ("BODY_LIMIT", "1.5"), ("LOG_FORMAT", "xml"),
+        ] {
             #expect(throws: ConfigurationError.self) { try Configuration(environment: [name: value]) }
             do {
                 _ = try Configuration(environment: [name: value])

@@ -8,17 +8,20 @@ import Testing
     /// Adds `count` test items at `price` (retired again by the caller) and returns their ids.
     func addItems(_ count: Int, price: Int) throws -> [String] {
         let tag = UInt32.random(in: 0 ... .max)
-        return try TestEnvironment.owner().execute("""
+        return try TestEnvironment.owner().execute(
+            """
             insert into app.shop_items (kind, name, description, price, image)
             select 'furniture', 'Test ' || $1 || '-' || n, 'A test item.', $2::integer, 'furniture/test.png'
             from generate_series(1, $3::integer) n
             returning id::text
-            """, [String(tag), String(price), String(count)]).compactMap { $0[0] }
+            """, [String(tag), String(price), String(count)]
+        ).compactMap { $0[0] }
     }
 
     func retire(_ ids: [String]) throws {
-        try TestEnvironment.owner().execute("update app.shop_items set active = false where id = any($1::uuid[])",
-                                            ["{" + ids.joined(separator: ",") + "}"])
+        try TestEnvironment.owner().execute(
+            "update app.shop_items set active = false where id = any($1::uuid[])",
+            ["{" + ids.joined(separator: ",") + "}"])
     }
 
     func grant(_ account: Account, _ coins: Int) throws {
@@ -43,8 +46,10 @@ import Testing
         #expect(statuses.filter { $0 == 201 }.count == 10)
         #expect(statuses.filter { $0 == 409 }.count == 40)
         #expect(try TestEnvironment.scalar("select balance from app.users where id = $1", [account.id]) == "0")
-        #expect(try TestEnvironment.scalar("select count(*) from app.user_items where user_id = $1 and item_id = any($2::uuid[])",
-                                           [account.id, "{" + items.joined(separator: ",") + "}"]) == "10")
+        #expect(
+            try TestEnvironment.scalar(
+                "select count(*) from app.user_items where user_id = $1 and item_id = any($2::uuid[])",
+                [account.id, "{" + items.joined(separator: ",") + "}"]) == "10")
         #expect(try TestEnvironment.scalar("select count(*) from report.ledger_reconciliation") == "0")
     }
 
@@ -57,12 +62,16 @@ import Testing
         try grant(account, 100)
 
         let results = try concurrently(20) { _ in try purchase(client, account, items[0]) }
-        print("\(transport): 20 concurrent purchases of one item → 201: \(results.filter { $0.status == 201 }.count), 200 already_owned: \(results.filter { $0.status == 200 }.count)")
+        print(
+            "\(transport): 20 concurrent purchases of one item → 201: \(results.filter { $0.status == 201 }.count), 200 already_owned: \(results.filter { $0.status == 200 }.count)"
+        )
         #expect(results.filter { $0.status == 201 }.count == 1)
         #expect(results.filter { $0.status == 200 && $0.json["already_owned"] as? Bool == true }.count == 19)
         #expect(try TestEnvironment.scalar("select balance from app.users where id = $1", [account.id]) == "75")
-        #expect(try TestEnvironment.scalar("select count(*) from app.coin_ledger where user_id = $1 and entry = 'spend'",
-                                           [account.id]) == "1")
+        #expect(
+            try TestEnvironment.scalar(
+                "select count(*) from app.coin_ledger where user_id = $1 and entry = 'spend'",
+                [account.id]) == "1")
     }
 
     @Test(arguments: Transport.allCases)

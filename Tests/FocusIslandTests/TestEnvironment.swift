@@ -76,11 +76,14 @@ struct DatabaseClock: Sendable, Equatable {
     let weekStart: Date
 
     static func read() throws -> DatabaseClock {
-        let row = try TestEnvironment.owner().execute("""
-            select extract(epoch from now())::text,
-                   extract(epoch from date_trunc('day', now() at time zone 'UTC') at time zone 'UTC')::text,
-                   extract(epoch from date_trunc('week', now() at time zone 'UTC') at time zone 'UTC')::text
-            """).first ?? []
+        let row =
+            try TestEnvironment.owner().execute(
+                """
+                select extract(epoch from now())::text,
+                       extract(epoch from date_trunc('day', now() at time zone 'UTC') at time zone 'UTC')::text,
+                       extract(epoch from date_trunc('week', now() at time zone 'UTC') at time zone 'UTC')::text
+                """
+            ).first ?? []
         let dates = row.compactMap { $0.flatMap(Double.init).map(Date.init(timeIntervalSince1970:)) }
         guard dates.count == 3 else { throw TestSetupError(description: "no database clock in \(row)") }
         return DatabaseClock(now: dates[0], todayStart: dates[1], weekStart: dates[2])
@@ -113,10 +116,12 @@ enum TestServer {
         configuration.logFormat = .off
         // scripts/test runs the suite once more through PgBouncer, with named statements off.
         configuration.preparedStatements = ProcessInfo.processInfo.environment["DB_PREPARED_STATEMENTS"] != "off"
-        let pool = ConnectionPool(conninfo: url, capacity: configuration.poolSize,
-                                  namedStatements: configuration.preparedStatements)
-        let pipeline = Pipeline(router: Router(routes: Routes.all), pool: pool,
-                                defaultBodyLimit: configuration.bodyLimit, logger: Logger(format: .off))
+        let pool = ConnectionPool(
+            conninfo: url, capacity: configuration.poolSize,
+            namedStatements: configuration.preparedStatements)
+        let pipeline = Pipeline(
+            router: Router(routes: Routes.all), pool: pool,
+            defaultBodyLimit: configuration.bodyLimit, logger: Logger(format: .off))
         let server = HTTPServer(pipeline: pipeline, configuration: configuration)
         try server.start()
         return Running(server: server, pipeline: pipeline)

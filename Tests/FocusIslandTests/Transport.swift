@@ -21,8 +21,10 @@ struct Client: Sendable {
 
     /// `target` is the path with its query string, as it goes on the request line;
     /// `token` sets Authorization: Bearer; `json` sets the body and Content-Type: application/json.
-    func send(_ method: String, _ target: String, token: String? = nil, json: String? = nil,
-              body: [UInt8]? = nil, headers: [String: String] = [:]) throws -> HTTPResult {
+    func send(
+        _ method: String, _ target: String, token: String? = nil, json: String? = nil,
+        body: [UInt8]? = nil, headers: [String: String] = [:]
+    ) throws -> HTTPResult {
         var headers = headers
         if let token { headers["Authorization"] = "Bearer \(token)" }
         if json != nil && headers["Content-Type"] == nil { headers["Content-Type"] = "application/json" }
@@ -41,10 +43,12 @@ struct Client: Sendable {
 /// request target into path and query, decode them, and send only what HTTP sends back.
 enum InProcess {
     static func request(_ method: String, _ target: String, headers: [String: String], body: [UInt8]) -> Request {
-        let (path, query) = target.firstIndex(of: "?").map { (target[..<$0], target[target.index(after: $0)...]) }
+        let (path, query) =
+            target.firstIndex(of: "?").map { (target[..<$0], target[target.index(after: $0)...]) }
             ?? (Substring(target), nil)
-        return Request(method: method, path: unescape(path), query: query.map(arguments) ?? [:],
-                       headers: headers, body: body)
+        return Request(
+            method: method, path: unescape(path), query: query.map(arguments) ?? [:],
+            headers: headers, body: body)
     }
 
     /// Query arguments as libmicrohttpd parses them: split at `&`, then at the first `=`; `+` is
@@ -73,7 +77,8 @@ enum InProcess {
         var index = 0
         while index < bytes.count {
             if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
-               let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) {
+                let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+            {
                 decoded.append(high << 4 | low)
                 index += 3
             } else {
@@ -97,8 +102,9 @@ enum InProcess {
     /// for HEAD, 1xx, 204 or 304 (libmicrohttpd never sends one there).
     static func result(_ response: Response, method: String) -> HTTPResult {
         let bodiless = method == "HEAD" || (100..<200).contains(response.status) || [204, 304].contains(response.status)
-        return HTTPResult(status: response.status,
-                          headers: Dictionary(response.headers.map { ($0.name.lowercased(), $0.value) }) { _, last in last },
-                          body: bodiless ? [] : response.body)
+        return HTTPResult(
+            status: response.status,
+            headers: Dictionary(response.headers.map { ($0.name.lowercased(), $0.value) }) { _, last in last },
+            body: bodiless ? [] : response.body)
     }
 }

@@ -5,15 +5,15 @@ import Testing
 
 @Suite struct TransportTests {
     @Test(arguments: [
-        ("/me/items?kind=p%65t", 200),            // an escaped query value
-        ("/me/items?kind=pet&kind=hat", 400),     // the last of a repeated name wins
-        ("/me/items?kind", 400),                  // a name without a value is empty
-        ("/me/items?kind=pet+", 400),             // + is a space in a query
-        ("/me/items?kind=pet%2B", 400),           // an escaped + is a plus
-        ("/me/items?kind=pet&", 200),             // a trailing & adds nothing
-        ("/me/it%65ms", 200),                     // an escaped path
-        ("/me%2Fitems", 200),                     // an escaped slash is a slash once decoded
-        ("/me/items?kind=pe%zzt", 400),           // a malformed escape stays as written
+        ("/me/items?kind=p%65t", 200),  // an escaped query value
+        ("/me/items?kind=pet&kind=hat", 400),  // the last of a repeated name wins
+        ("/me/items?kind", 400),  // a name without a value is empty
+        ("/me/items?kind=pet+", 400),  // + is a space in a query
+        ("/me/items?kind=pet%2B", 400),  // an escaped + is a plus
+        ("/me/items?kind=pet&", 200),  // a trailing & adds nothing
+        ("/me/it%65ms", 200),  // an escaped path
+        ("/me%2Fitems", 200),  // an escaped slash is a slash once decoded
+        ("/me/items?kind=pe%zzt", 400),  // a malformed escape stays as written
         ("/leaderboards/daily?scope=friends&limit=5", 200),
     ])
     func bothTransportsReadATargetAlike(target: String, status: Int) throws {

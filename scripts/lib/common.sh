@@ -2,9 +2,11 @@
 # A local PostgreSQL cluster of the project's own: unix socket only (no TCP port to collide
 # with a system cluster), trust authentication, data outside the checkout under /var/tmp
 # (reachable by the postgres user even when the checkout's parents are private).
+# shellcheck shell=bash
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 export PATH="$PATH:/opt/swift/usr/bin"
+# shellcheck disable=SC2012 # version folders (15, 16): plain names that ls prints as they are
 PG_BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
 PG_PORT=54329
 
@@ -84,6 +86,16 @@ cluster_bootstrap() {
     psql -X -q -v ON_ERROR_STOP=1 "$(cluster_url "$1" postgres postgres)" -f "$ROOT/sql/bootstrap.sql" >/dev/null
 }
 
+# schema_dump DATABASE: the schema of DATABASE (a URL, or a database name on the cluster in
+# $dir) as pg_dump --schema-only prints it, without comments and blank lines. The migration
+# checks compare two of them; sql/schema.sql is one (scripts/lint --update-schema).
+schema_dump() {
+    local url=$1
+    case "$url" in *://*) ;; *) url=$(cluster_url "$dir" postgres "$1") ;; esac
+    # \restrict lines carry a random key per dump (pg_dump 15.14+): not part of the schema.
+    pg_dump --schema-only --no-comments -d "$url" | grep -v -e '^--' -e '^\\restrict' -e '^\\unrestrict' | sed '/^$/d'
+}
+
 # Builds the server (debug unless CONFIGURATION=release) and prints the binary's path.
 build_server() {
     local configuration=${CONFIGURATION:-debug}
@@ -91,6 +103,7 @@ build_server() {
     printf '%s/.build/%s/focus-island' "$ROOT" "$configuration"
 }
 
+# shellcheck disable=SC2154,SC2034 # reads the caller's $server; sets server_pid and base_url for it
 # serve_in_background LOG [VAR=value ...]: runs $server on a free port (PORT=0, so it can never
 # answer for another server on a taken port) with its log in LOG; sets server_pid and base_url
 # once it listens.

@@ -1,5 +1,6 @@
 # error-codes.sh: every code SQL raises (api.fail / api.problem with a literal code, and
 # invalid_field from api.fail_field) must be listed in docs/errors.md. Sourced by scripts/test.
+# shellcheck shell=bash
 
 error_codes_documented() {
     local missing
@@ -7,7 +8,7 @@ error_codes_documented() {
                  grep -q "api.fail_field(" "$ROOT"/sql/api/*.sql && echo invalid_field; } | sort -u \
                | while read -r code; do grep -q "^| \`$code\` |" "$ROOT/docs/errors.md" || echo "$code"; done)
     if [ -n "$missing" ]; then
-        die "error codes raised in sql/api but missing from docs/errors.md: $(echo $missing)"
+        die "error codes raised in sql/api but missing from docs/errors.md: ${missing//$'\n'/ }"
     fi
     say "every error code raised in sql/api is listed in docs/errors.md"
 }

@@ -10,6 +10,7 @@
 #      DB_POOL_TIMEOUT instead of waiting forever.
 # A "slow request" is a real one: PATCH /me waiting for the user's row, which a psql session
 # holds locked for a few seconds (below focus_api's 5 s statement_timeout).
+# shellcheck shell=bash disable=SC2154 # dir, server, server_pid and base_url are set by scripts/test and common.sh
 
 fault_log() { printf '%s/fault-%s.log' "$dir" "$1"; }
 
@@ -61,7 +62,7 @@ now_ms() { date +%s%3N; }
 
 fault_checks() {
     say "fault checks (the real server binary)"
-    local account user token started
+    local user token started
 
     # 1. SIGTERM with a request in flight.
     serve_in_background "$(fault_log sigterm)"

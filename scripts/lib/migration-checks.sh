@@ -4,15 +4,11 @@
 #   2. a database upgraded step by step from the first migration, with data added after each
 #      step (sql/tests/upgrade/NNNN.sql), ends with the same schema as a fresh one;
 #   3. a failing migration leaves the database exactly as it was.
+# shellcheck shell=bash disable=SC2154 # dir and server are set by scripts/test
 
 scratch_db() {
     psql -X -q -v ON_ERROR_STOP=1 "$(cluster_url "$dir" postgres postgres)" -c "create database $1 owner focus_owner"
     cluster_url "$dir" focus_owner "$1"
-}
-
-schema_dump() {
-    # \restrict lines carry a random key per dump (pg_dump 15.14+): not part of the schema.
-    pg_dump --schema-only --no-comments -d "$(cluster_url "$dir" postgres "$1")" | grep -v -e '^--' -e '^\\restrict' -e '^\\unrestrict' | sed '/^$/d'
 }
 
 # A copy of sql/ holding migrations up to $2 (all when empty) and empty api/report/seed folders.
@@ -56,8 +52,11 @@ migration_checks() {
     fi
     local reconciliation
     reconciliation=$(psql -X -A -t "$upgrade_url" -c "select count(*) from report.ledger_reconciliation")
-    [ "$reconciliation" = 0 ] && check "the upgraded data reconciles (ledger = balances)" ok \
-        || { check "the upgraded data reconciles" "FAILED: $reconciliation rows"; return 1; }
+    if [ "$reconciliation" = 0 ]; then
+        check "the upgraded data reconciles (ledger = balances)" ok
+    else
+        check "the upgraded data reconciles" "FAILED: $reconciliation rows"; return 1
+    fi
 
     rm -rf "$work/broken" && cp -r "$ROOT/sql" "$work/broken"
     printf 'create table app.half_done (id integer);\nselect 1 / 0;\n' >"$work/broken/migrations/9999_broken.sql"

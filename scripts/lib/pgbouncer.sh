@@ -1,5 +1,6 @@
 # pgbouncer.sh: starts Debian's PgBouncer (scripts/lib/pgbouncer.ini) in front of the cluster in
 # DIR, as the cluster's owner (PgBouncer refuses to run as root). Sourced after common.sh.
+# shellcheck shell=bash
 
 PGBOUNCER_PORT=54330
 

@@ -216,6 +216,7 @@ language plpgsql stable
 as $$
 declare
     v_text text := api.text_field(time_field.body, time_field.field, time_field.required);
+    v_time timestamptz;
 begin
     if v_text is null then
         return null;
@@ -224,10 +225,11 @@ begin
         perform api.fail_field(time_field.field, 'must be an RFC 3339 time with an offset, like 2026-11-30T08:00:00Z.');
     end if;
     begin
-        return v_text::timestamptz;
+        v_time := v_text::timestamptz;
     exception when data_exception then
         perform api.fail_field(time_field.field, 'is not a valid time.');
     end;
+    return v_time;
 end
 $$;
 
@@ -257,3 +259,11 @@ begin
     return v_user_id;
 end
 $$;
+
+-- Locks a user's row and returns it: the one way anything serializes per user. One purchase,
+-- earning or rating per user at a time (so balances, the daily cap and tip rotation hold under
+-- concurrent requests); friendship transitions lock both users, lower id first (api.lock_pair).
+create function api.lock_user(user_id uuid)
+returns app.users
+language sql volatile security definer set search_path = public, pg_temp
+as $$ select u.* from app.users u where u.id = lock_user.user_id for update $$;

@@ -111,7 +111,7 @@ begin
     select * into v_settings from app.auth_settings;
     perform pg_advisory_xact_lock(hashtext('login:' || lower(v_email)));
 
-    select count(*), min(f.failed_at) into v_failures, v_oldest
+    select count(*)::integer, min(f.failed_at) into v_failures, v_oldest
     from app.login_failures f
     where f.email = v_email::citext and f.failed_at > now() - v_settings.failed_login_window;
     if v_failures >= v_settings.max_failed_logins then

@@ -31,14 +31,20 @@ begin
 end
 $$;
 
--- The `removed` half of a sync answer: known ids that are not among the active ones.
-create function api.removed_ids(known uuid[], active uuid[])
+-- A sync answer, for the catalog and the tips alike: {missing, removed}. `active` is every
+-- active entry as JSON (each with its "id"), in the answer's order; `known` the phone's ids.
+-- missing: the active entries the phone lacks; removed: its ids that are no longer active.
+create function api.sync_difference(known uuid[], active jsonb)
 returns jsonb
 language sql immutable
 as $$
-    select coalesce(jsonb_agg(k.id order by k.id), '[]')
-    from unnest(removed_ids.known) as k(id)
-    where k.id <> all (removed_ids.active)
+    with entries as (select a.entry, a.n, a.entry ->> 'id' as id
+                     from jsonb_array_elements(sync_difference.active) with ordinality as a(entry, n))
+    select jsonb_build_object(
+        'missing', coalesce((select jsonb_agg(e.entry order by e.n) from entries e
+                             where e.id <> all (sync_difference.known::text[])), '[]'),
+        'removed', coalesce((select jsonb_agg(k.id order by k.id) from unnest(sync_difference.known) as k(id)
+                             where k.id::text not in (select e.id from entries e)), '[]'))
 $$;
 
 -- GET /shop/items (public)
@@ -69,11 +75,8 @@ declare
     v_body jsonb := api.only_keys(shop_items_sync.body, array['known_ids']);
     v_known uuid[] := api.known_ids(v_body);
 begin
-    return api.ok(jsonb_build_object(
-        'missing', coalesce((select jsonb_agg(api.item_json(i) order by i.kind, i.sort_order)
-                             from app.shop_items i
-                             where i.active and i.id <> all (v_known)), '[]'),
-        'removed', api.removed_ids(v_known, array(select i.id from app.shop_items i where i.active))));
+    return api.ok(api.sync_difference(v_known, (select jsonb_agg(api.item_json(i) order by i.kind, i.sort_order)
+                                                from app.shop_items i where i.active)));
 end
 $$;
 grant execute on function api.shop_items_sync(text, jsonb, jsonb) to focus_api;
@@ -94,7 +97,7 @@ declare
     v_acquired_at timestamptz;
 begin
     -- Lock the buyer: one purchase per user at a time, so balance and ownership checks hold.
-    select u.balance into v_balance from app.users u where u.id = v_user_id for update;
+    v_balance := (api.lock_user(v_user_id)).balance;
 
     select * into v_item from app.shop_items i where i.id = v_item_id and i.active;
     if v_item.id is null then

@@ -21,13 +21,6 @@ as $$
     where s.id = session_reply.session_id
 $$;
 
--- Locks the user's row: one earning (or rating) per user at a time, so the daily cap and tip
--- rotation hold under concurrent requests.
-create function api.lock_user(user_id uuid)
-returns void
-language sql volatile security definer set search_path = public, pg_temp
-as $$ select from app.users u where u.id = lock_user.user_id for update $$;
-
 -- Pays a finished session: floor(minutes * coins_per_minute) once it reaches min_minutes_to_earn;
 -- offline sessions share offline_daily_coin_cap per UTC day of their end. Writes the coins on
 -- the session and one 'earn' ledger row (a unique index makes a second one impossible).
@@ -49,7 +42,7 @@ begin
                     then floor(v_session.minutes * v_settings.coins_per_minute)::integer else 0 end;
     if v_session.source = 'offline' then
         v_day_start := date_trunc('day', v_session.ended_at at time zone 'UTC') at time zone 'UTC';
-        select coalesce(sum(s.coins_earned), 0) into v_earned_that_day
+        select coalesce(sum(s.coins_earned), 0)::integer into v_earned_that_day
         from app.focus_sessions s
         where s.user_id = v_session.user_id and s.source = 'offline'
           and s.ended_at >= v_day_start and s.ended_at < v_day_start + interval '1 day';

@@ -64,11 +64,8 @@ declare
     v_body jsonb := api.only_keys(mindfulness_tips_sync.body, array['known_ids']);
     v_known uuid[] := api.known_ids(v_body);
 begin
-    return api.ok(jsonb_build_object(
-        'missing', coalesce((select jsonb_agg(api.tip_json(t) order by t.rating_level, t.title)
-                             from app.mindfulness_tips t
-                             where t.active and t.id <> all (v_known)), '[]'),
-        'removed', api.removed_ids(v_known, array(select t.id from app.mindfulness_tips t where t.active))));
+    return api.ok(api.sync_difference(v_known, (select jsonb_agg(api.tip_json(t) order by t.rating_level, t.title)
+                                                from app.mindfulness_tips t where t.active)));
 end
 $$;
 grant execute on function api.mindfulness_tips_sync(text, jsonb, jsonb) to focus_api;

@@ -34,18 +34,31 @@ as $$
                                  'today_minutes', api.today_minutes(friend_json.user_id))
 $$;
 
--- The pair row between two users, locking both users (lower id first) and the row.
+-- The user of a pair who is not `me`.
+create function api.other_user(pair app.friendships, me uuid)
+returns uuid
+language sql immutable
+as $$ select case when pair.user_low = other_user.me then pair.user_high else pair.user_low end $$;
+
+-- The pair row between two users (all nulls when there is none), whichever order they come in.
+create function api.pair(a uuid, b uuid)
+returns app.friendships
+language sql stable security definer set search_path = public, pg_temp
+as $$
+    select f.* from app.friendships f
+    where f.user_low = least(pair.a, pair.b) and f.user_high = greatest(pair.a, pair.b)
+$$;
+
+-- The pair row between two users, read after locking both users' rows (lower id first). Every
+-- transition takes these locks before it reads the pair, so the row cannot change under it.
 create function api.lock_pair(a uuid, b uuid)
 returns app.friendships
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
-declare
-    v_row app.friendships;
 begin
-    perform from app.users u where u.id in (lock_pair.a, lock_pair.b) order by u.id for update;
-    select * into v_row from app.friendships f
-    where f.user_low = least(lock_pair.a, lock_pair.b) and f.user_high = greatest(lock_pair.a, lock_pair.b);
-    return v_row;
+    perform api.lock_user(least(lock_pair.a, lock_pair.b));
+    perform api.lock_user(greatest(lock_pair.a, lock_pair.b));
+    return api.pair(lock_pair.a, lock_pair.b);
 end
 $$;
 
@@ -89,7 +102,7 @@ declare
 begin
     update app.friendships f set status = 'accepted', accepted_at = v_now where f.id = pair.id;
     perform api.record_friendship_event(pair, accept_pair.actor, 'accepted');
-    return api.friend_json(case when pair.user_low = accept_pair.actor then pair.user_high else pair.user_low end, v_now);
+    return api.friend_json(api.other_user(pair, accept_pair.actor), v_now);
 end
 $$;
 
@@ -220,7 +233,7 @@ declare
     v_body jsonb;
 begin
     select jsonb_build_object('friends', coalesce(jsonb_agg(
-               api.friend_json(case when f.user_low = v_user_id then f.user_high else f.user_low end, f.accepted_at)
+               api.friend_json(api.other_user(f, v_user_id), f.accepted_at)
                order by f.accepted_at, f.id), '[]'))
     into v_body
     from app.friendships f
@@ -245,7 +258,7 @@ begin
                                                           'created_at', api.iso(f.created_at)) order by f.created_at, f.id)
                              filter (where f.requested_by <> v_user_id), '[]'),
         'outgoing', coalesce(jsonb_agg(jsonb_build_object('id', f.id,
-                                                          'to', api.user_card(case when f.user_low = v_user_id then f.user_high else f.user_low end),
+                                                          'to', api.user_card(api.other_user(f, v_user_id)),
                                                           'created_at', api.iso(f.created_at)) order by f.created_at, f.id)
                              filter (where f.requested_by = v_user_id), '[]'))
     into v_body
@@ -266,14 +279,12 @@ as $$
 declare
     v_user_id uuid := api.authenticate(users_get.token);
     v_other uuid := api.uuid_field(users_get.params, 'id');
-    v_since timestamptz;
+    v_pair app.friendships := api.pair(v_user_id, v_other);
 begin
-    select f.accepted_at into v_since from app.friendships f
-    where f.user_low = least(v_user_id, v_other) and f.user_high = greatest(v_user_id, v_other) and f.status = 'accepted';
-    if v_since is null then
+    if v_pair.status is distinct from 'accepted' then
         perform api.fail(404, 'user_not_found', 'There is no such friend.');
     end if;
-    return api.ok(api.friend_json(v_other, v_since));
+    return api.ok(api.friend_json(v_other, v_pair.accepted_at));
 end
 $$;
 grant execute on function api.users_get(text, jsonb, jsonb) to focus_api;

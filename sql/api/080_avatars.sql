@@ -30,8 +30,8 @@ begin
     if v_type is null or length(me_avatar_update.body) < 4 then
         perform api.fail(415, 'unsupported_image', 'Send a PNG or JPEG image.');
     end if;
-    if length(me_avatar_update.body) > 262144 then
-        perform api.fail(413, 'body_too_large', 'An avatar is at most 256 KiB.');
+    if length(me_avatar_update.body) > app.avatar_max_bytes() then
+        perform api.fail(413, 'body_too_large', format('An avatar is at most %s KiB.', app.avatar_max_bytes() / 1024));
     end if;
     insert into app.avatars (user_id, content_type, data) values (v_user_id, v_type, me_avatar_update.body)
     on conflict (user_id) do update set content_type = excluded.content_type, data = excluded.data, updated_at = now();
@@ -40,7 +40,7 @@ end
 $$;
 grant execute on function api.me_avatar_update(text, jsonb, bytea) to focus_api;
 comment on function api.me_avatar_update(text, jsonb, bytea) is
-    'PUT /me/avatar: PNG or JPEG by magic bytes (415 unsupported_image), at most 256 KiB.';
+    'PUT /me/avatar: PNG or JPEG by magic bytes (415 unsupported_image), at most app.avatar_max_bytes() (413 body_too_large).';
 
 -- DELETE /me/avatar
 create function api.me_avatar_delete(token text, params jsonb, body jsonb)
@@ -67,10 +67,7 @@ declare
 begin
     select a.* into v_avatar from app.avatars a
     where a.user_id = v_other
-      and (v_other = v_user_id
-           or exists (select from app.friendships f
-                      where f.user_low = least(v_user_id, v_other) and f.user_high = greatest(v_user_id, v_other)
-                        and f.status = 'accepted'));
+      and (v_other = v_user_id or (api.pair(v_user_id, v_other)).status = 'accepted');
     if v_avatar.user_id is null then
         perform api.fail(404, 'avatar_not_found', 'There is no avatar for you to see there.');
     end if;

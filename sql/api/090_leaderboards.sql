@@ -20,7 +20,7 @@ begin
     with members as (
         select v_user_id as id
         union
-        select case when f.user_low = v_user_id then f.user_high else f.user_low end
+        select api.other_user(f, v_user_id)
         from app.friendships f
         where v_scope = 'friends' and (f.user_low = v_user_id or f.user_high = v_user_id) and f.status = 'accepted'
         union

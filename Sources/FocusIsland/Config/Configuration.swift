@@ -45,10 +45,12 @@ public struct Configuration: Sendable, Equatable {
         bodyLimit: 64 * 1024, idleTimeout: 30, connectionLimit: 1000, perIPConnectionLimit: 200,
         logFormat: .text, sqlDirectory: "sql")
 
-    public init(databaseURL: String, migrationDatabaseURL: String, host: String, port: UInt16,
-                poolSize: Int, poolTimeout: Double, preparedStatements: Bool, httpThreads: Int, bodyLimit: Int, idleTimeout: Int,
-                connectionLimit: Int, perIPConnectionLimit: Int, logFormat: LogFormat,
-                sqlDirectory: String) {
+    public init(
+        databaseURL: String, migrationDatabaseURL: String, host: String, port: UInt16,
+        poolSize: Int, poolTimeout: Double, preparedStatements: Bool, httpThreads: Int, bodyLimit: Int, idleTimeout: Int,
+        connectionLimit: Int, perIPConnectionLimit: Int, logFormat: LogFormat,
+        sqlDirectory: String
+    ) {
         self.databaseURL = databaseURL
         self.migrationDatabaseURL = migrationDatabaseURL
         self.host = host
@@ -85,8 +87,9 @@ public struct Configuration: Sendable, Equatable {
         bodyLimit = try Self.integer(env, "BODY_LIMIT", d.bodyLimit, in: 1...(64 << 20))
         idleTimeout = try Self.integer(env, "IDLE_TIMEOUT", d.idleTimeout, in: 1...3600)
         connectionLimit = try Self.integer(env, "CONNECTION_LIMIT", d.connectionLimit, in: 1...100_000)
-        perIPConnectionLimit = try Self.integer(env, "PER_IP_CONNECTION_LIMIT", d.perIPConnectionLimit,
-                                                in: 1...100_000)
+        perIPConnectionLimit = try Self.integer(
+            env, "PER_IP_CONNECTION_LIMIT", d.perIPConnectionLimit,
+            in: 1...100_000)
         sqlDirectory = env["SQL_DIR"] ?? d.sqlDirectory
         if let raw = env["LOG_FORMAT"] {
             guard let format = LogFormat(rawValue: raw) else {
@@ -100,22 +103,28 @@ public struct Configuration: Sendable, Equatable {
         if databaseURL.isEmpty { throw ConfigurationError(variable: "DATABASE_URL", reason: "must not be empty") }
     }
 
-    private static func seconds(_ env: [String: String], _ name: String, _ fallback: Double,
-                                in range: ClosedRange<Double>) throws(ConfigurationError) -> Double {
+    private static func seconds(
+        _ env: [String: String], _ name: String, _ fallback: Double,
+        in range: ClosedRange<Double>
+    ) throws(ConfigurationError) -> Double {
         guard let raw = env[name] else { return fallback }
         guard let value = Double(raw), range.contains(value) else {
-            throw ConfigurationError(variable: name,
-                                     reason: "must be a number of seconds from \(range.lowerBound) to \(range.upperBound), got '\(raw)'")
+            throw ConfigurationError(
+                variable: name,
+                reason: "must be a number of seconds from \(range.lowerBound) to \(range.upperBound), got '\(raw)'")
         }
         return value
     }
 
-    private static func integer<T: BinaryInteger>(_ env: [String: String], _ name: String, _ fallback: T,
-                                                  in range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
+    private static func integer<T: BinaryInteger>(
+        _ env: [String: String], _ name: String, _ fallback: T,
+        in range: ClosedRange<Int>
+    ) throws(ConfigurationError) -> Int {
         guard let raw = env[name] else { return Int(fallback) }
         guard let value = Int(raw), range.contains(value) else {
-            throw ConfigurationError(variable: name,
-                                     reason: "must be a whole number from \(range.lowerBound) to \(range.upperBound), got '\(raw)'")
+            throw ConfigurationError(
+                variable: name,
+                reason: "must be a whole number from \(range.lowerBound) to \(range.upperBound), got '\(raw)'")
         }
         return value
     }

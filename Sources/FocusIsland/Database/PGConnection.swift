@@ -106,24 +106,26 @@ public final class PGConnection: @unchecked Sendable {
                 var values: [String?] = []
                 values.reserveCapacity(Int(columnCount))
                 for column in 0..<columnCount {
-                    values.append(PQgetisnull(result, row, column) == 1
-                                  ? nil : String(cString: PQgetvalue(result, row, column)))
+                    values.append(
+                        PQgetisnull(result, row, column) == 1
+                            ? nil : String(cString: PQgetvalue(result, row, column)))
                 }
                 rows.append(values)
             }
             return rows
         default:
             guard let state = field(result, Self.sqlState) else { throw connectionError() }
-            throw DatabaseError(sqlState: state,
-                                message: field(result, Self.primary) ?? "database error",
-                                detail: field(result, Self.detail),
-                                hint: field(result, Self.hint))
+            throw DatabaseError(
+                sqlState: state,
+                message: field(result, Self.primary) ?? "database error",
+                detail: field(result, Self.detail),
+                hint: field(result, Self.hint))
         }
     }
 
     // Error field codes from postgres_ext.h (C character macros are not imported into Swift).
     private static let sqlState = Int32(UInt8(ascii: "C")), primary = Int32(UInt8(ascii: "M")),
-                       detail = Int32(UInt8(ascii: "D")), hint = Int32(UInt8(ascii: "H"))
+        detail = Int32(UInt8(ascii: "D")), hint = Int32(UInt8(ascii: "H"))
 
     private func field(_ result: OpaquePointer, _ code: Int32) -> String? {
         guard let value = PQresultErrorField(result, code) else { return nil }
@@ -140,14 +142,6 @@ public final class PGConnection: @unchecked Sendable {
 /// Calls `body` with the parameters as NUL-terminated C strings, freed afterwards.
 private func withCStrings<R>(_ strings: [String?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
     let copies: [UnsafeMutablePointer<CChar>?] = strings.map { $0.flatMap { strdup($0) } }
-    defer { copies.forEach { free($0) } }
+    defer { for copy in copies { free(copy) } }
     return body(copies.map { $0.map { UnsafePointer($0) } })
-}
-
-extension String {
-    var trimmingTrailingNewlines: String {
-        var text = self
-        while text.last?.isNewline == true { text.removeLast() }
-        return text
-    }
 }

@@ -24,7 +24,8 @@ enum JSONText {
 
     /// A JSON object of string values, keys in sorted order.
     static func object(_ fields: [String: String]) -> String {
-        "{" + fields.sorted { $0.key < $1.key }.map { quote($0.key) + ":" + quote($0.value) }
+        "{"
+            + fields.sorted { $0.key < $1.key }.map { quote($0.key) + ":" + quote($0.value) }
             .joined(separator: ",") + "}"
     }
 }

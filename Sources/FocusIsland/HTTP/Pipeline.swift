@@ -1,7 +1,6 @@
 // Pipeline: the request path in stages, one job each, callable without sockets:
 //   route → check body → check credentials → call SQL (one round trip) → conditional → respond.
 // It holds no business rule: SQL decides every answer except HTTP-level ones (404/405/413/415).
-import Glibc
 
 public struct Pipeline: Sendable {
     public let router: Router
@@ -37,9 +36,11 @@ public struct Pipeline: Sendable {
             response = error.response
         }
         response.setHeader("X-Request-Id", requestID)
-        logger.log(["method": .string(request.method), "route": .string(template),
-                    "status": .int(response.status), "us": .int(Int(monotonicMicroseconds() - startedAt)),
-                    "request_id": .string(requestID)])
+        logger.log([
+            "method": .string(request.method), "route": .string(template),
+            "status": .int(response.status), "us": .int(Int(monotonicMicroseconds() - startedAt)),
+            "request_id": .string(requestID),
+        ])
         return response
     }
 
@@ -68,8 +69,9 @@ public struct Pipeline: Sendable {
         case .found(let route, let parameters):
             return (route, parameters)
         case .methodNotAllowed(let allowed):
-            throw Problem(405, "method_not_allowed", "\(request.method) is not allowed here.",
-                          allow: allowed.joined(separator: ", "))
+            throw Problem(
+                405, "method_not_allowed", "\(request.method) is not allowed here.",
+                allow: allowed.joined(separator: ", "))
         case .notFound:
             throw Problem(404, "not_found", "There is nothing at \(request.path).")
         }
@@ -122,7 +124,7 @@ public struct Pipeline: Sendable {
                     throw DatabaseError(sqlState: "XX000", message: "\(function) returned no reply row")
                 }
                 return reply
-            } catch where error.isRetryable && attempt < Self.attempts {
+            } catch let error where error.isRetryable && attempt < Self.attempts {
                 attempt += 1
             } catch {
                 let problem = Problem(error)
@@ -184,25 +186,10 @@ public struct Pipeline: Sendable {
     /// The client's request id if it is short and printable, else a new random one.
     static func requestID(from header: String?) -> String {
         if let header, (1...128).contains(header.utf8.count),
-           header.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f }) {
+            header.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f })
+        {
             return header
         }
         return String(UInt64.random(in: .min ... .max), radix: 16) + String(UInt32.random(in: .min ... .max), radix: 16)
     }
-}
-
-private func hex(_ bytes: [UInt8]) -> String {
-    let digits = Array("0123456789abcdef".utf8)
-    var out = [UInt8](repeating: 0, count: bytes.count * 2)
-    for (index, byte) in bytes.enumerated() {
-        out[2 * index] = digits[Int(byte >> 4)]
-        out[2 * index + 1] = digits[Int(byte & 0x0f)]
-    }
-    return String(decoding: out, as: UTF8.self)
-}
-
-public func monotonicMicroseconds() -> UInt64 {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1_000
 }

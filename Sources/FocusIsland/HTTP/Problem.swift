@@ -20,7 +20,8 @@ public struct Problem: Error, Sendable, Equatable {
     }
 
     public var json: String {
-        var text = "{\"type\":" + JSONText.quote("urn:focus-island:problem:" + code)
+        var text =
+            "{\"type\":" + JSONText.quote("urn:focus-island:problem:" + code)
             + ",\"title\":" + JSONText.quote(HTTPStatus.reason(status))
             + ",\"status\":\(status),\"detail\":" + JSONText.quote(detail)
             + ",\"code\":" + JSONText.quote(code)
@@ -31,8 +32,9 @@ public struct Problem: Error, Sendable, Equatable {
     }
 
     public var response: Response {
-        var response = Response(status: status, headers: [("Content-Type", "application/problem+json")],
-                                body: Array(json.utf8))
+        var response = Response(
+            status: status, headers: [("Content-Type", "application/problem+json")],
+            body: Array(json.utf8))
         if status == 401 { response.setHeader("WWW-Authenticate", "Bearer") }
         if status == 503 { response.setHeader("Retry-After", "1") }
         if let allow { response.setHeader("Allow", allow) }

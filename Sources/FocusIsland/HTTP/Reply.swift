@@ -33,18 +33,3 @@ struct Reply {
         }
     }
 }
-
-/// bytea in libpq's text format ("\x" then hex digits) as bytes.
-func bytes(fromHex text: String) -> [UInt8] {
-    func nibble(_ c: UInt8) -> UInt8 {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
-        default: c - UInt8(ascii: "A") + 10
-        }
-    }
-    let digits = Array(text.utf8.dropFirst(2))
-    var out = [UInt8](repeating: 0, count: digits.count / 2)
-    for index in out.indices { out[index] = nibble(digits[2 * index]) << 4 | nibble(digits[2 * index + 1]) }
-    return out
-}

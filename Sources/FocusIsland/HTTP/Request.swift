@@ -13,8 +13,10 @@ public struct Request: Sendable {
     /// Set by the server when the body was larger than the route's limit and was not kept.
     public var bodyExceededLimit = false
 
-    public init(method: String, path: String, query: [String: String] = [:],
-                headers: [String: String] = [:], body: [UInt8] = []) {
+    public init(
+        method: String, path: String, query: [String: String] = [:],
+        headers: [String: String] = [:], body: [UInt8] = []
+    ) {
         self.method = method
         self.path = path
         self.query = query
@@ -31,15 +33,5 @@ public struct Request: Sendable {
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
         let token = parts[1].trimming(" \t")
         return token.isEmpty ? nil : token
-    }
-}
-
-extension StringProtocol {
-    /// Drops the characters of `set` from both ends.
-    func trimming(_ set: String) -> String {
-        var slice = Substring(self)
-        while let first = slice.first, set.contains(first) { slice.removeFirst() }
-        while let last = slice.last, set.contains(last) { slice.removeLast() }
-        return String(slice)
     }
 }

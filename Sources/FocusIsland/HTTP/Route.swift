@@ -45,8 +45,10 @@ public struct Route: Sendable {
         case parameter(String)
     }
 
-    public init(_ method: String, _ template: String, _ action: Action, access: Access = .bearer,
-                status: Int = 200, body: BodyKind = .none, bodyLimit: Int? = nil, response: ResponseKind = .json) {
+    public init(
+        _ method: String, _ template: String, _ action: Action, access: Access = .bearer,
+        status: Int = 200, body: BodyKind = .none, bodyLimit: Int? = nil, response: ResponseKind = .json
+    ) {
         self.method = method
         self.template = template
         self.action = action
@@ -77,15 +79,17 @@ public struct Route: Sendable {
     /// The one statement this route runs: token, path and query parameters, body.
     var statement: String? {
         guard case .sql(let function) = action else { return nil }
-        let body = switch self.body {
-        case .none: "'{}'::jsonb"
-        case .json: "api.parse_body($3)"
-        case .image: "api.parse_image($3)"
-        }
-        let columns = switch response {
-        case .json: "status, body::text, etag, retry_after, code, message"
-        case .file: "status, content_type, data, etag, code, message"
-        }
+        let body =
+            switch self.body {
+            case .none: "'{}'::jsonb"
+            case .json: "api.parse_body($3)"
+            case .image: "api.parse_image($3)"
+            }
+        let columns =
+            switch response {
+            case .json: "status, body::text, etag, retry_after, code, message"
+            case .file: "status, content_type, data, etag, code, message"
+            }
         return "select \(columns) from \(function)($1, $2::jsonb, \(body))"
     }
 }

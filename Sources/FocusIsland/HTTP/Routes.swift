@@ -1,10 +1,14 @@
-// Routes: the API's table of contents (../shared/API.md). Each line: method, path template,
-// the one SQL function that answers it, who may call it, the success status, the body it takes.
+// Routes: the API's table of contents (README.md's route table lists the same). Each line:
+// method, path template, the one SQL function that answers it, who may call it, the success
+// status, the body it takes.
 // The function may choose another status (e.g. 200 instead of 201 for a replay).
 
 public enum Routes {
     /// Sync bodies carry the phone's known ids: 10,000 UUIDs fit in 1 MiB.
     static let syncBodyLimit = 1 << 20
+    /// Image bodies are held to a memory ceiling only: what an avatar may be (256 KiB) is the
+    /// database's rule, app.avatar_max_bytes(), which api.me_avatar_update answers with 413.
+    static let imageBodyLimit = 1 << 20
 
     public static let all: [Route] = [
         // Service
@@ -22,8 +26,9 @@ public enum Routes {
 
         // Shop and inventory
         Route("GET", "/shop/items", .sql("api.shop_items_list"), access: .public),
-        Route("POST", "/sync/shop-items", .sql("api.shop_items_sync"), access: .public, body: .json,
-              bodyLimit: syncBodyLimit),
+        Route(
+            "POST", "/sync/shop-items", .sql("api.shop_items_sync"), access: .public, body: .json,
+            bodyLimit: syncBodyLimit),
         Route("POST", "/shop/purchases", .sql("api.shop_purchases_create"), status: 201, body: .json),
         Route("GET", "/me/items", .sql("api.me_items_list")),
         Route("PUT", "/me/selected/{kind}", .sql("api.me_selected_update"), body: .json),
@@ -35,11 +40,13 @@ public enum Routes {
         Route("GET", "/focus-sessions", .sql("api.focus_sessions_list")),
         Route("POST", "/focus-sessions/{id}/rating", .sql("api.focus_sessions_rate"), body: .json),
         Route("GET", "/me/stats", .sql("api.me_stats_get")),
-        Route("POST", "/sync/mindfulness-tips", .sql("api.mindfulness_tips_sync"), access: .public, body: .json,
-              bodyLimit: syncBodyLimit),
+        Route(
+            "POST", "/sync/mindfulness-tips", .sql("api.mindfulness_tips_sync"), access: .public, body: .json,
+            bodyLimit: syncBodyLimit),
         // The literal path the seed documents name (/Sync/MindfulnessTips).
-        Route("POST", "/Sync/MindfulnessTips", .sql("api.mindfulness_tips_sync"), access: .public, body: .json,
-              bodyLimit: syncBodyLimit),
+        Route(
+            "POST", "/Sync/MindfulnessTips", .sql("api.mindfulness_tips_sync"), access: .public, body: .json,
+            bodyLimit: syncBodyLimit),
 
         // Friends
         Route("GET", "/friends", .sql("api.friends_list")),
@@ -53,7 +60,7 @@ public enum Routes {
         Route("GET", "/leaderboards/{period}", .sql("api.leaderboards_get")),
 
         // Avatars
-        Route("PUT", "/me/avatar", .sql("api.me_avatar_update"), status: 204, body: .image, bodyLimit: 256 * 1024),
+        Route("PUT", "/me/avatar", .sql("api.me_avatar_update"), status: 204, body: .image, bodyLimit: imageBodyLimit),
         Route("DELETE", "/me/avatar", .sql("api.me_avatar_delete"), status: 204),
         Route("GET", "/users/{id}/avatar", .sql("api.users_avatar_get"), response: .file),
     ]

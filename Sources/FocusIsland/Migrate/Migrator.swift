@@ -15,7 +15,8 @@ public struct MigrationReport: CustomStringConvertible, Sendable {
     public let schemaVersion: Int
 
     public var description: String {
-        applied.isEmpty ? "migrate: nothing to apply, schema version \(schemaVersion)"
+        applied.isEmpty
+            ? "migrate: nothing to apply, schema version \(schemaVersion)"
             : "migrate: applied \(applied.map(String.init).joined(separator: ", ")), schema version \(schemaVersion)"
     }
 }
@@ -49,7 +50,8 @@ public struct Migrator: Sendable {
 
         try connection.execute("begin")
         do {
-            try connection.execute("""
+            try connection.execute(
+                """
                 create schema if not exists app;
                 create table if not exists app.schema_migrations (
                     version    integer primary key,
@@ -69,18 +71,22 @@ public struct Migrator: Sendable {
             var applied: [Int] = []
             for file in files {
                 let text = try String(contentsOfFile: file.path, encoding: .utf8)
-                let checksum = try connection.execute(
-                    "select encode(sha256(convert_to($1, 'UTF8')), 'hex')", [text])[0][0] ?? ""
+                let checksum =
+                    try connection.execute(
+                        "select encode(sha256(convert_to($1, 'UTF8')), 'hex')", [text])[0][0] ?? ""
                 if let existing = recorded[file.version] {
                     guard existing == checksum else {
-                        throw MigrationError(description:
-                            "\(file.path) changed after it was applied (checksum \(existing.prefix(12))… is now \(checksum.prefix(12))…); add a new migration instead")
+                        throw MigrationError(
+                            description:
+                                "\(file.path) changed after it was applied (checksum \(existing.prefix(12))… is now \(checksum.prefix(12))…); add a new migration instead"
+                        )
                     }
                     continue
                 }
                 try run(text, from: file.path, on: connection)
-                try connection.execute("insert into app.schema_migrations (version, name, checksum) values ($1, $2, $3)",
-                                       [String(file.version), file.name, checksum])
+                try connection.execute(
+                    "insert into app.schema_migrations (version, name, checksum) values ($1, $2, $3)",
+                    [String(file.version), file.name, checksum])
                 applied.append(file.version)
             }
             for schema in Self.statelessSchemas {
@@ -107,7 +113,8 @@ public struct Migrator: Sendable {
             for file in files { try run(try String(contentsOfFile: file, encoding: .utf8), from: file, on: connection) }
             try connection.execute("commit")
             // Fresh statistics for the seeded tables, so the first plans are good ones.
-            try connection.execute("""
+            try connection.execute(
+                """
                 do $$ declare t regclass; begin
                     for t in select c.oid from pg_class c where c.relnamespace = 'app'::regnamespace and c.relkind = 'r'
                     loop execute format('analyze %s', t); end loop;

@@ -32,7 +32,8 @@ public final class HTTPServer: Sendable {
     public func start() throws(ServerError) {
         signal(SIGPIPE, SIG_IGN)
         let address = try resolve(configuration.host, configuration.port)
-        var flags = UInt32(MHD_USE_EPOLL_INTERNAL_THREAD.rawValue) | UInt32(MHD_USE_ITC.rawValue)
+        var flags =
+            UInt32(MHD_USE_EPOLL_INTERNAL_THREAD.rawValue) | UInt32(MHD_USE_ITC.rawValue)
             | UInt32(MHD_USE_ERROR_LOG.rawValue)
         if address.family == AF_INET6 { flags |= UInt32(MHD_USE_IPv6.rawValue) }
         let context = Unmanaged.passUnretained(self).toOpaque()
@@ -163,19 +164,22 @@ private func makeRequest(_ connection: OpaquePointer, _ method: String, _ path: 
     }
     final class Box { var query: [String: String] = [:] }
     let box = Box()
-    _ = MHD_get_connection_values(connection, MHD_ValueKind.GET_ARGUMENT_KIND, { cls, _, key, value in
-        guard let cls, let key else { return MHD_Result.YES }
-        let box = Unmanaged<Box>.fromOpaque(cls).takeUnretainedValue()
-        box.query[String(cString: key)] = value.map { String(cString: $0) } ?? ""
-        return MHD_Result.YES
-    }, Unmanaged.passUnretained(box).toOpaque())
+    _ = MHD_get_connection_values(
+        connection, MHD_ValueKind.GET_ARGUMENT_KIND,
+        { cls, _, key, value in
+            guard let cls, let key else { return MHD_Result.YES }
+            let box = Unmanaged<Box>.fromOpaque(cls).takeUnretainedValue()
+            box.query[String(cString: key)] = value.map { String(cString: $0) } ?? ""
+            return MHD_Result.YES
+        }, Unmanaged.passUnretained(box).toOpaque())
     return Request(method: method, path: path, query: box.query, headers: headers, body: body)
 }
 
 private func send(_ connection: OpaquePointer, _ response: Response) -> MHD_Result {
     let handle = response.body.withUnsafeBytes { bytes in
-        MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress),
-                                        MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
+        MHD_create_response_from_buffer(
+            bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress),
+            MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
     }
     guard let handle else { return MHD_Result.NO }
     defer { MHD_destroy_response(handle) }
@@ -190,7 +194,8 @@ private func resolve(_ host: String, _ port: UInt16) throws(ServerError) -> (sto
     hints.ai_flags = AI_PASSIVE
     var result: UnsafeMutablePointer<addrinfo>?
     guard getaddrinfo(host, String(port), &hints, &result) == 0, let first = result,
-          let address = first.pointee.ai_addr else {
+        let address = first.pointee.ai_addr
+    else {
         throw ServerError(description: "HOST '\(host)' is not an address this machine can listen on")
     }
     defer { freeaddrinfo(result) }

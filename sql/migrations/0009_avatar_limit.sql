@@ -1,0 +1,13 @@
+-- 0009 avatar limit: the size an avatar may be, written once. app.avatar_max_bytes() is what
+-- the CHECK on app.avatars holds (it was the literal 262144) and what api.me_avatar_update
+-- answers 413 body_too_large from; the HTTP layer only keeps a memory ceiling above it (1 MiB,
+-- Routes.largeBodyLimit). To change the limit: a migration that replaces this function and
+-- re-adds the constraint, so existing rows are checked against the new value.
+create function app.avatar_max_bytes()
+returns integer
+language sql immutable parallel safe
+as $$ select 256 * 1024 $$;
+comment on function app.avatar_max_bytes() is 'The largest avatar in bytes (256 KiB): the one place this limit is written.';
+
+alter table app.avatars drop constraint avatars_data_check;
+alter table app.avatars add constraint avatars_data_check check (length(data) between 4 and app.avatar_max_bytes());

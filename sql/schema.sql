@@ -1,0 +1,1816 @@
+SET statement_timeout = 0;
+SET lock_timeout = 0;
+SET idle_in_transaction_session_timeout = 0;
+SET client_encoding = 'UTF8';
+SET standard_conforming_strings = on;
+SELECT pg_catalog.set_config('search_path', '', false);
+SET check_function_bodies = false;
+SET xmloption = content;
+SET client_min_messages = warning;
+SET row_security = off;
+CREATE SCHEMA api;
+ALTER SCHEMA api OWNER TO focus_owner;
+CREATE SCHEMA app;
+ALTER SCHEMA app OWNER TO focus_owner;
+CREATE SCHEMA report;
+ALTER SCHEMA report OWNER TO focus_owner;
+CREATE EXTENSION IF NOT EXISTS btree_gist WITH SCHEMA public;
+CREATE EXTENSION IF NOT EXISTS citext WITH SCHEMA public;
+CREATE EXTENSION IF NOT EXISTS pgcrypto WITH SCHEMA public;
+CREATE TYPE api.file_reply AS (
+	status integer,
+	content_type text,
+	data bytea,
+	etag text,
+	code text,
+	message text
+);
+ALTER TYPE api.file_reply OWNER TO focus_owner;
+CREATE TYPE api.reply AS (
+	status integer,
+	body jsonb,
+	etag text,
+	retry_after integer,
+	code text,
+	message text
+);
+ALTER TYPE api.reply OWNER TO focus_owner;
+SET default_tablespace = '';
+SET default_table_access_method = heap;
+CREATE TABLE app.friendships (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    user_low uuid NOT NULL,
+    user_high uuid NOT NULL,
+    requested_by uuid NOT NULL,
+    status text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    accepted_at timestamp with time zone,
+    CONSTRAINT friendships_check CHECK ((user_low < user_high)),
+    CONSTRAINT friendships_check1 CHECK (((requested_by = user_low) OR (requested_by = user_high))),
+    CONSTRAINT friendships_check2 CHECK (((status = 'accepted'::text) = (accepted_at IS NOT NULL))),
+    CONSTRAINT friendships_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'accepted'::text])))
+);
+ALTER TABLE app.friendships OWNER TO focus_owner;
+CREATE FUNCTION api.accept_pair(pair app.friendships, actor uuid) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_now timestamptz := now();
+begin
+    update app.friendships f set status = 'accepted', accepted_at = v_now where f.id = pair.id;
+    perform api.record_friendship_event(pair, accept_pair.actor, 'accepted');
+    return api.friend_json(api.other_user(pair, accept_pair.actor), v_now);
+end
+$$;
+ALTER FUNCTION api.accept_pair(pair app.friendships, actor uuid) OWNER TO focus_owner;
+CREATE FUNCTION api.auth_login(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_body jsonb := api.only_keys(auth_login.body, array['email', 'password']);
+    v_email text := btrim(api.text_field(v_body, 'email'));
+    v_password text := api.text_field(v_body, 'password');
+    v_settings app.auth_settings;
+    v_failures integer;
+    v_oldest timestamptz;
+    v_user app.users;
+begin
+    select * into v_settings from app.auth_settings;
+    perform pg_advisory_xact_lock(hashtext('login:' || lower(v_email)));
+    select count(*)::integer, min(f.failed_at) into v_failures, v_oldest
+    from app.login_failures f
+    where f.email = v_email::citext and f.failed_at > now() - v_settings.failed_login_window;
+    if v_failures >= v_settings.max_failed_logins then
+        return api.problem(429, 'too_many_attempts', 'Too many failed sign-ins; wait before trying again.',
+                           retry_after => greatest(1, ceil(extract(epoch from
+                               v_oldest + v_settings.failed_login_window - now()))::integer));
+    end if;
+    select * into v_user from app.users u where u.email = v_email::citext;
+    -- Unknown email: hash against a throwaway salt of the same cost, so timing does not tell.
+    if v_user.id is null
+       or v_user.password_hash <> crypt(v_password, v_user.password_hash) then
+        if v_user.id is null then
+            perform crypt(v_password, gen_salt('bf', v_settings.bcrypt_cost));
+        end if;
+        insert into app.login_failures (email) values (v_email);
+        return api.problem(401, 'invalid_credentials', 'The email or password is wrong.');
+    end if;
+    delete from app.login_failures f where f.email = v_email::citext;
+    -- Rehash passwords stored at a lower cost than the current setting.
+    if substring(v_user.password_hash from 5 for 2)::integer < v_settings.bcrypt_cost then
+        update app.users u
+        set password_hash = crypt(v_password, gen_salt('bf', v_settings.bcrypt_cost)), updated_at = now()
+        where u.id = v_user.id;
+    end if;
+    return api.ok(jsonb_build_object('user', api.profile(v_user.id)) || api.issue_token(v_user.id));
+end
+$$;
+ALTER FUNCTION api.auth_login(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.auth_logout(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    perform api.authenticate(auth_logout.token);
+    update app.auth_tokens t
+    set revoked_at = now()
+    where t.digest = sha256(convert_to(auth_logout.token, 'UTF8'));
+    return api.ok(null);
+end
+$$;
+ALTER FUNCTION api.auth_logout(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.auth_register(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $_$
+declare
+    v_body jsonb := api.only_keys(auth_register.body, array['email', 'password', 'display_name']);
+    v_email text := btrim(api.text_field(v_body, 'email'));
+    v_password text := api.text_field(v_body, 'password');
+    v_display_name text;
+    v_user_id uuid;
+begin
+    if length(v_email) > 254 or v_email !~ '^[^@\s]+@[^@\s]+\.[^@\s]+$' then
+        perform api.fail(400, 'invalid_email', 'That does not look like an email address.');
+    end if;
+    if length(v_password) < 8 then
+        perform api.fail(400, 'weak_password', 'Use a password of at least 8 characters.');
+    end if;
+    if octet_length(v_password) > 72 then
+        -- bcrypt reads only the first 72 bytes: refuse rather than silently ignore the rest.
+        perform api.fail_field('password', 'must be at most 72 bytes.');
+    end if;
+    v_display_name := api.display_name_field(v_body, required => true);
+    insert into app.users (email, password_hash, display_name)
+    select v_email, crypt(v_password, gen_salt('bf', s.bcrypt_cost)), v_display_name
+    from app.auth_settings s
+    on conflict (email) do nothing
+    returning id into v_user_id;
+    if v_user_id is null then
+        perform api.fail(409, 'email_taken', 'An account with that email already exists.');
+    end if;
+    perform api.give_starters(v_user_id);
+    return api.ok(jsonb_build_object('user', api.profile(v_user_id)) || api.issue_token(v_user_id));
+end
+$_$;
+ALTER FUNCTION api.auth_register(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.authenticate(token text) RETURNS uuid
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid;
+begin
+    select t.user_id into v_user_id
+    from app.auth_tokens t
+    where t.digest = sha256(convert_to(coalesce(authenticate.token, ''), 'UTF8'))
+      and t.revoked_at is null
+      and t.expires_at > now();
+    if v_user_id is null then
+        perform api.fail(401, 'unauthorized', 'The token is missing, unknown, expired or revoked.');
+    end if;
+    return v_user_id;
+end
+$$;
+ALTER FUNCTION api.authenticate(token text) OWNER TO focus_owner;
+CREATE FUNCTION api.boolean_field(body jsonb, field text, required boolean DEFAULT true) RETURNS boolean
+    LANGUAGE sql
+    AS $$ select api.json_field(boolean_field.body, boolean_field.field, 'boolean', boolean_field.required, 'true or false')::boolean $$;
+ALTER FUNCTION api.boolean_field(body jsonb, field text, required boolean) OWNER TO focus_owner;
+CREATE FUNCTION api.choice(value text, field text, choices text[]) RETURNS text
+    LANGUAGE plpgsql
+    AS $$
+begin
+    if choice.value is null or choice.value <> all (choice.choices) then
+        perform api.fail_field(choice.field, 'must be ' || array_to_string(choice.choices, ', ', '') || '.');
+    end if;
+    return choice.value;
+end
+$$;
+ALTER FUNCTION api.choice(value text, field text, choices text[]) OWNER TO focus_owner;
+CREATE FUNCTION api.display_name_field(body jsonb, required boolean) RETURNS text
+    LANGUAGE plpgsql
+    AS $$
+declare
+    v_name text := btrim(api.text_field(display_name_field.body, 'display_name', display_name_field.required));
+begin
+    if length(v_name) not between 1 and 40 or v_name ~ '[[:cntrl:]]' then
+        perform api.fail(400, 'invalid_display_name', 'Use a display name of 1 to 40 characters.');
+    end if;
+    return v_name;
+end
+$$;
+ALTER FUNCTION api.display_name_field(body jsonb, required boolean) OWNER TO focus_owner;
+CREATE FUNCTION api.end_request(token text, params jsonb, side text, action text) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(end_request.token);
+    v_pair app.friendships := api.pending_request(api.uuid_field(end_request.params, 'id'), v_user_id, end_request.side);
+begin
+    delete from app.friendships f where f.id = v_pair.id;
+    perform api.record_friendship_event(v_pair, v_user_id, end_request.action);
+    return api.ok(null);
+end
+$$;
+ALTER FUNCTION api.end_request(token text, params jsonb, side text, action text) OWNER TO focus_owner;
+CREATE FUNCTION api.fail(status integer, code text, message text, extra jsonb DEFAULT NULL::jsonb) RETURNS void
+    LANGUAGE plpgsql
+    AS $$
+begin
+    raise exception using errcode = 'PT' || fail.status, message = fail.message, detail = fail.code,
+                          hint = coalesce(fail.extra::text, '');
+end
+$$;
+ALTER FUNCTION api.fail(status integer, code text, message text, extra jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.fail_field(field text, problem text) RETURNS void
+    LANGUAGE sql
+    AS $$ select api.fail(400, 'invalid_field', fail_field.field || ' ' || fail_field.problem,
+                      jsonb_build_object('field', fail_field.field)) $$;
+ALTER FUNCTION api.fail_field(field text, problem text) OWNER TO focus_owner;
+CREATE FUNCTION api.focus_sessions_create(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(focus_sessions_create.token);
+    v_body jsonb := api.only_keys(focus_sessions_create.body, array['id', 'started_at', 'ended_at', 'planned_minutes']);
+    v_id uuid := api.uuid_field(v_body, 'id');
+    v_started timestamptz := api.time_field(v_body, 'started_at');
+    v_ended timestamptz := api.time_field(v_body, 'ended_at');
+    v_planned integer := api.integer_field(v_body, 'planned_minutes', 1, 1440, required => false);
+    v_settings app.economy_settings;
+    v_existing app.focus_sessions;
+begin
+    select * into v_settings from app.economy_settings;
+    if v_ended <= v_started then
+        perform api.fail(422, 'invalid_session', 'The session ends before it starts.');
+    end if;
+    if v_ended > now() + v_settings.clock_skew then
+        perform api.fail(422, 'invalid_session', 'The session ends in the future.');
+    end if;
+    if v_ended - v_started > make_interval(mins => v_settings.max_session_minutes) then
+        perform api.fail(422, 'invalid_session',
+                         format('A session lasts at most %s minutes.', v_settings.max_session_minutes));
+    end if;
+    if v_ended < now() - v_settings.offline_max_age then
+        perform api.fail(422, 'invalid_session', 'The session is too old to be recorded.');
+    end if;
+    perform api.lock_user(v_user_id);
+    -- The same id again: the same session answers 200 as before; anything else is a conflict.
+    select * into v_existing from app.focus_sessions s where s.id = v_id;
+    if v_existing.id is not null then
+        if v_existing.user_id = v_user_id and v_existing.source = 'offline'
+           and v_existing.started_at = v_started and v_existing.ended_at = v_ended
+           and v_existing.planned_minutes is not distinct from v_planned then
+            return api.session_reply(v_id, status => 200);
+        end if;
+        perform api.fail(409, 'session_conflict', 'A different session was already recorded with this id.');
+    end if;
+    begin
+        insert into app.focus_sessions (id, user_id, source, planned_minutes, started_at, ended_at, occupies, minutes)
+        values (v_id, v_user_id, 'offline', v_planned, v_started, v_ended, tstzrange(v_started, v_ended),
+                floor(extract(epoch from v_ended - v_started) / 60)::integer);
+    exception
+        when exclusion_violation then
+            perform api.fail(409, 'session_overlap', 'Another session already covers part of this time.');
+        when unique_violation then  -- another user's session has this id
+            perform api.fail(409, 'session_conflict', 'A different session was already recorded with this id.');
+    end;
+    perform api.pay_session(v_id);
+    return api.session_reply(v_id);
+end
+$$;
+ALTER FUNCTION api.focus_sessions_create(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.focus_sessions_finish(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(focus_sessions_finish.token);
+    v_id uuid := api.uuid_field(focus_sessions_finish.params, 'id');
+    v_session app.focus_sessions;
+    v_max integer;
+    v_end timestamptz;
+begin
+    perform api.lock_user(v_user_id);
+    select * into v_session from app.focus_sessions s where s.id = v_id and s.user_id = v_user_id;
+    if v_session.id is null then
+        perform api.fail(404, 'session_not_found', 'There is no such session.');
+    end if;
+    if v_session.ended_at is not null then
+        return api.session_reply(v_id);  -- finishing twice answers the same
+    end if;
+    select e.max_session_minutes into v_max from app.economy_settings e;
+    -- The plan is the commitment: time past it (or past the maximum) is not counted.
+    v_end := greatest(v_session.started_at + interval '1 microsecond',
+                      least(now(), v_session.started_at + make_interval(mins => coalesce(v_session.planned_minutes, v_max)),
+                            v_session.started_at + make_interval(mins => v_max)));
+    update app.focus_sessions s
+    set ended_at = v_end, occupies = tstzrange(s.started_at, v_end),
+        minutes = floor(extract(epoch from v_end - s.started_at) / 60)::integer
+    where s.id = v_id;
+    perform api.pay_session(v_id);
+    return api.session_reply(v_id);
+end
+$$;
+ALTER FUNCTION api.focus_sessions_finish(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.focus_sessions_list(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(focus_sessions_list.token);
+    v_from timestamptz := coalesce(api.time_field(focus_sessions_list.params, 'from', required => false), now() - interval '30 days');
+    v_to timestamptz := coalesce(api.time_field(focus_sessions_list.params, 'to', required => false), 'infinity');
+begin
+    return (
+        select api.ok(jsonb_build_object(
+            'sessions', coalesce(jsonb_agg(api.session_json(s) order by s.started_at desc), '[]'),
+            'total_minutes', coalesce(sum(s.minutes), 0),
+            'total_coins', coalesce(sum(s.coins_earned), 0)))
+        from app.focus_sessions s
+        where s.user_id = v_user_id and s.started_at >= v_from and s.started_at < v_to);
+end
+$$;
+ALTER FUNCTION api.focus_sessions_list(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.focus_sessions_rate(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(focus_sessions_rate.token);
+    v_body jsonb := api.only_keys(focus_sessions_rate.body, array['rating']);
+    v_id uuid := api.uuid_field(focus_sessions_rate.params, 'id');
+    v_rating text := api.choice(api.text_field(v_body, 'rating'), 'rating', array['good', 'fine', 'bad']);
+    v_session app.focus_sessions;
+    v_tip app.mindfulness_tips;
+begin
+    perform api.lock_user(v_user_id);
+    select * into v_session from app.focus_sessions s where s.id = v_id and s.user_id = v_user_id;
+    if v_session.id is null then
+        perform api.fail(404, 'session_not_found', 'There is no such session.');
+    end if;
+    if v_session.ended_at is null then
+        perform api.fail(409, 'session_not_finished', 'Finish the session before rating it.');
+    end if;
+    update app.focus_sessions s set rating = v_rating, rated_at = now() where s.id = v_id
+    returning * into v_session;
+    select t.* into v_tip
+    from app.mindfulness_tips t
+    left join lateral (select max(v.shown_at) as last_shown
+                       from app.tip_views v
+                       where v.user_id = v_user_id and v.tip_id = t.id) seen on true
+    where t.rating_level = v_rating and t.active
+    order by seen.last_shown nulls first, random()
+    limit 1;
+    if v_tip.id is not null then
+        insert into app.tip_views (user_id, tip_id, session_id) values (v_user_id, v_tip.id, v_id);
+    end if;
+    return api.ok(jsonb_build_object('session', api.session_json(v_session),
+                                     'tip', case when v_tip.id is not null then api.tip_json(v_tip) end));
+end
+$$;
+ALTER FUNCTION api.focus_sessions_rate(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.focus_sessions_start(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(focus_sessions_start.token);
+    v_body jsonb := api.only_keys(focus_sessions_start.body, array['planned_minutes']);
+    v_settings app.economy_settings;
+    v_planned integer;
+    v_running uuid;
+    v_session app.focus_sessions;
+begin
+    select * into v_settings from app.economy_settings;
+    v_planned := api.integer_field(v_body, 'planned_minutes', 1, v_settings.max_session_minutes);
+    perform api.lock_user(v_user_id);
+    select s.id into v_running from app.focus_sessions s where s.user_id = v_user_id and s.ended_at is null;
+    if v_running is not null then
+        perform api.fail(409, 'session_in_progress', 'Finish the session that is running first.',
+                         jsonb_build_object('id', v_running));
+    end if;
+    begin
+        insert into app.focus_sessions (id, user_id, source, planned_minutes, started_at, occupies)
+        values (gen_random_uuid(), v_user_id, 'live', v_planned, now(),
+                tstzrange(now(), now() + make_interval(mins => v_settings.max_session_minutes)))
+        returning * into v_session;
+    exception when exclusion_violation then
+        perform api.fail(409, 'session_overlap', 'Another session already covers this time.');
+    end;
+    return api.ok(jsonb_build_object('id', v_session.id, 'started_at', api.iso(v_session.started_at),
+                                     'planned_minutes', v_session.planned_minutes));
+end
+$$;
+ALTER FUNCTION api.focus_sessions_start(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.friend_json(user_id uuid, friends_since timestamp with time zone) RETURNS jsonb
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select api.user_card(friend_json.user_id)
+           || jsonb_build_object('selected', api.selected_json(friend_json.user_id),
+                                 'friends_since', api.iso(friend_json.friends_since),
+                                 'today_minutes', api.today_minutes(friend_json.user_id))
+$$;
+ALTER FUNCTION api.friend_json(user_id uuid, friends_since timestamp with time zone) OWNER TO focus_owner;
+CREATE FUNCTION api.friend_requests_accept(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(friend_requests_accept.token);
+    v_pair app.friendships := api.pending_request(api.uuid_field(friend_requests_accept.params, 'id'), v_user_id, 'receiver');
+begin
+    return api.ok(jsonb_build_object('friend', api.accept_pair(v_pair, v_user_id)));
+end
+$$;
+ALTER FUNCTION api.friend_requests_accept(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.friend_requests_create(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(friend_requests_create.token);
+    v_body jsonb := api.only_keys(friend_requests_create.body, array['email']);
+    v_email text := btrim(api.text_field(v_body, 'email'));
+    v_other uuid;
+    v_pair app.friendships;
+begin
+    select u.id into v_other from app.users u where u.email = v_email::citext;
+    if v_other is null then
+        perform api.fail(404, 'user_not_found', 'Nobody has an account with that email.');
+    end if;
+    if v_other = v_user_id then
+        perform api.fail(422, 'cannot_friend_self', 'You cannot send a friend request to yourself.');
+    end if;
+    v_pair := api.lock_pair(v_user_id, v_other);
+    if v_pair.status = 'accepted' then
+        perform api.fail(409, 'already_friends', 'You are already friends.');
+    elsif v_pair.status = 'pending' and v_pair.requested_by = v_user_id then
+        perform api.fail(409, 'request_pending', 'You already asked; the request is pending.');
+    elsif v_pair.status = 'pending' then
+        -- They had already asked you: asking back accepts.
+        return api.ok(jsonb_build_object('friend', api.accept_pair(v_pair, v_user_id), 'auto_accepted', true), status => 200);
+    end if;
+    if (select count(*) from app.friendships f where f.requested_by = v_user_id and f.status = 'pending') >= 50 then
+        perform api.fail(429, 'too_many_pending', 'You have 50 pending requests; wait for answers first.');
+    end if;
+    insert into app.friendships (user_low, user_high, requested_by, status)
+    values (least(v_user_id, v_other), greatest(v_user_id, v_other), v_user_id, 'pending')
+    returning * into v_pair;
+    perform api.record_friendship_event(v_pair, v_user_id, 'asked');
+    return api.ok(jsonb_build_object('request', jsonb_build_object(
+        'id', v_pair.id, 'to', api.user_card(v_other), 'created_at', api.iso(v_pair.created_at))));
+end
+$$;
+ALTER FUNCTION api.friend_requests_create(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.friend_requests_decline(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$ select api.end_request(friend_requests_decline.token, friend_requests_decline.params, 'receiver', 'declined') $$;
+ALTER FUNCTION api.friend_requests_decline(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.friend_requests_delete(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$ select api.end_request(friend_requests_delete.token, friend_requests_delete.params, 'sender', 'cancelled') $$;
+ALTER FUNCTION api.friend_requests_delete(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.friend_requests_list(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(friend_requests_list.token);
+    v_body jsonb;
+begin
+    select jsonb_build_object(
+        'incoming', coalesce(jsonb_agg(jsonb_build_object('id', f.id, 'from', api.user_card(f.requested_by),
+                                                          'created_at', api.iso(f.created_at)) order by f.created_at, f.id)
+                             filter (where f.requested_by <> v_user_id), '[]'),
+        'outgoing', coalesce(jsonb_agg(jsonb_build_object('id', f.id,
+                                                          'to', api.user_card(api.other_user(f, v_user_id)),
+                                                          'created_at', api.iso(f.created_at)) order by f.created_at, f.id)
+                             filter (where f.requested_by = v_user_id), '[]'))
+    into v_body
+    from app.friendships f
+    where (f.user_low = v_user_id or f.user_high = v_user_id) and f.status = 'pending';
+    return api.ok(v_body, etag => md5(v_body::text));
+end
+$$;
+ALTER FUNCTION api.friend_requests_list(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.friends_delete(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(friends_delete.token);
+    v_other uuid := api.uuid_field(friends_delete.params, 'user_id');
+    v_pair app.friendships;
+begin
+    if exists (select from app.users u where u.id = v_other) then
+        v_pair := api.lock_pair(v_user_id, v_other);
+    end if;
+    if v_pair.status is distinct from 'accepted' then
+        perform api.fail(404, 'not_friends', 'You are not friends with that user.');
+    end if;
+    delete from app.friendships f where f.id = v_pair.id;
+    perform api.record_friendship_event(v_pair, v_user_id, 'removed');
+    return api.ok(null);
+end
+$$;
+ALTER FUNCTION api.friends_delete(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.friends_list(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(friends_list.token);
+    v_body jsonb;
+begin
+    select jsonb_build_object('friends', coalesce(jsonb_agg(
+               api.friend_json(api.other_user(f, v_user_id), f.accepted_at)
+               order by f.accepted_at, f.id), '[]'))
+    into v_body
+    from app.friendships f
+    where (f.user_low = v_user_id or f.user_high = v_user_id) and f.status = 'accepted';
+    return api.ok(v_body, etag => md5(v_body::text));
+end
+$$;
+ALTER FUNCTION api.friends_list(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.give_starters(user_id uuid) RETURNS void
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    insert into app.user_items (user_id, item_id)
+    select give_starters.user_id, i.id from app.shop_items i where i.is_starter and i.active;
+    insert into app.user_selections (user_id, kind, item_id)
+    select give_starters.user_id, i.kind, i.id from app.shop_items i where i.is_starter and i.active;
+$$;
+ALTER FUNCTION api.give_starters(user_id uuid) OWNER TO focus_owner;
+CREATE FUNCTION api.integer_field(body jsonb, field text, minimum integer, maximum integer, required boolean DEFAULT true) RETURNS integer
+    LANGUAGE plpgsql
+    AS $$
+declare
+    v_expected text := format('a whole number from %s to %s', integer_field.minimum, integer_field.maximum);
+    v_number numeric := api.json_field(integer_field.body, integer_field.field, 'number',
+                                       integer_field.required, v_expected)::numeric;
+begin
+    if v_number <> trunc(v_number) or v_number not between integer_field.minimum and integer_field.maximum then
+        perform api.fail_field(integer_field.field, format('must be %s.', v_expected));
+    end if;
+    return v_number::integer;
+end
+$$;
+ALTER FUNCTION api.integer_field(body jsonb, field text, minimum integer, maximum integer, required boolean) OWNER TO focus_owner;
+CREATE FUNCTION api.integer_param(params jsonb, name text, minimum integer, maximum integer, fallback integer) RETURNS integer
+    LANGUAGE plpgsql
+    AS $_$
+declare
+    v_text text := integer_param.params ->> integer_param.name;
+begin
+    if v_text is null then
+        return integer_param.fallback;
+    end if;
+    if v_text !~ '^\d{1,9}$' or v_text::integer not between integer_param.minimum and integer_param.maximum then
+        perform api.fail_field(integer_param.name, format('must be a whole number from %s to %s.', integer_param.minimum, integer_param.maximum));
+    end if;
+    return v_text::integer;
+end
+$_$;
+ALTER FUNCTION api.integer_param(params jsonb, name text, minimum integer, maximum integer, fallback integer) OWNER TO focus_owner;
+CREATE FUNCTION api.is_uuid(value text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE
+    AS $_$ select is_uuid.value ~* '^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$' $_$;
+ALTER FUNCTION api.is_uuid(value text) OWNER TO focus_owner;
+CREATE FUNCTION api.iso(value timestamp with time zone) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    AS $$ select to_char(iso.value at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') $$;
+ALTER FUNCTION api.iso(value timestamp with time zone) OWNER TO focus_owner;
+CREATE FUNCTION api.issue_token(user_id uuid) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_token text := translate(encode(gen_random_bytes(32), 'base64'), '+/=', '-_');
+    v_expires_at timestamptz;
+begin
+    insert into app.auth_tokens (digest, user_id, expires_at)
+    select sha256(convert_to(v_token, 'UTF8')), issue_token.user_id, now() + s.token_ttl
+    from app.auth_settings s
+    returning expires_at into v_expires_at;
+    return jsonb_build_object('token', v_token, 'expires_at', api.iso(v_expires_at));
+end
+$$;
+ALTER FUNCTION api.issue_token(user_id uuid) OWNER TO focus_owner;
+CREATE TABLE app.shop_items (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    kind text NOT NULL,
+    name text NOT NULL,
+    description text NOT NULL,
+    price integer NOT NULL,
+    image text NOT NULL,
+    sound text,
+    sort_order integer DEFAULT 0 NOT NULL,
+    is_starter boolean DEFAULT false NOT NULL,
+    active boolean DEFAULT true NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT shop_items_check CHECK (((kind = 'sound'::text) = (sound IS NOT NULL))),
+    CONSTRAINT shop_items_check1 CHECK (((NOT is_starter) OR ((price = 0) AND active))),
+    CONSTRAINT shop_items_description_check CHECK (((length(description) >= 1) AND (length(description) <= 200))),
+    CONSTRAINT shop_items_image_check CHECK ((image ~ '^[a-z0-9_./-]+$'::text)),
+    CONSTRAINT shop_items_kind_check CHECK ((kind = ANY (ARRAY['pet'::text, 'sound'::text, 'furniture'::text]))),
+    CONSTRAINT shop_items_name_check CHECK (((length(name) >= 1) AND (length(name) <= 60))),
+    CONSTRAINT shop_items_price_check CHECK ((price >= 0)),
+    CONSTRAINT shop_items_sound_check CHECK ((sound ~ '^[a-z0-9_./-]+$'::text))
+);
+ALTER TABLE app.shop_items OWNER TO focus_owner;
+CREATE FUNCTION api.item_json(item app.shop_items) RETURNS jsonb
+    LANGUAGE sql IMMUTABLE
+    AS $$
+    select jsonb_build_object('id', item.id, 'kind', item.kind, 'name', item.name,
+                              'description', item.description, 'price', item.price,
+                              'image', item.image, 'sort_order', item.sort_order)
+           || case when item.sound is not null then jsonb_build_object('sound', item.sound) else '{}' end
+$$;
+ALTER FUNCTION api.item_json(item app.shop_items) OWNER TO focus_owner;
+CREATE FUNCTION api.json_field(body jsonb, field text, json_type text, required boolean, expected text) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+    v_value jsonb := json_field.body -> json_field.field;
+begin
+    if v_value is null or jsonb_typeof(v_value) = 'null' then
+        if json_field.required then
+            perform api.fail_field(json_field.field, 'is required.');
+        end if;
+        return null;
+    end if;
+    if jsonb_typeof(v_value) <> json_field.json_type then
+        perform api.fail_field(json_field.field, format('must be %s.', json_field.expected));
+    end if;
+    return v_value;
+end
+$$;
+ALTER FUNCTION api.json_field(body jsonb, field text, json_type text, required boolean, expected text) OWNER TO focus_owner;
+CREATE FUNCTION api.kind_param(params jsonb, required boolean) RETURNS text
+    LANGUAGE sql
+    AS $$
+    select case when kind_param.params ->> 'kind' is null and not kind_param.required then null
+                else api.choice(kind_param.params ->> 'kind', 'kind', array['pet', 'sound', 'furniture']) end
+$$;
+ALTER FUNCTION api.kind_param(params jsonb, required boolean) OWNER TO focus_owner;
+CREATE FUNCTION api.known_ids(body jsonb) RETURNS uuid[]
+    LANGUAGE plpgsql
+    AS $$
+declare
+    v_ids jsonb := known_ids.body -> 'known_ids';
+begin
+    if v_ids is null or jsonb_typeof(v_ids) <> 'array' then
+        perform api.fail_field('known_ids', 'must be an array of UUIDs.');
+    end if;
+    if exists (select from jsonb_array_elements(v_ids) as e(value)
+               where jsonb_typeof(e.value) <> 'string'
+                  or not api.is_uuid(e.value #>> '{}')) then
+        perform api.fail_field('known_ids', 'must contain only UUID strings.');
+    end if;
+    return array(select distinct (e.value #>> '{}')::uuid from jsonb_array_elements(v_ids) as e(value));
+end
+$$;
+ALTER FUNCTION api.known_ids(body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.leaderboards_get(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(leaderboards_get.token);
+    v_period text := api.choice(leaderboards_get.params ->> 'period', 'period', array['daily', 'weekly']);
+    v_scope text := api.choice(coalesce(leaderboards_get.params ->> 'scope', 'friends'), 'scope', array['friends', 'global']);
+    v_limit integer := api.integer_param(leaderboards_get.params, 'limit', 1, 100, 10);
+    v_start timestamptz;
+    v_body jsonb;
+begin
+    v_start := date_trunc(case v_period when 'daily' then 'day' else 'week' end, now() at time zone 'UTC') at time zone 'UTC';
+    with members as (
+        select v_user_id as id
+        union
+        select api.other_user(f, v_user_id)
+        from app.friendships f
+        where v_scope = 'friends' and (f.user_low = v_user_id or f.user_high = v_user_id) and f.status = 'accepted'
+        union
+        select s.user_id from app.focus_sessions s
+        where v_scope = 'global' and s.ended_at >= v_start and s.minutes > 0
+    ),
+    totals as (
+        select m.id, coalesce((select sum(s.minutes) from app.focus_sessions s
+                               where s.user_id = m.id and s.ended_at >= v_start), 0)::integer as minutes
+        from members m
+    ),
+    ranked as (
+        select t.id, t.minutes, rank() over (order by t.minutes desc) as rank, u.display_name
+        from totals t join app.users u on u.id = t.id
+    )
+    select jsonb_build_object(
+        'period_start', api.iso(v_start),
+        'entries', coalesce((select jsonb_agg(jsonb_build_object('rank', r.rank, 'user', api.user_card(r.id), 'minutes', r.minutes)
+                                              order by r.rank, r.display_name, r.id)
+                             from (select * from ranked order by rank, display_name, id limit v_limit) r), '[]'),
+        'me', (select jsonb_build_object('rank', r.rank, 'minutes', r.minutes) from ranked r where r.id = v_user_id))
+    into v_body;
+    return api.ok(v_body);
+end
+$$;
+ALTER FUNCTION api.leaderboards_get(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.lock_pair(a uuid, b uuid) RETURNS app.friendships
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    perform api.lock_user(least(lock_pair.a, lock_pair.b));
+    perform api.lock_user(greatest(lock_pair.a, lock_pair.b));
+    return api.pair(lock_pair.a, lock_pair.b);
+end
+$$;
+ALTER FUNCTION api.lock_pair(a uuid, b uuid) OWNER TO focus_owner;
+CREATE TABLE app.users (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    email public.citext NOT NULL,
+    password_hash text NOT NULL,
+    display_name text NOT NULL,
+    show_tip_on_timer boolean DEFAULT true NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    balance integer DEFAULT 0 NOT NULL,
+    CONSTRAINT users_balance_check CHECK ((balance >= 0)),
+    CONSTRAINT users_display_name_check CHECK (((display_name = btrim(display_name)) AND ((length(display_name) >= 1) AND (length(display_name) <= 40)) AND (display_name !~ '[[:cntrl:]]'::text))),
+    CONSTRAINT users_email_check CHECK (((length((email)::text) <= 254) AND (email OPERATOR(public.~) '^[^@\s]+@[^@\s]+\.[^@\s]+$'::public.citext))),
+    CONSTRAINT users_password_hash_check CHECK ((password_hash ~~ '$2_$%'::text))
+);
+ALTER TABLE app.users OWNER TO focus_owner;
+CREATE FUNCTION api.lock_user(user_id uuid) RETURNS app.users
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$ select u.* from app.users u where u.id = lock_user.user_id for update $$;
+ALTER FUNCTION api.lock_user(user_id uuid) OWNER TO focus_owner;
+CREATE FUNCTION api.me_avatar_delete(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    delete from app.avatars a where a.user_id = api.authenticate(me_avatar_delete.token);
+    return api.ok(null);
+end
+$$;
+ALTER FUNCTION api.me_avatar_delete(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.me_avatar_update(token text, params jsonb, body bytea) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(me_avatar_update.token);
+    v_type text := case when substring(me_avatar_update.body from 1 for 8) = '\x89504e470d0a1a0a'::bytea then 'image/png'
+                        when substring(me_avatar_update.body from 1 for 3) = '\xffd8ff'::bytea then 'image/jpeg' end;
+begin
+    if v_type is null or length(me_avatar_update.body) < 4 then
+        perform api.fail(415, 'unsupported_image', 'Send a PNG or JPEG image.');
+    end if;
+    if length(me_avatar_update.body) > app.avatar_max_bytes() then
+        perform api.fail(413, 'body_too_large', format('An avatar is at most %s KiB.', app.avatar_max_bytes() / 1024));
+    end if;
+    insert into app.avatars (user_id, content_type, data) values (v_user_id, v_type, me_avatar_update.body)
+    on conflict (user_id) do update set content_type = excluded.content_type, data = excluded.data, updated_at = now();
+    return api.ok(null);
+end
+$$;
+ALTER FUNCTION api.me_avatar_update(token text, params jsonb, body bytea) OWNER TO focus_owner;
+CREATE FUNCTION api.me_get(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    return api.ok(api.profile(api.authenticate(me_get.token)));
+end
+$$;
+ALTER FUNCTION api.me_get(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.me_items_list(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(me_items_list.token);
+    v_kind text := api.kind_param(me_items_list.params, required => false);
+begin
+    return api.ok(jsonb_build_object('items', coalesce(
+        (select jsonb_agg(jsonb_build_object('item', api.item_json(i), 'acquired_at', api.iso(ui.acquired_at))
+                          order by i.kind, i.sort_order)
+         from app.user_items ui join app.shop_items i on i.id = ui.item_id
+         where ui.user_id = v_user_id and (v_kind is null or i.kind = v_kind)), '[]')));
+end
+$$;
+ALTER FUNCTION api.me_items_list(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.me_selected_update(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(me_selected_update.token);
+    v_body jsonb := api.only_keys(me_selected_update.body, array['item_id']);
+    v_kind text := api.kind_param(me_selected_update.params, required => true);
+    v_item_id uuid := api.uuid_field(v_body, 'item_id');
+    v_item_kind text;
+begin
+    select i.kind into v_item_kind from app.shop_items i where i.id = v_item_id;
+    if v_item_kind is null then
+        perform api.fail(404, 'item_not_found', 'There is no such item.');
+    end if;
+    if v_item_kind <> v_kind then
+        perform api.fail(400, 'kind_mismatch', format('That item is a %s, not a %s.', v_item_kind, v_kind));
+    end if;
+    if not exists (select from app.user_items ui where ui.user_id = v_user_id and ui.item_id = v_item_id) then
+        perform api.fail(409, 'not_owned', 'Buy the item before selecting it.');
+    end if;
+    insert into app.user_selections (user_id, kind, item_id) values (v_user_id, v_kind, v_item_id)
+    on conflict (user_id, kind) do update set item_id = excluded.item_id;
+    return api.ok(api.profile(v_user_id));
+end
+$$;
+ALTER FUNCTION api.me_selected_update(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.me_stats_get(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(me_stats_get.token);
+    v_today date := (now() at time zone 'UTC')::date;
+begin
+    return (
+        with days as (
+            select (s.ended_at at time zone 'UTC')::date as day, sum(s.minutes) as minutes, sum(s.coins_earned) as coins
+            from app.focus_sessions s
+            where s.user_id = v_user_id and s.ended_at is not null
+            group by 1
+        ),
+        runs as (
+            select max(day) as last_day, count(*) as length
+            from (select d.day, d.day - (row_number() over (order by d.day))::integer as run
+                  from days d where d.minutes > 0) numbered
+            group by run
+        )
+        select api.ok(jsonb_build_object(
+            'today_minutes', coalesce((select sum(minutes) from days where day = v_today), 0),
+            'week_minutes', coalesce((select sum(minutes) from days where day >= date_trunc('week', v_today)::date), 0),
+            'total_minutes', coalesce((select sum(minutes) from days), 0),
+            'total_coins_earned', coalesce((select sum(coins) from days), 0),
+            'current_streak_days', coalesce((select length from runs where last_day >= v_today - 1), 0),
+            'longest_streak_days', coalesce((select max(length) from runs), 0))));
+end
+$$;
+ALTER FUNCTION api.me_stats_get(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.me_update(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(me_update.token);
+    v_body jsonb := api.only_keys(me_update.body, array['display_name', 'settings']);
+    v_display_name text := api.display_name_field(v_body, required => false);
+    v_settings jsonb := v_body -> 'settings';
+    v_show_tip boolean;
+begin
+    if v_settings is not null and jsonb_typeof(v_settings) <> 'null' then
+        if jsonb_typeof(v_settings) <> 'object' then
+            perform api.fail_field('settings', 'must be an object.');
+        end if;
+        perform api.only_keys(v_settings, array['show_tip_on_timer']);
+        v_show_tip := api.boolean_field(v_settings, 'show_tip_on_timer', required => false);
+    end if;
+    update app.users u
+    set display_name = coalesce(v_display_name, u.display_name),
+        show_tip_on_timer = coalesce(v_show_tip, u.show_tip_on_timer),
+        updated_at = now()
+    where u.id = v_user_id;
+    return api.ok(api.profile(v_user_id));
+end
+$$;
+ALTER FUNCTION api.me_update(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.mindfulness_tips_sync(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_body jsonb := api.only_keys(mindfulness_tips_sync.body, array['known_ids']);
+    v_known uuid[] := api.known_ids(v_body);
+begin
+    return api.ok(api.sync_difference(v_known, (select jsonb_agg(api.tip_json(t) order by t.rating_level, t.title)
+                                                from app.mindfulness_tips t where t.active)));
+end
+$$;
+ALTER FUNCTION api.mindfulness_tips_sync(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.ok(body jsonb, status integer DEFAULT NULL::integer, etag text DEFAULT NULL::text) RETURNS api.reply
+    LANGUAGE sql IMMUTABLE
+    AS $$ select row(ok.status, ok.body, ok.etag, null, null, null)::api.reply $$;
+ALTER FUNCTION api.ok(body jsonb, status integer, etag text) OWNER TO focus_owner;
+CREATE FUNCTION api.only_keys(body jsonb, allowed text[]) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+    v_key text;
+begin
+    select k into v_key from jsonb_object_keys(only_keys.body) as k where k <> all (only_keys.allowed) limit 1;
+    if v_key is not null then
+        perform api.fail_field(v_key, 'is not a field here.');
+    end if;
+    return only_keys.body;
+end
+$$;
+ALTER FUNCTION api.only_keys(body jsonb, allowed text[]) OWNER TO focus_owner;
+CREATE FUNCTION api.other_user(pair app.friendships, me uuid) RETURNS uuid
+    LANGUAGE sql IMMUTABLE
+    AS $$ select case when pair.user_low = other_user.me then pair.user_high else pair.user_low end $$;
+ALTER FUNCTION api.other_user(pair app.friendships, me uuid) OWNER TO focus_owner;
+CREATE FUNCTION api.pair(a uuid, b uuid) RETURNS app.friendships
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select f.* from app.friendships f
+    where f.user_low = least(pair.a, pair.b) and f.user_high = greatest(pair.a, pair.b)
+$$;
+ALTER FUNCTION api.pair(a uuid, b uuid) OWNER TO focus_owner;
+CREATE FUNCTION api.parse_body(body text) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_body jsonb;
+begin
+    if coalesce(btrim(parse_body.body), '') = '' then
+        perform api.fail(400, 'invalid_json', 'The body is empty; send a JSON object.');
+    end if;
+    begin
+        v_body := parse_body.body::jsonb;
+    exception when data_exception then
+        perform api.fail(400, 'invalid_json', 'The body is not valid JSON.');
+    end;
+    if jsonb_typeof(v_body) <> 'object' then
+        perform api.fail(400, 'invalid_json', 'The body must be a JSON object.');
+    end if;
+    return v_body;
+end
+$$;
+ALTER FUNCTION api.parse_body(body text) OWNER TO focus_owner;
+CREATE FUNCTION api.parse_image(body text) RETURNS bytea
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$ select decode(parse_image.body, 'hex') $$;
+ALTER FUNCTION api.parse_image(body text) OWNER TO focus_owner;
+CREATE FUNCTION api.pay_session(session_id uuid) RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_session app.focus_sessions;
+    v_settings app.economy_settings;
+    v_day_start timestamptz;
+    v_coins integer;
+    v_earned_that_day integer;
+begin
+    select * into v_session from app.focus_sessions s where s.id = pay_session.session_id;
+    select * into v_settings from app.economy_settings;
+    v_coins := case when v_session.minutes >= v_settings.min_minutes_to_earn
+                    then floor(v_session.minutes * v_settings.coins_per_minute)::integer else 0 end;
+    if v_session.source = 'offline' then
+        v_day_start := date_trunc('day', v_session.ended_at at time zone 'UTC') at time zone 'UTC';
+        select coalesce(sum(s.coins_earned), 0)::integer into v_earned_that_day
+        from app.focus_sessions s
+        where s.user_id = v_session.user_id and s.source = 'offline'
+          and s.ended_at >= v_day_start and s.ended_at < v_day_start + interval '1 day';
+        v_coins := greatest(0, least(v_coins, v_settings.offline_daily_coin_cap - v_earned_that_day));
+    end if;
+    if v_coins > 0 then
+        update app.focus_sessions s set coins_earned = v_coins where s.id = v_session.id;
+        insert into app.coin_ledger (user_id, entry, amount, reason, session_id)
+        values (v_session.user_id, 'earn', v_coins, 'focus session', v_session.id);
+    end if;
+    return v_coins;
+end
+$$;
+ALTER FUNCTION api.pay_session(session_id uuid) OWNER TO focus_owner;
+CREATE FUNCTION api.pending_request(request_id uuid, user_id uuid, side text) RETURNS app.friendships
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_row app.friendships;
+begin
+    select * into v_row from app.friendships f where f.id = pending_request.request_id;
+    if v_row.id is not null and pending_request.user_id in (v_row.user_low, v_row.user_high) then
+        v_row := api.lock_pair(v_row.user_low, v_row.user_high);  -- re-read under the pair's lock
+    end if;
+    if v_row.id is distinct from pending_request.request_id or v_row.status <> 'pending'
+       or (pending_request.side = 'receiver') <> (v_row.requested_by <> pending_request.user_id)
+       or pending_request.user_id not in (v_row.user_low, v_row.user_high) then
+        perform api.fail(404, 'friend_request_not_found', 'There is no such pending request for you.');
+    end if;
+    return v_row;
+end
+$$;
+ALTER FUNCTION api.pending_request(request_id uuid, user_id uuid, side text) OWNER TO focus_owner;
+CREATE FUNCTION api.problem(status integer, code text, message text, extra jsonb DEFAULT NULL::jsonb, retry_after integer DEFAULT NULL::integer) RETURNS api.reply
+    LANGUAGE sql IMMUTABLE
+    AS $$ select row(problem.status, problem.extra, null, problem.retry_after, problem.code, problem.message)::api.reply $$;
+ALTER FUNCTION api.problem(status integer, code text, message text, extra jsonb, retry_after integer) OWNER TO focus_owner;
+CREATE FUNCTION api.profile(user_id uuid) RETURNS jsonb
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select jsonb_build_object(
+        'id', u.id,
+        'email', u.email,
+        'display_name', u.display_name,
+        'balance', u.balance,
+        'selected', api.selected_json(u.id),
+        'settings', jsonb_build_object('show_tip_on_timer', u.show_tip_on_timer),
+        'created_at', api.iso(u.created_at))
+    from app.users u
+    where u.id = profile.user_id
+$$;
+ALTER FUNCTION api.profile(user_id uuid) OWNER TO focus_owner;
+CREATE FUNCTION api.ready() RETURNS jsonb
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select jsonb_build_object('status', 'ready',
+                              'schema_version', coalesce(max(m.version), 0))
+    from app.schema_migrations m
+$$;
+ALTER FUNCTION api.ready() OWNER TO focus_owner;
+CREATE FUNCTION api.record_friendship_event(pair app.friendships, actor uuid, action text) RETURNS void
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    insert into app.friendship_events (request_id, user_low, user_high, actor, action)
+    values (pair.id, pair.user_low, pair.user_high, record_friendship_event.actor, record_friendship_event.action)
+$$;
+ALTER FUNCTION api.record_friendship_event(pair app.friendships, actor uuid, action text) OWNER TO focus_owner;
+CREATE FUNCTION api.selected_json(user_id uuid) RETURNS jsonb
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select jsonb_build_object('pet', null, 'sound', null, 'furniture', null)
+           || coalesce(jsonb_object_agg(s.kind, api.item_json(i)), '{}')
+    from app.user_selections s join app.shop_items i on i.id = s.item_id
+    where s.user_id = selected_json.user_id
+$$;
+ALTER FUNCTION api.selected_json(user_id uuid) OWNER TO focus_owner;
+CREATE TABLE app.focus_sessions (
+    id uuid NOT NULL,
+    user_id uuid NOT NULL,
+    source text NOT NULL,
+    planned_minutes integer,
+    started_at timestamp with time zone NOT NULL,
+    ended_at timestamp with time zone,
+    occupies tstzrange NOT NULL,
+    minutes integer,
+    coins_earned integer DEFAULT 0 NOT NULL,
+    rating text,
+    rated_at timestamp with time zone,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT focus_sessions_check CHECK (((ended_at IS NULL) OR (ended_at > started_at))),
+    CONSTRAINT focus_sessions_check1 CHECK (((ended_at IS NULL) = (minutes IS NULL))),
+    CONSTRAINT focus_sessions_check2 CHECK (((ended_at IS NOT NULL) OR (source = 'live'::text))),
+    CONSTRAINT focus_sessions_check3 CHECK (((lower(occupies) = started_at) AND ((ended_at IS NULL) OR (upper(occupies) = ended_at)))),
+    CONSTRAINT focus_sessions_check4 CHECK ((((rating IS NULL) = (rated_at IS NULL)) AND ((rating IS NULL) OR (ended_at IS NOT NULL)))),
+    CONSTRAINT focus_sessions_coins_earned_check CHECK ((coins_earned >= 0)),
+    CONSTRAINT focus_sessions_minutes_check CHECK ((minutes >= 0)),
+    CONSTRAINT focus_sessions_planned_minutes_check CHECK (((planned_minutes >= 1) AND (planned_minutes <= 1440))),
+    CONSTRAINT focus_sessions_rating_check CHECK ((rating = ANY (ARRAY['good'::text, 'fine'::text, 'bad'::text]))),
+    CONSTRAINT focus_sessions_source_check CHECK ((source = ANY (ARRAY['live'::text, 'offline'::text])))
+);
+ALTER TABLE app.focus_sessions OWNER TO focus_owner;
+CREATE FUNCTION api.session_json(session app.focus_sessions) RETURNS jsonb
+    LANGUAGE sql IMMUTABLE
+    AS $$
+    select jsonb_build_object('id', session.id, 'started_at', api.iso(session.started_at),
+                              'ended_at', api.iso(session.ended_at), 'minutes', session.minutes,
+                              'coins_earned', session.coins_earned, 'rating', session.rating)
+$$;
+ALTER FUNCTION api.session_json(session app.focus_sessions) OWNER TO focus_owner;
+CREATE FUNCTION api.session_reply(session_id uuid, status integer DEFAULT NULL::integer) RETURNS api.reply
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select api.ok(jsonb_build_object('session', api.session_json(s), 'balance', u.balance), status => session_reply.status)
+    from app.focus_sessions s join app.users u on u.id = s.user_id
+    where s.id = session_reply.session_id
+$$;
+ALTER FUNCTION api.session_reply(session_id uuid, status integer) OWNER TO focus_owner;
+CREATE FUNCTION api.shop_items_list(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select api.ok(jsonb_build_object(
+               'version', v.version,
+               'pets', coalesce(jsonb_agg(api.item_json(i) order by i.sort_order, i.name) filter (where i.kind = 'pet'), '[]'),
+               'sounds', coalesce(jsonb_agg(api.item_json(i) order by i.sort_order, i.name) filter (where i.kind = 'sound'), '[]'),
+               'furniture', coalesce(jsonb_agg(api.item_json(i) order by i.sort_order, i.name) filter (where i.kind = 'furniture'), '[]')),
+           etag => 'catalog-' || v.version)
+    from app.catalog_version v
+    left join app.shop_items i on i.active
+    group by v.version
+$$;
+ALTER FUNCTION api.shop_items_list(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.shop_items_sync(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_body jsonb := api.only_keys(shop_items_sync.body, array['known_ids']);
+    v_known uuid[] := api.known_ids(v_body);
+begin
+    return api.ok(api.sync_difference(v_known, (select jsonb_agg(api.item_json(i) order by i.kind, i.sort_order)
+                                                from app.shop_items i where i.active)));
+end
+$$;
+ALTER FUNCTION api.shop_items_sync(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.shop_purchases_create(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(shop_purchases_create.token);
+    v_body jsonb := api.only_keys(shop_purchases_create.body, array['item_id']);
+    v_item_id uuid := api.uuid_field(v_body, 'item_id');
+    v_balance integer;
+    v_item app.shop_items;
+    v_acquired_at timestamptz;
+begin
+    -- Lock the buyer: one purchase per user at a time, so balance and ownership checks hold.
+    v_balance := (api.lock_user(v_user_id)).balance;
+    select * into v_item from app.shop_items i where i.id = v_item_id and i.active;
+    if v_item.id is null then
+        perform api.fail(404, 'item_not_found', 'There is no such item in the shop.');
+    end if;
+    select ui.acquired_at into v_acquired_at
+    from app.user_items ui where ui.user_id = v_user_id and ui.item_id = v_item_id;
+    if v_acquired_at is not null then
+        return api.ok(jsonb_build_object('item', api.item_json(v_item), 'balance', v_balance,
+                                         'purchased_at', api.iso(v_acquired_at), 'already_owned', true),
+                      status => 200);
+    end if;
+    if v_balance < v_item.price then
+        perform api.fail(409, 'insufficient_funds', 'You do not have enough coins for this item.',
+                         jsonb_build_object('balance', v_balance, 'price', v_item.price));
+    end if;
+    insert into app.user_items (user_id, item_id) values (v_user_id, v_item_id)
+    returning acquired_at into v_acquired_at;
+    if v_item.price > 0 then
+        insert into app.coin_ledger (user_id, entry, amount, reason, item_id)
+        values (v_user_id, 'spend', -v_item.price, 'purchase', v_item_id);
+    end if;
+    return api.ok(jsonb_build_object('item', api.item_json(v_item), 'balance', v_balance - v_item.price,
+                                     'purchased_at', api.iso(v_acquired_at), 'already_owned', false));
+end
+$$;
+ALTER FUNCTION api.shop_purchases_create(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.sync_difference(known uuid[], active jsonb) RETURNS jsonb
+    LANGUAGE sql IMMUTABLE
+    AS $$
+    with entries as (select a.entry, a.n, a.entry ->> 'id' as id
+                     from jsonb_array_elements(sync_difference.active) with ordinality as a(entry, n))
+    select jsonb_build_object(
+        'missing', coalesce((select jsonb_agg(e.entry order by e.n) from entries e
+                             where e.id <> all (sync_difference.known::text[])), '[]'),
+        'removed', coalesce((select jsonb_agg(k.id order by k.id) from unnest(sync_difference.known) as k(id)
+                             where k.id::text not in (select e.id from entries e)), '[]'))
+$$;
+ALTER FUNCTION api.sync_difference(known uuid[], active jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.text_field(body jsonb, field text, required boolean DEFAULT true) RETURNS text
+    LANGUAGE sql
+    AS $$ select api.json_field(text_field.body, text_field.field, 'string', text_field.required, 'a string') #>> '{}' $$;
+ALTER FUNCTION api.text_field(body jsonb, field text, required boolean) OWNER TO focus_owner;
+CREATE FUNCTION api.time_field(body jsonb, field text, required boolean DEFAULT true) RETURNS timestamp with time zone
+    LANGUAGE plpgsql STABLE
+    AS $_$
+declare
+    v_text text := api.text_field(time_field.body, time_field.field, time_field.required);
+    v_time timestamptz;
+begin
+    if v_text is null then
+        return null;
+    end if;
+    if v_text !~ '^\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d(:\d\d(\.\d+)?)?([Zz]|[+-]\d\d:?\d\d)$' then
+        perform api.fail_field(time_field.field, 'must be an RFC 3339 time with an offset, like 2026-11-30T08:00:00Z.');
+    end if;
+    begin
+        v_time := v_text::timestamptz;
+    exception when data_exception then
+        perform api.fail_field(time_field.field, 'is not a valid time.');
+    end;
+    return v_time;
+end
+$_$;
+ALTER FUNCTION api.time_field(body jsonb, field text, required boolean) OWNER TO focus_owner;
+CREATE TABLE app.mindfulness_tips (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    rating_level text NOT NULL,
+    title text NOT NULL,
+    content text NOT NULL,
+    active boolean DEFAULT true NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT mindfulness_tips_content_check CHECK (((length(content) >= 1) AND (length(content) <= 1000))),
+    CONSTRAINT mindfulness_tips_rating_level_check CHECK ((rating_level = ANY (ARRAY['good'::text, 'fine'::text, 'bad'::text]))),
+    CONSTRAINT mindfulness_tips_title_check CHECK (((length(title) >= 1) AND (length(title) <= 80)))
+);
+ALTER TABLE app.mindfulness_tips OWNER TO focus_owner;
+CREATE FUNCTION api.tip_json(tip app.mindfulness_tips) RETURNS jsonb
+    LANGUAGE sql IMMUTABLE
+    AS $$
+    select jsonb_build_object('id', tip.id, 'title', tip.title, 'content', tip.content,
+                              'rating_level', tip.rating_level)
+$$;
+ALTER FUNCTION api.tip_json(tip app.mindfulness_tips) OWNER TO focus_owner;
+CREATE FUNCTION api.today_minutes(user_id uuid) RETURNS integer
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select coalesce(sum(s.minutes), 0)::integer
+    from app.focus_sessions s
+    where s.user_id = today_minutes.user_id
+      and s.ended_at >= date_trunc('day', now() at time zone 'UTC') at time zone 'UTC'
+$$;
+ALTER FUNCTION api.today_minutes(user_id uuid) OWNER TO focus_owner;
+CREATE FUNCTION api.user_card(user_id uuid) RETURNS jsonb
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select jsonb_build_object('id', u.id, 'display_name', u.display_name,
+                              'has_avatar', exists (select from app.avatars a where a.user_id = u.id))
+    from app.users u where u.id = user_card.user_id
+$$;
+ALTER FUNCTION api.user_card(user_id uuid) OWNER TO focus_owner;
+CREATE FUNCTION api.users_avatar_get(token text, params jsonb, body jsonb) RETURNS api.file_reply
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(users_avatar_get.token);
+    v_other uuid := api.uuid_field(users_avatar_get.params, 'id');
+    v_avatar app.avatars;
+begin
+    select a.* into v_avatar from app.avatars a
+    where a.user_id = v_other
+      and (v_other = v_user_id or (api.pair(v_user_id, v_other)).status = 'accepted');
+    if v_avatar.user_id is null then
+        perform api.fail(404, 'avatar_not_found', 'There is no avatar for you to see there.');
+    end if;
+    return row(null, v_avatar.content_type, v_avatar.data, md5(v_avatar.data), null, null)::api.file_reply;
+end
+$$;
+ALTER FUNCTION api.users_avatar_get(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.users_get(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(users_get.token);
+    v_other uuid := api.uuid_field(users_get.params, 'id');
+    v_pair app.friendships := api.pair(v_user_id, v_other);
+begin
+    if v_pair.status is distinct from 'accepted' then
+        perform api.fail(404, 'user_not_found', 'There is no such friend.');
+    end if;
+    return api.ok(api.friend_json(v_other, v_pair.accepted_at));
+end
+$$;
+ALTER FUNCTION api.users_get(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.uuid_field(body jsonb, field text, required boolean DEFAULT true) RETURNS uuid
+    LANGUAGE plpgsql
+    AS $$
+declare
+    v_text text := api.text_field(uuid_field.body, uuid_field.field, uuid_field.required);
+begin
+    if v_text is null then
+        return null;
+    end if;
+    if not api.is_uuid(v_text) then
+        perform api.fail_field(uuid_field.field, 'must be a UUID.');
+    end if;
+    return v_text::uuid;
+end
+$$;
+ALTER FUNCTION api.uuid_field(body jsonb, field text, required boolean) OWNER TO focus_owner;
+CREATE FUNCTION app.apply_ledger_entry() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    update app.users set balance = balance + new.amount where id = new.user_id;
+    return null;
+end
+$$;
+ALTER FUNCTION app.apply_ledger_entry() OWNER TO focus_owner;
+CREATE FUNCTION app.avatar_max_bytes() RETURNS integer
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ select 256 * 1024 $$;
+ALTER FUNCTION app.avatar_max_bytes() OWNER TO focus_owner;
+CREATE FUNCTION app.bump_catalog_version() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    update app.catalog_version set version = version + 1, changed_at = now();
+    return null;
+end
+$$;
+ALTER FUNCTION app.bump_catalog_version() OWNER TO focus_owner;
+CREATE FUNCTION app.forbid_change() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+begin
+    raise exception '% is append-only', tg_table_name using errcode = 'restrict_violation';
+end
+$$;
+ALTER FUNCTION app.forbid_change() OWNER TO focus_owner;
+CREATE FUNCTION app.grant_coins(user_id uuid, coins integer, reason text) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_balance integer;
+begin
+    insert into app.coin_ledger (user_id, entry, amount, reason)
+    values (grant_coins.user_id, 'grant', grant_coins.coins, grant_coins.reason);
+    select u.balance into v_balance from app.users u where u.id = grant_coins.user_id;
+    return v_balance;
+end
+$$;
+ALTER FUNCTION app.grant_coins(user_id uuid, coins integer, reason text) OWNER TO focus_owner;
+CREATE TABLE app.auth_settings (
+    singleton boolean DEFAULT true NOT NULL,
+    bcrypt_cost integer NOT NULL,
+    token_ttl interval NOT NULL,
+    max_failed_logins integer NOT NULL,
+    failed_login_window interval NOT NULL,
+    CONSTRAINT auth_settings_bcrypt_cost_check CHECK (((bcrypt_cost >= 4) AND (bcrypt_cost <= 15))),
+    CONSTRAINT auth_settings_failed_login_window_check CHECK ((failed_login_window > '00:00:00'::interval)),
+    CONSTRAINT auth_settings_max_failed_logins_check CHECK ((max_failed_logins > 0)),
+    CONSTRAINT auth_settings_singleton_check CHECK (singleton),
+    CONSTRAINT auth_settings_token_ttl_check CHECK ((token_ttl > '00:00:00'::interval))
+);
+ALTER TABLE app.auth_settings OWNER TO focus_owner;
+CREATE TABLE app.auth_tokens (
+    digest bytea NOT NULL,
+    user_id uuid NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    revoked_at timestamp with time zone,
+    CONSTRAINT auth_tokens_check CHECK ((expires_at > created_at)),
+    CONSTRAINT auth_tokens_check1 CHECK (((revoked_at IS NULL) OR (revoked_at >= created_at))),
+    CONSTRAINT auth_tokens_digest_check CHECK ((length(digest) = 32))
+);
+ALTER TABLE app.auth_tokens OWNER TO focus_owner;
+CREATE TABLE app.avatars (
+    user_id uuid NOT NULL,
+    content_type text NOT NULL,
+    data bytea NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT avatars_check CHECK (
+CASE content_type
+    WHEN 'image/png'::text THEN (SUBSTRING(data FROM 1 FOR 8) = '\x89504e470d0a1a0a'::bytea)
+    WHEN 'image/jpeg'::text THEN (SUBSTRING(data FROM 1 FOR 3) = '\xffd8ff'::bytea)
+    ELSE NULL::boolean
+END),
+    CONSTRAINT avatars_content_type_check CHECK ((content_type = ANY (ARRAY['image/png'::text, 'image/jpeg'::text]))),
+    CONSTRAINT avatars_data_check CHECK (((length(data) >= 4) AND (length(data) <= app.avatar_max_bytes())))
+);
+ALTER TABLE app.avatars OWNER TO focus_owner;
+CREATE TABLE app.catalog_version (
+    singleton boolean DEFAULT true NOT NULL,
+    version bigint DEFAULT 1 NOT NULL,
+    changed_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT catalog_version_singleton_check CHECK (singleton)
+);
+ALTER TABLE app.catalog_version OWNER TO focus_owner;
+CREATE TABLE app.coin_ledger (
+    id bigint NOT NULL,
+    user_id uuid NOT NULL,
+    entry text NOT NULL,
+    amount integer NOT NULL,
+    reason text NOT NULL,
+    item_id uuid,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    session_id uuid,
+    CONSTRAINT coin_ledger_amount_check CHECK ((amount <> 0)),
+    CONSTRAINT coin_ledger_check CHECK (((entry <> 'earn'::text) OR (amount > 0))),
+    CONSTRAINT coin_ledger_check1 CHECK (((entry = 'spend'::text) = (amount < 0))),
+    CONSTRAINT coin_ledger_check2 CHECK (((entry = 'spend'::text) = (item_id IS NOT NULL))),
+    CONSTRAINT coin_ledger_earn_has_session CHECK (((entry = 'earn'::text) = (session_id IS NOT NULL))),
+    CONSTRAINT coin_ledger_entry_check CHECK ((entry = ANY (ARRAY['earn'::text, 'spend'::text, 'grant'::text]))),
+    CONSTRAINT coin_ledger_reason_check CHECK (((length(reason) >= 1) AND (length(reason) <= 200)))
+);
+ALTER TABLE app.coin_ledger OWNER TO focus_owner;
+ALTER TABLE app.coin_ledger ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app.coin_ledger_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+CREATE TABLE app.economy_settings (
+    singleton boolean DEFAULT true NOT NULL,
+    coins_per_minute numeric(6,2) NOT NULL,
+    min_minutes_to_earn integer NOT NULL,
+    max_session_minutes integer NOT NULL,
+    offline_daily_coin_cap integer NOT NULL,
+    offline_max_age interval NOT NULL,
+    clock_skew interval NOT NULL,
+    CONSTRAINT economy_settings_clock_skew_check CHECK (((clock_skew >= '00:00:00'::interval) AND (clock_skew <= '01:00:00'::interval))),
+    CONSTRAINT economy_settings_coins_per_minute_check CHECK ((coins_per_minute >= (0)::numeric)),
+    CONSTRAINT economy_settings_max_session_minutes_check CHECK (((max_session_minutes >= 1) AND (max_session_minutes <= 1440))),
+    CONSTRAINT economy_settings_min_minutes_to_earn_check CHECK ((min_minutes_to_earn >= 1)),
+    CONSTRAINT economy_settings_offline_daily_coin_cap_check CHECK ((offline_daily_coin_cap >= 0)),
+    CONSTRAINT economy_settings_offline_max_age_check CHECK ((offline_max_age > '00:00:00'::interval)),
+    CONSTRAINT economy_settings_singleton_check CHECK (singleton)
+);
+ALTER TABLE app.economy_settings OWNER TO focus_owner;
+CREATE TABLE app.friendship_events (
+    id bigint NOT NULL,
+    request_id uuid NOT NULL,
+    user_low uuid NOT NULL,
+    user_high uuid NOT NULL,
+    actor uuid NOT NULL,
+    action text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT friendship_events_action_check CHECK ((action = ANY (ARRAY['asked'::text, 'accepted'::text, 'declined'::text, 'cancelled'::text, 'removed'::text]))),
+    CONSTRAINT friendship_events_check CHECK (((actor = user_low) OR (actor = user_high)))
+);
+ALTER TABLE app.friendship_events OWNER TO focus_owner;
+ALTER TABLE app.friendship_events ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app.friendship_events_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+CREATE TABLE app.login_failures (
+    email public.citext NOT NULL,
+    failed_at timestamp with time zone DEFAULT now() NOT NULL
+);
+ALTER TABLE app.login_failures OWNER TO focus_owner;
+CREATE TABLE app.schema_migrations (
+    version integer NOT NULL,
+    name text NOT NULL,
+    checksum text NOT NULL,
+    applied_at timestamp with time zone DEFAULT now() NOT NULL
+);
+ALTER TABLE app.schema_migrations OWNER TO focus_owner;
+CREATE TABLE app.tip_views (
+    id bigint NOT NULL,
+    user_id uuid NOT NULL,
+    tip_id uuid NOT NULL,
+    session_id uuid NOT NULL,
+    shown_at timestamp with time zone DEFAULT now() NOT NULL
+);
+ALTER TABLE app.tip_views OWNER TO focus_owner;
+ALTER TABLE app.tip_views ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app.tip_views_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+CREATE TABLE app.user_items (
+    user_id uuid NOT NULL,
+    item_id uuid NOT NULL,
+    acquired_at timestamp with time zone DEFAULT now() NOT NULL
+);
+ALTER TABLE app.user_items OWNER TO focus_owner;
+CREATE TABLE app.user_selections (
+    user_id uuid NOT NULL,
+    kind text NOT NULL,
+    item_id uuid NOT NULL
+);
+ALTER TABLE app.user_selections OWNER TO focus_owner;
+CREATE VIEW report.coin_economy_per_day AS
+ SELECT d.day,
+    d.earned,
+    d.spent,
+    d.granted,
+    sum(((d.earned - d.spent) + d.granted)) OVER (ORDER BY d.day) AS outstanding_end_of_day
+   FROM ( SELECT ((c.created_at AT TIME ZONE 'UTC'::text))::date AS day,
+            COALESCE(sum(c.amount) FILTER (WHERE (c.entry = 'earn'::text)), (0)::bigint) AS earned,
+            COALESCE((- sum(c.amount) FILTER (WHERE (c.entry = 'spend'::text))), (0)::bigint) AS spent,
+            COALESCE(sum(c.amount) FILTER (WHERE (c.entry = 'grant'::text)), (0)::bigint) AS granted
+           FROM app.coin_ledger c
+          GROUP BY (((c.created_at AT TIME ZONE 'UTC'::text))::date)) d;
+ALTER TABLE report.coin_economy_per_day OWNER TO focus_owner;
+CREATE VIEW report.daily_active_users AS
+ SELECT ((s.ended_at AT TIME ZONE 'UTC'::text))::date AS day,
+    count(DISTINCT s.user_id) AS active_users
+   FROM app.focus_sessions s
+  WHERE (s.ended_at IS NOT NULL)
+  GROUP BY (((s.ended_at AT TIME ZONE 'UTC'::text))::date);
+ALTER TABLE report.daily_active_users OWNER TO focus_owner;
+CREATE VIEW report.focused_minutes_per_day AS
+ SELECT ((s.ended_at AT TIME ZONE 'UTC'::text))::date AS day,
+    count(*) AS sessions,
+    sum(s.minutes) AS minutes,
+    round(avg(s.minutes), 1) AS average_minutes
+   FROM app.focus_sessions s
+  WHERE (s.ended_at IS NOT NULL)
+  GROUP BY (((s.ended_at AT TIME ZONE 'UTC'::text))::date);
+ALTER TABLE report.focused_minutes_per_day OWNER TO focus_owner;
+CREATE VIEW report.friendship_funnel_per_day AS
+ SELECT ((e.created_at AT TIME ZONE 'UTC'::text))::date AS day,
+    count(*) FILTER (WHERE (e.action = 'asked'::text)) AS asked,
+    count(*) FILTER (WHERE (e.action = 'accepted'::text)) AS accepted,
+    count(*) FILTER (WHERE (e.action = 'declined'::text)) AS declined,
+    count(*) FILTER (WHERE (e.action = 'cancelled'::text)) AS cancelled,
+    count(*) FILTER (WHERE (e.action = 'removed'::text)) AS removed
+   FROM app.friendship_events e
+  GROUP BY (((e.created_at AT TIME ZONE 'UTC'::text))::date);
+ALTER TABLE report.friendship_funnel_per_day OWNER TO focus_owner;
+CREATE VIEW report.ledger_reconciliation AS
+ SELECT u.id AS user_id,
+    u.balance,
+    COALESCE(l.ledger_sum, (0)::bigint) AS ledger_sum,
+    (u.balance - COALESCE(l.ledger_sum, (0)::bigint)) AS difference
+   FROM (app.users u
+     LEFT JOIN ( SELECT c.user_id,
+            sum(c.amount) AS ledger_sum
+           FROM app.coin_ledger c
+          GROUP BY c.user_id) l ON ((l.user_id = u.id)))
+  WHERE (u.balance <> COALESCE(l.ledger_sum, (0)::bigint));
+ALTER TABLE report.ledger_reconciliation OWNER TO focus_owner;
+CREATE VIEW report.sales_per_item AS
+SELECT
+    NULL::uuid AS item_id,
+    NULL::text AS kind,
+    NULL::text AS name,
+    NULL::integer AS price,
+    NULL::boolean AS active,
+    NULL::bigint AS sales,
+    NULL::bigint AS coins,
+    NULL::bigint AS buyers,
+    NULL::bigint AS owners;
+ALTER TABLE report.sales_per_item OWNER TO focus_owner;
+CREATE VIEW report.sessions_per_day_by_path AS
+ SELECT ((s.ended_at AT TIME ZONE 'UTC'::text))::date AS day,
+    s.source AS path,
+    count(*) AS sessions,
+    sum(s.minutes) AS minutes,
+    sum(s.coins_earned) AS coins
+   FROM app.focus_sessions s
+  WHERE (s.ended_at IS NOT NULL)
+  GROUP BY (((s.ended_at AT TIME ZONE 'UTC'::text))::date), s.source;
+ALTER TABLE report.sessions_per_day_by_path OWNER TO focus_owner;
+CREATE VIEW report.tips_shown_per_level AS
+ SELECT t.rating_level,
+    count(v.id) AS times_shown,
+    count(DISTINCT v.tip_id) AS distinct_tips_shown,
+    count(DISTINCT v.user_id) AS users,
+    ( SELECT count(*) AS count
+           FROM app.mindfulness_tips a
+          WHERE ((a.rating_level = t.rating_level) AND a.active)) AS active_tips
+   FROM (app.mindfulness_tips t
+     LEFT JOIN app.tip_views v ON ((v.tip_id = t.id)))
+  GROUP BY t.rating_level;
+ALTER TABLE report.tips_shown_per_level OWNER TO focus_owner;
+ALTER TABLE ONLY app.auth_settings
+    ADD CONSTRAINT auth_settings_pkey PRIMARY KEY (singleton);
+ALTER TABLE ONLY app.auth_tokens
+    ADD CONSTRAINT auth_tokens_pkey PRIMARY KEY (digest);
+ALTER TABLE ONLY app.avatars
+    ADD CONSTRAINT avatars_pkey PRIMARY KEY (user_id);
+ALTER TABLE ONLY app.catalog_version
+    ADD CONSTRAINT catalog_version_pkey PRIMARY KEY (singleton);
+ALTER TABLE ONLY app.coin_ledger
+    ADD CONSTRAINT coin_ledger_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY app.economy_settings
+    ADD CONSTRAINT economy_settings_pkey PRIMARY KEY (singleton);
+ALTER TABLE ONLY app.focus_sessions
+    ADD CONSTRAINT focus_sessions_no_overlap EXCLUDE USING gist (user_id WITH =, occupies WITH &&);
+ALTER TABLE ONLY app.focus_sessions
+    ADD CONSTRAINT focus_sessions_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY app.friendship_events
+    ADD CONSTRAINT friendship_events_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY app.friendships
+    ADD CONSTRAINT friendships_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY app.friendships
+    ADD CONSTRAINT friendships_user_low_user_high_key UNIQUE (user_low, user_high);
+ALTER TABLE ONLY app.mindfulness_tips
+    ADD CONSTRAINT mindfulness_tips_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY app.mindfulness_tips
+    ADD CONSTRAINT mindfulness_tips_rating_level_title_key UNIQUE (rating_level, title);
+ALTER TABLE ONLY app.schema_migrations
+    ADD CONSTRAINT schema_migrations_pkey PRIMARY KEY (version);
+ALTER TABLE ONLY app.shop_items
+    ADD CONSTRAINT shop_items_id_kind_key UNIQUE (id, kind);
+ALTER TABLE ONLY app.shop_items
+    ADD CONSTRAINT shop_items_kind_name_key UNIQUE (kind, name);
+ALTER TABLE ONLY app.shop_items
+    ADD CONSTRAINT shop_items_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY app.tip_views
+    ADD CONSTRAINT tip_views_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY app.user_items
+    ADD CONSTRAINT user_items_pkey PRIMARY KEY (user_id, item_id);
+ALTER TABLE ONLY app.user_selections
+    ADD CONSTRAINT user_selections_pkey PRIMARY KEY (user_id, kind);
+ALTER TABLE ONLY app.users
+    ADD CONSTRAINT users_email_key UNIQUE (email);
+ALTER TABLE ONLY app.users
+    ADD CONSTRAINT users_pkey PRIMARY KEY (id);
+CREATE INDEX auth_tokens_user_id ON app.auth_tokens USING btree (user_id);
+CREATE UNIQUE INDEX coin_ledger_one_earning_per_session ON app.coin_ledger USING btree (session_id) WHERE (entry = 'earn'::text);
+CREATE INDEX coin_ledger_time ON app.coin_ledger USING btree (created_at);
+CREATE INDEX coin_ledger_user_time ON app.coin_ledger USING btree (user_id, created_at);
+CREATE INDEX focus_sessions_end ON app.focus_sessions USING btree (ended_at);
+CREATE INDEX focus_sessions_end_day ON app.focus_sessions USING btree ((((ended_at AT TIME ZONE 'UTC'::text))::date));
+CREATE INDEX focus_sessions_user_end ON app.focus_sessions USING btree (user_id, ended_at);
+CREATE INDEX friendship_events_day ON app.friendship_events USING btree ((((created_at AT TIME ZONE 'UTC'::text))::date));
+CREATE INDEX friendship_events_pair ON app.friendship_events USING btree (user_low, user_high);
+CREATE INDEX friendship_events_time ON app.friendship_events USING btree (created_at);
+CREATE INDEX friendships_pending_by ON app.friendships USING btree (requested_by) WHERE (status = 'pending'::text);
+CREATE INDEX friendships_user_high ON app.friendships USING btree (user_high);
+CREATE INDEX login_failures_email_time ON app.login_failures USING btree (email, failed_at);
+CREATE UNIQUE INDEX shop_items_one_starter_per_kind ON app.shop_items USING btree (kind) WHERE is_starter;
+CREATE INDEX tip_views_time ON app.tip_views USING btree (shown_at);
+CREATE INDEX tip_views_user_tip ON app.tip_views USING btree (user_id, tip_id, shown_at);
+CREATE OR REPLACE VIEW report.sales_per_item AS
+ SELECT i.id AS item_id,
+    i.kind,
+    i.name,
+    i.price,
+    i.active,
+    count(c.id) AS sales,
+    COALESCE((- sum(c.amount)), (0)::bigint) AS coins,
+    count(DISTINCT c.user_id) AS buyers,
+    ( SELECT count(*) AS count
+           FROM app.user_items o
+          WHERE (o.item_id = i.id)) AS owners
+   FROM (app.shop_items i
+     LEFT JOIN app.coin_ledger c ON (((c.item_id = i.id) AND (c.entry = 'spend'::text))))
+  GROUP BY i.id;
+CREATE TRIGGER coin_ledger_append_only BEFORE DELETE OR UPDATE ON app.coin_ledger FOR EACH STATEMENT EXECUTE FUNCTION app.forbid_change();
+CREATE TRIGGER coin_ledger_apply AFTER INSERT ON app.coin_ledger FOR EACH ROW EXECUTE FUNCTION app.apply_ledger_entry();
+CREATE TRIGGER friendship_events_append_only BEFORE DELETE OR UPDATE ON app.friendship_events FOR EACH STATEMENT EXECUTE FUNCTION app.forbid_change();
+CREATE TRIGGER shop_items_bump_version AFTER INSERT OR DELETE OR UPDATE ON app.shop_items FOR EACH ROW EXECUTE FUNCTION app.bump_catalog_version();
+ALTER TABLE ONLY app.auth_tokens
+    ADD CONSTRAINT auth_tokens_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+ALTER TABLE ONLY app.avatars
+    ADD CONSTRAINT avatars_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+ALTER TABLE ONLY app.coin_ledger
+    ADD CONSTRAINT coin_ledger_item_id_fkey FOREIGN KEY (item_id) REFERENCES app.shop_items(id);
+ALTER TABLE ONLY app.coin_ledger
+    ADD CONSTRAINT coin_ledger_session_id_fkey FOREIGN KEY (session_id) REFERENCES app.focus_sessions(id);
+ALTER TABLE ONLY app.coin_ledger
+    ADD CONSTRAINT coin_ledger_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+ALTER TABLE ONLY app.focus_sessions
+    ADD CONSTRAINT focus_sessions_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+ALTER TABLE ONLY app.friendships
+    ADD CONSTRAINT friendships_user_high_fkey FOREIGN KEY (user_high) REFERENCES app.users(id) ON DELETE CASCADE;
+ALTER TABLE ONLY app.friendships
+    ADD CONSTRAINT friendships_user_low_fkey FOREIGN KEY (user_low) REFERENCES app.users(id) ON DELETE CASCADE;
+ALTER TABLE ONLY app.tip_views
+    ADD CONSTRAINT tip_views_session_id_fkey FOREIGN KEY (session_id) REFERENCES app.focus_sessions(id) ON DELETE CASCADE;
+ALTER TABLE ONLY app.tip_views
+    ADD CONSTRAINT tip_views_tip_id_fkey FOREIGN KEY (tip_id) REFERENCES app.mindfulness_tips(id);
+ALTER TABLE ONLY app.tip_views
+    ADD CONSTRAINT tip_views_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+ALTER TABLE ONLY app.user_items
+    ADD CONSTRAINT user_items_item_id_fkey FOREIGN KEY (item_id) REFERENCES app.shop_items(id);
+ALTER TABLE ONLY app.user_items
+    ADD CONSTRAINT user_items_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+ALTER TABLE ONLY app.user_selections
+    ADD CONSTRAINT user_selections_item_id_kind_fkey FOREIGN KEY (item_id, kind) REFERENCES app.shop_items(id, kind);
+ALTER TABLE ONLY app.user_selections
+    ADD CONSTRAINT user_selections_user_id_item_id_fkey FOREIGN KEY (user_id, item_id) REFERENCES app.user_items(user_id, item_id) ON DELETE CASCADE;
+GRANT USAGE ON SCHEMA api TO focus_api;
+REVOKE USAGE ON SCHEMA public FROM PUBLIC;
+GRANT USAGE ON SCHEMA report TO focus_report;
+REVOKE ALL ON FUNCTION api.accept_pair(pair app.friendships, actor uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.auth_login(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.auth_login(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.auth_logout(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.auth_logout(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.auth_register(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.auth_register(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.authenticate(token text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.boolean_field(body jsonb, field text, required boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.choice(value text, field text, choices text[]) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.display_name_field(body jsonb, required boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.end_request(token text, params jsonb, side text, action text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.fail(status integer, code text, message text, extra jsonb) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.fail_field(field text, problem text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.focus_sessions_create(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.focus_sessions_create(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.focus_sessions_finish(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.focus_sessions_finish(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.focus_sessions_list(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.focus_sessions_list(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.focus_sessions_rate(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.focus_sessions_rate(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.focus_sessions_start(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.focus_sessions_start(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.friend_json(user_id uuid, friends_since timestamp with time zone) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.friend_requests_accept(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.friend_requests_accept(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.friend_requests_create(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.friend_requests_create(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.friend_requests_decline(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.friend_requests_decline(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.friend_requests_delete(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.friend_requests_delete(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.friend_requests_list(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.friend_requests_list(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.friends_delete(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.friends_delete(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.friends_list(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.friends_list(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.give_starters(user_id uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.integer_field(body jsonb, field text, minimum integer, maximum integer, required boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.integer_param(params jsonb, name text, minimum integer, maximum integer, fallback integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.is_uuid(value text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.iso(value timestamp with time zone) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.issue_token(user_id uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.item_json(item app.shop_items) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.json_field(body jsonb, field text, json_type text, required boolean, expected text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.kind_param(params jsonb, required boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.known_ids(body jsonb) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.leaderboards_get(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.leaderboards_get(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.lock_pair(a uuid, b uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.lock_user(user_id uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.me_avatar_delete(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.me_avatar_delete(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.me_avatar_update(token text, params jsonb, body bytea) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.me_avatar_update(token text, params jsonb, body bytea) TO focus_api;
+REVOKE ALL ON FUNCTION api.me_get(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.me_get(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.me_items_list(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.me_items_list(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.me_selected_update(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.me_selected_update(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.me_stats_get(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.me_stats_get(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.me_update(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.me_update(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.mindfulness_tips_sync(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.mindfulness_tips_sync(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.ok(body jsonb, status integer, etag text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.only_keys(body jsonb, allowed text[]) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.other_user(pair app.friendships, me uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.pair(a uuid, b uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.parse_body(body text) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.parse_body(body text) TO focus_api;
+REVOKE ALL ON FUNCTION api.parse_image(body text) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.parse_image(body text) TO focus_api;
+REVOKE ALL ON FUNCTION api.pay_session(session_id uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.pending_request(request_id uuid, user_id uuid, side text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.problem(status integer, code text, message text, extra jsonb, retry_after integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.profile(user_id uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.ready() FROM PUBLIC;
+GRANT ALL ON FUNCTION api.ready() TO focus_api;
+REVOKE ALL ON FUNCTION api.record_friendship_event(pair app.friendships, actor uuid, action text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.selected_json(user_id uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.session_json(session app.focus_sessions) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.session_reply(session_id uuid, status integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.shop_items_list(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.shop_items_list(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.shop_items_sync(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.shop_items_sync(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.shop_purchases_create(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.shop_purchases_create(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.sync_difference(known uuid[], active jsonb) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.text_field(body jsonb, field text, required boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.time_field(body jsonb, field text, required boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.tip_json(tip app.mindfulness_tips) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.today_minutes(user_id uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.user_card(user_id uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.users_avatar_get(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.users_avatar_get(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.users_get(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.users_get(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.uuid_field(body jsonb, field text, required boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.apply_ledger_entry() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.avatar_max_bytes() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.bump_catalog_version() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.forbid_change() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.grant_coins(user_id uuid, coins integer, reason text) FROM PUBLIC;
+GRANT SELECT ON TABLE report.coin_economy_per_day TO focus_report;
+GRANT SELECT ON TABLE report.daily_active_users TO focus_report;
+GRANT SELECT ON TABLE report.focused_minutes_per_day TO focus_report;
+GRANT SELECT ON TABLE report.friendship_funnel_per_day TO focus_report;
+GRANT SELECT ON TABLE report.ledger_reconciliation TO focus_report;
+GRANT SELECT ON TABLE report.sales_per_item TO focus_report;
+GRANT SELECT ON TABLE report.sessions_per_day_by_path TO focus_report;
+GRANT SELECT ON TABLE report.tips_shown_per_level TO focus_report;
+ALTER DEFAULT PRIVILEGES FOR ROLE focus_owner REVOKE ALL ON FUNCTIONS  FROM PUBLIC;
