@@ -88,7 +88,7 @@ after insert on app.events
 for each row execute function app.events_notify();
 
 -- Append-only: no update, no truncate; a delete only by app.prune_events, or by the cascade
--- of an account's deletion (its own rows).
+-- of an account's deletion (its own rows; no account is deleted today: the ledger forbids it).
 create trigger events_append_only
 before update or truncate on app.events
 for each statement execute function app.forbid_change();
