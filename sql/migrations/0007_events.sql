@@ -20,7 +20,7 @@
 
 create table app.events (
     id          bigint generated always as identity primary key,  -- the cursor
-    user_id     uuid references app.users on delete cascade,       -- null: for everyone
+    user_id     uuid,                                              -- the recipient; null: everyone
     type        text not null check (type in (
                     'friend_request.received', 'friend_request.accepted', 'friend_request.ended',
                     'friend.removed', 'friend.updated', 'balance.changed',
@@ -34,6 +34,12 @@ create table app.events (
 create index events_user_id on app.events (user_id, id) where user_id is not null;
 create index events_broadcast on app.events (id) where user_id is null;
 create index events_created_at on app.events (created_at);  -- app.prune_events
+-- No foreign key to app.users, on purpose: its check takes a KEY SHARE lock on the recipient's
+-- row while the commit-order lock below is held, and a friend who holds their own row
+-- (api.lock_user, FOR UPDATE) while waiting for that lock would deadlock with it (seen with
+-- two friends, one renaming while the other finished a session). Recipients always come from
+-- rows that reference app.users (friendships, the changed user's own row); no account is ever
+-- deleted today (the ledger forbids it), and an account deletion would delete its events.
 comment on table app.events is
     'What each user should hear about, one row per recipient (user_id null: everyone). Append-only; '
     'app.prune_events deletes what is older than app.event_settings.retention. Ids become visible in '
@@ -87,28 +93,22 @@ create trigger events_notify
 after insert on app.events
 for each row execute function app.events_notify();
 
--- Append-only: no update, no truncate; a delete only by app.prune_events, or by the cascade
--- of an account's deletion (its own rows; no account is deleted today: the ledger forbids it).
-create trigger events_append_only
-before update or truncate on app.events
-for each statement execute function app.forbid_change();
-
-create function app.events_guard_delete()
+-- Append-only: no update, no truncate, and a delete only by app.prune_events.
+create function app.events_append_only()
 returns trigger
 language plpgsql
 set search_path = public, pg_temp
 as $$
 begin
-    if current_setting('focus.pruning_events', true) = 'on'
-       or (old.user_id is not null and not exists (select from app.users u where u.id = old.user_id)) then
-        return old;
+    if tg_op = 'DELETE' and current_setting('focus.pruning_events', true) = 'on' then
+        return null;
     end if;
     raise exception 'events is append-only (app.prune_events deletes old rows)' using errcode = 'restrict_violation';
 end
 $$;
-create trigger events_guard_delete
-before delete on app.events
-for each row execute function app.events_guard_delete();
+create trigger events_append_only
+before update or delete or truncate on app.events
+for each statement execute function app.events_append_only();
 
 -- Deletes events older than the retention and returns how many. Run hourly by the server
 -- (api.events_prune, from its listener) or by a DBA: `select app.prune_events();`.
