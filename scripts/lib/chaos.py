@@ -232,7 +232,9 @@ async def trickler(host, port, source, tally, stop, interval):
             await writer.drain()
             while not stop.is_set():
                 try:
-                    chunk = await asyncio.wait_for(reader.read(4096), timeout=interval)
+                    # The first wait is short, so a connection cut by a short HEAD_TIMEOUT
+                    # still counts as held once it outlived a refusal.
+                    chunk = await asyncio.wait_for(reader.read(4096), timeout=interval if held else 0.5)
                 except asyncio.TimeoutError:
                     if not held:
                         held = True
