@@ -124,6 +124,7 @@ def bad_inputs(token):
         ("bad time range", get("/focus-sessions?from=yesterday&to=%00", token=token), "server"),
         ("bad UUID in the path", get("/users/not-a-uuid", token=token), "server"),
         ("bad bearer token", get("/me", token="x" * 4000), "server"),
+        ("12 KB header", get("/health", extra=b"X-Big: " + b"a" * 12288 + b"\r\n"), "server"),
         ("64 KB header", get("/health", extra=b"X-Big: " + b"a" * 65536 + b"\r\n"), "libmicrohttpd"),
         ("1,000 headers", get("/health", extra=b"".join(b"X-H%d: v\r\n" % i for i in range(1000))), "libmicrohttpd"),
         ("64 KB URL", get("/health?" + "a" * 65536), "libmicrohttpd"),
