@@ -33,7 +33,8 @@ public final class HTTPServer: Sendable {
         self.pipeline = pipeline
         self.configuration = configuration
         self.headDeadline = HeadDeadline(headTimeoutSeconds: configuration.headTimeout,
-                                         idleTimeoutSeconds: configuration.idleTimeout)
+                                         idleTimeoutSeconds: configuration.idleTimeout,
+                                         logger: pipeline.logger)
     }
 
     /// The port actually bound (useful when PORT=0 asks the kernel to choose).

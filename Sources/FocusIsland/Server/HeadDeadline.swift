@@ -36,13 +36,13 @@ final class HeadDeadline: Sendable {
     private let idleTimeout: UInt64
     /// Open connections right now (for the accept policy).
     let open = Atomic<Int>(0)
-    /// Connections closed because their head was late, since start (for the log and checks).
-    let expired = Atomic<Int>(0)
     private let running = Atomic<Bool>(false)
+    private let logger: Logger
 
-    init(headTimeoutSeconds: Int, idleTimeoutSeconds: Int) {
+    init(headTimeoutSeconds: Int, idleTimeoutSeconds: Int, logger: Logger) {
         headTimeout = UInt64(headTimeoutSeconds) * 1_000_000
         idleTimeout = UInt64(idleTimeoutSeconds) * 1_000_000
+        self.logger = logger
     }
 
     /// A socket was accepted: its first head is due within HEAD_TIMEOUT.
@@ -78,7 +78,8 @@ final class HeadDeadline: Sendable {
         let thread = Thread { [self] in
             while running.load(ordering: .acquiring) {
                 usleep(250_000)
-                sweep()
+                let closed = sweep()
+                if closed > 0 { logger.info("head deadline: closed \(closed) connection(s) whose request head was late (408)") }
             }
         }
         thread.name = "head-deadline"
@@ -87,9 +88,10 @@ final class HeadDeadline: Sendable {
 
     func stop() { running.store(false, ordering: .releasing) }
 
-    /// Shuts down every connection whose head is overdue.
-    func sweep() {
+    /// Shuts down every connection whose head is overdue; returns how many.
+    func sweep() -> Int {
         let now = monotonicMicroseconds()
+        var closed = 0
         watched.withLock { table in
             for (socket, deadline) in table {
                 guard let deadline, deadline <= now else { continue }
@@ -98,9 +100,10 @@ final class HeadDeadline: Sendable {
                 }
                 shutdown(socket, Int32(SHUT_RDWR))
                 table[socket] = .some(nil)
-                expired.add(1, ordering: .relaxed)
+                closed += 1
             }
         }
+        return closed
     }
 
     /// The whole answer to a late head: 408 problem+json, then the connection closes.
