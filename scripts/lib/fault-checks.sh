@@ -181,8 +181,8 @@ load_start() {
     items=$(psql -X -At "$owner_url" -c "select string_agg(id::text, ' ' order by random()) from app.shop_items where price > 0 and active")
     : >"$dir/load.out"
     load_pids=()
-    local i user token
-    for i in $(seq "$1"); do
+    local user token
+    for _ in $(seq "$1"); do
         read -r user token <<<"$(new_account)"
         psql -X -q "$owner_url" -c "select app.grant_coins('$user', 100000, 'fault check load')" >/dev/null
         (
