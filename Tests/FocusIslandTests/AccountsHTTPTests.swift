@@ -149,6 +149,32 @@ import Testing
     }
 
     @Test(arguments: Transport.allCases)
+    func loginFailuresAreCountedByTheAddressTheServerSaw(transport: Transport) throws {
+        let client = transport.client
+        let account = try client.register("address")
+        // A client_ip of the client's own in the query is dropped: only the server sets it.
+        let wrong = try client.send(
+            "POST", "/auth/login?client_ip=203.0.113.5",
+            json: #"{"email":"\#(account.email)","password":"wrong horse"}"#)
+        #expect(wrong.code == "invalid_credentials")
+        let recorded = try TestEnvironment.scalar(
+            "select coalesce(host(client_ip), 'unknown') from app.login_failures where email = $1", [account.email])
+        #expect(recorded == (transport == .socket ? "127.0.0.1" : "unknown"))
+    }
+
+    @Test(arguments: Transport.allCases)
+    func overlongAndDeeplyNestedBodiesAre400(transport: Transport) throws {
+        let client = transport.client
+        let deep = String(repeating: "[", count: 30000) + String(repeating: "]", count: 30000)
+        let nested = try client.send("POST", "/auth/login", json: deep)
+        #expect(nested.status == 400 && nested.code == "invalid_json")
+        let email = (0..<512).map { _ in String(UInt64.random(in: 0...UInt64.max), radix: 16) }.joined() + "@example.com"
+        let long = try client.send("POST", "/auth/login", json: #"{"email":"\#(email)","password":"wrong horse"}"#)
+        #expect(long.status == 400 && long.code == "invalid_field")
+        #expect(try TestEnvironment.scalar("select count(*) from app.login_failures where length(email) > 254") == "0")
+    }
+
+    @Test(arguments: Transport.allCases)
     func expiredAndUnknownTokensAre401(transport: Transport) throws {
         let client = transport.client
         let account = try client.register("expiry")

@@ -98,12 +98,22 @@ import Testing
         #expect(configuration.host == "127.0.0.1" && configuration.port == 8080)
         #expect(configuration.bodyLimit == 64 * 1024)
         #expect(configuration.migrationDatabaseURL == configuration.databaseURL)
+        #expect(configuration.headTimeout == 10 && configuration.perIPConnectionLimit == 64)
+        #expect(try Configuration(environment: ["HEAD_TIMEOUT": "3"]).headTimeout == 3)
+    }
+
+    @Test func clientAddressIsSetByTheServerOnly() {
+        var request = Request(method: "POST", path: "/auth/login", query: ["client_ip": "203.0.113.5", "a": "1"])
+        #expect(Pipeline.parameters(request, path: [:]) == ["a": "1"])
+        request.clientAddress = "192.0.2.1"
+        #expect(Pipeline.parameters(request, path: ["id": "x"]) == ["a": "1", "id": "x", "client_ip": "192.0.2.1"])
     }
 
     @Test func badValuesNameTheVariable() {
         for (name, value) in [
             ("PORT", "eighty"), ("PORT", "70000"), ("DB_POOL_SIZE", "0"),
             ("HTTP_THREADS", "-1"), ("BODY_LIMIT", "1.5"), ("LOG_FORMAT", "xml"),
+            ("HEAD_TIMEOUT", "0"),
         ] {
             #expect(throws: ConfigurationError.self) { try Configuration(environment: [name: value]) }
             do {

@@ -7,7 +7,16 @@
 #      (never a 500, never a hang); started again: requests answer normally within 2 s, with no
 #      server restart, and a burst right after meets no stale pooled connection;
 #   3. every pooled connection held by a slow statement: the next request answers 503 after
-#      DB_POOL_TIMEOUT instead of waiting forever.
+#      DB_POOL_TIMEOUT instead of waiting forever;
+#   4. a statement running into statement_timeout: 503 timeout with Retry-After, never a 500;
+#   5. PostgreSQL crashing under load (`pg_ctl stop -m immediate`, then kill -9 of the
+#      postmaster): no 500 and no hang while it is down, served again soon after it is back, a
+#      burst right after meets no stale connection, and the ledger reconciles;
+#   6. max_connections exhausted by another client: 503 with Retry-After, then served again;
+#   7. the bad-input set (scripts/lib/chaos.py): no 5xx, problem+json wherever the server answers;
+#   8. a request head trickled a byte at a time is cut at HEAD_TIMEOUT with 408 problem+json,
+#      and at CONNECTION_LIMIT a new client is refused at once, not left hanging.
+# Checks 5 to 8 are also the fast half of scripts/chaos, which adds the long scenarios.
 # A "slow request" is a real one: PATCH /me waiting for the user's row, which a psql session
 # holds locked for a few seconds (below focus_api's 5 s statement_timeout).
 # shellcheck shell=bash disable=SC2154 # dir, server, server_pid and base_url are set by scripts/test and common.sh
@@ -62,7 +71,13 @@ now_ms() { date +%s%3N; }
 
 fault_checks() {
     say "fault checks (the real server binary)"
-    local user token started
+    fault_checks_basic
+    fault_checks_crashes
+    fault_checks_hostile_clients
+}
+
+fault_checks_basic() {
+    local account user token started
 
     # 1. SIGTERM with a request in flight.
     serve_in_background "$(fault_log sigterm)"
@@ -151,5 +166,179 @@ fault_checks() {
         check "pool of 2 held: '$busy' after ${took} ms; held: $(cat "$dir/slow1.out" "$dir/slow2.out" | xargs)" FAILED
         return 1
     fi
+    server_stop
+}
+
+# The ledger reconciles: no user whose balance differs from the sum of their ledger rows.
+ledger_reconciles() {
+    [ "$(psql -X -At "$(cluster_url "$dir" postgres)" -c "select count(*) from report.ledger_reconciliation")" = 0 ]
+}
+
+# load_start N: N clients buying shop items and reading /me in a loop (each its own account
+# with plenty of coins), writing one status per line to $dir/load.out until load_stop.
+load_start() {
+    local owner_url items
+    owner_url=$(cluster_url "$dir" focus_owner)
+    items=$(psql -X -At "$owner_url" -c "select string_agg(id::text, ' ' order by random()) from app.shop_items where price > 0 and active")
+    : >"$dir/load.out"
+    load_pids=()
+    local user token
+    for _ in $(seq "$1"); do
+        read -r user token <<<"$(new_account)"
+        psql -X -q "$owner_url" -c "select app.grant_coins('$user', 100000, 'fault check load')" >/dev/null
+        (
+            while [ ! -f "$dir/load.stop" ]; do
+                for item in $items; do
+                    [ -f "$dir/load.stop" ] && break
+                    http POST /shop/purchases "$token" "{\"item_id\":\"$item\"}" | cut -d' ' -f1 >>"$dir/load.out"
+                    http GET /me "$token" | cut -d' ' -f1 >>"$dir/load.out"
+                done
+            done
+        ) &
+        load_pids+=($!)
+    done
+    rm -f "$dir/load.stop"
+}
+
+# load_stop: stops the clients; prints "N requests: COUNT STATUS, ..." and fails on 5xx other than 503, or on no answer.
+load_stop() {
+    touch "$dir/load.stop"
+    wait "${load_pids[@]}" 2>/dev/null || true
+    rm -f "$dir/load.stop"
+    load_summary=$(sort "$dir/load.out" | uniq -c | awk '{printf "%s%s x %s", (NR > 1 ? ", " : ""), $1, $2}')
+    load_total=$(wc -l <"$dir/load.out")
+    ! grep -qvE '^(200|201|503)$' "$dir/load.out"
+}
+
+# wait_for_200 TOKEN: polls GET /me until it answers 200 (10 s at most); sets recovery (ms).
+wait_for_200() {
+    local started status=""
+    started=$(now_ms)
+    while [ $(( $(now_ms) - started )) -lt 10000 ]; do
+        status=$(http GET /me "$1" | cut -d' ' -f1)
+        [ "$status" = 200 ] && break
+        sleep 0.05
+    done
+    recovery=$(( $(now_ms) - started ))
+    [ "$status" = 200 ]
+}
+
+# start_after_crash [PID]: starts the cluster again once the killed postmaster PID is reaped
+# (until then pg_ctl takes it for a running server) and its backends have gone (they exit on
+# their own when they notice; until then the shared memory is still in use).
+start_after_crash() {
+    local _
+    if [ -n "${1:-}" ]; then
+        for _ in $(seq 100); do [ -d "/proc/$1" ] || break; sleep 0.05; done
+    fi
+    for _ in $(seq 50); do
+        ( cluster_start "$dir" ) >/dev/null 2>&1 && return 0
+        sleep 0.2
+    done
+    die "PostgreSQL did not start again after the crash"
+}
+
+# crash_under_load NAME: crashes PostgreSQL (NAME: immediate or kill9) while 4 clients buy
+# and read; checks the answers while it is down, the recovery, a burst after, and the ledger.
+crash_under_load() {
+    local how=$1 user token down burst postmaster=""
+    serve_in_background "$(fault_log "crash-$how")"
+    read -r user token <<<"$(new_account)"
+    load_start 4
+    sleep 1
+    case $how in
+        immediate) as_cluster_owner "$PG_BIN/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 ;;
+        kill9) postmaster=$(head -n 1 "$dir/data/postmaster.pid"); kill -9 "$postmaster" ;;
+    esac
+    sleep 1
+    down=$(http GET /me "$token")
+    start_after_crash "$postmaster"
+    local ok=yes
+    wait_for_200 "$token" || ok=no
+    sleep 0.5
+    load_stop || ok=no
+    burst=$(for _ in $(seq 32); do http GET /me "$token" & done | cut -d' ' -f1 | sort | uniq -c | xargs)
+    [ "$burst" = "32 200" ] || ok=no
+    ledger_reconciles || ok=no
+    case $down in 503\ database_unavailable\ ?*) ;; *) ok=no ;; esac
+    local label="crash ($how) under load: down '$down'; first 200 ${recovery} ms after it was up; load $load_total: $load_summary; burst $burst; ledger reconciles"
+    if [ "$ok" = yes ] && [ "$recovery" -lt 5000 ]; then
+        check "$label" ok
+    else
+        check "$label" FAILED
+        tail -n 5 "$(fault_log "crash-$how")"; return 1
+    fi
+    server_stop
+}
+
+fault_checks_crashes() {
+    local user token started took answer
+    # 4. A statement past statement_timeout (0.5 s on this server's sessions).
+    serve_in_background "$(fault_log timeout)" DATABASE_URL="$DATABASE_URL&options=-c%20statement_timeout%3D500"
+    read -r user token <<<"$(new_account)"
+    hold_user_row "$user" 2
+    started=$(now_ms)
+    read -r -a answer <<<"$(http PATCH /me "$token" '{"display_name":"Late"}')"
+    took=$(( $(now_ms) - started ))
+    wait "$holder_pid" || true
+    if [ "${answer[0]}" = 503 ] && [ "${answer[1]}" = timeout ] && [ -n "${answer[2]:-}" ]; then
+        check "statement_timeout (0.5 s): 503 timeout, Retry-After: ${answer[2]}, after ${took} ms" ok
+    else
+        check "statement_timeout (0.5 s): answered '${answer[*]}' after ${took} ms" FAILED; return 1
+    fi
+    server_stop
+
+    # 5. PostgreSQL crashing under load.
+    crash_under_load immediate
+    crash_under_load kill9
+
+    # 6. max_connections exhausted by another client (as the superuser, it may take every slot
+    # but one; focus_api may not use the reserved ones), on a server whose pool is still empty.
+    serve_in_background "$(fault_log max-connections)"
+    read -r user token <<<"$(new_account)"
+    server_stop
+    serve_in_background "$(fault_log max-connections)"
+    local used hog
+    used=$(psql -X -At "$(cluster_url "$dir" postgres)" -c "select count(*) from pg_stat_activity where backend_type = 'client backend'")
+    hog=$(( $(psql -X -At "$(cluster_url "$dir" postgres)" -c "show max_connections") - used - 2 ))
+    printf 'select pg_sleep(3);\n' >"$dir/sleep.sql"
+    pgbench -n -h "$dir" -p "$PG_PORT" -U postgres -c "$hog" -j 4 -t 1 -f "$dir/sleep.sql" focus_island >"$dir/pgbench.log" 2>&1 &
+    local hog_pid=$!
+    for _ in $(seq 100); do
+        [ "$(psql -X -At "$(cluster_url "$dir" postgres)" -c "select count(*) from pg_stat_activity where query like 'select pg_sleep(3)%'")" -ge "$hog" ] && break
+        sleep 0.05
+    done
+    read -r -a answer <<<"$(http GET /me "$token")"
+    wait "$hog_pid" || true
+    local ok=no
+    wait_for_200 "$token" && [ "${answer[0]}" = 503 ] && [ -n "${answer[2]:-}" ] && ok=yes
+    check "max_connections taken by another client ($hog sessions): ${answer[0]} ${answer[1]:-} (Retry-After: ${answer[2]:-none}); 200 ${recovery} ms after it let go" \
+        "$([ $ok = yes ] && echo ok || echo FAILED)"
+    [ $ok = yes ] || return 1
+    server_stop
+}
+
+# chaos_check ARGS...: one check line from scripts/lib/chaos.py (its last line, verdict apart).
+chaos_check() {
+    local output status=0
+    output=$(python3 "$ROOT/scripts/lib/chaos.py" "$@") || status=$?
+    [ "$status" = 0 ] || printf '%s\n' "$output" | grep FAILED >&2 || true
+    check "$(printf '%s\n' "$output" | tail -n 1 | sed 's/ \(ok\|FAILED\)$//' | xargs -0 | sed 's/^ *//')" \
+        "$([ "$status" = 0 ] && echo ok || echo FAILED)"
+    return "$status"
+}
+
+fault_checks_hostile_clients() {
+    local user token
+    # 7. The bad-input set.
+    serve_in_background "$(fault_log bad-input)"
+    read -r user token <<<"$(new_account)"
+    chaos_check badinput "$base_url" "$token" || return 1
+    server_stop
+
+    # 8. Slowloris: the head deadline, and a full server refusing at once.
+    serve_in_background "$(fault_log slowloris)" HEAD_TIMEOUT=1 CONNECTION_LIMIT=8
+    chaos_check deadline "$base_url" 1 || return 1
+    chaos_check full "$base_url" 8 1 3 || return 1
     server_stop
 }

@@ -94,9 +94,12 @@ begin
     if coalesce(btrim(parse_body.body), '') = '' then
         perform api.fail(400, 'invalid_json', 'The body is empty; send a JSON object.');
     end if;
+    -- Any failure to parse is the client's: invalid text (class 22) and also nesting deeper
+    -- than the parser's stack allows (54001 statement_too_complex, "stack depth limit
+    -- exceeded", class 54), which is how `[[[[…]]]]` thirty thousand deep fails.
     begin
         v_body := parse_body.body::jsonb;
-    exception when data_exception then
+    exception when data_exception or program_limit_exceeded then
         perform api.fail(400, 'invalid_json', 'The body is not valid JSON.');
     end;
     if jsonb_typeof(v_body) <> 'object' then
@@ -146,10 +149,23 @@ begin
 end
 $$;
 
-create function api.text_field(body jsonb, field text, required boolean default true)
+-- Every string read has a length limit (1,000 characters unless the field says otherwise),
+-- checked here, before the endpoint can write anything: an 8 KB email must be a 400, not a
+-- row too big for an index.
+create function api.text_field(body jsonb, field text, required boolean default true,
+                               max_length integer default 1000)
 returns text
-language sql volatile
-as $$ select api.json_field(text_field.body, text_field.field, 'string', text_field.required, 'a string') #>> '{}' $$;
+language plpgsql volatile
+as $$
+declare
+    v_text text := api.json_field(text_field.body, text_field.field, 'string', text_field.required, 'a string') #>> '{}';
+begin
+    if length(v_text) > text_field.max_length then
+        perform api.fail_field(text_field.field, format('must be at most %s characters.', text_field.max_length));
+    end if;
+    return v_text;
+end
+$$;
 
 create function api.boolean_field(body jsonb, field text, required boolean default true)
 returns boolean

@@ -89,10 +89,34 @@ grant execute on function api.auth_register(text, jsonb, jsonb) to focus_api;
 comment on function api.auth_register(text, jsonb, jsonb) is
     'POST /auth/register: unique email ignoring case (409 email_taken), bcrypt-hashed password, first token.';
 
+-- The client's address as the HTTP layer passed it (params.client_ip); null when unknown or
+-- not an address. The server always overwrites any client_ip a client put in its query.
+create function api.client_address(params jsonb)
+returns inet
+language plpgsql volatile
+as $$
+declare
+    v_text text := client_address.params ->> 'client_ip';
+begin
+    if v_text is null or v_text !~ '^[0-9A-Fa-f:.]{2,45}$' then
+        return null;
+    end if;
+    return v_text::inet;
+exception when data_exception then
+    return null;
+end
+$$;
+
 -- POST /auth/login {email, password}
 -- Guarantees: unknown email and wrong password answer the same 401 invalid_credentials, after
--- the same bcrypt work; after max_failed_logins failures within failed_login_window an email
--- gets 429 too_many_attempts with Retry-After, and its password is not even checked.
+-- the same bcrypt work; an over-long email or password is 400 invalid_field before anything is
+-- written. Throttling (429 too_many_attempts with Retry-After, the password not even checked):
+--   * per email and client address: max_failed_logins failures within failed_login_window;
+--   * per email from every address together: max_failed_logins_per_email, except from an
+--     address this account signed in from within known_address_ttl (app.login_addresses),
+--     so strangers' guesses cannot lock the owner out where they usually sign in.
+-- The client address is params.client_ip, set by the HTTP layer (never by the client); null
+-- when unknown, which counts as one address of its own.
 -- Failures are recorded and answered without raising, so the record survives.
 -- Attempts for one email are serialized by an advisory lock, so a burst cannot overshoot.
 create function api.auth_login(token text, params jsonb, body jsonb)
@@ -101,37 +125,65 @@ language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
     v_body jsonb := api.only_keys(auth_login.body, array['email', 'password']);
-    v_email text := btrim(api.text_field(v_body, 'email'));
-    v_password text := api.text_field(v_body, 'password');
+    v_email text := btrim(api.text_field(v_body, 'email', max_length => 254));
+    v_password text := api.text_field(v_body, 'password', max_length => 72);
+    v_address inet := api.client_address(auth_login.params);
     v_settings app.auth_settings;
     v_failures integer;
     v_oldest timestamptz;
     v_user app.users;
+    v_known_address boolean;
 begin
+    if octet_length(v_password) > 72 then
+        perform api.fail_field('password', 'must be at most 72 bytes.');
+    end if;
     select * into v_settings from app.auth_settings;
     perform pg_advisory_xact_lock(hashtext('login:' || lower(v_email)));
+    select * into v_user from app.users u where u.email = v_email::citext;
+    v_known_address := v_user.id is not null and exists (
+        select from app.login_addresses a
+        where a.user_id = v_user.id and a.client_ip = v_address
+          and a.last_success_at > now() - v_settings.known_address_ttl);
 
+    -- This address's failures for this email.
     select count(*)::integer, min(f.failed_at) into v_failures, v_oldest
     from app.login_failures f
-    where f.email = v_email::citext and f.failed_at > now() - v_settings.failed_login_window;
+    where f.email = v_email::citext and f.client_ip is not distinct from v_address
+      and f.failed_at > now() - v_settings.failed_login_window;
+    if v_failures < v_settings.max_failed_logins and not v_known_address then
+        -- Every address's failures for this email.
+        select count(*), min(f.failed_at) into v_failures, v_oldest
+        from (select f.failed_at
+              from app.login_failures f
+              where f.email = v_email::citext and f.failed_at > now() - v_settings.failed_login_window
+              order by f.failed_at desc
+              limit v_settings.max_failed_logins_per_email) f;
+        v_failures := case when v_failures >= v_settings.max_failed_logins_per_email then v_failures else 0 end;
+    end if;
     if v_failures >= v_settings.max_failed_logins then
         return api.problem(429, 'too_many_attempts', 'Too many failed sign-ins; wait before trying again.',
                            retry_after => greatest(1, ceil(extract(epoch from
                                v_oldest + v_settings.failed_login_window - now()))::integer));
     end if;
 
-    select * into v_user from app.users u where u.email = v_email::citext;
     -- Unknown email: hash against a throwaway salt of the same cost, so timing does not tell.
     if v_user.id is null
        or v_user.password_hash <> crypt(v_password, v_user.password_hash) then
         if v_user.id is null then
             perform crypt(v_password, gen_salt('bf', v_settings.bcrypt_cost));
         end if;
-        insert into app.login_failures (email) values (v_email);
+        insert into app.login_failures (email, client_ip) values (v_email, v_address);
         return api.problem(401, 'invalid_credentials', 'The email or password is wrong.');
     end if;
 
-    delete from app.login_failures f where f.email = v_email::citext;
+    -- Success clears this address's failures only: the owner signing in does not reset a
+    -- stranger's count elsewhere.
+    delete from app.login_failures f
+    where f.email = v_email::citext and f.client_ip is not distinct from v_address;
+    if v_address is not null then
+        insert into app.login_addresses as a (user_id, client_ip) values (v_user.id, v_address)
+        on conflict (user_id, client_ip) do update set last_success_at = now();
+    end if;
     -- Rehash passwords stored at a lower cost than the current setting.
     if substring(v_user.password_hash from 5 for 2)::integer < v_settings.bcrypt_cost then
         update app.users u
@@ -143,7 +195,7 @@ end
 $$;
 grant execute on function api.auth_login(text, jsonb, jsonb) to focus_api;
 comment on function api.auth_login(text, jsonb, jsonb) is
-    'POST /auth/login: one 401 for unknown email and wrong password; failures recorded without raising; 429 after too many.';
+    'POST /auth/login: one 401 for unknown email and wrong password; failures recorded without raising; 429 after too many per email and address, or per email from unknown addresses.';
 
 -- POST /auth/logout: revokes the token it was called with, at once.
 create function api.auth_logout(token text, params jsonb, body jsonb)

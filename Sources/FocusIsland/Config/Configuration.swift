@@ -34,6 +34,8 @@ public struct Configuration: Sendable, Equatable {
     /// Total concurrent HTTP connections, and per client IP.
     public var connectionLimit: Int
     public var perIPConnectionLimit: Int
+    /// Seconds from accepting a connection to its complete first request head (HeadDeadline).
+    public var headTimeout: Int
     public var logFormat: LogFormat
     /// Folder holding sql/ (migrations, api, report, seed).
     public var sqlDirectory: String
@@ -42,13 +44,13 @@ public struct Configuration: Sendable, Equatable {
         databaseURL: "postgresql:///focus_island",
         migrationDatabaseURL: "postgresql:///focus_island",
         host: "127.0.0.1", port: 8080, poolSize: 8, poolTimeout: 5, preparedStatements: true, httpThreads: 8,
-        bodyLimit: 64 * 1024, idleTimeout: 30, connectionLimit: 1000, perIPConnectionLimit: 200,
-        logFormat: .text, sqlDirectory: "sql")
+        bodyLimit: 64 * 1024, idleTimeout: 30, connectionLimit: 1000, perIPConnectionLimit: 64,
+        headTimeout: 10, logFormat: .text, sqlDirectory: "sql")
 
     public init(
         databaseURL: String, migrationDatabaseURL: String, host: String, port: UInt16,
         poolSize: Int, poolTimeout: Double, preparedStatements: Bool, httpThreads: Int, bodyLimit: Int, idleTimeout: Int,
-        connectionLimit: Int, perIPConnectionLimit: Int, logFormat: LogFormat,
+        connectionLimit: Int, perIPConnectionLimit: Int, headTimeout: Int, logFormat: LogFormat,
         sqlDirectory: String
     ) {
         self.databaseURL = databaseURL
@@ -63,6 +65,7 @@ public struct Configuration: Sendable, Equatable {
         self.idleTimeout = idleTimeout
         self.connectionLimit = connectionLimit
         self.perIPConnectionLimit = perIPConnectionLimit
+        self.headTimeout = headTimeout
         self.logFormat = logFormat
         self.sqlDirectory = sqlDirectory
     }
@@ -90,6 +93,7 @@ public struct Configuration: Sendable, Equatable {
         perIPConnectionLimit = try Self.integer(
             env, "PER_IP_CONNECTION_LIMIT", d.perIPConnectionLimit,
             in: 1...100_000)
+        headTimeout = try Self.integer(env, "HEAD_TIMEOUT", d.headTimeout, in: 1...3600)
         sqlDirectory = env["SQL_DIR"] ?? d.sqlDirectory
         if let raw = env["LOG_FORMAT"] {
             guard let format = LogFormat(rawValue: raw) else {

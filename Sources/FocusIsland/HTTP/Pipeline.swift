@@ -58,7 +58,7 @@ public struct Pipeline: Sendable {
             if route.access == .bearer && token == nil {
                 throw Problem(401, "unauthorized", "Sign in: this needs an Authorization: Bearer token.")
             }
-            let arguments = JSONText.object(request.query.merging(parameters) { _, path in path })
+            let arguments = JSONText.object(Self.parameters(request, path: parameters))
             let body = route.body == .none ? [] : [bodyText(request, route)]
             return response(for: try call(route, [token, arguments] + body), route: route, request: request)
         }
@@ -172,6 +172,14 @@ public struct Pipeline: Sendable {
             logger.error("/ready: \(error)")
             return Problem(503, "not_ready", "The database is not reachable or not migrated.").response
         }
+    }
+
+    /// The statement's params: query, then path parameters, then `client_ip`, which only the
+    /// server sets (a client's own `?client_ip=` is dropped, so it cannot pose as another).
+    static func parameters(_ request: Request, path: [String: String]) -> [String: String] {
+        var merged = request.query.merging(path) { _, path in path }
+        merged["client_ip"] = request.clientAddress
+        return merged
     }
 
     /// If-None-Match (RFC 9110 §13.1.2): weak comparison, a list of tags, or "*".

@@ -12,6 +12,9 @@ public struct Request: Sendable {
     public var body: [UInt8]
     /// Set by the server when the body was larger than the route's limit and was not kept.
     public var bodyExceededLimit = false
+    /// The client's IP address as the server saw it (nil in-process). The pipeline passes it
+    /// to SQL as params.client_ip; what it means (login throttling) is decided there.
+    public var clientAddress: String?
 
     public init(
         method: String, path: String, query: [String: String] = [:],

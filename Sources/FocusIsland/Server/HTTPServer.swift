@@ -1,7 +1,8 @@
 // HTTPServer: libmicrohttpd glue. An epoll thread pool reads requests; each worker calls the
 // pipeline synchronously, so a database call blocks only its own worker.
 // Limits that libmicrohttpd leaves open by default are set here: idle timeout, total and
-// per-IP connection limits, per-connection memory, and a body limit per route.
+// per-IP connection limits, per-connection memory, a body limit per route, and (with
+// HeadDeadline) a deadline for each request head and a fast refusal when full.
 import CMicroHTTPD
 import Glibc
 import Synchronization
@@ -16,10 +17,25 @@ public final class HTTPServer: Sendable {
     /// Requests whose first byte arrived and whose response is not yet sent.
     let inFlight = Atomic<Int>(0)
     private let daemon: Mutex<DaemonHandle?> = Mutex(nil)
+    let headDeadline: HeadDeadline
+
+    /// Memory libmicrohttpd may use per connection. 64 KiB made 1,000 idle keep-alive
+    /// connections cost 90 MB of RSS; 16 KiB costs 16 KiB each (README has the figures).
+    /// Heads up to `maxHead` are served; a larger one up to about 15.8 KiB gets our 431
+    /// problem+json; beyond, libmicrohttpd's own 431/414 (HTML), and in a band of about
+    /// 300 bytes at the pool's edge no answer at all (it has no room left to write one).
+    static let connectionMemory = 16 * 1024
+    /// The largest request head served (request line and headers): the 8 KiB most servers
+    /// allow, and far above what the app sends (a bearer token and a few short headers).
+    static let maxHead = 8 * 1024
 
     public init(pipeline: Pipeline, configuration: Configuration) {
         self.pipeline = pipeline
         self.configuration = configuration
+        self.headDeadline = HeadDeadline(
+            headTimeoutSeconds: configuration.headTimeout,
+            idleTimeoutSeconds: configuration.idleTimeout,
+            logger: pipeline.logger)
     }
 
     /// The port actually bound (useful when PORT=0 asks the kernel to choose).
@@ -42,16 +58,21 @@ public final class HTTPServer: Sendable {
             let options: [CVarArg] = [
                 MHD_OPTION.THREAD_POOL_SIZE.rawValue, UInt32(configuration.httpThreads),
                 MHD_OPTION.CONNECTION_TIMEOUT.rawValue, UInt32(configuration.idleTimeout),
-                MHD_OPTION.CONNECTION_LIMIT.rawValue, UInt32(configuration.connectionLimit),
+                // libmicrohttpd's own limit only stops accepting (clients then wait unanswered
+                // in the backlog); the accept policy refuses at CONNECTION_LIMIT first, and
+                // this margin covers accepts racing on several worker threads.
+                MHD_OPTION.CONNECTION_LIMIT.rawValue, UInt32(configuration.connectionLimit + 64),
                 MHD_OPTION.PER_IP_CONNECTION_LIMIT.rawValue, UInt32(configuration.perIPConnectionLimit),
-                MHD_OPTION.CONNECTION_MEMORY_LIMIT.rawValue, Int(64 * 1024),
+                MHD_OPTION.CONNECTION_MEMORY_LIMIT.rawValue, Int(Self.connectionMemory),
+                MHD_OPTION.CONNECTION_MEMORY_INCREMENT.rawValue, Int(1024),
+                MHD_OPTION.NOTIFY_CONNECTION.rawValue, unsafeBitCast(connectionNotified, to: OpaquePointer.self), OpaquePointer(context),
                 MHD_OPTION.LISTEN_BACKLOG_SIZE.rawValue, UInt32(1024),
                 MHD_OPTION.SOCK_ADDR.rawValue, OpaquePointer(sockaddrPointer),
                 MHD_OPTION.NOTIFY_COMPLETED.rawValue, unsafeBitCast(requestCompleted, to: OpaquePointer.self), OpaquePointer(context),
                 MHD_OPTION.END.rawValue,
             ]
             return withVaList(options) { arguments in
-                MHD_start_daemon_va(flags, configuration.port, nil, nil, accessHandler, context, arguments)
+                MHD_start_daemon_va(flags, configuration.port, acceptPolicy, context, accessHandler, context, arguments)
             }
         }
         guard let started else {
@@ -59,6 +80,7 @@ public final class HTTPServer: Sendable {
         }
         self.daemon.withLock { $0 = DaemonHandle(pointer: started) }
         port = focus_daemon_port(started)
+        headDeadline.start()
     }
 
     /// Graceful stop: no new connections, wait (up to `grace` seconds) for requests in flight.
@@ -79,6 +101,7 @@ public final class HTTPServer: Sendable {
             usleep(10_000)
         }
         MHD_stop_daemon(running)
+        headDeadline.stop()
         if listener >= 0 { close(listener) }
     }
 }
@@ -94,7 +117,10 @@ final class RequestState {
     let startedAt = monotonicMicroseconds()
     let limit: Int
     var body: [UInt8] = []
+    /// Bytes of an oversize chunked body read and dropped so far.
     var discarded = 0
+    /// How much of an oversize chunked body is read (and dropped) to answer 413 at its end.
+    static let discardLimit = 32 << 20
 
     init(limit: Int) { self.limit = limit }
 }
@@ -107,9 +133,18 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     // First call: headers only. Refuse an announced oversize body before reading it.
     guard let existing = state.pointee else {
         server.inFlight.add(1, ordering: .relaxed)
+        server.headDeadline.headArrived(focus_connection_fd(connection))
         let limit = server.pipeline.bodyLimit(method: methodText, path: path)
         let request = RequestState(limit: limit)
         state.pointee = Unmanaged.passRetained(request).toOpaque()
+        if focus_request_head_size(connection) > HTTPServer.maxHead {
+            return send(
+                connection,
+                Problem(
+                    431, "header_too_large",
+                    "The request head is larger than 8 KiB."
+                ).response)
+        }
         if let length = header(connection, "Content-Length").flatMap({ Int($0) }), length > limit {
             var oversize = makeRequest(connection, methodText, path, [])
             oversize.bodyExceededLimit = true
@@ -119,20 +154,26 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     }
     let request = Unmanaged<RequestState>.fromOpaque(existing).takeUnretainedValue()
 
-    // Body chunks: keep up to the limit; past it, discard (a chunked body has no announced size)
-    // and close the connection if the client keeps sending far beyond it.
+    // Body chunks: keep up to the limit. A chunked body has no announced size: past the limit
+    // the rest is read and dropped, and the 413 answers the end of the body, because a client
+    // still sending reads no answer: if the server closed the connection under it, it would
+    // see a broken pipe (the old MHD_NO did exactly that) and retry the whole upload. Past
+    // `discardLimit` the 413 is queued at once and libmicrohttpd closes the connection after it.
     if uploadSize.pointee > 0 {
         let size = uploadSize.pointee
+        uploadSize.pointee = 0
         if request.discarded > 0 || request.body.count + size > request.limit {
             request.discarded += size
             request.body = []
-            if request.discarded > 4 * request.limit { return MHD_Result.NO }
+            guard request.discarded > RequestState.discardLimit else { return MHD_Result.YES }
+            var oversize = makeRequest(connection, methodText, path, [])
+            oversize.bodyExceededLimit = true
+            return send(connection, server.pipeline.respond(to: oversize, startedAt: request.startedAt))
         } else if let uploadData {
             uploadData.withMemoryRebound(to: UInt8.self, capacity: size) { bytes in
                 request.body.append(contentsOf: UnsafeBufferPointer(start: bytes, count: size))
             }
         }
-        uploadSize.pointee = 0
         return MHD_Result.YES
     }
 
@@ -142,9 +183,10 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     return send(connection, server.pipeline.respond(to: complete, startedAt: request.startedAt))
 }
 
-private let requestCompleted: MHD_RequestCompletedCallback = { cls, _, state, _ in
+private let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, state, _ in
     guard let cls else { return }
     let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+    if let connection { server.headDeadline.answered(focus_connection_fd(connection)) }
     if let state, let existing = state.pointee {
         Unmanaged<RequestState>.fromOpaque(existing).release()
         state.pointee = nil
@@ -172,7 +214,35 @@ private func makeRequest(_ connection: OpaquePointer, _ method: String, _ path: 
             box.query[String(cString: key)] = value.map { String(cString: $0) } ?? ""
             return MHD_Result.YES
         }, Unmanaged.passUnretained(box).toOpaque())
-    return Request(method: method, path: path, query: box.query, headers: headers, body: body)
+    var request = Request(method: method, path: path, query: box.query, headers: headers, body: body)
+    request.clientAddress = clientAddress(connection)
+    return request
+}
+
+private func clientAddress(_ connection: OpaquePointer) -> String? {
+    var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+    guard focus_client_address(connection, &text, socklen_t(text.count)) == 1 else { return nil }
+    return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}
+
+/// Accepted sockets and their closing, for the head deadline and the connection count.
+private let connectionNotified: MHD_NotifyConnectionCallback = { cls, connection, _, code in
+    guard let cls, let connection else { return }
+    let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+    let socket = focus_connection_fd(connection)
+    switch code {
+    case MHD_ConnectionNotificationCode.CONNECTION_NOTIFY_STARTED: server.headDeadline.opened(socket)
+    case MHD_ConnectionNotificationCode.CONNECTION_NOTIFY_CLOSED: server.headDeadline.closed(socket)
+    default: break
+    }
+}
+
+/// Refuses a new connection at once when CONNECTION_LIMIT are open (see HeadDeadline).
+private let acceptPolicy: MHD_AcceptPolicyCallback = { cls, _, _ in
+    guard let cls else { return MHD_Result.NO }
+    let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+    return server.headDeadline.open.load(ordering: .relaxed) < server.configuration.connectionLimit
+        ? MHD_Result.YES : MHD_Result.NO
 }
 
 private func send(_ connection: OpaquePointer, _ response: Response) -> MHD_Result {
