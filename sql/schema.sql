@@ -70,34 +70,62 @@ CREATE FUNCTION api.auth_login(token text, params jsonb, body jsonb) RETURNS api
     AS $$
 declare
     v_body jsonb := api.only_keys(auth_login.body, array['email', 'password']);
-    v_email text := btrim(api.text_field(v_body, 'email'));
-    v_password text := api.text_field(v_body, 'password');
+    v_email text := btrim(api.text_field(v_body, 'email', max_length => 254));
+    v_password text := api.text_field(v_body, 'password', max_length => 72);
+    v_address inet := api.client_address(auth_login.params);
     v_settings app.auth_settings;
     v_failures integer;
     v_oldest timestamptz;
     v_user app.users;
+    v_known_address boolean;
 begin
+    if octet_length(v_password) > 72 then
+        perform api.fail_field('password', 'must be at most 72 bytes.');
+    end if;
     select * into v_settings from app.auth_settings;
     perform pg_advisory_xact_lock(hashtext('login:' || lower(v_email)));
+    select * into v_user from app.users u where u.email = v_email::citext;
+    v_known_address := v_user.id is not null and exists (
+        select from app.login_addresses a
+        where a.user_id = v_user.id and a.client_ip = v_address
+          and a.last_success_at > now() - v_settings.known_address_ttl);
+    -- This address's failures for this email.
     select count(*)::integer, min(f.failed_at) into v_failures, v_oldest
     from app.login_failures f
-    where f.email = v_email::citext and f.failed_at > now() - v_settings.failed_login_window;
+    where f.email = v_email::citext and f.client_ip is not distinct from v_address
+      and f.failed_at > now() - v_settings.failed_login_window;
+    if v_failures < v_settings.max_failed_logins and not v_known_address then
+        -- Every address's failures for this email.
+        select count(*)::integer, min(f.failed_at) into v_failures, v_oldest
+        from (select f.failed_at
+              from app.login_failures f
+              where f.email = v_email::citext and f.failed_at > now() - v_settings.failed_login_window
+              order by f.failed_at desc
+              limit v_settings.max_failed_logins_per_email) f;
+        v_failures := case when v_failures >= v_settings.max_failed_logins_per_email then v_failures else 0 end;
+    end if;
     if v_failures >= v_settings.max_failed_logins then
         return api.problem(429, 'too_many_attempts', 'Too many failed sign-ins; wait before trying again.',
                            retry_after => greatest(1, ceil(extract(epoch from
                                v_oldest + v_settings.failed_login_window - now()))::integer));
     end if;
-    select * into v_user from app.users u where u.email = v_email::citext;
     -- Unknown email: hash against a throwaway salt of the same cost, so timing does not tell.
     if v_user.id is null
        or v_user.password_hash <> crypt(v_password, v_user.password_hash) then
         if v_user.id is null then
             perform crypt(v_password, gen_salt('bf', v_settings.bcrypt_cost));
         end if;
-        insert into app.login_failures (email) values (v_email);
+        insert into app.login_failures (email, client_ip) values (v_email, v_address);
         return api.problem(401, 'invalid_credentials', 'The email or password is wrong.');
     end if;
-    delete from app.login_failures f where f.email = v_email::citext;
+    -- Success clears this address's failures only: the owner signing in does not reset a
+    -- stranger's count elsewhere.
+    delete from app.login_failures f
+    where f.email = v_email::citext and f.client_ip is not distinct from v_address;
+    if v_address is not null then
+        insert into app.login_addresses as a (user_id, client_ip) values (v_user.id, v_address)
+        on conflict (user_id, client_ip) do update set last_success_at = now();
+    end if;
     -- Rehash passwords stored at a lower cost than the current setting.
     if substring(v_user.password_hash from 5 for 2)::integer < v_settings.bcrypt_cost then
         update app.users u
@@ -175,6 +203,10 @@ begin
 end
 $$;
 ALTER FUNCTION api.authenticate(token text) OWNER TO focus_owner;
+CREATE FUNCTION api.avatar_version(updated_at timestamp with time zone) RETURNS bigint
+    LANGUAGE sql IMMUTABLE
+    AS $$ select (extract(epoch from avatar_version.updated_at) * 1000000)::bigint $$;
+ALTER FUNCTION api.avatar_version(updated_at timestamp with time zone) OWNER TO focus_owner;
 CREATE FUNCTION api.boolean_field(body jsonb, field text, required boolean DEFAULT true) RETURNS boolean
     LANGUAGE sql
     AS $$ select api.json_field(boolean_field.body, boolean_field.field, 'boolean', boolean_field.required, 'true or false')::boolean $$;
@@ -190,6 +222,21 @@ begin
 end
 $$;
 ALTER FUNCTION api.choice(value text, field text, choices text[]) OWNER TO focus_owner;
+CREATE FUNCTION api.client_address(params jsonb) RETURNS inet
+    LANGUAGE plpgsql IMMUTABLE
+    AS $_$
+declare
+    v_text text := client_address.params ->> 'client_ip';
+begin
+    if v_text is null or v_text !~ '^[0-9A-Fa-f:.]{2,45}$' then
+        return null;
+    end if;
+    return v_text::inet;
+exception when data_exception then
+    return null;
+end
+$_$;
+ALTER FUNCTION api.client_address(params jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.display_name_field(body jsonb, required boolean) RETURNS text
     LANGUAGE plpgsql
     AS $$
@@ -217,6 +264,80 @@ begin
 end
 $$;
 ALTER FUNCTION api.end_request(token text, params jsonb, side text, action text) OWNER TO focus_owner;
+CREATE FUNCTION api.event_cursor(params jsonb) RETURNS bigint
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $_$
+declare
+    v_text text := event_cursor.params ->> 'after';
+begin
+    if v_text is null then
+        return null;
+    end if;
+    if v_text !~ '^\d{1,19}$' or v_text::numeric > api.newest_event_id() then
+        perform api.fail_field('after', 'must be an event id you were given: a whole number from 0 to the newest id.');
+    end if;
+    return v_text::bigint;
+end
+$_$;
+ALTER FUNCTION api.event_cursor(params jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.events_list(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(events_list.token);
+    v_after bigint := api.event_cursor(events_list.params);
+    v_limit integer := api.integer_param(events_list.params, 'limit', 1, 1000, 100);
+    v_newest bigint;
+    v_events jsonb;
+    v_last bigint;
+begin
+    perform api.integer_param(events_list.params, 'wait', 0, 60, 0);  -- checked here, waited by the server
+    if v_after is null then
+        return api.ok(jsonb_build_object('events', '[]'::jsonb, 'next', api.newest_event_id()));
+    end if;
+    if v_after < (select s.pruned_through from app.event_settings s) then
+        v_newest := api.newest_event_id();
+        return api.ok(jsonb_build_object('events', jsonb_build_array(jsonb_build_object(
+                                             'id', v_newest, 'type', 'resync', 'data', '{}'::jsonb,
+                                             'created_at', api.iso(now()))),
+                                         'next', v_newest));
+    end if;
+    -- Event = {id, type, data, created_at}
+    select jsonb_agg(jsonb_build_object('id', e.id, 'type', e.type, 'data', e.payload,
+                                        'created_at', api.iso(e.created_at)) order by e.id), max(e.id) into v_events, v_last
+    from ((select * from app.events e where e.user_id = v_user_id and e.id > v_after order by e.id limit v_limit)
+          union all
+          (select * from app.events e where e.user_id is null and e.id > v_after order by e.id limit v_limit)
+          order by id limit v_limit) e;
+    return api.ok(jsonb_build_object('events', coalesce(v_events, '[]'), 'next', coalesce(v_last, v_after)));
+end
+$$;
+ALTER FUNCTION api.events_list(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.events_prune() RETURNS integer
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$ select app.prune_events() $$;
+ALTER FUNCTION api.events_prune() OWNER TO focus_owner;
+CREATE FUNCTION api.events_stream_open(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(events_stream_open.token);
+    v_after bigint := api.event_cursor(events_stream_open.params);
+begin
+    -- The stream's later reads take these parameters: refuse bad ones before it opens.
+    perform api.integer_param(events_stream_open.params, 'limit', 1, 1000, 100);
+    perform api.integer_param(events_stream_open.params, 'wait', 0, 60, 0);
+    return api.ok(jsonb_build_object(
+        'user_id', v_user_id,
+        'max_streams', (select s.max_streams_per_user from app.event_settings s),
+        'next', coalesce(v_after, api.newest_event_id())));
+end
+$$;
+ALTER FUNCTION api.events_stream_open(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.fail(status integer, code text, message text, extra jsonb DEFAULT NULL::jsonb) RETURNS void
     LANGUAGE plpgsql
     AS $$
@@ -910,6 +1031,14 @@ begin
 end
 $$;
 ALTER FUNCTION api.mindfulness_tips_sync(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.newest_event_id() RETURNS bigint
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select greatest(coalesce((select max(e.id) from app.events e), 0),
+                    (select s.pruned_through from app.event_settings s))
+$$;
+ALTER FUNCTION api.newest_event_id() OWNER TO focus_owner;
 CREATE FUNCTION api.ok(body jsonb, status integer DEFAULT NULL::integer, etag text DEFAULT NULL::text) RETURNS api.reply
     LANGUAGE sql IMMUTABLE
     AS $$ select row(ok.status, ok.body, ok.etag, null, null, null)::api.reply $$;
@@ -950,9 +1079,12 @@ begin
     if coalesce(btrim(parse_body.body), '') = '' then
         perform api.fail(400, 'invalid_json', 'The body is empty; send a JSON object.');
     end if;
+    -- Any failure to parse is the client's: invalid text (class 22) and also nesting deeper
+    -- than the parser's stack allows (54001 statement_too_complex, "stack depth limit
+    -- exceeded", class 54), which is how `[[[[…]]]]` thirty thousand deep fails.
     begin
         v_body := parse_body.body::jsonb;
-    exception when data_exception then
+    exception when data_exception or program_limit_exceeded then
         perform api.fail(400, 'invalid_json', 'The body is not valid JSON.');
     end;
     if jsonb_typeof(v_body) <> 'object' then
@@ -1034,8 +1166,10 @@ CREATE FUNCTION api.profile(user_id uuid) RETURNS jsonb
         'balance', u.balance,
         'selected', api.selected_json(u.id),
         'settings', jsonb_build_object('show_tip_on_timer', u.show_tip_on_timer),
+        'has_avatar', a.user_id is not null,
+        'avatar_version', api.avatar_version(a.updated_at),
         'created_at', api.iso(u.created_at))
-    from app.users u
+    from app.users u left join app.avatars a on a.user_id = u.id
     where u.id = profile.user_id
 $$;
 ALTER FUNCTION api.profile(user_id uuid) OWNER TO focus_owner;
@@ -1188,10 +1322,19 @@ CREATE FUNCTION api.sync_difference(known uuid[], active jsonb) RETURNS jsonb
                              where k.id::text not in (select e.id from entries e)), '[]'))
 $$;
 ALTER FUNCTION api.sync_difference(known uuid[], active jsonb) OWNER TO focus_owner;
-CREATE FUNCTION api.text_field(body jsonb, field text, required boolean DEFAULT true) RETURNS text
-    LANGUAGE sql
-    AS $$ select api.json_field(text_field.body, text_field.field, 'string', text_field.required, 'a string') #>> '{}' $$;
-ALTER FUNCTION api.text_field(body jsonb, field text, required boolean) OWNER TO focus_owner;
+CREATE FUNCTION api.text_field(body jsonb, field text, required boolean DEFAULT true, max_length integer DEFAULT 1000) RETURNS text
+    LANGUAGE plpgsql
+    AS $$
+declare
+    v_text text := api.json_field(text_field.body, text_field.field, 'string', text_field.required, 'a string') #>> '{}';
+begin
+    if length(v_text) > text_field.max_length then
+        perform api.fail_field(text_field.field, format('must be at most %s characters.', text_field.max_length));
+    end if;
+    return v_text;
+end
+$$;
+ALTER FUNCTION api.text_field(body jsonb, field text, required boolean, max_length integer) OWNER TO focus_owner;
 CREATE FUNCTION api.time_field(body jsonb, field text, required boolean DEFAULT true) RETURNS timestamp with time zone
     LANGUAGE plpgsql STABLE
     AS $_$
@@ -1249,8 +1392,9 @@ CREATE FUNCTION api.user_card(user_id uuid) RETURNS jsonb
     SET search_path TO 'public', 'pg_temp'
     AS $$
     select jsonb_build_object('id', u.id, 'display_name', u.display_name,
-                              'has_avatar', exists (select from app.avatars a where a.user_id = u.id))
-    from app.users u where u.id = user_card.user_id
+                              'has_avatar', a.user_id is not null, 'avatar_version', api.avatar_version(a.updated_at))
+    from app.users u left join app.avatars a on a.user_id = u.id
+    where u.id = user_card.user_id
 $$;
 ALTER FUNCTION api.user_card(user_id uuid) OWNER TO focus_owner;
 CREATE FUNCTION api.users_avatar_get(token text, params jsonb, body jsonb) RETURNS api.file_reply
@@ -1304,6 +1448,28 @@ begin
 end
 $$;
 ALTER FUNCTION api.uuid_field(body jsonb, field text, required boolean) OWNER TO focus_owner;
+CREATE FUNCTION app.announce_version() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_type text := tg_argv[0];
+    v_version bigint;
+begin
+    if not exists (select from changed) then
+        return null;
+    end if;
+    v_version := case v_type when 'catalog.changed' then (select v.version from app.catalog_version v)
+                             else (select v.version from app.tips_version v) end;
+    if (select e.payload -> 'version' from app.events e
+        where e.user_id is null and e.type = v_type order by e.id desc limit 1) = to_jsonb(v_version) then
+        return null;
+    end if;
+    insert into app.events (user_id, type, payload) values (null, v_type, jsonb_build_object('version', v_version));
+    return null;
+end
+$$;
+ALTER FUNCTION app.announce_version() OWNER TO focus_owner;
 CREATE FUNCTION app.apply_ledger_entry() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -1328,6 +1494,70 @@ begin
 end
 $$;
 ALTER FUNCTION app.bump_catalog_version() OWNER TO focus_owner;
+CREATE FUNCTION app.bump_tips_version() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    update app.tips_version set version = version + 1, changed_at = now();
+    return null;
+end
+$$;
+ALTER FUNCTION app.bump_tips_version() OWNER TO focus_owner;
+CREATE FUNCTION app.events_append_only() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    if tg_op = 'DELETE' and current_setting('focus.pruning_events', true) = 'on' then
+        return null;
+    end if;
+    raise exception 'events is append-only (app.prune_events deletes old rows)' using errcode = 'restrict_violation';
+end
+$$;
+ALTER FUNCTION app.events_append_only() OWNER TO focus_owner;
+CREATE FUNCTION app.events_commit_order() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    perform pg_advisory_xact_lock(hashtext('app.events: commit order'));
+    return null;
+end
+$$;
+ALTER FUNCTION app.events_commit_order() OWNER TO focus_owner;
+CREATE FUNCTION app.events_notify() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    perform pg_notify('focus_events', coalesce(new.user_id::text, '*') || ':' || new.id);
+    return null;
+end
+$$;
+ALTER FUNCTION app.events_notify() OWNER TO focus_owner;
+CREATE FUNCTION app.focus_sessions_events() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_today timestamptz := date_trunc('day', now() at time zone 'UTC') at time zone 'UTC';
+    v_before integer := 0;
+    v_after integer := 0;
+begin
+    if tg_op in ('UPDATE', 'DELETE') and old.ended_at >= v_today then
+        v_before := coalesce(old.minutes, 0);
+    end if;
+    if tg_op in ('INSERT', 'UPDATE') and new.ended_at >= v_today then
+        v_after := coalesce(new.minutes, 0);
+    end if;
+    if v_before <> v_after then
+        perform app.tell_friends(case when tg_op = 'DELETE' then old.user_id else new.user_id end);
+    end if;
+    return null;
+end
+$$;
+ALTER FUNCTION app.focus_sessions_events() OWNER TO focus_owner;
 CREATE FUNCTION app.forbid_change() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
@@ -1336,6 +1566,27 @@ begin
 end
 $$;
 ALTER FUNCTION app.forbid_change() OWNER TO focus_owner;
+CREATE FUNCTION app.friendship_events_events() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_other uuid := case when new.actor = new.user_low then new.user_high else new.user_low end;
+begin
+    insert into app.events (user_id, type, payload)
+    values (v_other,
+            case new.action when 'asked' then 'friend_request.received'
+                            when 'accepted' then 'friend_request.accepted'
+                            when 'declined' then 'friend_request.ended'
+                            when 'cancelled' then 'friend_request.ended'
+                            when 'removed' then 'friend.removed' end,
+            case when new.action in ('declined', 'cancelled') then jsonb_build_object('request_id', new.request_id)
+                 when new.action = 'removed' then jsonb_build_object('user_id', new.actor)
+                 else jsonb_build_object('request_id', new.request_id, 'user_id', new.actor) end);
+    return null;
+end
+$$;
+ALTER FUNCTION app.friendship_events_events() OWNER TO focus_owner;
 CREATE FUNCTION app.grant_coins(user_id uuid, coins integer, reason text) RETURNS integer
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -1350,15 +1601,86 @@ begin
 end
 $$;
 ALTER FUNCTION app.grant_coins(user_id uuid, coins integer, reason text) OWNER TO focus_owner;
+CREATE FUNCTION app.prune_events() RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_count integer;
+    v_last bigint;
+begin
+    perform set_config('focus.pruning_events', 'on', true);
+    with gone as (
+        delete from app.events e
+        where e.created_at < now() - (select s.retention from app.event_settings s)
+        returning e.id
+    )
+    select count(*), max(gone.id) into v_count, v_last from gone;
+    perform set_config('focus.pruning_events', 'off', true);
+    if v_last is not null then
+        update app.event_settings s set pruned_through = greatest(s.pruned_through, v_last);
+    end if;
+    return v_count;
+end
+$$;
+ALTER FUNCTION app.prune_events() OWNER TO focus_owner;
+CREATE FUNCTION app.tell_friends(user_id uuid) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    if exists (select from app.friendships f
+               where (f.user_low = tell_friends.user_id or f.user_high = tell_friends.user_id)
+                 and f.status = 'accepted') then
+        insert into app.events (user_id, type, payload)
+        select case when f.user_low = tell_friends.user_id then f.user_high else f.user_low end,
+               'friend.updated', jsonb_build_object('user_id', tell_friends.user_id)
+        from app.friendships f
+        where (f.user_low = tell_friends.user_id or f.user_high = tell_friends.user_id) and f.status = 'accepted'
+        order by 1;
+    end if;
+end
+$$;
+ALTER FUNCTION app.tell_friends(user_id uuid) OWNER TO focus_owner;
+CREATE FUNCTION app.tell_friends_of_row() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    perform app.tell_friends(case when tg_op = 'DELETE' then old.user_id else new.user_id end);
+    return null;
+end
+$$;
+ALTER FUNCTION app.tell_friends_of_row() OWNER TO focus_owner;
+CREATE FUNCTION app.users_events() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    if new.display_name is distinct from old.display_name then
+        perform app.tell_friends(new.id);
+    end if;
+    if new.balance is distinct from old.balance then
+        insert into app.events (user_id, type, payload)
+        values (new.id, 'balance.changed', jsonb_build_object('balance', new.balance));
+    end if;
+    return null;
+end
+$$;
+ALTER FUNCTION app.users_events() OWNER TO focus_owner;
 CREATE TABLE app.auth_settings (
     singleton boolean DEFAULT true NOT NULL,
     bcrypt_cost integer NOT NULL,
     token_ttl interval NOT NULL,
     max_failed_logins integer NOT NULL,
     failed_login_window interval NOT NULL,
+    max_failed_logins_per_email integer DEFAULT 50 NOT NULL,
+    known_address_ttl interval DEFAULT '30 days'::interval NOT NULL,
     CONSTRAINT auth_settings_bcrypt_cost_check CHECK (((bcrypt_cost >= 4) AND (bcrypt_cost <= 15))),
     CONSTRAINT auth_settings_failed_login_window_check CHECK ((failed_login_window > '00:00:00'::interval)),
+    CONSTRAINT auth_settings_known_address_ttl_check CHECK ((known_address_ttl > '00:00:00'::interval)),
     CONSTRAINT auth_settings_max_failed_logins_check CHECK ((max_failed_logins > 0)),
+    CONSTRAINT auth_settings_max_failed_logins_per_email_check CHECK ((max_failed_logins_per_email > 0)),
     CONSTRAINT auth_settings_singleton_check CHECK (singleton),
     CONSTRAINT auth_settings_token_ttl_check CHECK ((token_ttl > '00:00:00'::interval))
 );
@@ -1439,6 +1761,36 @@ CREATE TABLE app.economy_settings (
     CONSTRAINT economy_settings_singleton_check CHECK (singleton)
 );
 ALTER TABLE app.economy_settings OWNER TO focus_owner;
+CREATE TABLE app.event_settings (
+    singleton boolean DEFAULT true NOT NULL,
+    retention interval DEFAULT '7 days'::interval NOT NULL,
+    max_streams_per_user integer DEFAULT 3 NOT NULL,
+    pruned_through bigint DEFAULT 0 NOT NULL,
+    CONSTRAINT event_settings_max_streams_per_user_check CHECK (((max_streams_per_user >= 1) AND (max_streams_per_user <= 100))),
+    CONSTRAINT event_settings_pruned_through_check CHECK ((pruned_through >= 0)),
+    CONSTRAINT event_settings_retention_check CHECK ((retention >= '01:00:00'::interval)),
+    CONSTRAINT event_settings_singleton_check CHECK (singleton)
+);
+ALTER TABLE app.event_settings OWNER TO focus_owner;
+CREATE TABLE app.events (
+    id bigint NOT NULL,
+    user_id uuid,
+    type text NOT NULL,
+    payload jsonb DEFAULT '{}'::jsonb NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT events_check CHECK (((user_id IS NULL) = (type = ANY (ARRAY['catalog.changed'::text, 'tips.changed'::text])))),
+    CONSTRAINT events_payload_check CHECK (((jsonb_typeof(payload) = 'object'::text) AND (length((payload)::text) <= 1000))),
+    CONSTRAINT events_type_check CHECK ((type = ANY (ARRAY['friend_request.received'::text, 'friend_request.accepted'::text, 'friend_request.ended'::text, 'friend.removed'::text, 'friend.updated'::text, 'balance.changed'::text, 'catalog.changed'::text, 'tips.changed'::text])))
+);
+ALTER TABLE app.events OWNER TO focus_owner;
+ALTER TABLE app.events ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app.events_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
 CREATE TABLE app.friendship_events (
     id bigint NOT NULL,
     request_id uuid NOT NULL,
@@ -1459,9 +1811,16 @@ ALTER TABLE app.friendship_events ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTI
     NO MAXVALUE
     CACHE 1
 );
+CREATE TABLE app.login_addresses (
+    user_id uuid NOT NULL,
+    client_ip inet NOT NULL,
+    last_success_at timestamp with time zone DEFAULT now() NOT NULL
+);
+ALTER TABLE app.login_addresses OWNER TO focus_owner;
 CREATE TABLE app.login_failures (
     email public.citext NOT NULL,
-    failed_at timestamp with time zone DEFAULT now() NOT NULL
+    failed_at timestamp with time zone DEFAULT now() NOT NULL,
+    client_ip inet
 );
 ALTER TABLE app.login_failures OWNER TO focus_owner;
 CREATE TABLE app.schema_migrations (
@@ -1487,6 +1846,13 @@ ALTER TABLE app.tip_views ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     NO MAXVALUE
     CACHE 1
 );
+CREATE TABLE app.tips_version (
+    singleton boolean DEFAULT true NOT NULL,
+    version bigint DEFAULT 1 NOT NULL,
+    changed_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT tips_version_singleton_check CHECK (singleton)
+);
+ALTER TABLE app.tips_version OWNER TO focus_owner;
 CREATE TABLE app.user_items (
     user_id uuid NOT NULL,
     item_id uuid NOT NULL,
@@ -1596,6 +1962,10 @@ ALTER TABLE ONLY app.coin_ledger
     ADD CONSTRAINT coin_ledger_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.economy_settings
     ADD CONSTRAINT economy_settings_pkey PRIMARY KEY (singleton);
+ALTER TABLE ONLY app.event_settings
+    ADD CONSTRAINT event_settings_pkey PRIMARY KEY (singleton);
+ALTER TABLE ONLY app.events
+    ADD CONSTRAINT events_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.focus_sessions
     ADD CONSTRAINT focus_sessions_no_overlap EXCLUDE USING gist (user_id WITH =, occupies WITH &&);
 ALTER TABLE ONLY app.focus_sessions
@@ -1606,6 +1976,8 @@ ALTER TABLE ONLY app.friendships
     ADD CONSTRAINT friendships_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.friendships
     ADD CONSTRAINT friendships_user_low_user_high_key UNIQUE (user_low, user_high);
+ALTER TABLE ONLY app.login_addresses
+    ADD CONSTRAINT login_addresses_pkey PRIMARY KEY (user_id, client_ip);
 ALTER TABLE ONLY app.mindfulness_tips
     ADD CONSTRAINT mindfulness_tips_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.mindfulness_tips
@@ -1620,6 +1992,8 @@ ALTER TABLE ONLY app.shop_items
     ADD CONSTRAINT shop_items_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.tip_views
     ADD CONSTRAINT tip_views_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY app.tips_version
+    ADD CONSTRAINT tips_version_pkey PRIMARY KEY (singleton);
 ALTER TABLE ONLY app.user_items
     ADD CONSTRAINT user_items_pkey PRIMARY KEY (user_id, item_id);
 ALTER TABLE ONLY app.user_selections
@@ -1632,6 +2006,9 @@ CREATE INDEX auth_tokens_user_id ON app.auth_tokens USING btree (user_id);
 CREATE UNIQUE INDEX coin_ledger_one_earning_per_session ON app.coin_ledger USING btree (session_id) WHERE (entry = 'earn'::text);
 CREATE INDEX coin_ledger_time ON app.coin_ledger USING btree (created_at);
 CREATE INDEX coin_ledger_user_time ON app.coin_ledger USING btree (user_id, created_at);
+CREATE INDEX events_broadcast ON app.events USING btree (id) WHERE (user_id IS NULL);
+CREATE INDEX events_created_at ON app.events USING btree (created_at);
+CREATE INDEX events_user_id ON app.events USING btree (user_id, id) WHERE (user_id IS NOT NULL);
 CREATE INDEX focus_sessions_end ON app.focus_sessions USING btree (ended_at);
 CREATE INDEX focus_sessions_end_day ON app.focus_sessions USING btree ((((ended_at AT TIME ZONE 'UTC'::text))::date));
 CREATE INDEX focus_sessions_user_end ON app.focus_sessions USING btree (user_id, ended_at);
@@ -1640,6 +2017,7 @@ CREATE INDEX friendship_events_pair ON app.friendship_events USING btree (user_l
 CREATE INDEX friendship_events_time ON app.friendship_events USING btree (created_at);
 CREATE INDEX friendships_pending_by ON app.friendships USING btree (requested_by) WHERE (status = 'pending'::text);
 CREATE INDEX friendships_user_high ON app.friendships USING btree (user_high);
+CREATE INDEX login_failures_email_address_time ON app.login_failures USING btree (email, client_ip, failed_at);
 CREATE INDEX login_failures_email_time ON app.login_failures USING btree (email, failed_at);
 CREATE UNIQUE INDEX shop_items_one_starter_per_kind ON app.shop_items USING btree (kind) WHERE is_starter;
 CREATE INDEX tip_views_time ON app.tip_views USING btree (shown_at);
@@ -1659,10 +2037,26 @@ CREATE OR REPLACE VIEW report.sales_per_item AS
    FROM (app.shop_items i
      LEFT JOIN app.coin_ledger c ON (((c.item_id = i.id) AND (c.entry = 'spend'::text))))
   GROUP BY i.id;
+CREATE TRIGGER avatars_events AFTER INSERT OR DELETE OR UPDATE ON app.avatars FOR EACH ROW EXECUTE FUNCTION app.tell_friends_of_row();
 CREATE TRIGGER coin_ledger_append_only BEFORE DELETE OR UPDATE ON app.coin_ledger FOR EACH STATEMENT EXECUTE FUNCTION app.forbid_change();
 CREATE TRIGGER coin_ledger_apply AFTER INSERT ON app.coin_ledger FOR EACH ROW EXECUTE FUNCTION app.apply_ledger_entry();
+CREATE TRIGGER events_append_only BEFORE DELETE OR UPDATE OR TRUNCATE ON app.events FOR EACH STATEMENT EXECUTE FUNCTION app.events_append_only();
+CREATE TRIGGER events_commit_order BEFORE INSERT ON app.events FOR EACH STATEMENT EXECUTE FUNCTION app.events_commit_order();
+CREATE TRIGGER events_notify AFTER INSERT ON app.events FOR EACH ROW EXECUTE FUNCTION app.events_notify();
+CREATE TRIGGER focus_sessions_events AFTER INSERT OR DELETE OR UPDATE ON app.focus_sessions FOR EACH ROW EXECUTE FUNCTION app.focus_sessions_events();
 CREATE TRIGGER friendship_events_append_only BEFORE DELETE OR UPDATE ON app.friendship_events FOR EACH STATEMENT EXECUTE FUNCTION app.forbid_change();
+CREATE TRIGGER friendship_events_events AFTER INSERT ON app.friendship_events FOR EACH ROW EXECUTE FUNCTION app.friendship_events_events();
+CREATE TRIGGER mindfulness_tips_bump_version AFTER INSERT OR DELETE OR UPDATE ON app.mindfulness_tips FOR EACH ROW EXECUTE FUNCTION app.bump_tips_version();
+CREATE TRIGGER mindfulness_tips_deleted_events AFTER DELETE ON app.mindfulness_tips REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('tips.changed');
+CREATE TRIGGER mindfulness_tips_inserted_events AFTER INSERT ON app.mindfulness_tips REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('tips.changed');
+CREATE TRIGGER mindfulness_tips_updated_events AFTER UPDATE ON app.mindfulness_tips REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('tips.changed');
 CREATE TRIGGER shop_items_bump_version AFTER INSERT OR DELETE OR UPDATE ON app.shop_items FOR EACH ROW EXECUTE FUNCTION app.bump_catalog_version();
+CREATE TRIGGER shop_items_deleted_events AFTER DELETE ON app.shop_items REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
+CREATE TRIGGER shop_items_inserted_events AFTER INSERT ON app.shop_items REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
+CREATE TRIGGER shop_items_updated_events AFTER UPDATE ON app.shop_items REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
+CREATE TRIGGER user_selections_change_events AFTER UPDATE ON app.user_selections FOR EACH ROW WHEN ((new.item_id IS DISTINCT FROM old.item_id)) EXECUTE FUNCTION app.tell_friends_of_row();
+CREATE TRIGGER user_selections_events AFTER INSERT OR DELETE ON app.user_selections FOR EACH ROW EXECUTE FUNCTION app.tell_friends_of_row();
+CREATE TRIGGER users_events AFTER UPDATE ON app.users FOR EACH ROW WHEN (((new.display_name IS DISTINCT FROM old.display_name) OR (new.balance IS DISTINCT FROM old.balance))) EXECUTE FUNCTION app.users_events();
 ALTER TABLE ONLY app.auth_tokens
     ADD CONSTRAINT auth_tokens_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.avatars
@@ -1679,6 +2073,8 @@ ALTER TABLE ONLY app.friendships
     ADD CONSTRAINT friendships_user_high_fkey FOREIGN KEY (user_high) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.friendships
     ADD CONSTRAINT friendships_user_low_fkey FOREIGN KEY (user_low) REFERENCES app.users(id) ON DELETE CASCADE;
+ALTER TABLE ONLY app.login_addresses
+    ADD CONSTRAINT login_addresses_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.tip_views
     ADD CONSTRAINT tip_views_session_id_fkey FOREIGN KEY (session_id) REFERENCES app.focus_sessions(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.tip_views
@@ -1704,10 +2100,19 @@ GRANT ALL ON FUNCTION api.auth_logout(token text, params jsonb, body jsonb) TO f
 REVOKE ALL ON FUNCTION api.auth_register(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.auth_register(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.authenticate(token text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.avatar_version(updated_at timestamp with time zone) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.boolean_field(body jsonb, field text, required boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.choice(value text, field text, choices text[]) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.client_address(params jsonb) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.display_name_field(body jsonb, required boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.end_request(token text, params jsonb, side text, action text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.event_cursor(params jsonb) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.events_list(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.events_list(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.events_prune() FROM PUBLIC;
+GRANT ALL ON FUNCTION api.events_prune() TO focus_api;
+REVOKE ALL ON FUNCTION api.events_stream_open(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.events_stream_open(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.fail(status integer, code text, message text, extra jsonb) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.fail_field(field text, problem text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.focus_sessions_create(token text, params jsonb, body jsonb) FROM PUBLIC;
@@ -1765,6 +2170,7 @@ REVOKE ALL ON FUNCTION api.me_update(token text, params jsonb, body jsonb) FROM 
 GRANT ALL ON FUNCTION api.me_update(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.mindfulness_tips_sync(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.mindfulness_tips_sync(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.newest_event_id() FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.ok(body jsonb, status integer, etag text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.only_keys(body jsonb, allowed text[]) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.other_user(pair app.friendships, me uuid) FROM PUBLIC;
@@ -1790,7 +2196,7 @@ GRANT ALL ON FUNCTION api.shop_items_sync(token text, params jsonb, body jsonb) 
 REVOKE ALL ON FUNCTION api.shop_purchases_create(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.shop_purchases_create(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.sync_difference(known uuid[], active jsonb) FROM PUBLIC;
-REVOKE ALL ON FUNCTION api.text_field(body jsonb, field text, required boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.text_field(body jsonb, field text, required boolean, max_length integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.time_field(body jsonb, field text, required boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.tip_json(tip app.mindfulness_tips) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.today_minutes(user_id uuid) FROM PUBLIC;
@@ -1800,11 +2206,22 @@ GRANT ALL ON FUNCTION api.users_avatar_get(token text, params jsonb, body jsonb)
 REVOKE ALL ON FUNCTION api.users_get(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.users_get(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.uuid_field(body jsonb, field text, required boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.announce_version() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.apply_ledger_entry() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.avatar_max_bytes() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.bump_catalog_version() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.bump_tips_version() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.events_append_only() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.events_commit_order() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.events_notify() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.focus_sessions_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.forbid_change() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.friendship_events_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.grant_coins(user_id uuid, coins integer, reason text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.prune_events() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.tell_friends(user_id uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.tell_friends_of_row() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.users_events() FROM PUBLIC;
 GRANT SELECT ON TABLE report.coin_economy_per_day TO focus_report;
 GRANT SELECT ON TABLE report.daily_active_users TO focus_report;
 GRANT SELECT ON TABLE report.focused_minutes_per_day TO focus_report;

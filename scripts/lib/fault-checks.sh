@@ -77,7 +77,7 @@ fault_checks() {
 }
 
 fault_checks_basic() {
-    local account user token started
+    local user token started
 
     # 1. SIGTERM with a request in flight.
     serve_in_background "$(fault_log sigterm)"

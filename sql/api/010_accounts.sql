@@ -93,7 +93,7 @@ comment on function api.auth_register(text, jsonb, jsonb) is
 -- not an address. The server always overwrites any client_ip a client put in its query.
 create function api.client_address(params jsonb)
 returns inet
-language plpgsql volatile
+language plpgsql immutable
 as $$
 declare
     v_text text := client_address.params ->> 'client_ip';
@@ -152,7 +152,7 @@ begin
       and f.failed_at > now() - v_settings.failed_login_window;
     if v_failures < v_settings.max_failed_logins and not v_known_address then
         -- Every address's failures for this email.
-        select count(*), min(f.failed_at) into v_failures, v_oldest
+        select count(*)::integer, min(f.failed_at) into v_failures, v_oldest
         from (select f.failed_at
               from app.login_failures f
               where f.email = v_email::citext and f.failed_at > now() - v_settings.failed_login_window

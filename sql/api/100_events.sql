@@ -47,11 +47,11 @@ declare
     v_user_id uuid := api.authenticate(events_list.token);
     v_after bigint := api.event_cursor(events_list.params);
     v_limit integer := api.integer_param(events_list.params, 'limit', 1, 1000, 100);
-    v_wait integer := api.integer_param(events_list.params, 'wait', 0, 60, 0);
     v_newest bigint;
     v_events jsonb;
     v_last bigint;
 begin
+    perform api.integer_param(events_list.params, 'wait', 0, 60, 0);  -- checked here, waited by the server
     if v_after is null then
         return api.ok(jsonb_build_object('events', '[]'::jsonb, 'next', api.newest_event_id()));
     end if;
@@ -88,9 +88,10 @@ as $$
 declare
     v_user_id uuid := api.authenticate(events_stream_open.token);
     v_after bigint := api.event_cursor(events_stream_open.params);
-    v_limit integer := api.integer_param(events_stream_open.params, 'limit', 1, 1000, 100);
-    v_wait integer := api.integer_param(events_stream_open.params, 'wait', 0, 60, 0);
 begin
+    -- The stream's later reads take these parameters: refuse bad ones before it opens.
+    perform api.integer_param(events_stream_open.params, 'limit', 1, 1000, 100);
+    perform api.integer_param(events_stream_open.params, 'wait', 0, 60, 0);
     return api.ok(jsonb_build_object(
         'user_id', v_user_id,
         'max_streams', (select s.max_streams_per_user from app.event_settings s),
