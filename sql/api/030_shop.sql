@@ -94,7 +94,8 @@ declare
     v_acquired_at timestamptz;
 begin
     -- Lock the buyer: one purchase per user at a time, so balance and ownership checks hold.
-    select u.balance into v_balance from app.users u where u.id = v_user_id for update;
+    perform api.lock_user(v_user_id);
+    select u.balance into v_balance from app.users u where u.id = v_user_id;
 
     select * into v_item from app.shop_items i where i.id = v_item_id and i.active;
     if v_item.id is null then
