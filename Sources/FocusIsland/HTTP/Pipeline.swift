@@ -57,7 +57,9 @@ public struct Pipeline: Sendable {
             if route.access == .bearer && token == nil {
                 throw Problem(401, "unauthorized", "Sign in: this needs an Authorization: Bearer token.")
             }
-            let arguments = JSONText.object(request.query.merging(parameters) { _, path in path })
+            // The User-Agent rides along as params.user_agent (a token's device label in SQL).
+            let arguments = JSONText.object(request.query.merging(parameters) { _, path in path }
+                .merging(["user_agent": request.header("user-agent")].compactMapValues { $0 }) { _, header in header })
             let body = route.body == .none ? [] : [bodyText(request, route)]
             return response(for: try call(route, [token, arguments] + body), route: route, request: request)
         }
