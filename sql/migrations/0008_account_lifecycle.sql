@@ -130,3 +130,8 @@ create table app.friend_request_attempts (
     attempted_at  timestamptz not null default now()
 );
 create index friend_request_attempts_user_time on app.friend_request_attempts (user_id, attempted_at);
+
+comment on table app.economy_settings is
+    'Coins = floor(minutes * coins_per_minute) once a session reaches min_minutes_to_earn. Sessions '
+    'recorded offline earn at most offline_daily_coin_cap per day of the user''s time zone and must end '
+    'within offline_max_age, so a phone cannot backfill a year of coins.';
