@@ -7,12 +7,15 @@ import Testing
     /// Every text-like column of every table in app that holds `needle` (any case), as table.column.
     static func columnsHolding(_ needle: String) throws -> String {
         try TestEnvironment.scalar("""
+            with text_columns as materialized (  -- listed first, so the scan below never runs on another schema
+                select c.table_name::text as table_name, c.column_name::text as column_name
+                from information_schema.columns c
+                join information_schema.tables t on t.table_schema = c.table_schema and t.table_name = c.table_name
+                where c.table_schema = 'app' and t.table_type = 'BASE TABLE'
+                  and (c.data_type in ('text', 'character varying', 'jsonb', 'json') or c.udt_name = 'citext'))
             select coalesce(string_agg(c.table_name || '.' || c.column_name, ',' order by 1), '')
-            from information_schema.columns c
-            join information_schema.tables t on t.table_schema = c.table_schema and t.table_name = c.table_name
-            where c.table_schema = 'app' and t.table_type = 'BASE TABLE'
-              and (c.data_type in ('text', 'character varying', 'jsonb', 'json') or c.udt_name = 'citext')
-              and (xpath('/row/n/text()', query_to_xml(format('select count(*) as n from app.%I where %I::text ilike %L',
+            from text_columns c
+            where (xpath('/row/n/text()', query_to_xml(format('select count(*) as n from app.%I where %I::text ilike %L',
                    c.table_name, c.column_name, '%' || $1 || '%'), false, true, '')))[1]::text::integer > 0
             """, [needle]) ?? "?"
     }

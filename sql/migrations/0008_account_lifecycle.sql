@@ -125,8 +125,11 @@ comment on table app.social_settings is
     'Friend requests by email: at most max_friend_requests attempts per sender per friend_request_window.';
 insert into app.social_settings (max_friend_requests, friend_request_window) values (100, interval '1 day');
 
+-- No foreign key on purpose: inserting a referencing row takes a KEY SHARE lock on the sender's
+-- user row, which would deadlock with api.lock_pair's FOR UPDATE when two users ask each other
+-- at once. The rows of a deleted account are deleted with its personal data.
 create table app.friend_request_attempts (
-    user_id       uuid not null references app.users on delete cascade,
+    user_id       uuid not null,
     attempted_at  timestamptz not null default now()
 );
 create index friend_request_attempts_user_time on app.friend_request_attempts (user_id, attempted_at);
