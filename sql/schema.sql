@@ -132,7 +132,7 @@ begin
         set password_hash = crypt(v_password, gen_salt('bf', v_settings.bcrypt_cost)), updated_at = now()
         where u.id = v_user.id;
     end if;
-    return api.ok(jsonb_build_object('user', api.profile(v_user.id)) || api.issue_token(v_user.id));
+    return api.ok(jsonb_build_object('user', api.profile(v_user.id)) || api.issue_token(v_user.id, auth_login.params));
 end
 $$;
 ALTER FUNCTION api.auth_login(token text, params jsonb, body jsonb) OWNER TO focus_owner;
@@ -149,40 +149,92 @@ begin
 end
 $$;
 ALTER FUNCTION api.auth_logout(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.auth_password_reset_confirm(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_body jsonb := api.only_keys(auth_password_reset_confirm.body, array['email', 'code', 'new_password']);
+    v_email text := btrim(api.text_field(v_body, 'email'));
+    v_code text := btrim(api.text_field(v_body, 'code'));
+    v_new text := api.password_field(v_body, 'new_password');
+    v_address inet := api.client_address(auth_password_reset_confirm.params);
+    v_wait integer := api.failed_attempts(v_email, 'check', v_address);
+    v_reset app.password_resets;
+begin
+    if v_wait is not null then
+        return api.problem(429, 'too_many_attempts', 'Too many wrong codes; wait before trying again.', retry_after => v_wait);
+    end if;
+    select r.* into v_reset
+    from app.password_resets r join app.users u on u.id = r.user_id
+    where u.email = v_email::citext and r.digest = sha256(convert_to(v_code, 'UTF8'))
+      and r.used_at is null and r.expires_at > now()
+    for update of r;
+    if v_reset.id is null then
+        perform api.failed_attempts(v_email, 'record', v_address);
+        return api.problem(400, 'invalid_reset_code', 'The code is wrong, expired or already used.');
+    end if;
+    perform api.lock_account(v_reset.user_id);
+    update app.password_resets r set used_at = now() where r.user_id = v_reset.user_id and r.used_at is null;
+    update app.users u set password_hash = api.hash_password(v_new), updated_at = now() where u.id = v_reset.user_id;
+    update app.auth_tokens t set revoked_at = now() where t.user_id = v_reset.user_id and t.revoked_at is null;
+    perform api.failed_attempts(v_email, 'clear', v_address);
+    return api.ok(jsonb_build_object('user', api.profile(v_reset.user_id))
+                  || api.issue_token(v_reset.user_id, auth_password_reset_confirm.params));
+end
+$$;
+ALTER FUNCTION api.auth_password_reset_confirm(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.auth_password_reset_create(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_body jsonb := api.only_keys(auth_password_reset_create.body, array['email']);
+    v_email text := btrim(api.text_field(v_body, 'email'));
+    v_settings app.auth_settings;
+    v_user app.users;
+    v_code text := lpad((('x' || encode(gen_random_bytes(4), 'hex'))::bit(32)::bigint % 100000000)::text, 8, '0');
+begin
+    select * into v_settings from app.auth_settings;
+    perform pg_advisory_xact_lock(hashtext('reset:' || lower(v_email)));
+    select * into v_user from app.users u where u.email = v_email::citext;
+    if v_user.id is not null
+       and (select count(*) from app.password_resets r
+            where r.user_id = v_user.id and r.created_at > now() - v_settings.reset_mail_window) < v_settings.max_reset_mails then
+        update app.password_resets r set used_at = now() where r.user_id = v_user.id and r.used_at is null;
+        insert into app.password_resets (user_id, digest, expires_at)
+        values (v_user.id, sha256(convert_to(v_code, 'UTF8')), now() + v_settings.reset_code_ttl);
+        insert into app.outgoing_mail (recipient, subject, body)
+        values (v_user.email, 'Your Focus Island password reset code',
+                format(E'Your code is %s. It works once, within %s minutes.\nIf you did not ask for it, ignore this mail: your password stays as it is.',
+                       v_code, extract(epoch from v_settings.reset_code_ttl)::integer / 60));
+    end if;
+    return api.ok(null);
+end
+$$;
+ALTER FUNCTION api.auth_password_reset_create(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.auth_register(token text, params jsonb, body jsonb) RETURNS api.reply
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
-    AS $_$
+    AS $$
 declare
     v_body jsonb := api.only_keys(auth_register.body, array['email', 'password', 'display_name']);
-    v_email text := btrim(api.text_field(v_body, 'email'));
-    v_password text := api.text_field(v_body, 'password');
-    v_display_name text;
+    v_email text := api.email_field(v_body);
+    v_password text := api.password_field(v_body, 'password');
+    v_display_name text := api.display_name_field(v_body, required => true);
     v_user_id uuid;
 begin
-    if length(v_email) > 254 or v_email !~ '^[^@\s]+@[^@\s]+\.[^@\s]+$' then
-        perform api.fail(400, 'invalid_email', 'That does not look like an email address.');
-    end if;
-    if length(v_password) < 8 then
-        perform api.fail(400, 'weak_password', 'Use a password of at least 8 characters.');
-    end if;
-    if octet_length(v_password) > 72 then
-        -- bcrypt reads only the first 72 bytes: refuse rather than silently ignore the rest.
-        perform api.fail_field('password', 'must be at most 72 bytes.');
-    end if;
-    v_display_name := api.display_name_field(v_body, required => true);
     insert into app.users (email, password_hash, display_name)
-    select v_email, crypt(v_password, gen_salt('bf', s.bcrypt_cost)), v_display_name
-    from app.auth_settings s
+    values (v_email, api.hash_password(v_password), v_display_name)
     on conflict (email) do nothing
     returning id into v_user_id;
     if v_user_id is null then
         perform api.fail(409, 'email_taken', 'An account with that email already exists.');
     end if;
     perform api.give_starters(v_user_id);
-    return api.ok(jsonb_build_object('user', api.profile(v_user_id)) || api.issue_token(v_user_id));
+    return api.ok(jsonb_build_object('user', api.profile(v_user_id)) || api.issue_token(v_user_id, auth_register.params));
 end
-$_$;
+$$;
 ALTER FUNCTION api.auth_register(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.authenticate(token text) RETURNS uuid
     LANGUAGE plpgsql STABLE SECURITY DEFINER
@@ -190,14 +242,20 @@ CREATE FUNCTION api.authenticate(token text) RETURNS uuid
     AS $$
 declare
     v_user_id uuid;
+    v_token_id uuid;
+    v_stale boolean;
 begin
-    select t.user_id into v_user_id
-    from app.auth_tokens t
+    select t.user_id, t.id, t.last_used_at < now() - s.token_touch_interval
+    into v_user_id, v_token_id, v_stale
+    from app.auth_tokens t cross join app.auth_settings s
     where t.digest = sha256(convert_to(coalesce(authenticate.token, ''), 'UTF8'))
       and t.revoked_at is null
       and t.expires_at > now();
     if v_user_id is null then
         perform api.fail(401, 'unauthorized', 'The token is missing, unknown, expired or revoked.');
+    end if;
+    if v_stale then
+        perform api.touch_token(v_token_id);
     end if;
     return v_user_id;
 end
@@ -211,6 +269,48 @@ CREATE FUNCTION api.boolean_field(body jsonb, field text, required boolean DEFAU
     LANGUAGE sql
     AS $$ select api.json_field(boolean_field.body, boolean_field.field, 'boolean', boolean_field.required, 'true or false')::boolean $$;
 ALTER FUNCTION api.boolean_field(body jsonb, field text, required boolean) OWNER TO focus_owner;
+CREATE TABLE app.users (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    email public.citext,
+    password_hash text,
+    display_name text NOT NULL,
+    show_tip_on_timer boolean DEFAULT true NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    balance integer DEFAULT 0 NOT NULL,
+    deleted_at timestamp with time zone,
+    time_zone text DEFAULT 'UTC'::text NOT NULL,
+    CONSTRAINT users_balance_check CHECK ((balance >= 0)),
+    CONSTRAINT users_deleted_are_anonymous CHECK (
+CASE
+    WHEN (deleted_at IS NULL) THEN ((email IS NOT NULL) AND (password_hash IS NOT NULL))
+    ELSE ((email IS NULL) AND (password_hash IS NULL) AND (display_name = 'Deleted user'::text))
+END),
+    CONSTRAINT users_display_name_check CHECK (((display_name = btrim(display_name)) AND ((length(display_name) >= 1) AND (length(display_name) <= 40)) AND (display_name !~ '[[:cntrl:]]'::text))),
+    CONSTRAINT users_email_check CHECK (((length((email)::text) <= 254) AND (email OPERATOR(public.~) '^[^@\s]+@[^@\s]+\.[^@\s]+$'::public.citext))),
+    CONSTRAINT users_password_hash_check CHECK ((password_hash ~~ '$2_$%'::text)),
+    CONSTRAINT users_time_zone_check CHECK (((length(time_zone) >= 1) AND (length(time_zone) <= 64)))
+);
+ALTER TABLE app.users OWNER TO focus_owner;
+CREATE FUNCTION api.check_password(account app.users, password text, client_ip inet) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_wait integer := api.failed_attempts(account.email, 'check', check_password.client_ip);
+begin
+    if v_wait is not null then
+        return api.problem(429, 'too_many_attempts', 'Too many wrong passwords; wait before trying again.',
+                           retry_after => v_wait);
+    end if;
+    if account.password_hash <> crypt(check_password.password, account.password_hash) then
+        perform api.failed_attempts(account.email, 'record', check_password.client_ip);
+        return api.problem(403, 'wrong_password', 'The password is wrong.');
+    end if;
+    return api.ok(null);
+end
+$$;
+ALTER FUNCTION api.check_password(account app.users, password text, client_ip inet) OWNER TO focus_owner;
 CREATE FUNCTION api.choice(value text, field text, choices text[]) RETURNS text
     LANGUAGE plpgsql
     AS $$
@@ -250,6 +350,19 @@ begin
 end
 $$;
 ALTER FUNCTION api.display_name_field(body jsonb, required boolean) OWNER TO focus_owner;
+CREATE FUNCTION api.email_field(body jsonb, field text DEFAULT 'email'::text) RETURNS text
+    LANGUAGE plpgsql
+    AS $_$
+declare
+    v_email text := btrim(api.text_field(email_field.body, email_field.field));
+begin
+    if length(v_email) > 254 or v_email !~ '^[^@\s]+@[^@\s]+\.[^@\s]+$' then
+        perform api.fail(400, 'invalid_email', 'That does not look like an email address.');
+    end if;
+    return v_email;
+end
+$_$;
+ALTER FUNCTION api.email_field(body jsonb, field text) OWNER TO focus_owner;
 CREATE FUNCTION api.end_request(token text, params jsonb, side text, action text) RETURNS api.reply
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -352,6 +465,44 @@ CREATE FUNCTION api.fail_field(field text, problem text) RETURNS void
     AS $$ select api.fail(400, 'invalid_field', fail_field.field || ' ' || fail_field.problem,
                       jsonb_build_object('field', fail_field.field)) $$;
 ALTER FUNCTION api.fail_field(field text, problem text) OWNER TO focus_owner;
+CREATE FUNCTION api.failed_attempts(email text, action text, client_ip inet DEFAULT NULL::inet) RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_settings app.auth_settings;
+    v_failures integer;
+    v_oldest timestamptz;
+begin
+    if failed_attempts.action = 'record' then
+        insert into app.login_failures (email, client_ip) values (failed_attempts.email, failed_attempts.client_ip);
+        return null;
+    elsif failed_attempts.action = 'clear' then
+        delete from app.login_failures f
+        where f.email = failed_attempts.email::citext
+          and (failed_attempts.client_ip is null or f.client_ip = failed_attempts.client_ip);
+        return null;
+    end if;
+    select * into v_settings from app.auth_settings;
+    perform pg_advisory_xact_lock(hashtext('login:' || lower(failed_attempts.email)));
+    select count(*)::integer, min(f.failed_at) into v_failures, v_oldest
+    from app.login_failures f
+    where f.email = failed_attempts.email::citext and f.client_ip is not distinct from failed_attempts.client_ip
+      and f.failed_at > now() - v_settings.failed_login_window;
+    if v_failures < v_settings.max_failed_logins then
+        select count(*)::integer, min(f.failed_at) into v_failures, v_oldest
+        from (select f.failed_at from app.login_failures f
+              where f.email = failed_attempts.email::citext and f.failed_at > now() - v_settings.failed_login_window
+              order by f.failed_at desc
+              limit v_settings.max_failed_logins_per_email) f;
+        if v_failures < v_settings.max_failed_logins_per_email then
+            return null;
+        end if;
+    end if;
+    return greatest(1, ceil(extract(epoch from v_oldest + v_settings.failed_login_window - now()))::integer);
+end
+$$;
+ALTER FUNCTION api.failed_attempts(email text, action text, client_ip inet) OWNER TO focus_owner;
 CREATE FUNCTION api.focus_sessions_create(token text, params jsonb, body jsonb) RETURNS api.reply
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -559,12 +710,29 @@ declare
     v_user_id uuid := api.authenticate(friend_requests_create.token);
     v_body jsonb := api.only_keys(friend_requests_create.body, array['email']);
     v_email text := btrim(api.text_field(v_body, 'email'));
+    v_settings app.social_settings;
+    v_attempts integer;
+    v_oldest timestamptz;
     v_other uuid;
     v_pair app.friendships;
 begin
+    select * into v_settings from app.social_settings;
+    perform pg_advisory_xact_lock(hashtext('friend-requests:' || v_user_id));
+    select count(*), min(a.attempted_at) into v_attempts, v_oldest
+    from app.friend_request_attempts a
+    where a.user_id = v_user_id and a.attempted_at > now() - v_settings.friend_request_window;
+    if v_attempts >= v_settings.max_friend_requests then
+        return api.problem(429, 'too_many_friend_requests', 'You sent too many friend requests; wait before sending more.',
+                           retry_after => greatest(1, ceil(extract(epoch from
+                               v_oldest + v_settings.friend_request_window - now()))::integer));
+    end if;
+    insert into app.friend_request_attempts (user_id) values (v_user_id);
     select u.id into v_other from app.users u where u.email = v_email::citext;
-    if v_other is null then
-        perform api.fail(404, 'user_not_found', 'Nobody has an account with that email.');
+    if v_other is null or exists (select from app.blocks b where b.blocker = v_other and b.blocked = v_user_id) then
+        return api.problem(404, 'user_not_found', 'Nobody has an account with that email.');
+    end if;
+    if exists (select from app.blocks b where b.blocker = v_user_id and b.blocked = v_other) then
+        perform api.fail(409, 'user_blocked', 'You blocked that user; unblock them first.');
     end if;
     if v_other = v_user_id then
         perform api.fail(422, 'cannot_friend_self', 'You cannot send a friend request to yourself.');
@@ -672,6 +840,11 @@ CREATE FUNCTION api.give_starters(user_id uuid) RETURNS void
     select give_starters.user_id, i.kind, i.id from app.shop_items i where i.is_starter and i.active;
 $$;
 ALTER FUNCTION api.give_starters(user_id uuid) OWNER TO focus_owner;
+CREATE FUNCTION api.hash_password(password text) RETURNS text
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$ select crypt(hash_password.password, gen_salt('bf', s.bcrypt_cost)) from app.auth_settings s $$;
+ALTER FUNCTION api.hash_password(password text) OWNER TO focus_owner;
 CREATE FUNCTION api.integer_field(body jsonb, field text, minimum integer, maximum integer, required boolean DEFAULT true) RETURNS integer
     LANGUAGE plpgsql
     AS $$
@@ -711,7 +884,7 @@ CREATE FUNCTION api.iso(value timestamp with time zone) RETURNS text
     LANGUAGE sql IMMUTABLE
     AS $$ select to_char(iso.value at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') $$;
 ALTER FUNCTION api.iso(value timestamp with time zone) OWNER TO focus_owner;
-CREATE FUNCTION api.issue_token(user_id uuid) RETURNS jsonb
+CREATE FUNCTION api.issue_token(user_id uuid, params jsonb DEFAULT '{}'::jsonb) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
@@ -719,14 +892,15 @@ declare
     v_token text := translate(encode(gen_random_bytes(32), 'base64'), '+/=', '-_');
     v_expires_at timestamptz;
 begin
-    insert into app.auth_tokens (digest, user_id, expires_at)
-    select sha256(convert_to(v_token, 'UTF8')), issue_token.user_id, now() + s.token_ttl
+    insert into app.auth_tokens (digest, user_id, expires_at, user_agent)
+    select sha256(convert_to(v_token, 'UTF8')), issue_token.user_id, now() + s.token_ttl,
+           nullif(left(btrim(regexp_replace(issue_token.params ->> 'user_agent', '[[:cntrl:]]', '', 'g')), 200), '')
     from app.auth_settings s
     returning expires_at into v_expires_at;
     return jsonb_build_object('token', v_token, 'expires_at', api.iso(v_expires_at));
 end
 $$;
-ALTER FUNCTION api.issue_token(user_id uuid) OWNER TO focus_owner;
+ALTER FUNCTION api.issue_token(user_id uuid, params jsonb) OWNER TO focus_owner;
 CREATE TABLE app.shop_items (
     id uuid DEFAULT gen_random_uuid() NOT NULL,
     kind text NOT NULL,
@@ -815,7 +989,7 @@ declare
     v_start timestamptz;
     v_body jsonb;
 begin
-    v_start := date_trunc(case v_period when 'daily' then 'day' else 'week' end, now() at time zone 'UTC') at time zone 'UTC';
+    v_start := api.local_period_start(api.user_time_zone(v_user_id), now(), case v_period when 'daily' then 'day' else 'week' end);
     with members as (
         select v_user_id as id
         union
@@ -834,6 +1008,7 @@ begin
     ranked as (
         select t.id, t.minutes, rank() over (order by t.minutes desc) as rank, u.display_name
         from totals t join app.users u on u.id = t.id
+        where u.deleted_at is null
     )
     select jsonb_build_object(
         'period_start', api.iso(v_start),
@@ -846,6 +1021,35 @@ begin
 end
 $$;
 ALTER FUNCTION api.leaderboards_get(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.local_date(time_zone text, at timestamp with time zone) RETURNS date
+    LANGUAGE sql STABLE
+    AS $$ select (local_date.at at time zone local_date.time_zone)::date $$;
+ALTER FUNCTION api.local_date(time_zone text, at timestamp with time zone) OWNER TO focus_owner;
+CREATE FUNCTION api.local_period_start(time_zone text, at timestamp with time zone, period text DEFAULT 'day'::text, shift integer DEFAULT 0) RETURNS timestamp with time zone
+    LANGUAGE sql STABLE
+    AS $$
+    select (date_trunc(local_period_start.period, local_period_start.at at time zone local_period_start.time_zone)
+            + local_period_start.shift * case local_period_start.period when 'week' then interval '1 week'
+                                                                          else interval '1 day' end)
+           at time zone local_period_start.time_zone
+$$;
+ALTER FUNCTION api.local_period_start(time_zone text, at timestamp with time zone, period text, shift integer) OWNER TO focus_owner;
+CREATE FUNCTION api.lock_account(user_id uuid) RETURNS app.users
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user app.users;
+begin
+    perform from app.auth_tokens t where t.user_id = lock_account.user_id order by t.digest for update;
+    select * into v_user from app.users u where u.id = lock_account.user_id and u.deleted_at is null for update;
+    if v_user.id is null then
+        perform api.fail(401, 'unauthorized', 'The token is missing, unknown, expired or revoked.');
+    end if;
+    return v_user;
+end
+$$;
+ALTER FUNCTION api.lock_account(user_id uuid) OWNER TO focus_owner;
 CREATE FUNCTION api.lock_pair(a uuid, b uuid) RETURNS app.friendships
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -857,25 +1061,20 @@ begin
 end
 $$;
 ALTER FUNCTION api.lock_pair(a uuid, b uuid) OWNER TO focus_owner;
-CREATE TABLE app.users (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
-    email public.citext NOT NULL,
-    password_hash text NOT NULL,
-    display_name text NOT NULL,
-    show_tip_on_timer boolean DEFAULT true NOT NULL,
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
-    updated_at timestamp with time zone DEFAULT now() NOT NULL,
-    balance integer DEFAULT 0 NOT NULL,
-    CONSTRAINT users_balance_check CHECK ((balance >= 0)),
-    CONSTRAINT users_display_name_check CHECK (((display_name = btrim(display_name)) AND ((length(display_name) >= 1) AND (length(display_name) <= 40)) AND (display_name !~ '[[:cntrl:]]'::text))),
-    CONSTRAINT users_email_check CHECK (((length((email)::text) <= 254) AND (email OPERATOR(public.~) '^[^@\s]+@[^@\s]+\.[^@\s]+$'::public.citext))),
-    CONSTRAINT users_password_hash_check CHECK ((password_hash ~~ '$2_$%'::text))
-);
-ALTER TABLE app.users OWNER TO focus_owner;
 CREATE FUNCTION api.lock_user(user_id uuid) RETURNS app.users
-    LANGUAGE sql SECURITY DEFINER
+    LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
-    AS $$ select u.* from app.users u where u.id = lock_user.user_id for update $$;
+    AS $$
+declare
+    v_user app.users;
+begin
+    select u.* into v_user from app.users u where u.id = lock_user.user_id and u.deleted_at is null for update;
+    if v_user.id is null then
+        perform api.fail(401, 'unauthorized', 'The token is missing, unknown, expired or revoked.');
+    end if;
+    return v_user;
+end
+$$;
 ALTER FUNCTION api.lock_user(user_id uuid) OWNER TO focus_owner;
 CREATE FUNCTION api.me_avatar_delete(token text, params jsonb, body jsonb) RETURNS api.reply
     LANGUAGE plpgsql SECURITY DEFINER
@@ -908,6 +1107,137 @@ begin
 end
 $$;
 ALTER FUNCTION api.me_avatar_update(token text, params jsonb, body bytea) OWNER TO focus_owner;
+CREATE FUNCTION api.me_blocks_list(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(me_blocks_list.token);
+begin
+    return api.ok(jsonb_build_object('blocks', coalesce(
+        (select jsonb_agg(jsonb_build_object('user', api.user_card(b.blocked), 'created_at', api.iso(b.created_at))
+                          order by b.created_at desc, b.blocked)
+         from app.blocks b where b.blocker = v_user_id), '[]')));
+end
+$$;
+ALTER FUNCTION api.me_blocks_list(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.me_delete(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(me_delete.token);
+    v_body jsonb := api.only_keys(me_delete.body, array['password']);
+    v_password text := api.text_field(v_body, 'password');
+    v_user app.users := api.lock_account(v_user_id);
+    v_check api.reply := api.check_password(v_user, v_password, api.client_address(me_delete.params));
+    v_pair app.friendships;
+begin
+    if v_check.code is not null then
+        return v_check;
+    end if;
+    for v_pair in delete from app.friendships f where v_user_id in (f.user_low, f.user_high) returning * loop
+        perform api.record_friendship_event(v_pair, v_user_id,
+            case when v_pair.status = 'accepted' then 'removed'
+                 when v_pair.requested_by = v_user_id then 'cancelled' else 'declined' end);
+    end loop;
+    delete from app.auth_tokens t where t.user_id = v_user_id;
+    delete from app.password_resets r where r.user_id = v_user_id;
+    delete from app.outgoing_mail m where m.recipient = v_user.email;
+    perform api.failed_attempts(v_user.email, 'clear');
+    delete from app.login_addresses a where a.user_id = v_user_id;
+    delete from app.avatars a where a.user_id = v_user_id;
+    delete from app.blocks b where v_user_id in (b.blocker, b.blocked);
+    delete from app.user_reports r where r.reported = v_user_id;
+    delete from app.friend_request_attempts a where a.user_id = v_user_id;
+    update app.users u
+    set email = null, password_hash = null, display_name = 'Deleted user', time_zone = 'UTC',
+        show_tip_on_timer = true, deleted_at = now(), updated_at = now()
+    where u.id = v_user_id;
+    return api.ok(null);
+end
+$$;
+ALTER FUNCTION api.me_delete(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.me_email_update(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(me_email_update.token);
+    v_body jsonb := api.only_keys(me_email_update.body, array['password', 'email']);
+    v_password text := api.text_field(v_body, 'password');
+    v_email text := api.email_field(v_body);
+    v_user app.users := api.lock_account(v_user_id);
+    v_check api.reply := api.check_password(v_user, v_password, api.client_address(me_email_update.params));
+begin
+    if v_check.code is not null then
+        return v_check;
+    end if;
+    begin
+        update app.users u set email = v_email, updated_at = now() where u.id = v_user_id;
+    exception when unique_violation then
+        perform api.fail(409, 'email_taken', 'An account with that email already exists.');
+    end;
+    update app.password_resets r set used_at = now() where r.user_id = v_user_id and r.used_at is null;
+    return api.ok(api.profile(v_user_id));
+end
+$$;
+ALTER FUNCTION api.me_email_update(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.me_export_get(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(me_export_get.token);
+    v_digest bytea := sha256(convert_to(me_export_get.token, 'UTF8'));
+begin
+    return api.ok(jsonb_build_object(
+        'exported_at', api.iso(now()),
+        'profile', api.profile(v_user_id),
+        'items', coalesce((select jsonb_agg(jsonb_build_object('item', api.item_json(i), 'acquired_at', api.iso(ui.acquired_at))
+                                            order by ui.acquired_at, i.id)
+                           from app.user_items ui join app.shop_items i on i.id = ui.item_id
+                           where ui.user_id = v_user_id), '[]'),
+        'sessions', coalesce((select jsonb_agg(api.session_json(s) || jsonb_build_object(
+                                                   'source', s.source, 'planned_minutes', s.planned_minutes,
+                                                   'rated_at', api.iso(s.rated_at))
+                                               order by s.started_at)
+                              from app.focus_sessions s where s.user_id = v_user_id), '[]'),
+        'tips_shown', coalesce((select jsonb_agg(jsonb_build_object('tip', api.tip_json(t), 'session_id', v.session_id,
+                                                                    'shown_at', api.iso(v.shown_at)) order by v.id)
+                                from app.tip_views v join app.mindfulness_tips t on t.id = v.tip_id
+                                where v.user_id = v_user_id), '[]'),
+        'friendships', coalesce((select jsonb_agg(jsonb_build_object(
+                                     'id', f.id, 'status', f.status,
+                                     'user', api.user_card(case when f.user_low = v_user_id then f.user_high else f.user_low end),
+                                     'requested_by_me', f.requested_by = v_user_id,
+                                     'created_at', api.iso(f.created_at), 'accepted_at', api.iso(f.accepted_at))
+                                     order by f.created_at, f.id)
+                                 from app.friendships f where v_user_id in (f.user_low, f.user_high)), '[]'),
+        'ledger', coalesce((select jsonb_agg(jsonb_build_object('entry', c.entry, 'amount', c.amount, 'reason', c.reason,
+                                                                'item_id', c.item_id, 'session_id', c.session_id,
+                                                                'created_at', api.iso(c.created_at)) order by c.id)
+                            from app.coin_ledger c where c.user_id = v_user_id), '[]'),
+        'tokens', coalesce((select jsonb_agg(api.token_json(t, v_digest) || jsonb_build_object('revoked_at', api.iso(t.revoked_at))
+                                             order by t.created_at, t.id)
+                            from app.auth_tokens t where t.user_id = v_user_id), '[]'),
+        'blocks', coalesce((select jsonb_agg(jsonb_build_object('user_id', b.blocked, 'created_at', api.iso(b.created_at))
+                                             order by b.created_at, b.blocked)
+                            from app.blocks b where b.blocker = v_user_id), '[]'),
+        'reports_made', coalesce((select jsonb_agg(jsonb_build_object('id', r.id, 'user_id', r.reported, 'reason', r.reason,
+                                                                      'details', r.details, 'created_at', api.iso(r.created_at))
+                                                   order by r.created_at, r.id)
+                                  from app.user_reports r where r.reporter = v_user_id), '[]'),
+        'avatar', (select jsonb_build_object('content_type', a.content_type, 'data_base64', translate(encode(a.data, 'base64'), E'\n', ''),
+                                             'updated_at', api.iso(a.updated_at))
+                   from app.avatars a where a.user_id = v_user_id),
+        'password_resets', coalesce((select jsonb_agg(jsonb_build_object('created_at', api.iso(r.created_at),
+                                                                         'expires_at', api.iso(r.expires_at),
+                                                                         'used_at', api.iso(r.used_at)) order by r.created_at)
+                                     from app.password_resets r where r.user_id = v_user_id), '[]')));
+end
+$$;
+ALTER FUNCTION api.me_export_get(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.me_get(token text, params jsonb, body jsonb) RETURNS api.reply
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -933,6 +1263,30 @@ begin
 end
 $$;
 ALTER FUNCTION api.me_items_list(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.me_password_update(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(me_password_update.token);
+    v_body jsonb := api.only_keys(me_password_update.body, array['current_password', 'new_password']);
+    v_current text := api.text_field(v_body, 'current_password');
+    v_new text := api.password_field(v_body, 'new_password');
+    v_user app.users := api.lock_account(v_user_id);
+    v_check api.reply := api.check_password(v_user, v_current, api.client_address(me_password_update.params));
+begin
+    if v_check.code is not null then
+        return v_check;
+    end if;
+    update app.users u set password_hash = api.hash_password(v_new), updated_at = now() where u.id = v_user_id;
+    update app.auth_tokens t set revoked_at = now()
+    where t.user_id = v_user_id and t.revoked_at is null
+      and t.digest <> sha256(convert_to(me_password_update.token, 'UTF8'));
+    update app.password_resets r set used_at = now() where r.user_id = v_user_id and r.used_at is null;
+    return api.ok(null);
+end
+$$;
+ALTER FUNCTION api.me_password_update(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.me_selected_update(token text, params jsonb, body jsonb) RETURNS api.reply
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -966,11 +1320,12 @@ CREATE FUNCTION api.me_stats_get(token text, params jsonb, body jsonb) RETURNS a
     AS $$
 declare
     v_user_id uuid := api.authenticate(me_stats_get.token);
-    v_today date := (now() at time zone 'UTC')::date;
+    v_time_zone text := api.user_time_zone(v_user_id);
+    v_today date := api.local_date(v_time_zone, now());
 begin
     return (
         with days as (
-            select (s.ended_at at time zone 'UTC')::date as day, sum(s.minutes) as minutes, sum(s.coins_earned) as coins
+            select api.local_date(v_time_zone, s.ended_at) as day, sum(s.minutes) as minutes, sum(s.coins_earned) as coins
             from app.focus_sessions s
             where s.user_id = v_user_id and s.ended_at is not null
             group by 1
@@ -991,6 +1346,38 @@ begin
 end
 $$;
 ALTER FUNCTION api.me_stats_get(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.me_tokens_delete(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(me_tokens_delete.token);
+    v_id uuid := api.uuid_field(me_tokens_delete.params, 'id');
+begin
+    update app.auth_tokens t set revoked_at = now()
+    where t.id = v_id and t.user_id = v_user_id and t.revoked_at is null and t.expires_at > now();
+    if not found then
+        perform api.fail(404, 'token_not_found', 'You have no such working token.');
+    end if;
+    return api.ok(null);
+end
+$$;
+ALTER FUNCTION api.me_tokens_delete(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.me_tokens_list(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(me_tokens_list.token);
+    v_digest bytea := sha256(convert_to(me_tokens_list.token, 'UTF8'));
+begin
+    return api.ok(jsonb_build_object('tokens', coalesce(
+        (select jsonb_agg(api.token_json(t, v_digest) order by t.last_used_at desc, t.created_at desc, t.id)
+         from app.auth_tokens t
+         where t.user_id = v_user_id and t.revoked_at is null and t.expires_at > now()), '[]')));
+end
+$$;
+ALTER FUNCTION api.me_tokens_list(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.me_update(token text, params jsonb, body jsonb) RETURNS api.reply
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -1001,17 +1388,23 @@ declare
     v_display_name text := api.display_name_field(v_body, required => false);
     v_settings jsonb := v_body -> 'settings';
     v_show_tip boolean;
+    v_time_zone text;
 begin
     if v_settings is not null and jsonb_typeof(v_settings) <> 'null' then
         if jsonb_typeof(v_settings) <> 'object' then
             perform api.fail_field('settings', 'must be an object.');
         end if;
-        perform api.only_keys(v_settings, array['show_tip_on_timer']);
+        perform api.only_keys(v_settings, array['show_tip_on_timer', 'time_zone']);
         v_show_tip := api.boolean_field(v_settings, 'show_tip_on_timer', required => false);
+        v_time_zone := api.text_field(v_settings, 'time_zone', required => false);
+        if v_time_zone is not null and not exists (select from pg_timezone_names z where z.name = v_time_zone) then
+            perform api.fail_field('time_zone', 'must be an IANA time zone name, like Europe/Paris.');
+        end if;
     end if;
     update app.users u
     set display_name = coalesce(v_display_name, u.display_name),
         show_tip_on_timer = coalesce(v_show_tip, u.show_tip_on_timer),
+        time_zone = coalesce(v_time_zone, u.time_zone),
         updated_at = now()
     where u.id = v_user_id;
     return api.ok(api.profile(v_user_id));
@@ -1061,6 +1454,23 @@ CREATE FUNCTION api.other_user(pair app.friendships, me uuid) RETURNS uuid
     LANGUAGE sql IMMUTABLE
     AS $$ select case when pair.user_low = other_user.me then pair.user_high else pair.user_low end $$;
 ALTER FUNCTION api.other_user(pair app.friendships, me uuid) OWNER TO focus_owner;
+CREATE FUNCTION api.other_user_param(params jsonb, user_id uuid, self_code text) RETURNS uuid
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_other uuid := api.uuid_field(other_user_param.params, 'id');
+begin
+    if v_other = other_user_param.user_id then
+        perform api.fail(422, other_user_param.self_code, 'That is you.');
+    end if;
+    if not exists (select from app.users u where u.id = v_other and u.deleted_at is null) then
+        perform api.fail(404, 'user_not_found', 'There is no such user.');
+    end if;
+    return v_other;
+end
+$$;
+ALTER FUNCTION api.other_user_param(params jsonb, user_id uuid, self_code text) OWNER TO focus_owner;
 CREATE FUNCTION api.pair(a uuid, b uuid) RETURNS app.friendships
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -1099,6 +1509,22 @@ CREATE FUNCTION api.parse_image(body text) RETURNS bytea
     SET search_path TO 'public', 'pg_temp'
     AS $$ select decode(parse_image.body, 'hex') $$;
 ALTER FUNCTION api.parse_image(body text) OWNER TO focus_owner;
+CREATE FUNCTION api.password_field(body jsonb, field text) RETURNS text
+    LANGUAGE plpgsql
+    AS $$
+declare
+    v_password text := api.text_field(password_field.body, password_field.field);
+begin
+    if length(v_password) < 8 then
+        perform api.fail(400, 'weak_password', 'Use a password of at least 8 characters.');
+    end if;
+    if octet_length(v_password) > 72 then
+        perform api.fail_field(password_field.field, 'must be at most 72 bytes.');
+    end if;
+    return v_password;
+end
+$$;
+ALTER FUNCTION api.password_field(body jsonb, field text) OWNER TO focus_owner;
 CREATE FUNCTION api.pay_session(session_id uuid) RETURNS integer
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -1106,7 +1532,7 @@ CREATE FUNCTION api.pay_session(session_id uuid) RETURNS integer
 declare
     v_session app.focus_sessions;
     v_settings app.economy_settings;
-    v_day_start timestamptz;
+    v_time_zone text;
     v_coins integer;
     v_earned_that_day integer;
 begin
@@ -1115,11 +1541,12 @@ begin
     v_coins := case when v_session.minutes >= v_settings.min_minutes_to_earn
                     then floor(v_session.minutes * v_settings.coins_per_minute)::integer else 0 end;
     if v_session.source = 'offline' then
-        v_day_start := date_trunc('day', v_session.ended_at at time zone 'UTC') at time zone 'UTC';
+        v_time_zone := api.user_time_zone(v_session.user_id);
         select coalesce(sum(s.coins_earned), 0)::integer into v_earned_that_day
         from app.focus_sessions s
         where s.user_id = v_session.user_id and s.source = 'offline'
-          and s.ended_at >= v_day_start and s.ended_at < v_day_start + interval '1 day';
+          and s.ended_at >= api.local_period_start(v_time_zone, v_session.ended_at)
+          and s.ended_at < api.local_period_start(v_time_zone, v_session.ended_at, shift => 1);
         v_coins := greatest(0, least(v_coins, v_settings.offline_daily_coin_cap - v_earned_that_day));
     end if;
     if v_coins > 0 then
@@ -1163,9 +1590,10 @@ CREATE FUNCTION api.profile(user_id uuid) RETURNS jsonb
         'id', u.id,
         'email', u.email,
         'display_name', u.display_name,
+        'has_avatar', exists (select from app.avatars a where a.user_id = u.id),
         'balance', u.balance,
         'selected', api.selected_json(u.id),
-        'settings', jsonb_build_object('show_tip_on_timer', u.show_tip_on_timer),
+        'settings', jsonb_build_object('show_tip_on_timer', u.show_tip_on_timer, 'time_zone', u.time_zone),
         'has_avatar', a.user_id is not null,
         'avatar_version', api.avatar_version(a.updated_at),
         'created_at', api.iso(u.created_at))
@@ -1384,9 +1812,42 @@ CREATE FUNCTION api.today_minutes(user_id uuid) RETURNS integer
     select coalesce(sum(s.minutes), 0)::integer
     from app.focus_sessions s
     where s.user_id = today_minutes.user_id
-      and s.ended_at >= date_trunc('day', now() at time zone 'UTC') at time zone 'UTC'
+      and s.ended_at >= api.local_period_start(api.user_time_zone(today_minutes.user_id), now())
 $$;
 ALTER FUNCTION api.today_minutes(user_id uuid) OWNER TO focus_owner;
+CREATE TABLE app.auth_tokens (
+    digest bytea NOT NULL,
+    user_id uuid NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    revoked_at timestamp with time zone,
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    last_used_at timestamp with time zone DEFAULT now() NOT NULL,
+    user_agent text,
+    CONSTRAINT auth_tokens_check CHECK ((expires_at > created_at)),
+    CONSTRAINT auth_tokens_check1 CHECK (((revoked_at IS NULL) OR (revoked_at >= created_at))),
+    CONSTRAINT auth_tokens_digest_check CHECK ((length(digest) = 32)),
+    CONSTRAINT auth_tokens_user_agent_check CHECK ((length(user_agent) <= 200))
+);
+ALTER TABLE app.auth_tokens OWNER TO focus_owner;
+CREATE FUNCTION api.token_json(token app.auth_tokens, current_digest bytea) RETURNS jsonb
+    LANGUAGE sql IMMUTABLE
+    AS $$
+    select jsonb_build_object('id', token.id, 'label', token.user_agent, 'created_at', api.iso(token.created_at),
+                              'last_used_at', api.iso(token.last_used_at), 'expires_at', api.iso(token.expires_at),
+                              'current', token.digest = token_json.current_digest)
+$$;
+ALTER FUNCTION api.token_json(token app.auth_tokens, current_digest bytea) OWNER TO focus_owner;
+CREATE FUNCTION api.touch_token(token_id uuid) RETURNS void
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    update app.auth_tokens t
+    set last_used_at = now(), expires_at = greatest(t.expires_at, now() + s.token_ttl)
+    from app.auth_settings s
+    where t.id = touch_token.token_id and t.last_used_at < now() - s.token_touch_interval
+$$;
+ALTER FUNCTION api.touch_token(token_id uuid) OWNER TO focus_owner;
 CREATE FUNCTION api.user_card(user_id uuid) RETURNS jsonb
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -1397,6 +1858,11 @@ CREATE FUNCTION api.user_card(user_id uuid) RETURNS jsonb
     where u.id = user_card.user_id
 $$;
 ALTER FUNCTION api.user_card(user_id uuid) OWNER TO focus_owner;
+CREATE FUNCTION api.user_time_zone(user_id uuid) RETURNS text
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$ select coalesce((select u.time_zone from app.users u where u.id = user_time_zone.user_id), 'UTC') $$;
+ALTER FUNCTION api.user_time_zone(user_id uuid) OWNER TO focus_owner;
 CREATE FUNCTION api.users_avatar_get(token text, params jsonb, body jsonb) RETURNS api.file_reply
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -1416,6 +1882,42 @@ begin
 end
 $$;
 ALTER FUNCTION api.users_avatar_get(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.users_block_create(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(users_block_create.token);
+    v_other uuid := api.other_user_param(users_block_create.params, v_user_id, 'cannot_block_self');
+    v_pair app.friendships := api.lock_pair(v_user_id, v_other);
+begin
+    if v_pair.id is not null then
+        delete from app.friendships f where f.id = v_pair.id;
+        perform api.record_friendship_event(v_pair, v_user_id,
+            case when v_pair.status = 'accepted' then 'removed'
+                 when v_pair.requested_by = v_user_id then 'cancelled' else 'declined' end);
+    end if;
+    insert into app.blocks (blocker, blocked) values (v_user_id, v_other) on conflict do nothing;
+    return api.ok(null);
+end
+$$;
+ALTER FUNCTION api.users_block_create(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.users_block_delete(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(users_block_delete.token);
+    v_other uuid := api.uuid_field(users_block_delete.params, 'id');
+begin
+    delete from app.blocks b where b.blocker = v_user_id and b.blocked = v_other;
+    if not found then
+        perform api.fail(404, 'block_not_found', 'You have not blocked that user.');
+    end if;
+    return api.ok(null);
+end
+$$;
+ALTER FUNCTION api.users_block_delete(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.users_get(token text, params jsonb, body jsonb) RETURNS api.reply
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -1432,6 +1934,29 @@ begin
 end
 $$;
 ALTER FUNCTION api.users_get(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.users_report_create(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(users_report_create.token);
+    v_body jsonb := api.only_keys(users_report_create.body, array['reason', 'details']);
+    v_reason text := api.choice(api.text_field(v_body, 'reason'), 'reason',
+                                array['spam', 'harassment', 'inappropriate_name', 'inappropriate_avatar', 'other']);
+    v_details text := btrim(api.text_field(v_body, 'details', required => false));
+    v_other uuid := api.other_user_param(users_report_create.params, v_user_id, 'cannot_report_self');
+    v_report app.user_reports;
+begin
+    if length(v_details) not between 1 and 1000 then
+        perform api.fail_field('details', 'must be 1 to 1000 characters.');
+    end if;
+    insert into app.user_reports (reporter, reported, reason, details)
+    values (v_user_id, v_other, v_reason, v_details)
+    returning * into v_report;
+    return api.ok(jsonb_build_object('id', v_report.id, 'created_at', api.iso(v_report.created_at)));
+end
+$$;
+ALTER FUNCTION api.users_report_create(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.uuid_field(body jsonb, field text, required boolean DEFAULT true) RETURNS uuid
     LANGUAGE plpgsql
     AS $$
@@ -1624,6 +2149,24 @@ begin
 end
 $$;
 ALTER FUNCTION app.prune_events() OWNER TO focus_owner;
+CREATE FUNCTION app.take_outgoing_mail(batch integer DEFAULT 50) RETURNS TABLE(id bigint, recipient public.citext, subject text, body text, created_at timestamp with time zone)
+    LANGUAGE sql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    with taken as (
+        select m.id, m.recipient, m.subject, m.body, m.created_at
+        from app.outgoing_mail m
+        where m.sent_at is null
+        order by m.id
+        limit take_outgoing_mail.batch
+        for update skip locked
+    ), marked as (
+        update app.outgoing_mail m set sent_at = now(), body = '(sent)'
+        from taken t where m.id = t.id
+    )
+    select t.id, t.recipient, t.subject, t.body, t.created_at from taken t order by t.id
+$$;
+ALTER FUNCTION app.take_outgoing_mail(batch integer) OWNER TO focus_owner;
 CREATE FUNCTION app.tell_friends(user_id uuid) RETURNS void
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -1676,26 +2219,23 @@ CREATE TABLE app.auth_settings (
     failed_login_window interval NOT NULL,
     max_failed_logins_per_email integer DEFAULT 50 NOT NULL,
     known_address_ttl interval DEFAULT '30 days'::interval NOT NULL,
+    token_touch_interval interval DEFAULT '01:00:00'::interval NOT NULL,
+    reset_code_ttl interval DEFAULT '00:15:00'::interval NOT NULL,
+    max_reset_mails integer DEFAULT 3 NOT NULL,
+    reset_mail_window interval DEFAULT '01:00:00'::interval NOT NULL,
     CONSTRAINT auth_settings_bcrypt_cost_check CHECK (((bcrypt_cost >= 4) AND (bcrypt_cost <= 15))),
     CONSTRAINT auth_settings_failed_login_window_check CHECK ((failed_login_window > '00:00:00'::interval)),
     CONSTRAINT auth_settings_known_address_ttl_check CHECK ((known_address_ttl > '00:00:00'::interval)),
     CONSTRAINT auth_settings_max_failed_logins_check CHECK ((max_failed_logins > 0)),
     CONSTRAINT auth_settings_max_failed_logins_per_email_check CHECK ((max_failed_logins_per_email > 0)),
+    CONSTRAINT auth_settings_max_reset_mails_check CHECK ((max_reset_mails > 0)),
+    CONSTRAINT auth_settings_reset_code_ttl_check CHECK (((reset_code_ttl >= '00:01:00'::interval) AND (reset_code_ttl <= '1 day'::interval))),
+    CONSTRAINT auth_settings_reset_mail_window_check CHECK ((reset_mail_window > '00:00:00'::interval)),
     CONSTRAINT auth_settings_singleton_check CHECK (singleton),
+    CONSTRAINT auth_settings_token_touch_interval_check CHECK (((token_touch_interval >= '00:00:00'::interval) AND (token_touch_interval <= '1 day'::interval))),
     CONSTRAINT auth_settings_token_ttl_check CHECK ((token_ttl > '00:00:00'::interval))
 );
 ALTER TABLE app.auth_settings OWNER TO focus_owner;
-CREATE TABLE app.auth_tokens (
-    digest bytea NOT NULL,
-    user_id uuid NOT NULL,
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
-    expires_at timestamp with time zone NOT NULL,
-    revoked_at timestamp with time zone,
-    CONSTRAINT auth_tokens_check CHECK ((expires_at > created_at)),
-    CONSTRAINT auth_tokens_check1 CHECK (((revoked_at IS NULL) OR (revoked_at >= created_at))),
-    CONSTRAINT auth_tokens_digest_check CHECK ((length(digest) = 32))
-);
-ALTER TABLE app.auth_tokens OWNER TO focus_owner;
 CREATE TABLE app.avatars (
     user_id uuid NOT NULL,
     content_type text NOT NULL,
@@ -1711,6 +2251,13 @@ END),
     CONSTRAINT avatars_data_check CHECK (((length(data) >= 4) AND (length(data) <= app.avatar_max_bytes())))
 );
 ALTER TABLE app.avatars OWNER TO focus_owner;
+CREATE TABLE app.blocks (
+    blocker uuid NOT NULL,
+    blocked uuid NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT blocks_check CHECK ((blocker <> blocked))
+);
+ALTER TABLE app.blocks OWNER TO focus_owner;
 CREATE TABLE app.catalog_version (
     singleton boolean DEFAULT true NOT NULL,
     version bigint DEFAULT 1 NOT NULL,
@@ -1791,6 +2338,11 @@ ALTER TABLE app.events ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     NO MAXVALUE
     CACHE 1
 );
+CREATE TABLE app.friend_request_attempts (
+    user_id uuid NOT NULL,
+    attempted_at timestamp with time zone DEFAULT now() NOT NULL
+);
+ALTER TABLE app.friend_request_attempts OWNER TO focus_owner;
 CREATE TABLE app.friendship_events (
     id bigint NOT NULL,
     request_id uuid NOT NULL,
@@ -1823,6 +2375,34 @@ CREATE TABLE app.login_failures (
     client_ip inet
 );
 ALTER TABLE app.login_failures OWNER TO focus_owner;
+CREATE TABLE app.outgoing_mail (
+    id bigint NOT NULL,
+    recipient public.citext NOT NULL,
+    subject text NOT NULL,
+    body text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    sent_at timestamp with time zone
+);
+ALTER TABLE app.outgoing_mail OWNER TO focus_owner;
+ALTER TABLE app.outgoing_mail ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app.outgoing_mail_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+CREATE TABLE app.password_resets (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    user_id uuid NOT NULL,
+    digest bytea NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    used_at timestamp with time zone,
+    CONSTRAINT password_resets_check CHECK ((expires_at > created_at)),
+    CONSTRAINT password_resets_digest_check CHECK ((length(digest) = 32))
+);
+ALTER TABLE app.password_resets OWNER TO focus_owner;
 CREATE TABLE app.schema_migrations (
     version integer NOT NULL,
     name text NOT NULL,
@@ -1830,6 +2410,15 @@ CREATE TABLE app.schema_migrations (
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
 ALTER TABLE app.schema_migrations OWNER TO focus_owner;
+CREATE TABLE app.social_settings (
+    singleton boolean DEFAULT true NOT NULL,
+    max_friend_requests integer NOT NULL,
+    friend_request_window interval NOT NULL,
+    CONSTRAINT social_settings_friend_request_window_check CHECK ((friend_request_window > '00:00:00'::interval)),
+    CONSTRAINT social_settings_max_friend_requests_check CHECK ((max_friend_requests > 0)),
+    CONSTRAINT social_settings_singleton_check CHECK (singleton)
+);
+ALTER TABLE app.social_settings OWNER TO focus_owner;
 CREATE TABLE app.tip_views (
     id bigint NOT NULL,
     user_id uuid NOT NULL,
@@ -1859,6 +2448,18 @@ CREATE TABLE app.user_items (
     acquired_at timestamp with time zone DEFAULT now() NOT NULL
 );
 ALTER TABLE app.user_items OWNER TO focus_owner;
+CREATE TABLE app.user_reports (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    reporter uuid NOT NULL,
+    reported uuid NOT NULL,
+    reason text NOT NULL,
+    details text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT user_reports_check CHECK ((reporter <> reported)),
+    CONSTRAINT user_reports_details_check CHECK (((length(details) >= 1) AND (length(details) <= 1000))),
+    CONSTRAINT user_reports_reason_check CHECK ((reason = ANY (ARRAY['spam'::text, 'harassment'::text, 'inappropriate_name'::text, 'inappropriate_avatar'::text, 'other'::text])))
+);
+ALTER TABLE app.user_reports OWNER TO focus_owner;
 CREATE TABLE app.user_selections (
     user_id uuid NOT NULL,
     kind text NOT NULL,
@@ -1950,12 +2551,36 @@ CREATE VIEW report.tips_shown_per_level AS
      LEFT JOIN app.tip_views v ON ((v.tip_id = t.id)))
   GROUP BY t.rating_level;
 ALTER TABLE report.tips_shown_per_level OWNER TO focus_owner;
+CREATE VIEW report.user_reports AS
+ SELECT r.id AS report_id,
+    r.created_at,
+    r.reason,
+    r.details,
+    r.reported AS reported_user_id,
+    u.display_name AS reported_display_name,
+    (EXISTS ( SELECT
+           FROM app.avatars a
+          WHERE (a.user_id = r.reported))) AS reported_has_avatar,
+    ( SELECT count(*) AS count
+           FROM app.user_reports o
+          WHERE (o.reported = r.reported)) AS reports_about_user,
+    r.reporter AS reporter_user_id,
+    ( SELECT count(*) AS count
+           FROM app.blocks b
+          WHERE (b.blocked = r.reported)) AS times_blocked
+   FROM (app.user_reports r
+     JOIN app.users u ON ((u.id = r.reported)));
+ALTER TABLE report.user_reports OWNER TO focus_owner;
 ALTER TABLE ONLY app.auth_settings
     ADD CONSTRAINT auth_settings_pkey PRIMARY KEY (singleton);
+ALTER TABLE ONLY app.auth_tokens
+    ADD CONSTRAINT auth_tokens_id_key UNIQUE (id);
 ALTER TABLE ONLY app.auth_tokens
     ADD CONSTRAINT auth_tokens_pkey PRIMARY KEY (digest);
 ALTER TABLE ONLY app.avatars
     ADD CONSTRAINT avatars_pkey PRIMARY KEY (user_id);
+ALTER TABLE ONLY app.blocks
+    ADD CONSTRAINT blocks_pkey PRIMARY KEY (blocker, blocked);
 ALTER TABLE ONLY app.catalog_version
     ADD CONSTRAINT catalog_version_pkey PRIMARY KEY (singleton);
 ALTER TABLE ONLY app.coin_ledger
@@ -1982,6 +2607,10 @@ ALTER TABLE ONLY app.mindfulness_tips
     ADD CONSTRAINT mindfulness_tips_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.mindfulness_tips
     ADD CONSTRAINT mindfulness_tips_rating_level_title_key UNIQUE (rating_level, title);
+ALTER TABLE ONLY app.outgoing_mail
+    ADD CONSTRAINT outgoing_mail_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY app.password_resets
+    ADD CONSTRAINT password_resets_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.schema_migrations
     ADD CONSTRAINT schema_migrations_pkey PRIMARY KEY (version);
 ALTER TABLE ONLY app.shop_items
@@ -1990,12 +2619,16 @@ ALTER TABLE ONLY app.shop_items
     ADD CONSTRAINT shop_items_kind_name_key UNIQUE (kind, name);
 ALTER TABLE ONLY app.shop_items
     ADD CONSTRAINT shop_items_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY app.social_settings
+    ADD CONSTRAINT social_settings_pkey PRIMARY KEY (singleton);
 ALTER TABLE ONLY app.tip_views
     ADD CONSTRAINT tip_views_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.tips_version
     ADD CONSTRAINT tips_version_pkey PRIMARY KEY (singleton);
 ALTER TABLE ONLY app.user_items
     ADD CONSTRAINT user_items_pkey PRIMARY KEY (user_id, item_id);
+ALTER TABLE ONLY app.user_reports
+    ADD CONSTRAINT user_reports_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.user_selections
     ADD CONSTRAINT user_selections_pkey PRIMARY KEY (user_id, kind);
 ALTER TABLE ONLY app.users
@@ -2003,6 +2636,7 @@ ALTER TABLE ONLY app.users
 ALTER TABLE ONLY app.users
     ADD CONSTRAINT users_pkey PRIMARY KEY (id);
 CREATE INDEX auth_tokens_user_id ON app.auth_tokens USING btree (user_id);
+CREATE INDEX blocks_blocked ON app.blocks USING btree (blocked);
 CREATE UNIQUE INDEX coin_ledger_one_earning_per_session ON app.coin_ledger USING btree (session_id) WHERE (entry = 'earn'::text);
 CREATE INDEX coin_ledger_time ON app.coin_ledger USING btree (created_at);
 CREATE INDEX coin_ledger_user_time ON app.coin_ledger USING btree (user_id, created_at);
@@ -2012,6 +2646,7 @@ CREATE INDEX events_user_id ON app.events USING btree (user_id, id) WHERE (user_
 CREATE INDEX focus_sessions_end ON app.focus_sessions USING btree (ended_at);
 CREATE INDEX focus_sessions_end_day ON app.focus_sessions USING btree ((((ended_at AT TIME ZONE 'UTC'::text))::date));
 CREATE INDEX focus_sessions_user_end ON app.focus_sessions USING btree (user_id, ended_at);
+CREATE INDEX friend_request_attempts_user_time ON app.friend_request_attempts USING btree (user_id, attempted_at);
 CREATE INDEX friendship_events_day ON app.friendship_events USING btree ((((created_at AT TIME ZONE 'UTC'::text))::date));
 CREATE INDEX friendship_events_pair ON app.friendship_events USING btree (user_low, user_high);
 CREATE INDEX friendship_events_time ON app.friendship_events USING btree (created_at);
@@ -2019,9 +2654,14 @@ CREATE INDEX friendships_pending_by ON app.friendships USING btree (requested_by
 CREATE INDEX friendships_user_high ON app.friendships USING btree (user_high);
 CREATE INDEX login_failures_email_address_time ON app.login_failures USING btree (email, client_ip, failed_at);
 CREATE INDEX login_failures_email_time ON app.login_failures USING btree (email, failed_at);
+CREATE INDEX outgoing_mail_recipient ON app.outgoing_mail USING btree (recipient);
+CREATE INDEX outgoing_mail_unsent ON app.outgoing_mail USING btree (id) WHERE (sent_at IS NULL);
+CREATE INDEX password_resets_user ON app.password_resets USING btree (user_id, created_at);
 CREATE UNIQUE INDEX shop_items_one_starter_per_kind ON app.shop_items USING btree (kind) WHERE is_starter;
 CREATE INDEX tip_views_time ON app.tip_views USING btree (shown_at);
 CREATE INDEX tip_views_user_tip ON app.tip_views USING btree (user_id, tip_id, shown_at);
+CREATE INDEX user_reports_reported ON app.user_reports USING btree (reported, created_at);
+CREATE INDEX user_reports_time ON app.user_reports USING btree (created_at);
 CREATE OR REPLACE VIEW report.sales_per_item AS
  SELECT i.id AS item_id,
     i.kind,
@@ -2061,6 +2701,10 @@ ALTER TABLE ONLY app.auth_tokens
     ADD CONSTRAINT auth_tokens_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.avatars
     ADD CONSTRAINT avatars_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+ALTER TABLE ONLY app.blocks
+    ADD CONSTRAINT blocks_blocked_fkey FOREIGN KEY (blocked) REFERENCES app.users(id) ON DELETE CASCADE;
+ALTER TABLE ONLY app.blocks
+    ADD CONSTRAINT blocks_blocker_fkey FOREIGN KEY (blocker) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.coin_ledger
     ADD CONSTRAINT coin_ledger_item_id_fkey FOREIGN KEY (item_id) REFERENCES app.shop_items(id);
 ALTER TABLE ONLY app.coin_ledger
@@ -2075,6 +2719,8 @@ ALTER TABLE ONLY app.friendships
     ADD CONSTRAINT friendships_user_low_fkey FOREIGN KEY (user_low) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.login_addresses
     ADD CONSTRAINT login_addresses_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+ALTER TABLE ONLY app.password_resets
+    ADD CONSTRAINT password_resets_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.tip_views
     ADD CONSTRAINT tip_views_session_id_fkey FOREIGN KEY (session_id) REFERENCES app.focus_sessions(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.tip_views
@@ -2085,6 +2731,10 @@ ALTER TABLE ONLY app.user_items
     ADD CONSTRAINT user_items_item_id_fkey FOREIGN KEY (item_id) REFERENCES app.shop_items(id);
 ALTER TABLE ONLY app.user_items
     ADD CONSTRAINT user_items_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+ALTER TABLE ONLY app.user_reports
+    ADD CONSTRAINT user_reports_reported_fkey FOREIGN KEY (reported) REFERENCES app.users(id) ON DELETE CASCADE;
+ALTER TABLE ONLY app.user_reports
+    ADD CONSTRAINT user_reports_reporter_fkey FOREIGN KEY (reporter) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.user_selections
     ADD CONSTRAINT user_selections_item_id_kind_fkey FOREIGN KEY (item_id, kind) REFERENCES app.shop_items(id, kind);
 ALTER TABLE ONLY app.user_selections
@@ -2097,14 +2747,20 @@ REVOKE ALL ON FUNCTION api.auth_login(token text, params jsonb, body jsonb) FROM
 GRANT ALL ON FUNCTION api.auth_login(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.auth_logout(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.auth_logout(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.auth_password_reset_confirm(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.auth_password_reset_confirm(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.auth_password_reset_create(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.auth_password_reset_create(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.auth_register(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.auth_register(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.authenticate(token text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.avatar_version(updated_at timestamp with time zone) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.boolean_field(body jsonb, field text, required boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.check_password(account app.users, password text, client_ip inet) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.choice(value text, field text, choices text[]) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.client_address(params jsonb) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.display_name_field(body jsonb, required boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.email_field(body jsonb, field text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.end_request(token text, params jsonb, side text, action text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.event_cursor(params jsonb) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.events_list(token text, params jsonb, body jsonb) FROM PUBLIC;
@@ -2115,6 +2771,7 @@ REVOKE ALL ON FUNCTION api.events_stream_open(token text, params jsonb, body jso
 GRANT ALL ON FUNCTION api.events_stream_open(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.fail(status integer, code text, message text, extra jsonb) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.fail_field(field text, problem text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.failed_attempts(email text, action text, client_ip inet) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.focus_sessions_create(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.focus_sessions_create(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.focus_sessions_finish(token text, params jsonb, body jsonb) FROM PUBLIC;
@@ -2141,31 +2798,49 @@ GRANT ALL ON FUNCTION api.friends_delete(token text, params jsonb, body jsonb) T
 REVOKE ALL ON FUNCTION api.friends_list(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.friends_list(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.give_starters(user_id uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.hash_password(password text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.integer_field(body jsonb, field text, minimum integer, maximum integer, required boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.integer_param(params jsonb, name text, minimum integer, maximum integer, fallback integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.is_uuid(value text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.iso(value timestamp with time zone) FROM PUBLIC;
-REVOKE ALL ON FUNCTION api.issue_token(user_id uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.issue_token(user_id uuid, params jsonb) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.item_json(item app.shop_items) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.json_field(body jsonb, field text, json_type text, required boolean, expected text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.kind_param(params jsonb, required boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.known_ids(body jsonb) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.leaderboards_get(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.leaderboards_get(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.local_date(time_zone text, at timestamp with time zone) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.local_period_start(time_zone text, at timestamp with time zone, period text, shift integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.lock_account(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.lock_pair(a uuid, b uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.lock_user(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.me_avatar_delete(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.me_avatar_delete(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.me_avatar_update(token text, params jsonb, body bytea) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.me_avatar_update(token text, params jsonb, body bytea) TO focus_api;
+REVOKE ALL ON FUNCTION api.me_blocks_list(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.me_blocks_list(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.me_delete(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.me_delete(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.me_email_update(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.me_email_update(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.me_export_get(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.me_export_get(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.me_get(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.me_get(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.me_items_list(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.me_items_list(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.me_password_update(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.me_password_update(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.me_selected_update(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.me_selected_update(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.me_stats_get(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.me_stats_get(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.me_tokens_delete(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.me_tokens_delete(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.me_tokens_list(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.me_tokens_list(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.me_update(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.me_update(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.mindfulness_tips_sync(token text, params jsonb, body jsonb) FROM PUBLIC;
@@ -2174,11 +2849,13 @@ REVOKE ALL ON FUNCTION api.newest_event_id() FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.ok(body jsonb, status integer, etag text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.only_keys(body jsonb, allowed text[]) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.other_user(pair app.friendships, me uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.other_user_param(params jsonb, user_id uuid, self_code text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.pair(a uuid, b uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.parse_body(body text) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.parse_body(body text) TO focus_api;
 REVOKE ALL ON FUNCTION api.parse_image(body text) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.parse_image(body text) TO focus_api;
+REVOKE ALL ON FUNCTION api.password_field(body jsonb, field text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.pay_session(session_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.pending_request(request_id uuid, user_id uuid, side text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.problem(status integer, code text, message text, extra jsonb, retry_after integer) FROM PUBLIC;
@@ -2200,11 +2877,20 @@ REVOKE ALL ON FUNCTION api.text_field(body jsonb, field text, required boolean, 
 REVOKE ALL ON FUNCTION api.time_field(body jsonb, field text, required boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.tip_json(tip app.mindfulness_tips) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.today_minutes(user_id uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.token_json(token app.auth_tokens, current_digest bytea) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.touch_token(token_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.user_card(user_id uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.user_time_zone(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.users_avatar_get(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.users_avatar_get(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.users_block_create(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.users_block_create(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.users_block_delete(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.users_block_delete(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.users_get(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.users_get(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.users_report_create(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.users_report_create(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.uuid_field(body jsonb, field text, required boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.announce_version() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.apply_ledger_entry() FROM PUBLIC;
@@ -2219,6 +2905,7 @@ REVOKE ALL ON FUNCTION app.forbid_change() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.friendship_events_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.grant_coins(user_id uuid, coins integer, reason text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.prune_events() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.take_outgoing_mail(batch integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.tell_friends(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.tell_friends_of_row() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.users_events() FROM PUBLIC;
@@ -2230,4 +2917,5 @@ GRANT SELECT ON TABLE report.ledger_reconciliation TO focus_report;
 GRANT SELECT ON TABLE report.sales_per_item TO focus_report;
 GRANT SELECT ON TABLE report.sessions_per_day_by_path TO focus_report;
 GRANT SELECT ON TABLE report.tips_shown_per_level TO focus_report;
+GRANT SELECT ON TABLE report.user_reports TO focus_report;
 ALTER DEFAULT PRIVILEGES FOR ROLE focus_owner REVOKE ALL ON FUNCTIONS  FROM PUBLIC;

@@ -7,8 +7,8 @@
 -- Endpoint names, one grammar: the resource as its path reads (`/friend-requests` →
 -- friend_requests, `/me/avatar` → me_avatar) then one verb: list, get, create, update
 -- (PUT and PATCH), delete, or the action the path names (register, login, logout, sync, start,
--- finish, rate, accept, decline), or `open` for what the server calls when it opens a stream
--- (api.events_stream_open, for GET /events as text/event-stream). `POST /friend-requests/{id}/accept` is
+-- finish, rate, accept, decline, confirm), or `open` for what the server calls when it opens a
+-- stream (api.events_stream_open, for GET /events as text/event-stream). `POST /friend-requests/{id}/accept` is
 -- api.friend_requests_accept; grep the route table or sql/tests for that name to find both.
 -- Helpers that are not endpoints are named for what they do (authenticate, lock_user).
 --
@@ -257,21 +257,31 @@ language sql immutable
 as $$ select to_char(iso.value at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') $$;
 
 -- The user a bearer token belongs to; 401 unauthorized if it is missing, unknown, expired or
--- revoked. Tokens are compared by their SHA-256 digest only.
+-- revoked. Tokens are compared by their SHA-256 digest only. STABLE, so a read stays a read:
+-- only when the token's last use is older than auth_settings.token_touch_interval (an hour)
+-- does it call the volatile api.touch_token, which records the use and slides the expiry;
+-- PostgreSQL forbids writes in the statements of a non-volatile function itself, not in a
+-- volatile function it calls, and that write commits with the request.
 create function api.authenticate(token text)
 returns uuid
 language plpgsql stable security definer set search_path = public, pg_temp
 as $$
 declare
     v_user_id uuid;
+    v_token_id uuid;
+    v_stale boolean;
 begin
-    select t.user_id into v_user_id
-    from app.auth_tokens t
+    select t.user_id, t.id, t.last_used_at < now() - s.token_touch_interval
+    into v_user_id, v_token_id, v_stale
+    from app.auth_tokens t cross join app.auth_settings s
     where t.digest = sha256(convert_to(coalesce(authenticate.token, ''), 'UTF8'))
       and t.revoked_at is null
       and t.expires_at > now();
     if v_user_id is null then
         perform api.fail(401, 'unauthorized', 'The token is missing, unknown, expired or revoked.');
+    end if;
+    if v_stale then
+        perform api.touch_token(v_token_id);
     end if;
     return v_user_id;
 end
@@ -280,7 +290,32 @@ $$;
 -- Locks a user's row and returns it: the one way anything serializes per user. One purchase,
 -- earning or rating per user at a time (so balances, the daily cap and tip rotation hold under
 -- concurrent requests); friendship transitions lock both users, lower id first (api.lock_pair).
+-- An account deleted while the request waited for the lock is 401, so nothing is added to a
+-- tombstone.
 create function api.lock_user(user_id uuid)
 returns app.users
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user app.users;
+begin
+    select u.* into v_user from app.users u where u.id = lock_user.user_id and u.deleted_at is null for update;
+    if v_user.id is null then
+        perform api.fail(401, 'unauthorized', 'The token is missing, unknown, expired or revoked.');
+    end if;
+    return v_user;
+end
+$$;
+
+-- Records a token's use: last_used_at = now() and the expiry slides to now() + token_ttl, so a
+-- phone used at least once a month is never logged out. The condition is checked again under
+-- the row's lock, so requests racing past the hour write once.
+create function api.touch_token(token_id uuid)
+returns void
 language sql volatile security definer set search_path = public, pg_temp
-as $$ select u.* from app.users u where u.id = lock_user.user_id for update $$;
+as $$
+    update app.auth_tokens t
+    set last_used_at = now(), expires_at = greatest(t.expires_at, now() + s.token_ttl)
+    from app.auth_settings s
+    where t.id = touch_token.token_id and t.last_used_at < now() - s.token_touch_interval
+$$;

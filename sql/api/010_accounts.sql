@@ -12,8 +12,9 @@ as $$
 $$;
 grant execute on function api.ready() to focus_api;
 
--- A new token for a user: {token, expires_at}. Only the digest is kept.
-create function api.issue_token(user_id uuid)
+-- A new token for a user: {token, expires_at}. Only the digest is kept, with the client's
+-- User-Agent (params.user_agent, passed by the HTTP layer) as the device's label.
+create function api.issue_token(user_id uuid, params jsonb default '{}')
 returns jsonb
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
@@ -21,8 +22,9 @@ declare
     v_token text := translate(encode(gen_random_bytes(32), 'base64'), '+/=', '-_');
     v_expires_at timestamptz;
 begin
-    insert into app.auth_tokens (digest, user_id, expires_at)
-    select sha256(convert_to(v_token, 'UTF8')), issue_token.user_id, now() + s.token_ttl
+    insert into app.auth_tokens (digest, user_id, expires_at, user_agent)
+    select sha256(convert_to(v_token, 'UTF8')), issue_token.user_id, now() + s.token_ttl,
+           nullif(left(btrim(regexp_replace(issue_token.params ->> 'user_agent', '[[:cntrl:]]', '', 'g')), 200), '')
     from app.auth_settings s
     returning expires_at into v_expires_at;
     return jsonb_build_object('token', v_token, 'expires_at', api.iso(v_expires_at));
@@ -45,6 +47,46 @@ begin
 end
 $$;
 
+-- An email address of a body, trimmed (400 invalid_email when it does not look like one).
+create function api.email_field(body jsonb, field text default 'email')
+returns text
+language plpgsql volatile
+as $$
+declare
+    v_email text := btrim(api.text_field(email_field.body, email_field.field));
+begin
+    if length(v_email) > 254 or v_email !~ '^[^@\s]+@[^@\s]+\.[^@\s]+$' then
+        perform api.fail(400, 'invalid_email', 'That does not look like an email address.');
+    end if;
+    return v_email;
+end
+$$;
+
+-- A new password of a body: at least 8 characters (400 weak_password) and at most 72 bytes,
+-- since bcrypt reads only the first 72: refused rather than silently cut (400 invalid_field).
+create function api.password_field(body jsonb, field text)
+returns text
+language plpgsql volatile
+as $$
+declare
+    v_password text := api.text_field(password_field.body, password_field.field);
+begin
+    if length(v_password) < 8 then
+        perform api.fail(400, 'weak_password', 'Use a password of at least 8 characters.');
+    end if;
+    if octet_length(v_password) > 72 then
+        perform api.fail_field(password_field.field, 'must be at most 72 bytes.');
+    end if;
+    return v_password;
+end
+$$;
+
+-- A bcrypt hash of a password at the current cost.
+create function api.hash_password(password text)
+returns text
+language sql volatile security definer set search_path = public, pg_temp
+as $$ select crypt(hash_password.password, gen_salt('bf', s.bcrypt_cost)) from app.auth_settings s $$;
+
 -- POST /auth/register {email, password, display_name}
 -- Guarantees: emails are unique ignoring case (409 email_taken, also for two racing sign-ups);
 -- the password is stored only as a bcrypt hash; the starters are owned and selected;
@@ -55,26 +97,13 @@ language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
     v_body jsonb := api.only_keys(auth_register.body, array['email', 'password', 'display_name']);
-    v_email text := btrim(api.text_field(v_body, 'email'));
-    v_password text := api.text_field(v_body, 'password');
-    v_display_name text;
+    v_email text := api.email_field(v_body);
+    v_password text := api.password_field(v_body, 'password');
+    v_display_name text := api.display_name_field(v_body, required => true);
     v_user_id uuid;
 begin
-    if length(v_email) > 254 or v_email !~ '^[^@\s]+@[^@\s]+\.[^@\s]+$' then
-        perform api.fail(400, 'invalid_email', 'That does not look like an email address.');
-    end if;
-    if length(v_password) < 8 then
-        perform api.fail(400, 'weak_password', 'Use a password of at least 8 characters.');
-    end if;
-    if octet_length(v_password) > 72 then
-        -- bcrypt reads only the first 72 bytes: refuse rather than silently ignore the rest.
-        perform api.fail_field('password', 'must be at most 72 bytes.');
-    end if;
-    v_display_name := api.display_name_field(v_body, required => true);
-
     insert into app.users (email, password_hash, display_name)
-    select v_email, crypt(v_password, gen_salt('bf', s.bcrypt_cost)), v_display_name
-    from app.auth_settings s
+    values (v_email, api.hash_password(v_password), v_display_name)
     on conflict (email) do nothing
     returning id into v_user_id;
     if v_user_id is null then
@@ -82,7 +111,7 @@ begin
     end if;
     perform api.give_starters(v_user_id);
 
-    return api.ok(jsonb_build_object('user', api.profile(v_user_id)) || api.issue_token(v_user_id));
+    return api.ok(jsonb_build_object('user', api.profile(v_user_id)) || api.issue_token(v_user_id, auth_register.params));
 end
 $$;
 grant execute on function api.auth_register(text, jsonb, jsonb) to focus_api;
@@ -190,7 +219,7 @@ begin
         set password_hash = crypt(v_password, gen_salt('bf', v_settings.bcrypt_cost)), updated_at = now()
         where u.id = v_user.id;
     end if;
-    return api.ok(jsonb_build_object('user', api.profile(v_user.id)) || api.issue_token(v_user.id));
+    return api.ok(jsonb_build_object('user', api.profile(v_user.id)) || api.issue_token(v_user.id, auth_login.params));
 end
 $$;
 grant execute on function api.auth_login(text, jsonb, jsonb) to focus_api;

@@ -1,7 +1,7 @@
 -- api profile: the Profile object and GET/PATCH /me.
 
 -- Profile = {id, email, display_name, balance, selected: {pet, sound, furniture},
---            settings: {show_tip_on_timer}, has_avatar, avatar_version, created_at}
+--            settings: {show_tip_on_timer, time_zone}, has_avatar, avatar_version, created_at}
 -- avatar_version: as in UserCard (sql/api/070_friends.sql), null without an avatar.
 
 -- An avatar's version: its updated_at in microseconds since 1970; null for no avatar.
@@ -18,9 +18,10 @@ as $$
         'id', u.id,
         'email', u.email,
         'display_name', u.display_name,
+        'has_avatar', exists (select from app.avatars a where a.user_id = u.id),
         'balance', u.balance,
         'selected', api.selected_json(u.id),
-        'settings', jsonb_build_object('show_tip_on_timer', u.show_tip_on_timer),
+        'settings', jsonb_build_object('show_tip_on_timer', u.show_tip_on_timer, 'time_zone', u.time_zone),
         'has_avatar', a.user_id is not null,
         'avatar_version', api.avatar_version(a.updated_at),
         'created_at', api.iso(u.created_at))
@@ -40,8 +41,9 @@ $$;
 grant execute on function api.me_get(text, jsonb, jsonb) to focus_api;
 comment on function api.me_get(text, jsonb, jsonb) is 'GET /me: the caller''s Profile.';
 
--- PATCH /me {display_name?, settings?: {show_tip_on_timer?}}
--- Guarantees: only the fields given change; unknown keys are 400 and change nothing.
+-- PATCH /me {display_name?, settings?: {show_tip_on_timer?, time_zone?}}
+-- Guarantees: only the fields given change; unknown keys are 400 and change nothing; a time
+-- zone is an IANA name PostgreSQL knows (pg_timezone_names, exact spelling), else 400 invalid_field.
 create function api.me_update(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
@@ -52,18 +54,24 @@ declare
     v_display_name text := api.display_name_field(v_body, required => false);
     v_settings jsonb := v_body -> 'settings';
     v_show_tip boolean;
+    v_time_zone text;
 begin
     if v_settings is not null and jsonb_typeof(v_settings) <> 'null' then
         if jsonb_typeof(v_settings) <> 'object' then
             perform api.fail_field('settings', 'must be an object.');
         end if;
-        perform api.only_keys(v_settings, array['show_tip_on_timer']);
+        perform api.only_keys(v_settings, array['show_tip_on_timer', 'time_zone']);
         v_show_tip := api.boolean_field(v_settings, 'show_tip_on_timer', required => false);
+        v_time_zone := api.text_field(v_settings, 'time_zone', required => false);
+        if v_time_zone is not null and not exists (select from pg_timezone_names z where z.name = v_time_zone) then
+            perform api.fail_field('time_zone', 'must be an IANA time zone name, like Europe/Paris.');
+        end if;
     end if;
 
     update app.users u
     set display_name = coalesce(v_display_name, u.display_name),
         show_tip_on_timer = coalesce(v_show_tip, u.show_tip_on_timer),
+        time_zone = coalesce(v_time_zone, u.time_zone),
         updated_at = now()
     where u.id = v_user_id;
     return api.ok(api.profile(v_user_id));

@@ -22,7 +22,7 @@ as $$
 $$;
 
 -- Pays a finished session: floor(minutes * coins_per_minute) once it reaches min_minutes_to_earn;
--- offline sessions share offline_daily_coin_cap per UTC day of their end. Writes the coins on
+-- offline sessions share offline_daily_coin_cap per day of their end, in the user's time zone. Writes the coins on
 -- the session and one 'earn' ledger row (a unique index makes a second one impossible).
 -- The caller holds the user's lock.
 create function api.pay_session(session_id uuid)
@@ -32,7 +32,7 @@ as $$
 declare
     v_session app.focus_sessions;
     v_settings app.economy_settings;
-    v_day_start timestamptz;
+    v_time_zone text;
     v_coins integer;
     v_earned_that_day integer;
 begin
@@ -41,11 +41,12 @@ begin
     v_coins := case when v_session.minutes >= v_settings.min_minutes_to_earn
                     then floor(v_session.minutes * v_settings.coins_per_minute)::integer else 0 end;
     if v_session.source = 'offline' then
-        v_day_start := date_trunc('day', v_session.ended_at at time zone 'UTC') at time zone 'UTC';
+        v_time_zone := api.user_time_zone(v_session.user_id);
         select coalesce(sum(s.coins_earned), 0)::integer into v_earned_that_day
         from app.focus_sessions s
         where s.user_id = v_session.user_id and s.source = 'offline'
-          and s.ended_at >= v_day_start and s.ended_at < v_day_start + interval '1 day';
+          and s.ended_at >= api.local_period_start(v_time_zone, v_session.ended_at)
+          and s.ended_at < api.local_period_start(v_time_zone, v_session.ended_at, shift => 1);
         v_coins := greatest(0, least(v_coins, v_settings.offline_daily_coin_cap - v_earned_that_day));
     end if;
     if v_coins > 0 then
@@ -216,7 +217,8 @@ grant execute on function api.focus_sessions_list(text, jsonb, jsonb) to focus_a
 comment on function api.focus_sessions_list(text, jsonb, jsonb) is
     'GET /focus-sessions: the caller''s sessions started in [from, to) with totals.';
 
--- GET /me/stats: days are UTC days of a session's end; weeks start on Monday.
+-- GET /me/stats: days are the user's own days (settings.time_zone) of a session's end; weeks
+-- start on Monday.
 -- A streak is a run of consecutive days with focused minutes; the current one is alive while
 -- its last day is today or yesterday.
 create function api.me_stats_get(token text, params jsonb, body jsonb)
@@ -225,11 +227,12 @@ language plpgsql stable security definer set search_path = public, pg_temp
 as $$
 declare
     v_user_id uuid := api.authenticate(me_stats_get.token);
-    v_today date := (now() at time zone 'UTC')::date;
+    v_time_zone text := api.user_time_zone(v_user_id);
+    v_today date := api.local_date(v_time_zone, now());
 begin
     return (
         with days as (
-            select (s.ended_at at time zone 'UTC')::date as day, sum(s.minutes) as minutes, sum(s.coins_earned) as coins
+            select api.local_date(v_time_zone, s.ended_at) as day, sum(s.minutes) as minutes, sum(s.coins_earned) as coins
             from app.focus_sessions s
             where s.user_id = v_user_id and s.ended_at is not null
             group by 1
@@ -251,4 +254,4 @@ end
 $$;
 grant execute on function api.me_stats_get(text, jsonb, jsonb) to focus_api;
 comment on function api.me_stats_get(text, jsonb, jsonb) is
-    'GET /me/stats: minutes today, this week and in all, coins earned, current and longest streak (UTC days).';
+    'GET /me/stats: minutes today, this week and in all, coins earned, current and longest streak (the user''s own days).';

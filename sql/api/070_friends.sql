@@ -15,7 +15,7 @@ as $$
     where u.id = user_card.user_id
 $$;
 
--- Minutes a user focused in sessions that ended today (UTC).
+-- Minutes a user focused in sessions that ended today, in that user's own day.
 create function api.today_minutes(user_id uuid)
 returns integer
 language sql stable security definer set search_path = public, pg_temp
@@ -23,7 +23,7 @@ as $$
     select coalesce(sum(s.minutes), 0)::integer
     from app.focus_sessions s
     where s.user_id = today_minutes.user_id
-      and s.ended_at >= date_trunc('day', now() at time zone 'UTC') at time zone 'UTC'
+      and s.ended_at >= api.local_period_start(api.user_time_zone(today_minutes.user_id), now())
 $$;
 
 -- Friend = UserCard + {selected, friends_since, today_minutes}
@@ -110,6 +110,11 @@ end
 $$;
 
 -- POST /friend-requests {email}
+-- Every attempt a sender makes counts, unknown emails included (the 404 is answered without
+-- rolling back, so its count stays): past app.social_settings.max_friend_requests in
+-- friend_request_window the sender gets 429 too_many_friend_requests, so nobody can test
+-- thousands of emails for accounts. An account that blocked the sender answers exactly as an
+-- unknown email; one the sender blocked is 409 user_blocked.
 create function api.friend_requests_create(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
@@ -118,12 +123,30 @@ declare
     v_user_id uuid := api.authenticate(friend_requests_create.token);
     v_body jsonb := api.only_keys(friend_requests_create.body, array['email']);
     v_email text := btrim(api.text_field(v_body, 'email'));
+    v_settings app.social_settings;
+    v_attempts integer;
+    v_oldest timestamptz;
     v_other uuid;
     v_pair app.friendships;
 begin
+    select * into v_settings from app.social_settings;
+    perform pg_advisory_xact_lock(hashtext('friend-requests:' || v_user_id));
+    select count(*), min(a.attempted_at) into v_attempts, v_oldest
+    from app.friend_request_attempts a
+    where a.user_id = v_user_id and a.attempted_at > now() - v_settings.friend_request_window;
+    if v_attempts >= v_settings.max_friend_requests then
+        return api.problem(429, 'too_many_friend_requests', 'You sent too many friend requests; wait before sending more.',
+                           retry_after => greatest(1, ceil(extract(epoch from
+                               v_oldest + v_settings.friend_request_window - now()))::integer));
+    end if;
+    insert into app.friend_request_attempts (user_id) values (v_user_id);
+
     select u.id into v_other from app.users u where u.email = v_email::citext;
-    if v_other is null then
-        perform api.fail(404, 'user_not_found', 'Nobody has an account with that email.');
+    if v_other is null or exists (select from app.blocks b where b.blocker = v_other and b.blocked = v_user_id) then
+        return api.problem(404, 'user_not_found', 'Nobody has an account with that email.');
+    end if;
+    if exists (select from app.blocks b where b.blocker = v_user_id and b.blocked = v_other) then
+        perform api.fail(409, 'user_blocked', 'You blocked that user; unblock them first.');
     end if;
     if v_other = v_user_id then
         perform api.fail(422, 'cannot_friend_self', 'You cannot send a friend request to yourself.');
@@ -150,7 +173,7 @@ end
 $$;
 grant execute on function api.friend_requests_create(text, jsonb, jsonb) to focus_api;
 comment on function api.friend_requests_create(text, jsonb, jsonb) is
-    'POST /friend-requests: 404 user_not_found, 422 cannot_friend_self, 409 already_friends / request_pending, '
+    'POST /friend-requests: 404 user_not_found (also when they blocked you), 409 user_blocked, 429 too_many_friend_requests, 422 cannot_friend_self, 409 already_friends / request_pending, '
     '429 too_many_pending (50); if they had asked you, accepts (200 auto_accepted).';
 
 -- POST /friend-requests/{id}/accept: only the receiver, only while pending.

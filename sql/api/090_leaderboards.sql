@@ -1,5 +1,6 @@
--- api leaderboards: focused minutes in the current UTC day or ISO week (from Monday),
--- among your friends and you, or among everyone who focused in the period.
+-- api leaderboards: focused minutes in the caller's current day or ISO week (from Monday), in
+-- the caller's time zone, among your friends and you, or among everyone who focused in the
+-- period (deleted accounts left out).
 
 -- GET /leaderboards/{period}?scope=friends|global&limit=
 -- Ties share a rank (rank()); `me` is the caller's rank and minutes even outside the top.
@@ -15,7 +16,7 @@ declare
     v_start timestamptz;
     v_body jsonb;
 begin
-    v_start := date_trunc(case v_period when 'daily' then 'day' else 'week' end, now() at time zone 'UTC') at time zone 'UTC';
+    v_start := api.local_period_start(api.user_time_zone(v_user_id), now(), case v_period when 'daily' then 'day' else 'week' end);
 
     with members as (
         select v_user_id as id
@@ -35,6 +36,7 @@ begin
     ranked as (
         select t.id, t.minutes, rank() over (order by t.minutes desc) as rank, u.display_name
         from totals t join app.users u on u.id = t.id
+        where u.deleted_at is null
     )
     select jsonb_build_object(
         'period_start', api.iso(v_start),

@@ -20,7 +20,7 @@ select is(test.error_of($$ select api.friend_requests_create(test.token('ann'), 
           'asking twice is request_pending');
 select is(test.error_of($$ select api.friend_requests_create(test.token('ann'), '{}', '{"email": "ann@example.com"}') $$), 'PT422 cannot_friend_self',
           'asking yourself is cannot_friend_self');
-select is(test.error_of($$ select api.friend_requests_create(test.token('ann'), '{}', '{"email": "nobody@example.com"}') $$), 'PT404 user_not_found',
+select is(test.answer_of($$ select api.friend_requests_create(test.token('ann'), '{}', '{"email": "nobody@example.com"}') $$), 'PT404 user_not_found',
           'an unknown email is user_not_found');
 select is((api.friend_requests_list(test.token('ben'), '{}', '{}')).body -> 'incoming' -> 0 -> 'from' ->> 'display_name', 'Ann',
           'ben sees ann''s request as incoming');

@@ -178,7 +178,10 @@ public struct Pipeline: Sendable {
     /// server sets (a client's own `?client_ip=` is dropped, so it cannot pose as another).
     static func parameters(_ request: Request, path: [String: String]) -> [String: String] {
         var merged = request.query.merging(path) { _, path in path }
+        // Set by the server only (a client's own ?client_ip= or ?user_agent= is replaced): the
+        // address login throttling counts by, and the label of a token's device (GET /me/tokens).
         merged["client_ip"] = request.clientAddress
+        merged["user_agent"] = request.header("user-agent")
         return merged
     }
 

@@ -19,6 +19,20 @@ public enum Routes {
         Route("POST", "/auth/register", .sql("api.auth_register"), access: .public, status: 201, body: .json),
         Route("POST", "/auth/login", .sql("api.auth_login"), access: .public, body: .json),
         Route("POST", "/auth/logout", .sql("api.auth_logout"), status: 204),
+        Route(
+            "POST", "/auth/password-reset", .sql("api.auth_password_reset_create"), access: .public, status: 202,
+            body: .json),
+        Route(
+            "POST", "/auth/password-reset/confirm", .sql("api.auth_password_reset_confirm"), access: .public,
+            body: .json),
+
+        // Account lifecycle and devices
+        Route("DELETE", "/me", .sql("api.me_delete"), status: 204, body: .json),
+        Route("GET", "/me/export", .sql("api.me_export_get")),
+        Route("POST", "/me/password", .sql("api.me_password_update"), status: 204, body: .json),
+        Route("POST", "/me/email", .sql("api.me_email_update"), body: .json),
+        Route("GET", "/me/tokens", .sql("api.me_tokens_list")),
+        Route("DELETE", "/me/tokens/{id}", .sql("api.me_tokens_delete"), status: 204),
 
         // Profile
         Route("GET", "/me", .sql("api.me_get")),
@@ -58,6 +72,12 @@ public enum Routes {
         Route("DELETE", "/friend-requests/{id}", .sql("api.friend_requests_delete"), status: 204),
         Route("GET", "/users/{id}", .sql("api.users_get")),
         Route("GET", "/leaderboards/{period}", .sql("api.leaderboards_get")),
+
+        // Blocks and reports
+        Route("POST", "/users/{id}/block", .sql("api.users_block_create"), status: 204),
+        Route("DELETE", "/users/{id}/block", .sql("api.users_block_delete"), status: 204),
+        Route("GET", "/me/blocks", .sql("api.me_blocks_list")),
+        Route("POST", "/users/{id}/report", .sql("api.users_report_create"), status: 201, body: .json),
 
         // Avatars
         Route("PUT", "/me/avatar", .sql("api.me_avatar_update"), status: 204, body: .image, bodyLimit: imageBodyLimit),

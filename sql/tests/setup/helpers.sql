@@ -35,6 +35,26 @@ exception when others then
 end
 $$;
 
+-- Like test.error_of, for a statement `select api.<endpoint>(...)`, also naming a problem the
+-- endpoint answered without raising (so that what it recorded stays: login failures, wrong
+-- reset codes, friend-request attempts) as 'PT<status> <code>'.
+create or replace function test.answer_of(statement text)
+returns text
+language plpgsql
+as $$
+declare
+    v_reply api.reply;
+    v_state text;
+    v_detail text;
+begin
+    execute 'select (r).* from (' || answer_of.statement || ') as t(r)' into v_reply;
+    return case when v_reply.code is null then 'ok' else 'PT' || v_reply.status || ' ' || v_reply.code end;
+exception when others then
+    get stacked diagnostics v_state = returned_sqlstate, v_detail = pg_exception_detail;
+    return case when v_state like 'PT%' then v_state || ' ' || v_detail else v_state end;
+end
+$$;
+
 -- Runs a statement as another role: 'ok' or its SQLSTATE (42501 = insufficient_privilege).
 -- pgTAP itself lives in schema public, which the login roles cannot use, so the assertion is
 -- made after switching back.
@@ -133,6 +153,14 @@ create or replace function test.day_start(days_ago integer default 0)
 returns timestamptz
 language sql stable
 as $$ select (date_trunc('day', now() at time zone 'UTC') - make_interval(days => day_start.days_ago)) at time zone 'UTC' $$;
+
+-- The same in a user's time zone: the start of the day `days_ago` days before today as a
+-- clock in `time_zone` reads it (Pacific/Kiritimati is UTC+14, Pacific/Pago_Pago UTC-11).
+create or replace function test.local_day_start(time_zone text, days_ago integer default 0)
+returns timestamptz
+language sql stable
+as $$ select (date_trunc('day', now() at time zone local_day_start.time_zone)
+              - make_interval(days => local_day_start.days_ago)) at time zone local_day_start.time_zone $$;
 
 create or replace function test.week_start(weeks_ago integer default 0)
 returns timestamptz

@@ -1,0 +1,400 @@
+-- api account lifecycle: what an app store asks of an app with accounts. Delete the account
+-- (an anonymous tombstone stays), export everything stored about you, change the password or
+-- email, reset a forgotten password through a code mailed by an operator's mailer, and see and
+-- end the sessions of your devices (tokens).
+
+-- The one function here that touches app.login_failures: wrong passwords and wrong reset codes
+-- count like failed logins of the email, by client address as api.auth_login counts them, so a
+-- stranger's wrong codes from one address do not lock the owner out at another. 'check'
+-- serializes attempts for the email (the same advisory lock as api.auth_login) and answers the
+-- seconds to wait while the email is throttled from this address (max_failed_logins) or from
+-- everywhere (max_failed_logins_per_email), else null; 'record' adds a failure from the address;
+-- 'clear' forgets the address's failures (all of the email's when client_ip is null).
+create function api.failed_attempts(email text, action text, client_ip inet default null)
+returns integer
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_settings app.auth_settings;
+    v_failures integer;
+    v_oldest timestamptz;
+begin
+    if failed_attempts.action = 'record' then
+        insert into app.login_failures (email, client_ip) values (failed_attempts.email, failed_attempts.client_ip);
+        return null;
+    elsif failed_attempts.action = 'clear' then
+        delete from app.login_failures f
+        where f.email = failed_attempts.email::citext
+          and (failed_attempts.client_ip is null or f.client_ip = failed_attempts.client_ip);
+        return null;
+    end if;
+    select * into v_settings from app.auth_settings;
+    perform pg_advisory_xact_lock(hashtext('login:' || lower(failed_attempts.email)));
+    select count(*)::integer, min(f.failed_at) into v_failures, v_oldest
+    from app.login_failures f
+    where f.email = failed_attempts.email::citext and f.client_ip is not distinct from failed_attempts.client_ip
+      and f.failed_at > now() - v_settings.failed_login_window;
+    if v_failures < v_settings.max_failed_logins then
+        select count(*)::integer, min(f.failed_at) into v_failures, v_oldest
+        from (select f.failed_at from app.login_failures f
+              where f.email = failed_attempts.email::citext and f.failed_at > now() - v_settings.failed_login_window
+              order by f.failed_at desc
+              limit v_settings.max_failed_logins_per_email) f;
+        if v_failures < v_settings.max_failed_logins_per_email then
+            return null;
+        end if;
+    end if;
+    return greatest(1, ceil(extract(epoch from v_oldest + v_settings.failed_login_window - now()))::integer);
+end
+$$;
+
+-- Locks a live account for a change to it: its tokens first, then its row, the order in which a
+-- request takes them (api.authenticate may touch the token, then api.lock_user locks the user),
+-- so a racing request waits instead of deadlocking. 401 if the account was deleted meanwhile.
+create function api.lock_account(user_id uuid)
+returns app.users
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user app.users;
+begin
+    perform from app.auth_tokens t where t.user_id = lock_account.user_id order by t.digest for update;
+    select * into v_user from app.users u where u.id = lock_account.user_id and u.deleted_at is null for update;
+    if v_user.id is null then
+        perform api.fail(401, 'unauthorized', 'The token is missing, unknown, expired or revoked.');
+    end if;
+    return v_user;
+end
+$$;
+
+-- Checks the account's password before a change: a problem reply (429 too_many_attempts, or
+-- 403 wrong_password, recorded as a failed login without rolling back), or a reply with no
+-- code when the password is right.
+create function api.check_password(account app.users, password text, client_ip inet)
+returns api.reply
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_wait integer := api.failed_attempts(account.email, 'check', check_password.client_ip);
+begin
+    if v_wait is not null then
+        return api.problem(429, 'too_many_attempts', 'Too many wrong passwords; wait before trying again.',
+                           retry_after => v_wait);
+    end if;
+    if account.password_hash <> crypt(check_password.password, account.password_hash) then
+        perform api.failed_attempts(account.email, 'record', check_password.client_ip);
+        return api.problem(403, 'wrong_password', 'The password is wrong.');
+    end if;
+    return api.ok(null);
+end
+$$;
+
+-- DELETE /me {password}
+-- Guarantees: with the right password, everything that names or reaches the person goes at once:
+-- email, password, display name (now 'Deleted user'), avatar, time zone, tokens, reset codes
+-- and mail, login failures, friendships and requests (each recorded in friendship_events as
+-- removed, cancelled or declined), blocks either way, reports about the user and friend-request
+-- attempts. What keeps the numbers true stays, tied only to the anonymous row: sessions and
+-- ratings, tips shown, items, the ledger and its balance (report.ledger_reconciliation stays
+-- empty), and reports the user made (moderators may still act on them). The email may register
+-- again. The account is locked first, so a racing purchase ends before (and is kept) or after
+-- (and gets 401). Wrong password: 403 wrong_password and nothing changes.
+create function api.me_delete(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(me_delete.token);
+    v_body jsonb := api.only_keys(me_delete.body, array['password']);
+    v_password text := api.text_field(v_body, 'password');
+    v_user app.users := api.lock_account(v_user_id);
+    v_check api.reply := api.check_password(v_user, v_password, api.client_address(me_delete.params));
+    v_pair app.friendships;
+begin
+    if v_check.code is not null then
+        return v_check;
+    end if;
+    for v_pair in delete from app.friendships f where v_user_id in (f.user_low, f.user_high) returning * loop
+        perform api.record_friendship_event(v_pair, v_user_id,
+            case when v_pair.status = 'accepted' then 'removed'
+                 when v_pair.requested_by = v_user_id then 'cancelled' else 'declined' end);
+    end loop;
+    delete from app.auth_tokens t where t.user_id = v_user_id;
+    delete from app.password_resets r where r.user_id = v_user_id;
+    delete from app.outgoing_mail m where m.recipient = v_user.email;
+    perform api.failed_attempts(v_user.email, 'clear');
+    delete from app.login_addresses a where a.user_id = v_user_id;
+    delete from app.avatars a where a.user_id = v_user_id;
+    delete from app.blocks b where v_user_id in (b.blocker, b.blocked);
+    delete from app.user_reports r where r.reported = v_user_id;
+    delete from app.friend_request_attempts a where a.user_id = v_user_id;
+    update app.users u
+    set email = null, password_hash = null, display_name = 'Deleted user', time_zone = 'UTC',
+        show_tip_on_timer = true, deleted_at = now(), updated_at = now()
+    where u.id = v_user_id;
+    return api.ok(null);
+end
+$$;
+grant execute on function api.me_delete(text, jsonb, jsonb) to focus_api;
+comment on function api.me_delete(text, jsonb, jsonb) is
+    'DELETE /me: with the right password (else 403 wrong_password, nothing changed), personal data goes and an '
+    'anonymous tombstone keeps sessions and ledger adding up; the email may register again; racing purchases serialize.';
+
+-- GET /me/export: one JSON document with everything stored about the caller.
+create function api.me_export_get(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql stable security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(me_export_get.token);
+    v_digest bytea := sha256(convert_to(me_export_get.token, 'UTF8'));
+begin
+    return api.ok(jsonb_build_object(
+        'exported_at', api.iso(now()),
+        'profile', api.profile(v_user_id),
+        'items', coalesce((select jsonb_agg(jsonb_build_object('item', api.item_json(i), 'acquired_at', api.iso(ui.acquired_at))
+                                            order by ui.acquired_at, i.id)
+                           from app.user_items ui join app.shop_items i on i.id = ui.item_id
+                           where ui.user_id = v_user_id), '[]'),
+        'sessions', coalesce((select jsonb_agg(api.session_json(s) || jsonb_build_object(
+                                                   'source', s.source, 'planned_minutes', s.planned_minutes,
+                                                   'rated_at', api.iso(s.rated_at))
+                                               order by s.started_at)
+                              from app.focus_sessions s where s.user_id = v_user_id), '[]'),
+        'tips_shown', coalesce((select jsonb_agg(jsonb_build_object('tip', api.tip_json(t), 'session_id', v.session_id,
+                                                                    'shown_at', api.iso(v.shown_at)) order by v.id)
+                                from app.tip_views v join app.mindfulness_tips t on t.id = v.tip_id
+                                where v.user_id = v_user_id), '[]'),
+        'friendships', coalesce((select jsonb_agg(jsonb_build_object(
+                                     'id', f.id, 'status', f.status,
+                                     'user', api.user_card(case when f.user_low = v_user_id then f.user_high else f.user_low end),
+                                     'requested_by_me', f.requested_by = v_user_id,
+                                     'created_at', api.iso(f.created_at), 'accepted_at', api.iso(f.accepted_at))
+                                     order by f.created_at, f.id)
+                                 from app.friendships f where v_user_id in (f.user_low, f.user_high)), '[]'),
+        'ledger', coalesce((select jsonb_agg(jsonb_build_object('entry', c.entry, 'amount', c.amount, 'reason', c.reason,
+                                                                'item_id', c.item_id, 'session_id', c.session_id,
+                                                                'created_at', api.iso(c.created_at)) order by c.id)
+                            from app.coin_ledger c where c.user_id = v_user_id), '[]'),
+        'tokens', coalesce((select jsonb_agg(api.token_json(t, v_digest) || jsonb_build_object('revoked_at', api.iso(t.revoked_at))
+                                             order by t.created_at, t.id)
+                            from app.auth_tokens t where t.user_id = v_user_id), '[]'),
+        'blocks', coalesce((select jsonb_agg(jsonb_build_object('user_id', b.blocked, 'created_at', api.iso(b.created_at))
+                                             order by b.created_at, b.blocked)
+                            from app.blocks b where b.blocker = v_user_id), '[]'),
+        'reports_made', coalesce((select jsonb_agg(jsonb_build_object('id', r.id, 'user_id', r.reported, 'reason', r.reason,
+                                                                      'details', r.details, 'created_at', api.iso(r.created_at))
+                                                   order by r.created_at, r.id)
+                                  from app.user_reports r where r.reporter = v_user_id), '[]'),
+        'avatar', (select jsonb_build_object('content_type', a.content_type, 'data_base64', translate(encode(a.data, 'base64'), E'\n', ''),
+                                             'updated_at', api.iso(a.updated_at))
+                   from app.avatars a where a.user_id = v_user_id),
+        'password_resets', coalesce((select jsonb_agg(jsonb_build_object('created_at', api.iso(r.created_at),
+                                                                         'expires_at', api.iso(r.expires_at),
+                                                                         'used_at', api.iso(r.used_at)) order by r.created_at)
+                                     from app.password_resets r where r.user_id = v_user_id), '[]')));
+end
+$$;
+grant execute on function api.me_export_get(text, jsonb, jsonb) to focus_api;
+comment on function api.me_export_get(text, jsonb, jsonb) is
+    'GET /me/export: profile and settings, items, sessions with ratings, tips shown, friendships and requests, '
+    'ledger, tokens (metadata), blocks, reports made, avatar and reset codes (times only), in one document.';
+
+-- POST /me/password {current_password, new_password}
+-- Guarantees: wrong current password is 403 wrong_password (counted as a failed login) and
+-- changes nothing; else the new hash is stored, every other token of the user and every unused
+-- reset code stop working, and the calling token keeps working.
+create function api.me_password_update(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(me_password_update.token);
+    v_body jsonb := api.only_keys(me_password_update.body, array['current_password', 'new_password']);
+    v_current text := api.text_field(v_body, 'current_password');
+    v_new text := api.password_field(v_body, 'new_password');
+    v_user app.users := api.lock_account(v_user_id);
+    v_check api.reply := api.check_password(v_user, v_current, api.client_address(me_password_update.params));
+begin
+    if v_check.code is not null then
+        return v_check;
+    end if;
+    update app.users u set password_hash = api.hash_password(v_new), updated_at = now() where u.id = v_user_id;
+    update app.auth_tokens t set revoked_at = now()
+    where t.user_id = v_user_id and t.revoked_at is null
+      and t.digest <> sha256(convert_to(me_password_update.token, 'UTF8'));
+    update app.password_resets r set used_at = now() where r.user_id = v_user_id and r.used_at is null;
+    return api.ok(null);
+end
+$$;
+grant execute on function api.me_password_update(text, jsonb, jsonb) to focus_api;
+comment on function api.me_password_update(text, jsonb, jsonb) is
+    'POST /me/password: 403 wrong_password changes nothing; else the password changes and every other token is revoked.';
+
+-- POST /me/email {password, email}
+-- Guarantees: wrong password is 403 wrong_password and changes nothing; an email another
+-- account has (any letter case) is 409 email_taken; unused reset codes (sent to the old
+-- address) stop working. Answers the new Profile.
+create function api.me_email_update(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(me_email_update.token);
+    v_body jsonb := api.only_keys(me_email_update.body, array['password', 'email']);
+    v_password text := api.text_field(v_body, 'password');
+    v_email text := api.email_field(v_body);
+    v_user app.users := api.lock_account(v_user_id);
+    v_check api.reply := api.check_password(v_user, v_password, api.client_address(me_email_update.params));
+begin
+    if v_check.code is not null then
+        return v_check;
+    end if;
+    begin
+        update app.users u set email = v_email, updated_at = now() where u.id = v_user_id;
+    exception when unique_violation then
+        perform api.fail(409, 'email_taken', 'An account with that email already exists.');
+    end;
+    update app.password_resets r set used_at = now() where r.user_id = v_user_id and r.used_at is null;
+    return api.ok(api.profile(v_user_id));
+end
+$$;
+grant execute on function api.me_email_update(text, jsonb, jsonb) to focus_api;
+comment on function api.me_email_update(text, jsonb, jsonb) is
+    'POST /me/email: 403 wrong_password changes nothing, 409 email_taken, 400 invalid_email; else the new Profile.';
+
+-- POST /auth/password-reset {email} (public)
+-- Guarantees: always 202 with no body, for a known email, an unknown one and a throttled one
+-- alike, after the same kind of work (no bcrypt on either path), so the answer tells nothing.
+-- For a live account under max_reset_mails codes in reset_mail_window: earlier unused codes
+-- stop working, a new 8-digit code is stored only as its SHA-256 digest (expiring after
+-- reset_code_ttl) and a mail holding it is queued in app.outgoing_mail for the operator's mailer.
+create function api.auth_password_reset_create(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_body jsonb := api.only_keys(auth_password_reset_create.body, array['email']);
+    v_email text := btrim(api.text_field(v_body, 'email'));
+    v_settings app.auth_settings;
+    v_user app.users;
+    v_code text := lpad((('x' || encode(gen_random_bytes(4), 'hex'))::bit(32)::bigint % 100000000)::text, 8, '0');
+begin
+    select * into v_settings from app.auth_settings;
+    perform pg_advisory_xact_lock(hashtext('reset:' || lower(v_email)));
+    select * into v_user from app.users u where u.email = v_email::citext;
+    if v_user.id is not null
+       and (select count(*) from app.password_resets r
+            where r.user_id = v_user.id and r.created_at > now() - v_settings.reset_mail_window) < v_settings.max_reset_mails then
+        update app.password_resets r set used_at = now() where r.user_id = v_user.id and r.used_at is null;
+        insert into app.password_resets (user_id, digest, expires_at)
+        values (v_user.id, sha256(convert_to(v_code, 'UTF8')), now() + v_settings.reset_code_ttl);
+        insert into app.outgoing_mail (recipient, subject, body)
+        values (v_user.email, 'Your Focus Island password reset code',
+                format(E'Your code is %s. It works once, within %s minutes.\nIf you did not ask for it, ignore this mail: your password stays as it is.',
+                       v_code, extract(epoch from v_settings.reset_code_ttl)::integer / 60));
+    end if;
+    return api.ok(null);
+end
+$$;
+grant execute on function api.auth_password_reset_create(text, jsonb, jsonb) to focus_api;
+comment on function api.auth_password_reset_create(text, jsonb, jsonb) is
+    'POST /auth/password-reset: always 202; a known live email under the throttle gets a one-time code by mail '
+    '(digest stored, 15 minutes, single use).';
+
+-- POST /auth/password-reset/confirm {email, code, new_password} (public)
+-- Guarantees: a wrong, expired or used code (or an unknown email) is one 400 invalid_reset_code,
+-- counted as a failed login of the email without rolling back, and 429 too_many_attempts once
+-- the email is throttled (the code is not even checked). A right code works once: the password
+-- changes, every token of the user and every other code stop working, and the answer is
+-- {user, token, expires_at} like a login.
+create function api.auth_password_reset_confirm(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_body jsonb := api.only_keys(auth_password_reset_confirm.body, array['email', 'code', 'new_password']);
+    v_email text := btrim(api.text_field(v_body, 'email'));
+    v_code text := btrim(api.text_field(v_body, 'code'));
+    v_new text := api.password_field(v_body, 'new_password');
+    v_address inet := api.client_address(auth_password_reset_confirm.params);
+    v_wait integer := api.failed_attempts(v_email, 'check', v_address);
+    v_reset app.password_resets;
+begin
+    if v_wait is not null then
+        return api.problem(429, 'too_many_attempts', 'Too many wrong codes; wait before trying again.', retry_after => v_wait);
+    end if;
+    select r.* into v_reset
+    from app.password_resets r join app.users u on u.id = r.user_id
+    where u.email = v_email::citext and r.digest = sha256(convert_to(v_code, 'UTF8'))
+      and r.used_at is null and r.expires_at > now()
+    for update of r;
+    if v_reset.id is null then
+        perform api.failed_attempts(v_email, 'record', v_address);
+        return api.problem(400, 'invalid_reset_code', 'The code is wrong, expired or already used.');
+    end if;
+    perform api.lock_account(v_reset.user_id);
+    update app.password_resets r set used_at = now() where r.user_id = v_reset.user_id and r.used_at is null;
+    update app.users u set password_hash = api.hash_password(v_new), updated_at = now() where u.id = v_reset.user_id;
+    update app.auth_tokens t set revoked_at = now() where t.user_id = v_reset.user_id and t.revoked_at is null;
+    perform api.failed_attempts(v_email, 'clear', v_address);
+    return api.ok(jsonb_build_object('user', api.profile(v_reset.user_id))
+                  || api.issue_token(v_reset.user_id, auth_password_reset_confirm.params));
+end
+$$;
+grant execute on function api.auth_password_reset_confirm(text, jsonb, jsonb) to focus_api;
+comment on function api.auth_password_reset_confirm(text, jsonb, jsonb) is
+    'POST /auth/password-reset/confirm: one 400 invalid_reset_code for wrong, expired, used codes and unknown emails '
+    '(counted as failed logins; 429 when throttled); else a new password, all other tokens revoked, a new token.';
+
+-- Device = {id, label, created_at, last_used_at, expires_at, current}. label is the User-Agent
+-- the token was issued to; last_used_at is exact to token_touch_interval (an hour).
+create function api.token_json(token app.auth_tokens, current_digest bytea)
+returns jsonb
+language sql immutable
+as $$
+    select jsonb_build_object('id', token.id, 'label', token.user_agent, 'created_at', api.iso(token.created_at),
+                              'last_used_at', api.iso(token.last_used_at), 'expires_at', api.iso(token.expires_at),
+                              'current', token.digest = token_json.current_digest)
+$$;
+
+-- GET /me/tokens: the caller's working tokens, most recently used first.
+create function api.me_tokens_list(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql stable security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(me_tokens_list.token);
+    v_digest bytea := sha256(convert_to(me_tokens_list.token, 'UTF8'));
+begin
+    return api.ok(jsonb_build_object('tokens', coalesce(
+        (select jsonb_agg(api.token_json(t, v_digest) order by t.last_used_at desc, t.created_at desc, t.id)
+         from app.auth_tokens t
+         where t.user_id = v_user_id and t.revoked_at is null and t.expires_at > now()), '[]')));
+end
+$$;
+grant execute on function api.me_tokens_list(text, jsonb, jsonb) to focus_api;
+comment on function api.me_tokens_list(text, jsonb, jsonb) is
+    'GET /me/tokens: the caller''s working tokens (devices) with label, times and which one is calling.';
+
+-- DELETE /me/tokens/{id}: that token stops working at once (the calling one too, like logout).
+-- Someone else's id, a revoked or expired token, and an unknown id are one 404 token_not_found.
+create function api.me_tokens_delete(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(me_tokens_delete.token);
+    v_id uuid := api.uuid_field(me_tokens_delete.params, 'id');
+begin
+    update app.auth_tokens t set revoked_at = now()
+    where t.id = v_id and t.user_id = v_user_id and t.revoked_at is null and t.expires_at > now();
+    if not found then
+        perform api.fail(404, 'token_not_found', 'You have no such working token.');
+    end if;
+    return api.ok(null);
+end
+$$;
+grant execute on function api.me_tokens_delete(text, jsonb, jsonb) to focus_api;
+comment on function api.me_tokens_delete(text, jsonb, jsonb) is
+    'DELETE /me/tokens/{id}: revokes one of the caller''s tokens; anyone else''s is 404 token_not_found.';

@@ -1,0 +1,119 @@
+-- api blocks and reports: a user can block another (which ends whatever is between them and
+-- keeps them apart) and report another to the moderators (report.user_reports).
+
+-- A live account's id in the path: 404 user_not_found for an unknown or deleted one, 422
+-- `self_code` for the caller's own.
+create function api.other_user_param(params jsonb, user_id uuid, self_code text)
+returns uuid
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_other uuid := api.uuid_field(other_user_param.params, 'id');
+begin
+    if v_other = other_user_param.user_id then
+        perform api.fail(422, other_user_param.self_code, 'That is you.');
+    end if;
+    if not exists (select from app.users u where u.id = v_other and u.deleted_at is null) then
+        perform api.fail(404, 'user_not_found', 'There is no such user.');
+    end if;
+    return v_other;
+end
+$$;
+
+-- POST /users/{id}/block
+-- Guarantees: a friendship or pending request between the two ends (recorded in
+-- friendship_events as removed, cancelled or declined) under both users' locks, so a racing
+-- accept ends before or finds nothing; from then on the blocked user's requests by email answer
+-- as for an unknown email, the two are not friends (so they leave each other's friends
+-- leaderboards, islands and avatars). Blocking again answers the same (204).
+create function api.users_block_create(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(users_block_create.token);
+    v_other uuid := api.other_user_param(users_block_create.params, v_user_id, 'cannot_block_self');
+    v_pair app.friendships := api.lock_pair(v_user_id, v_other);
+begin
+    if v_pair.id is not null then
+        delete from app.friendships f where f.id = v_pair.id;
+        perform api.record_friendship_event(v_pair, v_user_id,
+            case when v_pair.status = 'accepted' then 'removed'
+                 when v_pair.requested_by = v_user_id then 'cancelled' else 'declined' end);
+    end if;
+    insert into app.blocks (blocker, blocked) values (v_user_id, v_other) on conflict do nothing;
+    return api.ok(null);
+end
+$$;
+grant execute on function api.users_block_create(text, jsonb, jsonb) to focus_api;
+comment on function api.users_block_create(text, jsonb, jsonb) is
+    'POST /users/{id}/block: ends any friendship or request between the two; their requests by email then '
+    'answer as an unknown email; 404 user_not_found, 422 cannot_block_self; blocking twice is the same.';
+
+-- DELETE /users/{id}/block: 404 block_not_found unless the caller had blocked that user.
+-- Unblocking restores nothing: the two may ask each other again.
+create function api.users_block_delete(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(users_block_delete.token);
+    v_other uuid := api.uuid_field(users_block_delete.params, 'id');
+begin
+    delete from app.blocks b where b.blocker = v_user_id and b.blocked = v_other;
+    if not found then
+        perform api.fail(404, 'block_not_found', 'You have not blocked that user.');
+    end if;
+    return api.ok(null);
+end
+$$;
+grant execute on function api.users_block_delete(text, jsonb, jsonb) to focus_api;
+comment on function api.users_block_delete(text, jsonb, jsonb) is
+    'DELETE /users/{id}/block: lifts the caller''s block; 404 block_not_found if there was none.';
+
+-- GET /me/blocks: {blocks: [{user: UserCard, created_at}]}, newest first.
+create function api.me_blocks_list(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql stable security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(me_blocks_list.token);
+begin
+    return api.ok(jsonb_build_object('blocks', coalesce(
+        (select jsonb_agg(jsonb_build_object('user', api.user_card(b.blocked), 'created_at', api.iso(b.created_at))
+                          order by b.created_at desc, b.blocked)
+         from app.blocks b where b.blocker = v_user_id), '[]')));
+end
+$$;
+grant execute on function api.me_blocks_list(text, jsonb, jsonb) to focus_api;
+comment on function api.me_blocks_list(text, jsonb, jsonb) is 'GET /me/blocks: the users the caller blocked.';
+
+-- POST /users/{id}/report {reason, details?}
+-- Guarantees: stored for moderators (report.user_reports) with the reporter; reason is one of
+-- spam, harassment, inappropriate_name, inappropriate_avatar, other; details (trimmed) 1 to
+-- 1000 characters. Answers {id, created_at}. 404 user_not_found, 422 cannot_report_self.
+create function api.users_report_create(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(users_report_create.token);
+    v_body jsonb := api.only_keys(users_report_create.body, array['reason', 'details']);
+    v_reason text := api.choice(api.text_field(v_body, 'reason'), 'reason',
+                                array['spam', 'harassment', 'inappropriate_name', 'inappropriate_avatar', 'other']);
+    v_details text := btrim(api.text_field(v_body, 'details', required => false));
+    v_other uuid := api.other_user_param(users_report_create.params, v_user_id, 'cannot_report_self');
+    v_report app.user_reports;
+begin
+    if length(v_details) not between 1 and 1000 then
+        perform api.fail_field('details', 'must be 1 to 1000 characters.');
+    end if;
+    insert into app.user_reports (reporter, reported, reason, details)
+    values (v_user_id, v_other, v_reason, v_details)
+    returning * into v_report;
+    return api.ok(jsonb_build_object('id', v_report.id, 'created_at', api.iso(v_report.created_at)));
+end
+$$;
+grant execute on function api.users_report_create(text, jsonb, jsonb) to focus_api;
+comment on function api.users_report_create(text, jsonb, jsonb) is
+    'POST /users/{id}/report: a report for moderators (reason, optional details); 404 user_not_found, 422 cannot_report_self.';
