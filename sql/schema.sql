@@ -718,7 +718,7 @@ declare
 begin
     select * into v_settings from app.social_settings;
     perform pg_advisory_xact_lock(hashtext('friend-requests:' || v_user_id));
-    select count(*), min(a.attempted_at) into v_attempts, v_oldest
+    select count(*)::integer, min(a.attempted_at) into v_attempts, v_oldest
     from app.friend_request_attempts a
     where a.user_id = v_user_id and a.attempted_at > now() - v_settings.friend_request_window;
     if v_attempts >= v_settings.max_friend_requests then
