@@ -1,31 +1,78 @@
 -- api shop: the catalog, catalog sync, purchases, inventory and selection.
 
--- Item = {id, kind, name, description, price, image, sort_order} (+ sound for sounds).
+-- The absolute URL of an asset key: app.asset_settings.base_url (ASSET_BASE_URL, published by
+-- the server at start) joined to the file's content-hashed name (app.assets), so a changed
+-- file gets a new URL and phones may cache every URL forever. Null until a server published.
+create function api.asset_url(key text)
+returns text
+language sql stable security definer set search_path = public, pg_temp
+as $$
+    select s.base_url || coalesce((select a.hashed_name from app.assets a where a.key = asset_url.key), asset_url.key)
+    from app.asset_settings s
+$$;
+
+-- Item = {id, kind, name, description, price, image, image_url, sort_order}
+-- (+ sound and sound_url for sounds). image and sound are the bare keys; the URLs are absolute.
 create function api.item_json(item app.shop_items)
 returns jsonb
-language sql immutable
+language sql stable security definer set search_path = public, pg_temp
 as $$
     select jsonb_build_object('id', item.id, 'kind', item.kind, 'name', item.name,
                               'description', item.description, 'price', item.price,
-                              'image', item.image, 'sort_order', item.sort_order)
-           || case when item.sound is not null then jsonb_build_object('sound', item.sound) else '{}' end
+                              'image', item.image, 'image_url', api.asset_url(item.image), 'sort_order', item.sort_order)
+           || case when item.sound is not null
+                   then jsonb_build_object('sound', item.sound, 'sound_url', api.asset_url(item.sound)) else '{}' end
 $$;
 
--- known_ids of a sync body: an array of UUID strings (400 invalid_field otherwise), deduplicated.
-create function api.known_ids(body jsonb)
+-- Not an endpoint: the server calls it at start with ASSET_BASE_URL (or its own /assets/) and
+-- the content-hashed name of every file it serves ({"pet/sprout.png": "pet/sprout.3f2a9c1b.png"}).
+-- The catalog's version (its ETag) moves only when a URL really changes.
+create function api.assets_publish(base_url text, manifest jsonb)
+returns void
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_changed boolean := false;
+    v_count integer;
+begin
+    update app.asset_settings s set base_url = assets_publish.base_url
+    where s.base_url is distinct from assets_publish.base_url;
+    get diagnostics v_count = row_count;
+    v_changed := v_count > 0;
+    delete from app.assets a where not (assets_publish.manifest ? a.key);
+    get diagnostics v_count = row_count;
+    v_changed := v_changed or v_count > 0;
+    insert into app.assets as a (key, hashed_name)
+    select m.key, m.value from jsonb_each_text(assets_publish.manifest) as m(key, value)
+    on conflict (key) do update set hashed_name = excluded.hashed_name
+    where a.hashed_name <> excluded.hashed_name;
+    get diagnostics v_count = row_count;
+    v_changed := v_changed or v_count > 0;
+    if v_changed then
+        update app.catalog_version v set version = v.version + 1, changed_at = now();
+    end if;
+end
+$$;
+grant execute on function api.assets_publish(text, jsonb) to focus_api;
+comment on function api.assets_publish(text, jsonb) is
+    'Not an endpoint: the server publishes ASSET_BASE_URL and its content-hashed asset names at start.';
+
+-- known_ids of a sync body (or another field's): an array of UUID strings (400 invalid_field
+-- otherwise), deduplicated.
+create function api.known_ids(body jsonb, field text default 'known_ids')
 returns uuid[]
 language plpgsql volatile
 as $$
 declare
-    v_ids jsonb := known_ids.body -> 'known_ids';
+    v_ids jsonb := known_ids.body -> known_ids.field;
 begin
     if v_ids is null or jsonb_typeof(v_ids) <> 'array' then
-        perform api.fail_field('known_ids', 'must be an array of UUIDs.');
+        perform api.fail_field(known_ids.field, 'must be an array of UUIDs.');
     end if;
     if exists (select from jsonb_array_elements(v_ids) as e(value)
                where jsonb_typeof(e.value) <> 'string'
                   or not api.is_uuid(e.value #>> '{}')) then
-        perform api.fail_field('known_ids', 'must contain only UUID strings.');
+        perform api.fail_field(known_ids.field, 'must contain only UUID strings.');
     end if;
     return array(select distinct (e.value #>> '{}')::uuid from jsonb_array_elements(v_ids) as e(value));
 end

@@ -1,14 +1,15 @@
 -- api focus sessions: the live path (server's clock), the offline path (phone's id and times),
 -- listing and stats. Coins come only from here, computed from minutes and app.economy_settings.
 
--- Session = {id, started_at, ended_at, minutes, coins_earned, rating}
+-- Session = {id, started_at, ended_at, minutes, coins_earned, rating, abandoned}
 create function api.session_json(session app.focus_sessions)
 returns jsonb
 language sql immutable
 as $$
     select jsonb_build_object('id', session.id, 'started_at', api.iso(session.started_at),
                               'ended_at', api.iso(session.ended_at), 'minutes', session.minutes,
-                              'coins_earned', session.coins_earned, 'rating', session.rating)
+                              'coins_earned', session.coins_earned, 'rating', session.rating,
+                              'abandoned', session.abandoned)
 $$;
 
 -- {session, balance}: the answer of finish and record.
@@ -58,6 +59,18 @@ begin
 end
 $$;
 
+-- Where a running live session ends if it ends now: the plan is the commitment, so time past
+-- it (or past the maximum) is not counted; never before its start.
+create function api.live_end(session app.focus_sessions)
+returns timestamptz
+language sql stable security definer set search_path = public, pg_temp
+as $$
+    select greatest(session.started_at + interval '1 microsecond',
+                    least(now(), session.started_at + make_interval(mins => coalesce(session.planned_minutes, e.max_session_minutes)),
+                          session.started_at + make_interval(mins => e.max_session_minutes)))
+    from app.economy_settings e
+$$;
+
 -- POST /focus-sessions/start {planned_minutes}
 create function api.focus_sessions_start(token text, params jsonb, body jsonb)
 returns api.reply
@@ -104,7 +117,6 @@ declare
     v_user_id uuid := api.authenticate(focus_sessions_finish.token);
     v_id uuid := api.uuid_field(focus_sessions_finish.params, 'id');
     v_session app.focus_sessions;
-    v_max integer;
     v_end timestamptz;
 begin
     perform api.lock_user(v_user_id);
@@ -113,13 +125,9 @@ begin
         perform api.fail(404, 'session_not_found', 'There is no such session.');
     end if;
     if v_session.ended_at is not null then
-        return api.session_reply(v_id);  -- finishing twice answers the same
+        return api.session_reply(v_id);  -- finishing twice answers the same (an abandoned one: as abandoned)
     end if;
-    select e.max_session_minutes into v_max from app.economy_settings e;
-    -- The plan is the commitment: time past it (or past the maximum) is not counted.
-    v_end := greatest(v_session.started_at + interval '1 microsecond',
-                      least(now(), v_session.started_at + make_interval(mins => coalesce(v_session.planned_minutes, v_max)),
-                            v_session.started_at + make_interval(mins => v_max)));
+    v_end := api.live_end(v_session);
     update app.focus_sessions s
     set ended_at = v_end, occupies = tstzrange(s.started_at, v_end),
         minutes = floor(extract(epoch from v_end - s.started_at) / 60)::integer
@@ -165,11 +173,12 @@ begin
 
     perform api.lock_user(v_user_id);
     -- The same id again: the same session answers 200 as before; anything else is a conflict.
+    -- A replay may leave out the optional planned_minutes (a phone that lost it in its queue).
     select * into v_existing from app.focus_sessions s where s.id = v_id;
     if v_existing.id is not null then
         if v_existing.user_id = v_user_id and v_existing.source = 'offline'
            and v_existing.started_at = v_started and v_existing.ended_at = v_ended
-           and v_existing.planned_minutes is not distinct from v_planned then
+           and (v_planned is null or v_existing.planned_minutes is not distinct from v_planned) then
             return api.session_reply(v_id, status => 200);
         end if;
         perform api.fail(409, 'session_conflict', 'A different session was already recorded with this id.');
@@ -191,7 +200,7 @@ end
 $$;
 grant execute on function api.focus_sessions_create(text, jsonb, jsonb) to focus_api;
 comment on function api.focus_sessions_create(text, jsonb, jsonb) is
-    'POST /focus-sessions: idempotent by the phone''s id (same body: 200, nothing earned twice; other body: 409 '
+    'POST /focus-sessions: idempotent by the phone''s id (same body, planned_minutes optional: 200, nothing earned twice; other body: 409 '
     'session_conflict); 409 session_overlap; 422 invalid_session (future, reversed, too long, too old).';
 
 -- GET /focus-sessions?from=&to= (started_at in [from, to); default the last 30 days)
@@ -255,3 +264,151 @@ $$;
 grant execute on function api.me_stats_get(text, jsonb, jsonb) to focus_api;
 comment on function api.me_stats_get(text, jsonb, jsonb) is
     'GET /me/stats: minutes today, this week and in all, coins earned, current and longest streak (the user''s own days).';
+
+-- GET /focus-sessions/current: {session: {id, started_at, planned_minutes, ends_at}, now}, or
+-- 204 when no live session runs. ends_at is where finishing stops counting (the plan, or the
+-- maximum length); `now` is the server's clock, so a relaunched phone shows the right time
+-- left whatever its own clock says.
+create function api.focus_sessions_current_get(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql stable security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(focus_sessions_current_get.token);
+    v_session app.focus_sessions;
+    v_max integer;
+begin
+    select * into v_session from app.focus_sessions s where s.user_id = v_user_id and s.ended_at is null;
+    if v_session.id is null then
+        return api.ok(null, status => 204);
+    end if;
+    select e.max_session_minutes into v_max from app.economy_settings e;
+    return api.ok(jsonb_build_object(
+        'session', jsonb_build_object(
+            'id', v_session.id, 'started_at', api.iso(v_session.started_at),
+            'planned_minutes', v_session.planned_minutes,
+            'ends_at', api.iso(v_session.started_at + make_interval(mins => least(coalesce(v_session.planned_minutes, v_max), v_max)))),
+        'now', api.iso(now())));
+end
+$$;
+grant execute on function api.focus_sessions_current_get(text, jsonb, jsonb) to focus_api;
+comment on function api.focus_sessions_current_get(text, jsonb, jsonb) is
+    'GET /focus-sessions/current: the running live session with its plan and the server''s time, or 204.';
+
+-- POST /focus-sessions/{id}/abandon: ends a running live session without coins. It records 0
+-- minutes (abandoned = true), so stats, streaks and leaderboards never count it; the time it
+-- held stays held (up to where finishing would have stopped). It can be rated like any ended
+-- session. Abandoning again answers the same; a session that was finished (or recorded
+-- offline) is 409 session_finished.
+create function api.focus_sessions_abandon(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(focus_sessions_abandon.token);
+    v_id uuid := api.uuid_field(focus_sessions_abandon.params, 'id');
+    v_session app.focus_sessions;
+    v_end timestamptz;
+begin
+    perform api.lock_user(v_user_id);
+    select * into v_session from app.focus_sessions s where s.id = v_id and s.user_id = v_user_id;
+    if v_session.id is null then
+        perform api.fail(404, 'session_not_found', 'There is no such session.');
+    end if;
+    if v_session.abandoned then
+        return api.session_reply(v_id);
+    end if;
+    if v_session.ended_at is not null then
+        perform api.fail(409, 'session_finished', 'The session already ended; only a running session can be abandoned.');
+    end if;
+    v_end := api.live_end(v_session);
+    update app.focus_sessions s
+    set ended_at = v_end, occupies = tstzrange(s.started_at, v_end), minutes = 0, abandoned = true
+    where s.id = v_id;
+    return api.session_reply(v_id);
+end
+$$;
+grant execute on function api.focus_sessions_abandon(text, jsonb, jsonb) to focus_api;
+comment on function api.focus_sessions_abandon(text, jsonb, jsonb) is
+    'POST /focus-sessions/{id}/abandon: ends a running session with 0 minutes and no coins; again: the same; '
+    '409 session_finished for an ended one; 404 session_not_found.';
+
+-- The problem+json body of an error raised by api.fail (as the HTTP layer writes it), for
+-- answers that carry several results (the batch).
+create function api.problem_json(status integer, code text, message text, extra text)
+returns jsonb
+language sql immutable
+as $$
+    select jsonb_build_object('type', 'urn:focus-island:problem:' || problem_json.code,
+                              'title', case problem_json.status
+                                  when 400 then 'Bad Request' when 401 then 'Unauthorized' when 403 then 'Forbidden'
+                                  when 404 then 'Not Found' when 409 then 'Conflict' when 413 then 'Content Too Large'
+                                  when 422 then 'Unprocessable Content' when 429 then 'Too Many Requests'
+                                  else 'HTTP ' || problem_json.status end,
+                              'status', problem_json.status, 'detail', problem_json.message, 'code', problem_json.code)
+           || case when problem_json.extra ~ '^\{.*\}$' then problem_json.extra::jsonb else '{}' end
+$$;
+
+-- POST /focus-sessions/batch {sessions: [{id, started_at, ended_at, planned_minutes?, rating?}, …]}
+-- An offline backlog in one call: at most 100 sessions, each recorded as POST /focus-sessions
+-- would, then rated as POST /focus-sessions/{id}/rating would when it carries a rating. Each
+-- item runs in its own subtransaction (a plpgsql exception block): one that fails rolls back
+-- alone, session and rating together, and reports its problem. Answer: {results: [...]} in the
+-- request's order, each {status, body} (201 new, 200 already recorded; body {session,
+-- balance} plus tip when rated) or {status, problem}. A replayed batch earns nothing twice:
+-- the ids make each item idempotent, and the same rating returns the same tip.
+-- Only problems the API raises (SQLSTATE PTnnn) are per item; anything else fails the batch.
+create function api.focus_sessions_batch_create(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(focus_sessions_batch_create.token);
+    v_body jsonb := api.only_keys(focus_sessions_batch_create.body, array['sessions']);
+    v_sessions jsonb := api.json_field(v_body, 'sessions', 'array', true, 'an array of sessions');
+    v_item jsonb;
+    v_created api.reply;
+    v_rated api.reply;
+    v_result jsonb;
+    v_results jsonb := '[]';
+    v_state text;
+    v_message text;
+    v_code text;
+    v_extra text;
+begin
+    if jsonb_array_length(v_sessions) not between 1 and 100 then
+        perform api.fail_field('sessions', 'must hold 1 to 100 sessions.');
+    end if;
+    for v_item in select e.value from jsonb_array_elements(v_sessions) as e(value) loop
+        begin
+            if jsonb_typeof(v_item) <> 'object' then
+                perform api.fail_field('sessions', 'must hold only session objects.');
+            end if;
+            -- The rating is checked first, so an item with a bad rating records nothing.
+            if v_item ? 'rating' then
+                perform api.choice(api.text_field(v_item, 'rating', required => false), 'rating', array['good', 'fine', 'bad']);
+            end if;
+            v_created := api.focus_sessions_create(focus_sessions_batch_create.token, '{}', v_item - 'rating');
+            v_result := jsonb_build_object('status', coalesce(v_created.status, 201), 'body', v_created.body);
+            if v_item ->> 'rating' is not null then
+                v_rated := api.focus_sessions_rate(focus_sessions_batch_create.token,
+                                                   jsonb_build_object('id', v_item ->> 'id'),
+                                                   jsonb_build_object('rating', v_item ->> 'rating'));
+                v_result := jsonb_set(v_result, '{body}', (api.session_reply((v_item ->> 'id')::uuid)).body
+                                                          || jsonb_build_object('tip', v_rated.body -> 'tip'));
+            end if;
+        exception when sqlstate 'PT400' or sqlstate 'PT404' or sqlstate 'PT409' or sqlstate 'PT422' then
+            get stacked diagnostics v_state = returned_sqlstate, v_message = message_text,
+                                    v_code = pg_exception_detail, v_extra = pg_exception_hint;
+            v_result := jsonb_build_object('status', substr(v_state, 3)::integer,
+                                           'problem', api.problem_json(substr(v_state, 3)::integer, v_code, v_message, v_extra));
+        end;
+        v_results := v_results || jsonb_build_array(v_result);
+    end loop;
+    return api.ok(jsonb_build_object('results', v_results));
+end
+$$;
+grant execute on function api.focus_sessions_batch_create(text, jsonb, jsonb) to focus_api;
+comment on function api.focus_sessions_batch_create(text, jsonb, jsonb) is
+    'POST /focus-sessions/batch: up to 100 offline sessions, each with an optional rating, one result per item '
+    '({status, body} or {status, problem}); one bad item rolls back alone; a replay earns nothing twice.';

@@ -33,6 +33,18 @@ begin
     if v_session.ended_at is null then
         perform api.fail(409, 'session_not_finished', 'Finish the session before rating it.');
     end if;
+    -- The same rating again (a retry): the tip this session was given, nothing new recorded.
+    if v_session.rating = v_rating then
+        select t.* into v_tip
+        from app.tip_views v join app.mindfulness_tips t on t.id = v.tip_id
+        where v.session_id = v_id
+        order by v.shown_at desc, v.id desc
+        limit 1;
+        if v_tip.id is null or v_tip.rating_level = v_rating then
+            return api.ok(jsonb_build_object('session', api.session_json(v_session),
+                                             'tip', case when v_tip.id is not null then api.tip_json(v_tip) end));
+        end if;
+    end if;
     update app.focus_sessions s set rating = v_rating, rated_at = now() where s.id = v_id
     returning * into v_session;
 
@@ -53,21 +65,40 @@ end
 $$;
 grant execute on function api.focus_sessions_rate(text, jsonb, jsonb) to focus_api;
 comment on function api.focus_sessions_rate(text, jsonb, jsonb) is
-    'POST /focus-sessions/{id}/rating: stores the rating and returns a tip of that level, least recently shown first.';
+    'POST /focus-sessions/{id}/rating: stores the rating and returns a tip of that level, least recently shown first; '
+    'the same rating again returns the same tip and records nothing.';
 
 -- POST /sync/mindfulness-tips {known_ids} (public; also at /Sync/MindfulnessTips)
+-- Also the body of the app the product comes from, {"itemIds": [uuid]}, its name matched
+-- ignoring case as that app's server bound it (ItemIds, itemids): then the answer is that
+-- app's shape, {"missingItems": [{id, title, content, sessionRatingLevel}]} with the level
+-- written Good, Fine or Bad. Our own body keeps our own answer ({missing, removed}).
 create function api.mindfulness_tips_sync(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql stable security definer set search_path = public, pg_temp
 as $$
 declare
-    v_body jsonb := api.only_keys(mindfulness_tips_sync.body, array['known_ids']);
-    v_known uuid[] := api.known_ids(v_body);
+    v_original text := (select k from jsonb_object_keys(mindfulness_tips_sync.body) as k
+                        where lower(k) = 'itemids' order by k limit 1);
+    v_body jsonb;
+    v_known uuid[];
 begin
+    if v_original is not null then
+        v_body := api.only_keys(mindfulness_tips_sync.body, array[v_original]);
+        v_known := api.known_ids(v_body, v_original);
+        return api.ok(jsonb_build_object('missingItems', coalesce(
+            (select jsonb_agg(jsonb_build_object('id', t.id, 'title', t.title, 'content', t.content,
+                                                 'sessionRatingLevel', initcap(t.rating_level))
+                              order by t.rating_level, t.title)
+             from app.mindfulness_tips t where t.active and t.id <> all (v_known)), '[]')));
+    end if;
+    v_body := api.only_keys(mindfulness_tips_sync.body, array['known_ids']);
+    v_known := api.known_ids(v_body);
     return api.ok(api.sync_difference(v_known, (select jsonb_agg(api.tip_json(t) order by t.rating_level, t.title)
                                                 from app.mindfulness_tips t where t.active)));
 end
 $$;
 grant execute on function api.mindfulness_tips_sync(text, jsonb, jsonb) to focus_api;
 comment on function api.mindfulness_tips_sync(text, jsonb, jsonb) is
-    'POST /sync/mindfulness-tips: active tips the phone lacks, and the phone''s ids that are no longer active tips.';
+    'POST /sync/mindfulness-tips: active tips the phone lacks, and the phone''s ids that are no longer active tips; '
+    'the original app''s {itemIds} body gets its {missingItems} answer.';

@@ -155,7 +155,9 @@ begin
     if v_pair.status = 'accepted' then
         perform api.fail(409, 'already_friends', 'You are already friends.');
     elsif v_pair.status = 'pending' and v_pair.requested_by = v_user_id then
-        perform api.fail(409, 'request_pending', 'You already asked; the request is pending.');
+        -- Asking again (a retry) answers the pending request, 200 instead of 201.
+        return api.ok(jsonb_build_object('request', jsonb_build_object(
+            'id', v_pair.id, 'to', api.user_card(v_other), 'created_at', api.iso(v_pair.created_at))), status => 200);
     elsif v_pair.status = 'pending' then
         -- They had already asked you: asking back accepts.
         return api.ok(jsonb_build_object('friend', api.accept_pair(v_pair, v_user_id), 'auto_accepted', true), status => 200);
@@ -173,8 +175,8 @@ end
 $$;
 grant execute on function api.friend_requests_create(text, jsonb, jsonb) to focus_api;
 comment on function api.friend_requests_create(text, jsonb, jsonb) is
-    'POST /friend-requests: 404 user_not_found (also when they blocked you), 409 user_blocked, 429 too_many_friend_requests, 422 cannot_friend_self, 409 already_friends / request_pending, '
-    '429 too_many_pending (50); if they had asked you, accepts (200 auto_accepted).';
+    'POST /friend-requests: 404 user_not_found (also when they blocked you), 409 user_blocked, 429 too_many_friend_requests, 422 cannot_friend_self, 409 already_friends, '
+    '429 too_many_pending (50); asking again answers the pending request (200); if they had asked you, accepts (200 auto_accepted).';
 
 -- POST /friend-requests/{id}/accept: only the receiver, only while pending.
 create function api.friend_requests_accept(token text, params jsonb, body jsonb)
@@ -183,14 +185,25 @@ language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
     v_user_id uuid := api.authenticate(friend_requests_accept.token);
-    v_pair app.friendships := api.pending_request(api.uuid_field(friend_requests_accept.params, 'id'), v_user_id, 'receiver');
+    v_id uuid := api.uuid_field(friend_requests_accept.params, 'id');
+    v_pair app.friendships;
 begin
+    -- Accepting again (a retry): the request you received was accepted and is still this
+    -- friendship (a friendship keeps its request's id), so answer the friend as before.
+    select * into v_pair from app.friendships f where f.id = v_id and v_user_id in (f.user_low, f.user_high);
+    if v_pair.id is not null then
+        v_pair := api.lock_pair(v_pair.user_low, v_pair.user_high);  -- re-read under the pair's lock
+    end if;
+    if v_pair.id = v_id and v_pair.status = 'accepted' and v_pair.requested_by <> v_user_id then
+        return api.ok(jsonb_build_object('friend', api.friend_json(api.other_user(v_pair, v_user_id), v_pair.accepted_at)));
+    end if;
+    v_pair := api.pending_request(v_id, v_user_id, 'receiver');
     return api.ok(jsonb_build_object('friend', api.accept_pair(v_pair, v_user_id)));
 end
 $$;
 grant execute on function api.friend_requests_accept(text, jsonb, jsonb) to focus_api;
 comment on function api.friend_requests_accept(text, jsonb, jsonb) is
-    'POST /friend-requests/{id}/accept: only the receiver of a pending request; else 404.';
+    'POST /friend-requests/{id}/accept: only the receiver of a pending request; again once accepted: the friend (200); else 404.';
 
 -- Ends a pending request: the receiver declines, the sender cancels. Recorded as `action`.
 create function api.end_request(token text, params jsonb, side text, action text)
