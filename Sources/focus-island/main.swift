@@ -36,14 +36,23 @@ case "serve":
         conninfo: configuration.databaseURL, capacity: configuration.poolSize,
         checkoutTimeout: configuration.poolTimeout,
         namedStatements: configuration.preparedStatements)
+    let assets = AssetStore(directory: configuration.assetDirectory)
     let pipeline = Pipeline(
         router: Router(routes: Routes.all), pool: pool,
-        defaultBodyLimit: configuration.bodyLimit, logger: logger)
+        defaultBodyLimit: configuration.bodyLimit, logger: logger, assets: assets)
     let server = HTTPServer(pipeline: pipeline, configuration: configuration)
     do {
         try server.start()
     } catch {
         fail("serve: \(error.description)")
+    }
+    // Item answers carry absolute URLs: SQL joins this prefix to the hashed names. A database
+    // not reachable now keeps the URLs the last start published (logged, not fatal).
+    do {
+        try assets.publish(pool: pool, baseURL: configuration.assetBaseURL(port: server.port))
+        logger.info("assets: \(assets.files.count) files at \(configuration.assetBaseURL(port: server.port))")
+    } catch {
+        logger.error("assets: not published: \(error)")
     }
     logger.info(
         "listening on \(configuration.host):\(server.port) with \(configuration.httpThreads) threads, \(configuration.poolSize) connections"

@@ -119,11 +119,13 @@ enum TestServer {
         let pool = ConnectionPool(
             conninfo: url, capacity: configuration.poolSize,
             namedStatements: configuration.preparedStatements)
+        let assets = AssetStore(directory: try TestEnvironment.sqlDirectory() + "/../assets")
         let pipeline = Pipeline(
             router: Router(routes: Routes.all), pool: pool,
-            defaultBodyLimit: configuration.bodyLimit, logger: Logger(format: .off))
+            defaultBodyLimit: configuration.bodyLimit, logger: Logger(format: .off), assets: assets)
         let server = HTTPServer(pipeline: pipeline, configuration: configuration)
         try server.start()
+        try assets.publish(pool: pool, baseURL: configuration.assetBaseURL(port: server.port))
         return Running(server: server, pipeline: pipeline)
     }
 

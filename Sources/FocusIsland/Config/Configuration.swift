@@ -39,6 +39,19 @@ public struct Configuration: Sendable, Equatable {
     public var logFormat: LogFormat
     /// Folder holding sql/ (migrations, api, report, seed).
     public var sqlDirectory: String
+    /// Folder served under /assets/ (ASSET_DIR, default `assets`).
+    public var assetDirectory = "assets"
+    /// Where phones load assets from (ASSET_BASE_URL, ending in `/`), e.g. a CDN; nil means
+    /// this server's own /assets/ (see `assetBaseURL(port:)`).
+    public var assetBase: String?
+
+    /// The prefix of every image_url and sound_url: ASSET_BASE_URL, or this server's /assets/
+    /// at the address it listens on (a wildcard host is written as localhost).
+    public func assetBaseURL(port: UInt16) -> String {
+        if let assetBase { return assetBase }
+        let name = ["0.0.0.0", "::", ""].contains(host) ? "localhost" : host.contains(":") ? "[\(host)]" : host
+        return "http://\(name):\(port)/assets/"
+    }
 
     public static let defaults = Configuration(
         databaseURL: "postgresql:///focus_island",
@@ -95,6 +108,14 @@ public struct Configuration: Sendable, Equatable {
             in: 1...100_000)
         headTimeout = try Self.integer(env, "HEAD_TIMEOUT", d.headTimeout, in: 1...3600)
         sqlDirectory = env["SQL_DIR"] ?? d.sqlDirectory
+        assetDirectory = env["ASSET_DIR"] ?? d.assetDirectory
+        if let raw = env["ASSET_BASE_URL"] {
+            let base = raw.hasSuffix("/") ? raw : raw + "/"
+            guard base.hasPrefix("http://") || base.hasPrefix("https://"), !base.contains(where: \.isWhitespace) else {
+                throw ConfigurationError(variable: "ASSET_BASE_URL", reason: "must be an http(s) URL, got '\(raw)'")
+            }
+            assetBase = base
+        }
         if let raw = env["LOG_FORMAT"] {
             guard let format = LogFormat(rawValue: raw) else {
                 throw ConfigurationError(variable: "LOG_FORMAT", reason: "must be text, json or off, got '\(raw)'")

@@ -7,14 +7,20 @@ public struct Pipeline: Sendable {
     public let pool: ConnectionPool
     public let defaultBodyLimit: Int
     public let logger: Logger
+    /// The files under /assets/ (read once at start).
+    public let assets: AssetStore
+    static let assetsPrefix = "/assets/"
     /// How often a statement that hit a serialization failure or deadlock is tried in all.
     static let attempts = 3
 
-    public init(router: Router, pool: ConnectionPool, defaultBodyLimit: Int, logger: Logger) {
+    public init(
+        router: Router, pool: ConnectionPool, defaultBodyLimit: Int, logger: Logger, assets: AssetStore = .empty
+    ) {
         self.router = router
         self.pool = pool
         self.defaultBodyLimit = defaultBodyLimit
         self.logger = logger
+        self.assets = assets
     }
 
     /// The body limit for a request, known from its headers before the body is read.
@@ -45,6 +51,14 @@ public struct Pipeline: Sendable {
     }
 
     private func answer(_ request: Request, template: inout String) throws(Problem) -> Response {
+        // Static files, outside the route table (which maps routes to SQL functions one to one).
+        if request.path.hasPrefix(Self.assetsPrefix) {
+            template = Self.assetsPrefix + "{name}"
+            guard request.method == "GET" || request.method == "HEAD" else {
+                throw Problem(405, "method_not_allowed", "\(request.method) is not allowed here.", allow: "GET, HEAD")
+            }
+            return assets.response(name: String(request.path.dropFirst(Self.assetsPrefix.count)))
+        }
         let (route, parameters) = try findRoute(request)
         template = route.template
         switch route.action {
@@ -182,6 +196,8 @@ public struct Pipeline: Sendable {
         // address login throttling counts by, and the label of a token's device (GET /me/tokens).
         merged["client_ip"] = request.clientAddress
         merged["user_agent"] = request.header("user-agent")
+        // The Idempotency-Key header, and only the header: api.idempotent validates and keeps it.
+        merged["idempotency_key"] = request.header("idempotency-key")
         return merged
     }
 

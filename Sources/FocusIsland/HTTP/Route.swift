@@ -90,6 +90,11 @@ public struct Route: Sendable {
             case .json: "status, body::text, etag, retry_after, code, message"
             case .file: "status, content_type, data, etag, code, message"
             }
+        // A POST or DELETE runs under its Idempotency-Key (params.idempotency_key): api.idempotent
+        // decides everything (which endpoints change state, scope, replay, 422).
+        if (method == "POST" || method == "DELETE") && self.body != .image && response == .json {
+            return "select \(columns) from api.idempotent('\(function)', $1, $2::jsonb, \(body))"
+        }
         return "select \(columns) from \(function)($1, $2::jsonb, \(body))"
     }
 }

@@ -201,7 +201,7 @@ private func header(_ connection: OpaquePointer, _ name: String) -> String? {
 /// Reads the headers the pipeline uses and every query argument.
 private func makeRequest(_ connection: OpaquePointer, _ method: String, _ path: String, _ body: [UInt8]) -> Request {
     var headers: [String: String] = [:]
-    for name in ["authorization", "content-type", "if-none-match", "x-request-id", "user-agent"] {
+    for name in ["authorization", "content-type", "if-none-match", "x-request-id", "user-agent", "idempotency-key"] {
         if let value = header(connection, name) { headers[name] = value }
     }
     final class Box { var query: [String: String] = [:] }
