@@ -31,7 +31,7 @@ as $$
 declare
     v_key text := idempotent.params ->> 'idempotency_key';
     v_function regprocedure := to_regprocedure(idempotent.endpoint || '(text, jsonb, jsonb)');
-    v_call text;
+    v_keep boolean := false;  -- true: this request owns the key and stores its answer
     v_token_digest bytea;
     v_user_id uuid;
     v_valid boolean := false;
@@ -40,89 +40,89 @@ declare
     v_digest bytea;
     v_sealed boolean;
     v_retention interval;
-    v_owner boolean;
     v_row app.idempotency_keys;
     v_reply api.reply;
 begin
     if v_function is null or idempotent.endpoint !~ '^api\.[a-z_]+$' then
         raise exception 'api.idempotent: % is not an endpoint', idempotent.endpoint;
     end if;
-    v_call := format('select * from %s($1, $2, $3)', idempotent.endpoint);
     if v_key is not null and v_key !~ '^[\x20-\x7e]{1,255}$' then
         perform api.fail(400, 'invalid_field', 'Idempotency-Key must be 1 to 255 printable ASCII characters.',
                          jsonb_build_object('field', 'Idempotency-Key'));
     end if;
-    if v_key is null or (select p.provolatile from pg_proc p where p.oid = v_function) <> 'v' then
-        execute v_call into v_reply using idempotent.token, idempotent.params, idempotent.body;
-        return v_reply;
-    end if;
 
-    if idempotent.token is not null then
-        v_token_digest := sha256(convert_to(idempotent.token, 'UTF8'));
-        select t.user_id, t.revoked_at is null and t.expires_at > now() into v_user_id, v_valid
-        from app.auth_tokens t where t.digest = v_token_digest;
-        v_scope := 'user:' || v_user_id;
-        if v_user_id is null then  -- gone with logout's sibling routes or DELETE /me: its own keys only
-            select k.scope into v_scope from app.idempotency_keys k
-            where k.token_digest = v_token_digest and k.key = v_key;
+    if v_key is not null and (select p.provolatile from pg_proc p where p.oid = v_function) = 'v' then
+        if idempotent.token is not null then
+            v_token_digest := sha256(convert_to(idempotent.token, 'UTF8'));
+            select t.user_id, t.revoked_at is null and t.expires_at > now() into v_user_id, v_valid
+            from app.auth_tokens t where t.digest = v_token_digest;
+            v_scope := 'user:' || v_user_id;
+            if v_user_id is null then  -- gone with DELETE /me: the keys it made itself only
+                select k.scope into v_scope from app.idempotency_keys k
+                where k.token_digest = v_token_digest and k.key = v_key;
+            end if;
+        elsif jsonb_typeof(idempotent.body -> 'email') = 'string' then
+            v_scope := 'email:' || lower(btrim(idempotent.body ->> 'email'));
         end if;
-    elsif jsonb_typeof(idempotent.body -> 'email') = 'string' then
-        v_scope := 'email:' || lower(btrim(idempotent.body ->> 'email'));
-    end if;
-    if v_scope is null or length(v_scope) > 400 then  -- nobody to keep the key for: the endpoint answers (401, 400)
-        execute v_call into v_reply using idempotent.token, idempotent.params, idempotent.body;
-        return v_reply;
     end if;
 
-    v_request := jsonb_build_object('route', idempotent.endpoint,
-                                    'params', idempotent.params - array['client_ip', 'user_agent', 'idempotency_key'],
-                                    'body', idempotent.body);
-    v_sealed := idempotent.body ?| api.secret_fields();
-    v_digest := sha256(convert_to(jsonb_set(v_request, '{body}', idempotent.body - api.secret_fields())::text, 'UTF8'));
-    select s.retention into v_retention from app.idempotency_settings s;
+    -- With somebody to keep the key for (else the endpoint answers: 401, 400): the key first.
+    if v_scope is not null and length(v_scope) <= 400 then
+        v_request := jsonb_build_object('route', idempotent.endpoint,
+                                        'params', idempotent.params - array['client_ip', 'user_agent', 'idempotency_key'],
+                                        'body', idempotent.body);
+        v_sealed := idempotent.body ?| api.secret_fields();
+        v_digest := sha256(convert_to(jsonb_set(v_request, '{body}', idempotent.body - api.secret_fields())::text, 'UTF8'));
+        select s.retention into v_retention from app.idempotency_settings s;
 
-    insert into app.idempotency_keys as k (scope, key, route, request_digest, token_digest)
-    values (v_scope, v_key, idempotent.endpoint, v_digest, v_token_digest)
-    on conflict (scope, key) do update
-        set route = excluded.route, request_digest = excluded.request_digest, token_digest = excluded.token_digest,
-            reply = null, sealed_reply = null, created_at = now()
-        where k.created_at < now() - v_retention
-    returning true into v_owner;
+        -- Waits here for a racing request with this key to commit or roll back.
+        insert into app.idempotency_keys as k (scope, key, route, request_digest, token_digest)
+        values (v_scope, v_key, idempotent.endpoint, v_digest, v_token_digest)
+        on conflict (scope, key) do update
+            set route = excluded.route, request_digest = excluded.request_digest, token_digest = excluded.token_digest,
+                reply = null, sealed_reply = null, created_at = now()
+            where k.created_at < now() - v_retention
+        returning true into v_keep;
 
-    if v_owner then
-        execute v_call into v_reply using idempotent.token, idempotent.params, idempotent.body;
-        if v_sealed then
-            update app.idempotency_keys k set sealed_reply = pgp_sym_encrypt(to_jsonb(v_reply)::text, v_request::text)
-            where k.scope = v_scope and k.key = v_key;
-        else
-            update app.idempotency_keys k set reply = to_jsonb(v_reply)
-            where k.scope = v_scope and k.key = v_key;
+        if v_keep is null then
+            v_keep := false;
+            select * into v_row from app.idempotency_keys k where k.scope = v_scope and k.key = v_key;
+            -- A token that no longer authenticates replays only what it made itself; else the endpoint answers 401.
+            if v_valid or idempotent.token is null or v_row.token_digest = v_token_digest then
+                if v_row.route <> idempotent.endpoint or v_row.request_digest <> v_digest then
+                    perform api.fail(422, 'idempotency_key_reused',
+                                     'This Idempotency-Key was used for another request; use a new key for a new request.');
+                end if;
+                if v_row.sealed_reply is not null then
+                    begin
+                        return jsonb_populate_record(null::api.reply, pgp_sym_decrypt(v_row.sealed_reply, v_request::text)::jsonb);
+                    exception when external_routine_invocation_exception then  -- another password or code
+                        perform api.fail(422, 'idempotency_key_reused',
+                                         'This Idempotency-Key was used for another request; use a new key for a new request.');
+                    end;
+                end if;
+                if v_row.reply is null then  -- only within one transaction that used one key twice
+                    perform api.fail(409, 'idempotency_key_in_use', 'A request with this Idempotency-Key is still running.');
+                end if;
+                return jsonb_populate_record(null::api.reply, v_row.reply);
+            end if;
         end if;
-        return v_reply;
     end if;
 
-    select * into v_row from app.idempotency_keys k where k.scope = v_scope and k.key = v_key;
-    if not v_valid and v_row.token_digest is distinct from v_token_digest and idempotent.token is not null then
-        -- A token that no longer authenticates replays only what it made itself: the endpoint answers 401.
-        execute v_call into v_reply using idempotent.token, idempotent.params, idempotent.body;
-        return v_reply;
+    -- The endpoint, named by its regproc (an existing function, never text a client wrote).
+    -- plpgsql_check cannot type a dynamic statement's result: api.reply, as 000_structure.sql
+    -- checks for every endpoint.
+    perform 'PRAGMA:disable:other_warnings';
+    execute format('select * from %s($1, $2, $3)', v_function::oid::regproc)
+    into v_reply using idempotent.token, idempotent.params, idempotent.body;
+    perform 'PRAGMA:enable:other_warnings';
+    if v_keep and v_sealed then
+        update app.idempotency_keys k set sealed_reply = pgp_sym_encrypt(to_jsonb(v_reply)::text, v_request::text)
+        where k.scope = v_scope and k.key = v_key;
+    elsif v_keep then
+        update app.idempotency_keys k set reply = to_jsonb(v_reply) where k.scope = v_scope and k.key = v_key;
     end if;
-    if v_row.route <> idempotent.endpoint or v_row.request_digest <> v_digest then
-        perform api.fail(422, 'idempotency_key_reused',
-                         'This Idempotency-Key was used for another request; use a new key for a new request.');
-    end if;
-    if v_row.sealed_reply is not null then
-        begin
-            return jsonb_populate_record(null::api.reply, pgp_sym_decrypt(v_row.sealed_reply, v_request::text)::jsonb);
-        exception when external_routine_invocation_exception then  -- another password or code: another request
-            perform api.fail(422, 'idempotency_key_reused',
-                             'This Idempotency-Key was used for another request; use a new key for a new request.');
-        end;
-    end if;
-    if v_row.reply is null then  -- only within one transaction that called twice with one key
-        perform api.fail(409, 'idempotency_key_in_use', 'A request with this Idempotency-Key is still running.');
-    end if;
-    return jsonb_populate_record(null::api.reply, v_row.reply);
+    return v_reply;
 end
 $$;
 grant execute on function api.idempotent(text, text, jsonb, jsonb) to focus_api;

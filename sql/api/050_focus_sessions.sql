@@ -363,19 +363,21 @@ returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
-    v_user_id uuid := api.authenticate(focus_sessions_batch_create.token);
-    v_body jsonb := api.only_keys(focus_sessions_batch_create.body, array['sessions']);
-    v_sessions jsonb := api.json_field(v_body, 'sessions', 'array', true, 'an array of sessions');
+    v_body jsonb;
+    v_sessions jsonb;
     v_item jsonb;
     v_created api.reply;
     v_rated api.reply;
     v_result jsonb;
-    v_results jsonb := '[]';
+    v_results jsonb := '[]'::jsonb;
     v_state text;
     v_message text;
     v_code text;
     v_extra text;
 begin
+    perform api.authenticate(focus_sessions_batch_create.token);
+    v_body := api.only_keys(focus_sessions_batch_create.body, array['sessions']);
+    v_sessions := api.json_field(v_body, 'sessions', 'array', true, 'an array of sessions');
     if jsonb_array_length(v_sessions) not between 1 and 100 then
         perform api.fail_field('sessions', 'must hold 1 to 100 sessions.');
     end if;
