@@ -1,0 +1,246 @@
+// Idempotency-Key end to end, for every POST and DELETE that changes state: the same key and
+// request replay the first answer (status, body, ETag, Retry-After) and change nothing in the
+// database; the same key with another body or route is 422 idempotency_key_reused and changes
+// nothing either. Racing requests with one key execute once. Through both transports.
+import Foundation
+import Testing
+
+/// One state-changing request, ready to send, and another request to try with the same key.
+struct KeyedRequest: Sendable {
+    var method: String
+    var path: String
+    var token: String?
+    var json: String?
+    var other: (method: String, path: String, json: String?)
+    /// Ids and emails whose rows the request may change (the database check looks at those only,
+    /// as other tests run at the same time).
+    var marks: [String]
+}
+
+@Suite struct IdempotencyHTTPTests {
+    static let password = "correct horse"
+
+    /// Every app table's rows that mention one of `marks`, as one digest (app.idempotency_keys
+    /// left out: the first request's key is the one row a replay must not change either, but it
+    /// is written by the first answer, before the digest is taken).
+    static func fingerprint(_ marks: [String]) throws -> String? {
+        let tables = try TestEnvironment.owner().execute(
+            "select tablename from pg_tables where schemaname = 'app' and tablename <> 'idempotency_keys' order by 1", []
+        ).compactMap { $0.first ?? nil }
+        let parts = tables.map { table in
+            "select '\(table)' as t, md5(coalesce(string_agg(md5(to_jsonb(x)::text), '' order by md5(to_jsonb(x)::text)), '')) as h "
+                + "from app.\(table) x where exists (select from unnest($1::text[]) m where strpos(to_jsonb(x)::text, m) > 0)"
+        }
+        let array = "{" + marks.map { "\"\($0)\"" }.joined(separator: ",") + "}"
+        return try TestEnvironment.scalar(
+            "select string_agg(t || ':' || h, ' ' order by t) from (" + parts.joined(separator: " union all ") + ") f",
+            [array])
+    }
+
+    static func offline(_ id: String, endingAt end: Date, minutes: Double) -> String {
+        #"{"id":"\#(id)","started_at":"\#((end - minutes * 60).rfc3339)","ended_at":"\#(end.rfc3339)"}"#
+    }
+
+    /// The routes, each with what it needs made first (without a key).
+    static let scenarios: [String] = [
+        "register", "login", "password-reset", "password-reset-confirm", "logout", "delete-me", "password", "email",
+        "token-delete", "purchase", "start", "finish", "record", "batch", "abandon", "rate", "friend-delete",
+        "friend-request", "accept", "decline", "cancel", "block", "unblock", "report", "avatar-delete",
+    ]
+
+    static func prepare(_ scenario: String, _ client: Client) throws -> KeyedRequest {
+        let me = try client.register("keyed")
+        let marks = [me.id, me.email]
+        func request(
+            _ method: String, _ path: String, _ json: String?, other: (String, String, String?),
+            token: String? = me.token, marks extra: [String] = []
+        ) -> KeyedRequest {
+            KeyedRequest(
+                method: method, path: path, token: token, json: json, other: (other.0, other.1, other.2),
+                marks: marks + extra)
+        }
+        func friend() throws -> Account { try client.register("other") }
+        func ask(_ from: Account, _ to: Account) throws -> String {
+            let asked = try client.send("POST", "/friend-requests", token: from.token, json: #"{"email":"\#(to.email)"}"#)
+            return (asked.json["request"] as? [String: Any])?["id"] as? String ?? ""
+        }
+        let now = try TestEnvironment.databaseNow()
+        switch scenario {
+        case "register":
+            let email = TestEnvironment.email("newcomer")
+            let body = #"{"email":"\#(email)","password":"\#(password)","display_name":"New"}"#
+            let other = #"{"email":"\#(email)","password":"\#(password)","display_name":"Other"}"#
+            return request("POST", "/auth/register", body, other: ("POST", "/auth/register", other), token: nil, marks: [email])
+        case "login":
+            return request(
+                "POST", "/auth/login", #"{"email":"\#(me.email)","password":"\#(password)"}"#,
+                other: ("POST", "/auth/login", #"{"email":"\#(me.email)","password":"wrong horse"}"#), token: nil)
+        case "password-reset":
+            let body = #"{"email":"\#(me.email)"}"#
+            return request("POST", "/auth/password-reset", body, other: ("POST", "/auth/login", body), token: nil)
+        case "password-reset-confirm":
+            _ = try client.send("POST", "/auth/password-reset", json: #"{"email":"\#(me.email)"}"#)
+            let body = #"{"email":"\#(me.email)","code":"00000000","new_password":"new horse 1"}"#
+            let other = #"{"email":"\#(me.email)","code":"00000000","new_password":"new horse 2"}"#
+            return request("POST", "/auth/password-reset/confirm", body, other: ("POST", "/auth/password-reset/confirm", other), token: nil)
+        case "logout":
+            return request("POST", "/auth/logout", nil, other: ("DELETE", "/me/avatar", nil))
+        case "delete-me":
+            return request(
+                "DELETE", "/me", #"{"password":"\#(password)"}"#, other: ("DELETE", "/me", #"{"password":"wrong horse"}"#))
+        case "password":
+            let body = #"{"current_password":"\#(password)","new_password":"new horse 1"}"#
+            let other = #"{"current_password":"\#(password)","new_password":"new horse 2"}"#
+            return request("POST", "/me/password", body, other: ("POST", "/me/password", other))
+        case "email":
+            let email = TestEnvironment.email("moved")
+            return request(
+                "POST", "/me/email", #"{"password":"\#(password)","email":"\#(email)"}"#,
+                other: ("POST", "/me/email", #"{"password":"\#(password)","email":"x\#(email)"}"#), marks: [email])
+        case "token-delete":
+            _ = try client.send("POST", "/auth/login", json: #"{"email":"\#(me.email)","password":"\#(password)"}"#)
+            let tokens = try client.send("GET", "/me/tokens", token: me.token).json["tokens"] as? [[String: Any]] ?? []
+            let ids = tokens.compactMap { $0["id"] as? String }
+            return request("DELETE", "/me/tokens/\(ids.last ?? "")", nil, other: ("DELETE", "/me/tokens/\(ids.first ?? "")", nil))
+        case "purchase":
+            _ = try TestEnvironment.scalar("select app.grant_coins($1::uuid, 1000, 'idempotency test')", [me.id])
+            let items = try TestEnvironment.owner().execute(
+                "select id::text from app.shop_items where not is_starter and active order by price limit 2", []
+            ).compactMap { $0.first ?? nil }
+            return request(
+                "POST", "/shop/purchases", #"{"item_id":"\#(items[0])"}"#,
+                other: ("POST", "/shop/purchases", #"{"item_id":"\#(items[1])"}"#))
+        case "start":
+            return request(
+                "POST", "/focus-sessions/start", #"{"planned_minutes":25}"#,
+                other: ("POST", "/focus-sessions/start", #"{"planned_minutes":30}"#))
+        case "finish", "abandon":
+            let started = try client.send("POST", "/focus-sessions/start", token: me.token, json: #"{"planned_minutes":25}"#)
+            let id = started.json["id"] as? String ?? ""
+            return request(
+                "POST", "/focus-sessions/\(id)/\(scenario)", nil,
+                other: ("POST", "/focus-sessions/\(UUID().uuidString)/\(scenario)", nil))
+        case "record":
+            return request(
+                "POST", "/focus-sessions", offline(UUID().uuidString, endingAt: now - 600, minutes: 30),
+                other: ("POST", "/focus-sessions", offline(UUID().uuidString, endingAt: now - 600, minutes: 30)))
+        case "batch":
+            let body = #"{"sessions":[\#(offline(UUID().uuidString, endingAt: now - 600, minutes: 30))]}"#
+            let other = #"{"sessions":[\#(offline(UUID().uuidString, endingAt: now - 600, minutes: 30))]}"#
+            return request("POST", "/focus-sessions/batch", body, other: ("POST", "/focus-sessions/batch", other))
+        case "rate":
+            let id = UUID().uuidString
+            _ = try client.send(
+                "POST", "/focus-sessions", token: me.token, json: offline(id, endingAt: now - 600, minutes: 30))
+            return request(
+                "POST", "/focus-sessions/\(id)/rating", #"{"rating":"fine"}"#,
+                other: ("POST", "/focus-sessions/\(id)/rating", #"{"rating":"bad"}"#))
+        case "friend-delete":
+            let them = try friend()
+            let id = try ask(me, them)
+            _ = try client.send("POST", "/friend-requests/\(id)/accept", token: them.token)
+            return request(
+                "DELETE", "/friends/\(them.id)", nil, other: ("DELETE", "/friends/\(UUID().uuidString)", nil),
+                marks: [them.id])
+        case "friend-request":
+            let them = try friend(), another = try friend()
+            return request(
+                "POST", "/friend-requests", #"{"email":"\#(them.email)"}"#,
+                other: ("POST", "/friend-requests", #"{"email":"\#(another.email)"}"#), marks: [them.id, another.id])
+        case "accept", "decline":
+            let them = try friend()
+            let id = try ask(them, me)
+            return request(
+                "POST", "/friend-requests/\(id)/\(scenario)", nil,
+                other: ("POST", "/friend-requests/\(UUID().uuidString)/\(scenario)", nil), marks: [them.id])
+        case "cancel":
+            let them = try friend()
+            let id = try ask(me, them)
+            return request(
+                "DELETE", "/friend-requests/\(id)", nil, other: ("DELETE", "/friend-requests/\(UUID().uuidString)", nil),
+                marks: [them.id])
+        case "block", "unblock":
+            let them = try friend()
+            if scenario == "unblock" { _ = try client.send("POST", "/users/\(them.id)/block", token: me.token) }
+            let method = scenario == "block" ? "POST" : "DELETE"
+            return request(
+                method, "/users/\(them.id)/block", nil, other: (method, "/users/\(UUID().uuidString)/block", nil),
+                marks: [them.id])
+        case "report":
+            let them = try friend()
+            return request(
+                "POST", "/users/\(them.id)/report", #"{"reason":"spam"}"#,
+                other: ("POST", "/users/\(them.id)/report", #"{"reason":"other"}"#), marks: [them.id])
+        case "avatar-delete":
+            return request("DELETE", "/me/avatar", nil, other: ("POST", "/auth/logout", nil))
+        default:
+            throw HTTPClientError(description: "no scenario \(scenario)")
+        }
+    }
+
+    @Test(arguments: Transport.allCases, scenarios)
+    func aReplayAnswersTheSameAndDoesNothingTwice(transport: Transport, scenario: String) throws {
+        let client = transport.client
+        let keyed = try Self.prepare(scenario, client)
+        let key = ["Idempotency-Key": "key-\(UUID().uuidString)"]
+        let first = try client.send(keyed.method, keyed.path, token: keyed.token, json: keyed.json, headers: key)
+        #expect(first.status < 500 && first.code != "idempotency_key_reused", "\(scenario): \(first.status) \(first.text)")
+        let after = try Self.fingerprint(keyed.marks)
+
+        let replay = try client.send(keyed.method, keyed.path, token: keyed.token, json: keyed.json, headers: key)
+        #expect(replay.status == first.status, "\(scenario)")
+        #expect(replay.text == first.text, "\(scenario)")
+        for header in ["etag", "retry-after", "content-type"] {
+            #expect(replay.header(header) == first.header(header), "\(scenario): \(header)")
+        }
+        #expect(try Self.fingerprint(keyed.marks) == after, "\(scenario): the replay changed nothing")
+
+        let other = try client.send(
+            keyed.other.method, keyed.other.path, token: keyed.token, json: keyed.other.json, headers: key)
+        #expect(other.status == 422 && other.code == "idempotency_key_reused", "\(scenario): \(other.status) \(other.text)")
+        #expect(try Self.fingerprint(keyed.marks) == after, "\(scenario): the refused request changed nothing")
+    }
+
+    @Test(arguments: Transport.allCases)
+    func racingRequestsWithOneKeyExecuteOnce(transport: Transport) throws {
+        let client = transport.client
+        let keyed = try Self.prepare("purchase", client)
+        let key = ["Idempotency-Key": "race-\(UUID().uuidString)"]
+        let results = try concurrently(8) { _ in
+            try client.send(keyed.method, keyed.path, token: keyed.token, json: keyed.json, headers: key)
+        }
+        #expect(Set(results.map(\.status)) == [201])
+        #expect(Set(results.map(\.text)).count == 1, "every racer got the first answer")
+        #expect(
+            try TestEnvironment.scalar(
+                "select count(*) from app.coin_ledger where user_id = $1 and entry = 'spend'", [keyed.marks[0]]) == "1")
+    }
+
+    @Test(arguments: Transport.allCases)
+    func aRetriedRegisterNeedsTheKeyToGetItsToken(transport: Transport) throws {
+        let client = transport.client
+        let email = TestEnvironment.email("retry")
+        let body = #"{"email":"\#(email)","password":"\#(Self.password)","display_name":"Retry"}"#
+        let key = ["Idempotency-Key": UUID().uuidString]
+        let first = try client.send("POST", "/auth/register", json: body, headers: key)
+        #expect(first.status == 201)
+        #expect(try client.send("POST", "/auth/register", json: body).code == "email_taken")
+        let replay = try client.send("POST", "/auth/register", json: body, headers: key)
+        #expect(replay.status == 201 && replay.json["token"] as? String == first.json["token"] as? String)
+        #expect(try client.send("GET", "/me", token: replay.json["token"] as? String).status == 200)
+    }
+
+    @Test(arguments: Transport.allCases)
+    func aMalformedKeyIsInvalidFieldAndChangesNothing(transport: Transport) throws {
+        let client = transport.client
+        let me = try client.register("malformed")
+        let before = try Self.fingerprint([me.id])
+        for key in [String(repeating: "k", count: 256), "caf\u{e9}"] {
+            let answer = try client.send(
+                "POST", "/focus-sessions/start", token: me.token, json: #"{"planned_minutes":25}"#,
+                headers: ["Idempotency-Key": key])
+            #expect(answer.status == 400 && answer.code == "invalid_field" && answer.json["field"] as? String == "Idempotency-Key")
+        }
+        #expect(try Self.fingerprint([me.id]) == before)
+    }
+}
