@@ -112,16 +112,26 @@ enum TestServer {
         configuration.httpThreads = 8
         configuration.logFormat = .off
         let pool = ConnectionPool(conninfo: url, capacity: configuration.poolSize)
-        let pipeline = Pipeline(router: Router(routes: Routes.all), pool: pool,
+        var pipeline = Pipeline(router: Router(routes: Routes.all), pool: pool,
                                 defaultBodyLimit: configuration.bodyLimit, logger: Logger(format: .off))
-        let server = HTTPServer(pipeline: pipeline, configuration: configuration)
+        // Live events as in main.swift: the listener, the waiting clients, the shared cache.
+        let cache = SharedCache()
+        pipeline.cache = cache
+        let streams = EventStreams()
+        let listener = Listener(conninfo: url, streams: streams, cache: cache, logger: Logger(format: .off))
+        let server = HTTPServer(pipeline: pipeline, configuration: configuration, streams: streams)
         try server.start()
-        return Running(server: server, pipeline: pipeline)
+        listener.start()
+        streams.startTicker()
+        return Running(server: server, pipeline: pipeline, streams: streams, listener: listener, cache: cache)
     }
 
     struct Running: Sendable {
         let server: HTTPServer
         let pipeline: Pipeline
+        let streams: EventStreams
+        let listener: Listener
+        let cache: SharedCache
         var client: HTTPClient { HTTPClient(port: server.port) }
     }
 
@@ -129,4 +139,5 @@ enum TestServer {
     static func client() throws -> HTTPClient { try shared.get().client }
     /// The same pipeline the server answers with, for the in-process transport.
     static func pipeline() throws -> Pipeline { try shared.get().pipeline }
+    static func running() throws -> Running { try shared.get() }
 }
