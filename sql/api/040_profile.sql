@@ -1,7 +1,15 @@
 -- api profile: the Profile object and GET/PATCH /me.
 
 -- Profile = {id, email, display_name, balance, selected: {pet, sound, furniture},
---            settings: {show_tip_on_timer}, created_at}
+--            settings: {show_tip_on_timer}, has_avatar, avatar_version, created_at}
+-- avatar_version: as in UserCard (sql/api/070_friends.sql), null without an avatar.
+
+-- An avatar's version: its updated_at in microseconds since 1970; null for no avatar.
+create function api.avatar_version(updated_at timestamptz)
+returns bigint
+language sql immutable
+as $$ select (extract(epoch from avatar_version.updated_at) * 1000000)::bigint $$;
+
 create function api.profile(user_id uuid)
 returns jsonb
 language sql stable security definer set search_path = public, pg_temp
@@ -13,8 +21,10 @@ as $$
         'balance', u.balance,
         'selected', api.selected_json(u.id),
         'settings', jsonb_build_object('show_tip_on_timer', u.show_tip_on_timer),
+        'has_avatar', a.user_id is not null,
+        'avatar_version', api.avatar_version(a.updated_at),
         'created_at', api.iso(u.created_at))
-    from app.users u
+    from app.users u left join app.avatars a on a.user_id = u.id
     where u.id = profile.user_id
 $$;
 

@@ -2,14 +2,17 @@
 -- the lists, a friend's island. Every transition locks both users' rows in id order, so two
 -- racing transitions on one pair run one after the other and the second sees the first.
 
--- UserCard = {id, display_name, has_avatar}
+-- UserCard = {id, display_name, has_avatar, avatar_version}. avatar_version (null without an
+-- avatar) is the avatar's last change in microseconds since 1970: a new image gives a new
+-- version, so the friends list and its ETag change with it and a phone knows to refetch it.
 create function api.user_card(user_id uuid)
 returns jsonb
 language sql stable security definer set search_path = public, pg_temp
 as $$
     select jsonb_build_object('id', u.id, 'display_name', u.display_name,
-                              'has_avatar', exists (select from app.avatars a where a.user_id = u.id))
-    from app.users u where u.id = user_card.user_id
+                              'has_avatar', a.user_id is not null, 'avatar_version', api.avatar_version(a.updated_at))
+    from app.users u left join app.avatars a on a.user_id = u.id
+    where u.id = user_card.user_id
 $$;
 
 -- Minutes a user focused in sessions that ended today (UTC).

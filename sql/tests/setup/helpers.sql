@@ -153,3 +153,31 @@ as $$
             session.minutes)
     returning focus_sessions.id
 $$;
+
+-- The events this test file's transaction wrote since the previous call, one line each,
+-- sorted: '<recipient> <type>[ <who>][ <balance>]', the recipient and `data.user_id` by their
+-- test account names ('*' for everyone). Events of this transaction are those created at its
+-- now(); the mark (rolled back with the file) remembers what was already returned.
+create table if not exists test.event_mark (id bigint not null);
+create or replace function test.new_events()
+returns text[]
+language plpgsql
+as $$
+declare
+    v_mark bigint := coalesce((select max(m.id) from test.event_mark m), 0);
+    v_lines text[];
+begin
+    select coalesce(array_agg(line order by line), '{}'), coalesce(max(id), v_mark)
+    into v_lines, v_mark
+    from (select e.id,
+                 coalesce(r.name, case when e.user_id is null then '*' else e.user_id::text end) || ' ' || e.type
+                 || coalesce(' ' || coalesce(w.name, e.payload ->> 'user_id'), '')
+                 || coalesce(' ' || (e.payload ->> 'balance'), '') as line
+          from app.events e
+          left join test.accounts r on (r.account -> 'user' ->> 'id')::uuid = e.user_id
+          left join test.accounts w on w.account -> 'user' ->> 'id' = e.payload ->> 'user_id'
+          where e.created_at = now() and e.id > v_mark) lines;
+    insert into test.event_mark (id) values (v_mark);
+    return v_lines;
+end
+$$;

@@ -1,0 +1,112 @@
+-- api events: reading the outbox app.events (written by triggers, sql/migrations/0007_events.sql).
+-- GET /events serves it as a stream (the server opens it with api.events_stream_open, then
+-- fills it with api.events_list) or as JSON long-polls (api.events_list; the server waits).
+-- A cursor is an event id: the phone resumes after the last id it saw. Event ids are shared by
+-- all users, so a cursor says nothing about whose events lie below it.
+
+-- The newest event id there is, or was (pruning never moves it back); 0 before any event.
+create function api.newest_event_id()
+returns bigint
+language sql stable security definer set search_path = public, pg_temp
+as $$
+    select greatest(coalesce((select max(e.id) from app.events e), 0),
+                    (select s.pruned_through from app.event_settings s))
+$$;
+
+-- The `after` parameter: a whole number from 0 to the newest id, given as a string; null when
+-- absent. Anything else (malformed, negative, a future id) is 400 invalid_field.
+create function api.event_cursor(params jsonb)
+returns bigint
+language plpgsql stable security definer set search_path = public, pg_temp
+as $$
+declare
+    v_text text := event_cursor.params ->> 'after';
+begin
+    if v_text is null then
+        return null;
+    end if;
+    if v_text !~ '^\d{1,19}$' or v_text::numeric > api.newest_event_id() then
+        perform api.fail_field('after', 'must be an event id you were given: a whole number from 0 to the newest id.');
+    end if;
+    return v_text::bigint;
+end
+$$;
+
+-- GET /events?after=&limit=&wait= as JSON.
+-- Guarantees: the caller's events and the broadcast ones (catalog, tips) with id > after, in id
+-- order, at most `limit` (1 to 1000, default 100); `next` is the last id answered, or `after`
+-- when there is none. No `after`: nothing, and `next` = the newest id (start from now). An
+-- `after` below what was pruned answers one {type: "resync"} event (id = next = the newest id):
+-- refetch everything, then go on from there. `wait` (0 to 60) is checked here and waited by
+-- the server. Ids become visible in id order (0007_events.sql), so paging by `next` skips nothing.
+create function api.events_list(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql stable security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(events_list.token);
+    v_after bigint := api.event_cursor(events_list.params);
+    v_limit integer := api.integer_param(events_list.params, 'limit', 1, 1000, 100);
+    v_wait integer := api.integer_param(events_list.params, 'wait', 0, 60, 0);
+    v_newest bigint;
+    v_events jsonb;
+    v_last bigint;
+begin
+    if v_after is null then
+        return api.ok(jsonb_build_object('events', '[]'::jsonb, 'next', api.newest_event_id()));
+    end if;
+    if v_after < (select s.pruned_through from app.event_settings s) then
+        v_newest := api.newest_event_id();
+        return api.ok(jsonb_build_object('events', jsonb_build_array(jsonb_build_object(
+                                             'id', v_newest, 'type', 'resync', 'data', '{}'::jsonb,
+                                             'created_at', api.iso(now()))),
+                                         'next', v_newest));
+    end if;
+    -- Event = {id, type, data, created_at}
+    select jsonb_agg(jsonb_build_object('id', e.id, 'type', e.type, 'data', e.payload,
+                                        'created_at', api.iso(e.created_at)) order by e.id), max(e.id) into v_events, v_last
+    from ((select * from app.events e where e.user_id = v_user_id and e.id > v_after order by e.id limit v_limit)
+          union all
+          (select * from app.events e where e.user_id is null and e.id > v_after order by e.id limit v_limit)
+          order by id limit v_limit) e;
+    return api.ok(jsonb_build_object('events', coalesce(v_events, '[]'), 'next', coalesce(v_last, v_after)));
+end
+$$;
+grant execute on function api.events_list(text, jsonb, jsonb) to focus_api;
+comment on function api.events_list(text, jsonb, jsonb) is
+    'GET /events (JSON): the caller''s and broadcast events after `after` in id order, with `next`; '
+    'a pruned cursor answers one resync event; a malformed, negative or future `after`, a `limit` '
+    'outside 1..1000 or a `wait` outside 0..60 is 400 invalid_field.';
+
+-- Opening a GET /events stream: the same checks as api.events_list, and what the server needs
+-- to hold the stream: whose it is, how many streams that user may hold (the server counts open
+-- streams and refuses past it with 429 too_many_streams), and the cursor to start after.
+create function api.events_stream_open(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql stable security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(events_stream_open.token);
+    v_after bigint := api.event_cursor(events_stream_open.params);
+    v_limit integer := api.integer_param(events_stream_open.params, 'limit', 1, 1000, 100);
+    v_wait integer := api.integer_param(events_stream_open.params, 'wait', 0, 60, 0);
+begin
+    return api.ok(jsonb_build_object(
+        'user_id', v_user_id,
+        'max_streams', (select s.max_streams_per_user from app.event_settings s),
+        'next', coalesce(v_after, api.newest_event_id())));
+end
+$$;
+grant execute on function api.events_stream_open(text, jsonb, jsonb) to focus_api;
+comment on function api.events_stream_open(text, jsonb, jsonb) is
+    'GET /events (stream): {user_id, max_streams, next} for a valid token and cursor; the same 401 and '
+    '400 invalid_field as api.events_list. Decides nothing else: the server counts the streams.';
+
+-- Pruning for the server's listener (hourly): deletes events older than the retention.
+create function api.events_prune()
+returns integer
+language sql volatile security definer set search_path = public, pg_temp
+as $$ select app.prune_events() $$;
+grant execute on function api.events_prune() to focus_api;
+comment on function api.events_prune() is
+    'Not an endpoint: the server calls it hourly; app.prune_events deletes events past the retention.';
