@@ -19,7 +19,9 @@ final class LiveClient: @unchecked Sendable {
     let connection: OpaquePointer
     /// The last event id delivered (SSE); the next query asks for events after it.
     var cursor: String
-    /// Monotonic microseconds: a long-poll's end; for a stream, when the next heartbeat is due.
+    /// Monotonic microseconds: a long-poll's end (set once); for a stream, when the next
+    /// heartbeat is due (read and moved by the ticker thread only).
+    let until: UInt64
     var deadline: UInt64
 
     let lock = NSLock()
@@ -46,6 +48,7 @@ final class LiveClient: @unchecked Sendable {
         self.token = token
         self.connection = connection
         self.cursor = cursor
+        self.until = deadline
         self.deadline = deadline
     }
 

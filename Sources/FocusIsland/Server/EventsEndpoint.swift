@@ -21,6 +21,9 @@ import Foundation
 extension HTTPServer {
     /// Events fetched per round trip on a stream; a full batch is followed by another at once.
     static let streamBatch = 100
+    /// The reader's block: libmicrohttpd zeroes this much per stream (calloc), so it is kept
+    /// small; a longer batch of frames is simply handed over in several calls.
+    static let streamBlock = 1024
 
     func answerEvents(_ connection: OpaquePointer, _ state: RequestState, _ request: Request) -> MHD_Result {
         guard let streams else { return MHD_Result.NO }
@@ -55,7 +58,7 @@ extension HTTPServer {
         // The first bytes tell browsers to reconnect after 2 s, and get the headers out at once.
         client.pending = Array("retry: 2000\n\n".utf8)
         let context = Unmanaged.passRetained(StreamContext(server: self, client: client)).toOpaque()
-        guard let response = MHD_create_response_from_callback(UInt64.max, 16 * 1024, streamReader, context, streamFree) else {
+        guard let response = MHD_create_response_from_callback(UInt64.max, Self.streamBlock, streamReader, context, streamFree) else {
             Unmanaged<StreamContext>.fromOpaque(context).release()
             return MHD_Result.NO
         }
@@ -139,7 +142,7 @@ extension HTTPServer {
         asking.query["after"] = client.cursor
         while true {
             let response = pipeline.respond(to: asking, startedAt: state.startedAt, log: false)
-            let waiting = client.deadline > monotonicMicroseconds() && response.status == 200
+            let waiting = client.until > monotonicMicroseconds() && response.status == 200
                 && Self.hasNoEvents(response.body)
             if !waiting { return finish(connection, request, state, response) }
             switch client.next() {
