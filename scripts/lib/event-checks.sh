@@ -1,11 +1,13 @@
+# shellcheck shell=bash
 # event-checks.sh: live events against the real binary and the test cluster (sourced by
 # scripts/test after the fault checks, which define http, new_account and now_ms).
 #   1. PostgreSQL restarted while a user holds GET /events open: every event committed before
 #      and after the restart arrives on that stream (the listener reconnects and wakes it, and
 #      it re-reads from its cursor) or on its reconnect with Last-Event-ID: each once, in the
 #      table's order, nothing lost;
-#   2. the catalog changed in the database: GET /shop/items shows the new ETag within one
-#      notification (here: within 1 s), the old tag answers 200, the new one 304.
+#   2. the catalog changed in the database, then re-seeded back: after each, GET /shop/items
+#      shows a new ETag within one notification (here: within 1 s); the old tag answers 200,
+#      the new one 304 (from the server's memory).
 
 # stream_ids FILE: the event ids a curl'ed stream received, in order.
 stream_ids() { sed -n 's/^id: //p' "$1" | xargs; }
@@ -54,26 +56,34 @@ event_checks() {
         tail -n 5 "$(fault_log events)"; return 1
     fi
 
-    # 2. The catalog changes; the server's copy follows within one notification.
-    etag() { curl -s -D - -o /dev/null "$base_url/shop/items" ${1:+-H "If-None-Match: $1"} | tr -d '\r' | sed -n 's/^[Ee][Tt]ag: //p'; }
+    # 2. The catalog changes, then a re-seed puts it back; the server's copy follows each time.
+    etag() { curl -s -D - -o /dev/null "$base_url/shop/items" | tr -d '\r' | sed -n 's/^[Ee][Tt]ag: //p'; }
     status_with() { curl -s -o /dev/null -w '%{http_code}' "$base_url/shop/items" -H "If-None-Match: $1"; }
-    local old new="" cached
+    # next_etag OLD: waits up to 1 s for an ETag other than OLD; prints it and the ms it took.
+    next_etag() {
+        local started new=""
+        started=$(now_ms)
+        while [ $(( $(now_ms) - started )) -lt 1000 ]; do
+            new=$(etag)
+            [ "$new" != "$1" ] && break
+            sleep 0.01
+        done
+        printf '%s %s\n' "$new" $(( $(now_ms) - started ))
+    }
+    local old cached changed took reseeded took2
     old=$(etag)
     cached=$(status_with "$old")
-    psql -X -q "$owner_url" -c "update app.shop_items set price = price + 1 where id = (select min(id::text)::uuid from app.shop_items)"
-    started=$(now_ms)
-    while [ $(( $(now_ms) - started )) -lt 1000 ]; do
-        new=$(etag)
-        [ "$new" != "$old" ] && break
-        sleep 0.01
-    done
-    local took=$(( $(now_ms) - started )) old_status new_status
-    old_status=$(status_with "$old") new_status=$(status_with "$new")
-    psql -X -q "$owner_url" -c "update app.shop_items set price = price - 1 where id = (select min(id::text)::uuid from app.shop_items)"
-    if [ "$cached" = 304 ] && [ "$new" != "$old" ] && [ "$old_status" = 200 ] && [ "$new_status" = 304 ]; then
-        check "catalog changed: new ETag $new (was $old) after ${took} ms; old tag 200, new tag 304" ok
+    psql -X -q "$owner_url" -c "update app.shop_items set price = price + 1 where kind = 'furniture' and name = 'Oak Desk'"
+    read -r changed took <<<"$(next_etag "$old")"
+    local old_status new_status
+    old_status=$(status_with "$old") new_status=$(status_with "$changed")
+    "$server" seed >/dev/null
+    read -r reseeded took2 <<<"$(next_etag "$changed")"
+    if [ "$cached" = 304 ] && [ "$changed" != "$old" ] && [ "$old_status" = 200 ] && [ "$new_status" = 304 ] \
+       && [ -n "$reseeded" ] && [ "$reseeded" != "$changed" ] && [ "$(status_with "$reseeded")" = 304 ]; then
+        check "catalog changed: ETag $old → $changed in ${took} ms (old tag 200, new 304); re-seeded: $reseeded in ${took2} ms" ok
     else
-        check "catalog changed: ETag '$old' → '$new' after ${took} ms; 304 before: $cached; old $old_status, new $new_status" FAILED
+        check "catalog: '$old' → '$changed' (${took} ms; 304 before: $cached; old $old_status, new $new_status) → re-seed '$reseeded'" FAILED
         return 1
     fi
     server_stop
