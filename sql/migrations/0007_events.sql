@@ -36,10 +36,11 @@ create index events_broadcast on app.events (id) where user_id is null;
 create index events_created_at on app.events (created_at);  -- app.prune_events
 -- No foreign key to app.users, on purpose: its check takes a KEY SHARE lock on the recipient's
 -- row while the commit-order lock below is held, and a friend who holds their own row
--- (api.lock_user, FOR UPDATE) while waiting for that lock would deadlock with it (seen with
--- two friends, one renaming while the other finished a session). Recipients always come from
--- rows that reference app.users (friendships, the changed user's own row); no account is ever
--- deleted today (the ledger forbids it), and an account deletion would delete its events.
+-- (api.lock_user, FOR UPDATE, as a session finish does) while waiting for that lock would
+-- deadlock with it (reproduced with two friends renaming at once, one of them holding its row
+-- first). Recipients always come from rows that reference app.users (friendships, the changed
+-- user's own row); no account is deleted today (the ledger forbids it), and an account
+-- deletion would have to delete its events itself (through app.prune_events' guard).
 comment on table app.events is
     'What each user should hear about, one row per recipient (user_id null: everyone). Append-only; '
     'app.prune_events deletes what is older than app.event_settings.retention. Ids become visible in '
