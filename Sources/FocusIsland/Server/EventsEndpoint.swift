@@ -221,7 +221,7 @@ private let streamReader: MHD_ContentReaderCallback = { cls, _, buffer, max in
             }
             client.sent += count
             if client.sent == client.pending.count {
-                client.pending.removeAll(keepingCapacity: true)
+                client.pending.removeAll()  // a large batch's buffer is not kept for an idle stream
                 client.sent = 0
             }
             return count
