@@ -22,6 +22,8 @@ final class EventStreamClient {
     private var raw: [UInt8] = []
     private var decoded: [UInt8] = []
     private let chunked: Bool
+    /// The server closed the stream (EOF), as opposed to nothing arriving in time.
+    private(set) var ended = false
 
     /// Opens GET `target` with Accept: text/event-stream, the token, and `headers`; returns once
     /// the response headers arrived (a refused stream's whole body is read too).
@@ -89,7 +91,8 @@ final class EventStreamClient {
         while true {
             decode()
             if let event = takeEvent() { return event }
-            guard let bytes = try Self.read(fd, until: deadline), !bytes.isEmpty else { return nil }
+            guard let bytes = try Self.read(fd, until: deadline) else { return nil }
+            if bytes.isEmpty { ended = true; return nil }
             raw += bytes
         }
     }
@@ -123,7 +126,7 @@ final class EventStreamClient {
             guard raw.count >= start + size + 2 else { return }
             decoded += raw[start..<(start + size)]
             raw.removeFirst(start + size + 2)
-            if size == 0 { return }
+            if size == 0 { ended = true; return }  // the last chunk: the server ended the stream
         }
     }
 

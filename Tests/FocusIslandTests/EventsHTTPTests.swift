@@ -96,6 +96,18 @@ import Testing
         }
     }
 
+    @Test func aStreamEndsWhenItsTokenIsRevoked() throws {
+        let client = Transport.socket.client
+        let a = try client.register("ann")
+        let open = try stream(a)
+        #expect(open.status == 200)
+        #expect(try client.send("POST", "/auth/logout", token: a.token).status == 204)
+        try grant(a, 1)  // wakes the stream, whose next query no longer signs in
+        let deadline = Date().addingTimeInterval(5)
+        while !open.ended, Date() < deadline { _ = try open.next(timeout: 0.5) }
+        #expect(open.ended, "the server ended the stream of a revoked token")
+    }
+
     @Test func aLongPollAnswersWhenAnEventArrivesWithoutHoldingAThread() throws {
         let client = Transport.socket.client
         let a = try client.register("ann")

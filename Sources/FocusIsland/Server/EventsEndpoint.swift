@@ -66,6 +66,8 @@ extension HTTPServer {
         MHD_add_response_header(response, "Content-Type", "text/event-stream")
         MHD_add_response_header(response, "Cache-Control", "no-cache")
         MHD_add_response_header(response, "X-Accel-Buffering", "no")
+        // A stream that ends (revoked token, server stopping) closes its connection too.
+        MHD_add_response_header(response, "Connection", "close")
         pipeline.logRequest(request, template: "/events", status: 200, startedAt: state.startedAt,
                             requestID: Pipeline.requestID(from: request.header("x-request-id")))
         return MHD_queue_response(connection, 200, response)
@@ -83,7 +85,8 @@ extension HTTPServer {
         } catch {
             // The database is away: the listener's reconnect (or the next heartbeat) asks again.
             if !error.isConnectionFailure && error.sqlState != DatabaseError.poolTimeoutState {
-                pipeline.logger.error("/events stream: \(error)")
+                // A 4xx from SQL (the token was revoked or expired) ends the stream quietly.
+                if !error.sqlState.hasPrefix("PT4") { pipeline.logger.error("/events stream: \(error)") }
                 return false
             }
             client.lock.lock(); client.retry = true; client.lock.unlock()
