@@ -93,6 +93,8 @@ public final class EventStreams: @unchecked Sendable {
     let heartbeat: UInt64
     private let lock = NSLock()
     private var byUser: [String: [ObjectIdentifier: LiveClient]] = [:]
+    /// Set by closeAll: no client may start waiting once the server stops.
+    private var stopping = false
     private var ticker: Thread?
 
     /// `heartbeat`: seconds between comments on an idle stream (15; less than the idle timeout).
@@ -100,16 +102,20 @@ public final class EventStreams: @unchecked Sendable {
         self.heartbeat = UInt64(max(1, heartbeat))
     }
 
-    /// Adds a client; a stream only while its user has fewer than `maxStreams` streams open.
-    func register(_ client: LiveClient, maxStreams: Int) -> Bool {
+    enum Registration { case added, full, stopping }
+
+    /// Adds a client; a stream only while its user has fewer than `maxStreams` streams open,
+    /// and none once the server is stopping (libmicrohttpd must not stop with one suspended).
+    func register(_ client: LiveClient, maxStreams: Int) -> Registration {
         lock.lock(); defer { lock.unlock() }
+        if stopping { return .stopping }
         var clients = byUser[client.userID] ?? [:]
         if client.kind == .stream && clients.values.count(where: { $0.kind == .stream }) >= maxStreams {
-            return false
+            return .full
         }
         clients[ObjectIdentifier(client)] = client
         byUser[client.userID] = clients
-        return true
+        return .added
     }
 
     func unregister(_ client: LiveClient) {
@@ -138,6 +144,7 @@ public final class EventStreams: @unchecked Sendable {
     /// The server is stopping: every stream ends and every long-poll answers now, so that no
     /// connection is suspended when libmicrohttpd stops (its manual forbids that).
     public func closeAll() {
+        lock.lock(); stopping = true; lock.unlock()
         for client in clients() { client.wake { $0.closing = true } }
     }
 

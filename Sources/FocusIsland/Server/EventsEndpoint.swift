@@ -47,7 +47,12 @@ extension HTTPServer {
         let client = LiveClient(kind: .stream, userID: opened.userID, token: request.bearerToken ?? "",
                                 connection: connection, cursor: opened.next,
                                 deadline: monotonicMicroseconds() + streams.heartbeat * 1_000_000)
-        guard streams.register(client, maxStreams: opened.maxStreams) else {
+        switch streams.register(client, maxStreams: opened.maxStreams) {
+        case .added:
+            break
+        case .stopping:
+            return finish(connection, request, state, Problem(503, "shutting_down", "The server is stopping; reconnect.").response)
+        case .full:
             let problem = Problem(429, "too_many_streams",
                                   "This account already has \(opened.maxStreams) event streams open here; close one first.")
             var response = problem.response
@@ -132,7 +137,9 @@ extension HTTPServer {
                                 connection: connection, cursor: request.query["after"] ?? opened.next,
                                 deadline: monotonicMicroseconds() + wait * 1_000_000)
         client.dirty = false
-        if wait > 0 { _ = streams.register(client, maxStreams: opened.maxStreams) }
+        if wait > 0 && streams.register(client, maxStreams: opened.maxStreams) == .stopping {
+            client.closing = true  // answer now: nothing may wait while the server stops
+        }
         state.live = client
         return pollAgain(connection, state, request, client)
     }
