@@ -102,16 +102,23 @@ public final class Listener: @unchecked Sendable {
                 }
                 PQclear(result)
             }
+            // Notifications libpq already read (during the statement above) are queued in it and
+            // will not make the socket readable again: hand them out before waiting.
+            deliverQueued(connection)
             var descriptor = pollfd(fd: PQsocket(connection), events: Int16(POLLIN), revents: 0)
             let ready = poll(&descriptor, 1, 1000)
             if ready < 0 && errno != EINTR { return }
             if ready <= 0 { continue }
             guard PQconsumeInput(connection) == 1, PQstatus(connection) == CONNECTION_OK else { return }
-            while let notification = PQnotifies(connection) {
-                let payload = notification.pointee.extra.map { String(cString: $0) } ?? ""
-                PQfreemem(notification)
-                deliver(payload)
-            }
+            deliverQueued(connection)
+        }
+    }
+
+    private func deliverQueued(_ connection: OpaquePointer) {
+        while let notification = PQnotifies(connection) {
+            let payload = notification.pointee.extra.map { String(cString: $0) } ?? ""
+            PQfreemem(notification)
+            deliver(payload)
         }
     }
 
