@@ -34,7 +34,8 @@ event_checks() {
     local started expected got=""
     expected=$(table_ids)
     started=$(now_ms)
-    while [ $(( $(now_ms) - started )) -lt 5000 ]; do
+    # The listener retries its connection at least once a second; allow for a slow restart.
+    while [ $(( $(now_ms) - started )) -lt 10000 ]; do
         got=$(stream_ids "$stream")
         [ "$got" = "$expected" ] && break
         if ! kill -0 "$stream_pid" 2>/dev/null; then

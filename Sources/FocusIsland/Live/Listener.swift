@@ -6,7 +6,8 @@
 // (catalog.changed, tips.changed). It only rings: the woken clients read `app.events` through
 // `api.events_list` from their own cursor, so a lost notification loses nothing. After any
 // (re)connect the listener rings every client and empties the shared cache, because
-// notifications sent while it was away are gone; backoff between attempts doubles to 5 s.
+// notifications sent while it was away are gone. Backoff between attempts doubles from 0.1 s
+// to 1 s: one connection attempt a second is cheap, and streams wait for it to hear again.
 import CLibPQ
 import Foundation
 import Glibc
@@ -58,7 +59,7 @@ public final class Listener: @unchecked Sendable {
         while !isStopping {
             guard let connection = connect() else {
                 usleep(backoff)
-                backoff = min(backoff * 2, 5_000_000)
+                backoff = min(backoff * 2, 1_000_000)
                 continue
             }
             backoff = 100_000
