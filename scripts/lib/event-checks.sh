@@ -54,7 +54,7 @@ event_checks() {
         check "PostgreSQL restarted under a stream: events $got delivered once, in order, in $(( $(now_ms) - started )) ms" ok
     else
         check "PostgreSQL restarted under a stream: table has '$expected', stream got '$got'" FAILED
-        tail -n 5 "$(fault_log events)"; return 1
+        tail -n 5 "$(fault_log events)"; server_stop; return 1
     fi
 
     # 2. The catalog changes, then a re-seed puts it back; the server's copy follows each time.
@@ -85,7 +85,7 @@ event_checks() {
         check "catalog changed: ETag $old → $changed in ${took} ms (old tag 200, new 304); re-seeded: $reseeded in ${took2} ms" ok
     else
         check "catalog: '$old' → '$changed' (${took} ms; 304 before: $cached; old $old_status, new $new_status) → re-seed '$reseeded'" FAILED
-        return 1
+        server_stop; return 1
     fi
     server_stop
 }
