@@ -37,29 +37,38 @@ case "serve":
         checkoutTimeout: configuration.poolTimeout,
         namedStatements: configuration.preparedStatements)
     let assets = AssetStore(directory: configuration.assetDirectory)
-    let pipeline = Pipeline(
+    var pipeline = Pipeline(
         router: Router(routes: Routes.all), pool: pool,
         defaultBodyLimit: configuration.bodyLimit, logger: logger, assets: assets)
-    let server = HTTPServer(pipeline: pipeline, configuration: configuration)
+    // Live events: one LISTEN connection rings the waiting clients and keeps the shared cache fresh.
+    let cache = SharedCache()
+    pipeline.cache = cache
+    let streams = EventStreams(heartbeat: min(15, max(1, configuration.idleTimeout / 2)))
+    let listener = Listener(conninfo: configuration.listenDatabaseURL, streams: streams, cache: cache, logger: logger)
+    let server = HTTPServer(pipeline: pipeline, configuration: configuration, streams: streams)
     do {
         try server.start()
     } catch {
         fail("serve: \(error.description)")
     }
     // Item answers carry absolute URLs: SQL joins this prefix to the hashed names. A database
-    // not reachable now keeps the URLs the last start published (logged, not fatal).
+    // not reachable now keeps the URLs the last start published (logged, not fatal). Before the
+    // listener starts, so the shared catalog cache is filled with the published URLs.
     do {
         try assets.publish(pool: pool, baseURL: configuration.assetBaseURL(port: server.port))
         logger.info("assets: \(assets.files.count) files at \(configuration.assetBaseURL(port: server.port))")
     } catch {
         logger.error("assets: not published: \(error)")
     }
+    listener.start()
+    streams.startTicker()
     logger.info(
         "listening on \(configuration.host):\(server.port) with \(configuration.httpThreads) threads, \(configuration.poolSize) connections"
     )
     var received: Int32 = 0
     sigwait(&stopSignals, &received)
     logger.info("signal \(received): finishing requests in flight")
+    listener.stop()
     server.stop()
     logger.info("stopped")
 

@@ -48,8 +48,10 @@ begin
     where a.hashed_name <> excluded.hashed_name;
     get diagnostics v_count = row_count;
     v_changed := v_changed or v_count > 0;
-    if v_changed then
+    if v_changed then  -- a new catalog version, announced like any catalog change (servers' caches empty)
         update app.catalog_version v set version = v.version + 1, changed_at = now();
+        insert into app.events (user_id, type, payload)
+        select null, 'catalog.changed', jsonb_build_object('version', v.version) from app.catalog_version v;
     end if;
 end
 $$;
