@@ -24,7 +24,8 @@ enum TestEnvironment {
     static func apiURL() throws -> String { try variable("FOCUS_TEST_DATABASE_URL") }
     /// The listener's own connection (LISTEN): straight to PostgreSQL, never through PgBouncer.
     static func listenURL() throws -> String {
-        (try? variable("FOCUS_TEST_LISTEN_URL")) ?? (try apiURL())
+        if let url = try? variable("FOCUS_TEST_LISTEN_URL") { return url }
+        return try apiURL()
     }
     /// The owner's login, to look at and arrange rows directly.
     static func ownerURL() throws -> String { try variable("FOCUS_TEST_OWNER_URL") }
