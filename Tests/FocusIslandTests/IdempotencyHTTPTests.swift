@@ -116,7 +116,7 @@ struct KeyedRequest: Sendable {
                 other: ("POST", "/focus-sessions/start", #"{"planned_minutes":30}"#))
         case "finish", "abandon":
             let started = try client.send("POST", "/focus-sessions/start", token: me.token, json: #"{"planned_minutes":25}"#)
-            let id = started.json["id"] as? String ?? ""
+            let id = startedID(started)
             return request(
                 "POST", "/focus-sessions/\(id)/\(scenario)", nil,
                 other: ("POST", "/focus-sessions/\(UUID().uuidString)/\(scenario)", nil))

@@ -3,6 +3,11 @@
 import Foundation
 import Testing
 
+/// The id a start answered, flat (`{id}`) or wrapped (`{session: {id}}`).
+func startedID(_ started: HTTPResult) -> String {
+    started.json["id"] as? String ?? (started.json["session"] as? [String: Any])?["id"] as? String ?? ""
+}
+
 @Suite struct RetriesHTTPTests {
     func offline(_ id: String, endingAt end: Date, minutes: Double, extra: String = "") -> String {
         #"{"id":"\#(id)","started_at":"\#((end - minutes * 60).rfc3339)","ended_at":"\#(end.rfc3339)"\#(extra)}"#
@@ -59,7 +64,7 @@ import Testing
         let me = try client.register("current")
         #expect(try client.send("GET", "/focus-sessions/current", token: me.token).status == 204)
         let started = try client.send("POST", "/focus-sessions/start", token: me.token, json: #"{"planned_minutes":25}"#)
-        let id = started.json["id"] as? String ?? ""
+        let id = startedID(started)
         let current = try client.send("GET", "/focus-sessions/current", token: me.token)
         let session = current.json["session"] as? [String: Any] ?? [:]
         #expect(current.status == 200 && session["id"] as? String == id && session["planned_minutes"] as? Int == 25)
