@@ -93,8 +93,10 @@ begin
     where a.hashed_name <> excluded.hashed_name;
     get diagnostics v_count = row_count;
     v_changed := v_changed or v_count > 0;
-    if v_changed then
+    if v_changed then  -- a new catalog version, announced like any catalog change (servers' caches empty)
         update app.catalog_version v set version = v.version + 1, changed_at = now();
+        insert into app.events (user_id, type, payload)
+        select null, 'catalog.changed', jsonb_build_object('version', v.version) from app.catalog_version v;
     end if;
 end
 $$;
@@ -466,7 +468,10 @@ ALTER FUNCTION api.events_list(token text, params jsonb, body jsonb) OWNER TO fo
 CREATE FUNCTION api.events_prune() RETURNS integer
     LANGUAGE sql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
-    AS $$ select app.prune_events() $$;
+    AS $$
+    select app.prune_idempotency_keys();
+    select app.prune_events()
+$$;
 ALTER FUNCTION api.events_prune() OWNER TO focus_owner;
 CREATE FUNCTION api.events_stream_open(token text, params jsonb, body jsonb) RETURNS api.reply
     LANGUAGE plpgsql STABLE SECURITY DEFINER
@@ -690,8 +695,7 @@ begin
     end if;
     select e.max_session_minutes into v_max from app.economy_settings e;
     return api.ok(jsonb_build_object(
-        'session', jsonb_build_object(
-            'id', v_session.id, 'started_at', api.iso(v_session.started_at),
+        'session', api.session_json(v_session) || jsonb_build_object(
             'planned_minutes', v_session.planned_minutes,
             'ends_at', api.iso(v_session.started_at + make_interval(mins => least(coalesce(v_session.planned_minutes, v_max), v_max)))),
         'now', api.iso(now())));
