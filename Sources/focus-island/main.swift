@@ -55,7 +55,7 @@ case "serve":
     // not reachable now keeps the URLs the last start published (logged, not fatal). Before the
     // listener starts, so the shared catalog cache is filled with the published URLs.
     do {
-        try assets.publish(pool: pool, baseURL: configuration.assetBaseURL(port: server.port))
+        try assets.publish(conninfo: configuration.databaseURL, baseURL: configuration.assetBaseURL(port: server.port))
         logger.info("assets: \(assets.files.count) files at \(configuration.assetBaseURL(port: server.port))")
     } catch {
         logger.error("assets: not published: \(error)")

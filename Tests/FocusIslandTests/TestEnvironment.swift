@@ -136,7 +136,7 @@ enum TestServer {
         let listener = Listener(conninfo: try TestEnvironment.listenURL(), streams: streams, cache: cache, logger: Logger(format: .off))
         let server = HTTPServer(pipeline: pipeline, configuration: configuration, streams: streams)
         try server.start()
-        try assets.publish(pool: pool, baseURL: configuration.assetBaseURL(port: server.port))
+        try assets.publish(conninfo: url, baseURL: configuration.assetBaseURL(port: server.port))
         listener.start()
         streams.startTicker()
         return Running(server: server, pipeline: pipeline, streams: streams, listener: listener, cache: cache)

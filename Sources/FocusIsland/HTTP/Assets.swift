@@ -94,11 +94,12 @@ public struct AssetStore: Sendable {
     }
 
     /// Tells SQL the URL prefix and the hashed names, so item answers carry absolute URLs.
-    public func publish(pool: ConnectionPool, baseURL: String) throws(DatabaseError) {
-        let manifestJSON = JSONText.object(manifest)
-        _ = try pool.withConnection { connection throws(DatabaseError) in
-            try connection.executePrepared(
-                "api.assets_publish", "select api.assets_publish($1, $2::jsonb)::text", [baseURL, manifestJSON])
-        }
+    /// On a connection of its own, closed at once: the pool stays empty until the first request,
+    /// as before (a pooled connection opened here would hide a database that refuses new ones).
+    public func publish(conninfo: String, baseURL: String) throws(DatabaseError) {
+        let connection = try PGConnection(conninfo: conninfo, namedStatements: false)
+        defer { connection.close() }
+        _ = try connection.execute(
+            "select api.assets_publish($1, $2::jsonb)::text", [baseURL, JSONText.object(manifest)])
     }
 }
