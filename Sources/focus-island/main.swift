@@ -36,9 +36,14 @@ case "serve":
         conninfo: configuration.databaseURL, capacity: configuration.poolSize,
         checkoutTimeout: configuration.poolTimeout,
         namedStatements: configuration.preparedStatements)
-    let pipeline = Pipeline(
+    var pipeline = Pipeline(
         router: Router(routes: Routes.all), pool: pool,
         defaultBodyLimit: configuration.bodyLimit, logger: logger)
+    do {
+        pipeline.openAPI = try StaticDocument(path: configuration.openAPIFile, contentType: "application/json")
+    } catch {
+        fail(error.description)
+    }
     let server = HTTPServer(pipeline: pipeline, configuration: configuration)
     do {
         try server.start()

@@ -39,6 +39,9 @@ public struct Configuration: Sendable, Equatable {
     public var logFormat: LogFormat
     /// Folder holding sql/ (migrations, api, report, seed).
     public var sqlDirectory: String
+    /// The OpenAPI document served at GET /openapi.json: OPENAPI_FILE, else docs/openapi.json
+    /// beside SQL_DIR (the repository's layout), read once at start.
+    public var openAPIFile = "docs/openapi.json"
 
     public static let defaults = Configuration(
         databaseURL: "postgresql:///focus_island",
@@ -95,6 +98,7 @@ public struct Configuration: Sendable, Equatable {
             in: 1...100_000)
         headTimeout = try Self.integer(env, "HEAD_TIMEOUT", d.headTimeout, in: 1...3600)
         sqlDirectory = env["SQL_DIR"] ?? d.sqlDirectory
+        openAPIFile = env["OPENAPI_FILE"] ?? sqlDirectory + "/../docs/openapi.json"
         if let raw = env["LOG_FORMAT"] {
             guard let format = LogFormat(rawValue: raw) else {
                 throw ConfigurationError(variable: "LOG_FORMAT", reason: "must be text, json or off, got '\(raw)'")

@@ -7,6 +7,8 @@ public struct Pipeline: Sendable {
     public let pool: ConnectionPool
     public let defaultBodyLimit: Int
     public let logger: Logger
+    /// The contract served at GET /openapi.json (docs/openapi.json, read at start); nil: 404.
+    public var openAPI: StaticDocument?
     /// How often a statement that hit a serialization failure or deadlock is tried in all.
     static let attempts = 3
 
@@ -52,6 +54,9 @@ public struct Pipeline: Sendable {
             return .json(200, #"{"status":"ok"}"#)
         case .ready:
             return ready()
+        case .openAPI:
+            guard let openAPI else { throw Problem(404, "not_found", "There is nothing at \(request.path).") }
+            return openAPI.response(ifNoneMatch: request.header("if-none-match"))
         case .sql:
             try checkBody(request, for: route)
             let token = request.bearerToken
