@@ -57,7 +57,9 @@ as $$
 declare
     v_email text := btrim(api.text_field(email_field.body, email_field.field));
 begin
-    if length(v_email) > 254 or v_email !~ '^[^@\s]+@[^@\s]+\.[^@\s]+$' then
+    -- No control character (C0, DEL, C1), no-break space or BOM anywhere, as docs/openapi.json's
+    -- pattern says: such an email cannot be typed, only pasted by mistake.
+    if length(v_email) > 254 or v_email !~ '^[^@\s]+@[^@\s]+\.[^@\s]+$' or v_email ~ '[[:cntrl:]\u00a0\ufeff]' then
         perform api.fail(400, 'invalid_email', 'That does not look like an email address.');
     end if;
     return v_email;
