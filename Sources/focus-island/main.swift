@@ -44,18 +44,26 @@ case "serve":
     } catch {
         fail(error.description)
     }
-    let server = HTTPServer(pipeline: pipeline, configuration: configuration)
+    // Live events: one LISTEN connection rings the waiting clients and keeps the shared cache fresh.
+    let cache = SharedCache()
+    pipeline.cache = cache
+    let streams = EventStreams(heartbeat: min(15, max(1, configuration.idleTimeout / 2)))
+    let listener = Listener(conninfo: configuration.listenDatabaseURL, streams: streams, cache: cache, logger: logger)
+    let server = HTTPServer(pipeline: pipeline, configuration: configuration, streams: streams)
     do {
         try server.start()
     } catch {
         fail("serve: \(error.description)")
     }
+    listener.start()
+    streams.startTicker()
     logger.info(
         "listening on \(configuration.host):\(server.port) with \(configuration.httpThreads) threads, \(configuration.poolSize) connections"
     )
     var received: Int32 = 0
     sigwait(&stopSignals, &received)
     logger.info("signal \(received): finishing requests in flight")
+    listener.stop()
     server.stop()
     logger.info("stopped")
 
