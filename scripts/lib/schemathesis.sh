@@ -3,6 +3,7 @@
 # bounded in time. Sourced by scripts/test after the Swift tests, with $server, $dir and the
 # database URLs set.
 # shellcheck shell=bash
+# shellcheck disable=SC2154 # $dir, $server and $base_url are scripts/test's and serve_in_background's
 
 # Operations left out, because they would end the run's own token or account: logout and
 # DELETE /me/tokens/{id} revoke it (schemathesis finds the token's id in GET /me/tokens),
