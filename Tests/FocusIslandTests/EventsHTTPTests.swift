@@ -205,7 +205,7 @@ import Testing
         #expect(refused.status == 429)
         #expect(refused.problemCode == "too_many_streams")
         #expect(streams.count >= limit)
-        for connection in open { connection.close() }
+        for stream in open { stream.close() }
     }
 }
 

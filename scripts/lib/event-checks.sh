@@ -1,5 +1,4 @@
-# shellcheck shell=bash
-# shellcheck disable=SC2154 # $dir, $server and $base_url are scripts/test's and serve_in_background's
+# shellcheck shell=bash disable=SC2154 # dir, server and base_url are set by scripts/test and common.sh
 # event-checks.sh: live events against the real binary and the test cluster (sourced by
 # scripts/test after the fault checks, which define http, new_account and now_ms).
 #   1. PostgreSQL restarted while a user holds GET /events open: every event committed before
