@@ -55,6 +55,9 @@ public struct Configuration: Sendable, Equatable {
         let name = ["0.0.0.0", "::", ""].contains(host) ? "localhost" : host.contains(":") ? "[\(host)]" : host
         return "http://\(name):\(port)/assets/"
     }
+    /// The OpenAPI document served at GET /openapi.json: OPENAPI_FILE, else docs/openapi.json
+    /// beside SQL_DIR (the repository's layout), read once at start.
+    public var openAPIFile = "docs/openapi.json"
 
     public static let defaults = Configuration(
         databaseURL: "postgresql:///focus_island",
@@ -121,6 +124,7 @@ public struct Configuration: Sendable, Equatable {
             }
             assetBase = base
         }
+        openAPIFile = env["OPENAPI_FILE"] ?? sqlDirectory + "/../docs/openapi.json"
         if let raw = env["LOG_FORMAT"] {
             guard let format = LogFormat(rawValue: raw) else {
                 throw ConfigurationError(variable: "LOG_FORMAT", reason: "must be text, json or off, got '\(raw)'")
