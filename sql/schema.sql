@@ -64,6 +64,43 @@ begin
 end
 $$;
 ALTER FUNCTION api.accept_pair(pair app.friendships, actor uuid) OWNER TO focus_owner;
+CREATE FUNCTION api.asset_url(key text) RETURNS text
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select s.base_url || coalesce((select a.hashed_name from app.assets a where a.key = asset_url.key), asset_url.key)
+    from app.asset_settings s
+$$;
+ALTER FUNCTION api.asset_url(key text) OWNER TO focus_owner;
+CREATE FUNCTION api.assets_publish(base_url text, manifest jsonb) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_changed boolean := false;
+    v_count integer;
+begin
+    update app.asset_settings s set base_url = assets_publish.base_url
+    where s.base_url is distinct from assets_publish.base_url;
+    get diagnostics v_count = row_count;
+    v_changed := v_count > 0;
+    delete from app.assets a where not (assets_publish.manifest ? a.key);
+    get diagnostics v_count = row_count;
+    v_changed := v_changed or v_count > 0;
+    insert into app.assets as a (key, hashed_name)
+    select m.key, m.value from jsonb_each_text(assets_publish.manifest) as m(key, value)
+    on conflict (key) do update set hashed_name = excluded.hashed_name
+    where a.hashed_name <> excluded.hashed_name;
+    get diagnostics v_count = row_count;
+    v_changed := v_changed or v_count > 0;
+    if v_changed then  -- a new catalog version, announced like any catalog change (servers' caches empty)
+        update app.catalog_version v set version = v.version + 1, changed_at = now();
+        insert into app.events (user_id, type, payload)
+        select null, 'catalog.changed', jsonb_build_object('version', v.version) from app.catalog_version v;
+    end if;
+end
+$$;
+ALTER FUNCTION api.assets_publish(base_url text, manifest jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.auth_login(token text, params jsonb, body jsonb) RETURNS api.reply
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -433,7 +470,10 @@ ALTER FUNCTION api.events_list(token text, params jsonb, body jsonb) OWNER TO fo
 CREATE FUNCTION api.events_prune() RETURNS integer
     LANGUAGE sql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
-    AS $$ select app.prune_events() $$;
+    AS $$
+    select app.prune_idempotency_keys();
+    select app.prune_events()
+$$;
 ALTER FUNCTION api.events_prune() OWNER TO focus_owner;
 CREATE FUNCTION api.events_stream_open(token text, params jsonb, body jsonb) RETURNS api.reply
     LANGUAGE plpgsql STABLE SECURITY DEFINER
@@ -505,6 +545,88 @@ begin
 end
 $$;
 ALTER FUNCTION api.failed_attempts(email text, action text, client_ip inet) OWNER TO focus_owner;
+CREATE FUNCTION api.focus_sessions_abandon(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(focus_sessions_abandon.token);
+    v_id uuid := api.uuid_field(focus_sessions_abandon.params, 'id');
+    v_session app.focus_sessions;
+    v_end timestamptz;
+begin
+    perform api.lock_user(v_user_id);
+    select * into v_session from app.focus_sessions s where s.id = v_id and s.user_id = v_user_id;
+    if v_session.id is null then
+        perform api.fail(404, 'session_not_found', 'There is no such session.');
+    end if;
+    if v_session.abandoned then
+        return api.session_reply(v_id);
+    end if;
+    if v_session.ended_at is not null then
+        perform api.fail(409, 'session_finished', 'The session already ended; only a running session can be abandoned.');
+    end if;
+    v_end := api.live_end(v_session);
+    update app.focus_sessions s
+    set ended_at = v_end, occupies = tstzrange(s.started_at, v_end), minutes = 0, abandoned = true
+    where s.id = v_id;
+    return api.session_reply(v_id);
+end
+$$;
+ALTER FUNCTION api.focus_sessions_abandon(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.focus_sessions_batch_create(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_body jsonb;
+    v_sessions jsonb;
+    v_item jsonb;
+    v_created api.reply;
+    v_rated api.reply;
+    v_result jsonb;
+    v_results jsonb := '[]'::jsonb;
+    v_state text;
+    v_message text;
+    v_code text;
+    v_extra text;
+begin
+    perform api.authenticate(focus_sessions_batch_create.token);
+    v_body := api.only_keys(focus_sessions_batch_create.body, array['sessions']);
+    v_sessions := api.json_field(v_body, 'sessions', 'array', true, 'an array of sessions');
+    if jsonb_array_length(v_sessions) not between 1 and 100 then
+        perform api.fail_field('sessions', 'must hold 1 to 100 sessions.');
+    end if;
+    for v_item in select e.value from jsonb_array_elements(v_sessions) as e(value) loop
+        begin
+            if jsonb_typeof(v_item) <> 'object' then
+                perform api.fail_field('sessions', 'must hold only session objects.');
+            end if;
+            -- The rating is checked first, so an item with a bad rating records nothing.
+            if v_item ? 'rating' then
+                perform api.choice(api.text_field(v_item, 'rating', required => false), 'rating', array['good', 'fine', 'bad']);
+            end if;
+            v_created := api.focus_sessions_create(focus_sessions_batch_create.token, '{}', v_item - 'rating');
+            v_result := jsonb_build_object('status', coalesce(v_created.status, 201), 'body', v_created.body);
+            if v_item ->> 'rating' is not null then
+                v_rated := api.focus_sessions_rate(focus_sessions_batch_create.token,
+                                                   jsonb_build_object('id', v_item ->> 'id'),
+                                                   jsonb_build_object('rating', v_item ->> 'rating'));
+                v_result := jsonb_set(v_result, '{body}', (api.session_reply((v_item ->> 'id')::uuid)).body
+                                                          || jsonb_build_object('tip', v_rated.body -> 'tip'));
+            end if;
+        exception when sqlstate 'PT400' or sqlstate 'PT404' or sqlstate 'PT409' or sqlstate 'PT422' then
+            get stacked diagnostics v_state = returned_sqlstate, v_message = message_text,
+                                    v_code = pg_exception_detail, v_extra = pg_exception_hint;
+            v_result := jsonb_build_object('status', substr(v_state, 3)::integer,
+                                           'problem', api.problem_json(substr(v_state, 3)::integer, v_code, v_message, v_extra));
+        end;
+        v_results := v_results || jsonb_build_array(v_result);
+    end loop;
+    return api.ok(jsonb_build_object('results', v_results));
+end
+$$;
+ALTER FUNCTION api.focus_sessions_batch_create(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.focus_sessions_create(token text, params jsonb, body jsonb) RETURNS api.reply
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -535,11 +657,12 @@ begin
     end if;
     perform api.lock_user(v_user_id);
     -- The same id again: the same session answers 200 as before; anything else is a conflict.
+    -- A replay may leave out the optional planned_minutes (a phone that lost it in its queue).
     select * into v_existing from app.focus_sessions s where s.id = v_id;
     if v_existing.id is not null then
         if v_existing.user_id = v_user_id and v_existing.source = 'offline'
            and v_existing.started_at = v_started and v_existing.ended_at = v_ended
-           and v_existing.planned_minutes is not distinct from v_planned then
+           and (v_planned is null or v_existing.planned_minutes is not distinct from v_planned) then
             return api.session_reply(v_id, status => 200);
         end if;
         perform api.fail(409, 'session_conflict', 'A different session was already recorded with this id.');
@@ -559,6 +682,27 @@ begin
 end
 $$;
 ALTER FUNCTION api.focus_sessions_create(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.focus_sessions_current_get(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(focus_sessions_current_get.token);
+    v_session app.focus_sessions;
+    v_max integer;
+begin
+    select * into v_session from app.focus_sessions s where s.user_id = v_user_id and s.ended_at is null;
+    if v_session.id is null then
+        return api.ok(null, status => 204);  -- the route's own status too
+    end if;
+    select e.max_session_minutes into v_max from app.economy_settings e;
+    return api.ok(jsonb_build_object(
+        'session', api.session_json(v_session) || jsonb_build_object(
+            'ends_at', api.iso(v_session.started_at + make_interval(mins => least(coalesce(v_session.planned_minutes, v_max), v_max)))),
+        'now', api.iso(now())), status => 200);
+end
+$$;
+ALTER FUNCTION api.focus_sessions_current_get(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.focus_sessions_finish(token text, params jsonb, body jsonb) RETURNS api.reply
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -567,7 +711,6 @@ declare
     v_user_id uuid := api.authenticate(focus_sessions_finish.token);
     v_id uuid := api.uuid_field(focus_sessions_finish.params, 'id');
     v_session app.focus_sessions;
-    v_max integer;
     v_end timestamptz;
 begin
     perform api.lock_user(v_user_id);
@@ -576,13 +719,9 @@ begin
         perform api.fail(404, 'session_not_found', 'There is no such session.');
     end if;
     if v_session.ended_at is not null then
-        return api.session_reply(v_id);  -- finishing twice answers the same
+        return api.session_reply(v_id);  -- finishing twice answers the same (an abandoned one: as abandoned)
     end if;
-    select e.max_session_minutes into v_max from app.economy_settings e;
-    -- The plan is the commitment: time past it (or past the maximum) is not counted.
-    v_end := greatest(v_session.started_at + interval '1 microsecond',
-                      least(now(), v_session.started_at + make_interval(mins => coalesce(v_session.planned_minutes, v_max)),
-                            v_session.started_at + make_interval(mins => v_max)));
+    v_end := api.live_end(v_session);
     update app.focus_sessions s
     set ended_at = v_end, occupies = tstzrange(s.started_at, v_end),
         minutes = floor(extract(epoch from v_end - s.started_at) / 60)::integer
@@ -630,6 +769,18 @@ begin
     end if;
     if v_session.ended_at is null then
         perform api.fail(409, 'session_not_finished', 'Finish the session before rating it.');
+    end if;
+    -- The same rating again (a retry): the tip this session was given, nothing new recorded.
+    if v_session.rating = v_rating then
+        select t.* into v_tip
+        from app.tip_views v join app.mindfulness_tips t on t.id = v.tip_id
+        where v.session_id = v_id
+        order by v.shown_at desc, v.id desc
+        limit 1;
+        if v_tip.id is null or v_tip.rating_level = v_rating then
+            return api.ok(jsonb_build_object('session', api.session_json(v_session),
+                                             'tip', case when v_tip.id is not null then api.tip_json(v_tip) end));
+        end if;
     end if;
     update app.focus_sessions s set rating = v_rating, rated_at = now() where s.id = v_id
     returning * into v_session;
@@ -697,8 +848,19 @@ CREATE FUNCTION api.friend_requests_accept(token text, params jsonb, body jsonb)
     AS $$
 declare
     v_user_id uuid := api.authenticate(friend_requests_accept.token);
-    v_pair app.friendships := api.pending_request(api.uuid_field(friend_requests_accept.params, 'id'), v_user_id, 'receiver');
+    v_id uuid := api.uuid_field(friend_requests_accept.params, 'id');
+    v_pair app.friendships;
 begin
+    -- Accepting again (a retry): the request you received was accepted and is still this
+    -- friendship (a friendship keeps its request's id), so answer the friend as before.
+    select * into v_pair from app.friendships f where f.id = v_id and v_user_id in (f.user_low, f.user_high);
+    if v_pair.id is not null then
+        v_pair := api.lock_pair(v_pair.user_low, v_pair.user_high);  -- re-read under the pair's lock
+    end if;
+    if v_pair.id = v_id and v_pair.status = 'accepted' and v_pair.requested_by <> v_user_id then
+        return api.ok(jsonb_build_object('friend', api.friend_json(api.other_user(v_pair, v_user_id), v_pair.accepted_at)));
+    end if;
+    v_pair := api.pending_request(v_id, v_user_id, 'receiver');
     return api.ok(jsonb_build_object('friend', api.accept_pair(v_pair, v_user_id)));
 end
 $$;
@@ -742,7 +904,9 @@ begin
     if v_pair.status = 'accepted' then
         perform api.fail(409, 'already_friends', 'You are already friends.');
     elsif v_pair.status = 'pending' and v_pair.requested_by = v_user_id then
-        perform api.fail(409, 'request_pending', 'You already asked; the request is pending.');
+        -- Asking again (a retry) answers the pending request, 200 instead of 201.
+        return api.ok(jsonb_build_object('request', jsonb_build_object(
+            'id', v_pair.id, 'to', api.user_card(v_other), 'created_at', api.iso(v_pair.created_at))), status => 200);
     elsif v_pair.status = 'pending' then
         -- They had already asked you: asking back accepts.
         return api.ok(jsonb_build_object('friend', api.accept_pair(v_pair, v_user_id), 'auto_accepted', true), status => 200);
@@ -846,6 +1010,103 @@ CREATE FUNCTION api.hash_password(password text) RETURNS text
     SET search_path TO 'public', 'pg_temp'
     AS $$ select crypt(hash_password.password, gen_salt('bf', s.bcrypt_cost)) from app.auth_settings s $$;
 ALTER FUNCTION api.hash_password(password text) OWNER TO focus_owner;
+CREATE FUNCTION api.idempotent(endpoint text, token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $_$
+declare
+    v_key text := idempotent.params ->> 'idempotency_key';
+    v_function regprocedure := to_regprocedure(idempotent.endpoint || '(text, jsonb, jsonb)');
+    v_keep boolean := false;  -- true: this request owns the key and stores its answer
+    v_token_digest bytea;
+    v_user_id uuid;
+    v_valid boolean := false;
+    v_scope text;
+    v_request jsonb;
+    v_digest bytea;
+    v_sealed boolean;
+    v_retention interval;
+    v_row app.idempotency_keys;
+    v_reply api.reply;
+begin
+    if v_function is null or idempotent.endpoint !~ '^api\.[a-z_]+$' then
+        raise exception 'api.idempotent: % is not an endpoint', idempotent.endpoint;
+    end if;
+    if v_key is not null and v_key !~ '^[\x20-\x7e]{1,255}$' then
+        perform api.fail(400, 'invalid_field', 'Idempotency-Key must be 1 to 255 printable ASCII characters.',
+                         jsonb_build_object('field', 'Idempotency-Key'));
+    end if;
+    if v_key is not null and (select p.provolatile from pg_proc p where p.oid = v_function) = 'v' then
+        if idempotent.token is not null then
+            v_token_digest := sha256(convert_to(idempotent.token, 'UTF8'));
+            select t.user_id, t.revoked_at is null and t.expires_at > now() into v_user_id, v_valid
+            from app.auth_tokens t where t.digest = v_token_digest;
+            v_scope := 'user:' || v_user_id;
+            if v_user_id is null then  -- gone with DELETE /me: the keys it made itself only
+                select k.scope into v_scope from app.idempotency_keys k
+                where k.token_digest = v_token_digest and k.key = v_key;
+            end if;
+        elsif jsonb_typeof(idempotent.body -> 'email') = 'string' then
+            v_scope := 'email:' || lower(btrim(idempotent.body ->> 'email'));
+        end if;
+    end if;
+    -- With somebody to keep the key for (else the endpoint answers: 401, 400): the key first.
+    if v_scope is not null and length(v_scope) <= 400 then
+        v_request := jsonb_build_object('route', idempotent.endpoint,
+                                        'params', idempotent.params - array['client_ip', 'user_agent', 'idempotency_key'],
+                                        'body', idempotent.body);
+        v_sealed := idempotent.body ?| api.secret_fields();
+        v_digest := sha256(convert_to(jsonb_set(v_request, '{body}', idempotent.body - api.secret_fields())::text, 'UTF8'));
+        select s.retention into v_retention from app.idempotency_settings s;
+        -- Waits here for a racing request with this key to commit or roll back.
+        insert into app.idempotency_keys as k (scope, key, route, request_digest, token_digest)
+        values (v_scope, v_key, idempotent.endpoint, v_digest, v_token_digest)
+        on conflict (scope, key) do update
+            set route = excluded.route, request_digest = excluded.request_digest, token_digest = excluded.token_digest,
+                reply = null, sealed_reply = null, created_at = now()
+            where k.created_at < now() - v_retention
+        returning true into v_keep;
+        if v_keep is null then
+            v_keep := false;
+            select * into v_row from app.idempotency_keys k where k.scope = v_scope and k.key = v_key;
+            -- A token that no longer authenticates replays only what it made itself; else the endpoint answers 401.
+            if v_valid or idempotent.token is null or v_row.token_digest = v_token_digest then
+                if v_row.route <> idempotent.endpoint or v_row.request_digest <> v_digest then
+                    perform api.fail(422, 'idempotency_key_reused',
+                                     'This Idempotency-Key was used for another request; use a new key for a new request.');
+                end if;
+                if v_row.sealed_reply is not null then
+                    begin
+                        return jsonb_populate_record(null::api.reply, pgp_sym_decrypt(v_row.sealed_reply, v_request::text)::jsonb);
+                    exception when external_routine_invocation_exception then  -- another password or code
+                        perform api.fail(422, 'idempotency_key_reused',
+                                         'This Idempotency-Key was used for another request; use a new key for a new request.');
+                    end;
+                end if;
+                if v_row.reply is null then  -- a request is one statement: only SQL calling twice in one transaction
+                    raise exception 'api.idempotent: the key % has no answer yet in this transaction', v_key;
+                end if;
+                return jsonb_populate_record(null::api.reply, v_row.reply);
+            end if;
+        end if;
+    end if;
+    -- The endpoint, named by its regproc (an existing function, never text a client wrote).
+    -- plpgsql_check cannot type a dynamic statement's result: api.reply, as 000_structure.sql
+    -- checks for every endpoint.
+    perform 'PRAGMA:disable:other_warnings';
+    execute format('select * from %s($1, $2, $3)', v_function::oid::regproc)
+    into v_reply using idempotent.token, idempotent.params, idempotent.body;
+    perform 'PRAGMA:enable:other_warnings';
+    if v_keep and v_sealed then
+        update app.idempotency_keys k set sealed_reply = pgp_sym_encrypt(to_jsonb(v_reply)::text, v_request::text)
+        where k.scope = v_scope and k.key = v_key;
+    elsif v_keep then
+        update app.idempotency_keys k set reply = to_jsonb(v_reply) where k.scope = v_scope and k.key = v_key;
+    end if;
+    return v_reply;
+end
+$_$;
+ALTER FUNCTION api.idempotent(endpoint text, token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.integer_field(body jsonb, field text, minimum integer, maximum integer, required boolean DEFAULT true) RETURNS integer
     LANGUAGE plpgsql
     AS $$
@@ -926,12 +1187,14 @@ CREATE TABLE app.shop_items (
 );
 ALTER TABLE app.shop_items OWNER TO focus_owner;
 CREATE FUNCTION api.item_json(item app.shop_items) RETURNS jsonb
-    LANGUAGE sql IMMUTABLE
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
     AS $$
     select jsonb_build_object('id', item.id, 'kind', item.kind, 'name', item.name,
                               'description', item.description, 'price', item.price,
-                              'image', item.image, 'sort_order', item.sort_order)
-           || case when item.sound is not null then jsonb_build_object('sound', item.sound) else '{}' end
+                              'image', item.image, 'image_url', api.asset_url(item.image), 'sort_order', item.sort_order)
+           || case when item.sound is not null
+                   then jsonb_build_object('sound', item.sound, 'sound_url', api.asset_url(item.sound)) else '{}' end
 $$;
 ALTER FUNCTION api.item_json(item app.shop_items) OWNER TO focus_owner;
 CREATE FUNCTION api.json_field(body jsonb, field text, json_type text, required boolean, expected text) RETURNS jsonb
@@ -960,24 +1223,24 @@ CREATE FUNCTION api.kind_param(params jsonb, required boolean) RETURNS text
                 else api.choice(kind_param.params ->> 'kind', 'kind', array['pet', 'sound', 'furniture']) end
 $$;
 ALTER FUNCTION api.kind_param(params jsonb, required boolean) OWNER TO focus_owner;
-CREATE FUNCTION api.known_ids(body jsonb) RETURNS uuid[]
+CREATE FUNCTION api.known_ids(body jsonb, field text DEFAULT 'known_ids'::text) RETURNS uuid[]
     LANGUAGE plpgsql
     AS $$
 declare
-    v_ids jsonb := known_ids.body -> 'known_ids';
+    v_ids jsonb := known_ids.body -> known_ids.field;
 begin
     if v_ids is null or jsonb_typeof(v_ids) <> 'array' then
-        perform api.fail_field('known_ids', 'must be an array of UUIDs.');
+        perform api.fail_field(known_ids.field, 'must be an array of UUIDs.');
     end if;
     if exists (select from jsonb_array_elements(v_ids) as e(value)
                where jsonb_typeof(e.value) <> 'string'
                   or not api.is_uuid(e.value #>> '{}')) then
-        perform api.fail_field('known_ids', 'must contain only UUID strings.');
+        perform api.fail_field(known_ids.field, 'must contain only UUID strings.');
     end if;
     return array(select distinct (e.value #>> '{}')::uuid from jsonb_array_elements(v_ids) as e(value));
 end
 $$;
-ALTER FUNCTION api.known_ids(body jsonb) OWNER TO focus_owner;
+ALTER FUNCTION api.known_ids(body jsonb, field text) OWNER TO focus_owner;
 CREATE FUNCTION api.leaderboards_get(token text, params jsonb, body jsonb) RETURNS api.reply
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -1022,6 +1285,43 @@ begin
 end
 $$;
 ALTER FUNCTION api.leaderboards_get(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE TABLE app.focus_sessions (
+    id uuid NOT NULL,
+    user_id uuid NOT NULL,
+    source text NOT NULL,
+    planned_minutes integer,
+    started_at timestamp with time zone NOT NULL,
+    ended_at timestamp with time zone,
+    occupies tstzrange NOT NULL,
+    minutes integer,
+    coins_earned integer DEFAULT 0 NOT NULL,
+    rating text,
+    rated_at timestamp with time zone,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    abandoned boolean DEFAULT false NOT NULL,
+    CONSTRAINT focus_sessions_abandoned_earns_nothing CHECK (((NOT abandoned) OR ((source = 'live'::text) AND (ended_at IS NOT NULL) AND (minutes = 0) AND (coins_earned = 0)))),
+    CONSTRAINT focus_sessions_check CHECK (((ended_at IS NULL) OR (ended_at > started_at))),
+    CONSTRAINT focus_sessions_check1 CHECK (((ended_at IS NULL) = (minutes IS NULL))),
+    CONSTRAINT focus_sessions_check2 CHECK (((ended_at IS NOT NULL) OR (source = 'live'::text))),
+    CONSTRAINT focus_sessions_check3 CHECK (((lower(occupies) = started_at) AND ((ended_at IS NULL) OR (upper(occupies) = ended_at)))),
+    CONSTRAINT focus_sessions_check4 CHECK ((((rating IS NULL) = (rated_at IS NULL)) AND ((rating IS NULL) OR (ended_at IS NOT NULL)))),
+    CONSTRAINT focus_sessions_coins_earned_check CHECK ((coins_earned >= 0)),
+    CONSTRAINT focus_sessions_minutes_check CHECK ((minutes >= 0)),
+    CONSTRAINT focus_sessions_planned_minutes_check CHECK (((planned_minutes >= 1) AND (planned_minutes <= 1440))),
+    CONSTRAINT focus_sessions_rating_check CHECK ((rating = ANY (ARRAY['good'::text, 'fine'::text, 'bad'::text]))),
+    CONSTRAINT focus_sessions_source_check CHECK ((source = ANY (ARRAY['live'::text, 'offline'::text])))
+);
+ALTER TABLE app.focus_sessions OWNER TO focus_owner;
+CREATE FUNCTION api.live_end(session app.focus_sessions) RETURNS timestamp with time zone
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select greatest(session.started_at + interval '1 microsecond',
+                    least(now(), session.started_at + make_interval(mins => coalesce(session.planned_minutes, e.max_session_minutes)),
+                          session.started_at + make_interval(mins => e.max_session_minutes)))
+    from app.economy_settings e
+$$;
+ALTER FUNCTION api.live_end(session app.focus_sessions) OWNER TO focus_owner;
 CREATE FUNCTION api.local_date(time_zone text, at timestamp with time zone) RETURNS date
     LANGUAGE sql STABLE
     AS $$ select (local_date.at at time zone local_date.time_zone)::date $$;
@@ -1414,9 +1714,22 @@ CREATE FUNCTION api.mindfulness_tips_sync(token text, params jsonb, body jsonb) 
     SET search_path TO 'public', 'pg_temp'
     AS $$
 declare
-    v_body jsonb := api.only_keys(mindfulness_tips_sync.body, array['known_ids']);
-    v_known uuid[] := api.known_ids(v_body);
+    v_original text := (select k from jsonb_object_keys(mindfulness_tips_sync.body) as k
+                        where lower(k) = 'itemids' order by k limit 1);
+    v_body jsonb;
+    v_known uuid[];
 begin
+    if v_original is not null then
+        v_body := api.only_keys(mindfulness_tips_sync.body, array[v_original]);
+        v_known := api.known_ids(v_body, v_original);
+        return api.ok(jsonb_build_object('missingItems', coalesce(
+            (select jsonb_agg(jsonb_build_object('id', t.id, 'title', t.title, 'content', t.content,
+                                                 'sessionRatingLevel', initcap(t.rating_level))
+                              order by t.rating_level, t.title)
+             from app.mindfulness_tips t where t.active and t.id <> all (v_known)), '[]')));
+    end if;
+    v_body := api.only_keys(mindfulness_tips_sync.body, array['known_ids']);
+    v_known := api.known_ids(v_body);
     return api.ok(api.sync_difference(v_known, (select jsonb_agg(api.tip_json(t) order by t.rating_level, t.title)
                                                 from app.mindfulness_tips t where t.active)));
 end
@@ -1580,6 +1893,19 @@ CREATE FUNCTION api.problem(status integer, code text, message text, extra jsonb
     LANGUAGE sql IMMUTABLE
     AS $$ select row(problem.status, problem.extra, null, problem.retry_after, problem.code, problem.message)::api.reply $$;
 ALTER FUNCTION api.problem(status integer, code text, message text, extra jsonb, retry_after integer) OWNER TO focus_owner;
+CREATE FUNCTION api.problem_json(status integer, code text, message text, extra text) RETURNS jsonb
+    LANGUAGE sql IMMUTABLE
+    AS $_$
+    select jsonb_build_object('type', 'urn:focus-island:problem:' || problem_json.code,
+                              'title', case problem_json.status
+                                  when 400 then 'Bad Request' when 401 then 'Unauthorized' when 403 then 'Forbidden'
+                                  when 404 then 'Not Found' when 409 then 'Conflict' when 413 then 'Content Too Large'
+                                  when 422 then 'Unprocessable Content' when 429 then 'Too Many Requests'
+                                  else 'HTTP ' || problem_json.status end,
+                              'status', problem_json.status, 'detail', problem_json.message, 'code', problem_json.code)
+           || case when problem_json.extra ~ '^\{.*\}$' then problem_json.extra::jsonb else '{}' end
+$_$;
+ALTER FUNCTION api.problem_json(status integer, code text, message text, extra text) OWNER TO focus_owner;
 CREATE FUNCTION api.profile(user_id uuid) RETURNS jsonb
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -1634,6 +1960,10 @@ CREATE FUNCTION api.report_json(report app.user_reports) RETURNS jsonb
                               'details', report.details, 'created_at', api.iso(report.created_at))
 $$;
 ALTER FUNCTION api.report_json(report app.user_reports) OWNER TO focus_owner;
+CREATE FUNCTION api.secret_fields() RETURNS text[]
+    LANGUAGE sql IMMUTABLE
+    AS $$ select array['password', 'current_password', 'new_password', 'code'] $$;
+ALTER FUNCTION api.secret_fields() OWNER TO focus_owner;
 CREATE FUNCTION api.selected_json(user_id uuid) RETURNS jsonb
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -1644,38 +1974,14 @@ CREATE FUNCTION api.selected_json(user_id uuid) RETURNS jsonb
     where s.user_id = selected_json.user_id
 $$;
 ALTER FUNCTION api.selected_json(user_id uuid) OWNER TO focus_owner;
-CREATE TABLE app.focus_sessions (
-    id uuid NOT NULL,
-    user_id uuid NOT NULL,
-    source text NOT NULL,
-    planned_minutes integer,
-    started_at timestamp with time zone NOT NULL,
-    ended_at timestamp with time zone,
-    occupies tstzrange NOT NULL,
-    minutes integer,
-    coins_earned integer DEFAULT 0 NOT NULL,
-    rating text,
-    rated_at timestamp with time zone,
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT focus_sessions_check CHECK (((ended_at IS NULL) OR (ended_at > started_at))),
-    CONSTRAINT focus_sessions_check1 CHECK (((ended_at IS NULL) = (minutes IS NULL))),
-    CONSTRAINT focus_sessions_check2 CHECK (((ended_at IS NOT NULL) OR (source = 'live'::text))),
-    CONSTRAINT focus_sessions_check3 CHECK (((lower(occupies) = started_at) AND ((ended_at IS NULL) OR (upper(occupies) = ended_at)))),
-    CONSTRAINT focus_sessions_check4 CHECK ((((rating IS NULL) = (rated_at IS NULL)) AND ((rating IS NULL) OR (ended_at IS NOT NULL)))),
-    CONSTRAINT focus_sessions_coins_earned_check CHECK ((coins_earned >= 0)),
-    CONSTRAINT focus_sessions_minutes_check CHECK ((minutes >= 0)),
-    CONSTRAINT focus_sessions_planned_minutes_check CHECK (((planned_minutes >= 1) AND (planned_minutes <= 1440))),
-    CONSTRAINT focus_sessions_rating_check CHECK ((rating = ANY (ARRAY['good'::text, 'fine'::text, 'bad'::text]))),
-    CONSTRAINT focus_sessions_source_check CHECK ((source = ANY (ARRAY['live'::text, 'offline'::text])))
-);
-ALTER TABLE app.focus_sessions OWNER TO focus_owner;
 CREATE FUNCTION api.session_json(session app.focus_sessions) RETURNS jsonb
     LANGUAGE sql IMMUTABLE
     AS $$
     select jsonb_build_object('id', session.id, 'started_at', api.iso(session.started_at),
                               'ended_at', api.iso(session.ended_at), 'planned_minutes', session.planned_minutes,
                               'minutes', session.minutes,
-                              'coins_earned', session.coins_earned, 'rating', session.rating)
+                              'coins_earned', session.coins_earned, 'rating', session.rating,
+                              'abandoned', session.abandoned)
 $$;
 ALTER FUNCTION api.session_json(session app.focus_sessions) OWNER TO focus_owner;
 CREATE FUNCTION api.session_reply(session_id uuid, status integer DEFAULT NULL::integer) RETURNS api.reply
@@ -2166,6 +2472,17 @@ begin
 end
 $$;
 ALTER FUNCTION app.prune_events() OWNER TO focus_owner;
+CREATE FUNCTION app.prune_idempotency_keys() RETURNS integer
+    LANGUAGE sql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    with gone as (
+        delete from app.idempotency_keys k
+        where k.created_at < now() - (select s.retention from app.idempotency_settings s)
+        returning 1)
+    select count(*)::integer from gone
+$$;
+ALTER FUNCTION app.prune_idempotency_keys() OWNER TO focus_owner;
 CREATE FUNCTION app.take_outgoing_mail(batch integer DEFAULT 50) RETURNS TABLE(id bigint, recipient public.citext, subject text, body text, created_at timestamp with time zone)
     LANGUAGE sql
     SET search_path TO 'public', 'pg_temp'
@@ -2228,6 +2545,20 @@ begin
 end
 $$;
 ALTER FUNCTION app.users_events() OWNER TO focus_owner;
+CREATE TABLE app.asset_settings (
+    singleton boolean DEFAULT true NOT NULL,
+    base_url text,
+    CONSTRAINT asset_settings_base_url_check CHECK ((base_url ~ '^https?://[^\s]+/$'::text)),
+    CONSTRAINT asset_settings_singleton_check CHECK (singleton)
+);
+ALTER TABLE app.asset_settings OWNER TO focus_owner;
+CREATE TABLE app.assets (
+    key text NOT NULL,
+    hashed_name text NOT NULL,
+    CONSTRAINT assets_hashed_name_check CHECK ((hashed_name ~ '^[a-z0-9_./-]+$'::text)),
+    CONSTRAINT assets_key_check CHECK ((key ~ '^[a-z0-9_./-]+$'::text))
+);
+ALTER TABLE app.assets OWNER TO focus_owner;
 CREATE TABLE app.auth_settings (
     singleton boolean DEFAULT true NOT NULL,
     bcrypt_cost integer NOT NULL,
@@ -2380,6 +2711,26 @@ ALTER TABLE app.friendship_events ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTI
     NO MAXVALUE
     CACHE 1
 );
+CREATE TABLE app.idempotency_keys (
+    scope text NOT NULL,
+    key text NOT NULL,
+    route text NOT NULL,
+    request_digest bytea NOT NULL,
+    token_digest bytea,
+    reply jsonb,
+    sealed_reply bytea,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT idempotency_keys_key_check CHECK ((key ~ '^[\x21-\x7e]{1,255}$'::text)),
+    CONSTRAINT idempotency_keys_scope_check CHECK (((length(scope) >= 1) AND (length(scope) <= 400)))
+);
+ALTER TABLE app.idempotency_keys OWNER TO focus_owner;
+CREATE TABLE app.idempotency_settings (
+    singleton boolean DEFAULT true NOT NULL,
+    retention interval DEFAULT '24:00:00'::interval NOT NULL,
+    CONSTRAINT idempotency_settings_retention_check CHECK ((retention >= '01:00:00'::interval)),
+    CONSTRAINT idempotency_settings_singleton_check CHECK (singleton)
+);
+ALTER TABLE app.idempotency_settings OWNER TO focus_owner;
 CREATE TABLE app.login_addresses (
     user_id uuid NOT NULL,
     client_ip inet NOT NULL,
@@ -2576,6 +2927,10 @@ CREATE VIEW report.user_reports AS
    FROM (app.user_reports r
      JOIN app.users u ON ((u.id = r.reported)));
 ALTER TABLE report.user_reports OWNER TO focus_owner;
+ALTER TABLE ONLY app.asset_settings
+    ADD CONSTRAINT asset_settings_pkey PRIMARY KEY (singleton);
+ALTER TABLE ONLY app.assets
+    ADD CONSTRAINT assets_pkey PRIMARY KEY (key);
 ALTER TABLE ONLY app.auth_settings
     ADD CONSTRAINT auth_settings_pkey PRIMARY KEY (singleton);
 ALTER TABLE ONLY app.auth_tokens
@@ -2606,6 +2961,10 @@ ALTER TABLE ONLY app.friendships
     ADD CONSTRAINT friendships_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.friendships
     ADD CONSTRAINT friendships_user_low_user_high_key UNIQUE (user_low, user_high);
+ALTER TABLE ONLY app.idempotency_keys
+    ADD CONSTRAINT idempotency_keys_pkey PRIMARY KEY (scope, key);
+ALTER TABLE ONLY app.idempotency_settings
+    ADD CONSTRAINT idempotency_settings_pkey PRIMARY KEY (singleton);
 ALTER TABLE ONLY app.login_addresses
     ADD CONSTRAINT login_addresses_pkey PRIMARY KEY (user_id, client_ip);
 ALTER TABLE ONLY app.mindfulness_tips
@@ -2657,6 +3016,7 @@ CREATE INDEX friendship_events_pair ON app.friendship_events USING btree (user_l
 CREATE INDEX friendship_events_time ON app.friendship_events USING btree (created_at);
 CREATE INDEX friendships_pending_by ON app.friendships USING btree (requested_by) WHERE (status = 'pending'::text);
 CREATE INDEX friendships_user_high ON app.friendships USING btree (user_high);
+CREATE INDEX idempotency_keys_created_at ON app.idempotency_keys USING btree (created_at);
 CREATE INDEX login_failures_email_address_time ON app.login_failures USING btree (email, client_ip, failed_at);
 CREATE INDEX login_failures_email_time ON app.login_failures USING btree (email, failed_at);
 CREATE INDEX outgoing_mail_recipient ON app.outgoing_mail USING btree (recipient);
@@ -2748,6 +3108,9 @@ GRANT USAGE ON SCHEMA api TO focus_api;
 REVOKE USAGE ON SCHEMA public FROM PUBLIC;
 GRANT USAGE ON SCHEMA report TO focus_report;
 REVOKE ALL ON FUNCTION api.accept_pair(pair app.friendships, actor uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.asset_url(key text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.assets_publish(base_url text, manifest jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.assets_publish(base_url text, manifest jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.auth_login(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.auth_login(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.auth_logout(token text, params jsonb, body jsonb) FROM PUBLIC;
@@ -2777,8 +3140,14 @@ GRANT ALL ON FUNCTION api.events_stream_open(token text, params jsonb, body json
 REVOKE ALL ON FUNCTION api.fail(status integer, code text, message text, extra jsonb) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.fail_field(field text, problem text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.failed_attempts(email text, action text, client_ip inet) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.focus_sessions_abandon(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.focus_sessions_abandon(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.focus_sessions_batch_create(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.focus_sessions_batch_create(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.focus_sessions_create(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.focus_sessions_create(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.focus_sessions_current_get(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.focus_sessions_current_get(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.focus_sessions_finish(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.focus_sessions_finish(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.focus_sessions_list(token text, params jsonb, body jsonb) FROM PUBLIC;
@@ -2804,6 +3173,8 @@ REVOKE ALL ON FUNCTION api.friends_list(token text, params jsonb, body jsonb) FR
 GRANT ALL ON FUNCTION api.friends_list(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.give_starters(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.hash_password(password text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.idempotent(endpoint text, token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.idempotent(endpoint text, token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.integer_field(body jsonb, field text, minimum integer, maximum integer, required boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.integer_param(params jsonb, name text, minimum integer, maximum integer, fallback integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.is_uuid(value text) FROM PUBLIC;
@@ -2812,9 +3183,10 @@ REVOKE ALL ON FUNCTION api.issue_token(user_id uuid, params jsonb) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.item_json(item app.shop_items) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.json_field(body jsonb, field text, json_type text, required boolean, expected text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.kind_param(params jsonb, required boolean) FROM PUBLIC;
-REVOKE ALL ON FUNCTION api.known_ids(body jsonb) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.known_ids(body jsonb, field text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.leaderboards_get(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.leaderboards_get(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.live_end(session app.focus_sessions) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.local_date(time_zone text, at timestamp with time zone) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.local_period_start(time_zone text, at timestamp with time zone, period text, shift integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.lock_account(user_id uuid) FROM PUBLIC;
@@ -2864,11 +3236,13 @@ REVOKE ALL ON FUNCTION api.password_field(body jsonb, field text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.pay_session(session_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.pending_request(request_id uuid, user_id uuid, side text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.problem(status integer, code text, message text, extra jsonb, retry_after integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.problem_json(status integer, code text, message text, extra text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.profile(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.ready() FROM PUBLIC;
 GRANT ALL ON FUNCTION api.ready() TO focus_api;
 REVOKE ALL ON FUNCTION api.record_friendship_event(pair app.friendships, actor uuid, action text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.report_json(report app.user_reports) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.secret_fields() FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.selected_json(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.session_json(session app.focus_sessions) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.session_reply(session_id uuid, status integer) FROM PUBLIC;
@@ -2911,6 +3285,7 @@ REVOKE ALL ON FUNCTION app.forbid_change() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.friendship_events_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.grant_coins(user_id uuid, coins integer, reason text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.prune_events() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.prune_idempotency_keys() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.take_outgoing_mail(batch integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.tell_friends(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.tell_friends_of_row() FROM PUBLIC;

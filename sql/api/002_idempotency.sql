@@ -101,8 +101,8 @@ begin
                                          'This Idempotency-Key was used for another request; use a new key for a new request.');
                     end;
                 end if;
-                if v_row.reply is null then  -- only within one transaction that used one key twice
-                    perform api.fail(409, 'idempotency_key_in_use', 'A request with this Idempotency-Key is still running.');
+                if v_row.reply is null then  -- a request is one statement: only SQL calling twice in one transaction
+                    raise exception 'api.idempotent: the key % has no answer yet in this transaction', v_key;
                 end if;
                 return jsonb_populate_record(null::api.reply, v_row.reply);
             end if;

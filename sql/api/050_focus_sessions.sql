@@ -268,7 +268,7 @@ grant execute on function api.me_stats_get(text, jsonb, jsonb) to focus_api;
 comment on function api.me_stats_get(text, jsonb, jsonb) is
     'GET /me/stats: minutes today, this week and in all, coins earned, current and longest streak (the user''s own days).';
 
--- GET /focus-sessions/current: {session: Session + {planned_minutes, ends_at}, now}, or
+-- GET /focus-sessions/current: {session: Session + {ends_at}, now}, or
 -- 204 when no live session runs. ends_at is where finishing stops counting (the plan, or the
 -- maximum length); `now` is the server's clock, so a relaunched phone shows the right time
 -- left whatever its own clock says.
@@ -283,14 +283,13 @@ declare
 begin
     select * into v_session from app.focus_sessions s where s.user_id = v_user_id and s.ended_at is null;
     if v_session.id is null then
-        return api.ok(null, status => 204);
+        return api.ok(null, status => 204);  -- the route's own status too
     end if;
     select e.max_session_minutes into v_max from app.economy_settings e;
     return api.ok(jsonb_build_object(
         'session', api.session_json(v_session) || jsonb_build_object(
-            'planned_minutes', v_session.planned_minutes,
             'ends_at', api.iso(v_session.started_at + make_interval(mins => least(coalesce(v_session.planned_minutes, v_max), v_max)))),
-        'now', api.iso(now())));
+        'now', api.iso(now())), status => 200);
 end
 $$;
 grant execute on function api.focus_sessions_current_get(text, jsonb, jsonb) to focus_api;

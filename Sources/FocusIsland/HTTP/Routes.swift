@@ -53,7 +53,8 @@ public enum Routes {
         Route("POST", "/focus-sessions/{id}/finish", .sql("api.focus_sessions_finish")),
         Route("POST", "/focus-sessions", .sql("api.focus_sessions_create"), status: 201, body: .json),
         Route("POST", "/focus-sessions/batch", .sql("api.focus_sessions_batch_create"), body: .json),
-        Route("GET", "/focus-sessions/current", .sql("api.focus_sessions_current_get")),
+        // 204 when no session runs; the running session is an explicit 200 from SQL.
+        Route("GET", "/focus-sessions/current", .sql("api.focus_sessions_current_get"), status: 204),
         Route("POST", "/focus-sessions/{id}/abandon", .sql("api.focus_sessions_abandon")),
         Route("GET", "/focus-sessions", .sql("api.focus_sessions_list")),
         Route("POST", "/focus-sessions/{id}/rating", .sql("api.focus_sessions_rate"), body: .json),
