@@ -36,9 +36,15 @@ case "serve":
         conninfo: configuration.databaseURL, capacity: configuration.poolSize,
         checkoutTimeout: configuration.poolTimeout,
         namedStatements: configuration.preparedStatements)
+    // READ_DATABASE_URL: a second pool, on a streaming replica, for routes marked reads: .replica.
+    let readPool = configuration.readDatabaseURL.map { url in
+        ConnectionPool(
+            conninfo: url, capacity: configuration.poolSize, checkoutTimeout: configuration.poolTimeout,
+            namedStatements: configuration.preparedStatements)
+    }
     let pipeline = Pipeline(
         router: Router(routes: Routes.all), pool: pool,
-        defaultBodyLimit: configuration.bodyLimit, logger: logger)
+        defaultBodyLimit: configuration.bodyLimit, logger: logger, readPool: readPool)
     let server = HTTPServer(pipeline: pipeline, configuration: configuration)
     do {
         try server.start()
@@ -47,11 +53,24 @@ case "serve":
     }
     logger.info(
         "listening on \(configuration.host):\(server.port) with \(configuration.httpThreads) threads, \(configuration.poolSize) connections"
+            + (readPool == nil ? "" : ", and as many to the read replica")
     )
+    var metricsServer: MetricsServer?
+    if let port = configuration.metricsPort {
+        let metrics = MetricsServer(pipeline: pipeline, host: configuration.metricsHost, port: port)
+        do {
+            try metrics.start()
+        } catch {
+            fail("serve: \(error.description)")
+        }
+        logger.info("metrics on \(configuration.metricsHost):\(metrics.port)/metrics")
+        metricsServer = metrics
+    }
     var received: Int32 = 0
     sigwait(&stopSignals, &received)
     logger.info("signal \(received): finishing requests in flight")
     server.stop()
+    metricsServer?.stop()
     logger.info("stopped")
 
 case "migrate", "seed":

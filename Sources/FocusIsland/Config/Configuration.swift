@@ -39,6 +39,11 @@ public struct Configuration: Sendable, Equatable {
     public var logFormat: LogFormat
     /// Folder holding sql/ (migrations, api, report, seed).
     public var sqlDirectory: String
+    /// A streaming replica for the routes that read shared data (Route.reads); nil: none.
+    public var readDatabaseURL: String? = nil
+    /// GET /metrics listens here, apart from the public port; nil port (the default): off.
+    public var metricsHost = "127.0.0.1"
+    public var metricsPort: UInt16? = nil
 
     public static let defaults = Configuration(
         databaseURL: "postgresql:///focus_island",
@@ -95,6 +100,11 @@ public struct Configuration: Sendable, Equatable {
             in: 1...100_000)
         headTimeout = try Self.integer(env, "HEAD_TIMEOUT", d.headTimeout, in: 1...3600)
         sqlDirectory = env["SQL_DIR"] ?? d.sqlDirectory
+        readDatabaseURL = env["READ_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
+        metricsHost = env["METRICS_HOST"] ?? d.metricsHost
+        if env["METRICS_PORT"] != nil {
+            metricsPort = UInt16(try Self.integer(env, "METRICS_PORT", 0, in: 0...65535))
+        }
         if let raw = env["LOG_FORMAT"] {
             guard let format = LogFormat(rawValue: raw) else {
                 throw ConfigurationError(variable: "LOG_FORMAT", reason: "must be text, json or off, got '\(raw)'")

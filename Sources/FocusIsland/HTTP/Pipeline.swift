@@ -7,22 +7,34 @@ public struct Pipeline: Sendable {
     public let pool: ConnectionPool
     public let defaultBodyLimit: Int
     public let logger: Logger
+    /// The pool of a streaming replica for routes that read shared data (READ_DATABASE_URL);
+    /// nil sends every route to `pool`.
+    public let readPool: ConnectionPool?
+    public let metrics: Metrics
     /// How often a statement that hit a serialization failure or deadlock is tried in all.
     static let attempts = 3
 
-    public init(router: Router, pool: ConnectionPool, defaultBodyLimit: Int, logger: Logger) {
+    public init(
+        router: Router, pool: ConnectionPool, defaultBodyLimit: Int, logger: Logger,
+        readPool: ConnectionPool? = nil, metrics: Metrics? = nil
+    ) {
         self.router = router
         self.pool = pool
         self.defaultBodyLimit = defaultBodyLimit
         self.logger = logger
+        self.readPool = readPool
+        self.metrics = metrics ?? Metrics(routes: router.routes)
+    }
+
+    /// The body limit for a route match, known from the request head before the body is read.
+    public func bodyLimit(_ match: RouteMatch) -> Int {
+        if case .found(let route, _) = match { return route.bodyLimit ?? defaultBodyLimit }
+        return defaultBodyLimit
     }
 
     /// The body limit for a request, known from its headers before the body is read.
     public func bodyLimit(method: String, path: String) -> Int {
-        if case .found(let route, _) = router.match(method: method, path: path) {
-            return route.bodyLimit ?? defaultBodyLimit
-        }
-        return defaultBodyLimit
+        bodyLimit(router.match(method: method, path: path))
     }
 
     /// Answers one request and writes its log line.
@@ -36,9 +48,11 @@ public struct Pipeline: Sendable {
             response = error.response
         }
         response.setHeader("X-Request-Id", requestID)
+        let microseconds = Int(monotonicMicroseconds() - startedAt)
+        metrics.record(method: request.method, route: template, status: response.status, microseconds: microseconds)
         logger.log([
             "method": .string(request.method), "route": .string(template),
-            "status": .int(response.status), "us": .int(Int(monotonicMicroseconds() - startedAt)),
+            "status": .int(response.status), "us": .int(microseconds),
             "request_id": .string(requestID),
         ])
         return response
@@ -60,12 +74,23 @@ public struct Pipeline: Sendable {
             }
             let arguments = JSONText.object(Self.parameters(request, path: parameters))
             let body = route.body == .none ? [] : [bodyText(request, route)]
-            return response(for: try call(route, [token, arguments] + body), route: route, request: request)
+            let pool = readsReplica(route, request) ? readPool ?? pool : pool
+            return response(for: try call(route, [token, arguments] + body, pool: pool), route: route, request: request)
+        }
+    }
+
+    /// Whether this request may be answered by the replica (Route.reads).
+    private func readsReplica(_ route: Route, _ request: Request) -> Bool {
+        switch route.reads {
+        case .primary: false
+        case .replica: true
+        case .replicaWhen(let name, let value): request.query[name] == value
         }
     }
 
     private func findRoute(_ request: Request) throws(Problem) -> (Route, [String: String]) {
-        switch router.match(method: request.method, path: request.path) {
+        // The server matched the route already, from the head (for the body limit): not twice.
+        switch request.match ?? router.match(method: request.method, path: request.path) {
         case .found(let route, let parameters):
             return (route, parameters)
         case .methodNotAllowed(let allowed):
@@ -110,7 +135,7 @@ public struct Pipeline: Sendable {
     }
 
     /// One round trip; serialization failures and deadlocks rolled back, so they are retried.
-    private func call(_ route: Route, _ parameters: [String?]) throws(Problem) -> Reply {
+    private func call(_ route: Route, _ parameters: [String?], pool: ConnectionPool) throws(Problem) -> Reply {
         guard case .sql(let function) = route.action, let statement = route.statement else {
             throw Problem(500, "internal_error", "Something went wrong on our side.")
         }
@@ -118,7 +143,7 @@ public struct Pipeline: Sendable {
         while true {
             do throws(DatabaseError) {
                 let rows = try pool.withConnection { connection throws(DatabaseError) in
-                    try connection.executePrepared(function + "/" + String(describing: route.body), statement, parameters)
+                    try connection.executePrepared(route.statementName, statement, parameters)
                 }
                 guard let row = rows.first, let reply = Reply(row: row, kind: route.response) else {
                     throw DatabaseError(sqlState: "XX000", message: "\(function) returned no reply row")

@@ -28,6 +28,16 @@ public enum Action: Sendable, Equatable {
     case sql(String)
 }
 
+/// Which database a route reads from. Routes that read only shared data (the catalog, tips,
+/// the global board, avatars) may go to a streaming replica (READ_DATABASE_URL); everything a
+/// user just wrote is read from the primary.
+public enum Reads: Sendable, Equatable {
+    case primary
+    case replica
+    /// The replica when query parameter `name` is `value` (`scope=global`), else the primary.
+    case replicaWhen(parameter: String, is: String)
+}
+
 public struct Route: Sendable {
     public let method: String
     public let template: String
@@ -38,7 +48,11 @@ public struct Route: Sendable {
     /// Body limit in bytes for this route; nil means the configured default.
     public let bodyLimit: Int?
     public let response: ResponseKind
+    public let reads: Reads
     let segments: [Segment]
+    /// The one statement this route runs and its prepared name, made once (not per call).
+    let statement: String?
+    let statementName: String
 
     enum Segment: Sendable, Equatable {
         case literal(String)
@@ -47,7 +61,8 @@ public struct Route: Sendable {
 
     public init(
         _ method: String, _ template: String, _ action: Action, access: Access = .bearer,
-        status: Int = 200, body: BodyKind = .none, bodyLimit: Int? = nil, response: ResponseKind = .json
+        status: Int = 200, body: BodyKind = .none, bodyLimit: Int? = nil, response: ResponseKind = .json,
+        reads: Reads = .primary
     ) {
         self.method = method
         self.template = template
@@ -57,6 +72,9 @@ public struct Route: Sendable {
         self.body = body
         self.bodyLimit = bodyLimit
         self.response = response
+        self.reads = reads
+        self.statement = Self.statement(action, body, response)
+        if case .sql(let function) = action { statementName = function + "/" + String(describing: body) } else { statementName = "" }
         self.segments = template.split(separator: "/").map { part in
             part.hasPrefix("{") && part.hasSuffix("}")
                 ? .parameter(String(part.dropFirst().dropLast())) : .literal(String(part))
@@ -76,11 +94,11 @@ public struct Route: Sendable {
         return parameters
     }
 
-    /// The one statement this route runs: token, path and query parameters, body.
-    var statement: String? {
+    /// The one statement a route runs: token, path and query parameters, body.
+    static func statement(_ action: Action, _ body: BodyKind, _ response: ResponseKind) -> String? {
         guard case .sql(let function) = action else { return nil }
         let body =
-            switch self.body {
+            switch body {
             case .none: "'{}'::jsonb"
             case .json: "api.parse_body($3)"
             case .image: "api.parse_image($3)"

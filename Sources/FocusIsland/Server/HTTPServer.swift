@@ -116,13 +116,18 @@ struct DaemonHandle: @unchecked Sendable {
 final class RequestState {
     let startedAt = monotonicMicroseconds()
     let limit: Int
+    /// The route matched from the head, handed to the pipeline with the request.
+    let match: RouteMatch
     var body: [UInt8] = []
     /// Bytes of an oversize chunked body read and dropped so far.
     var discarded = 0
     /// How much of an oversize chunked body is read (and dropped) to answer 413 at its end.
     static let discardLimit = 32 << 20
 
-    init(limit: Int) { self.limit = limit }
+    init(limit: Int, match: RouteMatch) {
+        self.limit = limit
+        self.match = match
+    }
 }
 
 private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, uploadData, uploadSize, state in
@@ -134,8 +139,8 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     guard let existing = state.pointee else {
         server.inFlight.add(1, ordering: .relaxed)
         server.headDeadline.headArrived(focus_connection_fd(connection))
-        let limit = server.pipeline.bodyLimit(method: methodText, path: path)
-        let request = RequestState(limit: limit)
+        let match = server.pipeline.router.match(method: methodText, path: path)
+        let request = RequestState(limit: server.pipeline.bodyLimit(match), match: match)
         state.pointee = Unmanaged.passRetained(request).toOpaque()
         if focus_request_head_size(connection) > HTTPServer.maxHead {
             return send(
@@ -145,9 +150,10 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
                     "The request head is larger than 8 KiB."
                 ).response)
         }
-        if let length = header(connection, "Content-Length").flatMap({ Int($0) }), length > limit {
+        if let length = header(connection, "Content-Length").flatMap({ Int($0) }), length > request.limit {
             var oversize = makeRequest(connection, methodText, path, [])
             oversize.bodyExceededLimit = true
+            oversize.match = match
             return send(connection, server.pipeline.respond(to: oversize, startedAt: request.startedAt))
         }
         return MHD_Result.YES
@@ -180,6 +186,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     // Last call: the whole request is here.
     var complete = makeRequest(connection, methodText, path, request.body)
     complete.bodyExceededLimit = request.discarded > 0
+    complete.match = request.match
     return send(connection, server.pipeline.respond(to: complete, startedAt: request.startedAt))
 }
 
@@ -258,7 +265,7 @@ private func send(_ connection: OpaquePointer, _ response: Response) -> MHD_Resu
 }
 
 /// A socket address for HOST and PORT (numeric or a name like localhost).
-private func resolve(_ host: String, _ port: UInt16) throws(ServerError) -> (storage: sockaddr_storage, family: Int32) {
+func resolve(_ host: String, _ port: UInt16) throws(ServerError) -> (storage: sockaddr_storage, family: Int32) {
     var hints = addrinfo()
     hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
     hints.ai_flags = AI_PASSIVE
