@@ -42,22 +42,30 @@ case "serve":
             conninfo: url, capacity: configuration.poolSize, checkoutTimeout: configuration.poolTimeout,
             namedStatements: configuration.preparedStatements)
     }
-    let pipeline = Pipeline(
+    var pipeline = Pipeline(
         router: Router(routes: Routes.all), pool: pool,
         defaultBodyLimit: configuration.bodyLimit, logger: logger, readPool: readPool)
-    let server = HTTPServer(pipeline: pipeline, configuration: configuration)
+    // Live events: one LISTEN connection rings the waiting clients and keeps the shared cache fresh.
+    let cache = SharedCache()
+    pipeline.cache = cache
+    let streams = EventStreams(heartbeat: min(15, max(1, configuration.idleTimeout / 2)))
+    let listener = Listener(conninfo: configuration.listenDatabaseURL, streams: streams, cache: cache, logger: logger)
+    let server = HTTPServer(pipeline: pipeline, configuration: configuration, streams: streams)
     do {
         try server.start()
     } catch {
         fail("serve: \(error.description)")
     }
+    listener.start()
+    streams.startTicker()
     logger.info(
         "listening on \(configuration.host):\(server.port) with \(configuration.httpThreads) threads, \(configuration.poolSize) connections"
             + (readPool == nil ? "" : ", and as many to the read replica")
     )
     var metricsServer: MetricsServer?
     if let port = configuration.metricsPort {
-        let metrics = MetricsServer(pipeline: pipeline, host: configuration.metricsHost, port: port)
+        let metrics = MetricsServer(
+            pipeline: pipeline, host: configuration.metricsHost, port: port, streams: streams, listener: listener)
         do {
             try metrics.start()
         } catch {
@@ -69,6 +77,7 @@ case "serve":
     var received: Int32 = 0
     sigwait(&stopSignals, &received)
     logger.info("signal \(received): finishing requests in flight")
+    listener.stop()
     server.stop()
     metricsServer?.stop()
     logger.info("stopped")

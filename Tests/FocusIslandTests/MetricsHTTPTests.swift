@@ -45,11 +45,14 @@ import Testing
         #expect(Self.sample(after, #"focus_http_requests_total{method="-",route="-",status="404"}"#) >= 1)
         let count = #"focus_http_request_duration_seconds_count{method="GET",route="/health"}"#
         let inf = #"focus_http_request_duration_seconds_bucket{method="GET",route="/health",le="+Inf"}"#
-        #expect(Self.sample(after, count) >= 3 && Self.sample(after, inf) == Self.sample(after, count),
-                "the histogram's +Inf bucket holds every request")
+        #expect(
+            Self.sample(after, count) >= 3 && Self.sample(after, inf) == Self.sample(after, count),
+            "the histogram's +Inf bucket holds every request")
         #expect(Self.sample(after, "focus_db_pool_connections") == 8)
-        for gauge in ["focus_db_pool_in_use", "focus_db_pool_waiting", "focus_db_pool_checkout_timeouts_total",
-                      "focus_event_streams_open", "focus_listener_reconnects_total"] {
+        for gauge in [
+            "focus_db_pool_in_use", "focus_db_pool_waiting", "focus_db_pool_checkout_timeouts_total",
+            "focus_event_streams_open", "focus_listener_reconnects_total",
+        ] {
             #expect(after.contains("\n" + gauge + " "), "\(gauge) is exposed")
         }
     }

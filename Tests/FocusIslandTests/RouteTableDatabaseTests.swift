@@ -37,7 +37,8 @@ import Testing
         }
     }
 
-    static let sqlRoutes: [(function: String, route: Route)] = Routes.all.compactMap { route in
+    /// The route table, and the one route the server calls itself (opening an event stream).
+    static let sqlRoutes: [(function: String, route: Route)] = (Routes.all + [Routes.eventsStreamOpen]).compactMap { route in
         if case .sql(let function) = route.action { (function, route) } else { nil }
     }
 

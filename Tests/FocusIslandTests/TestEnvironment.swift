@@ -22,6 +22,11 @@ enum TestEnvironment {
 
     /// The server's own login (focus_api).
     static func apiURL() throws -> String { try variable("FOCUS_TEST_DATABASE_URL") }
+    /// The listener's own connection (LISTEN): straight to PostgreSQL, never through PgBouncer.
+    static func listenURL() throws -> String {
+        if let url = try? variable("FOCUS_TEST_LISTEN_URL") { return url }
+        return try apiURL()
+    }
     /// The owner's login, to look at and arrange rows directly.
     static func ownerURL() throws -> String { try variable("FOCUS_TEST_OWNER_URL") }
     /// A superuser login on the `postgres` database, to create scratch databases.
@@ -119,17 +124,28 @@ enum TestServer {
         let pool = ConnectionPool(
             conninfo: url, capacity: configuration.poolSize,
             namedStatements: configuration.preparedStatements)
-        let pipeline = Pipeline(
+        var pipeline = Pipeline(
             router: Router(routes: Routes.all), pool: pool,
             defaultBodyLimit: configuration.bodyLimit, logger: Logger(format: .off))
-        let server = HTTPServer(pipeline: pipeline, configuration: configuration)
+        // Live events as in main.swift: the listener, the waiting clients, the shared cache.
+        // The listener connects straight to PostgreSQL even when the pool goes through PgBouncer.
+        let cache = SharedCache()
+        pipeline.cache = cache
+        let streams = EventStreams()
+        let listener = Listener(conninfo: try TestEnvironment.listenURL(), streams: streams, cache: cache, logger: Logger(format: .off))
+        let server = HTTPServer(pipeline: pipeline, configuration: configuration, streams: streams)
         try server.start()
-        return Running(server: server, pipeline: pipeline)
+        listener.start()
+        streams.startTicker()
+        return Running(server: server, pipeline: pipeline, streams: streams, listener: listener, cache: cache)
     }
 
     struct Running: Sendable {
         let server: HTTPServer
         let pipeline: Pipeline
+        let streams: EventStreams
+        let listener: Listener
+        let cache: SharedCache
         var client: HTTPClient { HTTPClient(port: server.port) }
     }
 
@@ -137,4 +153,5 @@ enum TestServer {
     static func client() throws -> HTTPClient { try shared.get().client }
     /// The same pipeline the server answers with, for the in-process transport.
     static func pipeline() throws -> Pipeline { try shared.get().pipeline }
+    static func running() throws -> Running { try shared.get() }
 }

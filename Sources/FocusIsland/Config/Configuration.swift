@@ -16,6 +16,9 @@ public struct Configuration: Sendable, Equatable {
     public var databaseURL: String
     /// Connection used by `migrate` and `seed` (role focus_owner); defaults to databaseURL.
     public var migrationDatabaseURL: String
+    /// The listener's own connection for LISTEN (never through a transaction-pooling
+    /// PgBouncer, which cannot carry LISTEN); defaults to databaseURL.
+    public var listenDatabaseURL: String
     public var host: String
     public var port: UInt16
     /// Database connections held by the server; requests beyond this wait for a free one.
@@ -60,6 +63,7 @@ public struct Configuration: Sendable, Equatable {
     ) {
         self.databaseURL = databaseURL
         self.migrationDatabaseURL = migrationDatabaseURL
+        self.listenDatabaseURL = databaseURL
         self.host = host
         self.port = port
         self.poolSize = poolSize
@@ -80,6 +84,7 @@ public struct Configuration: Sendable, Equatable {
         let d = Configuration.defaults
         databaseURL = env["DATABASE_URL"] ?? d.databaseURL
         migrationDatabaseURL = env["MIGRATION_DATABASE_URL"] ?? databaseURL
+        listenDatabaseURL = env["LISTEN_DATABASE_URL"] ?? databaseURL
         host = env["HOST"] ?? d.host
         // 0 asks the kernel for any free port; the log line and HTTPServer.port say which.
         port = UInt16(try Self.integer(env, "PORT", d.port, in: 0...65535))

@@ -11,6 +11,8 @@ public struct Pipeline: Sendable {
     /// nil sends every route to `pool`.
     public let readPool: ConnectionPool?
     public let metrics: Metrics
+    /// Shared answers kept in memory (Live/SharedCache.swift); nil: every request asks SQL.
+    public var cache: SharedCache?
     /// How often a statement that hit a serialization failure or deadlock is tried in all.
     static let attempts = 3
 
@@ -37,8 +39,9 @@ public struct Pipeline: Sendable {
         bodyLimit(router.match(method: method, path: path))
     }
 
-    /// Answers one request and writes its log line.
-    public func respond(to request: Request, startedAt: UInt64 = monotonicMicroseconds()) -> Response {
+    /// Answers one request and writes its log line (unless `log` is false: a waiting
+    /// long-poll asks again on each wake and logs once, when it answers).
+    public func respond(to request: Request, startedAt: UInt64 = monotonicMicroseconds(), log: Bool = true) -> Response {
         let requestID = Self.requestID(from: request.header("x-request-id"))
         var template = "-"
         var response: Response
@@ -48,14 +51,19 @@ public struct Pipeline: Sendable {
             response = error.response
         }
         response.setHeader("X-Request-Id", requestID)
+        if log { logRequest(request, template: template, status: response.status, startedAt: startedAt, requestID: requestID) }
+        return response
+    }
+
+    /// The request's log line and its metrics (counted once, when it is answered).
+    func logRequest(_ request: Request, template: String, status: Int, startedAt: UInt64, requestID: String) {
         let microseconds = Int(monotonicMicroseconds() - startedAt)
-        metrics.record(method: request.method, route: template, status: response.status, microseconds: microseconds)
+        metrics.record(method: request.method, route: template, status: status, microseconds: microseconds)
         logger.log([
             "method": .string(request.method), "route": .string(template),
-            "status": .int(response.status), "us": .int(microseconds),
+            "status": .int(status), "us": .int(microseconds),
             "request_id": .string(requestID),
         ])
-        return response
     }
 
     private func answer(_ request: Request, template: inout String) throws(Problem) -> Response {
@@ -75,7 +83,7 @@ public struct Pipeline: Sendable {
             let arguments = JSONText.object(Self.parameters(request, path: parameters))
             let body = route.body == .none ? [] : [bodyText(request, route)]
             let pool = readsReplica(route, request) ? readPool ?? pool : pool
-            return response(for: try call(route, [token, arguments] + body, pool: pool), route: route, request: request)
+            return response(for: try cachedCall(route, [token, arguments] + body, pool: pool), route: route, request: request)
         }
     }
 
@@ -131,6 +139,25 @@ public struct Pipeline: Sendable {
         switch route.body {
         case .image: return hex(request.body)
         default: return String(decoding: request.body, as: UTF8.self)
+        }
+    }
+
+    /// A shared answer from memory while the cache holds it; else `call`, keeping a 200 for
+    /// next time. The key is everything the function reads: these public functions ignore the token.
+    private func cachedCall(_ route: Route, _ parameters: [String?], pool: ConnectionPool) throws(Problem) -> Reply {
+        guard let cache, case .sql(let function) = route.action, SharedCache.functions.contains(function) else {
+            return try call(route, parameters, pool: pool)
+        }
+        let key = function + "\u{0}" + (parameters[1] ?? "") + "\u{0}" + (parameters.count > 2 ? parameters[2] ?? "" : "")
+        switch cache.lookup(key) {
+        case .hit(let reply):
+            return reply
+        case .off:
+            return try call(route, parameters, pool: pool)
+        case .miss(let generation):
+            let reply = try call(route, parameters, pool: pool)
+            if reply.code == nil && (reply.status ?? route.status) == 200 { cache.store(key, reply, generation: generation) }
+            return reply
         }
     }
 

@@ -88,5 +88,13 @@ public enum Routes {
         Route("PUT", "/me/avatar", .sql("api.me_avatar_update"), status: 204, body: .image, bodyLimit: imageBodyLimit),
         Route("DELETE", "/me/avatar", .sql("api.me_avatar_delete"), status: 204),
         Route("GET", "/users/{id}/avatar", .sql("api.users_avatar_get"), response: .file, reads: .replica),
+
+        // Live events: JSON here; over the socket also an SSE stream or a waiting long-poll
+        // (Server/EventsEndpoint.swift), which first call `eventsStreamOpen`.
+        Route("GET", "/events", .sql("api.events_list")),
     ]
+
+    /// What the server calls at GET /events before it holds a stream or a long-poll open:
+    /// the user, their stream limit and the starting cursor.
+    public static let eventsStreamOpen = Route("GET", "/events", .sql("api.events_stream_open"))
 }

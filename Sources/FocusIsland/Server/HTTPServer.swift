@@ -14,6 +14,8 @@ public struct ServerError: Error, CustomStringConvertible {
 public final class HTTPServer: Sendable {
     let pipeline: Pipeline
     let configuration: Configuration
+    /// Clients waiting for events (GET /events: Server/EventsEndpoint.swift); nil: no live events.
+    let streams: EventStreams?
     /// Requests whose first byte arrived and whose response is not yet sent.
     let inFlight = Atomic<Int>(0)
     private let daemon: Mutex<DaemonHandle?> = Mutex(nil)
@@ -29,13 +31,14 @@ public final class HTTPServer: Sendable {
     /// allow, and far above what the app sends (a bearer token and a few short headers).
     static let maxHead = 8 * 1024
 
-    public init(pipeline: Pipeline, configuration: Configuration) {
+    public init(pipeline: Pipeline, configuration: Configuration, streams: EventStreams? = nil) {
         self.pipeline = pipeline
         self.configuration = configuration
         self.headDeadline = HeadDeadline(
             headTimeoutSeconds: configuration.headTimeout,
             idleTimeoutSeconds: configuration.idleTimeout,
             logger: pipeline.logger)
+        self.streams = streams
     }
 
     /// The port actually bound (useful when PORT=0 asks the kernel to choose).
@@ -50,7 +53,7 @@ public final class HTTPServer: Sendable {
         let address = try resolve(configuration.host, configuration.port)
         var flags =
             UInt32(MHD_USE_EPOLL_INTERNAL_THREAD.rawValue) | UInt32(MHD_USE_ITC.rawValue)
-            | UInt32(MHD_USE_ERROR_LOG.rawValue)
+            | UInt32(MHD_USE_ERROR_LOG.rawValue) | UInt32(MHD_ALLOW_SUSPEND_RESUME.rawValue)
         if address.family == AF_INET6 { flags |= UInt32(MHD_USE_IPv6.rawValue) }
         let context = Unmanaged.passUnretained(self).toOpaque()
         var storage = address.storage
@@ -96,6 +99,7 @@ public final class HTTPServer: Sendable {
         // socket, where they would hang: shutting it down refuses them at once. The descriptor
         // itself may be closed only after MHD_stop_daemon (libmicrohttpd's manual).
         if listener >= 0 { shutdown(listener, Int32(SHUT_RDWR)) }
+        streams?.closeAll()
         let deadline = monotonicMicroseconds() + UInt64(grace) * 1_000_000
         while inFlight.load(ordering: .acquiring) > 0 && monotonicMicroseconds() < deadline {
             usleep(10_000)
@@ -123,6 +127,8 @@ final class RequestState {
     var discarded = 0
     /// How much of an oversize chunked body is read (and dropped) to answer 413 at its end.
     static let discardLimit = 32 << 20
+    /// Set while this request is an event stream or a waiting long-poll.
+    var live: LiveClient?
 
     init(limit: Int, match: RouteMatch) {
         self.limit = limit
@@ -183,10 +189,13 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
         return MHD_Result.YES
     }
 
-    // Last call: the whole request is here.
+    // Last call: the whole request is here (or a suspended long-poll was resumed).
     var complete = makeRequest(connection, methodText, path, request.body)
     complete.bodyExceededLimit = request.discarded > 0
     complete.match = request.match
+    if server.streams != nil && methodText == "GET" && path == "/events" {
+        return server.answerEvents(connection, request, complete)
+    }
     return send(connection, server.pipeline.respond(to: complete, startedAt: request.startedAt))
 }
 
@@ -195,20 +204,24 @@ private let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, 
     let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
     if let connection { server.headDeadline.answered(focus_connection_fd(connection)) }
     if let state, let existing = state.pointee {
-        Unmanaged<RequestState>.fromOpaque(existing).release()
+        let request = Unmanaged<RequestState>.fromOpaque(existing).takeRetainedValue()
+        if let client = request.live {
+            client.finish()
+            server.streams?.unregister(client)
+        }
         state.pointee = nil
         server.inFlight.subtract(1, ordering: .relaxed)
     }
 }
 
-private func header(_ connection: OpaquePointer, _ name: String) -> String? {
+func header(_ connection: OpaquePointer, _ name: String) -> String? {
     MHD_lookup_connection_value(connection, MHD_ValueKind.HEADER_KIND, name).map { String(cString: $0) }
 }
 
 /// Reads the headers the pipeline uses and every query argument.
 private func makeRequest(_ connection: OpaquePointer, _ method: String, _ path: String, _ body: [UInt8]) -> Request {
     var headers: [String: String] = [:]
-    for name in ["authorization", "content-type", "if-none-match", "x-request-id", "user-agent"] {
+    for name in ["authorization", "content-type", "if-none-match", "x-request-id", "user-agent", "accept", "last-event-id"] {
         if let value = header(connection, name) { headers[name] = value }
     }
     final class Box { var query: [String: String] = [:] }
@@ -252,7 +265,7 @@ private let acceptPolicy: MHD_AcceptPolicyCallback = { cls, _, _ in
         ? MHD_Result.YES : MHD_Result.NO
 }
 
-private func send(_ connection: OpaquePointer, _ response: Response) -> MHD_Result {
+func send(_ connection: OpaquePointer, _ response: Response) -> MHD_Result {
     let handle = response.body.withUnsafeBytes { bytes in
         MHD_create_response_from_buffer(
             bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress),

@@ -45,9 +45,6 @@ public final class Metrics: Sendable {
     private let series: [String: Series]
     private let ordered: [Series]
     private let unmatched = Series(method: "-", route: "-")
-    /// Event streams open now (GET /events), and reconnections of the LISTEN connection.
-    public let openStreams = Counter()
-    public let listenerReconnects = Counter()
 
     public init(routes: [Route]) {
         var series: [String: Series] = [:]
@@ -69,8 +66,10 @@ public final class Metrics: Sendable {
         entry.sumMicroseconds.add(microseconds)
     }
 
-    /// The exposition text. `pool` gives the connection pool's gauges at this moment.
-    public func render(pool: ConnectionPool.Usage) -> String {
+    /// The exposition text. `pool` gives the connection pool's gauges at this moment;
+    /// `openStreams` the event streams and waiting long-polls open now, `listenerReconnects` how
+    /// often the LISTEN connection was made again (all read at scrape time, not per request).
+    public func render(pool: ConnectionPool.Usage, openStreams: Int = 0, listenerReconnects: Int = 0) -> String {
         var text = ""
         text += "# HELP focus_http_requests_total Requests answered, by method, route template and status.\n"
         text += "# TYPE focus_http_requests_total counter\n"
@@ -99,9 +98,12 @@ public final class Metrics: Sendable {
             ("focus_db_pool_connections", "gauge", "Database connections the pool may hold (DB_POOL_SIZE).", pool.capacity),
             ("focus_db_pool_in_use", "gauge", "Database connections lent to a request now.", pool.inUse),
             ("focus_db_pool_waiting", "gauge", "Requests waiting for a database connection now.", pool.waiting),
-            ("focus_db_pool_checkout_timeouts_total", "counter", "Requests that waited DB_POOL_TIMEOUT and got 503.", pool.checkoutTimeouts),
-            ("focus_event_streams_open", "gauge", "Event streams (GET /events) open now.", openStreams.current),
-            ("focus_listener_reconnects_total", "counter", "Reconnections of the LISTEN connection.", listenerReconnects.current),
+            (
+                "focus_db_pool_checkout_timeouts_total", "counter", "Requests that waited DB_POOL_TIMEOUT and got 503.",
+                pool.checkoutTimeouts
+            ),
+            ("focus_event_streams_open", "gauge", "Event streams and waiting long-polls (GET /events) open now.", openStreams),
+            ("focus_listener_reconnects_total", "counter", "Reconnections of the LISTEN connection.", listenerReconnects),
         ]
         for (name, type, help, value) in gauges {
             text += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n\(name) \(value)\n"

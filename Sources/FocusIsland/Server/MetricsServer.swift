@@ -8,13 +8,17 @@ import Synchronization
 
 public final class MetricsServer: Sendable {
     let pipeline: Pipeline
+    let streams: EventStreams?
+    let listener: Listener?
     let host: String
     let requestedPort: UInt16
     private let daemon: Mutex<DaemonHandle?> = Mutex(nil)
     private let boundPort = Atomic<UInt16>(0)
 
-    public init(pipeline: Pipeline, host: String, port: UInt16) {
+    public init(pipeline: Pipeline, host: String, port: UInt16, streams: EventStreams? = nil, listener: Listener? = nil) {
         self.pipeline = pipeline
+        self.streams = streams
+        self.listener = listener
         self.host = host
         self.requestedPort = port
     }
@@ -24,7 +28,9 @@ public final class MetricsServer: Sendable {
 
     /// The exposition text as a scrape sees it.
     public func text() -> String {
-        pipeline.metrics.render(pool: pipeline.pool.usage())
+        pipeline.metrics.render(
+            pool: pipeline.pool.usage(), openStreams: streams?.count ?? 0,
+            listenerReconnects: max(0, (listener?.connections ?? 0) - 1))
     }
 
     public func start() throws(ServerError) {

@@ -1,0 +1,84 @@
+// SharedCache: the server's copy of shared, slowly changing answers (the catalog, the tips),
+// so their 200s and 304s cost no database round trip. HTTP caching, not a business rule: an
+// entry is exactly the reply SQL gave for exactly that request (function, query, body), and
+// SQL still decides what the catalog is and which tips a phone lacks.
+//
+// An entry is trusted only while the listener holds its LISTEN connection: a broadcast event
+// (`catalog.changed`, `tips.changed`, any `*:` notification) empties the cache, and so do a
+// lost and a regained listener (a notification may have been missed meanwhile), so the next
+// request reloads from SQL. A reply fetched while the cache was emptied is not stored (the
+// generation moved), so a reload racing a re-seed never keeps the older answer.
+// `lock` guards every field.
+import Foundation
+
+public final class SharedCache: @unchecked Sendable {
+    /// Public endpoints whose answer is the same for everyone and changes only with a
+    /// broadcast event. Per-user answers are never cached in the server.
+    static let functions: Set<String> = ["api.shop_items_list", "api.mindfulness_tips_sync"]
+    /// Bounds: sync bodies are up to 1 MiB each, so the distinct bodies kept are few.
+    static let maxEntries = 64, maxBytes = 8 << 20
+
+    private let lock = NSLock()
+    private var listening = false
+    private var generation: UInt64 = 0
+    private var entries: [String: Reply] = [:]
+    private var bytes = 0
+
+    public init() {}
+
+    enum Lookup {
+        case hit(Reply)
+        /// Not cached: ask SQL, then `store` with this generation.
+        case miss(UInt64)
+        /// No listener: nothing is kept, every request asks SQL.
+        case off
+    }
+
+    func lookup(_ key: String) -> Lookup {
+        lock.lock()
+        defer { lock.unlock() }
+        guard listening else { return .off }
+        if let reply = entries[key] { return .hit(reply) }
+        return .miss(generation)
+    }
+
+    func store(_ key: String, _ reply: Reply, generation expected: UInt64) {
+        let size = key.utf8.count + (reply.body?.count ?? 0) + (reply.etag?.utf8.count ?? 0)
+        lock.lock()
+        defer { lock.unlock() }
+        guard listening, generation == expected, size <= Self.maxBytes else { return }
+        if entries.count >= Self.maxEntries || bytes + size > Self.maxBytes {
+            entries.removeAll()
+            bytes = 0
+        }
+        entries[key] = reply
+        bytes += size
+    }
+
+    /// A shared answer changed (a broadcast event): forget everything.
+    public func invalidate() {
+        lock.lock()
+        defer { lock.unlock() }
+        generation &+= 1
+        entries.removeAll()
+        bytes = 0
+    }
+
+    /// The listener connected (true) or lost its connection (false); either way what is kept
+    /// may be stale, so it is dropped.
+    public func setListening(_ value: Bool) {
+        lock.lock()
+        defer { lock.unlock() }
+        listening = value
+        generation &+= 1
+        entries.removeAll()
+        bytes = 0
+    }
+
+    /// Entries kept now (tests).
+    public var count: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return entries.count
+    }
+}

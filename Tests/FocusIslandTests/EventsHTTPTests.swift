@@ -1,0 +1,275 @@
+import Foundation
+import Testing
+
+// GET /events end to end: SSE streams over the socket (only a socket can hold one), long-polls
+// in-process and over the socket, and the bad input list. Broadcast events (catalog.changed,
+// tips.changed) may come from other tests' re-seeds at any time, so checks on one user's
+// events look at that user's own ones (`personal`).
+@testable import FocusIsland
+
+@Suite struct EventsHTTPTests {
+    static let broadcastTypes: Set<String?> = ["catalog.changed", "tips.changed"]
+
+    func stream(_ account: Account?, headers: [String: String] = [:], target: String = "/events") throws -> EventStreamClient {
+        try EventStreamClient(port: TestServer.client().port, target: target, token: account?.token, headers: headers)
+    }
+
+    func personal(_ events: [ServerSentEvent]) -> [ServerSentEvent] {
+        events.filter { !Self.broadcastTypes.contains($0.type) }
+    }
+
+    /// The next event of the account's own within `timeout` seconds.
+    func nextPersonal(_ stream: EventStreamClient, timeout: Double = 5) throws -> ServerSentEvent? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while let event = try stream.next(timeout: max(0, deadline.timeIntervalSinceNow)) {
+            if !Self.broadcastTypes.contains(event.type) { return event }
+        }
+        return nil
+    }
+
+    func grant(_ account: Account, _ coins: Int) throws {
+        _ = try TestEnvironment.owner().execute(
+            "select app.grant_coins($1::uuid, $2::integer, 'events test')",
+            [account.id, String(coins)])
+    }
+
+    func eventCount(_ account: Account) throws -> String? {
+        try TestEnvironment.scalar("select count(*) from app.events where user_id = $1::uuid", [account.id])
+    }
+
+    /// A long-poll's events, own ones only, as JSON objects.
+    func personalEvents(_ result: HTTPResult) -> [[String: Any]] {
+        ((result.json["events"] as? [[String: Any]]) ?? []).filter { !Self.broadcastTypes.contains($0["type"] as? String) }
+    }
+
+    @Test func aStreamShowsAFriendRequestToItsUserAndToNoOneElse() throws {
+        let client = Transport.socket.client
+        let a = try client.register("ann"), b = try client.register("ben"), c = try client.register("cid")
+        let streamA = try stream(a), streamC = try stream(c)
+        #expect(streamA.status == 200)
+        #expect(streamA.headers["content-type"] == "text/event-stream")
+        #expect(streamA.headers["cache-control"] == "no-cache")
+
+        let asked = try client.send("POST", "/friend-requests", token: b.token, json: #"{"email":"\#(a.email)"}"#)
+        let requestID = try asked.decode(AskReply.self).request.id
+        let event = try #require(try nextPersonal(streamA), "A's stream shows nothing within 5 s")
+        #expect(event.type == "friend_request.received")
+        #expect((event.json["data"] as? [String: Any])?["request_id"] as? String == requestID)
+        #expect(event.id == (event.json["id"] as? NSNumber)?.stringValue, "the SSE id is the event's cursor")
+        #expect(personal(try streamC.events(for: 0.5)).isEmpty, "a third user's stream shows none of A's or B's events")
+    }
+
+    @Test func aReconnectWithLastEventIDGetsExactlyTheMissedEventsInOrderOnce() throws {
+        let client = Transport.socket.client
+        let a = try client.register("ann"), b = try client.register("ben")
+        let first = try stream(a)
+        _ = try client.send("POST", "/friend-requests", token: b.token, json: #"{"email":"\#(a.email)"}"#)
+        let seen = try #require(try nextPersonal(first))
+        let cursor = try #require(seen.id)
+        first.close()
+
+        try grant(a, 3)
+        try grant(a, 4)
+        let resumed = try stream(a, headers: ["Last-Event-ID": cursor])
+        #expect(resumed.status == 200)
+        var missed: [ServerSentEvent] = []
+        while missed.count < 2, let event = try nextPersonal(resumed) { missed.append(event) }
+        #expect(missed.map(\.type) == ["balance.changed", "balance.changed"])
+        #expect(missed.map { ($0.json["data"] as? [String: Any])?["balance"] as? Int } == [3, 7])
+        let ids = missed.compactMap { $0.id.flatMap { Int64($0) } }
+        #expect(ids.count == 2 && ids[0] > Int64(cursor)! && ids[1] > ids[0], "in order, after the cursor")
+
+        // Live again after the resume, and nothing twice.
+        try grant(a, 5)
+        let live = try #require(try nextPersonal(resumed))
+        #expect((live.json["data"] as? [String: Any])?["balance"] as? Int == 12)
+        #expect(personal(try resumed.events(for: 0.3)).isEmpty, "no event is delivered twice")
+
+        // ?after= resumes the same way, and the long-poll path returns the same events.
+        let byQuery = try stream(a, target: "/events?after=\(cursor)")
+        var again: [ServerSentEvent] = []
+        while again.count < 3, let event = try nextPersonal(byQuery) { again.append(event) }
+        #expect(again == missed + [live])
+        for transport in Transport.allCases {
+            let polled = try transport.client.send("GET", "/events?after=\(cursor)", token: a.token)
+            #expect(polled.status == 200)
+            let expected = (missed + [live]).map { $0.json as NSDictionary }
+            #expect(personalEvents(polled).map { $0 as NSDictionary } == expected, "\(transport): the same events")
+        }
+    }
+
+    @Test func aStreamEndsWhenItsTokenIsRevoked() throws {
+        let client = Transport.socket.client
+        let a = try client.register("ann")
+        let open = try stream(a)
+        #expect(open.status == 200)
+        #expect(try client.send("POST", "/auth/logout", token: a.token).status == 204)
+        try grant(a, 1)  // wakes the stream, whose next query no longer signs in
+        let deadline = Date().addingTimeInterval(5)
+        while !open.ended, Date() < deadline { _ = try open.next(timeout: 0.5) }
+        #expect(open.ended, "the server ended the stream of a revoked token")
+    }
+
+    @Test func aLongPollAnswersWhenAnEventArrivesWithoutHoldingAThread() throws {
+        let client = Transport.socket.client
+        let a = try client.register("ann")
+        let start = try #require(client.send("GET", "/events", token: a.token).json["next"] as? Int)
+
+        // More waiting long-polls than the server has HTTP threads.
+        let waiting = 2 * 8
+        let results = ResultBox<HTTPResult>(count: waiting)
+        let done = DispatchGroup()
+        for index in 0..<waiting {
+            done.enter()
+            Thread {
+                results.set(index, Result { try client.send("GET", "/events?after=\(start)&wait=20", token: a.token) })
+                done.leave()
+            }.start()
+        }
+        let streams = try TestServer.running().streams
+        let registered = Date().addingTimeInterval(5)
+        while streams.count < waiting && Date() < registered { usleep(20_000) }
+        #expect(streams.count >= waiting, "every long-poll waits")
+        let health = monotonicMicroseconds()
+        #expect(try client.send("GET", "/health").status == 200)
+        #expect(monotonicMicroseconds() - health < 1_000_000, "waiting long-polls hold no HTTP thread")
+
+        try grant(a, 9)
+        #expect(done.wait(timeout: .now() + 10) == .success, "every long-poll answered after the event")
+        for result in results.values.compactMap({ try? $0?.get() }) {
+            #expect(result.status == 200)
+            // A broadcast from another test may answer first; then `next` moved past `start`.
+            let events = (result.json["events"] as? [[String: Any]]) ?? []
+            #expect(!events.isEmpty)
+        }
+    }
+
+    @Test(arguments: Transport.allCases)
+    func aLongPollWithNothingNewAnswersAnEmptyListAfterItsWait(transport: Transport) throws {
+        let client = transport.client
+        let a = try client.register("ann")
+        let next = try #require(client.send("GET", "/events", token: a.token).json["next"] as? Int)
+        let started = monotonicMicroseconds()
+        let result = try client.send("GET", "/events?after=\(next)&wait=1", token: a.token)
+        let took = monotonicMicroseconds() - started
+        #expect(result.status == 200)
+        #expect(personalEvents(result).isEmpty)
+        #expect(result.json["next"] as? Int ?? 0 >= next)
+        // In process the pipeline answers at once; the server waits (unless a broadcast came).
+        if transport == .socket && (result.json["events"] as? [Any])?.isEmpty == true {
+            #expect(took >= 900_000, "waited \(took) µs")
+        }
+    }
+
+    @Test(arguments: Transport.allCases)
+    func badLongPollInputIsAProblemAndChangesNothing(transport: Transport) throws {
+        let client = transport.client
+        let a = try client.register("ann")
+        let before = try eventCount(a)
+        for (target, token, status, code) in [
+            ("/events?after=-1", a.token, 400, "invalid_field"),
+            ("/events?after=abc", a.token, 400, "invalid_field"),
+            ("/events?after=999999999999", a.token, 400, "invalid_field"),  // an id not given yet
+            ("/events?after=0&wait=100000", a.token, 400, "invalid_field"),
+            ("/events?after=0&wait=-1", a.token, 400, "invalid_field"),
+            ("/events?after=0", nil, 401, "unauthorized"),
+            ("/events?after=0", "not-a-token", 401, "unauthorized"),
+        ] as [(String, String?, Int, String)] {
+            let result = try client.send("GET", target, token: token)
+            #expect(result.status == status, "\(target)")
+            #expect(result.code == code, "\(target)")
+            #expect(result.header("Content-Type") == "application/problem+json")
+        }
+        #expect(try eventCount(a) == before)
+    }
+
+    @Test func badStreamInputIsAProblemAndOpensNoStream() throws {
+        let a = try Transport.socket.client.register("ann")
+        let streams = try TestServer.running().streams
+        for (headers, token, status, code) in [
+            (["Last-Event-ID": "abc"], a as Account?, 400, "invalid_field"),
+            (["Last-Event-ID": "-1"], a, 400, "invalid_field"),
+            (["Last-Event-ID": "999999999999"], a, 400, "invalid_field"),
+            ([:], nil, 401, "unauthorized"),
+        ] as [([String: String], Account?, Int, String)] {
+            let refused = try stream(token, headers: headers)
+            #expect(refused.status == status, "\(headers)")
+            #expect(refused.problemCode == code, "\(headers)")
+            #expect(refused.headers["content-type"] == "application/problem+json")
+        }
+        // More streams than allowed: the limit is a row in app.event_settings.
+        let limit = try #require(Int(try TestEnvironment.scalar("select max_streams_per_user from app.event_settings") ?? ""))
+        let open = try (0..<limit).map { _ in try stream(a) }
+        #expect(open.allSatisfy { $0.status == 200 })
+        let refused = try stream(a)
+        #expect(refused.status == 429)
+        #expect(refused.problemCode == "too_many_streams")
+        #expect(streams.count >= limit)
+        for stream in open { stream.close() }
+    }
+}
+
+@Suite struct SharedCacheTests {
+    func reply(_ text: String) -> Reply {
+        Reply(row: ["200", text, "v1", nil, nil, nil], kind: .json)!
+    }
+
+    @Test func keepsNothingWithoutAListener() {
+        let cache = SharedCache()
+        guard case .off = cache.lookup("k") else {
+            Issue.record("a cache with no listener answered")
+            return
+        }
+        cache.store("k", reply("{}"), generation: 0)
+        #expect(cache.count == 0)
+    }
+
+    @Test func answersFromMemoryUntilABroadcast() {
+        let cache = SharedCache()
+        cache.setListening(true)
+        guard case .miss(let generation) = cache.lookup("k") else {
+            Issue.record("expected a miss")
+            return
+        }
+        cache.store("k", reply("{\"a\":1}"), generation: generation)
+        guard case .hit(let kept) = cache.lookup("k") else {
+            Issue.record("expected a hit")
+            return
+        }
+        #expect(kept.body == Array("{\"a\":1}".utf8))
+        cache.invalidate()
+        guard case .miss = cache.lookup("k") else {
+            Issue.record("a broadcast left the entry")
+            return
+        }
+    }
+
+    @Test func aReplyFetchedAcrossABroadcastIsNotKept() {
+        let cache = SharedCache()
+        cache.setListening(true)
+        guard case .miss(let generation) = cache.lookup("k") else {
+            Issue.record("expected a miss")
+            return
+        }
+        cache.invalidate()  // the catalog changed while the reply was on its way
+        cache.store("k", reply("{}"), generation: generation)
+        #expect(cache.count == 0)
+    }
+
+    @Test func aLostListenerEmptiesTheCache() {
+        let cache = SharedCache()
+        cache.setListening(true)
+        guard case .miss(let generation) = cache.lookup("k") else {
+            Issue.record("expected a miss")
+            return
+        }
+        cache.store("k", reply("{}"), generation: generation)
+        cache.setListening(false)
+        #expect(cache.count == 0)
+        cache.setListening(true)
+        guard case .miss = cache.lookup("k") else {
+            Issue.record("a reconnect kept an entry")
+            return
+        }
+    }
+}

@@ -1,0 +1,105 @@
+#!/usr/bin/python3
+"""bench-streams: holds many GET /events streams open against a running server and prints
+figures (nothing asserted): server RSS idle and with N streams open, commit-to-phone latency
+of events while they are open, and /health req/s (wrk) beside them.
+
+usage: bench-streams.py PORT SERVER_PID TOKENS_FILE USER_IDS_FILE OWNER_URL COUNT [COUNT ...]
+Tokens and user ids are one a line, in the same order; streams are spread over them round robin.
+Latency is measured at the first COUNT: events are coins granted with app.grant_coins as the
+owner (one transaction each, 20 ms apart), and each stream that receives one records
+(arrival time - the event's created_at): the database's clock and this one are the machine's.
+Standard library only (asyncio)."""
+import asyncio, json, subprocess, sys, time
+from datetime import datetime
+
+port, pid, tokens_file, ids_file, owner_url = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
+counts = [int(c) for c in sys.argv[6:]]
+tokens = open(tokens_file).read().split()
+user_ids = open(ids_file).read().split()
+latencies = []
+measuring = False
+
+
+def rss_mib():
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def created_at(text):
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+
+async def hold(token, opened):
+    reader, writer = await asyncio.open_connection("127.0.0.1", port, limit=1 << 20)
+    writer.write(f"GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n"
+                 f"Authorization: Bearer {token}\r\n\r\n".encode())
+    await writer.drain()
+    status = (await reader.readline()).split()[1]
+    while (await reader.readline()) not in (b"\r\n", b""):
+        pass
+    opened.set_result(status == b"200")
+    # Chunked transfer coding: a size line, the chunk, CRLF. SSE data lines carry the event.
+    while True:
+        size_line = await reader.readline()
+        if not size_line:
+            return
+        size = int(size_line.split(b";")[0], 16)
+        chunk = await reader.readexactly(size + 2)
+        if measuring:
+            now = time.time()
+            for line in chunk.split(b"\n"):
+                if line.startswith(b"data: "):
+                    event = json.loads(line[6:])
+                    if event.get("type") == "balance.changed":
+                        latencies.append(now - created_at(event["created_at"]))
+
+
+async def open_streams(count, start, tasks):
+    for batch in range(start, start + count, 500):
+        futures = []
+        for index in range(batch, min(batch + 500, start + count)):
+            opened = asyncio.get_running_loop().create_future()
+            tasks.append(asyncio.create_task(hold(tokens[index % len(tokens)], opened)))
+            futures.append(opened)
+        results = await asyncio.gather(*futures)
+        if not all(results):
+            raise SystemExit(f"{results.count(False)} streams were refused")
+
+
+def percentile(values, p):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(p / 100 * len(values)))] * 1000
+
+
+def health_rps():
+    out = subprocess.run(["wrk", "-t2", "-c32", "-d5s", f"http://127.0.0.1:{port}/health"],
+                         capture_output=True, text=True).stdout
+    return next((l.split()[1] for l in out.splitlines() if l.startswith("Requests/sec")), "-")
+
+
+async def main():
+    global measuring
+    print(f"  RSS idle: {rss_mib():.1f} MiB; GET /health: {health_rps()} req/s", flush=True)
+    tasks, opened = [], 0
+    for index, count in enumerate(counts):
+        await open_streams(count - opened, opened, tasks)
+        opened = count
+        await asyncio.sleep(1)
+        print(f"  RSS with {count} streams open: {rss_mib():.1f} MiB; GET /health: {health_rps()} req/s", flush=True)
+        if index == 0:
+            grants = "".join(f"select app.grant_coins('{user_ids[i % len(user_ids)]}', 1, 'bench');"
+                             f"select pg_sleep(0.02);\n" for i in range(100))
+            measuring = True
+            await asyncio.to_thread(subprocess.run, ["psql", "-X", "-q", "-o", "/dev/null", owner_url],
+                                    input=grants, text=True, check=True)
+            await asyncio.sleep(1)
+            measuring = False
+            print(f"  commit-to-phone latency with {count} streams open: p50 {percentile(latencies, 50):.1f} ms, "
+                  f"p99 {percentile(latencies, 99):.1f} ms ({len(latencies)} deliveries of 100 events)", flush=True)
+    for task in tasks:
+        task.cancel()
+
+
+asyncio.run(main())
