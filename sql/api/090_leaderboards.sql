@@ -50,11 +50,11 @@ declare
 begin
     if v_scope = 'global' then
         if v_period = 'daily' then
-            select min(t.minutes), count(*) into v_floor, v_top
+            select min(t.minutes), count(*)::integer into v_floor, v_top
             from (select d.minutes from app.daily_minutes d where d.day = v_key order by d.minutes desc limit v_limit) t;
             v_my_rank := 1 + (select count(*) from app.daily_minutes d where d.day = v_key and d.minutes > v_mine);
         else
-            select min(t.minutes), count(*) into v_floor, v_top
+            select min(t.minutes), count(*)::integer into v_floor, v_top
             from (select w.minutes from app.weekly_minutes w where w.week = v_key order by w.minutes desc limit v_limit) t;
             v_my_rank := 1 + (select count(*) from app.weekly_minutes w where w.week = v_key and w.minutes > v_mine);
         end if;
