@@ -192,10 +192,10 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     // Last call: the whole request is here (or a suspended long-poll was resumed).
     var complete = makeRequest(connection, methodText, path, request.body)
     complete.bodyExceededLimit = request.discarded > 0
-    complete.match = request.match
     if server.streams != nil && methodText == "GET" && path == "/events" {
         return server.answerEvents(connection, request, complete)
     }
+    complete.match = request.match
     return send(connection, server.pipeline.respond(to: complete, startedAt: request.startedAt))
 }
 
