@@ -70,7 +70,7 @@ CREATE FUNCTION api.auth_login(token text, params jsonb, body jsonb) RETURNS api
     AS $$
 declare
     v_body jsonb := api.only_keys(auth_login.body, array['email', 'password']);
-    v_email text := btrim(api.text_field(v_body, 'email', max_length => 254));
+    v_email text := api.email_field(v_body);
     v_password text := api.text_field(v_body, 'password', max_length => 72);
     v_address inet := api.client_address(auth_login.params);
     v_settings app.auth_settings;
@@ -155,7 +155,7 @@ CREATE FUNCTION api.auth_password_reset_confirm(token text, params jsonb, body j
     AS $$
 declare
     v_body jsonb := api.only_keys(auth_password_reset_confirm.body, array['email', 'code', 'new_password']);
-    v_email text := btrim(api.text_field(v_body, 'email'));
+    v_email text := api.email_field(v_body);
     v_code text := btrim(api.text_field(v_body, 'code'));
     v_new text := api.password_field(v_body, 'new_password');
     v_address inet := api.client_address(auth_password_reset_confirm.params);
@@ -190,7 +190,7 @@ CREATE FUNCTION api.auth_password_reset_create(token text, params jsonb, body js
     AS $$
 declare
     v_body jsonb := api.only_keys(auth_password_reset_create.body, array['email']);
-    v_email text := btrim(api.text_field(v_body, 'email'));
+    v_email text := api.email_field(v_body);
     v_settings app.auth_settings;
     v_user app.users;
     v_code text := lpad((('x' || encode(gen_random_bytes(4), 'hex'))::bit(32)::bigint % 100000000)::text, 8, '0');
@@ -365,7 +365,9 @@ CREATE FUNCTION api.email_field(body jsonb, field text DEFAULT 'email'::text) RE
 declare
     v_email text := btrim(api.text_field(email_field.body, email_field.field));
 begin
-    if length(v_email) > 254 or v_email !~ '^[^@\s]+@[^@\s]+\.[^@\s]+$' then
+    -- No control character (C0, DEL, C1), no-break space or BOM anywhere, as docs/openapi.json's
+    -- pattern says: such an email cannot be typed, only pasted by mistake.
+    if length(v_email) > 254 or v_email !~ '^[^@\s]+@[^@\s]+\.[^@\s]+$' or v_email ~ '[[:cntrl:]\u00a0\ufeff]' then
         perform api.fail(400, 'invalid_email', 'That does not look like an email address.');
     end if;
     return v_email;
@@ -612,7 +614,7 @@ begin
         select api.ok(jsonb_build_object(
             'sessions', coalesce(jsonb_agg(api.session_json(s) order by s.started_at desc), '[]'),
             'total_minutes', coalesce(sum(s.minutes), 0),
-            'total_coins', coalesce(sum(s.coins_earned), 0)))
+            'total_coins_earned', coalesce(sum(s.coins_earned), 0)))
         from app.focus_sessions s
         where s.user_id = v_user_id and s.started_at >= v_from and s.started_at < v_to);
 end
@@ -684,8 +686,7 @@ begin
     exception when exclusion_violation then
         perform api.fail(409, 'session_overlap', 'Another session already covers this time.');
     end;
-    return api.ok(jsonb_build_object('id', v_session.id, 'started_at', api.iso(v_session.started_at),
-                                     'planned_minutes', v_session.planned_minutes));
+    return api.ok(jsonb_build_object('session', api.session_json(v_session)));
 end
 $$;
 ALTER FUNCTION api.focus_sessions_start(token text, params jsonb, body jsonb) OWNER TO focus_owner;
@@ -718,7 +719,7 @@ CREATE FUNCTION api.friend_requests_create(token text, params jsonb, body jsonb)
 declare
     v_user_id uuid := api.authenticate(friend_requests_create.token);
     v_body jsonb := api.only_keys(friend_requests_create.body, array['email']);
-    v_email text := btrim(api.text_field(v_body, 'email'));
+    v_email text := api.email_field(v_body);
     v_settings app.social_settings;
     v_attempts integer;
     v_oldest timestamptz;
@@ -1235,8 +1236,7 @@ begin
                            from app.user_items ui join app.shop_items i on i.id = ui.item_id
                            where ui.user_id = v_user_id), '[]'),
         'sessions', coalesce((select jsonb_agg(api.session_json(s) || jsonb_build_object(
-                                                   'source', s.source, 'planned_minutes', s.planned_minutes,
-                                                   'rated_at', api.iso(s.rated_at))
+                                                   'source', s.source, 'rated_at', api.iso(s.rated_at))
                                                order by s.started_at)
                               from app.focus_sessions s where s.user_id = v_user_id), '[]'),
         'tips_shown', coalesce((select jsonb_agg(jsonb_build_object('tip', api.tip_json(t), 'session_id', v.session_id,
@@ -1260,9 +1260,7 @@ begin
         'blocks', coalesce((select jsonb_agg(jsonb_build_object('user_id', b.blocked, 'created_at', api.iso(b.created_at))
                                              order by b.created_at, b.blocked)
                             from app.blocks b where b.blocker = v_user_id), '[]'),
-        'reports_made', coalesce((select jsonb_agg(jsonb_build_object('id', r.id, 'user_id', r.reported, 'reason', r.reason,
-                                                                      'details', r.details, 'created_at', api.iso(r.created_at))
-                                                   order by r.created_at, r.id)
+        'reports_made', coalesce((select jsonb_agg(api.report_json(r) order by r.created_at, r.id)
                                   from app.user_reports r where r.reporter = v_user_id), '[]'),
         'avatar', (select jsonb_build_object('content_type', a.content_type, 'data_base64', translate(encode(a.data, 'base64'), E'\n', ''),
                                              'updated_at', api.iso(a.updated_at))
@@ -1626,7 +1624,6 @@ CREATE FUNCTION api.profile(user_id uuid) RETURNS jsonb
         'id', u.id,
         'email', u.email,
         'display_name', u.display_name,
-        'has_avatar', exists (select from app.avatars a where a.user_id = u.id),
         'balance', u.balance,
         'selected', api.selected_json(u.id),
         'settings', jsonb_build_object('show_tip_on_timer', u.show_tip_on_timer, 'time_zone', u.time_zone),
@@ -1654,6 +1651,25 @@ CREATE FUNCTION api.record_friendship_event(pair app.friendships, actor uuid, ac
     values (pair.id, pair.user_low, pair.user_high, record_friendship_event.actor, record_friendship_event.action)
 $$;
 ALTER FUNCTION api.record_friendship_event(pair app.friendships, actor uuid, action text) OWNER TO focus_owner;
+CREATE TABLE app.user_reports (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    reporter uuid NOT NULL,
+    reported uuid NOT NULL,
+    reason text NOT NULL,
+    details text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT user_reports_check CHECK ((reporter <> reported)),
+    CONSTRAINT user_reports_details_check CHECK (((length(details) >= 1) AND (length(details) <= 1000))),
+    CONSTRAINT user_reports_reason_check CHECK ((reason = ANY (ARRAY['spam'::text, 'harassment'::text, 'inappropriate_name'::text, 'inappropriate_avatar'::text, 'other'::text])))
+);
+ALTER TABLE app.user_reports OWNER TO focus_owner;
+CREATE FUNCTION api.report_json(report app.user_reports) RETURNS jsonb
+    LANGUAGE sql IMMUTABLE
+    AS $$
+    select jsonb_build_object('id', report.id, 'user_id', report.reported, 'reason', report.reason,
+                              'details', report.details, 'created_at', api.iso(report.created_at))
+$$;
+ALTER FUNCTION api.report_json(report app.user_reports) OWNER TO focus_owner;
 CREATE FUNCTION api.rollup_minutes(user_id uuid, period text, key date) RETURNS integer
     LANGUAGE sql STABLE
     AS $$
@@ -1708,7 +1724,8 @@ CREATE FUNCTION api.session_json(session app.focus_sessions) RETURNS jsonb
     LANGUAGE sql IMMUTABLE
     AS $$
     select jsonb_build_object('id', session.id, 'started_at', api.iso(session.started_at),
-                              'ended_at', api.iso(session.ended_at), 'minutes', session.minutes,
+                              'ended_at', api.iso(session.ended_at), 'planned_minutes', session.planned_minutes,
+                              'minutes', session.minutes,
                               'coins_earned', session.coins_earned, 'rating', session.rating)
 $$;
 ALTER FUNCTION api.session_json(session app.focus_sessions) OWNER TO focus_owner;
@@ -1771,7 +1788,7 @@ begin
     from app.user_items ui where ui.user_id = v_user_id and ui.item_id = v_item_id;
     if v_acquired_at is not null then
         return api.ok(jsonb_build_object('item', api.item_json(v_item), 'balance', v_balance,
-                                         'purchased_at', api.iso(v_acquired_at), 'already_owned', true),
+                                         'acquired_at', api.iso(v_acquired_at), 'already_owned', true),
                       status => 200);
     end if;
     if v_balance < v_item.price then
@@ -1785,7 +1802,7 @@ begin
         values (v_user_id, 'spend', -v_item.price, 'purchase', v_item_id);
     end if;
     return api.ok(jsonb_build_object('item', api.item_json(v_item), 'balance', v_balance - v_item.price,
-                                     'purchased_at', api.iso(v_acquired_at), 'already_owned', false));
+                                     'acquired_at', api.iso(v_acquired_at), 'already_owned', false));
 end
 $$;
 ALTER FUNCTION api.shop_purchases_create(token text, params jsonb, body jsonb) OWNER TO focus_owner;
@@ -2003,7 +2020,7 @@ begin
     insert into app.user_reports (reporter, reported, reason, details)
     values (v_user_id, v_other, v_reason, v_details)
     returning * into v_report;
-    return api.ok(jsonb_build_object('id', v_report.id, 'created_at', api.iso(v_report.created_at)));
+    return api.ok(jsonb_build_object('report', api.report_json(v_report)));
 end
 $$;
 ALTER FUNCTION api.users_report_create(token text, params jsonb, body jsonb) OWNER TO focus_owner;
@@ -2587,18 +2604,6 @@ CREATE TABLE app.user_items (
     acquired_at timestamp with time zone DEFAULT now() NOT NULL
 );
 ALTER TABLE app.user_items OWNER TO focus_owner;
-CREATE TABLE app.user_reports (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
-    reporter uuid NOT NULL,
-    reported uuid NOT NULL,
-    reason text NOT NULL,
-    details text,
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT user_reports_check CHECK ((reporter <> reported)),
-    CONSTRAINT user_reports_details_check CHECK (((length(details) >= 1) AND (length(details) <= 1000))),
-    CONSTRAINT user_reports_reason_check CHECK ((reason = ANY (ARRAY['spam'::text, 'harassment'::text, 'inappropriate_name'::text, 'inappropriate_avatar'::text, 'other'::text])))
-);
-ALTER TABLE app.user_reports OWNER TO focus_owner;
 CREATE TABLE app.user_selections (
     user_id uuid NOT NULL,
     kind text NOT NULL,
@@ -3022,6 +3027,7 @@ REVOKE ALL ON FUNCTION api.profile(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.ready() FROM PUBLIC;
 GRANT ALL ON FUNCTION api.ready() TO focus_api;
 REVOKE ALL ON FUNCTION api.record_friendship_event(pair app.friendships, actor uuid, action text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.report_json(report app.user_reports) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.rollup_minutes(user_id uuid, period text, key date) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.selected_json(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.selections_of(user_id uuid) FROM PUBLIC;

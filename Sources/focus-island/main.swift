@@ -45,6 +45,11 @@ case "serve":
     var pipeline = Pipeline(
         router: Router(routes: Routes.all), pool: pool,
         defaultBodyLimit: configuration.bodyLimit, logger: logger, readPool: readPool)
+    do {
+        pipeline.openAPI = try StaticDocument(path: configuration.openAPIFile, contentType: "application/json")
+    } catch {
+        fail(error.description)
+    }
     // Live events: one LISTEN connection rings the waiting clients and keeps the shared cache fresh.
     let cache = SharedCache()
     pipeline.cache = cache

@@ -282,6 +282,8 @@ import Testing
             "POST", "/users/\(rude.id)/report", token: reporter.token,
             json: #"{"reason":"harassment","details":"rude messages"}"#)
         #expect(made.status == 201)
+        let report = try #require(made.json["report"] as? [String: Any])
+        #expect(report["user_id"] as? String == rude.id && report["reason"] as? String == "harassment")
         #expect(
             try TestEnvironment.scalar(
                 "select reason || ':' || details from report.user_reports where reported_user_id = $1",

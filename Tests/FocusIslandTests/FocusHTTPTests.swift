@@ -110,8 +110,9 @@ import Testing
         let account = try client.register("live")
         let started = try client.send("POST", "/focus-sessions/start", token: account.token, json: #"{"planned_minutes":25}"#)
         #expect(started.status == 201)
-        let id = try #require(started.json["id"] as? String)
-        #expect(started.json["planned_minutes"] as? Int == 25)
+        let session = try #require(started.json["session"] as? [String: Any])
+        let id = try #require(session["id"] as? String)
+        #expect(session["planned_minutes"] as? Int == 25 && session["ended_at"] is NSNull && session["minutes"] is NSNull)
         let second = try client.send("POST", "/focus-sessions/start", token: account.token, json: #"{"planned_minutes":25}"#)
         #expect(second.status == 409 && second.code == "session_in_progress" && second.json["id"] as? String == id)
 
@@ -136,7 +137,7 @@ import Testing
         #expect(try again.decode(SessionReply.self) == reply)
 
         let list = try client.send("GET", "/focus-sessions", token: account.token)
-        #expect(list.json["total_minutes"] as? Int == 25 && list.json["total_coins"] as? Int == 25)
+        #expect(list.json["total_minutes"] as? Int == 25 && list.json["total_coins_earned"] as? Int == 25)
         let stats = try client.send("GET", "/me/stats", token: account.token).decode(Stats.self)
         #expect(stats.totalMinutes == 25)
         #expect(stats.currentStreakDays == 1)

@@ -67,6 +67,9 @@ import Testing
         )
         #expect(results.filter { $0.status == 201 }.count == 1)
         #expect(results.filter { $0.status == 200 && $0.json["already_owned"] as? Bool == true }.count == 19)
+        // One name for the moment an item became yours, as in GET /me/items: acquired_at, the same in every answer.
+        #expect(Set(results.compactMap { $0.json["acquired_at"] as? String }).count == 1)
+        #expect(results.allSatisfy { $0.json["purchased_at"] == nil })
         #expect(try TestEnvironment.scalar("select balance from app.users where id = $1", [account.id]) == "75")
         #expect(
             try TestEnvironment.scalar(

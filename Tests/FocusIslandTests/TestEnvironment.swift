@@ -32,6 +32,11 @@ enum TestEnvironment {
     /// A superuser login on the `postgres` database, to create scratch databases.
     static func adminURL() throws -> String { try variable("FOCUS_TEST_ADMIN_URL") }
     static func sqlDirectory() throws -> String { try variable("SQL_DIR") }
+    /// The repository's root, found from this file (Tests/FocusIslandTests/…), whatever the
+    /// working directory.
+    static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().path
+    static let openAPIPath = repositoryRoot + "/docs/openapi.json"
 
     /// A connection as focus_owner, for checking what a request did (or did not) change.
     static func owner() throws -> PGConnection { try PGConnection(conninfo: try ownerURL()) }
@@ -127,6 +132,7 @@ enum TestServer {
         var pipeline = Pipeline(
             router: Router(routes: Routes.all), pool: pool,
             defaultBodyLimit: configuration.bodyLimit, logger: Logger(format: .off))
+        pipeline.openAPI = try StaticDocument(path: TestEnvironment.openAPIPath, contentType: "application/json")
         // Live events as in main.swift: the listener, the waiting clients, the shared cache.
         // The listener connects straight to PostgreSQL even when the pool goes through PgBouncer.
         let cache = SharedCache()

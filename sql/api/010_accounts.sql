@@ -47,7 +47,9 @@ begin
 end
 $$;
 
--- An email address of a body, trimmed (400 invalid_email when it does not look like one).
+-- An email address of a body, trimmed (400 invalid_email when it does not look like one): the one
+-- check of an email's form, wherever an email is read (register, login, change email, password
+-- reset, friend requests), so a malformed email is the same problem everywhere.
 create function api.email_field(body jsonb, field text default 'email')
 returns text
 language plpgsql volatile
@@ -55,7 +57,9 @@ as $$
 declare
     v_email text := btrim(api.text_field(email_field.body, email_field.field));
 begin
-    if length(v_email) > 254 or v_email !~ '^[^@\s]+@[^@\s]+\.[^@\s]+$' then
+    -- No control character (C0, DEL, C1), no-break space or BOM anywhere, as docs/openapi.json's
+    -- pattern says: such an email cannot be typed, only pasted by mistake.
+    if length(v_email) > 254 or v_email !~ '^[^@\s]+@[^@\s]+\.[^@\s]+$' or v_email ~ '[[:cntrl:]\u00a0\ufeff]' then
         perform api.fail(400, 'invalid_email', 'That does not look like an email address.');
     end if;
     return v_email;
@@ -138,8 +142,8 @@ $$;
 
 -- POST /auth/login {email, password}
 -- Guarantees: unknown email and wrong password answer the same 401 invalid_credentials, after
--- the same bcrypt work; an over-long email or password is 400 invalid_field before anything is
--- written. Throttling (429 too_many_attempts with Retry-After, the password not even checked):
+-- the same bcrypt work; a malformed email is 400 invalid_email and an over-long password 400
+-- invalid_field, before anything is written. Throttling (429 too_many_attempts with Retry-After, the password not even checked):
 --   * per email and client address: max_failed_logins failures within failed_login_window;
 --   * per email from every address together: max_failed_logins_per_email, except from an
 --     address this account signed in from within known_address_ttl (app.login_addresses),
@@ -154,7 +158,7 @@ language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
     v_body jsonb := api.only_keys(auth_login.body, array['email', 'password']);
-    v_email text := btrim(api.text_field(v_body, 'email', max_length => 254));
+    v_email text := api.email_field(v_body);
     v_password text := api.text_field(v_body, 'password', max_length => 72);
     v_address inet := api.client_address(auth_login.params);
     v_settings app.auth_settings;

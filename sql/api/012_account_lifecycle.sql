@@ -157,8 +157,7 @@ begin
                            from app.user_items ui join app.shop_items i on i.id = ui.item_id
                            where ui.user_id = v_user_id), '[]'),
         'sessions', coalesce((select jsonb_agg(api.session_json(s) || jsonb_build_object(
-                                                   'source', s.source, 'planned_minutes', s.planned_minutes,
-                                                   'rated_at', api.iso(s.rated_at))
+                                                   'source', s.source, 'rated_at', api.iso(s.rated_at))
                                                order by s.started_at)
                               from app.focus_sessions s where s.user_id = v_user_id), '[]'),
         'tips_shown', coalesce((select jsonb_agg(jsonb_build_object('tip', api.tip_json(t), 'session_id', v.session_id,
@@ -182,9 +181,7 @@ begin
         'blocks', coalesce((select jsonb_agg(jsonb_build_object('user_id', b.blocked, 'created_at', api.iso(b.created_at))
                                              order by b.created_at, b.blocked)
                             from app.blocks b where b.blocker = v_user_id), '[]'),
-        'reports_made', coalesce((select jsonb_agg(jsonb_build_object('id', r.id, 'user_id', r.reported, 'reason', r.reason,
-                                                                      'details', r.details, 'created_at', api.iso(r.created_at))
-                                                   order by r.created_at, r.id)
+        'reports_made', coalesce((select jsonb_agg(api.report_json(r) order by r.created_at, r.id)
                                   from app.user_reports r where r.reporter = v_user_id), '[]'),
         'avatar', (select jsonb_build_object('content_type', a.content_type, 'data_base64', translate(encode(a.data, 'base64'), E'\n', ''),
                                              'updated_at', api.iso(a.updated_at))
@@ -275,7 +272,7 @@ language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
     v_body jsonb := api.only_keys(auth_password_reset_create.body, array['email']);
-    v_email text := btrim(api.text_field(v_body, 'email'));
+    v_email text := api.email_field(v_body);
     v_settings app.auth_settings;
     v_user app.users;
     v_code text := lpad((('x' || encode(gen_random_bytes(4), 'hex'))::bit(32)::bigint % 100000000)::text, 8, '0');
@@ -314,7 +311,7 @@ language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
     v_body jsonb := api.only_keys(auth_password_reset_confirm.body, array['email', 'code', 'new_password']);
-    v_email text := btrim(api.text_field(v_body, 'email'));
+    v_email text := api.email_field(v_body);
     v_code text := btrim(api.text_field(v_body, 'code'));
     v_new text := api.password_field(v_body, 'new_password');
     v_address inet := api.client_address(auth_password_reset_confirm.params);

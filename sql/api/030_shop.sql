@@ -109,7 +109,7 @@ begin
     from app.user_items ui where ui.user_id = v_user_id and ui.item_id = v_item_id;
     if v_acquired_at is not null then
         return api.ok(jsonb_build_object('item', api.item_json(v_item), 'balance', v_balance,
-                                         'purchased_at', api.iso(v_acquired_at), 'already_owned', true),
+                                         'acquired_at', api.iso(v_acquired_at), 'already_owned', true),
                       status => 200);
     end if;
 
@@ -125,7 +125,7 @@ begin
         values (v_user_id, 'spend', -v_item.price, 'purchase', v_item_id);
     end if;
     return api.ok(jsonb_build_object('item', api.item_json(v_item), 'balance', v_balance - v_item.price,
-                                     'purchased_at', api.iso(v_acquired_at), 'already_owned', false));
+                                     'acquired_at', api.iso(v_acquired_at), 'already_owned', false));
 end
 $$;
 grant execute on function api.shop_purchases_create(text, jsonb, jsonb) to focus_api;

@@ -18,7 +18,6 @@ as $$
         'id', u.id,
         'email', u.email,
         'display_name', u.display_name,
-        'has_avatar', exists (select from app.avatars a where a.user_id = u.id),
         'balance', u.balance,
         'selected', api.selected_json(u.id),
         'settings', jsonb_build_object('show_tip_on_timer', u.show_tip_on_timer, 'time_zone', u.time_zone),

@@ -1,13 +1,16 @@
 -- api focus sessions: the live path (server's clock), the offline path (phone's id and times),
 -- listing and stats. Coins come only from here, computed from minutes and app.economy_settings.
 
--- Session = {id, started_at, ended_at, minutes, coins_earned, rating}
+-- Session = {id, started_at, ended_at, planned_minutes, minutes, coins_earned, rating}
+-- ended_at and minutes are null while a live session runs; planned_minutes is null for an
+-- offline session recorded without a plan.
 create function api.session_json(session app.focus_sessions)
 returns jsonb
 language sql immutable
 as $$
     select jsonb_build_object('id', session.id, 'started_at', api.iso(session.started_at),
-                              'ended_at', api.iso(session.ended_at), 'minutes', session.minutes,
+                              'ended_at', api.iso(session.ended_at), 'planned_minutes', session.planned_minutes,
+                              'minutes', session.minutes,
                               'coins_earned', session.coins_earned, 'rating', session.rating)
 $$;
 
@@ -58,7 +61,8 @@ begin
 end
 $$;
 
--- POST /focus-sessions/start {planned_minutes}
+-- POST /focus-sessions/start {planned_minutes}: answers {session}, like finish (without the
+-- balance, which starting does not move).
 create function api.focus_sessions_start(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
@@ -87,8 +91,7 @@ begin
     exception when exclusion_violation then
         perform api.fail(409, 'session_overlap', 'Another session already covers this time.');
     end;
-    return api.ok(jsonb_build_object('id', v_session.id, 'started_at', api.iso(v_session.started_at),
-                                     'planned_minutes', v_session.planned_minutes));
+    return api.ok(jsonb_build_object('session', api.session_json(v_session)));
 end
 $$;
 grant execute on function api.focus_sessions_start(text, jsonb, jsonb) to focus_api;
@@ -208,7 +211,7 @@ begin
         select api.ok(jsonb_build_object(
             'sessions', coalesce(jsonb_agg(api.session_json(s) order by s.started_at desc), '[]'),
             'total_minutes', coalesce(sum(s.minutes), 0),
-            'total_coins', coalesce(sum(s.coins_earned), 0)))
+            'total_coins_earned', coalesce(sum(s.coins_earned), 0)))
         from app.focus_sessions s
         where s.user_id = v_user_id and s.started_at >= v_from and s.started_at < v_to);
 end

@@ -131,7 +131,7 @@ as $$
 declare
     v_user_id uuid := api.authenticate(friend_requests_create.token);
     v_body jsonb := api.only_keys(friend_requests_create.body, array['email']);
-    v_email text := btrim(api.text_field(v_body, 'email'));
+    v_email text := api.email_field(v_body);
     v_settings app.social_settings;
     v_attempts integer;
     v_oldest timestamptz;

@@ -88,10 +88,19 @@ $$;
 grant execute on function api.me_blocks_list(text, jsonb, jsonb) to focus_api;
 comment on function api.me_blocks_list(text, jsonb, jsonb) is 'GET /me/blocks: the users the caller blocked.';
 
+-- Report = {id, user_id, reason, details, created_at}: user_id is the reported user.
+create function api.report_json(report app.user_reports)
+returns jsonb
+language sql immutable
+as $$
+    select jsonb_build_object('id', report.id, 'user_id', report.reported, 'reason', report.reason,
+                              'details', report.details, 'created_at', api.iso(report.created_at))
+$$;
+
 -- POST /users/{id}/report {reason, details?}
 -- Guarantees: stored for moderators (report.user_reports) with the reporter; reason is one of
 -- spam, harassment, inappropriate_name, inappropriate_avatar, other; details (trimmed) 1 to
--- 1000 characters. Answers {id, created_at}. 404 user_not_found, 422 cannot_report_self.
+-- 1000 characters. Answers {report: Report}. 404 user_not_found, 422 cannot_report_self.
 create function api.users_report_create(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
@@ -111,7 +120,7 @@ begin
     insert into app.user_reports (reporter, reported, reason, details)
     values (v_user_id, v_other, v_reason, v_details)
     returning * into v_report;
-    return api.ok(jsonb_build_object('id', v_report.id, 'created_at', api.iso(v_report.created_at)));
+    return api.ok(jsonb_build_object('report', api.report_json(v_report)));
 end
 $$;
 grant execute on function api.users_report_create(text, jsonb, jsonb) to focus_api;

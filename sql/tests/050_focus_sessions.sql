@@ -93,7 +93,7 @@ select is_empty('select * from report.ledger_reconciliation', 'balances still eq
 
 -- The live path: minutes from the server's clock, at most the plan.
 create temporary table live on commit drop as
-select ((api.focus_sessions_start(test.token('student'), '{}', '{"planned_minutes": 25}')).body ->> 'id')::uuid as id;
+select ((api.focus_sessions_start(test.token('student'), '{}', '{"planned_minutes": 25}')).body #>> '{session,id}')::uuid as id;
 select is(test.error_of($$ select api.focus_sessions_start(test.token('student'), '{}', '{"planned_minutes": 25}') $$),
           'PT409 session_in_progress', 'a second live session while one runs is session_in_progress');
 update app.focus_sessions set started_at = now() - interval '40 minutes',

@@ -1,7 +1,7 @@
 -- Friendship state machine: every transition, every refusal, and the events recorded;
 -- the friends list (with a friend's minutes today) and a friend's island.
 begin;
-select plan(33);
+select plan(34);
 select test.new_user(name) from unnest(array['ann', 'ben', 'cat', 'dan']) as name;
 -- The pair's row (pending or accepted), its status, and its history, by the two names.
 create function pg_temp.request(a text, b text) returns uuid language sql as
@@ -22,6 +22,8 @@ select is(test.error_of($$ select api.friend_requests_create(test.token('ann'), 
           'asking yourself is cannot_friend_self');
 select is(test.answer_of($$ select api.friend_requests_create(test.token('ann'), '{}', '{"email": "nobody@example.com"}') $$), 'PT404 user_not_found',
           'an unknown email is user_not_found');
+select is(test.error_of($$ select api.friend_requests_create(test.token('ann'), '{}', '{"email": "not an email"}') $$), 'PT400 invalid_email',
+          'a malformed email is invalid_email, as on register');
 select is((api.friend_requests_list(test.token('ben'), '{}', '{}')).body -> 'incoming' -> 0 -> 'from' ->> 'display_name', 'Ann',
           'ben sees ann''s request as incoming');
 select is((api.friend_requests_list(test.token('ann'), '{}', '{}')).body -> 'outgoing' -> 0 -> 'to' ->> 'display_name', 'Ben',

@@ -47,7 +47,7 @@ select is((pg_temp.ask('cal', 'bea@example.com')).code, null, 'after unblocking,
 
 -- reports
 select is((api.users_report_create(test.token('ray'), jsonb_build_object('id', test.uid('dot')),
-                                   '{"reason": "harassment", "details": "  sends rude names  "}')).body ? 'id', true,
+                                   '{"reason": "harassment", "details": "  sends rude names  "}')).body -> 'report' ? 'id', true,
           'ray reports dot');
 select is((select row(reason, details, reported_display_name, reporter_user_id = test.uid('ray'))::text from report.user_reports
            where reported_user_id = test.uid('dot')), row('harassment', 'sends rude names', 'Dot', true)::text,

@@ -85,7 +85,7 @@ select is(test.new_events(), '{"bob balance.changed 470"}', 'a session that ende
 select api.focus_sessions_create(test.token('bob'), '{}', jsonb_build_object('id', gen_random_uuid(),
     'started_at', api.iso(test.day_start() - interval '3 hours'), 'ended_at', api.iso(test.day_start() - interval '2 hours 55 minutes')));
 select is(test.new_events(), '{}', 'a 5-minute session yesterday earns nothing and changes nothing friends see');
-create temp table live as select (api.focus_sessions_start(test.token('bob'), '{}', '{"planned_minutes": 25}')).body ->> 'id' as id;
+create temp table live as select (api.focus_sessions_start(test.token('bob'), '{}', '{"planned_minutes": 25}')).body #>> '{session,id}' as id;
 select is(test.new_events(), '{}', 'starting a live session tells nobody');
 select api.focus_sessions_finish(test.token('bob'), jsonb_build_object('id', (select id from live)), '{}');
 select is(test.new_events(), '{}', 'finishing it at once: no minutes, no coins, nobody told');

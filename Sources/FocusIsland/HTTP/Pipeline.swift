@@ -11,6 +11,8 @@ public struct Pipeline: Sendable {
     /// nil sends every route to `pool`.
     public let readPool: ConnectionPool?
     public let metrics: Metrics
+    /// The contract served at GET /openapi.json (docs/openapi.json, read at start); nil: 404.
+    public var openAPI: StaticDocument?
     /// Shared answers kept in memory (Live/SharedCache.swift); nil: every request asks SQL.
     public var cache: SharedCache?
     /// How often a statement that hit a serialization failure or deadlock is tried in all.
@@ -74,6 +76,9 @@ public struct Pipeline: Sendable {
             return .json(200, #"{"status":"ok"}"#)
         case .ready:
             return ready()
+        case .openAPI:
+            guard let openAPI else { throw Problem(404, "not_found", "There is nothing at \(request.path).") }
+            return openAPI.response(ifNoneMatch: request.header("if-none-match"))
         case .sql:
             try checkBody(request, for: route)
             let token = request.bearerToken

@@ -24,6 +24,8 @@ public enum Action: Sendable, Equatable {
     case health
     /// Answered by `api.ready`; any failure is 503.
     case ready
+    /// The OpenAPI document the server read at start (Pipeline.openAPI).
+    case openAPI
     /// Answered by exactly one function in schema `api`.
     case sql(String)
 }

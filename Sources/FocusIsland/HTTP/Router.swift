@@ -13,7 +13,10 @@ public struct Router: Sendable {
     public init(routes: [Route]) { self.routes = routes }
 
     public func match(method: String, path: String) -> RouteMatch {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        // Split on the "/" scalar, not on Characters: a combining mark right after a slash
+        // (/friend-requests/%E1%A4%AA/accept) joins it into one Character, and the path no route.
+        let parts = path.unicodeScalars.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+            .map(Substring.init)
         // "/a/b" splits to ["", "a", "b"]; an empty part anywhere else ("//", trailing "/") is no route.
         guard path.hasPrefix("/"), !parts.contains(where: \.isEmpty) || path == "/" else { return .notFound }
         let segments = Array(parts.filter { !$0.isEmpty })

@@ -17,6 +17,7 @@ public enum Routes {
         // Service
         Route("GET", "/health", .health, access: .public),
         Route("GET", "/ready", .ready, access: .public),
+        Route("GET", "/openapi.json", .openAPI, access: .public),
 
         // Accounts
         Route("POST", "/auth/register", .sql("api.auth_register"), access: .public, status: 201, body: .json),
