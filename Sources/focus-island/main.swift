@@ -37,9 +37,15 @@ case "serve":
         checkoutTimeout: configuration.poolTimeout,
         namedStatements: configuration.preparedStatements)
     let assets = AssetStore(directory: configuration.assetDirectory)
+    // READ_DATABASE_URL: a second pool, on a streaming replica, for routes marked reads: .replica.
+    let readPool = configuration.readDatabaseURL.map { url in
+        ConnectionPool(
+            conninfo: url, capacity: configuration.poolSize, checkoutTimeout: configuration.poolTimeout,
+            namedStatements: configuration.preparedStatements)
+    }
     var pipeline = Pipeline(
         router: Router(routes: Routes.all), pool: pool,
-        defaultBodyLimit: configuration.bodyLimit, logger: logger, assets: assets)
+        defaultBodyLimit: configuration.bodyLimit, logger: logger, assets: assets, readPool: readPool)
     do {
         pipeline.openAPI = try StaticDocument(path: configuration.openAPIFile, contentType: "application/json")
     } catch {
@@ -69,12 +75,26 @@ case "serve":
     streams.startTicker()
     logger.info(
         "listening on \(configuration.host):\(server.port) with \(configuration.httpThreads) threads, \(configuration.poolSize) connections"
+            + (readPool == nil ? "" : ", and as many to the read replica")
     )
+    var metricsServer: MetricsServer?
+    if let port = configuration.metricsPort {
+        let metrics = MetricsServer(
+            pipeline: pipeline, host: configuration.metricsHost, port: port, streams: streams, listener: listener)
+        do {
+            try metrics.start()
+        } catch {
+            fail("serve: \(error.description)")
+        }
+        logger.info("metrics on \(configuration.metricsHost):\(metrics.port)/metrics")
+        metricsServer = metrics
+    }
     var received: Int32 = 0
     sigwait(&stopSignals, &received)
     logger.info("signal \(received): finishing requests in flight")
     listener.stop()
     server.stop()
+    metricsServer?.stop()
     logger.info("stopped")
 
 case "migrate", "seed":

@@ -280,7 +280,9 @@ begin
     if v_user_id is null then
         perform api.fail(401, 'unauthorized', 'The token is missing, unknown, expired or revoked.');
     end if;
-    if v_stale then
+    -- On a read replica (routes that read shared data, READ_DATABASE_URL) nothing can be
+    -- written: the use is recorded by the next request the token makes to the primary.
+    if v_stale and not pg_is_in_recovery() then
         perform api.touch_token(v_token_id);
     end if;
     return v_user_id;

@@ -87,13 +87,14 @@ create function api.sync_difference(known uuid[], active jsonb)
 returns jsonb
 language sql immutable
 as $$
-    with entries as (select a.entry, a.n, a.entry ->> 'id' as id
-                     from jsonb_array_elements(sync_difference.active) with ordinality as a(entry, n))
+    -- Anti-joins both ways (hashed), not `<> all (array)` per entry: 5,000 known ids took 140 ms.
+    with entries as materialized (select a.entry, a.n, (a.entry ->> 'id')::uuid as id
+                                  from jsonb_array_elements(sync_difference.active) with ordinality as a(entry, n))
     select jsonb_build_object(
         'missing', coalesce((select jsonb_agg(e.entry order by e.n) from entries e
-                             where e.id <> all (sync_difference.known::text[])), '[]'),
+                             where not exists (select from unnest(sync_difference.known) as k(id) where k.id = e.id)), '[]'),
         'removed', coalesce((select jsonb_agg(k.id order by k.id) from unnest(sync_difference.known) as k(id)
-                             where k.id::text not in (select e.id from entries e)), '[]'))
+                             where not exists (select from entries e where e.id = k.id)), '[]'))
 $$;
 
 -- GET /shop/items (public)
@@ -251,13 +252,19 @@ as $$
     select give_starters.user_id, i.kind, i.id from app.shop_items i where i.is_starter and i.active;
 $$;
 
--- What a user shows: {pet, sound, furniture}, each an Item or null.
-create function api.selected_json(user_id uuid)
-returns jsonb
-language sql stable security definer set search_path = public, pg_temp
+-- What a user shows: {pet, sound, furniture}, each an Item or null. A table function in plain
+-- SQL, so a query joining it laterally for many users gets it inlined.
+create function api.selections_of(user_id uuid)
+returns table (selected jsonb)
+language sql stable
 as $$
     select jsonb_build_object('pet', null, 'sound', null, 'furniture', null)
            || coalesce(jsonb_object_agg(s.kind, api.item_json(i)), '{}')
     from app.user_selections s join app.shop_items i on i.id = s.item_id
-    where s.user_id = selected_json.user_id
+    where s.user_id = selections_of.user_id
 $$;
+
+create function api.selected_json(user_id uuid)
+returns jsonb
+language sql stable security definer set search_path = public, pg_temp
+as $$ select s.selected from api.selections_of(selected_json.user_id) s $$;

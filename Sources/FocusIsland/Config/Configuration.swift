@@ -55,6 +55,11 @@ public struct Configuration: Sendable, Equatable {
         let name = ["0.0.0.0", "::", ""].contains(host) ? "localhost" : host.contains(":") ? "[\(host)]" : host
         return "http://\(name):\(port)/assets/"
     }
+    /// A streaming replica for the routes that read shared data (Route.reads); nil: none.
+    public var readDatabaseURL: String? = nil
+    /// GET /metrics listens here, apart from the public port; nil port (the default): off.
+    public var metricsHost = "127.0.0.1"
+    public var metricsPort: UInt16? = nil
     /// The OpenAPI document served at GET /openapi.json: OPENAPI_FILE, else docs/openapi.json
     /// beside SQL_DIR (the repository's layout), read once at start.
     public var openAPIFile = "docs/openapi.json"
@@ -123,6 +128,11 @@ public struct Configuration: Sendable, Equatable {
                 throw ConfigurationError(variable: "ASSET_BASE_URL", reason: "must be an http(s) URL, got '\(raw)'")
             }
             assetBase = base
+        }
+        readDatabaseURL = env["READ_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
+        metricsHost = env["METRICS_HOST"] ?? d.metricsHost
+        if env["METRICS_PORT"] != nil {
+            metricsPort = UInt16(try Self.integer(env, "METRICS_PORT", 0, in: 0...65535))
         }
         openAPIFile = env["OPENAPI_FILE"] ?? sqlDirectory + "/../docs/openapi.json"
         if let raw = env["LOG_FORMAT"] {

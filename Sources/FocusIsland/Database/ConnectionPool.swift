@@ -19,6 +19,22 @@ public final class ConnectionPool: @unchecked Sendable {
     private var opened = 0
     /// Requests waiting for a connection right now (for logs and metrics).
     private var waiting = 0
+    /// Checkouts that waited `checkoutTimeout` in vain (for metrics).
+    private let timeouts = Counter()
+
+    /// The pool at one moment, for GET /metrics.
+    public struct Usage: Sendable {
+        public var capacity: Int
+        public var inUse: Int
+        public var waiting: Int
+        public var checkoutTimeouts: Int
+    }
+
+    public func usage() -> Usage {
+        condition.lock()
+        defer { condition.unlock() }
+        return Usage(capacity: capacity, inUse: opened - idle.count, waiting: waiting, checkoutTimeouts: timeouts.current)
+    }
 
     /// `checkoutTimeout`: seconds a request may wait for a free connection before it fails.
     /// `namedStatements`: false behind a transaction-pooling PgBouncer (DB_PREPARED_STATEMENTS=off).
@@ -57,6 +73,7 @@ public final class ConnectionPool: @unchecked Sendable {
             if !condition.wait(until: deadline) && idle.isEmpty && opened >= capacity {
                 waiting -= 1
                 condition.unlock()
+                timeouts.add()
                 throw DatabaseError.poolTimeout(seconds: checkoutTimeout)
             }
         }

@@ -10,6 +10,10 @@ public struct Pipeline: Sendable {
     /// The files under /assets/ (read once at start).
     public let assets: AssetStore
     static let assetsPrefix = "/assets/"
+    /// The pool of a streaming replica for routes that read shared data (READ_DATABASE_URL);
+    /// nil sends every route to `pool`.
+    public let readPool: ConnectionPool?
+    public let metrics: Metrics
     /// The contract served at GET /openapi.json (docs/openapi.json, read at start); nil: 404.
     public var openAPI: StaticDocument?
     /// Shared answers kept in memory (Live/SharedCache.swift); nil: every request asks SQL.
@@ -18,21 +22,27 @@ public struct Pipeline: Sendable {
     static let attempts = 3
 
     public init(
-        router: Router, pool: ConnectionPool, defaultBodyLimit: Int, logger: Logger, assets: AssetStore = .empty
+        router: Router, pool: ConnectionPool, defaultBodyLimit: Int, logger: Logger, assets: AssetStore = .empty,
+        readPool: ConnectionPool? = nil, metrics: Metrics? = nil
     ) {
         self.router = router
         self.pool = pool
         self.defaultBodyLimit = defaultBodyLimit
         self.logger = logger
         self.assets = assets
+        self.readPool = readPool
+        self.metrics = metrics ?? Metrics(routes: router.routes)
+    }
+
+    /// The body limit for a route match, known from the request head before the body is read.
+    public func bodyLimit(_ match: RouteMatch) -> Int {
+        if case .found(let route, _) = match { return route.bodyLimit ?? defaultBodyLimit }
+        return defaultBodyLimit
     }
 
     /// The body limit for a request, known from its headers before the body is read.
     public func bodyLimit(method: String, path: String) -> Int {
-        if case .found(let route, _) = router.match(method: method, path: path) {
-            return route.bodyLimit ?? defaultBodyLimit
-        }
-        return defaultBodyLimit
+        bodyLimit(router.match(method: method, path: path))
     }
 
     /// Answers one request and writes its log line (unless `log` is false: a waiting
@@ -51,10 +61,13 @@ public struct Pipeline: Sendable {
         return response
     }
 
+    /// The request's log line and its metrics (counted once, when it is answered).
     func logRequest(_ request: Request, template: String, status: Int, startedAt: UInt64, requestID: String) {
+        let microseconds = Int(monotonicMicroseconds() - startedAt)
+        metrics.record(method: request.method, route: template, status: status, microseconds: microseconds)
         logger.log([
             "method": .string(request.method), "route": .string(template),
-            "status": .int(status), "us": .int(Int(monotonicMicroseconds() - startedAt)),
+            "status": .int(status), "us": .int(microseconds),
             "request_id": .string(requestID),
         ])
     }
@@ -86,12 +99,23 @@ public struct Pipeline: Sendable {
             }
             let arguments = JSONText.object(Self.parameters(request, path: parameters))
             let body = route.body == .none ? [] : [bodyText(request, route)]
-            return response(for: try cachedCall(route, [token, arguments] + body), route: route, request: request)
+            let pool = readsReplica(route, request) ? readPool ?? pool : pool
+            return response(for: try cachedCall(route, [token, arguments] + body, pool: pool), route: route, request: request)
+        }
+    }
+
+    /// Whether this request may be answered by the replica (Route.reads).
+    private func readsReplica(_ route: Route, _ request: Request) -> Bool {
+        switch route.reads {
+        case .primary: false
+        case .replica: true
+        case .replicaWhen(let name, let value): request.query[name] == value
         }
     }
 
     private func findRoute(_ request: Request) throws(Problem) -> (Route, [String: String]) {
-        switch router.match(method: request.method, path: request.path) {
+        // The server matched the route already, from the head (for the body limit): not twice.
+        switch request.match ?? router.match(method: request.method, path: request.path) {
         case .found(let route, let parameters):
             return (route, parameters)
         case .methodNotAllowed(let allowed):
@@ -137,25 +161,25 @@ public struct Pipeline: Sendable {
 
     /// A shared answer from memory while the cache holds it; else `call`, keeping a 200 for
     /// next time. The key is everything the function reads: these public functions ignore the token.
-    private func cachedCall(_ route: Route, _ parameters: [String?]) throws(Problem) -> Reply {
+    private func cachedCall(_ route: Route, _ parameters: [String?], pool: ConnectionPool) throws(Problem) -> Reply {
         guard let cache, case .sql(let function) = route.action, SharedCache.functions.contains(function) else {
-            return try call(route, parameters)
+            return try call(route, parameters, pool: pool)
         }
         let key = function + "\u{0}" + (parameters[1] ?? "") + "\u{0}" + (parameters.count > 2 ? parameters[2] ?? "" : "")
         switch cache.lookup(key) {
         case .hit(let reply):
             return reply
         case .off:
-            return try call(route, parameters)
+            return try call(route, parameters, pool: pool)
         case .miss(let generation):
-            let reply = try call(route, parameters)
+            let reply = try call(route, parameters, pool: pool)
             if reply.code == nil && (reply.status ?? route.status) == 200 { cache.store(key, reply, generation: generation) }
             return reply
         }
     }
 
     /// One round trip; serialization failures and deadlocks rolled back, so they are retried.
-    private func call(_ route: Route, _ parameters: [String?]) throws(Problem) -> Reply {
+    private func call(_ route: Route, _ parameters: [String?], pool: ConnectionPool) throws(Problem) -> Reply {
         guard case .sql(let function) = route.action, let statement = route.statement else {
             throw Problem(500, "internal_error", "Something went wrong on our side.")
         }
@@ -163,7 +187,7 @@ public struct Pipeline: Sendable {
         while true {
             do throws(DatabaseError) {
                 let rows = try pool.withConnection { connection throws(DatabaseError) in
-                    try connection.executePrepared(function + "/" + String(describing: route.body), statement, parameters)
+                    try connection.executePrepared(route.statementName, statement, parameters)
                 }
                 guard let row = rows.first, let reply = Reply(row: row, kind: route.response) else {
                     throw DatabaseError(sqlState: "XX000", message: "\(function) returned no reply row")

@@ -15,6 +15,9 @@ public struct Request: Sendable {
     /// The client's IP address as the server saw it (nil in-process). The pipeline passes it
     /// to SQL as params.client_ip; what it means (login throttling) is decided there.
     public var clientAddress: String?
+    /// The route the server matched from the head (HTTPServer), so the pipeline does not match
+    /// it again; nil in-process, where the pipeline matches it itself.
+    public var match: RouteMatch?
 
     public init(
         method: String, path: String, query: [String: String] = [:],

@@ -30,6 +30,16 @@ public enum Action: Sendable, Equatable {
     case sql(String)
 }
 
+/// Which database a route reads from. Routes that read only shared data (the catalog, tips,
+/// the global board, avatars) may go to a streaming replica (READ_DATABASE_URL); everything a
+/// user just wrote is read from the primary.
+public enum Reads: Sendable, Equatable {
+    case primary
+    case replica
+    /// The replica when query parameter `name` is `value` (`scope=global`), else the primary.
+    case replicaWhen(parameter: String, is: String)
+}
+
 public struct Route: Sendable {
     public let method: String
     public let template: String
@@ -40,7 +50,11 @@ public struct Route: Sendable {
     /// Body limit in bytes for this route; nil means the configured default.
     public let bodyLimit: Int?
     public let response: ResponseKind
+    public let reads: Reads
     let segments: [Segment]
+    /// The one statement this route runs and its prepared name, made once (not per call).
+    let statement: String?
+    let statementName: String
 
     enum Segment: Sendable, Equatable {
         case literal(String)
@@ -49,7 +63,8 @@ public struct Route: Sendable {
 
     public init(
         _ method: String, _ template: String, _ action: Action, access: Access = .bearer,
-        status: Int = 200, body: BodyKind = .none, bodyLimit: Int? = nil, response: ResponseKind = .json
+        status: Int = 200, body: BodyKind = .none, bodyLimit: Int? = nil, response: ResponseKind = .json,
+        reads: Reads = .primary
     ) {
         self.method = method
         self.template = template
@@ -59,6 +74,14 @@ public struct Route: Sendable {
         self.body = body
         self.bodyLimit = bodyLimit
         self.response = response
+        self.reads = reads
+        self.statement = Self.statement(method, action, body, response)
+        // The same function under another method may run another statement (api.idempotent).
+        if case .sql(let function) = action {
+            statementName = method + " " + function + "/" + String(describing: body)
+        } else {
+            statementName = ""
+        }
         self.segments = template.split(separator: "/").map { part in
             part.hasPrefix("{") && part.hasSuffix("}")
                 ? .parameter(String(part.dropFirst().dropLast())) : .literal(String(part))
@@ -78,11 +101,11 @@ public struct Route: Sendable {
         return parameters
     }
 
-    /// The one statement this route runs: token, path and query parameters, body.
-    var statement: String? {
+    /// The one statement a route runs: token, path and query parameters, body.
+    static func statement(_ method: String, _ action: Action, _ bodyKind: BodyKind, _ response: ResponseKind) -> String? {
         guard case .sql(let function) = action else { return nil }
         let body =
-            switch self.body {
+            switch bodyKind {
             case .none: "'{}'::jsonb"
             case .json: "api.parse_body($3)"
             case .image: "api.parse_image($3)"
@@ -94,7 +117,7 @@ public struct Route: Sendable {
             }
         // A POST or DELETE runs under its Idempotency-Key (params.idempotency_key): api.idempotent
         // decides everything (which endpoints change state, scope, replay, 422).
-        if (method == "POST" || method == "DELETE") && self.body != .image && response == .json {
+        if (method == "POST" || method == "DELETE") && bodyKind != .image && response == .json {
             return "select \(columns) from api.idempotent('\(function)', $1, $2::jsonb, \(body))"
         }
         return "select \(columns) from \(function)($1, $2::jsonb, \(body))"

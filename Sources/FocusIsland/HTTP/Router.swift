@@ -1,7 +1,7 @@
 // Router: finds the route for a method and path, or says why there is none
 // (404 for an unknown path, 405 with the allowed methods for a known one).
 
-public enum RouteMatch {
+public enum RouteMatch: Sendable {
     case found(Route, parameters: [String: String])
     case methodNotAllowed(allowed: [String])
     case notFound

@@ -2,6 +2,9 @@
 // method, path template, the one SQL function that answers it, who may call it, the success
 // status, the body it takes.
 // The function may choose another status (e.g. 200 instead of 201 for a replay).
+// `reads: .replica`: shared data only (catalog, tips, the global board, avatars), answered by the
+// read replica when READ_DATABASE_URL is set; what a user just wrote is always read from the
+// primary. A replica is behind by its replication lag (milliseconds on one network).
 
 public enum Routes {
     /// Sync bodies carry the phone's known ids: 10,000 UUIDs fit in 1 MiB.
@@ -40,10 +43,10 @@ public enum Routes {
         Route("PATCH", "/me", .sql("api.me_update"), body: .json),
 
         // Shop and inventory
-        Route("GET", "/shop/items", .sql("api.shop_items_list"), access: .public),
+        Route("GET", "/shop/items", .sql("api.shop_items_list"), access: .public, reads: .replica),
         Route(
             "POST", "/sync/shop-items", .sql("api.shop_items_sync"), access: .public, body: .json,
-            bodyLimit: syncBodyLimit),
+            bodyLimit: syncBodyLimit, reads: .replica),
         Route("POST", "/shop/purchases", .sql("api.shop_purchases_create"), status: 201, body: .json),
         Route("GET", "/me/items", .sql("api.me_items_list")),
         Route("PUT", "/me/selected/{kind}", .sql("api.me_selected_update"), body: .json),
@@ -61,11 +64,11 @@ public enum Routes {
         Route("GET", "/me/stats", .sql("api.me_stats_get")),
         Route(
             "POST", "/sync/mindfulness-tips", .sql("api.mindfulness_tips_sync"), access: .public, body: .json,
-            bodyLimit: syncBodyLimit),
+            bodyLimit: syncBodyLimit, reads: .replica),
         // The literal path the seed documents name (/Sync/MindfulnessTips).
         Route(
             "POST", "/Sync/MindfulnessTips", .sql("api.mindfulness_tips_sync"), access: .public, body: .json,
-            bodyLimit: syncBodyLimit),
+            bodyLimit: syncBodyLimit, reads: .replica),
 
         // Friends
         Route("GET", "/friends", .sql("api.friends_list")),
@@ -76,7 +79,9 @@ public enum Routes {
         Route("POST", "/friend-requests/{id}/decline", .sql("api.friend_requests_decline"), status: 204),
         Route("DELETE", "/friend-requests/{id}", .sql("api.friend_requests_delete"), status: 204),
         Route("GET", "/users/{id}", .sql("api.users_get")),
-        Route("GET", "/leaderboards/{period}", .sql("api.leaderboards_get")),
+        Route(
+            "GET", "/leaderboards/{period}", .sql("api.leaderboards_get"),
+            reads: .replicaWhen(parameter: "scope", is: "global")),
 
         // Blocks and reports
         Route("POST", "/users/{id}/block", .sql("api.users_block_create"), status: 204),
@@ -87,7 +92,7 @@ public enum Routes {
         // Avatars
         Route("PUT", "/me/avatar", .sql("api.me_avatar_update"), status: 204, body: .image, bodyLimit: imageBodyLimit),
         Route("DELETE", "/me/avatar", .sql("api.me_avatar_delete"), status: 204),
-        Route("GET", "/users/{id}/avatar", .sql("api.users_avatar_get"), response: .file),
+        Route("GET", "/users/{id}/avatar", .sql("api.users_avatar_get"), response: .file, reads: .replica),
 
         // Live events: JSON here; over the socket also an SSE stream or a waiting long-poll
         // (Server/EventsEndpoint.swift), which first call `eventsStreamOpen`.

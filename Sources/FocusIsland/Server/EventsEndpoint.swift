@@ -205,7 +205,9 @@ extension HTTPServer {
 
     /// The same pool and checks (401 without a token, problems, retries) with a one-route table.
     static func openPipeline(_ pipeline: Pipeline) -> Pipeline {
-        Pipeline(router: openRouter, pool: pipeline.pool, defaultBodyLimit: pipeline.defaultBodyLimit, logger: pipeline.logger)
+        Pipeline(
+            router: openRouter, pool: pipeline.pool, defaultBodyLimit: pipeline.defaultBodyLimit, logger: pipeline.logger,
+            metrics: pipeline.metrics)
     }
     static let openRouter = Router(routes: [Routes.eventsStreamOpen])
 

@@ -120,6 +120,8 @@ struct DaemonHandle: @unchecked Sendable {
 final class RequestState {
     let startedAt = monotonicMicroseconds()
     let limit: Int
+    /// The route matched from the head, handed to the pipeline with the request.
+    let match: RouteMatch
     var body: [UInt8] = []
     /// Bytes of an oversize chunked body read and dropped so far.
     var discarded = 0
@@ -128,7 +130,10 @@ final class RequestState {
     /// Set while this request is an event stream or a waiting long-poll.
     var live: LiveClient?
 
-    init(limit: Int) { self.limit = limit }
+    init(limit: Int, match: RouteMatch) {
+        self.limit = limit
+        self.match = match
+    }
 }
 
 private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, uploadData, uploadSize, state in
@@ -140,8 +145,8 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     guard let existing = state.pointee else {
         server.inFlight.add(1, ordering: .relaxed)
         server.headDeadline.headArrived(focus_connection_fd(connection))
-        let limit = server.pipeline.bodyLimit(method: methodText, path: path)
-        let request = RequestState(limit: limit)
+        let match = server.pipeline.router.match(method: methodText, path: path)
+        let request = RequestState(limit: server.pipeline.bodyLimit(match), match: match)
         state.pointee = Unmanaged.passRetained(request).toOpaque()
         if focus_request_head_size(connection) > HTTPServer.maxHead {
             return send(
@@ -151,9 +156,10 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
                     "The request head is larger than 8 KiB."
                 ).response)
         }
-        if let length = header(connection, "Content-Length").flatMap({ Int($0) }), length > limit {
+        if let length = header(connection, "Content-Length").flatMap({ Int($0) }), length > request.limit {
             var oversize = makeRequest(connection, methodText, path, [])
             oversize.bodyExceededLimit = true
+            oversize.match = match
             return send(connection, server.pipeline.respond(to: oversize, startedAt: request.startedAt))
         }
         return MHD_Result.YES
@@ -189,6 +195,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     if server.streams != nil && methodText == "GET" && path == "/events" {
         return server.answerEvents(connection, request, complete)
     }
+    complete.match = request.match
     return send(connection, server.pipeline.respond(to: complete, startedAt: request.startedAt))
 }
 
@@ -274,7 +281,7 @@ func send(_ connection: OpaquePointer, _ response: Response) -> MHD_Result {
 }
 
 /// A socket address for HOST and PORT (numeric or a name like localhost).
-private func resolve(_ host: String, _ port: UInt16) throws(ServerError) -> (storage: sockaddr_storage, family: Int32) {
+func resolve(_ host: String, _ port: UInt16) throws(ServerError) -> (storage: sockaddr_storage, family: Int32) {
     var hints = addrinfo()
     hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
     hints.ai_flags = AI_PASSIVE
