@@ -40,11 +40,6 @@ public struct Pipeline: Sendable {
         return defaultBodyLimit
     }
 
-    /// The body limit for a request, known from its headers before the body is read.
-    public func bodyLimit(method: String, path: String) -> Int {
-        bodyLimit(router.match(method: method, path: path))
-    }
-
     /// Answers one request and writes its log line (unless `log` is false: a waiting
     /// long-poll asks again on each wake and logs once, when it answers).
     public func respond(to request: Request, startedAt: UInt64 = monotonicMicroseconds(), log: Bool = true) -> Response {
