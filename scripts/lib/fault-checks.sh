@@ -18,7 +18,7 @@
 #      and at CONNECTION_LIMIT a new client is refused at once, not left hanging.
 # Checks 5 to 8 are also the fast half of scripts/chaos, which adds the long scenarios.
 # A "slow request" is a real one: PATCH /me waiting for the user's row, which a psql session
-# holds locked for a few seconds (below focus_api's 5 s statement_timeout).
+# holds locked until the check releases it (well within focus_api's 5 s statement_timeout).
 # shellcheck shell=bash disable=SC2154 # dir, server, server_pid and base_url are set by scripts/test and common.sh
 
 fault_log() { printf '%s/fault-%s.log' "$dir" "$1"; }
@@ -43,24 +43,30 @@ new_account() {
         | sed -n 's/.*"user": {"id": "\([^"]*\)".*"token": "\([^"]*\)".*/\1 \2/p'
 }
 
-# hold_user_row USER_ID SECONDS: a psql session locks the user's row for SECONDS, in the background
-# (holder_pid); returns once the lock is held.
+# hold_user_row USER_ID: a psql session locks the user's row, in the background (holder_pid),
+# until release_user_row; returns once the lock is held. Held until released rather than for a
+# fixed time, so a slow machine cannot let the lock go before the requests queue behind it.
 hold_user_row() {
-    local owner_url
-    owner_url=$(cluster_url "$dir" focus_owner)
-    psql -X -q "$owner_url" -c "begin; select from app.users where id = '$1' for update; select pg_sleep($2); commit;" \
-        >/dev/null 2>&1 &
+    psql -X -q "$(cluster_url "$dir" focus_owner)" \
+        -c "begin; select from app.users where id = '$1' for update; select pg_sleep(60); commit;" >/dev/null 2>&1 &
     holder_pid=$!
-    for _ in $(seq 100); do
-        [ "$(psql -X -At "$(cluster_url "$dir" postgres)" -c "select count(*) from pg_stat_activity where query like '%pg_sleep($2)%' and state = 'active' and pid <> pg_backend_pid()")" = 1 ] && return 0
+    for _ in $(seq 200); do
+        [ "$(psql -X -At "$(cluster_url "$dir" postgres)" -c "select count(*) from pg_stat_activity where query like '%pg_sleep(60)%' and state = 'active' and pid <> pg_backend_pid()")" = 1 ] && return 0
         sleep 0.05
     done
     die "could not lock the user's row"
 }
 
+# release_user_row: cancels the holder's sleep, which ends its transaction and frees the row.
+release_user_row() {
+    psql -X -At "$(cluster_url "$dir" postgres)" \
+        -c "select pg_cancel_backend(pid) from pg_stat_activity where query like '%pg_sleep(60)%' and pid <> pg_backend_pid()" >/dev/null
+    wait "$holder_pid" 2>/dev/null || true
+}
+
 # waiting_for_lock N (as the superuser, who sees every session's wait): returns once N backends of focus_api wait on a lock (the slow requests).
 waiting_for_lock() {
-    for _ in $(seq 100); do
+    for _ in $(seq 200); do
         [ "$(psql -X -At "$(cluster_url "$dir" postgres)" -c "select count(*) from pg_stat_activity where usename = 'focus_api' and wait_event_type = 'Lock'")" -ge "$1" ] && return 0
         sleep 0.05
     done
@@ -82,7 +88,7 @@ fault_checks_basic() {
     # 1. SIGTERM with a request in flight.
     serve_in_background "$(fault_log sigterm)"
     read -r user token <<<"$(new_account)"
-    hold_user_row "$user" 2
+    hold_user_row "$user"
     http PATCH /me "$token" '{"display_name":"Slow"}' >"$dir/slow.out" &
     local slow_pid=$!
     waiting_for_lock 1
@@ -91,11 +97,12 @@ fault_checks_basic() {
     sleep 0.2
     local refused=no
     curl -s --max-time 2 "$base_url/health" >/dev/null 2>&1 || refused=yes
+    sleep 0.5
+    release_user_row
     wait "$slow_pid"
     local exit_status=0
     wait "$server_pid" || exit_status=$?
     local took=$(( $(now_ms) - started ))
-    wait "$holder_pid" || true
     local slow
     slow=$(cut -d' ' -f1 "$dir/slow.out")
     if [ "$slow" = 200 ] && [ "$refused" = yes ] && [ "$exit_status" = 0 ] && [ "$took" -lt 10000 ]; then
@@ -147,7 +154,7 @@ fault_checks_basic() {
     # 3. Every pooled connection held by a slow statement.
     serve_in_background "$(fault_log pool)" DB_POOL_SIZE=2 DB_POOL_TIMEOUT=1
     read -r user token <<<"$(new_account)"
-    hold_user_row "$user" 3
+    hold_user_row "$user"
     http PATCH /me "$token" '{"display_name":"Slow 1"}' >"$dir/slow1.out" &
     local first=$!
     http PATCH /me "$token" '{"display_name":"Slow 2"}' >"$dir/slow2.out" &
@@ -157,7 +164,8 @@ fault_checks_basic() {
     local busy
     busy=$(http GET /me "$token")
     took=$(( $(now_ms) - started ))
-    wait "$first" "$second" "$holder_pid" || true
+    release_user_row
+    wait "$first" "$second" || true
     read -r -a answer <<<"$busy"
     if [ "${answer[0]}" = 503 ] && [ "${answer[1]}" = busy ] && [ -n "${answer[2]:-}" ] && [ "$took" -ge 900 ] \
        && [ "$(cut -d' ' -f1 "$dir/slow1.out" "$dir/slow2.out" | xargs)" = "200 200" ]; then
@@ -276,11 +284,11 @@ fault_checks_crashes() {
     # 4. A statement past statement_timeout (0.5 s on this server's sessions).
     serve_in_background "$(fault_log timeout)" DATABASE_URL="$DATABASE_URL&options=-c%20statement_timeout%3D500"
     read -r user token <<<"$(new_account)"
-    hold_user_row "$user" 2
+    hold_user_row "$user"
     started=$(now_ms)
     read -r -a answer <<<"$(http PATCH /me "$token" '{"display_name":"Late"}')"
     took=$(( $(now_ms) - started ))
-    wait "$holder_pid" || true
+    release_user_row
     if [ "${answer[0]}" = 503 ] && [ "${answer[1]}" = timeout ] && [ -n "${answer[2]:-}" ]; then
         check "statement_timeout (0.5 s): 503 timeout, Retry-After: ${answer[2]}, after ${took} ms" ok
     else
