@@ -564,11 +564,7 @@ declare
     v_session app.focus_sessions;
     v_end timestamptz;
 begin
-    perform api.lock_user(v_user_id);
-    select * into v_session from app.focus_sessions s where s.id = v_id and s.user_id = v_user_id;
-    if v_session.id is null then
-        perform api.fail(404, 'session_not_found', 'There is no such session.');
-    end if;
+    v_session := api.own_session(v_user_id, v_id);
     if v_session.abandoned then
         return api.session_reply(v_id);
     end if;
@@ -722,11 +718,7 @@ declare
     v_session app.focus_sessions;
     v_end timestamptz;
 begin
-    perform api.lock_user(v_user_id);
-    select * into v_session from app.focus_sessions s where s.id = v_id and s.user_id = v_user_id;
-    if v_session.id is null then
-        perform api.fail(404, 'session_not_found', 'There is no such session.');
-    end if;
+    v_session := api.own_session(v_user_id, v_id);
     if v_session.ended_at is not null then
         return api.session_reply(v_id);  -- finishing twice answers the same (an abandoned one: as abandoned)
     end if;
@@ -771,11 +763,7 @@ declare
     v_session app.focus_sessions;
     v_tip app.mindfulness_tips;
 begin
-    perform api.lock_user(v_user_id);
-    select * into v_session from app.focus_sessions s where s.id = v_id and s.user_id = v_user_id;
-    if v_session.id is null then
-        perform api.fail(404, 'session_not_found', 'There is no such session.');
-    end if;
+    v_session := api.own_session(v_user_id, v_id);
     if v_session.ended_at is null then
         perform api.fail(409, 'session_not_finished', 'Finish the session before rating it.');
     end if;
@@ -1375,15 +1363,9 @@ CREATE FUNCTION api.lock_account(user_id uuid) RETURNS app.users
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
-declare
-    v_user app.users;
 begin
     perform from app.auth_tokens t where t.user_id = lock_account.user_id order by t.digest for update;
-    select * into v_user from app.users u where u.id = lock_account.user_id and u.deleted_at is null for update;
-    if v_user.id is null then
-        perform api.fail(401, 'unauthorized', 'The token is missing, unknown, expired or revoked.');
-    end if;
-    return v_user;
+    return api.lock_user(lock_account.user_id);
 end
 $$;
 ALTER FUNCTION api.lock_account(user_id uuid) OWNER TO focus_owner;
@@ -1818,6 +1800,23 @@ begin
 end
 $$;
 ALTER FUNCTION api.other_user_param(params jsonb, user_id uuid, self_code text) OWNER TO focus_owner;
+CREATE FUNCTION api.own_session(user_id uuid, session_id uuid) RETURNS app.focus_sessions
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_session app.focus_sessions;
+begin
+    perform api.lock_user(own_session.user_id);
+    select * into v_session from app.focus_sessions s
+    where s.id = own_session.session_id and s.user_id = own_session.user_id;
+    if v_session.id is null then
+        perform api.fail(404, 'session_not_found', 'There is no such session.');
+    end if;
+    return v_session;
+end
+$$;
+ALTER FUNCTION api.own_session(user_id uuid, session_id uuid) OWNER TO focus_owner;
 CREATE FUNCTION api.pair(a uuid, b uuid) RETURNS app.friendships
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -3386,6 +3385,7 @@ REVOKE ALL ON FUNCTION api.ok(body jsonb, status integer, etag text) FROM PUBLIC
 REVOKE ALL ON FUNCTION api.only_keys(body jsonb, allowed text[]) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.other_user(pair app.friendships, me uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.other_user_param(params jsonb, user_id uuid, self_code text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.own_session(user_id uuid, session_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.pair(a uuid, b uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.parse_body(body text) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.parse_body(body text) TO focus_api;

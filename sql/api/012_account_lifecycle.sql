@@ -55,15 +55,9 @@ create function api.lock_account(user_id uuid)
 returns app.users
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
-declare
-    v_user app.users;
 begin
     perform from app.auth_tokens t where t.user_id = lock_account.user_id order by t.digest for update;
-    select * into v_user from app.users u where u.id = lock_account.user_id and u.deleted_at is null for update;
-    if v_user.id is null then
-        perform api.fail(401, 'unauthorized', 'The token is missing, unknown, expired or revoked.');
-    end if;
-    return v_user;
+    return api.lock_user(lock_account.user_id);
 end
 $$;
 

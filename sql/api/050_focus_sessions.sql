@@ -15,6 +15,26 @@ as $$
                               'abandoned', session.abandoned)
 $$;
 
+-- The caller's own session, read under the caller's lock (api.lock_user): one earning, rating
+-- or ending per user at a time. Anyone else's id answers 404 session_not_found, exactly like
+-- an unknown one.
+create function api.own_session(user_id uuid, session_id uuid)
+returns app.focus_sessions
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_session app.focus_sessions;
+begin
+    perform api.lock_user(own_session.user_id);
+    select * into v_session from app.focus_sessions s
+    where s.id = own_session.session_id and s.user_id = own_session.user_id;
+    if v_session.id is null then
+        perform api.fail(404, 'session_not_found', 'There is no such session.');
+    end if;
+    return v_session;
+end
+$$;
+
 -- {session, balance}: the answer of finish and record.
 create function api.session_reply(session_id uuid, status integer default null)
 returns api.reply
@@ -122,11 +142,7 @@ declare
     v_session app.focus_sessions;
     v_end timestamptz;
 begin
-    perform api.lock_user(v_user_id);
-    select * into v_session from app.focus_sessions s where s.id = v_id and s.user_id = v_user_id;
-    if v_session.id is null then
-        perform api.fail(404, 'session_not_found', 'There is no such session.');
-    end if;
+    v_session := api.own_session(v_user_id, v_id);
     if v_session.ended_at is not null then
         return api.session_reply(v_id);  -- finishing twice answers the same (an abandoned one: as abandoned)
     end if;
@@ -311,11 +327,7 @@ declare
     v_session app.focus_sessions;
     v_end timestamptz;
 begin
-    perform api.lock_user(v_user_id);
-    select * into v_session from app.focus_sessions s where s.id = v_id and s.user_id = v_user_id;
-    if v_session.id is null then
-        perform api.fail(404, 'session_not_found', 'There is no such session.');
-    end if;
+    v_session := api.own_session(v_user_id, v_id);
     if v_session.abandoned then
         return api.session_reply(v_id);
     end if;

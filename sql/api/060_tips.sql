@@ -25,11 +25,7 @@ declare
     v_session app.focus_sessions;
     v_tip app.mindfulness_tips;
 begin
-    perform api.lock_user(v_user_id);
-    select * into v_session from app.focus_sessions s where s.id = v_id and s.user_id = v_user_id;
-    if v_session.id is null then
-        perform api.fail(404, 'session_not_found', 'There is no such session.');
-    end if;
+    v_session := api.own_session(v_user_id, v_id);
     if v_session.ended_at is null then
         perform api.fail(409, 'session_not_finished', 'Finish the session before rating it.');
     end if;
