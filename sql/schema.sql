@@ -150,7 +150,7 @@ begin
     if v_user.id is null
        or v_user.password_hash <> crypt(v_password, v_user.password_hash) then
         if v_user.id is null then
-            perform crypt(v_password, gen_salt('bf', v_settings.bcrypt_cost));
+            perform api.hash_password(v_password);
         end if;
         insert into app.login_failures (email, client_ip) values (v_email, v_address);
         return api.problem(401, 'invalid_credentials', 'The email or password is wrong.');
@@ -166,7 +166,7 @@ begin
     -- Rehash passwords stored at a lower cost than the current setting.
     if substring(v_user.password_hash from 5 for 2)::integer < v_settings.bcrypt_cost then
         update app.users u
-        set password_hash = crypt(v_password, gen_salt('bf', v_settings.bcrypt_cost)), updated_at = now()
+        set password_hash = api.hash_password(v_password), updated_at = now()
         where u.id = v_user.id;
     end if;
     return api.ok(jsonb_build_object('user', api.profile(v_user.id)) || api.issue_token(v_user.id, auth_login.params));
