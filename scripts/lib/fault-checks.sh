@@ -155,8 +155,12 @@ fault_checks_basic() {
     serve_in_background "$(fault_log pool)" DB_POOL_SIZE=2 DB_POOL_TIMEOUT=1
     read -r user token <<<"$(new_account)"
     hold_user_row "$user"
+    # One after the other: each HTTP worker answers one request at a time, and a worker blocked in
+    # the database accepts no connection, so the second is taken by another worker. Sent
+    # together, both could be accepted by one worker, the second waiting behind the first.
     http PATCH /me "$token" '{"display_name":"Slow 1"}' >"$dir/slow1.out" &
     local first=$!
+    waiting_for_lock 1
     http PATCH /me "$token" '{"display_name":"Slow 2"}' >"$dir/slow2.out" &
     local second=$!
     waiting_for_lock 2
