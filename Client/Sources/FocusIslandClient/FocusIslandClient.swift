@@ -12,6 +12,8 @@ import Foundation
 public final class FocusIslandClient: Sendable {
     public let baseURL: URL
     public let retryPolicy: RetryPolicy
+    /// Also refuse an answer with members its model lacks (tests: keeps the document honest).
+    public let strictDecoding: Bool
     let session: URLSession
     let cache: ConditionalCache
     private let state: Locked<String?>
@@ -21,10 +23,11 @@ public final class FocusIslandClient: Sendable {
     /// turns URLSession's own cache off (it keeps its own, by ETag).
     public init(
         baseURL: URL, token: String? = nil, retryPolicy: RetryPolicy = RetryPolicy(),
-        configuration: URLSessionConfiguration = .ephemeral
+        configuration: URLSessionConfiguration = .ephemeral, strictDecoding: Bool = false
     ) {
         self.baseURL = baseURL
         self.retryPolicy = retryPolicy
+        self.strictDecoding = strictDecoding
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         self.session = URLSession(configuration: configuration)
@@ -136,12 +139,25 @@ public final class FocusIslandClient: Sendable {
         return try encoder.encode(value)
     }
 
-    static func decode<T: Decodable>(_ type: T.Type, from response: RawResponse) throws -> T {
+    func decode<T: Codable>(_ type: T.Type, from response: RawResponse) throws -> T {
+        let value: T
         do {
-            return try JSONDecoder().decode(type, from: response.body)
+            value = try JSONDecoder().decode(type, from: response.body)
         } catch {
             throw FocusIslandError.decoding(type: String(describing: type), status: response.status, description: "\(error)")
         }
+        if strictDecoding {
+            // The model written back must say what the server said: a member the model does not
+            // know (a field the document lacks) would be lost silently otherwise.
+            let said = try JSONDecoder().decode(JSONValue.self, from: response.body).normalized
+            let kept = try JSONDecoder().decode(JSONValue.self, from: FocusIslandClient.encode(value)).normalized
+            if said != kept {
+                throw FocusIslandError.decoding(
+                    type: String(describing: type), status: response.status,
+                    description: "the model does not keep the whole answer: \(said.difference(from: kept))")
+            }
+        }
+        return value
     }
 }
 

@@ -58,4 +58,37 @@ public enum JSONValue: Codable, Sendable, Equatable, Hashable {
     public func decode<T: Decodable>(_ type: T.Type) throws -> T {
         try JSONDecoder().decode(type, from: JSONEncoder().encode(self))
     }
+
+    /// Null members dropped (a model leaves a nil optional out) and UUIDs lower-cased (Foundation
+    /// writes them upper-case): two answers equal as the API means them compare equal.
+    var normalized: JSONValue {
+        switch self {
+        case .object(let members):
+            return .object(members.filter { $0.value != .null }.mapValues(\.normalized))
+        case .array(let values):
+            return .array(values.map(\.normalized))
+        case .string(let text) where UUID(uuidString: text) != nil:
+            return .string(text.lowercased())
+        default:
+            return self
+        }
+    }
+
+    /// The first place where two values differ, as a path (for error messages).
+    func difference(from other: JSONValue, at path: String = "$") -> String {
+        switch (self, other) {
+        case (.object(let left), .object(let right)):
+            for key in Set(left.keys).union(right.keys).sorted() {
+                guard let l = left[key], let r = right[key] else { return "\(path).\(key) only on one side" }
+                if l != r { return l.difference(from: r, at: "\(path).\(key)") }
+            }
+        case (.array(let left), .array(let right)) where left.count == right.count:
+            for (index, (l, r)) in zip(left, right).enumerated() where l != r {
+                return l.difference(from: r, at: "\(path)[\(index)]")
+            }
+        default:
+            break
+        }
+        return "\(path): \(self) vs \(other)"
+    }
 }

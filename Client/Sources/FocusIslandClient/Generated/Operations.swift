@@ -130,7 +130,7 @@ extension FocusIslandClient {
             method: "GET", path: "/health", query: [],
             body: nil, contentType: nil, idempotencyKey: nil,
             conditional: false, statuses: [200])
-        return try FocusIslandClient.decode(Health.self, from: try await send(request))
+        return try self.decode(Health.self, from: try await send(request))
     }
 
     /// The database is reachable and migrated.
@@ -140,7 +140,7 @@ extension FocusIslandClient {
             method: "GET", path: "/ready", query: [],
             body: nil, contentType: nil, idempotencyKey: nil,
             conditional: false, statuses: [200])
-        return try FocusIslandClient.decode(Ready.self, from: try await send(request))
+        return try self.decode(Ready.self, from: try await send(request))
     }
 
     /// This document.
@@ -150,7 +150,7 @@ extension FocusIslandClient {
             method: "GET", path: "/openapi.json", query: [],
             body: nil, contentType: nil, idempotencyKey: nil,
             conditional: true, statuses: [200])
-        return try FocusIslandClient.decode(JSONValue.self, from: try await send(request))
+        return try self.decode(JSONValue.self, from: try await send(request))
     }
 
     /// Create an account; answers its first token.
@@ -160,7 +160,7 @@ extension FocusIslandClient {
             method: "POST", path: "/auth/register", query: [],
             body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
             conditional: false, statuses: [201])
-        return try FocusIslandClient.decode(SignedIn.self, from: try await send(request))
+        return try self.decode(SignedIn.self, from: try await send(request))
     }
 
     /// Sign in.
@@ -170,7 +170,7 @@ extension FocusIslandClient {
             method: "POST", path: "/auth/login", query: [],
             body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
             conditional: false, statuses: [200])
-        return try FocusIslandClient.decode(SignedIn.self, from: try await send(request))
+        return try self.decode(SignedIn.self, from: try await send(request))
     }
 
     /// Revoke the calling token.
@@ -200,7 +200,7 @@ extension FocusIslandClient {
             method: "POST", path: "/auth/password-reset/confirm", query: [],
             body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
             conditional: false, statuses: [200])
-        return try FocusIslandClient.decode(SignedIn.self, from: try await send(request))
+        return try self.decode(SignedIn.self, from: try await send(request))
     }
 
     /// Delete the account (an anonymous tombstone stays).
@@ -220,7 +220,7 @@ extension FocusIslandClient {
             method: "GET", path: "/me", query: [],
             body: nil, contentType: nil, idempotencyKey: nil,
             conditional: false, statuses: [200])
-        return try FocusIslandClient.decode(Profile.self, from: try await send(request))
+        return try self.decode(Profile.self, from: try await send(request))
     }
 
     /// Change the display name or settings (only the fields given).
@@ -230,7 +230,7 @@ extension FocusIslandClient {
             method: "PATCH", path: "/me", query: [],
             body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
             conditional: false, statuses: [200])
-        return try FocusIslandClient.decode(Profile.self, from: try await send(request))
+        return try self.decode(Profile.self, from: try await send(request))
     }
 
     /// Everything stored about the caller.
@@ -240,7 +240,7 @@ extension FocusIslandClient {
             method: "GET", path: "/me/export", query: [],
             body: nil, contentType: nil, idempotencyKey: nil,
             conditional: false, statuses: [200])
-        return try FocusIslandClient.decode(Export.self, from: try await send(request))
+        return try self.decode(Export.self, from: try await send(request))
     }
 
     /// Change the password; every other token stops working.
@@ -260,7 +260,7 @@ extension FocusIslandClient {
             method: "POST", path: "/me/email", query: [],
             body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
             conditional: false, statuses: [200])
-        return try FocusIslandClient.decode(Profile.self, from: try await send(request))
+        return try self.decode(Profile.self, from: try await send(request))
     }
 
     /// The caller's working tokens (devices).
@@ -270,7 +270,7 @@ extension FocusIslandClient {
             method: "GET", path: "/me/tokens", query: [],
             body: nil, contentType: nil, idempotencyKey: nil,
             conditional: false, statuses: [200])
-        return try FocusIslandClient.decode(Devices.self, from: try await send(request))
+        return try self.decode(Devices.self, from: try await send(request))
     }
 
     /// End one of the caller's tokens.
@@ -290,7 +290,7 @@ extension FocusIslandClient {
             method: "GET", path: "/shop/items", query: [],
             body: nil, contentType: nil, idempotencyKey: nil,
             conditional: true, statuses: [200])
-        return try FocusIslandClient.decode(Catalog.self, from: try await send(request))
+        return try self.decode(Catalog.self, from: try await send(request))
     }
 
     /// Active items the phone lacks, and its ids no longer active.
@@ -300,7 +300,7 @@ extension FocusIslandClient {
             method: "POST", path: "/sync/shop-items", query: [],
             body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
             conditional: false, statuses: [200])
-        return try FocusIslandClient.decode(ItemSync.self, from: try await send(request))
+        return try self.decode(ItemSync.self, from: try await send(request))
     }
 
     /// Buy an item (200 and nothing charged if already owned).
@@ -313,9 +313,9 @@ extension FocusIslandClient {
         let response = try await send(request)
         switch response.status {
         case 200:
-            return .ok(try FocusIslandClient.decode(Purchase.self, from: response))
+            return .ok(try self.decode(Purchase.self, from: response))
         case 201:
-            return .created(try FocusIslandClient.decode(Purchase.self, from: response))
+            return .created(try self.decode(Purchase.self, from: response))
         default:
             throw FocusIslandError.unexpectedStatus(response.status)
         }
@@ -330,7 +330,7 @@ extension FocusIslandClient {
             method: "GET", path: "/me/items", query: query,
             body: nil, contentType: nil, idempotencyKey: nil,
             conditional: false, statuses: [200])
-        return try FocusIslandClient.decode(Inventory.self, from: try await send(request))
+        return try self.decode(Inventory.self, from: try await send(request))
     }
 
     /// Show an owned item of that kind.
@@ -340,7 +340,7 @@ extension FocusIslandClient {
             method: "PUT", path: "/me/selected/\(kind.rawValue)", query: [],
             body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
             conditional: false, statuses: [200])
-        return try FocusIslandClient.decode(Profile.self, from: try await send(request))
+        return try self.decode(Profile.self, from: try await send(request))
     }
 
     /// Start a live session on the server's clock.
@@ -350,7 +350,7 @@ extension FocusIslandClient {
             method: "POST", path: "/focus-sessions/start", query: [],
             body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
             conditional: false, statuses: [201])
-        return try FocusIslandClient.decode(SessionStarted.self, from: try await send(request))
+        return try self.decode(SessionStarted.self, from: try await send(request))
     }
 
     /// Finish a live session; coins paid once (finishing again answers the same).
@@ -360,7 +360,7 @@ extension FocusIslandClient {
             method: "POST", path: "/focus-sessions/\(id.uuidString.lowercased())/finish", query: [],
             body: nil, contentType: nil, idempotencyKey: idempotencyKey,
             conditional: false, statuses: [200])
-        return try FocusIslandClient.decode(SessionEnded.self, from: try await send(request))
+        return try self.decode(SessionEnded.self, from: try await send(request))
     }
 
     /// Record a session the phone timed (idempotent by its id).
@@ -373,9 +373,9 @@ extension FocusIslandClient {
         let response = try await send(request)
         switch response.status {
         case 200:
-            return .ok(try FocusIslandClient.decode(SessionEnded.self, from: response))
+            return .ok(try self.decode(SessionEnded.self, from: response))
         case 201:
-            return .created(try FocusIslandClient.decode(SessionEnded.self, from: response))
+            return .created(try self.decode(SessionEnded.self, from: response))
         default:
             throw FocusIslandError.unexpectedStatus(response.status)
         }
@@ -391,7 +391,7 @@ extension FocusIslandClient {
             method: "GET", path: "/focus-sessions", query: query,
             body: nil, contentType: nil, idempotencyKey: nil,
             conditional: false, statuses: [200])
-        return try FocusIslandClient.decode(SessionList.self, from: try await send(request))
+        return try self.decode(SessionList.self, from: try await send(request))
     }
 
     /// Rate a finished session; answers a tip of that level.
@@ -401,7 +401,7 @@ extension FocusIslandClient {
             method: "POST", path: "/focus-sessions/\(id.uuidString.lowercased())/rating", query: [],
             body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
             conditional: false, statuses: [200])
-        return try FocusIslandClient.decode(Rated.self, from: try await send(request))
+        return try self.decode(Rated.self, from: try await send(request))
     }
 
     /// Minutes, coins and streaks in the caller's own days.
@@ -411,7 +411,7 @@ extension FocusIslandClient {
             method: "GET", path: "/me/stats", query: [],
             body: nil, contentType: nil, idempotencyKey: nil,
             conditional: false, statuses: [200])
-        return try FocusIslandClient.decode(Stats.self, from: try await send(request))
+        return try self.decode(Stats.self, from: try await send(request))
     }
 
     /// Active tips the phone lacks, and its ids no longer active.
@@ -426,10 +426,10 @@ extension FocusIslandClient {
         let response = try await send(request)
         switch response.status {
         case 200:
-            if let value = try? FocusIslandClient.decode(TipSync.self, from: response) {
+            if let value = try? self.decode(TipSync.self, from: response) {
                 return .tipSync(value)
             }
-            return .originalTipSync(try FocusIslandClient.decode(OriginalTipSync.self, from: response))
+            return .originalTipSync(try self.decode(OriginalTipSync.self, from: response))
         default:
             throw FocusIslandError.unexpectedStatus(response.status)
         }
@@ -447,10 +447,10 @@ extension FocusIslandClient {
         let response = try await send(request)
         switch response.status {
         case 200:
-            if let value = try? FocusIslandClient.decode(TipSync.self, from: response) {
+            if let value = try? self.decode(TipSync.self, from: response) {
                 return .tipSync(value)
             }
-            return .originalTipSync(try FocusIslandClient.decode(OriginalTipSync.self, from: response))
+            return .originalTipSync(try self.decode(OriginalTipSync.self, from: response))
         default:
             throw FocusIslandError.unexpectedStatus(response.status)
         }
@@ -463,7 +463,7 @@ extension FocusIslandClient {
             method: "GET", path: "/friends", query: [],
             body: nil, contentType: nil, idempotencyKey: nil,
             conditional: true, statuses: [200])
-        return try FocusIslandClient.decode(FriendList.self, from: try await send(request))
+        return try self.decode(FriendList.self, from: try await send(request))
     }
 
     /// End a friendship.
@@ -483,7 +483,7 @@ extension FocusIslandClient {
             method: "GET", path: "/friend-requests", query: [],
             body: nil, contentType: nil, idempotencyKey: nil,
             conditional: true, statuses: [200])
-        return try FocusIslandClient.decode(FriendRequests.self, from: try await send(request))
+        return try self.decode(FriendRequests.self, from: try await send(request))
     }
 
     /// Ask someone by email (accepts at once if they had asked you; asking again answers the pending request).
@@ -497,12 +497,12 @@ extension FocusIslandClient {
         let response = try await send(request)
         switch response.status {
         case 200:
-            if let value = try? FocusIslandClient.decode(FriendAdded.self, from: response) {
+            if let value = try? self.decode(FriendAdded.self, from: response) {
                 return .okFriendAdded(value)
             }
-            return .okFriendRequestCreated(try FocusIslandClient.decode(FriendRequestCreated.self, from: response))
+            return .okFriendRequestCreated(try self.decode(FriendRequestCreated.self, from: response))
         case 201:
-            return .created(try FocusIslandClient.decode(FriendRequestCreated.self, from: response))
+            return .created(try self.decode(FriendRequestCreated.self, from: response))
         default:
             throw FocusIslandError.unexpectedStatus(response.status)
         }
@@ -515,7 +515,7 @@ extension FocusIslandClient {
             method: "POST", path: "/friend-requests/\(id.uuidString.lowercased())/accept", query: [],
             body: nil, contentType: nil, idempotencyKey: idempotencyKey,
             conditional: false, statuses: [200])
-        return try FocusIslandClient.decode(FriendAdded.self, from: try await send(request))
+        return try self.decode(FriendAdded.self, from: try await send(request))
     }
 
     /// Decline a request made to you.
@@ -545,7 +545,7 @@ extension FocusIslandClient {
             method: "GET", path: "/users/\(id.uuidString.lowercased())", query: [],
             body: nil, contentType: nil, idempotencyKey: nil,
             conditional: false, statuses: [200])
-        return try FocusIslandClient.decode(Friend.self, from: try await send(request))
+        return try self.decode(Friend.self, from: try await send(request))
     }
 
     /// Focused minutes ranked in the caller's day or week.
@@ -558,7 +558,7 @@ extension FocusIslandClient {
             method: "GET", path: "/leaderboards/\(period.rawValue)", query: query,
             body: nil, contentType: nil, idempotencyKey: nil,
             conditional: false, statuses: [200])
-        return try FocusIslandClient.decode(Leaderboard.self, from: try await send(request))
+        return try self.decode(Leaderboard.self, from: try await send(request))
     }
 
     /// Block a user (ends any friendship or request).
@@ -588,7 +588,7 @@ extension FocusIslandClient {
             method: "GET", path: "/me/blocks", query: [],
             body: nil, contentType: nil, idempotencyKey: nil,
             conditional: false, statuses: [200])
-        return try FocusIslandClient.decode(Blocks.self, from: try await send(request))
+        return try self.decode(Blocks.self, from: try await send(request))
     }
 
     /// Report a user to the moderators.
@@ -598,7 +598,7 @@ extension FocusIslandClient {
             method: "POST", path: "/users/\(id.uuidString.lowercased())/report", query: [],
             body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
             conditional: false, statuses: [201])
-        return try FocusIslandClient.decode(ReportCreated.self, from: try await send(request))
+        return try self.decode(ReportCreated.self, from: try await send(request))
     }
 
     /// Set the avatar (PNG or JPEG by its first bytes, at most 256 KiB).
@@ -642,7 +642,7 @@ extension FocusIslandClient {
             method: "GET", path: "/events", query: query,
             body: nil, contentType: nil, idempotencyKey: nil,
             conditional: false, statuses: [200])
-        return try FocusIslandClient.decode(Events.self, from: try await send(request))
+        return try self.decode(Events.self, from: try await send(request))
     }
 
     /// Record up to 100 offline sessions, each optionally rated; one result per item, a bad item never sinks the others; a replay earns nothing twice.
@@ -652,7 +652,7 @@ extension FocusIslandClient {
             method: "POST", path: "/focus-sessions/batch", query: [],
             body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
             conditional: false, statuses: [200])
-        return try FocusIslandClient.decode(SessionBatchResults.self, from: try await send(request))
+        return try self.decode(SessionBatchResults.self, from: try await send(request))
     }
 
     /// The running live session with its plan and the server's time, or 204 when none runs.
@@ -665,7 +665,7 @@ extension FocusIslandClient {
         let response = try await send(request)
         switch response.status {
         case 200:
-            return .ok(try FocusIslandClient.decode(SessionCurrent.self, from: response))
+            return .ok(try self.decode(SessionCurrent.self, from: response))
         case 204:
             return .noContent
         default:
@@ -680,6 +680,6 @@ extension FocusIslandClient {
             method: "POST", path: "/focus-sessions/\(id.uuidString.lowercased())/abandon", query: [],
             body: nil, contentType: nil, idempotencyKey: idempotencyKey,
             conditional: false, statuses: [200])
-        return try FocusIslandClient.decode(SessionEnded.self, from: try await send(request))
+        return try self.decode(SessionEnded.self, from: try await send(request))
     }
 }
