@@ -52,6 +52,13 @@ public actor SessionQueue {
         try save()
     }
 
+    /// Takes a session out of the queue unsent (the app discards it, or a whole batch is
+    /// refused because of it: a 400 for the request leaves everything queued).
+    public func remove(id: UUID) throws {
+        items.removeAll { $0.id == id }
+        try save()
+    }
+
     /// Sends what is queued. Throws only when a request fails (offline, say): what was not
     /// answered stays queued, and batches answered before the failure have left it.
     @discardableResult

@@ -112,5 +112,7 @@ import Testing
         await #expect(throws: FocusIslandError.self) { try await queue.flush() }
         let reopened = try SessionQueue(fileURL: file, client: offline)
         #expect(await reopened.pending == [rated])
+        try await reopened.remove(id: item.id)
+        #expect(try await SessionQueue(fileURL: file, client: offline).pending.isEmpty)
     }
 }
