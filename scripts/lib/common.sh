@@ -110,6 +110,7 @@ build_server() {
 serve_in_background() {
     local log=$1 port=""
     shift
+    : >"$log"  # the background job may open it after the first read below (sed: can't read)
     env PORT=0 LOG_FORMAT="${LOG_FORMAT:-text}" "$@" "$server" serve >"$log" 2>&1 &
     server_pid=$!
     for _ in $(seq 200); do

@@ -1,0 +1,305 @@
+// FocusIslandClient: the transport under the generated operations (Generated/Operations.swift).
+// One `send` for every route: the bearer token, an Idempotency-Key on every unsafe request (the
+// same one on each retry, so a retry never does anything twice), retries of transient failures
+// with backoff, and the conditional-GET cache for the routes that answer 304.
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The Focus Island API. Thread-safe: share one per server (and per signed-in user).
+public final class FocusIslandClient: Sendable {
+    public let baseURL: URL
+    public let retryPolicy: RetryPolicy
+    /// Also refuse an answer with members its model lacks (tests: keeps the document honest).
+    public let strictDecoding: Bool
+    let session: URLSession
+    let cache: ConditionalCache
+    private let state: Locked<String?>
+
+    /// `baseURL`: the server, e.g. https://api.focus-island.example; `token`: a bearer token
+    /// kept from an earlier sign-in, if any. `configuration`: timeouts and the like; the client
+    /// turns URLSession's own cache off (it keeps its own, by ETag).
+    public init(
+        baseURL: URL, token: String? = nil, retryPolicy: RetryPolicy = RetryPolicy(),
+        configuration: URLSessionConfiguration = .ephemeral, strictDecoding: Bool = false
+    ) {
+        self.baseURL = baseURL
+        self.retryPolicy = retryPolicy
+        self.strictDecoding = strictDecoding
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        self.session = URLSession(configuration: configuration)
+        self.cache = ConditionalCache()
+        self.state = Locked(token)
+    }
+
+    /// The bearer token sent with every request; `signIn`-style calls (register, login, reset
+    /// confirm) set it, logout and account deletion clear it. Set it yourself to restore a session.
+    public var token: String? {
+        get { state.value }
+        set { state.value = newValue }
+    }
+
+    /// Creates an account and keeps its token.
+    @discardableResult
+    public func register(email: String, password: String, displayName: String) async throws -> SignedIn {
+        let signedIn = try await authRegister(RegisterBody(email: email, password: password, displayName: displayName))
+        token = signedIn.token
+        return signedIn
+    }
+
+    /// Signs in and keeps the token.
+    @discardableResult
+    public func login(email: String, password: String) async throws -> SignedIn {
+        let signedIn = try await authLogin(LoginBody(email: email, password: password))
+        token = signedIn.token
+        return signedIn
+    }
+
+    /// Revokes the token on the server and forgets it (and what the cache held for it). A token
+    /// the server no longer knows (401) is forgotten too; after a transport failure it is kept,
+    /// since it still works: try again.
+    public func logout() async throws {
+        do {
+            try await authLogout()
+        } catch let error as FocusIslandError where error.code == .unauthorized {
+        }
+        token = nil
+        await cache.removeAll()
+    }
+
+    // MARK: Transport
+
+    /// Sends one operation: retries transient failures, answers 304 from the cache, and throws
+    /// `FocusIslandError` for a problem or a transport failure.
+    func send(_ operation: OperationRequest) async throws -> RawResponse {
+        // One key for every attempt of this call: a retry whose first attempt did reach the
+        // server is answered with the first answer, not done again.
+        let key: String? =
+            operation.method == "GET" ? nil : (operation.idempotencyKey ?? UUID().uuidString.lowercased())
+        let token = self.token
+        var request = URLRequest(url: url(operation.path, operation.query))
+        request.httpMethod = operation.method
+        if let timeout = operation.timeout { request.timeoutInterval = timeout }
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        if let key { request.setValue(key, forHTTPHeaderField: "Idempotency-Key") }
+        if let body = operation.body {
+            request.httpBody = body
+            request.setValue(operation.contentType ?? "application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let cacheKey = operation.conditional ? ConditionalCache.key(request.url!, token: token) : nil
+        var attempt = 0
+        while true {
+            attempt += 1
+            var attemptRequest = request
+            if let cacheKey, let etag = await cache.etag(cacheKey) {
+                attemptRequest.setValue(etag, forHTTPHeaderField: "If-None-Match")
+            }
+            let failure: FocusIslandError
+            do {
+                let (data, urlResponse) = try await fetch(attemptRequest)
+                guard let http = urlResponse as? HTTPURLResponse else {
+                    throw FocusIslandError.transport(URLError(.badServerResponse))
+                }
+                let response = RawResponse(status: http.statusCode, headers: http.headers, body: data)
+                if response.status == 304, let cacheKey {
+                    if let cached = await cache.response(cacheKey) { return cached }
+                    // Evicted meanwhile: ask again without the ETag (not an attempt).
+                    await cache.remove(cacheKey)
+                    attempt -= 1
+                    continue
+                }
+                if (200..<300).contains(response.status) {
+                    if let cacheKey, let etag = response.headers["etag"] {
+                        await cache.store(cacheKey, etag: etag, response: response)
+                    }
+                    return response
+                }
+                failure = FocusIslandError.problem(ServerProblem(response))
+            } catch let error as URLError {
+                if Task.isCancelled { throw CancellationError() }
+                failure = .transport(error)
+            } catch let error as FocusIslandError {
+                failure = error
+            }
+            guard attempt < retryPolicy.maxAttempts, let delay = retryPolicy.delay(after: failure, attempt: attempt) else {
+                throw failure
+            }
+            try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000))
+        }
+    }
+
+    /// One exchange. Not `URLSession.data(for:)`: in swift-corelibs-foundation, cancelling the
+    /// task that awaits it can deadlock (its cancellation handler cancels the URLSession task
+    /// synchronously while the session's queue resumes the same task), and with two cores that
+    /// stops every task of the process. Here the URLSession task is cancelled from another queue.
+    func fetch(_ request: URLRequest) async throws -> (Data, URLResponse) {
+        let running = Locked<(task: URLSessionDataTask?, cancelled: Bool)>((nil, false))
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let task = session.dataTask(with: request) { data, response, error in
+                    if let error {
+                        continuation.resume(throwing: error)
+                    } else if let data, let response {
+                        continuation.resume(returning: (data, response))
+                    } else {
+                        continuation.resume(throwing: URLError(.badServerResponse))
+                    }
+                }
+                let cancelled = running.withValue { state in
+                    state.task = task
+                    return state.cancelled
+                }
+                task.resume()
+                if cancelled { DispatchQueue.global().async { task.cancel() } }
+            }
+        } onCancel: {
+            let task = running.withValue { state in
+                state.cancelled = true
+                return state.task
+            }
+            if let task { DispatchQueue.global().async { task.cancel() } }
+        }
+    }
+
+    func url(_ path: String, _ query: [URLQueryItem]) -> URL {
+        var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false)!
+        let base = components.path.hasSuffix("/") ? String(components.path.dropLast()) : components.path
+        components.percentEncodedPath = base + path
+        if !query.isEmpty {
+            components.queryItems = query
+            // A literal + would read as a space: time offsets (+02:00) must arrive as +.
+            components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
+        }
+        return components.url!
+    }
+
+    static func encode<T: Encodable>(_ value: T) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return try encoder.encode(value)
+    }
+
+    func decode<T: Codable>(_ type: T.Type, from response: RawResponse) throws -> T {
+        let value: T
+        do {
+            value = try JSONDecoder().decode(type, from: response.body)
+        } catch {
+            throw FocusIslandError.decoding(type: String(describing: type), status: response.status, description: "\(error)")
+        }
+        if strictDecoding {
+            // The model written back must say what the server said: a member the model does not
+            // know (a field the document lacks) would be lost silently otherwise.
+            let said = try JSONDecoder().decode(JSONValue.self, from: response.body).normalized
+            let kept = try JSONDecoder().decode(JSONValue.self, from: FocusIslandClient.encode(value)).normalized
+            if said != kept {
+                throw FocusIslandError.decoding(
+                    type: String(describing: type), status: response.status,
+                    description: "the model does not keep the whole answer: \(said.difference(from: kept))")
+            }
+        }
+        return value
+    }
+}
+
+/// What a generated operation asks `send` for.
+struct OperationRequest: Sendable {
+    var method: String
+    var path: String
+    var query: [URLQueryItem]
+    var body: Data?
+    var contentType: String?
+    var idempotencyKey: String?
+    /// The route answers 304 to If-None-Match: keep its answers by ETag.
+    var conditional: Bool
+    /// The success statuses the document lists.
+    var statuses: [Int]
+    /// This request's own timeout (a long-poll waits longer than most answers take).
+    var timeout: TimeInterval? = nil
+}
+
+/// A response as received: header names lower-cased.
+public struct RawResponse: Sendable, Equatable {
+    public var status: Int
+    public var headers: [String: String]
+    public var body: Data
+}
+
+extension HTTPURLResponse {
+    var headers: [String: String] {
+        var headers: [String: String] = [:]
+        for (name, value) in allHeaderFields {
+            if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
+        }
+        return headers
+    }
+}
+
+/// When to try again, and how long to wait.
+public struct RetryPolicy: Sendable {
+    /// Attempts in all, the first included.
+    public var maxAttempts: Int
+    /// The first backoff; each next one doubles, up to `maxDelay`, with up to 50 % jitter added.
+    public var baseDelay: TimeInterval
+    public var maxDelay: TimeInterval
+    /// A 429 or 503 whose Retry-After is longer than this is not waited for: it is thrown.
+    public var maxRetryAfter: TimeInterval
+
+    public init(maxAttempts: Int = 4, baseDelay: TimeInterval = 0.2, maxDelay: TimeInterval = 5, maxRetryAfter: TimeInterval = 10) {
+        self.maxAttempts = maxAttempts
+        self.baseDelay = baseDelay
+        self.maxDelay = maxDelay
+        self.maxRetryAfter = maxRetryAfter
+    }
+
+    /// No retries.
+    public static let none = RetryPolicy(maxAttempts: 1)
+
+    /// Seconds to wait before the next attempt, or nil when `failure` is final. Transient:
+    /// a connection that failed, dropped or timed out; 408, 502, 503 and 504; a 429 that says
+    /// how long to wait (Retry-After) when that is at most `maxRetryAfter`.
+    public func delay(after failure: FocusIslandError, attempt: Int) -> TimeInterval? {
+        let backoff = min(maxDelay, baseDelay * pow(2, Double(attempt - 1)))
+        let jittered = backoff * Double.random(in: 1...1.5)
+        switch failure {
+        case .transport(let error):
+            let transient: Set<URLError.Code> = [
+                .timedOut, .networkConnectionLost, .cannotConnectToHost, .notConnectedToInternet,
+                .cannotFindHost, .dnsLookupFailed, .badServerResponse, .resourceUnavailable, .secureConnectionFailed,
+                .zeroByteResource, .cannotParseResponse,
+            ]
+            return transient.contains(error.code) ? jittered : nil
+        case .problem(let problem):
+            if let retryAfter = problem.retryAfter {
+                guard [429, 503].contains(problem.status), retryAfter <= maxRetryAfter else { return nil }
+                return max(retryAfter, jittered)
+            }
+            return [408, 502, 503, 504].contains(problem.status) ? jittered : nil
+        case .decoding, .unexpectedStatus:
+            return nil
+        }
+    }
+}
+
+/// A value behind a lock, for the little mutable state the client shares between tasks.
+final class Locked<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value
+
+    init(_ value: Value) { stored = value }
+
+    var value: Value {
+        get { withValue { $0 } }
+        set { withValue { $0 = newValue } }
+    }
+
+    /// lock() and unlock() by hand: NSLocking.withLock is newer than iOS 16 and macOS 13.
+    func withValue<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&stored)
+    }
+}
