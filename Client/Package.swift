@@ -16,5 +16,6 @@ let package = Package(
         // The command line (Sources/focus): the library and Foundation, no argument parser.
         .executableTarget(name: "focus", dependencies: ["FocusIslandClient"], swiftSettings: [.swiftLanguageMode(.v6)]),
         .testTarget(name: "FocusIslandClientTests", dependencies: ["FocusIslandClient"]),
+        .testTarget(name: "focusTests", dependencies: ["focus", "FocusIslandClient"], swiftSettings: [.swiftLanguageMode(.v6)]),
     ]
 )

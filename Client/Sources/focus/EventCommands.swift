@@ -13,15 +13,18 @@ enum EventCommands {
         var cursor = context.config.read(Files.events).flatMap(Int.init) ?? 0
         let describer = EventDescriber(client: client)
         // Catch up in pages, then (with --follow) stream from where the pages ended.
+        var caughtUp = 0
         while true {
             let page = try await client.eventsList(after: cursor, limit: 1000)
             for event in page.events {
                 await show(event, context, describer)
             }
+            caughtUp += page.events.count
             cursor = page.next
             try context.config.write(Files.events, text: String(cursor))
             if page.events.count < 1000 { break }
         }
+        if caughtUp == 0 && !context.invocation.follow { context.output.say("No new events.") }
         guard context.invocation.follow else { return }
         Output.error("Following events (Ctrl-C to stop).")
         for try await event in client.events(after: cursor) {

@@ -1,6 +1,6 @@
 // Lookup: an argument that names something (an item, a friend, a request) matched against a
-// list the server gave: an id in any case, else the name ignoring case. No match, or two
-// things with one name, is an error that says which and what the choices are.
+// list the server gave: an id in any case, else the name ignoring case, else the one name that
+// starts so. No match, or two things with one name, is an error that says what the choices are.
 
 import Foundation
 
@@ -12,7 +12,12 @@ enum Lookup {
         if let id = UUID(uuidString: argument), let match = candidates.first(where: { ids($0).contains(id) }) {
             return match
         }
-        let matches = candidates.filter { name($0).compare(argument, options: [.caseInsensitive, .diacriticInsensitive]) == .orderedSame }
+        let options: String.CompareOptions = [.caseInsensitive, .diacriticInsensitive]
+        var matches = candidates.filter { name($0).compare(argument, options: options) == .orderedSame }
+        // No whole name: the start of one will do when only one starts so ("mochi": Mochi the Cat).
+        if matches.isEmpty {
+            matches = candidates.filter { name($0).range(of: argument, options: options.union(.anchored)) != nil }
+        }
         if matches.count == 1 { return matches[0] }
         if matches.isEmpty {
             let names = candidates.map(name)
@@ -20,7 +25,8 @@ enum Lookup {
                 names.count > 6 ? names.prefix(5).joined(separator: ", ") + " and \(names.count - 5) more" : names.joined(separator: ", ")
             throw CLIError(.refused, "No \(what) named \(argument)" + (names.isEmpty ? "." : " (there are \(known))."))
         }
-        throw CLIError(.refused, "\(matches.count) \(what)s are named \(argument): give the id instead.")
+        let names = matches.map(name).joined(separator: ", ")
+        throw CLIError(.refused, "\(matches.count) \(what)s match \(argument) (\(names)): give the whole name or the id.")
     }
 
     /// The only candidate when no argument names one; an error when there are none or several.
