@@ -7,7 +7,8 @@
 #      Bo asks her to be friends by email: the request arrives on her stream live;
 #   3. Ada accepts by Bo's display name; both see the friendship;
 #   4. Ada is granted coins, buys an item by its name, and her balance is the grant minus its
-#      price (and the balance.changed events reach her stream);
+#      price (and the balance.changed events reach her stream); Bo's events as JSON lines, then
+#      nothing new on a second `focus events`;
 #   5. a session started, finished and rated through the CLI; tips synced twice (the second
 #      time nothing new);
 #   6. bad input: an unknown item, a wrong password, no token, an unknown command, each a clear
@@ -151,6 +152,10 @@ cli_checks() {
     cli_note "For a script, --json prints the server's JSON, one object per line."
     cli_run bo --json friends
     cli_expect "friends --json: Bo's friend list as the server's JSON" 0 '"display_name":"Ada"'
+    cli_run bo --json events
+    cli_expect "events --json: Bo's events, one object a line, with Ada's acceptance" 0 '^\{.*"type":"friend_request.accepted"'
+    cli_run bo events
+    cli_expect "events: nothing new the second time (the cursor was saved)" 0 "^No new events.$"
 
     # 5. A session and the tips.
     cli_note "A focus session (finished at once: no minutes, no coins), rated; then the tips."
