@@ -1,6 +1,7 @@
 // swift-tools-version:6.0
 // Focus Island: a thin HTTP layer (libmicrohttpd) over PostgreSQL (libpq).
-// Only the toolchain and Debian's C libraries: no SwiftPM dependencies.
+// Only the toolchain and Debian's C libraries: no SwiftPM dependencies. Client/ is the app
+// developers' package (Foundation only); the server's tests use it end to end.
 import PackageDescription
 
 let package = Package(
@@ -8,11 +9,15 @@ let package = Package(
     products: [
         .executable(name: "focus-island", targets: ["focus-island"])
     ],
+    dependencies: [.package(path: "Client")],
     targets: [
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .target(name: "FocusIsland", dependencies: ["CLibPQ", "CMicroHTTPD"]),
         .executableTarget(name: "focus-island", dependencies: ["FocusIsland"]),
         .testTarget(name: "FocusIslandTests", dependencies: ["FocusIsland"]),
+        .testTarget(
+            name: "ClientJourneyTests",
+            dependencies: ["FocusIsland", .product(name: "FocusIslandClient", package: "Client")]),
     ]
 )

@@ -1,0 +1,286 @@
+// The end-to-end journeys of issue 13 through the client library (FocusIslandClient) against
+// the real server over HTTP: accounts, the shop (a purchase whose answer is lost and is
+// retried, charged once), friends and their live events (a stream dropped and resumed, a
+// stream refused and replaced by long-polls), focus sessions, and the offline queue. Every
+// answer decodes through the generated models with strict decoding: a member the document
+// does not describe fails the test.
+import FocusIslandClient
+import Foundation
+import Testing
+
+@Suite struct ClientJourneyTests {
+    @Test func registerLoginLogoutAndTypedErrors() async throws {
+        let (client, user, email) = try await newAccount("ada")
+        let me = try await client.meGet()
+        #expect(me.id == user.id)
+        #expect(me.email == email)
+
+        let phone = try journeyClient()
+        let signedIn = try await phone.login(email: email, password: journeyPassword)
+        #expect(phone.token == signedIn.token)
+        #expect(signedIn.token != client.token)
+        let devices = try await phone.meTokensList()
+        #expect(devices.tokens.count == 2)
+        #expect(devices.tokens.filter(\.current).count == 1)
+
+        do {
+            try await journeyClient().login(email: email, password: "not the password")
+            Issue.record("a wrong password signed in")
+        } catch let error as FocusIslandError {
+            #expect(error.code == .invalidCredentials)
+            #expect(error.status == 401)
+            #expect(error.detail?.isEmpty == false)
+        }
+
+        try await phone.logout()
+        #expect(phone.token == nil)
+        do {
+            phone.token = signedIn.token
+            _ = try await phone.meGet()
+            Issue.record("a revoked token still worked")
+        } catch let error as FocusIslandError {
+            #expect(error.code == .unauthorized)
+        }
+    }
+
+    @Test func shopJourneyBuysSelectsAndCachesTheCatalog() async throws {
+        let proxy = try TCPProxy(upstreamPort: try JourneyServer.port())
+        defer { proxy.stop() }
+        let (client, user, _) = try await newAccount("shopper", proxy)
+        try JourneyServer.grantCoins(user.id, 100)
+
+        let catalog = try await client.shopItemsList()
+        let everything = catalog.pets + catalog.sounds + catalog.furniture
+        let pet = try #require(everything.filter { $0.price > 0 && $0.price <= 100 }.min { $0.price < $1.price })
+        // The second read sends the ETag and the server answers 304: the same catalog, from the cache.
+        let again = try await client.shopItemsList()
+        #expect(again == catalog)
+        let catalogReads = proxy.requestHeads.filter { $0.hasPrefix("GET /shop/items ") }
+        #expect(catalogReads.count == 2)
+        #expect(catalogReads.last?.lowercased().contains("if-none-match: ") == true)
+        #expect(proxy.responseStatuses.contains(304))
+
+        let bought = try await client.shopPurchasesCreate(ItemChoiceBody(itemId: pet.id))
+        guard case .created(let purchase) = bought else {
+            Issue.record("a first purchase answered \(bought)")
+            return
+        }
+        #expect(purchase.item.id == pet.id)
+        #expect(purchase.balance == 100 - pet.price)
+        #expect(!purchase.alreadyOwned)
+
+        let boughtAgain = try await client.shopPurchasesCreate(ItemChoiceBody(itemId: pet.id))
+        #expect(boughtAgain == .ok(boughtAgain.value))
+        #expect(boughtAgain.value.alreadyOwned)
+        #expect(boughtAgain.value.balance == 100 - pet.price)
+
+        let profile = try await client.meSelectedUpdate(kind: pet.kind, ItemChoiceBody(itemId: pet.id))
+        #expect([profile.selected.pet?.id, profile.selected.sound?.id, profile.selected.furniture?.id].contains(pet.id))
+        let inventory = try await client.meItemsList(kind: pet.kind)
+        #expect(inventory.items.map(\.item.id).contains(pet.id))
+
+        let dearest = try #require(everything.max { $0.price < $1.price })
+        do {
+            _ = try await client.shopPurchasesCreate(ItemChoiceBody(itemId: dearest.id))
+            Issue.record("bought \(dearest.price) coins' worth with \(100 - pet.price)")
+        } catch let error as FocusIslandError {
+            #expect(error.code == .insufficientFunds)
+            #expect(error.status == 409)
+            if case .problem(let problem) = error {
+                #expect(problem.problem?.balance == 100 - pet.price)
+                #expect(problem.problem?.price == dearest.price)
+            }
+        }
+        #expect(try await client.meGet().balance == 100 - pet.price)
+    }
+
+    @Test func aPurchaseWhoseAnswerIsLostIsRetriedAndChargedOnce() async throws {
+        let (owner, user, _) = try await newAccount("retrier")
+        try JourneyServer.grantCoins(user.id, 100)
+        let catalog = try await owner.shopItemsList()
+        let pet = try #require((catalog.pets + catalog.sounds + catalog.furniture).first { $0.price > 0 && $0.price <= 100 })
+
+        // A client whose first connection carries the purchase: the server does it, and the
+        // connection drops before its answer comes back.
+        let proxy = try TCPProxy(upstreamPort: try JourneyServer.port())
+        defer { proxy.stop() }
+        proxy.dropNextResponses(1)
+        let phone = try journeyClient(proxy, token: owner.token)
+        let bought = try await phone.shopPurchasesCreate(ItemChoiceBody(itemId: pet.id))
+
+        // Two attempts with one Idempotency-Key; the second was answered with the first answer.
+        let attempts = proxy.requestHeads.filter { $0.hasPrefix("POST /shop/purchases ") }
+        #expect(attempts.count == 2)
+        let keys = Set(attempts.compactMap { head in
+            head.components(separatedBy: "\r\n").first { $0.lowercased().hasPrefix("idempotency-key:") }
+        })
+        #expect(keys.count == 1)
+        #expect(proxy.responseStatuses.prefix(2) == [201, 201])
+        #expect(bought == .created(bought.value))
+        #expect(bought.value.balance == 100 - pet.price)
+
+        // Charged once: one spend in the ledger, and the balance.
+        let export = try await owner.meExportGet()
+        let spends = export.ledger.filter { $0.entry == "spend" }
+        #expect(spends.count == 1)
+        #expect(spends.first?.amount == -pet.price)
+        #expect(export.profile.balance == 100 - pet.price)
+    }
+
+    @Test func focusSessionJourney() async throws {
+        let (client, _, _) = try await newAccount("focus")
+        let before = Time(try JourneyServer.databaseNow().addingTimeInterval(-60))
+        guard case .noContent = try await client.focusSessionsCurrentGet() else {
+            Issue.record("a new account has a running session")
+            return
+        }
+        let started = try await client.focusSessionsStart(SessionStartBody(plannedMinutes: 25))
+        #expect(started.session.plannedMinutes == 25)
+        #expect(started.session.endedAt == nil)
+        guard case .ok(let current) = try await client.focusSessionsCurrentGet() else {
+            Issue.record("no running session after start")
+            return
+        }
+        #expect(current.session.id == started.session.id)
+
+        do {
+            _ = try await client.focusSessionsStart(SessionStartBody(plannedMinutes: 25))
+            Issue.record("a second session started")
+        } catch let error as FocusIslandError {
+            #expect(error.code == .sessionInProgress)
+            if case .problem(let problem) = error { #expect(problem.problem?.id == started.session.id) }
+        }
+
+        let finished = try await client.focusSessionsFinish(id: started.session.id)
+        #expect(finished.session.id == started.session.id)
+        #expect(finished.session.endedAt != nil)
+        let rated = try await client.focusSessionsRate(id: started.session.id, RatingBody(rating: .good))
+        #expect(rated.session.rating == .good)
+
+        let list = try await client.focusSessionsList(from: before)
+        #expect(list.sessions.map(\.id) == [started.session.id])
+        _ = try await client.meStatsGet()
+    }
+
+    @Test func theOfflineQueueKeepsSessionsUntilTheNetworkIsBack() async throws {
+        let (owner, _, _) = try await newAccount("offline")
+        let proxy = try TCPProxy(upstreamPort: try JourneyServer.port())
+        defer { proxy.stop() }
+        proxy.refuse = true
+        let phone = try journeyClient(proxy, token: owner.token, attempts: 2)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("focus-island-queue-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("sessions.json")
+
+        let now = try JourneyServer.databaseNow()
+        let first = SessionBatchItem(
+            id: UUID(), startedAt: Time(now.addingTimeInterval(-3 * 3600)), endedAt: Time(now.addingTimeInterval(-3 * 3600 + 1500)),
+            plannedMinutes: 25)
+        let rated = SessionBatchItem(
+            id: UUID(), startedAt: Time(now.addingTimeInterval(-2 * 3600)), endedAt: Time(now.addingTimeInterval(-2 * 3600 + 1800)),
+            plannedMinutes: 30, rating: .fine)
+        let future = SessionBatchItem(
+            id: UUID(), startedAt: Time(now.addingTimeInterval(3600)), endedAt: Time(now.addingTimeInterval(4000)))
+        let queue = try SessionQueue(fileURL: file, client: phone)
+        for item in [first, rated, future] { try await queue.enqueue(item) }
+
+        do {
+            try await queue.flush()
+            Issue.record("a flush went through a network that is down")
+        } catch let error as FocusIslandError {
+            guard case .transport = error else { throw error }
+        }
+        #expect(await queue.pending.count == 3)
+
+        // The app restarts: the queue comes back from its file; the network is back.
+        proxy.refuse = false
+        let reopened = try SessionQueue(fileURL: file, client: phone)
+        #expect(await reopened.pending == [first, rated, future])
+        let result = try await reopened.flush()
+        #expect(result.applied.map(\.body.session.id) == [first.id, rated.id])
+        #expect(result.applied.last?.body.session.rating == .fine)
+        #expect(result.rejected.map(\.item.id) == [future.id])
+        #expect(result.rejected.first?.problem.code == "invalid_session")
+        #expect(result.remaining == 0)
+        #expect(await reopened.pending.isEmpty)
+        #expect(try await SessionQueue(fileURL: file, client: phone).pending.isEmpty)
+
+        let list = try await owner.focusSessionsList(from: Time(now.addingTimeInterval(-4 * 3600)))
+        #expect(Set(list.sessions.map(\.id)) == [first.id, rated.id])
+    }
+
+    @Test func friendsMeetThroughLiveEventsAcrossADroppedStream() async throws {
+        let proxy = try TCPProxy(upstreamPort: try JourneyServer.port())
+        defer { proxy.stop() }
+        let (ann, annProfile, _) = try await newAccount("ann")
+        let (bob, bobProfile, bobEmail) = try await newAccount("bob", proxy)
+        let (cat, catProfile, _) = try await newAccount("cat")
+
+        let cursor = try await bob.eventsList().next
+        let bobEvents = EventCollector(bob.events(after: cursor, options: EventsOptions(mode: .stream, reconnectDelay: 0.1)))
+        defer { Task { await bobEvents.stop() } }
+
+        // Ann asks; Bob hears it live.
+        guard case .created(let asked) = try await ann.friendRequestsCreate(FriendRequestBody(email: bobEmail)) else {
+            Issue.record("a first request was not created")
+            return
+        }
+        let received = try await bobEvents.first { $0.type == "friend_request.received" }
+        #expect(received.data["request_id"]?.stringValue == asked.request.id.uuidString.lowercased())
+        #expect(received.data["user_id"]?.stringValue == annProfile.id.uuidString.lowercased())
+
+        let requests = try await bob.friendRequestsList()
+        #expect(requests.incoming.map(\.id) == [asked.request.id])
+        let added = try await bob.friendRequestsAccept(id: asked.request.id)
+        #expect(added.friend.id == annProfile.id)
+
+        // The stream drops; the next request reaches Bob after the reconnect (Last-Event-ID).
+        proxy.dropAll()
+        guard case .created(let catAsked) = try await cat.friendRequestsCreate(FriendRequestBody(email: bobEmail)) else {
+            Issue.record("Cat's request was not created")
+            return
+        }
+        let second = try await bobEvents.first { $0.data["request_id"]?.stringValue == catAsked.request.id.uuidString.lowercased() }
+        #expect(second.type == "friend_request.received")
+        #expect(second.data["user_id"]?.stringValue == catProfile.id.uuidString.lowercased())
+        #expect(second.id > received.id)
+        let streams = proxy.requestHeads.filter { $0.hasPrefix("GET /events") && $0.lowercased().contains("accept: text/event-stream") }
+        #expect(streams.count >= 2)
+        #expect(streams.dropFirst().allSatisfy { $0.lowercased().contains("last-event-id: ") }, "\(streams)")
+        #expect(await bobEvents.events.filter { $0.id == received.id }.count == 1)
+
+        // Friends on both sides; Bob's list is read again from the cache (304).
+        #expect(try await ann.friendsList().friends.map(\.id) == [bobProfile.id])
+        let bobFriends = try await bob.friendsList()
+        #expect(bobFriends.friends.map(\.id) == [annProfile.id])
+        #expect(try await bob.friendsList() == bobFriends)
+        #expect(proxy.requestHeads.filter { $0.hasPrefix("GET /friends ") }.last?.lowercased().contains("if-none-match:") == true)
+        #expect(proxy.responseStatuses.last == 304)
+    }
+
+    @Test func eventsFallBackToLongPollsWhenNoStreamIsLeft() async throws {
+        let proxy = try TCPProxy(upstreamPort: try JourneyServer.port())
+        defer { proxy.stop() }
+        let (client, user, _) = try await newAccount("listener", proxy)
+        let cursor = try await client.eventsList().next
+        // The account's three streams (max_streams_per_user), held open.
+        var held: [EventCollector] = []
+        for _ in 1...3 {
+            held.append(EventCollector(client.events(after: cursor, options: EventsOptions(mode: .stream))))
+        }
+        defer { for collector in held { Task { await collector.stop() } } }
+        try await eventually { proxy.responseStatuses.filter { $0 == 200 }.count >= 4 }
+
+        // A fourth: the server says 429 too_many_streams, and the client long-polls instead.
+        let fourth = EventCollector(client.events(after: cursor, options: EventsOptions(pollWait: 5)))
+        defer { Task { await fourth.stop() } }
+        try await eventually { proxy.requestHeads.contains { $0.hasPrefix("GET /events?after=\(cursor)&wait=5 ") } }
+        #expect(proxy.responseStatuses.contains(429))
+
+        try JourneyServer.grantCoins(user.id, 7)
+        let polled = try await fourth.first { $0.type == "balance.changed" }
+        #expect(polled.data["balance"]?.intValue == 7)
+        let streamed = try await held[0].first { $0.type == "balance.changed" }
+        #expect(streamed.id == polled.id)
+    }
+}

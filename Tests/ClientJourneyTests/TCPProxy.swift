@@ -1,0 +1,156 @@
+// TCPProxy: a man in the middle on 127.0.0.1 between the client library and the server, to
+// drop connections on purpose and to see what went over the wire (request heads, statuses).
+//   dropNextResponses(n)  the next n responses: the request reaches the server and is done,
+//                         then the connection is closed before a byte of the answer goes back
+//   refuse = true         connections are accepted and closed at once (a network that is down)
+//   dropAll()             closes every open connection (a stream dropped mid-way)
+import Foundation
+import Glibc
+
+final class TCPProxy: @unchecked Sendable {
+    let port: UInt16
+    private let upstreamPort: UInt16
+    private let listener: Int32
+    private let lock = NSLock()
+    private var responsesToDrop = 0
+    private var refusing = false
+    private var open: Set<Int32> = []
+    private var heads: [String] = []
+    private var statuses: [Int] = []
+
+    init(upstreamPort: UInt16) throws {
+        self.upstreamPort = upstreamPort
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.listener = listener
+        var yes: Int32 = 1
+        setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = Self.loopback(port: 0)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(listener, 64) == 0 else { throw JourneySetupError(description: "proxy: bind/listen failed") }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+        }
+        port = UInt16(bigEndian: address.sin_port)
+        Thread { [self] in acceptLoop() }.start()
+    }
+
+    var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    /// Closes the next `count` answers before they reach the client (after the server made them).
+    func dropNextResponses(_ count: Int) { lock.withLock { responsesToDrop += count } }
+
+    var refuse: Bool {
+        get { lock.withLock { refusing } }
+        set { lock.withLock { refusing = newValue } }
+    }
+
+    /// Closes every connection now.
+    func dropAll() {
+        lock.withLock {
+            for socket in open { shutdown(socket, Int32(SHUT_RDWR)) }
+        }
+    }
+
+    /// The request heads (request line and headers) that went through, in order.
+    var requestHeads: [String] { lock.withLock { heads } }
+    /// The statuses of the answers that came back from the server (dropped ones included).
+    var responseStatuses: [Int] { lock.withLock { statuses } }
+
+    func stop() {
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+        dropAll()
+    }
+
+    private func acceptLoop() {
+        while true {
+            let client = accept(listener, nil, nil)
+            guard client >= 0 else { return }
+            if refuse {
+                close(client)
+                continue
+            }
+            let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = Self.loopback(port: upstreamPort)
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard connected == 0 else {
+                close(client)
+                close(upstream)
+                continue
+            }
+            lock.withLock {
+                open.insert(client)
+                open.insert(upstream)
+            }
+            let pair = Pair(client, upstream)
+            Thread { [self] in pump(from: client, to: upstream, requests: true, pair) }.start()
+            Thread { [self] in pump(from: upstream, to: client, requests: false, pair) }.start()
+        }
+    }
+
+    /// The two sockets of one connection: each pump shuts both down when it ends, the last one
+    /// closes them (a closed descriptor's number may be reused at once).
+    private final class Pair: @unchecked Sendable {
+        let sockets: (Int32, Int32)
+        var running = 2
+        init(_ first: Int32, _ second: Int32) { sockets = (first, second) }
+    }
+
+    private func pump(from source: Int32, to destination: Int32, requests: Bool, _ pair: Pair) {
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = read(source, &buffer, buffer.count)
+            if count <= 0 { break }
+            let chunk = Array(buffer[0..<count])
+            if let text = String(bytes: chunk.prefix(16_384), encoding: .utf8) ?? String(bytes: chunk.prefix(512), encoding: .isoLatin1) {
+                if requests, let head = text.components(separatedBy: "\r\n\r\n").first,
+                    head.range(of: #"^[A-Z]+ \S+ HTTP/1\.1"#, options: .regularExpression) != nil
+                {
+                    lock.withLock { heads.append(head) }
+                } else if !requests, text.hasPrefix("HTTP/1.1 ") {
+                    let status = Int(text.dropFirst(9).prefix(3)) ?? 0
+                    let drop = lock.withLock {
+                        statuses.append(status)
+                        guard responsesToDrop > 0 else { return false }
+                        responsesToDrop -= 1
+                        return true
+                    }
+                    if drop { break }
+                }
+            }
+            var written = 0
+            while written < count {
+                let result = chunk.withUnsafeBytes { send(destination, $0.baseAddress! + written, count - written, Int32(MSG_NOSIGNAL)) }
+                if result <= 0 { break }
+                written += result
+            }
+            if written < count { break }
+        }
+        let last = lock.withLock {
+            shutdown(source, Int32(SHUT_RDWR))
+            shutdown(destination, Int32(SHUT_RDWR))
+            pair.running -= 1
+            guard pair.running == 0 else { return false }
+            open.remove(source)
+            open.remove(destination)
+            return true
+        }
+        if last {
+            close(pair.sockets.0)
+            close(pair.sockets.1)
+        }
+    }
+
+    private static func loopback(port: UInt16) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return address
+    }
+}
