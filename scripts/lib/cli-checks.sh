@@ -68,9 +68,11 @@ cli_expect() {
     fi
 }
 
+# cli_build: builds `focus` and prints its path. From the root package (which depends on
+# Client/), so the library compiled for the Swift tests' client journeys is reused.
 cli_build() {
-    (cd "$ROOT/Client" && swift build --product focus >&2) || die "swift build of Client failed"
-    printf '%s/Client/.build/debug/focus' "$ROOT"
+    (cd "$ROOT" && swift build --product focus >&2) || die "swift build of focus failed"
+    printf '%s/.build/debug/focus' "$ROOT"
 }
 
 cli_checks() {
@@ -102,6 +104,7 @@ cli_checks() {
     cli_note "Ada follows her events in another terminal (what it printed is shown after the purchase below)."
     [ -z "${cli_transcript:-}" ] || printf 'ada$ focus events --follow &\n\n' >>"$cli_transcript"
     local stream="$dir/cli-stream.out"
+    : >"$stream.err"  # exists before the background job's own redirection creates it
     XDG_CONFIG_HOME="$cli_home/ada" FOCUS_URL="$base_url" timeout 30 "$focus" events --follow >"$stream" 2>"$stream.err" &
     local stream_pid=$!
     for _ in $(seq 100); do grep -q 'Following' "$stream.err" && break; sleep 0.1; done
