@@ -21,7 +21,7 @@ enum ExitStatus: Int32, CaseIterable {
         switch self {
         case .success: return "success"
         case .refused: return "the server refused the request (its detail is printed on stderr)"
-        case .usage: return "bad command line (unknown command, missing or bad argument)"
+        case .usage: return "bad command line (unknown command, missing or bad argument), or no password to read"
         case .notSignedIn: return "not signed in (no token saved, or the server rejected it): run focus login"
         case .unavailable: return "the server could not be reached, or answered 5xx / timed out"
         case .local: return "a local failure (config directory, terminal, an answer that could not be read)"

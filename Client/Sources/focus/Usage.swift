@@ -17,7 +17,7 @@ enum Usage {
 
             shop
               focus shop                            the catalog, with what you own
-              focus buy NAME|ID                     buy an item (a name in any case, e.g. "potted fern")
+              focus buy NAME|ID                     buy an item by name (any case, or its start: "mochi") or id
               focus select pet|sound|furniture NAME|ID
                                                     show an item you own
 
