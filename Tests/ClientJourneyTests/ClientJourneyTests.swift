@@ -111,9 +111,10 @@ import Testing
         // Two attempts with one Idempotency-Key; the second was answered with the first answer.
         let attempts = proxy.requestHeads.filter { $0.hasPrefix("POST /shop/purchases ") }
         #expect(attempts.count == 2)
-        let keys = Set(attempts.compactMap { head in
-            head.components(separatedBy: "\r\n").first { $0.lowercased().hasPrefix("idempotency-key:") }
-        })
+        let keys = Set(
+            attempts.compactMap { head in
+                head.components(separatedBy: "\r\n").first { $0.lowercased().hasPrefix("idempotency-key:") }
+            })
         #expect(keys.count == 1)
         #expect(proxy.responseStatuses.prefix(2) == [201, 201])
         #expect(bought == .created(bought.value))

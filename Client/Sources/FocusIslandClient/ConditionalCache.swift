@@ -35,6 +35,11 @@ actor ConditionalCache {
         while order.count > capacity { entries[order.removeFirst()] = nil }
     }
 
+    func remove(_ key: String) {
+        entries[key] = nil
+        order.removeAll { $0 == key }
+    }
+
     func removeAll() {
         entries = [:]
         order = []

@@ -83,7 +83,7 @@ struct EventsLoop {
             try Task.checkCancellation()
             if polling {
                 do {
-                    let answer = try await client.eventsList(after: cursor, wait: options.pollWait)
+                    let answer = try await poll()
                     for event in answer.events { yield(event) }
                     cursor = answer.next
                     failures = 0
@@ -113,6 +113,17 @@ struct EventsLoop {
             let backoff = min(30, delay * pow(2, Double(max(0, failures - 1))))
             try await Task.sleep(nanoseconds: UInt64(backoff * 1_000_000_000))
         }
+    }
+
+    /// One long-poll: `eventsList(after:wait:)` with a timeout past the wait, whatever the
+    /// session's own timeout.
+    private func poll() async throws -> Events {
+        var query = [URLQueryItem(name: "wait", value: String(options.pollWait))]
+        if let cursor { query.insert(URLQueryItem(name: "after", value: String(cursor)), at: 0) }
+        let request = OperationRequest(
+            method: "GET", path: "/events", query: query, body: nil, contentType: nil, idempotencyKey: nil,
+            conditional: false, statuses: [200], timeout: TimeInterval(options.pollWait) + 15)
+        return try client.decode(Events.self, from: try await client.send(request))
     }
 
     /// One stream connection, until it ends. True when it delivered anything (the server's
@@ -253,6 +264,7 @@ final class StreamConnection: NSObject, URLSessionDataDelegate, @unchecked Senda
     private let continuation: AsyncStream<Chunk>.Continuation
     private var session: URLSession?
     private var task: URLSessionDataTask?
+    private let announced = Locked(false)
 
     init(request: URLRequest, idleTimeout: TimeInterval) {
         (chunks, continuation) = AsyncStream<Chunk>.makeStream()
@@ -278,16 +290,29 @@ final class StreamConnection: NSObject, URLSessionDataDelegate, @unchecked Senda
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
     ) {
-        if let http = response as? HTTPURLResponse { continuation.yield(.response(http)) }
+        announce(response)
         completionHandler(.allow)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        announce(dataTask.response)
         continuation.yield(.data(data))
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        announce(task.response)
         continuation.yield(.end(error))
         continuation.finish()
+    }
+
+    /// The response, once, before any data: from the response callback when this platform's
+    /// signature of it matched, else from the task at the first data or at the end.
+    private func announce(_ response: URLResponse?) {
+        guard let http = response as? HTTPURLResponse else { return }
+        let first = announced.withValue { done in
+            defer { done = true }
+            return !done
+        }
+        if first { continuation.yield(.response(http)) }
     }
 }

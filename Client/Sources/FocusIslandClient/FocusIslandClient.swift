@@ -58,9 +58,14 @@ public final class FocusIslandClient: Sendable {
         return signedIn
     }
 
-    /// Revokes the token on the server and forgets it (and what the cache held for it).
+    /// Revokes the token on the server and forgets it (and what the cache held for it). A token
+    /// the server no longer knows (401) is forgotten too; after a transport failure it is kept,
+    /// since it still works: try again.
     public func logout() async throws {
-        try await authLogout()
+        do {
+            try await authLogout()
+        } catch let error as FocusIslandError where error.code == .unauthorized {
+        }
         token = nil
         await cache.removeAll()
     }
@@ -77,6 +82,7 @@ public final class FocusIslandClient: Sendable {
         let token = self.token
         var request = URLRequest(url: url(operation.path, operation.query))
         request.httpMethod = operation.method
+        if let timeout = operation.timeout { request.timeoutInterval = timeout }
         request.setValue("application/json", forHTTPHeaderField: "Accept")
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         if let key { request.setValue(key, forHTTPHeaderField: "Idempotency-Key") }
@@ -99,8 +105,12 @@ public final class FocusIslandClient: Sendable {
                     throw FocusIslandError.transport(URLError(.badServerResponse))
                 }
                 let response = RawResponse(status: http.statusCode, headers: http.headers, body: data)
-                if response.status == 304, let cacheKey, let cached = await cache.response(cacheKey) {
-                    return cached
+                if response.status == 304, let cacheKey {
+                    if let cached = await cache.response(cacheKey) { return cached }
+                    // Evicted meanwhile: ask again without the ETag (not an attempt).
+                    await cache.remove(cacheKey)
+                    attempt -= 1
+                    continue
                 }
                 if (200..<300).contains(response.status) {
                     if let cacheKey, let etag = response.headers["etag"] {
@@ -173,6 +183,8 @@ struct OperationRequest: Sendable {
     var conditional: Bool
     /// The success statuses the document lists.
     var statuses: [Int]
+    /// This request's own timeout (a long-poll waits longer than most answers take).
+    var timeout: TimeInterval? = nil
 }
 
 /// A response as received: header names lower-cased.

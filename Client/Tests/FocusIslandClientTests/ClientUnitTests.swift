@@ -1,0 +1,116 @@
+// The client's parts that need no server: the SSE parser, times, the retry rules, URLs, the
+// strict-decoding comparison, and the offline queue's file.
+import Foundation
+import Testing
+
+@testable import FocusIslandClient
+
+@Suite struct ServerSentEventsTests {
+    @Test func framesSplitAcrossChunksAndLineEndings() {
+        var parser = ServerSentEvents()
+        var messages = parser.feed(Data("retry: 2000\n\n: heartbeat\n\nid: 7\nevent: balance.changed\nda".utf8))
+        #expect(messages == [ServerSentMessage(retry: 2000)])
+        messages = parser.feed(Data("ta: {\"id\":7}\r\n\r\nid: 8\rdata: a\rdata: b\r\r".utf8))
+        #expect(
+            messages == [
+                ServerSentMessage(id: "7", event: "balance.changed", data: "{\"id\":7}"),
+                ServerSentMessage(id: "8", data: "a\nb"),
+            ])
+    }
+
+    @Test func aMessageWithoutFieldsIsNoMessage() {
+        var parser = ServerSentEvents()
+        #expect(parser.feed(Data("\n\n:comment only\n\n".utf8)).isEmpty)
+    }
+}
+
+@Suite struct TimeTests {
+    @Test func microsecondsSurviveARoundTrip() throws {
+        let time = Time(rawValue: "2026-11-30T08:00:00.123456Z")
+        let date = try #require(time.date)
+        #expect(Time(date) == time)
+        #expect(Time(Date(timeIntervalSince1970: 0)).rawValue == "1970-01-01T00:00:00.000000Z")
+        #expect(Time(rawValue: "2026-11-30T09:00:00+01:00").date == Time(rawValue: "2026-11-30T08:00:00.000000Z").date)
+        #expect(Time(rawValue: "yesterday").date == nil)
+    }
+
+    @Test func aTimeIsItsStringInJSON() throws {
+        let encoded = try JSONEncoder().encode([Time(rawValue: "2026-11-30T08:00:00.000000Z")])
+        #expect(String(decoding: encoded, as: UTF8.self) == #"["2026-11-30T08:00:00.000000Z"]"#)
+    }
+}
+
+@Suite struct RetryPolicyTests {
+    let policy = RetryPolicy(maxAttempts: 4, baseDelay: 0.1, maxDelay: 1, maxRetryAfter: 10)
+
+    func problem(_ status: Int, _ code: String, retryAfter: TimeInterval? = nil) -> FocusIslandError {
+        .problem(ServerProblem(status: status, code: ProblemCode(rawValue: code), detail: "", retryAfter: retryAfter))
+    }
+
+    @Test func transientFailuresAreRetriedWithBackoff() throws {
+        let first = try #require(policy.delay(after: .transport(URLError(.networkConnectionLost)), attempt: 1))
+        #expect((0.1...0.15).contains(first))
+        let third = try #require(policy.delay(after: problem(503, "busy"), attempt: 3))
+        #expect((0.4...0.6).contains(third))
+        #expect(policy.delay(after: problem(503, "busy"), attempt: 10)! <= 1.5)
+        #expect(policy.delay(after: .transport(URLError(.timedOut)), attempt: 1) != nil)
+        #expect(policy.delay(after: problem(408, "request_timeout"), attempt: 1) != nil)
+    }
+
+    @Test func retryAfterIsWaitedForWhenShortEnough() {
+        #expect(policy.delay(after: problem(429, "too_many_streams", retryAfter: 3), attempt: 1) == 3)
+        #expect(policy.delay(after: problem(429, "too_many_attempts", retryAfter: 900), attempt: 1) == nil)
+        #expect(policy.delay(after: problem(429, "too_many_pending"), attempt: 1) == nil)
+    }
+
+    @Test func finalAnswersAreNotRetried() {
+        #expect(policy.delay(after: problem(409, "insufficient_funds"), attempt: 1) == nil)
+        #expect(policy.delay(after: problem(500, "internal_error"), attempt: 1) == nil)
+        #expect(policy.delay(after: .transport(URLError(.cancelled)), attempt: 1) == nil)
+        #expect(policy.delay(after: .decoding(type: "Item", status: 200, description: ""), attempt: 1) == nil)
+    }
+}
+
+@Suite struct RequestTests {
+    @Test func queryPlusSignsAreEscapedAndPathsJoin() {
+        let client = FocusIslandClient(baseURL: URL(string: "https://api.example.com/v1/")!)
+        let url = client.url("/focus-sessions", [URLQueryItem(name: "from", value: "2026-11-30T08:00:00+01:00")])
+        #expect(url.absoluteString == "https://api.example.com/v1/focus-sessions?from=2026-11-30T08:00:00%2B01:00")
+    }
+
+    @Test func strictDecodingComparesWhatTheAPIMeans() throws {
+        let said = try JSONDecoder().decode(
+            JSONValue.self, from: Data(#"{"a":null,"id":"8a1c1c1e-0000-4000-8000-00000000000a","n":[1,{"b":null}]}"#.utf8))
+        let kept = try JSONDecoder().decode(JSONValue.self, from: Data(#"{"id":"8A1C1C1E-0000-4000-8000-00000000000A","n":[1,{}]}"#.utf8))
+        #expect(said.normalized == kept.normalized)
+        let more = try JSONDecoder().decode(JSONValue.self, from: Data(#"{"id":"x","extra":1}"#.utf8))
+        let less = try JSONDecoder().decode(JSONValue.self, from: Data(#"{"id":"x"}"#.utf8))
+        #expect(more.normalized.difference(from: less.normalized) == "$.extra only on one side")
+    }
+
+    @Test func theCacheKeepsAccountsApart() {
+        let url = URL(string: "https://api.example.com/friends")!
+        #expect(ConditionalCache.key(url, token: "a") != ConditionalCache.key(url, token: "b"))
+        #expect(ConditionalCache.key(url, token: "a") == ConditionalCache.key(url, token: "a"))
+    }
+}
+
+@Suite struct SessionQueueFileTests {
+    @Test func queuedSessionsOutliveTheQueueAndAFailedFlush() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("focus-island-client-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("queue.json")
+        // Nothing listens on port 9 of this machine: every flush fails in transit.
+        let offline = FocusIslandClient(baseURL: URL(string: "http://127.0.0.1:9")!, token: "t", retryPolicy: .none)
+        let queue = try SessionQueue(fileURL: file, client: offline)
+        let item = SessionBatchItem(
+            id: UUID(), startedAt: Time(rawValue: "2026-11-30T08:00:00Z"), endedAt: Time(rawValue: "2026-11-30T08:25:00Z"))
+        try await queue.enqueue(item)
+        var rated = item
+        rated.rating = .good
+        try await queue.enqueue(rated)  // the same session, rated since: replaces it
+        await #expect(throws: FocusIslandError.self) { try await queue.flush() }
+        let reopened = try SessionQueue(fileURL: file, client: offline)
+        #expect(await reopened.pending == [rated])
+    }
+}

@@ -1,0 +1,51 @@
+// The README's example for app developers ("The Swift client"): README.md quotes the lines
+// between the markers, AppDeveloperExampleTests checks the quote is this file's and runs it.
+// BEGIN README EXAMPLE
+import FocusIslandClient
+import Foundation
+
+/// Signs up, listens to live events, shops, and records a session that waits offline.
+func focusIslandExample(
+    server: URL, email: String, queueFile: URL, now: Date = Date(),
+    report: @escaping @Sendable (String) -> Void = { print($0) }
+) async throws {
+    // One client per server. It keeps the token that register and login return; keep
+    // signedIn.token in the keychain and pass it as `token:` on the next launch.
+    let client = FocusIslandClient(baseURL: server)
+    let signedIn = try await client.register(email: email, password: "correct horse battery", displayName: "Ada")
+    report("signed in as \(signedIn.user.displayName)")
+
+    // Live events: an SSE stream that reconnects by itself, or long-polls when it must.
+    let listener = Task {
+        for try await event in client.events() {
+            report("event \(event.id): \(event.type)")
+        }
+    }
+    defer { listener.cancel() }
+
+    // The catalog is kept by ETag: reading it again costs a 304. A purchase carries an
+    // Idempotency-Key, so the client may retry it after a dropped connection: charged once.
+    let catalog = try await client.shopItemsList()
+    if let lamp = catalog.furniture.max(by: { $0.price < $1.price }) {
+        do {
+            let purchase = try await client.shopPurchasesCreate(ItemChoiceBody(itemId: lamp.id))
+            report("bought \(purchase.value.item.name); \(purchase.value.balance) coins left")
+        } catch let error as FocusIslandError where error.code == .insufficientFunds {
+            report("not yet: \(error.detail ?? "")")
+        }
+    }
+
+    // A session finished without a network waits in a file until a flush gets through.
+    let queue = try SessionQueue(fileURL: queueFile, client: client)
+    try await queue.enqueue(
+        SessionBatchItem(
+            id: UUID(), startedAt: Time(now.addingTimeInterval(-25 * 60)), endedAt: Time(now),
+            plannedMinutes: 25, rating: .good))
+    do {
+        let flushed = try await queue.flush()
+        report("\(flushed.applied.count) session(s) recorded, \(flushed.rejected.count) refused")
+    } catch let error as FocusIslandError {
+        report("still offline (\(error)): the session stays queued")
+    }
+}
+// END README EXAMPLE
