@@ -4,6 +4,8 @@
 //                         then the connection is closed before a byte of the answer goes back
 //   refuse = true         connections are accepted and closed at once (a network that is down)
 //   dropAll()             closes every open connection (a stream dropped mid-way)
+//   answerNext(...)       the next requests get these answers from the proxy itself (a 503 from a
+//                         load balancer, say) and never reach the server
 import Foundation
 import Glibc
 
@@ -17,6 +19,7 @@ final class TCPProxy: @unchecked Sendable {
     private var open: Set<Int32> = []
     private var heads: [String] = []
     private var statuses: [Int] = []
+    private var canned: [[UInt8]] = []
 
     init(upstreamPort: UInt16) throws {
         self.upstreamPort = upstreamPort
@@ -41,6 +44,16 @@ final class TCPProxy: @unchecked Sendable {
 
     /// Closes the next `count` answers before they reach the client (after the server made them).
     func dropNextResponses(_ count: Int) { lock.withLock { responsesToDrop += count } }
+
+    /// The next requests are answered `status` with this problem and headers, by the proxy.
+    func answerNext(_ status: Int, code: String, headers: [String: String] = [:], times: Int = 1) {
+        let body =
+            #"{"type":"urn:focus-island:problem:\#(code)","title":"\#(code)","status":\#(status),"detail":"From the proxy.","code":"\#(code)"}"#
+        var head = "HTTP/1.1 \(status) Problem\r\nContent-Type: application/problem+json\r\nContent-Length: \(body.utf8.count)\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        let answer = Array((head + "\r\n" + body).utf8)
+        lock.withLock { canned += Array(repeating: answer, count: times) }
+    }
 
     var refuse: Bool {
         get { lock.withLock { refusing } }
@@ -103,15 +116,36 @@ final class TCPProxy: @unchecked Sendable {
 
     private func pump(from source: Int32, to destination: Int32, requests: Bool, _ pair: Pair) {
         var buffer = [UInt8](repeating: 0, count: 65_536)
+        var skip = 0  // body bytes of a request the proxy answered itself, still to come
         while true {
             let count = read(source, &buffer, buffer.count)
             if count <= 0 { break }
-            let chunk = Array(buffer[0..<count])
+            var chunk = Array(buffer[0..<count])
+            if skip > 0 {
+                let skipped = min(skip, chunk.count)
+                skip -= skipped
+                chunk.removeFirst(skipped)
+                if chunk.isEmpty { continue }
+            }
             if let text = String(bytes: chunk.prefix(16_384), encoding: .utf8) ?? String(bytes: chunk.prefix(512), encoding: .isoLatin1) {
                 if requests, let head = text.components(separatedBy: "\r\n\r\n").first,
                     head.range(of: #"^[A-Z]+ \S+ HTTP/1\.1"#, options: .regularExpression) != nil
                 {
-                    lock.withLock { heads.append(head) }
+                    let answer = lock.withLock {
+                        heads.append(head)
+                        return canned.isEmpty ? nil : canned.removeFirst()
+                    }
+                    if let answer {
+                        // Answered here: the request's body is swallowed, whichever reads bring it.
+                        let length =
+                            head.components(separatedBy: "\r\n")
+                            .first { $0.lowercased().hasPrefix("content-length:") }
+                            .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+                        skip = max(0, length - (chunk.count - head.utf8.count - 4))
+                        lock.withLock { statuses.append(Int(String(decoding: answer[9..<12], as: UTF8.self)) ?? 0) }
+                        if !sendAll(answer, to: source) { break }
+                        continue
+                    }
                 } else if !requests, text.hasPrefix("HTTP/1.1 ") {
                     let status = Int(text.dropFirst(9).prefix(3)) ?? 0
                     let drop = lock.withLock {
@@ -123,13 +157,7 @@ final class TCPProxy: @unchecked Sendable {
                     if drop { break }
                 }
             }
-            var written = 0
-            while written < count {
-                let result = chunk.withUnsafeBytes { send(destination, $0.baseAddress! + written, count - written, Int32(MSG_NOSIGNAL)) }
-                if result <= 0 { break }
-                written += result
-            }
-            if written < count { break }
+            if !sendAll(chunk, to: destination) { break }
         }
         let last = lock.withLock {
             shutdown(source, Int32(SHUT_RDWR))
@@ -144,6 +172,16 @@ final class TCPProxy: @unchecked Sendable {
             close(pair.sockets.0)
             close(pair.sockets.1)
         }
+    }
+
+    private func sendAll(_ bytes: [UInt8], to socket: Int32) -> Bool {
+        var written = 0
+        while written < bytes.count {
+            let result = bytes.withUnsafeBytes { send(socket, $0.baseAddress! + written, bytes.count - written, Int32(MSG_NOSIGNAL)) }
+            if result <= 0 { return false }
+            written += result
+        }
+        return true
     }
 
     private static func loopback(port: UInt16) -> sockaddr_in {

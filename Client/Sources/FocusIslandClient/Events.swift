@@ -280,10 +280,15 @@ final class StreamConnection: NSObject, URLSessionDataDelegate, @unchecked Senda
         task.resume()
     }
 
+    /// Ends the connection. The URLSession calls go to another queue: cancelling synchronously
+    /// can deadlock swift-corelibs-foundation (see FocusIslandClient.fetch).
     func cancel() {
-        task?.cancel()
-        session?.invalidateAndCancel()
         continuation.finish()
+        let (task, session) = (self.task, self.session)
+        DispatchQueue.global().async {
+            task?.cancel()
+            session?.invalidateAndCancel()
+        }
     }
 
     func urlSession(

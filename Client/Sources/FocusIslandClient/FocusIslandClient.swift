@@ -100,7 +100,7 @@ public final class FocusIslandClient: Sendable {
             }
             let failure: FocusIslandError
             do {
-                let (data, urlResponse) = try await session.data(for: attemptRequest)
+                let (data, urlResponse) = try await fetch(attemptRequest)
                 guard let http = urlResponse as? HTTPURLResponse else {
                     throw FocusIslandError.transport(URLError(.badServerResponse))
                 }
@@ -120,6 +120,7 @@ public final class FocusIslandClient: Sendable {
                 }
                 failure = FocusIslandError.problem(ServerProblem(response))
             } catch let error as URLError {
+                if Task.isCancelled { throw CancellationError() }
                 failure = .transport(error)
             } catch let error as FocusIslandError {
                 failure = error
@@ -128,6 +129,39 @@ public final class FocusIslandClient: Sendable {
                 throw failure
             }
             try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000))
+        }
+    }
+
+    /// One exchange. Not `URLSession.data(for:)`: in swift-corelibs-foundation, cancelling the
+    /// task that awaits it can deadlock (its cancellation handler cancels the URLSession task
+    /// synchronously while the session's queue resumes the same task), and with two cores that
+    /// stops every task of the process. Here the URLSession task is cancelled from another queue.
+    func fetch(_ request: URLRequest) async throws -> (Data, URLResponse) {
+        let running = Locked<(task: URLSessionDataTask?, cancelled: Bool)>((nil, false))
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let task = session.dataTask(with: request) { data, response, error in
+                    if let error {
+                        continuation.resume(throwing: error)
+                    } else if let data, let response {
+                        continuation.resume(returning: (data, response))
+                    } else {
+                        continuation.resume(throwing: URLError(.badServerResponse))
+                    }
+                }
+                let cancelled = running.withValue { state in
+                    state.task = task
+                    return state.cancelled
+                }
+                task.resume()
+                if cancelled { DispatchQueue.global().async { task.cancel() } }
+            }
+        } onCancel: {
+            let task = running.withValue { state in
+                state.cancelled = true
+                return state.task
+            }
+            if let task { DispatchQueue.global().async { task.cancel() } }
         }
     }
 
@@ -258,11 +292,14 @@ final class Locked<Value: Sendable>: @unchecked Sendable {
     init(_ value: Value) { stored = value }
 
     var value: Value {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
+        get { withValue { $0 } }
+        set { withValue { $0 = newValue } }
     }
 
+    /// lock() and unlock() by hand: NSLocking.withLock is newer than iOS 16 and macOS 13.
     func withValue<T>(_ body: (inout Value) throws -> T) rethrows -> T {
-        try lock.withLock { try body(&stored) }
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&stored)
     }
 }
