@@ -3,6 +3,10 @@
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <microhttpd.h>
+/* For the threads that hold SSE streams' sockets (Live/StreamWriters.swift). */
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <netinet/tcp.h>
 
 /* MHD_get_daemon_info is variadic, which Swift cannot call: this asks it for the bound port. */
 static inline uint16_t focus_daemon_port(struct MHD_Daemon *daemon) {
@@ -44,4 +48,10 @@ static inline int focus_client_address(struct MHD_Connection *connection, char *
 static inline size_t focus_request_head_size(struct MHD_Connection *connection) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
     return info ? info->header_size : 0;
+}
+
+/* MHD_set_response_options is variadic as well: the response's body ends when the connection
+   closes (no chunked coding), so that its socket can be handed over after the headers. */
+static inline int focus_response_close_delimited(struct MHD_Response *response) {
+    return MHD_set_response_options(response, MHD_RF_HTTP_1_0_COMPATIBLE_STRICT, MHD_RO_END) == MHD_YES;
 }

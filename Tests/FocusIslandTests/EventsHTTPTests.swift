@@ -207,6 +207,36 @@ import Testing
         #expect(streams.count >= limit)
         for stream in open { stream.close() }
     }
+
+    /// A stream's socket is held by a writer thread once its headers are out
+    /// (Live/StreamWriters.swift), which watches it for a hang-up: a phone that drops a stream
+    /// gets its place back at once, not at the next heartbeat (15 s), and the body is plain
+    /// SSE text ended by the close.
+    @Test func aDroppedStreamFreesItsPlaceAtOnce() throws {
+        let a = try Transport.socket.client.register("ann")
+        let limit = try #require(Int(try TestEnvironment.scalar("select max_streams_per_user from app.event_settings") ?? ""))
+        let open = try (0..<limit).map { _ in try stream(a) }
+        #expect(open.allSatisfy { $0.status == 200 && $0.headers["transfer-encoding"] == nil })
+        #expect(open.allSatisfy { $0.headers["connection"]?.lowercased() == "close" })
+        open[0].close()
+        var reopened: EventStreamClient?
+        let deadline = Date().addingTimeInterval(3)
+        while Date() < deadline {
+            let attempt = try stream(a)
+            if attempt.status == 200 {
+                reopened = attempt
+                break
+            }
+            #expect(attempt.status == 429)
+            usleep(50_000)
+        }
+        let replacement = try #require(reopened, "the dropped stream's place was not freed within 3 s")
+        try grant(a, 3)
+        #expect(try nextPersonal(replacement)?.type == "balance.changed", "the new stream delivers")
+        #expect(try nextPersonal(open[1])?.type == "balance.changed", "the other streams still deliver")
+        for held in open.dropFirst() { held.close() }
+        replacement.close()
+    }
 }
 
 @Suite struct SharedCacheTests {

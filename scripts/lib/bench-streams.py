@@ -40,20 +40,15 @@ async def hold(token, opened):
     while (await reader.readline()) not in (b"\r\n", b""):
         pass
     opened.set_result(status == b"200")
-    # Chunked transfer coding: a size line, the chunk, CRLF. SSE data lines carry the event.
+    # The body is SSE text, ended by the close (no chunked coding: Server/EventsEndpoint.swift).
     while True:
-        size_line = await reader.readline()
-        if not size_line:
+        line = await reader.readline()
+        if not line:
             return
-        size = int(size_line.split(b";")[0], 16)
-        chunk = await reader.readexactly(size + 2)
-        if measuring:
-            now = time.time()
-            for line in chunk.split(b"\n"):
-                if line.startswith(b"data: "):
-                    event = json.loads(line[6:])
-                    if event.get("type") == "balance.changed":
-                        latencies.append(now - created_at(event["created_at"]))
+        if measuring and line.startswith(b"data: "):
+            event = json.loads(line[6:])
+            if event.get("type") == "balance.changed":
+                latencies.append(time.time() - created_at(event["created_at"]))
 
 
 async def open_streams(count, start, tasks):

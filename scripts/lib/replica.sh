@@ -1,7 +1,7 @@
 # replica.sh: a streaming replica of the cluster in DIR, for READ_DATABASE_URL (scripts/bench
-# --replica, fault checks). pg_basebackup -R copies the running cluster into DIR/replica/data and
-# writes standby.signal and primary_conninfo; the replica has its own socket folder
-# (DIR/replica) and port. Sourced after common.sh.
+# --replica, scripts/lib/replica-checks.sh). pg_basebackup -R copies the running cluster into
+# DIR/replica/data and writes standby.signal and primary_conninfo; the replica has its own
+# socket folder (DIR/replica) and port. Sourced after common.sh.
 # shellcheck shell=bash
 
 REPLICA_PORT=54331
@@ -15,6 +15,12 @@ replica_start() {
     as_cluster_owner "$PG_BIN/pg_basebackup" -h "$dir" -p "$PG_PORT" -U postgres -D "$dir/replica/data" \
         -R -X stream -c fast >"$dir/replica/basebackup.log" 2>&1 \
         || { cat "$dir/replica/basebackup.log" >&2; die "pg_basebackup failed"; }
+    replica_resume "$dir"
+}
+
+# replica_resume DIR: starts the replica copied by replica_start again (after replica_stop).
+replica_resume() {
+    local dir=$1
     as_cluster_owner "$PG_BIN/pg_ctl" -D "$dir/replica/data" -l "$dir/replica/postgres.log" -w -t 60 start \
         -o "-c listen_addresses='' -c unix_socket_directories='$dir/replica' -p $REPLICA_PORT \
             -c hot_standby=on -c max_connections=200 -c shared_buffers=256MB" >/dev/null \

@@ -3,10 +3,11 @@
 // what follows its cursor (the table is the truth, the notification only the doorbell).
 // A ticker marks heartbeats due and long-polls expired, and wakes them.
 //
-// Waiting clients hold no thread: each is a suspended libmicrohttpd connection
-// (Server/EventsEndpoint.swift). `LiveClient.lock` guards the client's flags, and a connection
-// is resumed only under it and only if it is suspended (resuming one that is not is undefined
-// behaviour in libmicrohttpd). `lock` guards `byUser`.
+// Waiting clients hold no thread: a long-poll is a suspended libmicrohttpd connection
+// (Server/EventsEndpoint.swift); an SSE stream, once its headers are out, is a socket that a
+// writer thread watches (Live/StreamWriters.swift). `LiveClient.lock` guards the client's
+// flags, and a client is resumed only under it and only if it sleeps (resuming a connection
+// that is not suspended is undefined behaviour in libmicrohttpd). `lock` guards `byUser`.
 import CMicroHTTPD
 import Foundation
 
@@ -16,7 +17,14 @@ final class LiveClient: @unchecked Sendable {
     let kind: Kind
     let userID: String
     let token: String
+    /// The client's address (PER_IP_CONNECTION_LIMIT counts a stream a writer holds).
+    let address: String
     let connection: OpaquePointer
+    /// Where it waits (guarded by `lock`): its libmicrohttpd connection, or the writer that
+    /// took over its socket.
+    private var writer: StreamWriter?
+    /// The socket a writer holds, -1 before (and after) that; the writer's thread only.
+    var socket: Int32 = -1
     /// The last event id delivered (SSE); the next query asks for events after it.
     var cursor: String
     /// Monotonic microseconds: a long-poll's end (set once); for a stream, when the next
@@ -38,14 +46,18 @@ final class LiveClient: @unchecked Sendable {
     /// The connection is gone (libmicrohttpd completed it): never resume it again.
     var finished = false
 
-    /// Bytes of SSE text not yet handed to libmicrohttpd (only the connection's thread touches these).
+    /// Bytes of SSE text not yet written (only the thread that runs the client touches these).
     var pending: [UInt8] = []
     var sent = 0
 
-    init(kind: Kind, userID: String, token: String, connection: OpaquePointer, cursor: String, deadline: UInt64) {
+    init(
+        kind: Kind, userID: String, token: String, address: String, connection: OpaquePointer, cursor: String,
+        deadline: UInt64
+    ) {
         self.kind = kind
         self.userID = userID
         self.token = token
+        self.address = address
         self.connection = connection
         self.cursor = cursor
         self.until = deadline
@@ -59,15 +71,30 @@ final class LiveClient: @unchecked Sendable {
         change(self)
         if suspended && !finished {
             suspended = false
-            MHD_resume_connection(connection)
+            if let writer { writer.schedule(self) } else { MHD_resume_connection(connection) }
         }
+    }
+
+    /// The SSE stream's socket is now `writer`'s (its connection is ending): wakes go there.
+    func adopt(socket: Int32, writer: StreamWriter) {
+        lock.lock()
+        defer { lock.unlock() }
+        self.socket = socket
+        self.writer = writer
+    }
+
+    /// Whether a writer holds the stream (its libmicrohttpd request ending does not end it).
+    var adopted: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return writer != nil
     }
 
     /// What the connection's thread should do next; `.sleep` has already suspended it.
     enum Next { case fetch, retry, heartbeat, expire, close, sleep }
 
-    /// Called on the connection's own thread (from libmicrohttpd's callbacks, where suspending
-    /// is allowed): takes one reason to work, or suspends the connection until a wake.
+    /// Called on the thread that runs the client (libmicrohttpd's callbacks, where suspending
+    /// is allowed, or its writer's): takes one reason to work, or sleeps until a wake.
     func next() -> Next {
         lock.lock()
         defer { lock.unlock() }
@@ -86,7 +113,7 @@ final class LiveClient: @unchecked Sendable {
             return .heartbeat
         }
         suspended = true
-        MHD_suspend_connection(connection)
+        if writer == nil { MHD_suspend_connection(connection) }
         return .sleep
     }
 

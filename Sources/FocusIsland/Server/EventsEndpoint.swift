@@ -2,18 +2,23 @@
 //
 //   Accept: text/event-stream   an SSE stream: `api.events_stream_open` checks the token and the
 //                               cursor (Last-Event-ID or ?after=) and says the user and their
-//                               stream limit; then a content-reader response whose reader
-//                               suspends the connection while nothing is pending.
+//                               stream limit; then a 200 whose body ends when the connection
+//                               closes, and once its headers are out, the socket goes to a
+//                               writer thread (Live/StreamWriters.swift) and libmicrohttpd
+//                               forgets the connection and frees its memory.
 //   anything else               a long-poll: `api.events_list` (GET /events in the route table)
 //                               answers at once when there are events or wait is 0; else the
 //                               connection is suspended from the access handler until a wake or
 //                               `wait` seconds, then asked again and answered with its status.
 //
-// Why both libmicrohttpd mechanisms: a stream's 200 is queued before its first event, so only
-// its content reader can suspend it (the manual allows suspending there when the response is
-// not shared); a long-poll has not chosen its status yet, so it suspends from the access
-// handler and can still answer 401 or 503 when it wakes. Both are resumed by the same wake
-// (Live/EventStreams.swift), and a suspended connection costs no thread, only its memory.
+// Why the hand-over: a stream lives for hours and writes a few small frames, while a
+// libmicrohttpd connection keeps its whole memory pool (16 KiB, most of it touched) for as long
+// as it is open. The response's content reader does it: libmicrohttpd has sent the headers
+// before it first asks for the body; the reader duplicates the socket's descriptor, gives it to
+// a writer and ends the body. libmicrohttpd then closes its own descriptor without shutdown()
+// (MHD_USE_TURBO, HTTPServer.start), so the connection stays open on the writer's.
+// A long-poll has not chosen its status yet, so it suspends from the access handler and can
+// still answer 401 or 503 when it wakes. Both wait for the same wakes (Live/EventStreams.swift).
 // Swift parses HTTP only: SQL validates the token, the cursor and `wait`, and decides the events.
 import CMicroHTTPD
 import Foundation
@@ -21,9 +26,9 @@ import Foundation
 extension HTTPServer {
     /// Events fetched per round trip on a stream; a full batch is followed by another at once.
     static let streamBatch = 100
-    /// The reader's block: libmicrohttpd zeroes this much per stream (calloc), so it is kept
-    /// small; a longer batch of frames is simply handed over in several calls.
-    static let streamBlock = 1024
+    /// The reader's block: libmicrohttpd allocates it with the response; the reader writes
+    /// nothing into it (the body is written by the writer thread), so it is the smallest.
+    static let streamBlock = 1
 
     func answerEvents(_ connection: OpaquePointer, _ state: RequestState, _ request: Request) -> MHD_Result {
         guard let streams else { return MHD_Result.NO }
@@ -48,7 +53,7 @@ extension HTTPServer {
         case .success(let value): opened = value
         }
         let client = LiveClient(
-            kind: .stream, userID: opened.userID, token: request.bearerToken ?? "",
+            kind: .stream, userID: opened.userID, token: request.bearerToken ?? "", address: request.clientAddress ?? "",
             connection: connection, cursor: opened.next,
             deadline: monotonicMicroseconds() + streams.heartbeat * 1_000_000)
         switch streams.register(client, maxStreams: opened.maxStreams) {
@@ -65,7 +70,7 @@ extension HTTPServer {
             return finish(connection, request, state, response)
         }
         state.live = client
-        // The first bytes tell browsers to reconnect after 2 s, and get the headers out at once.
+        // The first bytes tell browsers to reconnect after 2 s.
         client.pending = Array("retry: 2000\n\n".utf8)
         let context = Unmanaged.passRetained(StreamContext(server: self, client: client)).toOpaque()
         guard let response = MHD_create_response_from_callback(UInt64.max, Self.streamBlock, streamReader, context, streamFree) else {
@@ -73,10 +78,11 @@ extension HTTPServer {
             return MHD_Result.NO
         }
         defer { MHD_destroy_response(response) }
+        _ = focus_response_close_delimited(response)
         MHD_add_response_header(response, "Content-Type", "text/event-stream")
         MHD_add_response_header(response, "Cache-Control", "no-cache")
         MHD_add_response_header(response, "X-Accel-Buffering", "no")
-        // A stream that ends (revoked token, server stopping) closes its connection too.
+        // The body ends with the connection (no chunked coding): the writer writes SSE text.
         MHD_add_response_header(response, "Connection", "close")
         pipeline.logRequest(
             request, template: "/events", status: 200, startedAt: state.startedAt,
@@ -86,7 +92,8 @@ extension HTTPServer {
 
     /// One round trip: the events after the stream's cursor as SSE frames in `pending`.
     /// False when the stream must end (its token no longer signs in, or SQL refused the cursor).
-    func fetch(into client: LiveClient) -> Bool {
+    /// Runs on the stream's writer thread.
+    static func fetch(into client: LiveClient, pipeline: Pipeline) -> Bool {
         let parameters = JSONText.object(["after": client.cursor, "limit": String(Self.streamBatch)])
         let rows: [[String?]]
         do {
@@ -144,7 +151,7 @@ extension HTTPServer {
         // SQL validates `wait` (events_list refuses anything but 0 to 60) before anyone waits.
         let wait = UInt64(max(0, min(60, Int(request.query["wait"] ?? "0") ?? 0)))
         let client = LiveClient(
-            kind: .poll, userID: opened.userID, token: request.bearerToken ?? "",
+            kind: .poll, userID: opened.userID, token: request.bearerToken ?? "", address: request.clientAddress ?? "",
             connection: connection, cursor: request.query["after"] ?? opened.next,
             deadline: monotonicMicroseconds() + wait * 1_000_000)
         client.dirty = false
@@ -234,40 +241,20 @@ final class StreamContext {
     }
 }
 
-/// libmicrohttpd asks for the next bytes of a stream. Pending frames first; else one reason to
-/// work (a wake, a heartbeat); else the connection is suspended and 0 returned (the manual:
-/// returning 0 is only for use with MHD_suspend_connection, which this reader does).
-private let streamReader: MHD_ContentReaderCallback = { cls, _, buffer, max in
-    guard let cls, let buffer else { return -2 }
+/// libmicrohttpd asks for the stream's body for the first time, so the headers are sent: the
+/// socket goes to a writer thread and this response ends (libmicrohttpd closes its descriptor,
+/// the writer keeps its own). If no writer can take it, the stream ends and the client
+/// reconnects.
+private let streamReader: MHD_ContentReaderCallback = { cls, _, _, _ in
+    guard let cls else { return -2 }
     let context = Unmanaged<StreamContext>.fromOpaque(cls).takeUnretainedValue()
     let client = context.client
-    while true {
-        if client.sent < client.pending.count {
-            let count = min(max, client.pending.count - client.sent)
-            client.pending.withUnsafeBytes { bytes in
-                UnsafeMutableRawPointer(buffer).copyMemory(from: bytes.baseAddress! + client.sent, byteCount: count)
-            }
-            client.sent += count
-            if client.sent == client.pending.count {
-                client.pending.removeAll()  // a large batch's buffer is not kept for an idle stream
-                client.sent = 0
-            }
-            return count
-        }
-        switch client.next() {
-        case .close, .expire:
-            return -1  // MHD_CONTENT_READER_END_OF_STREAM
-        case .fetch:
-            if !context.server.fetch(into: client) { return -1 }
-        case .retry:
-            if !context.server.fetch(into: client) { return -1 }
-            client.pending += Array(": heartbeat\n\n".utf8)
-        case .heartbeat:
-            client.pending += Array(": heartbeat\n\n".utf8)
-        case .sleep:
-            return 0
-        }
+    let socket = fcntl(focus_connection_fd(client.connection), F_DUPFD_CLOEXEC, 0)
+    if socket >= 0, let writers = context.server.writers, writers.adopt(client, socket: socket, address: client.address) {
+        return -1  // MHD_CONTENT_READER_END_OF_STREAM: libmicrohttpd lets go of the connection
     }
+    if socket >= 0 { close(socket) }
+    return -2  // MHD_CONTENT_READER_END_WITH_ERROR
 }
 
 private let streamFree: MHD_ContentReaderFreeCallback = { cls in

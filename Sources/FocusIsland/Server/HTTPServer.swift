@@ -16,6 +16,8 @@ public final class HTTPServer: Sendable {
     let configuration: Configuration
     /// Clients waiting for events (GET /events: Server/EventsEndpoint.swift); nil: no live events.
     let streams: EventStreams?
+    /// The threads that hold SSE streams' sockets once their headers are out (Live/StreamWriters.swift).
+    let writers: StreamWriters?
     /// Requests whose first byte arrived and whose response is not yet sent.
     let inFlight = Atomic<Int>(0)
     private let daemon: Mutex<DaemonHandle?> = Mutex(nil)
@@ -39,6 +41,11 @@ public final class HTTPServer: Sendable {
             idleTimeoutSeconds: configuration.idleTimeout,
             logger: pipeline.logger)
         self.streams = streams
+        self.writers = streams.map { streams in
+            StreamWriters(
+                threads: configuration.httpThreads, streams: streams,
+                fetch: { [pipeline] client in HTTPServer.fetch(into: client, pipeline: pipeline) })
+        }
     }
 
     /// The port actually bound (useful when PORT=0 asks the kernel to choose).
@@ -54,6 +61,10 @@ public final class HTTPServer: Sendable {
         var flags =
             UInt32(MHD_USE_EPOLL_INTERNAL_THREAD.rawValue) | UInt32(MHD_USE_ITC.rawValue)
             | UInt32(MHD_USE_ERROR_LOG.rawValue) | UInt32(MHD_ALLOW_SUSPEND_RESUME.rawValue)
+            // TURBO: among its effects, libmicrohttpd closes a connection's descriptor without
+            // shutdown() first, which lets an SSE stream's socket outlive its libmicrohttpd
+            // connection on the descriptor a writer holds (Server/EventsEndpoint.swift).
+            | UInt32(MHD_USE_TURBO.rawValue)
         if address.family == AF_INET6 { flags |= UInt32(MHD_USE_IPv6.rawValue) }
         let context = Unmanaged.passUnretained(self).toOpaque()
         var storage = address.storage
@@ -205,7 +216,8 @@ private let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, 
     if let connection { server.headDeadline.answered(focus_connection_fd(connection)) }
     if let state, let existing = state.pointee {
         let request = Unmanaged<RequestState>.fromOpaque(existing).takeRetainedValue()
-        if let client = request.live {
+        // A stream whose socket a writer took over lives on; anything else waiting ends here.
+        if let client = request.live, !client.adopted {
             client.finish()
             server.streams?.unregister(client)
         }
@@ -261,11 +273,21 @@ private let connectionNotified: MHD_NotifyConnectionCallback = { cls, connection
 }
 
 /// Refuses a new connection at once when CONNECTION_LIMIT are open (see HeadDeadline).
-private let acceptPolicy: MHD_AcceptPolicyCallback = { cls, _, _ in
+/// Streams held by the writers are connections too, though libmicrohttpd no longer counts them:
+/// they count toward CONNECTION_LIMIT, and toward PER_IP_CONNECTION_LIMIT apart from the
+/// connections libmicrohttpd counts for the address.
+private let acceptPolicy: MHD_AcceptPolicyCallback = { cls, address, _ in
     guard let cls else { return MHD_Result.NO }
     let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
-    return server.headDeadline.open.load(ordering: .relaxed) < server.configuration.connectionLimit
-        ? MHD_Result.YES : MHD_Result.NO
+    let streams = server.writers?.open ?? 0
+    guard server.headDeadline.open.load(ordering: .relaxed) + streams < server.configuration.connectionLimit else {
+        return MHD_Result.NO
+    }
+    guard streams > 0, let writers = server.writers else { return MHD_Result.YES }
+    var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+    guard focus_format_address(address, &text, socklen_t(text.count)) == 1 else { return MHD_Result.YES }
+    let name = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    return writers.open(from: name) < server.configuration.perIPConnectionLimit ? MHD_Result.YES : MHD_Result.NO
 }
 
 func send(_ connection: OpaquePointer, _ response: Response) -> MHD_Result {
