@@ -26,9 +26,9 @@ func focusIslandExample(
     // The catalog is kept by ETag: reading it again costs a 304. A purchase carries an
     // Idempotency-Key, so the client may retry it after a dropped connection: charged once.
     let catalog = try await client.shopItemsList()
-    if let lamp = catalog.furniture.max(by: { $0.price < $1.price }) {
+    if let pet = catalog.pets.max(by: { $0.price < $1.price }) {
         do {
-            let purchase = try await client.shopPurchasesCreate(ItemChoiceBody(itemId: lamp.id))
+            let purchase = try await client.shopPurchasesCreate(ItemChoiceBody(itemId: pet.id))
             report("bought \(purchase.value.item.name); \(purchase.value.balance) coins left")
         } catch let error as FocusIslandError where error.code == .insufficientFunds {
             report("not yet: \(error.detail ?? "")")

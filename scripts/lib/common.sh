@@ -110,9 +110,7 @@ build_server() {
 serve_in_background() {
     local log=$1 port=""
     shift
-    # Created here: the background job opens it itself, possibly after the first read below
-    # (on a loaded machine), and a read of a missing file would end a `set -e` caller.
-    : >"$log"
+    : >"$log"  # the background job may open it after the first read below (sed: can't read)
     env PORT=0 LOG_FORMAT="${LOG_FORMAT:-text}" "$@" "$server" serve >"$log" 2>&1 &
     server_pid=$!
     for _ in $(seq 200); do
