@@ -8,10 +8,14 @@ let package = Package(
     name: "focus-island-client",
     platforms: [.macOS(.v13), .iOS(.v16)],
     products: [
-        .library(name: "FocusIslandClient", targets: ["FocusIslandClient"])
+        .library(name: "FocusIslandClient", targets: ["FocusIslandClient"]),
+        .executable(name: "focus", targets: ["focus"]),
     ],
     targets: [
         .target(name: "FocusIslandClient", swiftSettings: [.swiftLanguageMode(.v6)]),
+        // The command line (Sources/focus): the library and Foundation, no argument parser.
+        .executableTarget(name: "focus", dependencies: ["FocusIslandClient"], swiftSettings: [.swiftLanguageMode(.v6)]),
         .testTarget(name: "FocusIslandClientTests", dependencies: ["FocusIslandClient"]),
+        .testTarget(name: "focusTests", dependencies: ["focus", "FocusIslandClient"], swiftSettings: [.swiftLanguageMode(.v6)]),
     ]
 )

@@ -1,0 +1,63 @@
+// AccountCommands: register, login, logout and me. Register and login save the new token in
+// the config directory (mode 0600); logout revokes it on the server, then forgets it.
+
+import FocusIslandClient
+import Foundation
+
+enum AccountCommands {
+    static func register(_ context: Context, email: String, displayName: String?) async throws {
+        let name = displayName ?? String(email.prefix { $0 != "@" })
+        let password = try Password.read(prompt: "Password for \(email) (8 characters or more): ")
+        let signedIn = try await context.anonymous().authRegister(RegisterBody(email: email, password: password, displayName: name))
+        try save(signedIn, context)
+        context.output.result(
+            signedIn, "Signed in as \(signedIn.user.displayName) <\(signedIn.user.email)>; balance \(signedIn.user.balance) coins.")
+    }
+
+    static func login(_ context: Context, email: String) async throws {
+        let password = try Password.read(prompt: "Password for \(email): ")
+        let signedIn = try await context.anonymous().authLogin(LoginBody(email: email, password: password))
+        try save(signedIn, context)
+        context.output.result(
+            signedIn, "Signed in as \(signedIn.user.displayName) <\(signedIn.user.email)>; balance \(signedIn.user.balance) coins.")
+    }
+
+    static func logout(_ context: Context) async throws {
+        do {
+            try await context.signedIn().authLogout()
+        } catch let error as FocusIslandError where error.status == 401 {
+            // Already revoked or expired on the server: forgetting it here is all that is left.
+        }
+        try forgetAccount(context)
+        try context.config.remove(Files.token)
+        context.output.say("Signed out.")
+    }
+
+    static func me(_ context: Context) async throws {
+        let profile = try await context.signedIn().meGet()
+        context.output.result(profile, describe(profile))
+    }
+
+    static func describe(_ profile: Profile) -> String {
+        let shown = [("pet", profile.selected.pet), ("sound", profile.selected.sound), ("furniture", profile.selected.furniture)]
+            .map { "\($0.0): \($0.1?.name ?? "none")" }
+            .joined(separator: ", ")
+        return """
+            \(profile.displayName) <\(profile.email)>
+            Balance: \(profile.balance) coins
+            Showing: \(shown)
+            """
+    }
+
+    private static func save(_ signedIn: SignedIn, _ context: Context) throws(CLIError) {
+        try forgetAccount(context)
+        try context.config.write(Files.token, text: signedIn.token)
+    }
+
+    /// What belongs to the account signed in before: its last session (not this account's to
+    /// rate) and its events cursor (another account's events). The tips are everyone's: kept.
+    private static func forgetAccount(_ context: Context) throws(CLIError) {
+        try context.config.remove(Files.session)
+        try context.config.remove(Files.events)
+    }
+}

@@ -1,0 +1,86 @@
+// FriendCommands: the friend list and requests. People are asked by email (the only thing one
+// knows of someone who is not a friend yet); requests and friends are then named by display
+// name or id, since the server never shows a stranger's email (a request's card has none).
+
+import FocusIslandClient
+import Foundation
+
+enum FriendCommands {
+    static func list(_ context: Context) async throws {
+        let client = try context.signedIn()
+        let friends = try await client.friendsList()
+        let requests = try await client.friendRequestsList()
+        guard !context.output.json else {
+            context.output.object(friends)
+            context.output.object(requests)
+            return
+        }
+        Output.write(friends.friends.isEmpty ? "No friends yet: focus friends add EMAIL." : "Friends:")
+        for friend in friends.friends {
+            Output.write("  \(friend.displayName), \(friend.todayMinutes) minutes today (id \(lower(friend.id)))")
+        }
+        for request in requests.incoming {
+            Output.write(
+                "Request from \(request.from.displayName): focus friends accept \(request.from.displayName) (id \(lower(request.id)))")
+        }
+        for request in requests.outgoing {
+            Output.write("Request to \(request.to.displayName), waiting (id \(lower(request.id)))")
+        }
+    }
+
+    static func add(_ context: Context, email: String) async throws {
+        let response = try await context.signedIn().friendRequestsCreate(FriendRequestBody(email: email))
+        switch response {
+        case .created(let created):
+            context.output.result(created, "Friend request sent to \(created.request.to.displayName) <\(email)>.")
+        case .okFriendRequestCreated(let created):
+            context.output.result(created, "You had already asked \(created.request.to.displayName): the request is still pending.")
+        case .okFriendAdded(let added):
+            context.output.result(
+                added, "\(added.friend.displayName) had asked you too: you are now friends with \(added.friend.displayName).")
+        }
+    }
+
+    static func accept(_ context: Context, _ argument: String?) async throws {
+        let client = try context.signedIn()
+        let request = try incoming(argument, try await client.friendRequestsList().incoming)
+        let added = try await client.friendRequestsAccept(id: request.id)
+        context.output.result(added, "You are now friends with \(added.friend.displayName).")
+    }
+
+    static func decline(_ context: Context, _ argument: String?) async throws {
+        let client = try context.signedIn()
+        let request = try incoming(argument, try await client.friendRequestsList().incoming)
+        try await client.friendRequestsDecline(id: request.id)
+        context.output.say("Declined \(request.from.displayName)'s request.")
+    }
+
+    static func cancel(_ context: Context, _ argument: String?) async throws {
+        let client = try context.signedIn()
+        let outgoing = try await client.friendRequestsList().outgoing
+        let request: OutgoingFriendRequest
+        if let argument {
+            request = try Lookup.one(argument, in: outgoing, what: "request", ids: { [$0.id, $0.to.id] }, name: \.to.displayName)
+        } else {
+            request = try Lookup.only(outgoing, what: "request", name: \.to.displayName)
+        }
+        try await client.friendRequestsDelete(id: request.id)
+        context.output.say("Withdrew your request to \(request.to.displayName).")
+    }
+
+    static func remove(_ context: Context, _ argument: String) async throws {
+        let client = try context.signedIn()
+        let friend = try Lookup.one(
+            argument, in: try await client.friendsList().friends, what: "friend", ids: { [$0.id] }, name: \.displayName)
+        try await client.friendsDelete(userId: friend.id)
+        context.output.say("\(friend.displayName) is no longer your friend.")
+    }
+
+    /// The incoming request `argument` names (request id, sender id or display name), or the only one.
+    private static func incoming(_ argument: String?, _ requests: [IncomingFriendRequest]) throws(CLIError) -> IncomingFriendRequest {
+        guard let argument else { return try Lookup.only(requests, what: "request", name: \.from.displayName) }
+        return try Lookup.one(argument, in: requests, what: "request", ids: { [$0.id, $0.from.id] }, name: \.from.displayName)
+    }
+
+    private static func lower(_ id: UUID) -> String { id.uuidString.lowercased() }
+}

@@ -1,0 +1,63 @@
+// ShopCommands: the catalog, buying an item and choosing what to show. Items are named as
+// people see them ("potted fern", any case) or by id; the catalog resolves a name to its id.
+
+import FocusIslandClient
+import Foundation
+
+enum ShopCommands {
+    static func shop(_ context: Context) async throws {
+        let catalog = try await context.anonymous().shopItemsList()
+        // Signed in: mark what is owned. Not signed in: the catalog alone.
+        var owned: Set<UUID> = []
+        if context.config.read(Files.token) != nil {
+            owned = Set(try await context.signedIn().meItemsList().items.map(\.item.id))
+        }
+        guard !context.output.json else { return context.output.object(catalog) }
+        for (title, items) in [("Pets", catalog.pets), ("Sounds", catalog.sounds), ("Furniture", catalog.furniture)] {
+            Output.write("\(title):")
+            for item in items {
+                let price = owned.contains(item.id) ? "owned" : "\(item.price) coins"
+                Output.write(
+                    "  \(item.name.padding(toLength: 16, withPad: " ", startingAt: 0)) \(price.padding(toLength: 10, withPad: " ", startingAt: 0)) \(item.description)"
+                )
+            }
+        }
+    }
+
+    static func buy(_ context: Context, _ argument: String) async throws {
+        let client = try context.signedIn()
+        let id = try await itemId(argument, kind: nil, client)
+        let response = try await client.shopPurchasesCreate(ItemChoiceBody(itemId: id))
+        let purchase = response.value
+        switch response {
+        case .created:
+            context.output.result(
+                purchase, "Bought \(purchase.item.name) for \(purchase.item.price) coins. Balance: \(purchase.balance) coins.")
+        case .ok:
+            context.output.result(purchase, "You already own \(purchase.item.name): nothing charged. Balance: \(purchase.balance) coins.")
+        }
+    }
+
+    static func select(_ context: Context, kind: String, _ argument: String) async throws {
+        let client = try context.signedIn()
+        guard let itemKind = ItemKind(rawValue: kind) else { throw CLIError.usage("no kind \(kind)") }
+        let id = try await itemId(argument, kind: itemKind, client)
+        let profile = try await client.meSelectedUpdate(kind: itemKind, ItemChoiceBody(itemId: id))
+        let shown: Item?
+        switch itemKind {
+        case .pet: shown = profile.selected.pet
+        case .sound: shown = profile.selected.sound
+        case .furniture: shown = profile.selected.furniture
+        }
+        context.output.result(profile, "Your \(kind) is now \(shown?.name ?? argument).")
+    }
+
+    /// The id of the item `argument` names (of `kind`, if given). An id is passed through as it
+    /// is, so the server says whether it exists; a name must be in the catalog.
+    private static func itemId(_ argument: String, kind: ItemKind?, _ client: FocusIslandClient) async throws -> UUID {
+        if let id = UUID(uuidString: argument) { return id }
+        let catalog = try await client.shopItemsList()
+        let items = (catalog.pets + catalog.sounds + catalog.furniture).filter { kind == nil || $0.kind == kind }
+        return try Lookup.one(argument, in: items, what: kind.map { "\($0.rawValue)" } ?? "item", ids: { [$0.id] }, name: \.name).id
+    }
+}

@@ -1,0 +1,58 @@
+// Usage: the text of `focus --help`, with the exit statuses (ExitStatus.swift) and the files
+// and variables the command reads.
+
+enum Usage {
+    static var text: String {
+        let statuses = ExitStatus.allCases.map { "  \($0.rawValue)  \($0.meaning)" }.joined(separator: "\n")
+        return """
+            focus: Focus Island from the command line
+
+            usage: focus [--json] COMMAND [ARGUMENTS]
+
+            account
+              focus register EMAIL [DISPLAY NAME]   create an account and sign in (name: the email's local part)
+              focus login EMAIL                     sign in; the token is saved for the next commands
+              focus logout                          end this token's session on the server and forget it
+              focus me                              your profile, balance and what you show
+
+            shop
+              focus shop                            the catalog, with what you own
+              focus buy NAME|ID                     buy an item by name (any case, or its start: "mochi") or id
+              focus select pet|sound|furniture NAME|ID
+                                                    show an item you own
+
+            focus sessions
+              focus start [MINUTES]                 start a live session (default 25, 1 to 180)
+              focus finish                          finish the running session; coins for the minutes focused
+              focus rate good|fine|bad              rate the last session; prints a tip for it
+
+            friends
+              focus friends                         friends and pending requests
+              focus friends add EMAIL               ask someone (accepted at once if they had asked you)
+              focus friends accept [NAME|ID]        accept a request to you (no name: the only one pending)
+              focus friends decline [NAME|ID]       decline a request to you
+              focus friends cancel [NAME|ID]        withdraw a request you sent
+              focus friends remove NAME|ID          end a friendship
+              (NAME is the other user's display name; ID a request id or the user's id)
+
+            live
+              focus events                          what happened since the last `focus events`
+              focus events --follow                 stay connected and print events as they happen
+              focus tips sync                       fetch new mindfulness tips, drop retired ones
+
+            options
+              --json          the server's JSON instead of sentences, one object per line
+              --follow, -f    with events: keep streaming (Ctrl-C to stop)
+              --help, -h      this text
+
+            environment
+              FOCUS_URL       the server (default http://127.0.0.1:8080)
+              FOCUS_PASSWORD  the password for register and login (else asked on the terminal, without echo)
+              XDG_CONFIG_HOME the config directory's parent (default ~/.config): focus-island/ holds
+                              token (mode 0600), session, tips.json and events
+
+            exit status
+            \(statuses)
+            """
+    }
+}

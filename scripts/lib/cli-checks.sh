@@ -1,0 +1,232 @@
+#!/usr/bin/env bash
+# cli-checks.sh: the `focus` command line (Client/Sources/focus) end to end against the real
+# server binary and the test cluster. Sourced by scripts/test after the event checks (which has
+# started the cluster in $dir and built $server); each check prints one line, any failure exits.
+#   1. two users, each with their own XDG_CONFIG_HOME, register; the token file is mode 0600;
+#   2. Ada follows her events (`focus events --follow`, in the background, with a timeout) while
+#      Bo asks her to be friends by email: the request arrives on her stream live;
+#   3. Ada accepts by Bo's display name; both see the friendship;
+#   4. Ada is granted coins, buys an item by its name, and her balance is the grant minus its
+#      price (and the balance.changed events reach her stream); Bo's events as JSON lines, then
+#      nothing new on a second `focus events`;
+#   5. a session started, finished and rated through the CLI; tips synced twice (the second
+#      time nothing new);
+#   6. bad input: an unknown item, a wrong password, no token, an unknown command, each a clear
+#      sentence on stderr and its documented non-zero exit status; logout forgets the token.
+#
+# Run on its own it makes the transcript of docs/cli-transcript.md on a throwaway cluster:
+#   scripts/lib/cli-checks.sh --transcript docs/cli-transcript.md
+# shellcheck disable=SC2154 # dir, server, server_pid and base_url are set by scripts/test and common.sh
+# shellcheck disable=SC2016 # the transcript's Markdown has backquotes in single-quoted text
+
+# cli_run USER ARGS...: runs `focus ARGS` as USER (their own config directory) with its output
+# in $cli_out and its status in $cli_status; with a transcript, the command and what it printed
+# (stdout and stderr, in order) go to the transcript too.
+cli_run() {
+    local user=$1
+    shift
+    cli_status=0
+    cli_out=$(XDG_CONFIG_HOME="$cli_home/$user" FOCUS_URL="$base_url" FOCUS_PASSWORD=${CLI_PASSWORD:-correct horse} \
+        "$focus" "$@" 2>&1) || cli_status=$?
+    [ -n "${cli_transcript:-}" ] || return 0
+    {
+        printf '%s$ ' "$user"
+        [ -z "${CLI_PASSWORD:-}" ] || printf 'FOCUS_PASSWORD=%q ' "$CLI_PASSWORD"
+        printf 'focus'
+        printf ' %q' "$@"
+        printf '\n'
+        [ -z "$cli_out" ] || printf '%s\n' "$cli_out"
+        [ "$cli_status" = 0 ] || printf '(exit status %s)\n' "$cli_status"
+        printf '\n'
+    } >>"$cli_transcript"
+}
+
+# cli_note TEXT: a line of prose in the transcript, then a new console block for what follows.
+cli_note() {
+    [ -n "${cli_transcript:-}" ] || return 0
+    cli_close
+    printf '%s\n\n```console\n' "$1" >>"$cli_transcript"
+    cli_block=open
+}
+
+# cli_close: ends the transcript's open console block, if any.
+cli_close() {
+    [ "${cli_block:-}" = open ] || return 0
+    printf '```\n\n' >>"$cli_transcript"
+    cli_block=closed
+}
+
+# cli_expect WHAT STATUS PATTERN: the last cli_run exited STATUS and printed PATTERN (grep -E).
+cli_expect() {
+    if [ "$cli_status" = "$2" ] && grep -qE -- "$3" <<<"$cli_out"; then
+        check "$1" ok
+    else
+        check "$1: exit $cli_status, expected $2 and /$3/" FAILED
+        printf '    %s\n' "$cli_out" >&2
+        server_stop
+        return 1
+    fi
+}
+
+# cli_build: builds `focus` and prints its path. From the root package (which depends on
+# Client/), so the library compiled for the Swift tests' client journeys is reused.
+cli_build() {
+    (cd "$ROOT" && swift build --product focus >&2) || die "swift build of focus failed"
+    printf '%s/.build/debug/focus' "$ROOT"
+}
+
+cli_checks() {
+    say "CLI checks (focus against the real server binary)"
+    local focus cli_home="$dir/cli" cli_out cli_status suffix=""
+    focus=$(cli_build)
+    rm -rf "$cli_home"
+    mkdir -p "$cli_home"
+    # Fresh addresses in a cluster the other tests have used; the transcript's are plain.
+    [ -n "${cli_transcript:-}" ] || suffix="-$RANDOM$RANDOM"
+    local ada="ada$suffix@example.com" bo="bo$suffix@example.com"
+    serve_in_background "$dir/cli-server.log"
+
+    # 1. Register two users; the token file is private from its first byte.
+    cli_note "Two people, each with their own config directory (XDG_CONFIG_HOME), register."
+    cli_run ada register "$ada" Ada
+    cli_expect "register: Ada signed in" 0 "Signed in as Ada"
+    local mode
+    mode=$(stat -c %a "$cli_home/ada/focus-island/token")
+    cli_run bo register "$bo" Bo
+    cli_expect "register: Bo signed in" 0 "Signed in as Bo"
+    if [ "$mode" = 600 ] && [ "$(stat -c %a "$cli_home/ada/focus-island")" = 700 ]; then
+        check "the token file is mode 0600 in a 0700 directory" ok
+    else
+        check "the token file is mode $mode" FAILED; server_stop; return 1
+    fi
+
+    # 2. A friend request seen live on Ada's stream.
+    cli_note "Ada follows her events in another terminal (what it printed is shown after the purchase below)."
+    [ -z "${cli_transcript:-}" ] || printf 'ada$ focus events --follow &\n\n' >>"$cli_transcript"
+    local stream="$dir/cli-stream.out"
+    : >"$stream.err"  # exists before the background job's own redirection creates it
+    XDG_CONFIG_HOME="$cli_home/ada" FOCUS_URL="$base_url" timeout 30 "$focus" events --follow >"$stream" 2>"$stream.err" &
+    local stream_pid=$!
+    for _ in $(seq 100); do grep -q 'Following' "$stream.err" && break; sleep 0.1; done
+    cli_note "Bo asks Ada by her email."
+    cli_run bo friends add "$ada"
+    cli_expect "friends add: Bo asked Ada by email" 0 "Friend request sent to Ada"
+    local started
+    started=$(now_ms)
+    for _ in $(seq 100); do grep -q 'friend_request.received' "$stream" && break; sleep 0.05; done
+    if grep -q 'friend_request.received.*Bo' "$stream"; then
+        check "events --follow: Ada saw Bo's request live, $(( $(now_ms) - started )) ms after it was sent" ok
+    else
+        check "events --follow: no friend_request.received in $(cat "$stream" "$stream.err")" FAILED
+        kill "$stream_pid" 2>/dev/null; server_stop; return 1
+    fi
+
+    # 3. Accept by display name.
+    cli_note "Ada sees the request and accepts it by Bo's display name."
+    cli_run ada friends
+    cli_expect "friends: Ada sees Bo's request" 0 "from Bo"
+    cli_run ada friends accept Bo
+    cli_expect "friends accept: Ada and Bo are friends" 0 "now friends with Bo"
+    cli_run bo friends
+    cli_expect "friends: Bo lists Ada as a friend" 0 "Ada"
+
+    # 4. A purchase by name, and the balance.
+    cli_note "Ada is granted 100 coins (here by the operator, in SQL: app.grant_coins) and buys a fern by its name."
+    psql -X -q -At "$(cluster_url "$dir" focus_owner)" \
+        -c "select app.grant_coins(id, 100, 'cli check') from app.users where email = '$ada'" >/dev/null
+    cli_run ada buy potted fern
+    cli_expect "buy: Ada bought the Potted Fern by name" 0 "Bought Potted Fern for 70 coins"
+    cli_run ada me
+    cli_expect "me: Ada's balance is 100 - 70 = 30 coins" 0 "Balance: 30 coins"
+    cli_run ada --json me
+    cli_expect "me --json: the server's JSON, balance 30" 0 '"balance":30'
+    for _ in $(seq 40); do grep -q 'balance.changed.*30' "$stream" && break; sleep 0.05; done
+    kill "$stream_pid" 2>/dev/null || true
+    wait "$stream_pid" 2>/dev/null || true
+    if grep -q 'balance.changed.*30' "$stream"; then
+        check "events --follow: Ada's stream carried the purchase's balance.changed" ok
+    else
+        check "events --follow: no balance.changed to 30 in $(cat "$stream")" FAILED; server_stop; return 1
+    fi
+    if [ -n "${cli_transcript:-}" ]; then
+        cli_note "What Ada's \`focus events --follow\` printed meanwhile (stopped after the purchase):"
+        printf 'ada$ focus events --follow\n%s\n%s\n\n' "$(cat "$stream.err")" "$(cat "$stream")" >>"$cli_transcript"
+    fi
+    cli_note "For a script, --json prints the server's JSON, one object per line."
+    cli_run bo --json friends
+    cli_expect "friends --json: Bo's friend list as the server's JSON" 0 '"display_name":"Ada"'
+    cli_run bo --json events
+    cli_expect "events --json: Bo's events, one object a line, with Ada's acceptance" 0 '^\{.*"type":"friend_request.accepted"'
+    cli_run bo events
+    cli_expect "events: nothing new the second time (the cursor was saved)" 0 "^No new events.$"
+
+    # 5. A session and the tips.
+    cli_note "A focus session (finished at once: no minutes, no coins), rated; then the tips."
+    cli_run ada start 25
+    cli_expect "start: a 25-minute session runs" 0 "Session started: 25 minutes"
+    cli_run ada finish
+    cli_expect "finish: the running session is finished" 0 "Session finished"
+    cli_run ada rate good
+    cli_expect "rate: the last session is rated good" 0 "Rated good"
+    cli_run ada tips sync
+    cli_expect "tips sync: the tips arrive the first time" 0 "[1-9][0-9]* new tips?"
+    cli_run ada tips sync
+    cli_expect "tips sync: nothing new the second time" 0 "0 new tips"
+
+    # 6. Bad input: a sentence on stderr and the status --help documents.
+    cli_note "Bad input: a clear sentence and a non-zero exit status (listed by focus --help)."
+    cli_run ada buy unicorn
+    cli_expect "buy an unknown item: exit 1 and a sentence" 1 "No item named unicorn"
+    cli_run ada buy 00000000-0000-4000-8000-000000000000
+    cli_expect "buy an unknown id: the server's 404 detail, exit 1" 1 "."
+    CLI_PASSWORD="wrong password" cli_run ada login "$ada"
+    cli_expect "login with a wrong password: exit 1 and the server's detail" 1 "[Ee]mail or password"
+    cli_run carol me
+    cli_expect "me without a token: exit 3, told to log in" 3 "focus login"
+    cli_run ada frobnicate
+    cli_expect "an unknown command: exit 2" 2 "unknown command frobnicate"
+    cli_run ada logout
+    cli_expect "logout: signed out" 0 "Signed out"
+    cli_run ada me
+    cli_expect "me after logout: exit 3" 3 "focus login"
+    server_stop
+}
+
+# Run on its own: a throwaway cluster, the checks once, their commands as Markdown.
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+    set -euo pipefail
+    # shellcheck source=common.sh
+    source "$(dirname "$0")/common.sh"
+    # shellcheck source=fault-checks.sh
+    source "$ROOT/scripts/lib/fault-checks.sh"  # now_ms
+    if [ "${1:-}" != --transcript ] || [ -z "${2:-}" ]; then
+        die "usage: scripts/lib/cli-checks.sh --transcript FILE.md"
+    fi
+    cli_transcript=$(realpath "$2")
+    "$ROOT/scripts/setup"
+    dir=$(mktemp -d /var/tmp/focus-island-cli-XXXXXX)
+    trap 'cluster_stop "$dir"; rm -rf "$dir"' EXIT
+    PG_FSYNC=off cluster_start "$dir"
+    cluster_bootstrap "$dir"
+    export SQL_DIR="$ROOT/sql"
+    DATABASE_URL=$(cluster_url "$dir" focus_api) MIGRATION_DATABASE_URL=$(cluster_url "$dir" focus_owner)
+    export DATABASE_URL MIGRATION_DATABASE_URL
+    server=$(build_server)
+    "$server" migrate >/dev/null
+    "$server" seed >/dev/null
+    cat >"$cli_transcript" <<'MARKDOWN'
+# The focus command line: a transcript
+
+Generated by `scripts/lib/cli-checks.sh --transcript docs/cli-transcript.md` on a fresh
+cluster: the commands `scripts/test` checks (scripts/lib/cli-checks.sh), with what each printed
+(stdout and stderr). The prompt names the user whose config directory the command ran with
+(`XDG_CONFIG_HOME`); `FOCUS_PASSWORD` was "correct horse" unless shown; `FOCUS_URL` was the
+test server, on a free port.
+
+MARKDOWN
+    cli_checks
+    cli_close
+    # The server listened on a free port: name it once, not in every line.
+    sed -i "s#$base_url#http://127.0.0.1:PORT#g" "$cli_transcript"
+    say "transcript written to $2"
+fi
