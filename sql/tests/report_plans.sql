@@ -1,8 +1,8 @@
--- Report plans: "filter on day" really uses an index on the views' day expression, on a table
--- large enough (20,000 sessions over 5,000 days) that a sequential scan would be the planner's
--- choice without one.
+-- Report plans: "filter on day" really uses an index (the UTC-day totals' primary key, the
+-- friendship events' day expression), on tables large enough (20,000 sessions and events over
+-- 5,000 days) that a sequential scan would be the planner's choice without one.
 begin;
-select plan(4);
+select plan(5);
 select test.new_user('dba');
 insert into app.focus_sessions (id, user_id, source, started_at, ended_at, occupies, minutes)
 select gen_random_uuid(), test.uid('dba'), 'offline', t, t + interval '10 minutes', tstzrange(t, t + interval '10 minutes'), 10
@@ -26,9 +26,15 @@ begin
 end
 $$;
 
-select matches(pg_temp.plan_of(format('select * from report.%I where day = %L', view, (test.day_start(10) at time zone 'UTC')::date)),
-               'focus_sessions_end_day', format('report.%s filtered on one day reads the focus_sessions_end_day index', view))
-from unnest(array['daily_active_users', 'focused_minutes_per_day', 'sessions_per_day_by_path']) as view;
+-- The session views read the UTC-day totals of migration 0013 by their primary key, never the sessions.
+select ok(p.plan ~ v.index and p.plan !~ 'focus_sessions',
+          format('report.%s filtered on one day reads the %s index, not the sessions', v.view, v.index))
+from (values ('daily_active_users', 'active_users_per_day_pkey'), ('focused_minutes_per_day', 'session_day_totals_pkey'),
+             ('sessions_per_day_by_path', 'session_day_totals_pkey')) as v (view, index)
+cross join lateral (select pg_temp.plan_of(format('select * from report.%I where day = %L', v.view,
+                                                  (test.day_start(10) at time zone 'UTC')::date)) as plan) p;
+select doesnt_match(pg_temp.plan_of(format('select * from report.coin_economy_per_day where day = %L', (test.day_start(10) at time zone 'UTC')::date)),
+                    'coin_ledger', 'report.coin_economy_per_day reads the ledger''s UTC-day totals, not the ledger');
 select matches(pg_temp.plan_of(format('select * from report.friendship_funnel_per_day where day = %L',
                                       (test.day_start(10) at time zone 'UTC')::date)),
                'friendship_events_day', 'report.friendship_funnel_per_day filtered on one day reads the friendship_events_day index');
