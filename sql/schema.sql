@@ -3569,14 +3569,14 @@ CREATE OR REPLACE VIEW report.sales_per_item AS
 CREATE TRIGGER avatars_events AFTER INSERT OR DELETE OR UPDATE ON app.avatars FOR EACH ROW EXECUTE FUNCTION app.tell_friends_of_row();
 CREATE TRIGGER coin_ledger_append_only BEFORE DELETE OR UPDATE ON app.coin_ledger FOR EACH STATEMENT EXECUTE FUNCTION app.forbid_change();
 CREATE TRIGGER coin_ledger_apply AFTER INSERT ON app.coin_ledger FOR EACH ROW EXECUTE FUNCTION app.apply_ledger_entry();
-CREATE TRIGGER coin_ledger_utc_day_totals AFTER INSERT ON app.coin_ledger FOR EACH ROW EXECUTE FUNCTION app.coin_ledger_day_totals();
-CREATE TRIGGER daily_minutes_count AFTER INSERT OR DELETE OR UPDATE ON app.daily_minutes FOR EACH ROW EXECUTE FUNCTION app.daily_minutes_count();
+CREATE CONSTRAINT TRIGGER coin_ledger_utc_day_totals AFTER INSERT ON app.coin_ledger DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION app.coin_ledger_day_totals();
+CREATE CONSTRAINT TRIGGER daily_minutes_count AFTER INSERT OR DELETE OR UPDATE ON app.daily_minutes DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION app.daily_minutes_count();
 CREATE TRIGGER events_append_only BEFORE DELETE OR UPDATE OR TRUNCATE ON app.events FOR EACH STATEMENT EXECUTE FUNCTION app.events_append_only();
 CREATE TRIGGER events_commit_order BEFORE INSERT ON app.events FOR EACH STATEMENT EXECUTE FUNCTION app.events_commit_order();
 CREATE TRIGGER events_notify AFTER INSERT ON app.events FOR EACH ROW EXECUTE FUNCTION app.events_notify();
 CREATE TRIGGER focus_sessions_events AFTER INSERT OR DELETE OR UPDATE ON app.focus_sessions FOR EACH ROW EXECUTE FUNCTION app.focus_sessions_events();
 CREATE TRIGGER focus_sessions_rollup AFTER INSERT OR DELETE OR UPDATE OF user_id, ended_at, minutes ON app.focus_sessions FOR EACH ROW EXECUTE FUNCTION app.focus_sessions_rollup();
-CREATE TRIGGER focus_sessions_utc_day_totals AFTER INSERT OR DELETE OR UPDATE OF user_id, source, ended_at, minutes, coins_earned ON app.focus_sessions FOR EACH ROW EXECUTE FUNCTION app.focus_sessions_day_totals();
+CREATE CONSTRAINT TRIGGER focus_sessions_utc_day_totals AFTER INSERT OR DELETE OR UPDATE OF user_id, source, ended_at, minutes, coins_earned ON app.focus_sessions DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION app.focus_sessions_day_totals();
 CREATE TRIGGER friendship_events_append_only BEFORE DELETE OR UPDATE ON app.friendship_events FOR EACH STATEMENT EXECUTE FUNCTION app.forbid_change();
 CREATE TRIGGER friendship_events_events AFTER INSERT ON app.friendship_events FOR EACH ROW EXECUTE FUNCTION app.friendship_events_events();
 CREATE TRIGGER mindfulness_tips_bump_version AFTER INSERT OR DELETE OR UPDATE ON app.mindfulness_tips FOR EACH ROW EXECUTE FUNCTION app.bump_tips_version();
@@ -3591,7 +3591,7 @@ CREATE TRIGGER user_selections_change_events AFTER UPDATE ON app.user_selections
 CREATE TRIGGER user_selections_events AFTER INSERT OR DELETE ON app.user_selections FOR EACH ROW EXECUTE FUNCTION app.tell_friends_of_row();
 CREATE TRIGGER users_events AFTER UPDATE ON app.users FOR EACH ROW WHEN (((new.display_name IS DISTINCT FROM old.display_name) OR (new.balance IS DISTINCT FROM old.balance))) EXECUTE FUNCTION app.users_events();
 CREATE TRIGGER users_rollup AFTER UPDATE OF time_zone, deleted_at ON app.users FOR EACH ROW WHEN (((new.time_zone IS DISTINCT FROM old.time_zone) OR (new.deleted_at IS DISTINCT FROM old.deleted_at))) EXECUTE FUNCTION app.users_rollup();
-CREATE TRIGGER weekly_minutes_count AFTER INSERT OR DELETE OR UPDATE ON app.weekly_minutes FOR EACH ROW EXECUTE FUNCTION app.weekly_minutes_count();
+CREATE CONSTRAINT TRIGGER weekly_minutes_count AFTER INSERT OR DELETE OR UPDATE ON app.weekly_minutes DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION app.weekly_minutes_count();
 ALTER TABLE ONLY app.auth_tokens
     ADD CONSTRAINT auth_tokens_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.avatars

@@ -12,15 +12,22 @@
 --    ledger's earned, spent and granted per UTC day. Kept by triggers on app.focus_sessions
 --    and app.coin_ledger.
 --
--- Contention: a count row is shared by everyone who lands on the same key (every session of a
--- day lands on that day's totals), and its row lock is held to commit. Each key is split in
--- 8 shards by the user's id (app.counter_shard); the views and the rank sum the shards. Lock
--- order: within one statement rows are locked in ascending key order, and the triggers fire in
--- one order (daily counts, weekly counts, session totals, active users, ledger), so
--- transactions that change one session never wait on each other in a circle; the rare
--- multi-row changes (a time zone rebuild, a batch) can deadlock and are retried by the server
--- (40P01, Pipeline). Count rows that fall to zero stay (at most a few per key); the views and
--- the rank ignore them.
+-- Contention and lock order: a count row is shared by everyone who lands on the same key (every
+-- session of a day lands on that day's totals), and its row lock is held to commit. So
+--   - each key is split in 8 shards by the user's id (app.counter_shard); the views and the rank
+--     sum the shards;
+--   - the count triggers are constraint triggers, deferred to commit: a transaction takes its
+--     count rows last, after everything else it locks (notably the events' commit-order lock,
+--     0007, which every ledger row takes through balance.changed), and holds them only while it
+--     commits. Taken while the session row is written, they would be held across the payment,
+--     and a transaction holding a count row could wait for the events lock held by one waiting
+--     for that count row (a deadlock);
+--   - within one trigger, rows are locked in ascending key order; so transactions that change one
+--     session never wait on each other in a circle. The rare multi-row changes (a batch, a time
+--     zone rebuild) can, and are then retried by the server (40P01, Pipeline).
+-- Inside the transaction that changes them, counts are therefore behind until it commits (a
+-- test that reads them in its own transaction says `set constraints all immediate`). Count rows
+-- that fall to zero stay (at most a few per key); the views and the rank ignore them.
 
 -- The shard of a user's count rows: 0-7, from the last byte of the id (random in v4 UUIDs).
 create function app.counter_shard(user_id uuid)
@@ -86,8 +93,9 @@ begin
     return null;
 end
 $$;
-create trigger daily_minutes_count
+create constraint trigger daily_minutes_count
 after insert or delete or update on app.daily_minutes
+deferrable initially deferred
 for each row execute function app.daily_minutes_count();
 
 create function app.weekly_minutes_count()
@@ -123,8 +131,9 @@ begin
     return null;
 end
 $$;
-create trigger weekly_minutes_count
+create constraint trigger weekly_minutes_count
 after insert or delete or update on app.weekly_minutes
+deferrable initially deferred
 for each row execute function app.weekly_minutes_count();
 
 -- 2. UTC-day totals.
@@ -245,9 +254,9 @@ begin
     return null;
 end
 $$;
--- Named to fire after focus_sessions_rollup (triggers fire in name order): the lock order above.
-create trigger focus_sessions_utc_day_totals
+create constraint trigger focus_sessions_utc_day_totals
 after insert or delete or update of user_id, source, ended_at, minutes, coins_earned on app.focus_sessions
+deferrable initially deferred
 for each row execute function app.focus_sessions_day_totals();
 
 create table app.ledger_day_totals (
@@ -279,8 +288,9 @@ begin
     return null;
 end
 $$;
-create trigger coin_ledger_utc_day_totals
+create constraint trigger coin_ledger_utc_day_totals
 after insert on app.coin_ledger
+deferrable initially deferred
 for each row execute function app.coin_ledger_day_totals();
 
 -- The report views no longer group the sessions by their UTC day: nothing reads this index, and
