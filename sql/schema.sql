@@ -2472,7 +2472,7 @@ end
 $$;
 ALTER FUNCTION app.bump_tips_version() OWNER TO focus_owner;
 CREATE FUNCTION app.coin_ledger_day_totals() RETURNS trigger
-    LANGUAGE plpgsql
+    LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
 begin
@@ -2494,7 +2494,7 @@ CREATE FUNCTION app.counter_shard(user_id uuid) RETURNS smallint
     AS $$ select (get_byte(uuid_send(counter_shard.user_id), 15) % 8)::smallint $$;
 ALTER FUNCTION app.counter_shard(user_id uuid) OWNER TO focus_owner;
 CREATE FUNCTION app.daily_minutes_count() RETURNS trigger
-    LANGUAGE plpgsql
+    LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
 declare
@@ -2559,7 +2559,7 @@ end
 $$;
 ALTER FUNCTION app.events_notify() OWNER TO focus_owner;
 CREATE FUNCTION app.focus_sessions_day_totals() RETURNS trigger
-    LANGUAGE plpgsql
+    LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
 declare
@@ -2817,7 +2817,7 @@ end
 $$;
 ALTER FUNCTION app.users_rollup() OWNER TO focus_owner;
 CREATE FUNCTION app.weekly_minutes_count() RETURNS trigger
-    LANGUAGE plpgsql
+    LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
 declare

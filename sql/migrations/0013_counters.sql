@@ -25,7 +25,9 @@
 --   - within one trigger, rows are locked in ascending key order; so transactions that change one
 --     session never wait on each other in a circle. The rare multi-row changes (a batch, a time
 --     zone rebuild) can, and are then retried by the server (40P01, Pipeline).
--- Inside the transaction that changes them, counts are therefore behind until it commits (a
+-- At commit no api function is running any more: the trigger functions are security definer (of
+-- the migration's owner, like the tables), or focus_api, which may touch nothing in app, could
+-- not commit a session. Inside the transaction that changes them, counts are therefore behind until it commits (a
 -- test that reads them in its own transaction says `set constraints all immediate`). Count rows
 -- that fall to zero stay (at most a few per key); the views and the rank ignore them.
 
@@ -62,7 +64,7 @@ comment on table app.weekly_minutes_counts is
 -- new (a row of each, in ascending order; nothing when the key and the shard stay the same).
 create function app.daily_minutes_count()
 returns trigger
-language plpgsql
+language plpgsql security definer
 set search_path = public, pg_temp
 as $$
 declare
@@ -100,7 +102,7 @@ for each row execute function app.daily_minutes_count();
 
 create function app.weekly_minutes_count()
 returns trigger
-language plpgsql
+language plpgsql security definer
 set search_path = public, pg_temp
 as $$
 declare
@@ -202,7 +204,7 @@ $$;
 
 create function app.focus_sessions_day_totals()
 returns trigger
-language plpgsql
+language plpgsql security definer
 set search_path = public, pg_temp
 as $$
 declare
@@ -273,7 +275,7 @@ comment on table app.ledger_day_totals is
 
 create function app.coin_ledger_day_totals()
 returns trigger
-language plpgsql
+language plpgsql security definer
 set search_path = public, pg_temp
 as $$
 begin
