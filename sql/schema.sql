@@ -2498,30 +2498,32 @@ CREATE FUNCTION app.daily_minutes_count() RETURNS trigger
     SET search_path TO 'public', 'pg_temp'
     AS $$
 declare
-    v record;
+    v_old_first boolean := tg_op = 'DELETE' or (tg_op = 'UPDATE' and (old.day, old.minutes) < (new.day, new.minutes));
 begin
-    for v in
-        select c.day, c.minutes, c.shard, sum(c.users) as users
-        from (values (old.day, old.minutes, app.counter_shard(old.user_id), -1),
-                     (new.day, new.minutes, app.counter_shard(new.user_id), 1)) c (day, minutes, shard, users)
-        where c.day is not null
-        group by c.day, c.minutes, c.shard
-        having sum(c.users) <> 0
-        order by c.day, c.minutes, c.shard
-    loop
-        -- (An upsert of -1 would fail the CHECK on its proposed row before it met the conflict.)
-        if v.users > 0 then
-            insert into app.daily_minutes_counts as c (day, minutes, shard, users)
-            values (v.day, v.minutes, v.shard, v.users)
-            on conflict on constraint daily_minutes_counts_pkey do update set users = c.users + excluded.users;
-        else
-            update app.daily_minutes_counts c set users = c.users + v.users
-            where c.day = v.day and c.minutes = v.minutes and c.shard = v.shard;
-            if not found then
-                raise exception 'app.daily_minutes_counts has no row for % % %', v.day, v.minutes, v.shard;
-            end if;
+    if tg_op = 'UPDATE' and (old.day, old.minutes, old.user_id) = (new.day, new.minutes, new.user_id) then
+        return null;
+    end if;
+    -- The lower key first. (A decrement is an update: an upsert of -1 would fail the CHECK on
+    -- its proposed row before it met the conflict.)
+    if v_old_first then
+        update app.daily_minutes_counts c set users = c.users - 1
+        where c.day = old.day and c.minutes = old.minutes and c.shard = app.counter_shard(old.user_id);
+        if not found then
+            raise exception 'app.daily_minutes_counts has no row for % % %', old.day, old.minutes, app.counter_shard(old.user_id);
         end if;
-    end loop;
+    end if;
+    if tg_op <> 'DELETE' then
+        insert into app.daily_minutes_counts as c (day, minutes, shard, users)
+        values (new.day, new.minutes, app.counter_shard(new.user_id), 1)
+        on conflict on constraint daily_minutes_counts_pkey do update set users = c.users + 1;
+    end if;
+    if tg_op = 'UPDATE' and not v_old_first then
+        update app.daily_minutes_counts c set users = c.users - 1
+        where c.day = old.day and c.minutes = old.minutes and c.shard = app.counter_shard(old.user_id);
+        if not found then
+            raise exception 'app.daily_minutes_counts has no row for % % %', old.day, old.minutes, app.counter_shard(old.user_id);
+        end if;
+    end if;
     return null;
 end
 $$;
@@ -2565,35 +2567,35 @@ CREATE FUNCTION app.focus_sessions_day_totals() RETURNS trigger
 declare
     v_old_day date := case when tg_op <> 'INSERT' then (old.ended_at at time zone 'UTC')::date end;
     v_new_day date := case when tg_op <> 'DELETE' then (new.ended_at at time zone 'UTC')::date end;
-    v record;
+    v_old_first boolean;
 begin
-    for v in
-        select t.day, t.source, t.shard, sum(t.sessions) as sessions, sum(t.minutes) as minutes, sum(t.coins) as coins
-        from (values (v_old_day, old.source, app.counter_shard(old.user_id), -1, -old.minutes, -old.coins_earned),
-                     (v_new_day, new.source, app.counter_shard(new.user_id), 1, new.minutes, new.coins_earned))
-             t (day, source, shard, sessions, minutes, coins)
-        where t.day is not null
-        group by t.day, t.source, t.shard
-        having sum(t.sessions) <> 0 or sum(t.minutes) <> 0 or sum(t.coins) <> 0
-        order by t.day, t.source, t.shard
-    loop
-        if v.sessions >= 0 and v.minutes >= 0 and v.coins >= 0 then
-            insert into app.session_day_totals as t (day, source, shard, sessions, minutes, coins)
-            values (v.day, v.source, v.shard, v.sessions, v.minutes, v.coins)
-            on conflict on constraint session_day_totals_pkey do update
-                set sessions = t.sessions + excluded.sessions, minutes = t.minutes + excluded.minutes, coins = t.coins + excluded.coins;
-        else
-            update app.session_day_totals t
-            set sessions = t.sessions + v.sessions, minutes = t.minutes + v.minutes, coins = t.coins + v.coins
-            where t.day = v.day and t.source = v.source and t.shard = v.shard;
-            if not found then
-                raise exception 'app.session_day_totals has no row for % % %', v.day, v.source, v.shard;
-            end if;
-        end if;
-    end loop;
+    if v_old_day is null and v_new_day is null then
+        return null;  -- a session still running: not counted
+    end if;
+    if tg_op = 'UPDATE' and (v_old_day, old.source, old.user_id) = (v_new_day, new.source, new.user_id) then
+        -- The same row of totals (where the old values are): the differences (a payment).
+        update app.session_day_totals t
+        set minutes = t.minutes + (new.minutes - old.minutes), coins = t.coins + (new.coins_earned - old.coins_earned)
+        where t.day = v_new_day and t.source = new.source and t.shard = app.counter_shard(new.user_id)
+          and (new.minutes <> old.minutes or new.coins_earned <> old.coins_earned);
+        return null;
+    end if;
+    -- Another row (or only one side): the lower key first.
+    v_old_first := v_old_day is not null and (v_new_day is null or (v_old_day, old.source) < (v_new_day, new.source));
+    if v_old_first then
+        perform app.take_session_total(old);
+    end if;
+    if v_new_day is not null then
+        insert into app.session_day_totals as t (day, source, shard, sessions, minutes, coins)
+        values (v_new_day, new.source, app.counter_shard(new.user_id), 1, new.minutes, new.coins_earned)
+        on conflict on constraint session_day_totals_pkey do update
+            set sessions = t.sessions + 1, minutes = t.minutes + excluded.minutes, coins = t.coins + excluded.coins;
+    end if;
+    if v_old_day is not null and not v_old_first then
+        perform app.take_session_total(old);
+    end if;
     -- Active users: only when the session moves to another user or day (ascending days).
-    if (v_old_day is not null or v_new_day is not null)
-       and (tg_op <> 'UPDATE' or old.user_id <> new.user_id or v_old_day is distinct from v_new_day) then
+    if tg_op <> 'UPDATE' or old.user_id <> new.user_id or v_old_day is distinct from v_new_day then
         if v_new_day is not null and (v_old_day is null or v_new_day < v_old_day) then
             perform app.add_user_day(new.user_id, v_new_day, 1);
             if v_old_day is not null then
@@ -2762,6 +2764,22 @@ CREATE FUNCTION app.take_outgoing_mail(batch integer DEFAULT 50) RETURNS TABLE(i
     select t.id, t.recipient, t.subject, t.body, t.created_at from taken t order by t.id
 $$;
 ALTER FUNCTION app.take_outgoing_mail(batch integer) OWNER TO focus_owner;
+CREATE FUNCTION app.take_session_total(session app.focus_sessions) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    update app.session_day_totals t
+    set sessions = t.sessions - 1, minutes = t.minutes - take_session_total.session.minutes,
+        coins = t.coins - take_session_total.session.coins_earned
+    where t.day = (take_session_total.session.ended_at at time zone 'UTC')::date
+      and t.source = take_session_total.session.source and t.shard = app.counter_shard(take_session_total.session.user_id);
+    if not found then
+        raise exception 'app.session_day_totals has no row for session %', take_session_total.session.id;
+    end if;
+end
+$$;
+ALTER FUNCTION app.take_session_total(session app.focus_sessions) OWNER TO focus_owner;
 CREATE FUNCTION app.tell_friends(user_id uuid) RETURNS void
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -2821,30 +2839,32 @@ CREATE FUNCTION app.weekly_minutes_count() RETURNS trigger
     SET search_path TO 'public', 'pg_temp'
     AS $$
 declare
-    v record;
+    v_old_first boolean := tg_op = 'DELETE' or (tg_op = 'UPDATE' and (old.week, old.minutes) < (new.week, new.minutes));
 begin
-    for v in
-        select c.week, c.minutes, c.shard, sum(c.users) as users
-        from (values (old.week, old.minutes, app.counter_shard(old.user_id), -1),
-                     (new.week, new.minutes, app.counter_shard(new.user_id), 1)) c (week, minutes, shard, users)
-        where c.week is not null
-        group by c.week, c.minutes, c.shard
-        having sum(c.users) <> 0
-        order by c.week, c.minutes, c.shard
-    loop
-        -- (An upsert of -1 would fail the CHECK on its proposed row before it met the conflict.)
-        if v.users > 0 then
-            insert into app.weekly_minutes_counts as c (week, minutes, shard, users)
-            values (v.week, v.minutes, v.shard, v.users)
-            on conflict on constraint weekly_minutes_counts_pkey do update set users = c.users + excluded.users;
-        else
-            update app.weekly_minutes_counts c set users = c.users + v.users
-            where c.week = v.week and c.minutes = v.minutes and c.shard = v.shard;
-            if not found then
-                raise exception 'app.weekly_minutes_counts has no row for % % %', v.week, v.minutes, v.shard;
-            end if;
+    if tg_op = 'UPDATE' and (old.week, old.minutes, old.user_id) = (new.week, new.minutes, new.user_id) then
+        return null;
+    end if;
+    -- The lower key first. (A decrement is an update: an upsert of -1 would fail the CHECK on
+    -- its proposed row before it met the conflict.)
+    if v_old_first then
+        update app.weekly_minutes_counts c set users = c.users - 1
+        where c.week = old.week and c.minutes = old.minutes and c.shard = app.counter_shard(old.user_id);
+        if not found then
+            raise exception 'app.weekly_minutes_counts has no row for % % %', old.week, old.minutes, app.counter_shard(old.user_id);
         end if;
-    end loop;
+    end if;
+    if tg_op <> 'DELETE' then
+        insert into app.weekly_minutes_counts as c (week, minutes, shard, users)
+        values (new.week, new.minutes, app.counter_shard(new.user_id), 1)
+        on conflict on constraint weekly_minutes_counts_pkey do update set users = c.users + 1;
+    end if;
+    if tg_op = 'UPDATE' and not v_old_first then
+        update app.weekly_minutes_counts c set users = c.users - 1
+        where c.week = old.week and c.minutes = old.minutes and c.shard = app.counter_shard(old.user_id);
+        if not found then
+            raise exception 'app.weekly_minutes_counts has no row for % % %', old.week, old.minutes, app.counter_shard(old.user_id);
+        end if;
+    end if;
     return null;
 end
 $$;
@@ -3833,6 +3853,7 @@ REVOKE ALL ON FUNCTION app.prune_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.prune_idempotency_keys() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.rebuild_rollup(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.take_outgoing_mail(batch integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.take_session_total(session app.focus_sessions) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.tell_friends(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.tell_friends_of_row() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.users_events() FROM PUBLIC;
