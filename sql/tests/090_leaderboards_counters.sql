@@ -40,9 +40,11 @@ $$;
 
 -- Sessions on both sides of today's UTC midnight and of this week's start (local days differ
 -- by zone: the same instants fall on other dates in Tokyo and New York).
+-- (Day and week may start at the same instant, as on a Monday: no user has two sessions that
+-- would then overlap.)
 select test.session('ada', test.day_start(), 30), test.session('ada', test.day_start() - interval '1 hour', 20),
-       test.session('bo', test.day_start(), 30), test.session('bo', test.week_start() - interval '1 minute', 15),
-       test.session('cy', test.week_start(), 30), test.session('cy', test.day_start(3), 45),
+       test.session('bo', test.day_start(), 30), test.session('ed', test.week_start() - interval '1 minute', 15),
+       test.session('cy', test.week_start(), 30), test.session('cy', test.day_start(3) - interval '2 hours', 45),
        test.session('di', test.day_start(), 30);
 select is(pg_temp.wrong(), 0::bigint, 'recorded sessions are counted in the histogram by day and week');
 select ok(pg_temp.ranks_right(), 'every caller''s global rank, daily and weekly, is 1 + the users above them');
