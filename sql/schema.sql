@@ -1268,11 +1268,13 @@ begin
         if v_period = 'daily' then
             select min(t.minutes), count(*)::integer into v_floor, v_top
             from (select d.minutes from app.daily_minutes d where d.day = v_key order by d.minutes desc limit v_limit) t;
-            v_my_rank := 1 + (select count(*) from app.daily_minutes d where d.day = v_key and d.minutes > v_mine);
+            v_my_rank := 1 + coalesce((select sum(c.users) from app.daily_minutes_counts c
+                                       where c.day = v_key and c.minutes > v_mine), 0);
         else
             select min(t.minutes), count(*)::integer into v_floor, v_top
             from (select w.minutes from app.weekly_minutes w where w.week = v_key order by w.minutes desc limit v_limit) t;
-            v_my_rank := 1 + (select count(*) from app.weekly_minutes w where w.week = v_key and w.minutes > v_mine);
+            v_my_rank := 1 + coalesce((select sum(c.users) from app.weekly_minutes_counts c
+                                       where c.week = v_key and c.minutes > v_mine), 0);
         end if;
         if v_top < v_limit then
             v_floor := 0;  -- fewer rows than the limit: every one of them, and the caller's zero
@@ -2384,6 +2386,35 @@ begin
 end
 $$;
 ALTER FUNCTION app.add_rollup_minutes(user_id uuid, ended_at timestamp with time zone, minutes integer) OWNER TO focus_owner;
+CREATE FUNCTION app.add_user_day(user_id uuid, day date, sessions integer) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_left integer;
+begin
+    if add_user_day.sessions > 0 then
+        insert into app.session_user_days as d (user_id, day, sessions)
+        values (add_user_day.user_id, add_user_day.day, add_user_day.sessions)
+        on conflict on constraint session_user_days_pkey do update set sessions = d.sessions + excluded.sessions
+        returning d.sessions into v_left;
+        if v_left = add_user_day.sessions then
+            insert into app.active_users_per_day as a (day, shard, users)
+            values (add_user_day.day, app.counter_shard(add_user_day.user_id), 1)
+            on conflict on constraint active_users_per_day_pkey do update set users = a.users + 1;
+        end if;
+        return;
+    end if;
+    update app.session_user_days d set sessions = d.sessions + add_user_day.sessions
+    where d.user_id = add_user_day.user_id and d.day = add_user_day.day and d.sessions + add_user_day.sessions > 0;
+    if not found then
+        delete from app.session_user_days d where d.user_id = add_user_day.user_id and d.day = add_user_day.day;
+        update app.active_users_per_day a set users = a.users - 1
+        where a.day = add_user_day.day and a.shard = app.counter_shard(add_user_day.user_id);
+    end if;
+end
+$$;
+ALTER FUNCTION app.add_user_day(user_id uuid, day date, sessions integer) OWNER TO focus_owner;
 CREATE FUNCTION app.announce_version() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -2440,6 +2471,63 @@ begin
 end
 $$;
 ALTER FUNCTION app.bump_tips_version() OWNER TO focus_owner;
+CREATE FUNCTION app.coin_ledger_day_totals() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    insert into app.ledger_day_totals as t (day, shard, entries, earned, spent, granted)
+    values ((new.created_at at time zone 'UTC')::date, app.counter_shard(new.user_id), 1,
+            case when new.entry = 'earn' then new.amount else 0 end,
+            case when new.entry = 'spend' then -new.amount else 0 end,
+            case when new.entry = 'grant' then new.amount else 0 end)
+    on conflict on constraint ledger_day_totals_pkey do update
+        set entries = t.entries + 1, earned = t.earned + excluded.earned,
+            spent = t.spent + excluded.spent, granted = t.granted + excluded.granted;
+    return null;
+end
+$$;
+ALTER FUNCTION app.coin_ledger_day_totals() OWNER TO focus_owner;
+CREATE FUNCTION app.counter_shard(user_id uuid) RETURNS smallint
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'public', 'pg_temp'
+    AS $$ select (get_byte(uuid_send(counter_shard.user_id), 15) % 8)::smallint $$;
+ALTER FUNCTION app.counter_shard(user_id uuid) OWNER TO focus_owner;
+CREATE FUNCTION app.daily_minutes_count() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_old_first boolean := tg_op = 'DELETE' or (tg_op = 'UPDATE' and (old.day, old.minutes) < (new.day, new.minutes));
+begin
+    if tg_op = 'UPDATE' and (old.day, old.minutes, old.user_id) = (new.day, new.minutes, new.user_id) then
+        return null;
+    end if;
+    -- The lower key first. (A decrement is an update: an upsert of -1 would fail the CHECK on
+    -- its proposed row before it met the conflict.)
+    if v_old_first then
+        update app.daily_minutes_counts c set users = c.users - 1
+        where c.day = old.day and c.minutes = old.minutes and c.shard = app.counter_shard(old.user_id);
+        if not found then
+            raise exception 'app.daily_minutes_counts has no row for % % %', old.day, old.minutes, app.counter_shard(old.user_id);
+        end if;
+    end if;
+    if tg_op <> 'DELETE' then
+        insert into app.daily_minutes_counts as c (day, minutes, shard, users)
+        values (new.day, new.minutes, app.counter_shard(new.user_id), 1)
+        on conflict on constraint daily_minutes_counts_pkey do update set users = c.users + 1;
+    end if;
+    if tg_op = 'UPDATE' and not v_old_first then
+        update app.daily_minutes_counts c set users = c.users - 1
+        where c.day = old.day and c.minutes = old.minutes and c.shard = app.counter_shard(old.user_id);
+        if not found then
+            raise exception 'app.daily_minutes_counts has no row for % % %', old.day, old.minutes, app.counter_shard(old.user_id);
+        end if;
+    end if;
+    return null;
+end
+$$;
+ALTER FUNCTION app.daily_minutes_count() OWNER TO focus_owner;
 CREATE FUNCTION app.events_append_only() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -2472,6 +2560,60 @@ begin
 end
 $$;
 ALTER FUNCTION app.events_notify() OWNER TO focus_owner;
+CREATE FUNCTION app.focus_sessions_day_totals() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_old_day date := case when tg_op <> 'INSERT' then (old.ended_at at time zone 'UTC')::date end;
+    v_new_day date := case when tg_op <> 'DELETE' then (new.ended_at at time zone 'UTC')::date end;
+    v_old_first boolean;
+begin
+    if v_old_day is null and v_new_day is null then
+        return null;  -- a session still running: not counted
+    end if;
+    if tg_op = 'UPDATE' and (v_old_day, old.source, old.user_id) = (v_new_day, new.source, new.user_id) then
+        -- The same row of totals (where the old values are): the differences (a payment).
+        update app.session_day_totals t
+        set minutes = t.minutes + (new.minutes - old.minutes), coins = t.coins + (new.coins_earned - old.coins_earned)
+        where t.day = v_new_day and t.source = new.source and t.shard = app.counter_shard(new.user_id)
+          and (new.minutes <> old.minutes or new.coins_earned <> old.coins_earned);
+        return null;
+    end if;
+    -- Another row (or only one side): the lower key first.
+    v_old_first := v_old_day is not null and (v_new_day is null or (v_old_day, old.source) < (v_new_day, new.source));
+    if v_old_first then
+        perform app.take_session_total(old);
+    end if;
+    if v_new_day is not null then
+        insert into app.session_day_totals as t (day, source, shard, sessions, minutes, coins)
+        values (v_new_day, new.source, app.counter_shard(new.user_id), 1, new.minutes, new.coins_earned)
+        on conflict on constraint session_day_totals_pkey do update
+            set sessions = t.sessions + 1, minutes = t.minutes + excluded.minutes, coins = t.coins + excluded.coins;
+    end if;
+    if v_old_day is not null and not v_old_first then
+        perform app.take_session_total(old);
+    end if;
+    -- Active users: only when the session moves to another user or day (ascending days).
+    if tg_op <> 'UPDATE' or old.user_id <> new.user_id or v_old_day is distinct from v_new_day then
+        if v_new_day is not null and (v_old_day is null or v_new_day < v_old_day) then
+            perform app.add_user_day(new.user_id, v_new_day, 1);
+            if v_old_day is not null then
+                perform app.add_user_day(old.user_id, v_old_day, -1);
+            end if;
+        else
+            if v_old_day is not null then
+                perform app.add_user_day(old.user_id, v_old_day, -1);
+            end if;
+            if v_new_day is not null then
+                perform app.add_user_day(new.user_id, v_new_day, 1);
+            end if;
+        end if;
+    end if;
+    return null;
+end
+$$;
+ALTER FUNCTION app.focus_sessions_day_totals() OWNER TO focus_owner;
 CREATE FUNCTION app.focus_sessions_events() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -2622,6 +2764,22 @@ CREATE FUNCTION app.take_outgoing_mail(batch integer DEFAULT 50) RETURNS TABLE(i
     select t.id, t.recipient, t.subject, t.body, t.created_at from taken t order by t.id
 $$;
 ALTER FUNCTION app.take_outgoing_mail(batch integer) OWNER TO focus_owner;
+CREATE FUNCTION app.take_session_total(session app.focus_sessions) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    update app.session_day_totals t
+    set sessions = t.sessions - 1, minutes = t.minutes - take_session_total.session.minutes,
+        coins = t.coins - take_session_total.session.coins_earned
+    where t.day = (take_session_total.session.ended_at at time zone 'UTC')::date
+      and t.source = take_session_total.session.source and t.shard = app.counter_shard(take_session_total.session.user_id);
+    if not found then
+        raise exception 'app.session_day_totals has no row for session %', take_session_total.session.id;
+    end if;
+end
+$$;
+ALTER FUNCTION app.take_session_total(session app.focus_sessions) OWNER TO focus_owner;
 CREATE FUNCTION app.tell_friends(user_id uuid) RETURNS void
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -2676,6 +2834,48 @@ begin
 end
 $$;
 ALTER FUNCTION app.users_rollup() OWNER TO focus_owner;
+CREATE FUNCTION app.weekly_minutes_count() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_old_first boolean := tg_op = 'DELETE' or (tg_op = 'UPDATE' and (old.week, old.minutes) < (new.week, new.minutes));
+begin
+    if tg_op = 'UPDATE' and (old.week, old.minutes, old.user_id) = (new.week, new.minutes, new.user_id) then
+        return null;
+    end if;
+    -- The lower key first. (A decrement is an update: an upsert of -1 would fail the CHECK on
+    -- its proposed row before it met the conflict.)
+    if v_old_first then
+        update app.weekly_minutes_counts c set users = c.users - 1
+        where c.week = old.week and c.minutes = old.minutes and c.shard = app.counter_shard(old.user_id);
+        if not found then
+            raise exception 'app.weekly_minutes_counts has no row for % % %', old.week, old.minutes, app.counter_shard(old.user_id);
+        end if;
+    end if;
+    if tg_op <> 'DELETE' then
+        insert into app.weekly_minutes_counts as c (week, minutes, shard, users)
+        values (new.week, new.minutes, app.counter_shard(new.user_id), 1)
+        on conflict on constraint weekly_minutes_counts_pkey do update set users = c.users + 1;
+    end if;
+    if tg_op = 'UPDATE' and not v_old_first then
+        update app.weekly_minutes_counts c set users = c.users - 1
+        where c.week = old.week and c.minutes = old.minutes and c.shard = app.counter_shard(old.user_id);
+        if not found then
+            raise exception 'app.weekly_minutes_counts has no row for % % %', old.week, old.minutes, app.counter_shard(old.user_id);
+        end if;
+    end if;
+    return null;
+end
+$$;
+ALTER FUNCTION app.weekly_minutes_count() OWNER TO focus_owner;
+CREATE TABLE app.active_users_per_day (
+    day date NOT NULL,
+    shard smallint NOT NULL,
+    users integer NOT NULL,
+    CONSTRAINT active_users_per_day_users_check CHECK ((users >= 0))
+);
+ALTER TABLE app.active_users_per_day OWNER TO focus_owner;
 CREATE TABLE app.asset_settings (
     singleton boolean DEFAULT true NOT NULL,
     base_url text,
@@ -2777,6 +2977,15 @@ CREATE TABLE app.daily_minutes (
     CONSTRAINT daily_minutes_minutes_check CHECK ((minutes > 0))
 );
 ALTER TABLE app.daily_minutes OWNER TO focus_owner;
+CREATE TABLE app.daily_minutes_counts (
+    day date NOT NULL,
+    minutes integer NOT NULL,
+    shard smallint NOT NULL,
+    users integer NOT NULL,
+    CONSTRAINT daily_minutes_counts_minutes_check CHECK ((minutes > 0)),
+    CONSTRAINT daily_minutes_counts_users_check CHECK ((users >= 0))
+);
+ALTER TABLE app.daily_minutes_counts OWNER TO focus_owner;
 CREATE TABLE app.economy_settings (
     singleton boolean DEFAULT true NOT NULL,
     coins_per_minute numeric(6,2) NOT NULL,
@@ -2869,6 +3078,16 @@ CREATE TABLE app.idempotency_settings (
     CONSTRAINT idempotency_settings_singleton_check CHECK (singleton)
 );
 ALTER TABLE app.idempotency_settings OWNER TO focus_owner;
+CREATE TABLE app.ledger_day_totals (
+    day date NOT NULL,
+    shard smallint NOT NULL,
+    entries bigint NOT NULL,
+    earned bigint NOT NULL,
+    spent bigint NOT NULL,
+    granted bigint NOT NULL,
+    CONSTRAINT ledger_day_totals_entries_check CHECK ((entries >= 0))
+);
+ALTER TABLE app.ledger_day_totals OWNER TO focus_owner;
 CREATE TABLE app.login_addresses (
     user_id uuid NOT NULL,
     client_ip inet NOT NULL,
@@ -2916,6 +3135,25 @@ CREATE TABLE app.schema_migrations (
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
 ALTER TABLE app.schema_migrations OWNER TO focus_owner;
+CREATE TABLE app.session_day_totals (
+    day date NOT NULL,
+    source text NOT NULL,
+    shard smallint NOT NULL,
+    sessions bigint NOT NULL,
+    minutes bigint NOT NULL,
+    coins bigint NOT NULL,
+    CONSTRAINT session_day_totals_coins_check CHECK ((coins >= 0)),
+    CONSTRAINT session_day_totals_minutes_check CHECK ((minutes >= 0)),
+    CONSTRAINT session_day_totals_sessions_check CHECK ((sessions >= 0))
+);
+ALTER TABLE app.session_day_totals OWNER TO focus_owner;
+CREATE TABLE app.session_user_days (
+    user_id uuid NOT NULL,
+    day date NOT NULL,
+    sessions integer NOT NULL,
+    CONSTRAINT session_user_days_sessions_check CHECK ((sessions > 0))
+);
+ALTER TABLE app.session_user_days OWNER TO focus_owner;
 CREATE TABLE app.social_settings (
     singleton boolean DEFAULT true NOT NULL,
     max_friend_requests integer NOT NULL,
@@ -2967,34 +3205,178 @@ CREATE TABLE app.weekly_minutes (
     CONSTRAINT weekly_minutes_minutes_check CHECK ((minutes > 0))
 );
 ALTER TABLE app.weekly_minutes OWNER TO focus_owner;
+CREATE TABLE app.weekly_minutes_counts (
+    week date NOT NULL,
+    minutes integer NOT NULL,
+    shard smallint NOT NULL,
+    users integer NOT NULL,
+    CONSTRAINT weekly_minutes_counts_minutes_check CHECK ((minutes > 0)),
+    CONSTRAINT weekly_minutes_counts_users_check CHECK ((users >= 0))
+);
+ALTER TABLE app.weekly_minutes_counts OWNER TO focus_owner;
 CREATE VIEW report.coin_economy_per_day AS
  SELECT d.day,
     d.earned,
     d.spent,
     d.granted,
     sum(((d.earned - d.spent) + d.granted)) OVER (ORDER BY d.day) AS outstanding_end_of_day
-   FROM ( SELECT ((c.created_at AT TIME ZONE 'UTC'::text))::date AS day,
-            COALESCE(sum(c.amount) FILTER (WHERE (c.entry = 'earn'::text)), (0)::bigint) AS earned,
-            COALESCE((- sum(c.amount) FILTER (WHERE (c.entry = 'spend'::text))), (0)::bigint) AS spent,
-            COALESCE(sum(c.amount) FILTER (WHERE (c.entry = 'grant'::text)), (0)::bigint) AS granted
-           FROM app.coin_ledger c
-          GROUP BY (((c.created_at AT TIME ZONE 'UTC'::text))::date)) d;
+   FROM ( SELECT l.day,
+            (sum(l.earned))::bigint AS earned,
+            (sum(l.spent))::bigint AS spent,
+            (sum(l.granted))::bigint AS granted
+           FROM app.ledger_day_totals l
+          GROUP BY l.day
+         HAVING (sum(l.entries) > (0)::numeric)) d;
 ALTER TABLE report.coin_economy_per_day OWNER TO focus_owner;
+CREATE VIEW report.counter_reconciliation AS
+ WITH kept(counter, key, value) AS (
+         SELECT 'daily_minutes'::text AS "?column?",
+            jsonb_build_object('user_id', d.user_id, 'day', d.day) AS jsonb_build_object,
+            jsonb_build_array((d.minutes)::bigint) AS jsonb_build_array
+           FROM app.daily_minutes d
+        UNION ALL
+         SELECT 'weekly_minutes'::text,
+            jsonb_build_object('user_id', w.user_id, 'week', w.week) AS jsonb_build_object,
+            jsonb_build_array((w.minutes)::bigint) AS jsonb_build_array
+           FROM app.weekly_minutes w
+        UNION ALL
+         SELECT 'daily_minutes_counts'::text,
+            jsonb_build_object('day', c.day, 'minutes', c.minutes, 'shard', c.shard) AS jsonb_build_object,
+            jsonb_build_array((c.users)::bigint) AS jsonb_build_array
+           FROM app.daily_minutes_counts c
+          WHERE (c.users <> 0)
+        UNION ALL
+         SELECT 'weekly_minutes_counts'::text,
+            jsonb_build_object('week', c.week, 'minutes', c.minutes, 'shard', c.shard) AS jsonb_build_object,
+            jsonb_build_array((c.users)::bigint) AS jsonb_build_array
+           FROM app.weekly_minutes_counts c
+          WHERE (c.users <> 0)
+        UNION ALL
+         SELECT 'session_day_totals'::text,
+            jsonb_build_object('day', t.day, 'source', t.source, 'shard', t.shard) AS jsonb_build_object,
+            jsonb_build_array(t.sessions, t.minutes, t.coins) AS jsonb_build_array
+           FROM app.session_day_totals t
+          WHERE ((t.sessions <> 0) OR (t.minutes <> 0) OR (t.coins <> 0))
+        UNION ALL
+         SELECT 'session_user_days'::text,
+            jsonb_build_object('user_id', d.user_id, 'day', d.day) AS jsonb_build_object,
+            jsonb_build_array((d.sessions)::bigint) AS jsonb_build_array
+           FROM app.session_user_days d
+        UNION ALL
+         SELECT 'active_users_per_day'::text,
+            jsonb_build_object('day', a.day, 'shard', a.shard) AS jsonb_build_object,
+            jsonb_build_array((a.users)::bigint) AS jsonb_build_array
+           FROM app.active_users_per_day a
+          WHERE (a.users <> 0)
+        UNION ALL
+         SELECT 'ledger_day_totals'::text,
+            jsonb_build_object('day', l.day, 'shard', l.shard) AS jsonb_build_object,
+            jsonb_build_array(l.entries, l.earned, l.spent, l.granted) AS jsonb_build_array
+           FROM app.ledger_day_totals l
+          WHERE (l.entries <> 0)
+        ), rollup AS (
+         SELECT s.user_id,
+            ((s.ended_at AT TIME ZONE u.time_zone))::date AS day,
+            (date_trunc('week'::text, (s.ended_at AT TIME ZONE u.time_zone)))::date AS week,
+            s.minutes
+           FROM (app.focus_sessions s
+             JOIN app.users u ON ((u.id = s.user_id)))
+          WHERE ((u.deleted_at IS NULL) AND (s.minutes > 0))
+        ), daily AS (
+         SELECT r_1.user_id,
+            r_1.day,
+            sum(r_1.minutes) AS minutes
+           FROM rollup r_1
+          GROUP BY r_1.user_id, r_1.day
+        ), weekly AS (
+         SELECT r_1.user_id,
+            r_1.week,
+            sum(r_1.minutes) AS minutes
+           FROM rollup r_1
+          GROUP BY r_1.user_id, r_1.week
+        ), finished AS (
+         SELECT s.user_id,
+            ((s.ended_at AT TIME ZONE 'UTC'::text))::date AS day,
+            s.source,
+            s.minutes,
+            s.coins_earned
+           FROM app.focus_sessions s
+          WHERE (s.ended_at IS NOT NULL)
+        ), user_days AS (
+         SELECT f.user_id,
+            f.day,
+            count(*) AS sessions
+           FROM finished f
+          GROUP BY f.user_id, f.day
+        ), recounted(counter, key, value) AS (
+         SELECT 'daily_minutes'::text AS "?column?",
+            jsonb_build_object('user_id', d.user_id, 'day', d.day) AS jsonb_build_object,
+            jsonb_build_array(d.minutes) AS jsonb_build_array
+           FROM daily d
+        UNION ALL
+         SELECT 'weekly_minutes'::text,
+            jsonb_build_object('user_id', w.user_id, 'week', w.week) AS jsonb_build_object,
+            jsonb_build_array(w.minutes) AS jsonb_build_array
+           FROM weekly w
+        UNION ALL
+         SELECT 'daily_minutes_counts'::text,
+            jsonb_build_object('day', d.day, 'minutes', d.minutes, 'shard', app.counter_shard(d.user_id)) AS jsonb_build_object,
+            jsonb_build_array(count(*)) AS jsonb_build_array
+           FROM daily d
+          GROUP BY d.day, d.minutes, (app.counter_shard(d.user_id))
+        UNION ALL
+         SELECT 'weekly_minutes_counts'::text,
+            jsonb_build_object('week', w.week, 'minutes', w.minutes, 'shard', app.counter_shard(w.user_id)) AS jsonb_build_object,
+            jsonb_build_array(count(*)) AS jsonb_build_array
+           FROM weekly w
+          GROUP BY w.week, w.minutes, (app.counter_shard(w.user_id))
+        UNION ALL
+         SELECT 'session_day_totals'::text,
+            jsonb_build_object('day', f.day, 'source', f.source, 'shard', app.counter_shard(f.user_id)) AS jsonb_build_object,
+            jsonb_build_array(count(*), sum(f.minutes), sum(f.coins_earned)) AS jsonb_build_array
+           FROM finished f
+          GROUP BY f.day, f.source, (app.counter_shard(f.user_id))
+        UNION ALL
+         SELECT 'session_user_days'::text,
+            jsonb_build_object('user_id', d.user_id, 'day', d.day) AS jsonb_build_object,
+            jsonb_build_array(d.sessions) AS jsonb_build_array
+           FROM user_days d
+        UNION ALL
+         SELECT 'active_users_per_day'::text,
+            jsonb_build_object('day', d.day, 'shard', app.counter_shard(d.user_id)) AS jsonb_build_object,
+            jsonb_build_array(count(*)) AS jsonb_build_array
+           FROM user_days d
+          GROUP BY d.day, (app.counter_shard(d.user_id))
+        UNION ALL
+         SELECT 'ledger_day_totals'::text,
+            jsonb_build_object('day', ((c.created_at AT TIME ZONE 'UTC'::text))::date, 'shard', app.counter_shard(c.user_id)) AS jsonb_build_object,
+            jsonb_build_array(count(*), COALESCE(sum(c.amount) FILTER (WHERE (c.entry = 'earn'::text)), (0)::bigint), COALESCE((- sum(c.amount) FILTER (WHERE (c.entry = 'spend'::text))), (0)::bigint), COALESCE(sum(c.amount) FILTER (WHERE (c.entry = 'grant'::text)), (0)::bigint)) AS jsonb_build_array
+           FROM app.coin_ledger c
+          GROUP BY (((c.created_at AT TIME ZONE 'UTC'::text))::date), (app.counter_shard(c.user_id))
+        )
+ SELECT COALESCE(k.counter, r.counter) AS counter,
+    COALESCE(k.key, r.key) AS key,
+    k.value AS kept,
+    r.value AS recounted
+   FROM (kept k
+     FULL JOIN recounted r ON (((r.counter = k.counter) AND (r.key = k.key))))
+  WHERE (k.value IS DISTINCT FROM r.value);
+ALTER TABLE report.counter_reconciliation OWNER TO focus_owner;
 CREATE VIEW report.daily_active_users AS
- SELECT ((s.ended_at AT TIME ZONE 'UTC'::text))::date AS day,
-    count(DISTINCT s.user_id) AS active_users
-   FROM app.focus_sessions s
-  WHERE (s.ended_at IS NOT NULL)
-  GROUP BY (((s.ended_at AT TIME ZONE 'UTC'::text))::date);
+ SELECT a.day,
+    sum(a.users) AS active_users
+   FROM app.active_users_per_day a
+  GROUP BY a.day
+ HAVING (sum(a.users) > 0);
 ALTER TABLE report.daily_active_users OWNER TO focus_owner;
 CREATE VIEW report.focused_minutes_per_day AS
- SELECT ((s.ended_at AT TIME ZONE 'UTC'::text))::date AS day,
-    count(*) AS sessions,
-    sum(s.minutes) AS minutes,
-    round(avg(s.minutes), 1) AS average_minutes
-   FROM app.focus_sessions s
-  WHERE (s.ended_at IS NOT NULL)
-  GROUP BY (((s.ended_at AT TIME ZONE 'UTC'::text))::date);
+ SELECT t.day,
+    (sum(t.sessions))::bigint AS sessions,
+    (sum(t.minutes))::bigint AS minutes,
+    round((sum(t.minutes) / sum(t.sessions)), 1) AS average_minutes
+   FROM app.session_day_totals t
+  GROUP BY t.day
+ HAVING (sum(t.sessions) > (0)::numeric);
 ALTER TABLE report.focused_minutes_per_day OWNER TO focus_owner;
 CREATE VIEW report.friendship_funnel_per_day AS
  SELECT ((e.created_at AT TIME ZONE 'UTC'::text))::date AS day,
@@ -3031,14 +3413,14 @@ SELECT
     NULL::bigint AS owners;
 ALTER TABLE report.sales_per_item OWNER TO focus_owner;
 CREATE VIEW report.sessions_per_day_by_path AS
- SELECT ((s.ended_at AT TIME ZONE 'UTC'::text))::date AS day,
-    s.source AS path,
-    count(*) AS sessions,
-    sum(s.minutes) AS minutes,
-    sum(s.coins_earned) AS coins
-   FROM app.focus_sessions s
-  WHERE (s.ended_at IS NOT NULL)
-  GROUP BY (((s.ended_at AT TIME ZONE 'UTC'::text))::date), s.source;
+ SELECT t.day,
+    t.source AS path,
+    (sum(t.sessions))::bigint AS sessions,
+    (sum(t.minutes))::bigint AS minutes,
+    (sum(t.coins))::bigint AS coins
+   FROM app.session_day_totals t
+  GROUP BY t.day, t.source
+ HAVING (sum(t.sessions) > (0)::numeric);
 ALTER TABLE report.sessions_per_day_by_path OWNER TO focus_owner;
 CREATE VIEW report.tips_shown_per_level AS
  SELECT t.rating_level,
@@ -3072,6 +3454,8 @@ CREATE VIEW report.user_reports AS
    FROM (app.user_reports r
      JOIN app.users u ON ((u.id = r.reported)));
 ALTER TABLE report.user_reports OWNER TO focus_owner;
+ALTER TABLE ONLY app.active_users_per_day
+    ADD CONSTRAINT active_users_per_day_pkey PRIMARY KEY (day, shard);
 ALTER TABLE ONLY app.asset_settings
     ADD CONSTRAINT asset_settings_pkey PRIMARY KEY (singleton);
 ALTER TABLE ONLY app.assets
@@ -3090,6 +3474,8 @@ ALTER TABLE ONLY app.catalog_version
     ADD CONSTRAINT catalog_version_pkey PRIMARY KEY (singleton);
 ALTER TABLE ONLY app.coin_ledger
     ADD CONSTRAINT coin_ledger_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY app.daily_minutes_counts
+    ADD CONSTRAINT daily_minutes_counts_pkey PRIMARY KEY (day, minutes, shard);
 ALTER TABLE ONLY app.daily_minutes
     ADD CONSTRAINT daily_minutes_pkey PRIMARY KEY (user_id, day);
 ALTER TABLE ONLY app.economy_settings
@@ -3112,6 +3498,8 @@ ALTER TABLE ONLY app.idempotency_keys
     ADD CONSTRAINT idempotency_keys_pkey PRIMARY KEY (scope, key);
 ALTER TABLE ONLY app.idempotency_settings
     ADD CONSTRAINT idempotency_settings_pkey PRIMARY KEY (singleton);
+ALTER TABLE ONLY app.ledger_day_totals
+    ADD CONSTRAINT ledger_day_totals_pkey PRIMARY KEY (day, shard);
 ALTER TABLE ONLY app.login_addresses
     ADD CONSTRAINT login_addresses_pkey PRIMARY KEY (user_id, client_ip);
 ALTER TABLE ONLY app.mindfulness_tips
@@ -3124,6 +3512,10 @@ ALTER TABLE ONLY app.password_resets
     ADD CONSTRAINT password_resets_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.schema_migrations
     ADD CONSTRAINT schema_migrations_pkey PRIMARY KEY (version);
+ALTER TABLE ONLY app.session_day_totals
+    ADD CONSTRAINT session_day_totals_pkey PRIMARY KEY (day, source, shard);
+ALTER TABLE ONLY app.session_user_days
+    ADD CONSTRAINT session_user_days_pkey PRIMARY KEY (user_id, day);
 ALTER TABLE ONLY app.shop_items
     ADD CONSTRAINT shop_items_id_kind_key UNIQUE (id, kind);
 ALTER TABLE ONLY app.shop_items
@@ -3146,6 +3538,8 @@ ALTER TABLE ONLY app.users
     ADD CONSTRAINT users_email_key UNIQUE (email);
 ALTER TABLE ONLY app.users
     ADD CONSTRAINT users_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY app.weekly_minutes_counts
+    ADD CONSTRAINT weekly_minutes_counts_pkey PRIMARY KEY (week, minutes, shard);
 ALTER TABLE ONLY app.weekly_minutes
     ADD CONSTRAINT weekly_minutes_pkey PRIMARY KEY (user_id, week);
 CREATE INDEX auth_tokens_user_id ON app.auth_tokens USING btree (user_id);
@@ -3158,7 +3552,6 @@ CREATE INDEX events_broadcast ON app.events USING btree (id) WHERE (user_id IS N
 CREATE INDEX events_created_at ON app.events USING btree (created_at);
 CREATE INDEX events_user_id ON app.events USING btree (user_id, id) WHERE (user_id IS NOT NULL);
 CREATE INDEX focus_sessions_end ON app.focus_sessions USING btree (ended_at);
-CREATE INDEX focus_sessions_end_day ON app.focus_sessions USING btree ((((ended_at AT TIME ZONE 'UTC'::text))::date));
 CREATE INDEX focus_sessions_user_end ON app.focus_sessions USING btree (user_id, ended_at);
 CREATE INDEX friend_request_attempts_user_time ON app.friend_request_attempts USING btree (user_id, attempted_at);
 CREATE INDEX friendship_events_day ON app.friendship_events USING btree ((((created_at AT TIME ZONE 'UTC'::text))::date));
@@ -3196,11 +3589,14 @@ CREATE OR REPLACE VIEW report.sales_per_item AS
 CREATE TRIGGER avatars_events AFTER INSERT OR DELETE OR UPDATE ON app.avatars FOR EACH ROW EXECUTE FUNCTION app.tell_friends_of_row();
 CREATE TRIGGER coin_ledger_append_only BEFORE DELETE OR UPDATE ON app.coin_ledger FOR EACH STATEMENT EXECUTE FUNCTION app.forbid_change();
 CREATE TRIGGER coin_ledger_apply AFTER INSERT ON app.coin_ledger FOR EACH ROW EXECUTE FUNCTION app.apply_ledger_entry();
+CREATE CONSTRAINT TRIGGER coin_ledger_utc_day_totals AFTER INSERT ON app.coin_ledger DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION app.coin_ledger_day_totals();
+CREATE CONSTRAINT TRIGGER daily_minutes_count AFTER INSERT OR DELETE OR UPDATE ON app.daily_minutes DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION app.daily_minutes_count();
 CREATE TRIGGER events_append_only BEFORE DELETE OR UPDATE OR TRUNCATE ON app.events FOR EACH STATEMENT EXECUTE FUNCTION app.events_append_only();
 CREATE TRIGGER events_commit_order BEFORE INSERT ON app.events FOR EACH STATEMENT EXECUTE FUNCTION app.events_commit_order();
 CREATE TRIGGER events_notify AFTER INSERT ON app.events FOR EACH ROW EXECUTE FUNCTION app.events_notify();
 CREATE TRIGGER focus_sessions_events AFTER INSERT OR DELETE OR UPDATE ON app.focus_sessions FOR EACH ROW EXECUTE FUNCTION app.focus_sessions_events();
 CREATE TRIGGER focus_sessions_rollup AFTER INSERT OR DELETE OR UPDATE OF user_id, ended_at, minutes ON app.focus_sessions FOR EACH ROW EXECUTE FUNCTION app.focus_sessions_rollup();
+CREATE CONSTRAINT TRIGGER focus_sessions_utc_day_totals AFTER INSERT OR DELETE OR UPDATE OF user_id, source, ended_at, minutes, coins_earned ON app.focus_sessions DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION app.focus_sessions_day_totals();
 CREATE TRIGGER friendship_events_append_only BEFORE DELETE OR UPDATE ON app.friendship_events FOR EACH STATEMENT EXECUTE FUNCTION app.forbid_change();
 CREATE TRIGGER friendship_events_events AFTER INSERT ON app.friendship_events FOR EACH ROW EXECUTE FUNCTION app.friendship_events_events();
 CREATE TRIGGER mindfulness_tips_bump_version AFTER INSERT OR DELETE OR UPDATE ON app.mindfulness_tips FOR EACH ROW EXECUTE FUNCTION app.bump_tips_version();
@@ -3215,6 +3611,7 @@ CREATE TRIGGER user_selections_change_events AFTER UPDATE ON app.user_selections
 CREATE TRIGGER user_selections_events AFTER INSERT OR DELETE ON app.user_selections FOR EACH ROW EXECUTE FUNCTION app.tell_friends_of_row();
 CREATE TRIGGER users_events AFTER UPDATE ON app.users FOR EACH ROW WHEN (((new.display_name IS DISTINCT FROM old.display_name) OR (new.balance IS DISTINCT FROM old.balance))) EXECUTE FUNCTION app.users_events();
 CREATE TRIGGER users_rollup AFTER UPDATE OF time_zone, deleted_at ON app.users FOR EACH ROW WHEN (((new.time_zone IS DISTINCT FROM old.time_zone) OR (new.deleted_at IS DISTINCT FROM old.deleted_at))) EXECUTE FUNCTION app.users_rollup();
+CREATE CONSTRAINT TRIGGER weekly_minutes_count AFTER INSERT OR DELETE OR UPDATE ON app.weekly_minutes DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION app.weekly_minutes_count();
 ALTER TABLE ONLY app.auth_tokens
     ADD CONSTRAINT auth_tokens_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.avatars
@@ -3434,14 +3831,19 @@ REVOKE ALL ON FUNCTION api.users_report_create(token text, params jsonb, body js
 GRANT ALL ON FUNCTION api.users_report_create(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.uuid_field(body jsonb, field text, required boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.add_rollup_minutes(user_id uuid, ended_at timestamp with time zone, minutes integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.add_user_day(user_id uuid, day date, sessions integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.announce_version() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.apply_ledger_entry() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.avatar_max_bytes() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.bump_catalog_version() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.bump_tips_version() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.coin_ledger_day_totals() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.counter_shard(user_id uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.daily_minutes_count() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.events_append_only() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.events_commit_order() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.events_notify() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.focus_sessions_day_totals() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.focus_sessions_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.focus_sessions_rollup() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.forbid_change() FROM PUBLIC;
@@ -3451,11 +3853,14 @@ REVOKE ALL ON FUNCTION app.prune_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.prune_idempotency_keys() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.rebuild_rollup(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.take_outgoing_mail(batch integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.take_session_total(session app.focus_sessions) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.tell_friends(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.tell_friends_of_row() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.users_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.users_rollup() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.weekly_minutes_count() FROM PUBLIC;
 GRANT SELECT ON TABLE report.coin_economy_per_day TO focus_report;
+GRANT SELECT ON TABLE report.counter_reconciliation TO focus_report;
 GRANT SELECT ON TABLE report.daily_active_users TO focus_report;
 GRANT SELECT ON TABLE report.focused_minutes_per_day TO focus_report;
 GRANT SELECT ON TABLE report.friendship_funnel_per_day TO focus_report;

@@ -1,7 +1,8 @@
 -- scale fill (scripts/bench --scale): users :from to :to (numbered; emails scale<n>@example.com),
 -- made with SQL in one pass, never through the API. Run as the superuser: triggers and foreign
 -- key checks are off for the fill (session_replication_role = replica), so every derived value a
--- trigger would keep is written here: balances, the minutes rollup (0012). Each user has
+-- trigger would keep is written here: balances, the minutes rollup (0012), the counts and UTC-day
+-- totals (0013; added to what earlier steps and the fixture left). Each user has
 --   - 10 finished sessions over the past 30 days, one a day at most (10-59 minutes), with their
 --     earnings in the ledger;
 --   - a grant of 1,000 coins and one purchase (ledger, user_items), the starters selected;
@@ -79,5 +80,35 @@ from fill_sessions s join fill f on f.id = s.user_id group by 1, 2;
 insert into app.weekly_minutes (user_id, week, minutes)
 select s.user_id, date_trunc('week', s.ended_at at time zone f.time_zone)::date, sum(s.minutes)
 from fill_sessions s join fill f on f.id = s.user_id group by 1, 2;
+
+-- The counts and UTC-day totals the triggers would have kept (0013).
+insert into app.daily_minutes_counts as c (day, minutes, shard, users)
+select d.day, d.minutes, app.counter_shard(d.user_id), count(*)
+from app.daily_minutes d join fill f on f.id = d.user_id group by 1, 2, 3
+on conflict on constraint daily_minutes_counts_pkey do update set users = c.users + excluded.users;
+insert into app.weekly_minutes_counts as c (week, minutes, shard, users)
+select w.week, w.minutes, app.counter_shard(w.user_id), count(*)
+from app.weekly_minutes w join fill f on f.id = w.user_id group by 1, 2, 3
+on conflict on constraint weekly_minutes_counts_pkey do update set users = c.users + excluded.users;
+insert into app.session_day_totals as t (day, source, shard, sessions, minutes, coins)
+select (s.ended_at at time zone 'UTC')::date, 'offline', app.counter_shard(s.user_id), count(*), sum(s.minutes), sum(s.minutes)
+from fill_sessions s group by 1, 2, 3
+on conflict on constraint session_day_totals_pkey do update
+    set sessions = t.sessions + excluded.sessions, minutes = t.minutes + excluded.minutes, coins = t.coins + excluded.coins;
+insert into app.session_user_days (user_id, day, sessions)
+select s.user_id, (s.ended_at at time zone 'UTC')::date, count(*) from fill_sessions s group by 1, 2;
+insert into app.active_users_per_day as a (day, shard, users)
+select d.day, app.counter_shard(d.user_id), count(*)
+from app.session_user_days d join fill f on f.id = d.user_id group by 1, 2
+on conflict on constraint active_users_per_day_pkey do update set users = a.users + excluded.users;
+insert into app.ledger_day_totals as t (day, shard, entries, earned, spent, granted)
+select (c.created_at at time zone 'UTC')::date, app.counter_shard(c.user_id), count(*),
+       coalesce(sum(c.amount) filter (where c.entry = 'earn'), 0),
+       coalesce(-sum(c.amount) filter (where c.entry = 'spend'), 0),
+       coalesce(sum(c.amount) filter (where c.entry = 'grant'), 0)
+from app.coin_ledger c join fill f on f.id = c.user_id group by 1, 2
+on conflict on constraint ledger_day_totals_pkey do update
+    set entries = t.entries + excluded.entries, earned = t.earned + excluded.earned,
+        spent = t.spent + excluded.spent, granted = t.granted + excluded.granted;
 
 reset session_replication_role;

@@ -57,6 +57,12 @@ migration_checks() {
     else
         check "the upgraded data reconciles" "FAILED: $reconciliation rows"; return 1
     fi
+    reconciliation=$(psql -X -A -t "$upgrade_url" -c "select count(*) from report.counter_reconciliation")
+    if [ "$reconciliation" = 0 ]; then
+        check "the upgraded data's counters (0012 rollup, 0013 counts and day totals) = a recount" ok
+    else
+        check "the upgraded data's counters = a recount" "FAILED: $reconciliation rows"; return 1
+    fi
 
     rm -rf "$work/broken" && cp -r "$ROOT/sql" "$work/broken"
     printf 'create table app.half_done (id integer);\nselect 1 / 0;\n' >"$work/broken/migrations/9999_broken.sql"

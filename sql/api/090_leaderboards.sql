@@ -28,8 +28,10 @@ $$;
 -- answers in index order at any number of users (README, "Scale").
 --
 -- Global: the top `limit` rows of the period read in index order, with every row tied with the
--- last of them (so ranks and the name order among ties are exact), and `me` ranked by counting
--- the rows above the caller's minutes in the same index; the board never sums sessions.
+-- last of them (so ranks and the name order among ties are exact), and `me` ranked as 1 + the
+-- users above the caller's minutes in the rank histogram (app.daily_minutes_counts /
+-- app.weekly_minutes_counts, migration 0013): a sum over the distinct minute values above, not
+-- over the users, so a caller ranked last costs what the first does; the board never sums sessions.
 create function api.leaderboards_get(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql stable security definer set search_path = public, pg_temp
@@ -52,11 +54,13 @@ begin
         if v_period = 'daily' then
             select min(t.minutes), count(*)::integer into v_floor, v_top
             from (select d.minutes from app.daily_minutes d where d.day = v_key order by d.minutes desc limit v_limit) t;
-            v_my_rank := 1 + (select count(*) from app.daily_minutes d where d.day = v_key and d.minutes > v_mine);
+            v_my_rank := 1 + coalesce((select sum(c.users) from app.daily_minutes_counts c
+                                       where c.day = v_key and c.minutes > v_mine), 0);
         else
             select min(t.minutes), count(*)::integer into v_floor, v_top
             from (select w.minutes from app.weekly_minutes w where w.week = v_key order by w.minutes desc limit v_limit) t;
-            v_my_rank := 1 + (select count(*) from app.weekly_minutes w where w.week = v_key and w.minutes > v_mine);
+            v_my_rank := 1 + coalesce((select sum(c.users) from app.weekly_minutes_counts c
+                                       where c.week = v_key and c.minutes > v_mine), 0);
         end if;
         if v_top < v_limit then
             v_floor := 0;  -- fewer rows than the limit: every one of them, and the caller's zero

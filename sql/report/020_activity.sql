@@ -1,39 +1,40 @@
 -- Activity: who focused, how much, and by which path.
 
+-- The per-day views read the UTC-day totals of migration 0013 (kept by triggers in the
+-- transaction of each session): a day is 8 rows (its shards), whatever the number of users.
 create view report.daily_active_users as
-select (s.ended_at at time zone 'UTC')::date as day,
-       count(distinct s.user_id) as active_users
-from app.focus_sessions s
-where s.ended_at is not null
-group by 1;
+select a.day, sum(a.users)::bigint as active_users
+from app.active_users_per_day a
+group by a.day
+having sum(a.users) > 0;
 comment on view report.daily_active_users is
     'One row per UTC day: users who finished at least one focus session that day. '
-    'Filter on day to use the focus_sessions_end_day index (the same expression).';
+    'Reads app.active_users_per_day (8 rows a day, kept by trigger); filter on day for its primary key.';
 
 create view report.focused_minutes_per_day as
-select (s.ended_at at time zone 'UTC')::date as day,
-       count(*) as sessions,
-       sum(s.minutes) as minutes,
-       round(avg(s.minutes), 1) as average_minutes
-from app.focus_sessions s
-where s.ended_at is not null
-group by 1;
+select t.day,
+       sum(t.sessions)::bigint as sessions,
+       sum(t.minutes)::bigint as minutes,
+       round(sum(t.minutes) / sum(t.sessions), 1) as average_minutes
+from app.session_day_totals t
+group by t.day
+having sum(t.sessions) > 0;
 comment on view report.focused_minutes_per_day is
     'One row per UTC day: finished sessions, their total and average minutes. '
-    'Filter on day to use the focus_sessions_end_day index (the same expression).';
+    'Reads app.session_day_totals (kept by trigger); filter on day for its primary key.';
 
 create view report.sessions_per_day_by_path as
-select (s.ended_at at time zone 'UTC')::date as day,
-       s.source as path,
-       count(*) as sessions,
-       sum(s.minutes) as minutes,
-       sum(s.coins_earned) as coins
-from app.focus_sessions s
-where s.ended_at is not null
-group by 1, 2;
+select t.day,
+       t.source as path,
+       sum(t.sessions)::bigint as sessions,
+       sum(t.minutes)::bigint as minutes,
+       sum(t.coins)::bigint as coins
+from app.session_day_totals t
+group by t.day, t.source
+having sum(t.sessions) > 0;
 comment on view report.sessions_per_day_by_path is
     'One row per UTC day and path (live: timed by the server; offline: recorded by the phone): '
-    'sessions, minutes and coins earned. Filter on day to use the focus_sessions_end_day index.';
+    'sessions, minutes and coins earned. Reads app.session_day_totals (kept by trigger); filter on day for its primary key.';
 
 create view report.tips_shown_per_level as
 select t.rating_level,

@@ -3,16 +3,17 @@
 create view report.coin_economy_per_day as
 select d.day, d.earned, d.spent, d.granted,
        sum(d.earned - d.spent + d.granted) over (order by d.day) as outstanding_end_of_day
-from (select (c.created_at at time zone 'UTC')::date as day,
-             coalesce(sum(c.amount) filter (where c.entry = 'earn'), 0) as earned,
-             coalesce(-sum(c.amount) filter (where c.entry = 'spend'), 0) as spent,
-             coalesce(sum(c.amount) filter (where c.entry = 'grant'), 0) as granted
-      from app.coin_ledger c
-      group by 1) d;
+from (select l.day,
+             sum(l.earned)::bigint as earned,
+             sum(l.spent)::bigint as spent,
+             sum(l.granted)::bigint as granted
+      from app.ledger_day_totals l
+      group by l.day
+      having sum(l.entries) > 0) d;
 comment on view report.coin_economy_per_day is
     'One row per UTC day with ledger activity: coins earned, spent and granted that day, and the '
-    'coins outstanding (all balances together) at the end of it. The running total needs every '
-    'earlier day, so it reads the whole ledger (ordered by the coin_ledger_time index).';
+    'coins outstanding (all balances together) at the end of it. Reads app.ledger_day_totals '
+    '(8 rows a day, kept by trigger): the running total reads every day''s rows, not the ledger.';
 
 create view report.sales_per_item as
 select i.id as item_id, i.kind, i.name, i.price, i.active,
