@@ -46,21 +46,54 @@ public struct EventsOptions: Sendable {
 extension FocusIslandClient {
     /// The caller's events after `after` (an event id, or `Events.next` from `eventsList()`);
     /// nil: from now on. Ends by throwing a final problem (401 after the token is revoked, say);
-    /// transient failures are retried for ever. Cancel the task that iterates to stop it.
-    public func events(after: Int? = nil, options: EventsOptions = EventsOptions()) -> AsyncThrowingStream<Event, any Error> {
-        AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    var loop = EventsLoop(client: self, options: options, cursor: after)
-                    try await loop.run { continuation.yield($0) }
-                    continuation.finish()
-                } catch is CancellationError {
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
+    /// transient failures are retried for ever. Cancel the task that iterates to stop it: the
+    /// sequence then ends without an error.
+    public func events(after: Int? = nil, options: EventsOptions = EventsOptions()) -> EventSequence {
+        EventSequence(
+            stream: AsyncThrowingStream { continuation in
+                let task = Task {
+                    do {
+                        var loop = EventsLoop(client: self, options: options, cursor: after)
+                        try await loop.run { continuation.yield($0) }
+                        continuation.finish()
+                    } catch {
+                        let error = FocusIslandError.wrapping(error)
+                        if error == .cancelled || Task.isCancelled {
+                            continuation.finish()
+                        } else {
+                            continuation.finish(throwing: error)
+                        }
+                    }
                 }
+                continuation.onTermination = { _ in task.cancel() }
+            })
+    }
+}
+
+/// What `events()` returns: the events, in order, as an AsyncSequence whose failure is typed
+/// (`Failure` is FocusIslandError: `for try await` catches a FocusIslandError where Swift 6's
+/// typed AsyncSequence is available; on older OSes the error is `any Error`, always a
+/// FocusIslandError). Built on an AsyncThrowingStream, whose own iterator cannot be typed.
+public struct EventSequence: AsyncSequence, Sendable {
+    public typealias Element = Event
+    public typealias Failure = FocusIslandError
+
+    let stream: AsyncThrowingStream<Event, any Error>
+
+    public func makeAsyncIterator() -> Iterator { Iterator(base: stream.makeAsyncIterator()) }
+
+    public struct Iterator: AsyncIteratorProtocol {
+        public typealias Element = Event
+        public typealias Failure = FocusIslandError
+
+        var base: AsyncThrowingStream<Event, any Error>.Iterator
+
+        public mutating func next() async throws(FocusIslandError) -> Event? {
+            do {
+                return try await base.next()
+            } catch {
+                throw FocusIslandError.wrapping(error)
             }
-            continuation.onTermination = { _ in task.cancel() }
         }
     }
 }

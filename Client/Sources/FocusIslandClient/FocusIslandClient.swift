@@ -11,6 +11,8 @@ import Foundation
 /// The Focus Island API. Thread-safe: share one per server (and per signed-in user).
 public final class FocusIslandClient: Sendable {
     public let baseURL: URL
+    /// baseURL's parts, checked once by `init`: every request's URL is built from them.
+    private let baseComponents: URLComponents
     public let retryPolicy: RetryPolicy
     /// Also refuse an answer with members its model lacks (tests: keeps the document honest).
     public let strictDecoding: Bool
@@ -20,12 +22,21 @@ public final class FocusIslandClient: Sendable {
 
     /// `baseURL`: the server, e.g. https://api.focus-island.example; `token`: a bearer token
     /// kept from an earlier sign-in, if any. `configuration`: timeouts and the like; the client
-    /// turns URLSession's own cache off (it keeps its own, by ETag).
+    /// turns URLSession's own cache off (it keeps its own, by ETag). Throws
+    /// `.invalidBaseURL` unless `baseURL` is an absolute http or https URL with a host and
+    /// neither query nor fragment (a path, like /v1, is kept before every route's).
     public init(
         baseURL: URL, token: String? = nil, retryPolicy: RetryPolicy = RetryPolicy(),
         configuration: URLSessionConfiguration = .ephemeral, strictDecoding: Bool = false
-    ) {
+    ) throws(FocusIslandError) {
+        guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: true),
+            let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = components.host, !host.isEmpty, components.query == nil, components.fragment == nil
+        else { throw .invalidBaseURL(baseURL.absoluteString) }
+        if components.percentEncodedPath.hasSuffix("/") { components.percentEncodedPath.removeLast() }
+        guard components.url != nil else { throw .invalidBaseURL(baseURL.absoluteString) }
         self.baseURL = baseURL
+        self.baseComponents = components
         self.retryPolicy = retryPolicy
         self.strictDecoding = strictDecoding
         configuration.urlCache = nil
@@ -44,7 +55,7 @@ public final class FocusIslandClient: Sendable {
 
     /// Creates an account and keeps its token.
     @discardableResult
-    public func register(email: String, password: String, displayName: String) async throws -> SignedIn {
+    public func register(email: String, password: String, displayName: String) async throws(FocusIslandError) -> SignedIn {
         let signedIn = try await authRegister(RegisterBody(email: email, password: password, displayName: displayName))
         token = signedIn.token
         return signedIn
@@ -52,7 +63,7 @@ public final class FocusIslandClient: Sendable {
 
     /// Signs in and keeps the token.
     @discardableResult
-    public func login(email: String, password: String) async throws -> SignedIn {
+    public func login(email: String, password: String) async throws(FocusIslandError) -> SignedIn {
         let signedIn = try await authLogin(LoginBody(email: email, password: password))
         token = signedIn.token
         return signedIn
@@ -61,10 +72,10 @@ public final class FocusIslandClient: Sendable {
     /// Revokes the token on the server and forgets it (and what the cache held for it). A token
     /// the server no longer knows (401) is forgotten too; after a transport failure it is kept,
     /// since it still works: try again.
-    public func logout() async throws {
-        do {
+    public func logout() async throws(FocusIslandError) {
+        do throws(FocusIslandError) {
             try await authLogout()
-        } catch let error as FocusIslandError where error.code == .unauthorized {
+        } catch  where error.code == .unauthorized {
         }
         token = nil
         await cache.removeAll()
@@ -73,8 +84,8 @@ public final class FocusIslandClient: Sendable {
     // MARK: Transport
 
     /// Sends one operation: retries transient failures, answers 304 from the cache, and throws
-    /// `FocusIslandError` for a problem or a transport failure.
-    func send(_ operation: OperationRequest) async throws -> RawResponse {
+    /// `FocusIslandError` for a problem or a transport failure (`.cancelled` once the task is).
+    func send(_ operation: OperationRequest) async throws(FocusIslandError) -> RawResponse {
         // One key for every attempt of this call: a retry whose first attempt did reach the
         // server is answered with the first answer, not done again.
         let key: String? =
@@ -90,7 +101,7 @@ public final class FocusIslandClient: Sendable {
             request.httpBody = body
             request.setValue(operation.contentType ?? "application/json", forHTTPHeaderField: "Content-Type")
         }
-        let cacheKey = operation.conditional ? ConditionalCache.key(request.url!, token: token) : nil
+        let cacheKey = operation.conditional ? ConditionalCache.key(request.url ?? baseURL, token: token) : nil
         var attempt = 0
         while true {
             attempt += 1
@@ -99,7 +110,7 @@ public final class FocusIslandClient: Sendable {
                 attemptRequest.setValue(etag, forHTTPHeaderField: "If-None-Match")
             }
             let failure: FocusIslandError
-            do {
+            do throws(FocusIslandError) {
                 let (data, urlResponse) = try await fetch(attemptRequest)
                 guard let http = urlResponse as? HTTPURLResponse else {
                     throw FocusIslandError.transport(URLError(.badServerResponse))
@@ -119,24 +130,46 @@ public final class FocusIslandClient: Sendable {
                     return response
                 }
                 failure = FocusIslandError.problem(ServerProblem(response))
-            } catch let error as URLError {
-                if Task.isCancelled { throw CancellationError() }
-                failure = .transport(error)
-            } catch let error as FocusIslandError {
+            } catch {
+                if Task.isCancelled || error == .cancelled { throw .cancelled }
                 failure = error
             }
             guard attempt < retryPolicy.maxAttempts, let delay = retryPolicy.delay(after: failure, attempt: attempt) else {
                 throw failure
             }
-            try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000))
+            try await Self.sleep(seconds: delay)
         }
+    }
+
+    /// Task.sleep, whose only failure is cancellation, as `.cancelled`.
+    static func sleep(seconds: TimeInterval) async throws(FocusIslandError) {
+        do {
+            try await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000))
+        } catch {
+            throw .cancelled
+        }
+    }
+
+    /// Task.checkCancellation, as `.cancelled`.
+    static func checkCancellation() throws(FocusIslandError) {
+        if Task.isCancelled { throw .cancelled }
     }
 
     /// One exchange. Not `URLSession.data(for:)`: in swift-corelibs-foundation, cancelling the
     /// task that awaits it can deadlock (its cancellation handler cancels the URLSession task
     /// synchronously while the session's queue resumes the same task), and with two cores that
     /// stops every task of the process. Here the URLSession task is cancelled from another queue.
-    func fetch(_ request: URLRequest) async throws -> (Data, URLResponse) {
+    /// Throws `.transport` (or `.cancelled` when the task was cancelled).
+    func fetch(_ request: URLRequest) async throws(FocusIslandError) -> (Data, URLResponse) {
+        do {
+            return try await fetchUntyped(request)
+        } catch {
+            if Task.isCancelled { throw .cancelled }
+            throw FocusIslandError.wrapping(error)
+        }
+    }
+
+    private func fetchUntyped(_ request: URLRequest) async throws -> (Data, URLResponse) {
         let running = Locked<(task: URLSessionDataTask?, cancelled: Bool)>((nil, false))
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
@@ -165,25 +198,33 @@ public final class FocusIslandClient: Sendable {
         }
     }
 
+    /// The base URL's components (checked by `init`) with `path` after its path and `query`.
+    /// Never fails: the generated paths are percent-encoded already (UUIDs, enum values, digits).
     func url(_ path: String, _ query: [URLQueryItem]) -> URL {
-        var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false)!
-        let base = components.path.hasSuffix("/") ? String(components.path.dropLast()) : components.path
-        components.percentEncodedPath = base + path
+        var components = baseComponents
+        components.percentEncodedPath += path
         if !query.isEmpty {
             components.queryItems = query
             // A literal + would read as a space: time offsets (+02:00) must arrive as +.
             components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
         }
-        return components.url!
+        // The base alone makes a URL (init checked it); a path of the document's characters
+        // and encoded query items keep it one. Should that ever fail, the base is asked for
+        // and the server answers 404 rather than the app crashing.
+        return components.url ?? baseURL
     }
 
-    static func encode<T: Encodable>(_ value: T) throws -> Data {
+    static func encode<T: Encodable>(_ value: T) throws(FocusIslandError) -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        return try encoder.encode(value)
+        do {
+            return try encoder.encode(value)
+        } catch {
+            throw .encoding(type: String(describing: T.self), description: "\(error)")
+        }
     }
 
-    func decode<T: Codable>(_ type: T.Type, from response: RawResponse) throws -> T {
+    func decode<T: Codable>(_ type: T.Type, from response: RawResponse) throws(FocusIslandError) -> T {
         let value: T
         do {
             value = try JSONDecoder().decode(type, from: response.body)
@@ -193,8 +234,14 @@ public final class FocusIslandClient: Sendable {
         if strictDecoding {
             // The model written back must say what the server said: a member the model does not
             // know (a field the document lacks) would be lost silently otherwise.
-            let said = try JSONDecoder().decode(JSONValue.self, from: response.body).normalized
-            let kept = try JSONDecoder().decode(JSONValue.self, from: FocusIslandClient.encode(value)).normalized
+            let said: JSONValue
+            let kept: JSONValue
+            do {
+                said = try JSONDecoder().decode(JSONValue.self, from: response.body).normalized
+                kept = try JSONDecoder().decode(JSONValue.self, from: FocusIslandClient.encode(value)).normalized
+            } catch {
+                throw FocusIslandError.wrapping(error, type: String(describing: type), status: response.status)
+            }
             if said != kept {
                 throw FocusIslandError.decoding(
                     type: String(describing: type), status: response.status,
@@ -278,7 +325,7 @@ public struct RetryPolicy: Sendable {
                 return max(retryAfter, jittered)
             }
             return [408, 502, 503, 504].contains(problem.status) ? jittered : nil
-        case .decoding, .unexpectedStatus:
+        case .decoding, .encoding, .unexpectedStatus, .cancelled, .invalidBaseURL, .storage:
             return nil
         }
     }

@@ -28,12 +28,17 @@ public actor SessionQueue {
     private let client: FocusIslandClient
     private var items: [SessionBatchItem]
 
-    /// Opens the queue kept in `fileURL` (created on the first enqueue).
-    public init(fileURL: URL, client: FocusIslandClient) throws {
+    /// Opens the queue kept in `fileURL` (created on the first enqueue). Throws `.storage`
+    /// when the file is there but cannot be read or is not a queue.
+    public init(fileURL: URL, client: FocusIslandClient) throws(FocusIslandError) {
         self.fileURL = fileURL
         self.client = client
         if FileManager.default.fileExists(atPath: fileURL.path) {
-            items = try JSONDecoder().decode([SessionBatchItem].self, from: Data(contentsOf: fileURL))
+            do {
+                items = try JSONDecoder().decode([SessionBatchItem].self, from: Data(contentsOf: fileURL))
+            } catch {
+                throw .storage(path: fileURL.path, description: "\(error)")
+            }
         } else {
             items = []
         }
@@ -42,8 +47,9 @@ public actor SessionQueue {
     /// The sessions waiting to be sent, oldest first.
     public var pending: [SessionBatchItem] { items }
 
-    /// Queues a finished session (and its rating, if any) and writes the file before returning.
-    public func enqueue(_ item: SessionBatchItem) throws {
+    /// Queues a finished session (and its rating, if any) and writes the file before returning
+    /// (`.storage` when it cannot be written).
+    public func enqueue(_ item: SessionBatchItem) throws(FocusIslandError) {
         if let index = items.firstIndex(where: { $0.id == item.id }) {
             items[index] = item  // rated after it was queued: the newer wins
         } else {
@@ -54,7 +60,7 @@ public actor SessionQueue {
 
     /// Takes a session out of the queue unsent (the app discards it, or a whole batch is
     /// refused because of it: a 400 for the request leaves everything queued).
-    public func remove(id: UUID) throws {
+    public func remove(id: UUID) throws(FocusIslandError) {
         items.removeAll { $0.id == id }
         try save()
     }
@@ -62,7 +68,7 @@ public actor SessionQueue {
     /// Sends what is queued. Throws only when a request fails (offline, say): what was not
     /// answered stays queued, and batches answered before the failure have left it.
     @discardableResult
-    public func flush() async throws -> FlushResult {
+    public func flush() async throws(FocusIslandError) -> FlushResult {
         var result = FlushResult()
         while !items.isEmpty {
             let batch = Array(items.prefix(Self.batchSize))
@@ -81,11 +87,15 @@ public actor SessionQueue {
         return result
     }
 
-    private func save() throws {
+    private func save() throws(FocusIslandError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let directory = fileURL.deletingLastPathComponent()
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        try encoder.encode(items).write(to: fileURL, options: .atomic)
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try encoder.encode(items).write(to: fileURL, options: .atomic)
+        } catch {
+            throw .storage(path: fileURL.path, description: "\(error)")
+        }
     }
 }

@@ -33,12 +33,20 @@ struct Context {
 
     /// A client signed in with the saved token.
     func signedIn() throws(CLIError) -> FocusIslandClient {
-        FocusIslandClient(baseURL: baseURL, token: try token())
+        try client(token: try token())
     }
 
     /// A client without a token, for the public routes (register, login, the catalog, tips).
-    func anonymous() -> FocusIslandClient {
-        FocusIslandClient(baseURL: baseURL)
+    func anonymous() throws(CLIError) -> FocusIslandClient {
+        try client(token: nil)
+    }
+
+    private func client(token: String?) throws(CLIError) -> FocusIslandClient {
+        do {
+            return try FocusIslandClient(baseURL: baseURL, token: token)
+        } catch {
+            throw .usage("FOCUS_URL is not a server's base URL (\(error))")
+        }
     }
 }
 

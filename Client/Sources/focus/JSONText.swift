@@ -1,8 +1,9 @@
 // JSONText: a model the library decoded, written back as the server's JSON for --json. The
 // models' coding keys are the server's names, so encoding one gives the server's object, with
 // two differences: Foundation writes UUIDs in upper case (put back in lower case here, as the
-// server writes them), and a field that is null is left out rather than written as null (a
-// script reading it gets null either way: jq's .field, Python's .get).
+// server writes them). A member the schema requires but allows null is written as null, as the
+// server sent it (the generated models encode it so); a member the server may leave out is left
+// out when absent.
 
 import Foundation
 

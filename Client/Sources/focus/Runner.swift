@@ -69,6 +69,12 @@ enum Runner {
                 return (.unavailable, "could not reach the server: \(failure.localizedDescription)")
             case .decoding, .unexpectedStatus:
                 return (.local, "the server's answer could not be read (\(error.description))")
+            case .encoding, .storage:
+                return (.local, error.description)
+            case .invalidBaseURL:
+                return (.usage, "FOCUS_URL is not a server's base URL (\(error.description))")
+            case .cancelled:
+                return (.local, "interrupted")
             }
         default:
             return (.local, "\(error)")

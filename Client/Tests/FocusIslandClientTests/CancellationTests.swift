@@ -55,7 +55,7 @@ import Testing
                 shutdown(listener, Int32(SHUT_RDWR))
                 close(listener)
             }
-            let client = FocusIslandClient(baseURL: URL(string: "http://127.0.0.1:\(port)")!, token: "t")
+            let client = try FocusIslandClient(baseURL: URL(string: "http://127.0.0.1:\(port)")!, token: "t")
             for _ in 1...40 {
                 let calls = (1...16).map { _ in Task { try await client.eventsList() } }
                 try await Task.sleep(nanoseconds: UInt64.random(in: 0...3_000_000))
@@ -67,7 +67,7 @@ import Testing
         @Test func cancelledCallsEndAndNothingDeadlocks() async throws {
             let (listener, port) = try Self.silentListener()
             defer { close(listener) }
-            let client = FocusIslandClient(baseURL: URL(string: "http://127.0.0.1:\(port)")!, token: "t")
+            let client = try FocusIslandClient(baseURL: URL(string: "http://127.0.0.1:\(port)")!, token: "t")
             for _ in 1...5 {
                 let calls = (1...8).map { _ in Task { try await client.meGet() } }
                 let polls = (1...4).map { _ in
@@ -79,7 +79,7 @@ import Testing
                 for call in calls { call.cancel() }
                 for poll in polls { poll.cancel() }
                 for call in calls {
-                    await #expect(throws: CancellationError.self) { _ = try await call.value }
+                    await #expect(throws: FocusIslandError.cancelled) { _ = try await call.value }
                 }
                 for poll in polls { _ = await poll.result }
             }

@@ -1,5 +1,5 @@
 // The client's parts that need no server: the SSE parser, times, the retry rules, URLs, the
-// strict-decoding comparison, and the offline queue's file.
+// strict-decoding comparison, the offline queue's file, typed errors, and nulls written back.
 import Foundation
 import Testing
 
@@ -72,8 +72,8 @@ import Testing
 }
 
 @Suite struct RequestTests {
-    @Test func queryPlusSignsAreEscapedAndPathsJoin() {
-        let client = FocusIslandClient(baseURL: URL(string: "https://api.example.com/v1/")!)
+    @Test func queryPlusSignsAreEscapedAndPathsJoin() throws {
+        let client = try FocusIslandClient(baseURL: URL(string: "https://api.example.com/v1/")!)
         let url = client.url("/focus-sessions", [URLQueryItem(name: "from", value: "2026-11-30T08:00:00+01:00")])
         #expect(url.absoluteString == "https://api.example.com/v1/focus-sessions?from=2026-11-30T08:00:00%2B01:00")
     }
@@ -101,7 +101,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("queue.json")
         // Nothing listens on port 9 of this machine: every flush fails in transit.
-        let offline = FocusIslandClient(baseURL: URL(string: "http://127.0.0.1:9")!, token: "t", retryPolicy: .none)
+        let offline = try FocusIslandClient(baseURL: URL(string: "http://127.0.0.1:9")!, token: "t", retryPolicy: .none)
         let queue = try SessionQueue(fileURL: file, client: offline)
         let item = SessionBatchItem(
             id: UUID(), startedAt: Time(rawValue: "2026-11-30T08:00:00Z"), endedAt: Time(rawValue: "2026-11-30T08:25:00Z"))
@@ -110,9 +110,90 @@ import Testing
         rated.rating = .good
         try await queue.enqueue(rated)  // the same session, rated since: replaces it
         await #expect(throws: FocusIslandError.self) { try await queue.flush() }
+        // Typed throws: the caught error is a FocusIslandError without a cast.
+        do {
+            try await queue.flush()
+            Issue.record("a flush with nothing listening succeeded")
+        } catch {
+            guard case .transport = error else {
+                Issue.record("not a transport failure: \(error)")
+                return
+            }
+        }
         let reopened = try SessionQueue(fileURL: file, client: offline)
         #expect(await reopened.pending == [rated])
         try await reopened.remove(id: item.id)
         #expect(try await SessionQueue(fileURL: file, client: offline).pending.isEmpty)
+    }
+}
+
+@Suite struct TypedErrorTests {
+    @Test func aBaseURLIsCheckedOnceWhenTheClientIsMade() throws {
+        for text in ["file:///tmp/focus", "/v1", "https://api.example.com/v1?x=1", "https://api.example.com/#top", "mailto:a@b.c"] {
+            let url = try #require(URL(string: text))
+            #expect(throws: FocusIslandError.invalidBaseURL(url.absoluteString)) { try FocusIslandClient(baseURL: url) }
+        }
+        let plain = try FocusIslandClient(baseURL: #require(URL(string: "http://127.0.0.1:8080")))
+        #expect(plain.url("/me", []).absoluteString == "http://127.0.0.1:8080/me")
+        let nested = try FocusIslandClient(baseURL: #require(URL(string: "https://api.example.com/v%201/")))
+        #expect(nested.url("/me", []).absoluteString == "https://api.example.com/v%201/me")
+    }
+
+    @Test func foundationErrorsBecomeTheirCases() throws {
+        #expect(FocusIslandError.wrapping(CancellationError()) == .cancelled)
+        #expect(FocusIslandError.wrapping(URLError(.timedOut)) == .transport(URLError(.timedOut)))
+        let decoding = FocusIslandError.wrapping(
+            DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "bad")), type: "Item", status: 200)
+        guard case .decoding("Item", 200, _) = decoding else {
+            Issue.record("not a decoding failure: \(decoding)")
+            return
+        }
+        struct Reading: Codable { var value: Double }
+        #expect(throws: FocusIslandError.self) { try FocusIslandClient.encode(Reading(value: .nan)) }
+        do {
+            _ = try FocusIslandClient.encode(Reading(value: .infinity))
+        } catch {
+            guard case .encoding(let type, _) = error else {
+                Issue.record("not an encoding failure: \(error)")
+                return
+            }
+            #expect(type.hasSuffix("Reading"))
+        }
+        #expect(RetryPolicy().delay(after: .cancelled, attempt: 1) == nil)
+    }
+
+    @Test func aQueueFileThatIsNotAQueueIsAStorageError() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("focus-island-client-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let file = directory.appendingPathComponent("queue.json")
+        try Data("not json".utf8).write(to: file)
+        let client = try FocusIslandClient(baseURL: #require(URL(string: "http://127.0.0.1:9")))
+        do {
+            _ = try SessionQueue(fileURL: file, client: client)
+            Issue.record("a file that is not a queue opened")
+        } catch {
+            guard case .storage(let path, _) = error else {
+                Issue.record("not a storage failure: \(error)")
+                return
+            }
+            #expect(path == file.path)
+        }
+    }
+}
+
+@Suite struct ExplicitNullTests {
+    /// A member the schema requires but allows null is written as null; an optional member the
+    /// server may leave out is left out.
+    @Test func requiredNullableMembersAreWrittenAsNull() throws {
+        let said = #"{"furniture":null,"pet":null,"sound":null}"#
+        let selected = try JSONDecoder().decode(Selected.self, from: Data(said.utf8))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        #expect(String(decoding: try encoder.encode(selected), as: UTF8.self) == said)
+        let item = Item(id: UUID(), kind: .pet, name: "Cat", description: "A cat.", price: 10, image: "cat.png", sortOrder: 1)
+        let object = try #require(JSONSerialization.jsonObject(with: encoder.encode(item)) as? [String: Any])
+        #expect(object["image_url"] is NSNull)
+        #expect(object["sound"] == nil && object["sound_url"] == nil)
     }
 }

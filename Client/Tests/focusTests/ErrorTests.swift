@@ -60,7 +60,19 @@ import Testing
         #expect(status(problem(503, .databaseUnavailable)) == .unavailable)
         #expect(status(FocusIslandError.transport(URLError(.cannotConnectToHost))) == .unavailable)
         #expect(status(FocusIslandError.unexpectedStatus(299)) == .local)
+        #expect(status(FocusIslandError.invalidBaseURL("file:///x")) == .usage)
+        #expect(status(FocusIslandError.cancelled) == .local)
         #expect(status(CLIError.usage("bad")) == .usage)
         #expect(Runner.describe(problem(409, .insufficientFunds)).1 == "Detail.")
+    }
+}
+
+/// --json prints what the server sent: a member it sent as null stays null.
+@Suite struct JSONOutputTests {
+    @Test func nullsTheServerSentArePrinted() throws {
+        let said = #"{"avatar_version":null,"display_name":"Ada","has_avatar":false,"id":"8a1c1c1e-0000-4000-8000-00000000000a"}"#
+        let card = try JSONDecoder().decode(UserCard.self, from: Data(said.utf8))
+        let line = try #require(JSONText.line(card))
+        #expect(String(decoding: line, as: UTF8.self) == said)
     }
 }

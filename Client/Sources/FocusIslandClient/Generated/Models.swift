@@ -185,6 +185,20 @@ public struct Item: Codable, Sendable, Equatable {
         case imageUrl = "image_url"
         case soundUrl = "sound_url"
     }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(kind, forKey: .kind)
+        try container.encode(name, forKey: .name)
+        try container.encode(description, forKey: .description)
+        try container.encode(price, forKey: .price)
+        try container.encode(image, forKey: .image)
+        try container.encode(sortOrder, forKey: .sortOrder)
+        try container.encodeIfPresent(sound, forKey: .sound)
+        try container.encode(imageUrl, forKey: .imageUrl)
+        try container.encodeIfPresent(soundUrl, forKey: .soundUrl)
+    }
 }
 
 public struct Selected: Codable, Sendable, Equatable {
@@ -202,6 +216,13 @@ public struct Selected: Codable, Sendable, Equatable {
         case pet = "pet"
         case sound = "sound"
         case furniture = "furniture"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(pet, forKey: .pet)
+        try container.encode(sound, forKey: .sound)
+        try container.encode(furniture, forKey: .furniture)
     }
 }
 
@@ -259,6 +280,19 @@ public struct Profile: Codable, Sendable, Equatable {
         case avatarVersion = "avatar_version"
         case createdAt = "created_at"
     }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(email, forKey: .email)
+        try container.encode(displayName, forKey: .displayName)
+        try container.encode(balance, forKey: .balance)
+        try container.encode(selected, forKey: .selected)
+        try container.encode(settings, forKey: .settings)
+        try container.encode(hasAvatar, forKey: .hasAvatar)
+        try container.encode(avatarVersion, forKey: .avatarVersion)
+        try container.encode(createdAt, forKey: .createdAt)
+    }
 }
 
 /// register, login, reset confirm: the account and a new bearer token.
@@ -305,6 +339,16 @@ public struct Device: Codable, Sendable, Equatable {
         case lastUsedAt = "last_used_at"
         case expiresAt = "expires_at"
         case current = "current"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(label, forKey: .label)
+        try container.encode(createdAt, forKey: .createdAt)
+        try container.encode(lastUsedAt, forKey: .lastUsedAt)
+        try container.encode(expiresAt, forKey: .expiresAt)
+        try container.encode(current, forKey: .current)
     }
 }
 
@@ -440,6 +484,18 @@ public struct Session: Codable, Sendable, Equatable {
         case rating = "rating"
         case abandoned = "abandoned"
     }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(startedAt, forKey: .startedAt)
+        try container.encode(endedAt, forKey: .endedAt)
+        try container.encode(plannedMinutes, forKey: .plannedMinutes)
+        try container.encode(minutes, forKey: .minutes)
+        try container.encode(coinsEarned, forKey: .coinsEarned)
+        try container.encode(rating, forKey: .rating)
+        try container.encode(abandoned, forKey: .abandoned)
+    }
 }
 
 public struct SessionStarted: Codable, Sendable, Equatable {
@@ -551,6 +607,12 @@ public struct Rated: Codable, Sendable, Equatable {
         case session = "session"
         case tip = "tip"
     }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(session, forKey: .session)
+        try container.encode(tip, forKey: .tip)
+    }
 }
 
 public struct TipSync: Codable, Sendable, Equatable {
@@ -587,6 +649,14 @@ public struct UserCard: Codable, Sendable, Equatable {
         case hasAvatar = "has_avatar"
         case avatarVersion = "avatar_version"
     }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(displayName, forKey: .displayName)
+        try container.encode(hasAvatar, forKey: .hasAvatar)
+        try container.encode(avatarVersion, forKey: .avatarVersion)
+    }
 }
 
 /// UserCard + {selected, friends_since, today_minutes}.
@@ -619,6 +689,17 @@ public struct Friend: Codable, Sendable, Equatable {
         case selected = "selected"
         case friendsSince = "friends_since"
         case todayMinutes = "today_minutes"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(displayName, forKey: .displayName)
+        try container.encode(hasAvatar, forKey: .hasAvatar)
+        try container.encode(avatarVersion, forKey: .avatarVersion)
+        try container.encode(selected, forKey: .selected)
+        try container.encode(friendsSince, forKey: .friendsSince)
+        try container.encode(todayMinutes, forKey: .todayMinutes)
     }
 }
 
@@ -763,6 +844,13 @@ public struct Leaderboard: Codable, Sendable, Equatable {
         case entries = "entries"
         case me = "me"
     }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(periodStart, forKey: .periodStart)
+        try container.encode(entries, forKey: .entries)
+        try container.encode(me, forKey: .me)
+    }
 }
 
 public struct Block: Codable, Sendable, Equatable {
@@ -814,6 +902,15 @@ public struct Report: Codable, Sendable, Equatable {
         case reason = "reason"
         case details = "details"
         case createdAt = "created_at"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(userId, forKey: .userId)
+        try container.encode(reason, forKey: .reason)
+        try container.encode(details, forKey: .details)
+        try container.encode(createdAt, forKey: .createdAt)
     }
 }
 
@@ -908,6 +1005,20 @@ public struct Export: Codable, Sendable, Equatable {
             case ratedAt = "rated_at"
             case abandoned = "abandoned"
         }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(startedAt, forKey: .startedAt)
+            try container.encode(endedAt, forKey: .endedAt)
+            try container.encode(plannedMinutes, forKey: .plannedMinutes)
+            try container.encode(minutes, forKey: .minutes)
+            try container.encode(coinsEarned, forKey: .coinsEarned)
+            try container.encode(rating, forKey: .rating)
+            try container.encode(source, forKey: .source)
+            try container.encode(ratedAt, forKey: .ratedAt)
+            try container.encode(abandoned, forKey: .abandoned)
+        }
     }
 
     public struct TipShown: Codable, Sendable, Equatable {
@@ -925,6 +1036,13 @@ public struct Export: Codable, Sendable, Equatable {
             case tip = "tip"
             case sessionId = "session_id"
             case shownAt = "shown_at"
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(tip, forKey: .tip)
+            try container.encode(sessionId, forKey: .sessionId)
+            try container.encode(shownAt, forKey: .shownAt)
         }
     }
 
@@ -953,6 +1071,16 @@ public struct Export: Codable, Sendable, Equatable {
             case createdAt = "created_at"
             case acceptedAt = "accepted_at"
         }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(status, forKey: .status)
+            try container.encode(user, forKey: .user)
+            try container.encode(requestedByMe, forKey: .requestedByMe)
+            try container.encode(createdAt, forKey: .createdAt)
+            try container.encode(acceptedAt, forKey: .acceptedAt)
+        }
     }
 
     public struct LedgerEntry: Codable, Sendable, Equatable {
@@ -979,6 +1107,16 @@ public struct Export: Codable, Sendable, Equatable {
             case itemId = "item_id"
             case sessionId = "session_id"
             case createdAt = "created_at"
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(entry, forKey: .entry)
+            try container.encode(amount, forKey: .amount)
+            try container.encode(reason, forKey: .reason)
+            try container.encode(itemId, forKey: .itemId)
+            try container.encode(sessionId, forKey: .sessionId)
+            try container.encode(createdAt, forKey: .createdAt)
         }
     }
 
@@ -1012,6 +1150,17 @@ public struct Export: Codable, Sendable, Equatable {
             case expiresAt = "expires_at"
             case current = "current"
             case revokedAt = "revoked_at"
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(label, forKey: .label)
+            try container.encode(createdAt, forKey: .createdAt)
+            try container.encode(lastUsedAt, forKey: .lastUsedAt)
+            try container.encode(expiresAt, forKey: .expiresAt)
+            try container.encode(current, forKey: .current)
+            try container.encode(revokedAt, forKey: .revokedAt)
         }
     }
 
@@ -1064,6 +1213,13 @@ public struct Export: Codable, Sendable, Equatable {
             case expiresAt = "expires_at"
             case usedAt = "used_at"
         }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(createdAt, forKey: .createdAt)
+            try container.encode(expiresAt, forKey: .expiresAt)
+            try container.encode(usedAt, forKey: .usedAt)
+        }
     }
 
     public var exportedAt: Time
@@ -1111,6 +1267,22 @@ public struct Export: Codable, Sendable, Equatable {
         case reportsMade = "reports_made"
         case avatar = "avatar"
         case passwordResets = "password_resets"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(exportedAt, forKey: .exportedAt)
+        try container.encode(profile, forKey: .profile)
+        try container.encode(items, forKey: .items)
+        try container.encode(sessions, forKey: .sessions)
+        try container.encode(tipsShown, forKey: .tipsShown)
+        try container.encode(friendships, forKey: .friendships)
+        try container.encode(ledger, forKey: .ledger)
+        try container.encode(tokens, forKey: .tokens)
+        try container.encode(blocks, forKey: .blocks)
+        try container.encode(reportsMade, forKey: .reportsMade)
+        try container.encode(avatar, forKey: .avatar)
+        try container.encode(passwordResets, forKey: .passwordResets)
     }
 }
 
@@ -1528,6 +1700,19 @@ public struct SessionRunning: Codable, Sendable, Equatable {
         case rating = "rating"
         case abandoned = "abandoned"
         case endsAt = "ends_at"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(startedAt, forKey: .startedAt)
+        try container.encode(endedAt, forKey: .endedAt)
+        try container.encode(plannedMinutes, forKey: .plannedMinutes)
+        try container.encode(minutes, forKey: .minutes)
+        try container.encode(coinsEarned, forKey: .coinsEarned)
+        try container.encode(rating, forKey: .rating)
+        try container.encode(abandoned, forKey: .abandoned)
+        try container.encode(endsAt, forKey: .endsAt)
     }
 }
 

@@ -125,7 +125,7 @@ public enum FocusSessionsCurrentGetResponse: Sendable, Equatable {
 extension FocusIslandClient {
     /// The server is up (no database).
     /// `GET /health`
-    public func health() async throws -> Health {
+    public func health() async throws(FocusIslandError) -> Health {
         let request = OperationRequest(
             method: "GET", path: "/health", query: [],
             body: nil, contentType: nil, idempotencyKey: nil,
@@ -135,7 +135,7 @@ extension FocusIslandClient {
 
     /// The database is reachable and migrated.
     /// `GET /ready`
-    public func ready() async throws -> Ready {
+    public func ready() async throws(FocusIslandError) -> Ready {
         let request = OperationRequest(
             method: "GET", path: "/ready", query: [],
             body: nil, contentType: nil, idempotencyKey: nil,
@@ -145,7 +145,7 @@ extension FocusIslandClient {
 
     /// This document.
     /// `GET /openapi.json`
-    public func openapi() async throws -> JSONValue {
+    public func openapi() async throws(FocusIslandError) -> JSONValue {
         let request = OperationRequest(
             method: "GET", path: "/openapi.json", query: [],
             body: nil, contentType: nil, idempotencyKey: nil,
@@ -155,7 +155,7 @@ extension FocusIslandClient {
 
     /// Create an account; answers its first token.
     /// `POST /auth/register`
-    public func authRegister(_ body: RegisterBody, idempotencyKey: String? = nil) async throws -> SignedIn {
+    public func authRegister(_ body: RegisterBody, idempotencyKey: String? = nil) async throws(FocusIslandError) -> SignedIn {
         let request = OperationRequest(
             method: "POST", path: "/auth/register", query: [],
             body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
@@ -165,7 +165,7 @@ extension FocusIslandClient {
 
     /// Sign in.
     /// `POST /auth/login`
-    public func authLogin(_ body: LoginBody, idempotencyKey: String? = nil) async throws -> SignedIn {
+    public func authLogin(_ body: LoginBody, idempotencyKey: String? = nil) async throws(FocusIslandError) -> SignedIn {
         let request = OperationRequest(
             method: "POST", path: "/auth/login", query: [],
             body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
@@ -175,7 +175,7 @@ extension FocusIslandClient {
 
     /// Revoke the calling token.
     /// `POST /auth/logout`
-    public func authLogout(idempotencyKey: String? = nil) async throws {
+    public func authLogout(idempotencyKey: String? = nil) async throws(FocusIslandError) {
         let request = OperationRequest(
             method: "POST", path: "/auth/logout", query: [],
             body: nil, contentType: nil, idempotencyKey: idempotencyKey,
@@ -185,7 +185,7 @@ extension FocusIslandClient {
 
     /// Mail a reset code (always 202, whether the email exists or not).
     /// `POST /auth/password-reset`
-    public func authPasswordResetCreate(_ body: PasswordResetBody, idempotencyKey: String? = nil) async throws {
+    public func authPasswordResetCreate(_ body: PasswordResetBody, idempotencyKey: String? = nil) async throws(FocusIslandError) {
         let request = OperationRequest(
             method: "POST", path: "/auth/password-reset", query: [],
             body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
@@ -195,7 +195,9 @@ extension FocusIslandClient {
 
     /// Set a new password with a mailed code; answers a new token.
     /// `POST /auth/password-reset/confirm`
-    public func authPasswordResetConfirm(_ body: PasswordResetConfirmBody, idempotencyKey: String? = nil) async throws -> SignedIn {
+    public func authPasswordResetConfirm(_ body: PasswordResetConfirmBody, idempotencyKey: String? = nil) async throws(FocusIslandError)
+        -> SignedIn
+    {
         let request = OperationRequest(
             method: "POST", path: "/auth/password-reset/confirm", query: [],
             body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
@@ -205,7 +207,7 @@ extension FocusIslandClient {
 
     /// Delete the account (an anonymous tombstone stays).
     /// `DELETE /me`
-    public func meDelete(_ body: PasswordBody, idempotencyKey: String? = nil) async throws {
+    public func meDelete(_ body: PasswordBody, idempotencyKey: String? = nil) async throws(FocusIslandError) {
         let request = OperationRequest(
             method: "DELETE", path: "/me", query: [],
             body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
@@ -215,7 +217,7 @@ extension FocusIslandClient {
 
     /// The caller's profile.
     /// `GET /me`
-    public func meGet() async throws -> Profile {
+    public func meGet() async throws(FocusIslandError) -> Profile {
         let request = OperationRequest(
             method: "GET", path: "/me", query: [],
             body: nil, contentType: nil, idempotencyKey: nil,
@@ -225,7 +227,7 @@ extension FocusIslandClient {
 
     /// Change the display name or settings (only the fields given).
     /// `PATCH /me`
-    public func meUpdate(_ body: ProfileChangeBody, idempotencyKey: String? = nil) async throws -> Profile {
+    public func meUpdate(_ body: ProfileChangeBody, idempotencyKey: String? = nil) async throws(FocusIslandError) -> Profile {
         let request = OperationRequest(
             method: "PATCH", path: "/me", query: [],
             body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
@@ -235,7 +237,7 @@ extension FocusIslandClient {
 
     /// Everything stored about the caller.
     /// `GET /me/export`
-    public func meExportGet() async throws -> Export {
+    public func meExportGet() async throws(FocusIslandError) -> Export {
         let request = OperationRequest(
             method: "GET", path: "/me/export", query: [],
             body: nil, contentType: nil, idempotencyKey: nil,
@@ -245,7 +247,7 @@ extension FocusIslandClient {
 
     /// Change the password; every other token stops working.
     /// `POST /me/password`
-    public func mePasswordUpdate(_ body: PasswordChangeBody, idempotencyKey: String? = nil) async throws {
+    public func mePasswordUpdate(_ body: PasswordChangeBody, idempotencyKey: String? = nil) async throws(FocusIslandError) {
         let request = OperationRequest(
             method: "POST", path: "/me/password", query: [],
             body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
@@ -255,7 +257,7 @@ extension FocusIslandClient {
 
     /// Change the email.
     /// `POST /me/email`
-    public func meEmailUpdate(_ body: EmailChangeBody, idempotencyKey: String? = nil) async throws -> Profile {
+    public func meEmailUpdate(_ body: EmailChangeBody, idempotencyKey: String? = nil) async throws(FocusIslandError) -> Profile {
         let request = OperationRequest(
             method: "POST", path: "/me/email", query: [],
             body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
@@ -265,7 +267,7 @@ extension FocusIslandClient {
 
     /// The caller's working tokens (devices).
     /// `GET /me/tokens`
-    public func meTokensList() async throws -> Devices {
+    public func meTokensList() async throws(FocusIslandError) -> Devices {
         let request = OperationRequest(
             method: "GET", path: "/me/tokens", query: [],
             body: nil, contentType: nil, idempotencyKey: nil,
@@ -275,7 +277,7 @@ extension FocusIslandClient {
 
     /// End one of the caller's tokens.
     /// `DELETE /me/tokens/{id}`
-    public func meTokensDelete(id: UUID, idempotencyKey: String? = nil) async throws {
+    public func meTokensDelete(id: UUID, idempotencyKey: String? = nil) async throws(FocusIslandError) {
         let request = OperationRequest(
             method: "DELETE", path: "/me/tokens/\(id.uuidString.lowercased())", query: [],
             body: nil, contentType: nil, idempotencyKey: idempotencyKey,
@@ -285,7 +287,7 @@ extension FocusIslandClient {
 
     /// The active catalog by kind (ETag: the catalog version).
     /// `GET /shop/items`
-    public func shopItemsList() async throws -> Catalog {
+    public func shopItemsList() async throws(FocusIslandError) -> Catalog {
         let request = OperationRequest(
             method: "GET", path: "/shop/items", query: [],
             body: nil, contentType: nil, idempotencyKey: nil,
@@ -295,7 +297,7 @@ extension FocusIslandClient {
 
     /// Active items the phone lacks, and its ids no longer active.
     /// `POST /sync/shop-items`
-    public func shopItemsSync(_ body: KnownIdsBody, idempotencyKey: String? = nil) async throws -> ItemSync {
+    public func shopItemsSync(_ body: KnownIdsBody, idempotencyKey: String? = nil) async throws(FocusIslandError) -> ItemSync {
         let request = OperationRequest(
             method: "POST", path: "/sync/shop-items", query: [],
             body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
@@ -305,7 +307,9 @@ extension FocusIslandClient {
 
     /// Buy an item (200 and nothing charged if already owned).
     /// `POST /shop/purchases`
-    public func shopPurchasesCreate(_ body: ItemChoiceBody, idempotencyKey: String? = nil) async throws -> ShopPurchasesCreateResponse {
+    public func shopPurchasesCreate(_ body: ItemChoiceBody, idempotencyKey: String? = nil) async throws(FocusIslandError)
+        -> ShopPurchasesCreateResponse
+    {
         let request = OperationRequest(
             method: "POST", path: "/shop/purchases", query: [],
             body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
@@ -323,7 +327,7 @@ extension FocusIslandClient {
 
     /// The caller's items, of one kind or all.
     /// `GET /me/items`
-    public func meItemsList(kind: ItemKind? = nil) async throws -> Inventory {
+    public func meItemsList(kind: ItemKind? = nil) async throws(FocusIslandError) -> Inventory {
         var query: [URLQueryItem] = []
         if let value = kind.map({ $0.rawValue }) { query.append(URLQueryItem(name: "kind", value: value)) }
         let request = OperationRequest(
@@ -335,7 +339,9 @@ extension FocusIslandClient {
 
     /// Show an owned item of that kind.
     /// `PUT /me/selected/{kind}`
-    public func meSelectedUpdate(kind: ItemKind, _ body: ItemChoiceBody, idempotencyKey: String? = nil) async throws -> Profile {
+    public func meSelectedUpdate(kind: ItemKind, _ body: ItemChoiceBody, idempotencyKey: String? = nil) async throws(FocusIslandError)
+        -> Profile
+    {
         let request = OperationRequest(
             method: "PUT", path: "/me/selected/\(kind.rawValue)", query: [],
             body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
@@ -345,7 +351,8 @@ extension FocusIslandClient {
 
     /// Start a live session on the server's clock.
     /// `POST /focus-sessions/start`
-    public func focusSessionsStart(_ body: SessionStartBody, idempotencyKey: String? = nil) async throws -> SessionStarted {
+    public func focusSessionsStart(_ body: SessionStartBody, idempotencyKey: String? = nil) async throws(FocusIslandError) -> SessionStarted
+    {
         let request = OperationRequest(
             method: "POST", path: "/focus-sessions/start", query: [],
             body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
@@ -355,7 +362,7 @@ extension FocusIslandClient {
 
     /// Finish a live session; coins paid once (finishing again answers the same).
     /// `POST /focus-sessions/{id}/finish`
-    public func focusSessionsFinish(id: UUID, idempotencyKey: String? = nil) async throws -> SessionEnded {
+    public func focusSessionsFinish(id: UUID, idempotencyKey: String? = nil) async throws(FocusIslandError) -> SessionEnded {
         let request = OperationRequest(
             method: "POST", path: "/focus-sessions/\(id.uuidString.lowercased())/finish", query: [],
             body: nil, contentType: nil, idempotencyKey: idempotencyKey,
@@ -365,7 +372,9 @@ extension FocusIslandClient {
 
     /// Record a session the phone timed (idempotent by its id).
     /// `POST /focus-sessions`
-    public func focusSessionsCreate(_ body: SessionRecordBody, idempotencyKey: String? = nil) async throws -> FocusSessionsCreateResponse {
+    public func focusSessionsCreate(_ body: SessionRecordBody, idempotencyKey: String? = nil) async throws(FocusIslandError)
+        -> FocusSessionsCreateResponse
+    {
         let request = OperationRequest(
             method: "POST", path: "/focus-sessions", query: [],
             body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
@@ -383,7 +392,7 @@ extension FocusIslandClient {
 
     /// The caller's sessions started in [from, to) (default: the last 30 days).
     /// `GET /focus-sessions`
-    public func focusSessionsList(from: Time? = nil, to: Time? = nil) async throws -> SessionList {
+    public func focusSessionsList(from: Time? = nil, to: Time? = nil) async throws(FocusIslandError) -> SessionList {
         var query: [URLQueryItem] = []
         if let value = from.map({ $0.rawValue }) { query.append(URLQueryItem(name: "from", value: value)) }
         if let value = to.map({ $0.rawValue }) { query.append(URLQueryItem(name: "to", value: value)) }
@@ -396,7 +405,7 @@ extension FocusIslandClient {
 
     /// Rate a finished session; answers a tip of that level.
     /// `POST /focus-sessions/{id}/rating`
-    public func focusSessionsRate(id: UUID, _ body: RatingBody, idempotencyKey: String? = nil) async throws -> Rated {
+    public func focusSessionsRate(id: UUID, _ body: RatingBody, idempotencyKey: String? = nil) async throws(FocusIslandError) -> Rated {
         let request = OperationRequest(
             method: "POST", path: "/focus-sessions/\(id.uuidString.lowercased())/rating", query: [],
             body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
@@ -406,7 +415,7 @@ extension FocusIslandClient {
 
     /// Minutes, coins and streaks in the caller's own days.
     /// `GET /me/stats`
-    public func meStatsGet() async throws -> Stats {
+    public func meStatsGet() async throws(FocusIslandError) -> Stats {
         let request = OperationRequest(
             method: "GET", path: "/me/stats", query: [],
             body: nil, contentType: nil, idempotencyKey: nil,
@@ -416,7 +425,7 @@ extension FocusIslandClient {
 
     /// Active tips the phone lacks, and its ids no longer active.
     /// `POST /sync/mindfulness-tips`
-    public func mindfulnessTipsSync(_ body: MindfulnessTipsSyncBody, idempotencyKey: String? = nil) async throws
+    public func mindfulnessTipsSync(_ body: MindfulnessTipsSyncBody, idempotencyKey: String? = nil) async throws(FocusIslandError)
         -> MindfulnessTipsSyncResponse
     {
         let request = OperationRequest(
@@ -437,8 +446,8 @@ extension FocusIslandClient {
 
     /// The seed documents' path for /sync/mindfulness-tips.
     /// `POST /Sync/MindfulnessTips`
-    public func mindfulnessTipsSyncSeedPath(_ body: MindfulnessTipsSyncSeedPathBody, idempotencyKey: String? = nil) async throws
-        -> MindfulnessTipsSyncSeedPathResponse
+    public func mindfulnessTipsSyncSeedPath(_ body: MindfulnessTipsSyncSeedPathBody, idempotencyKey: String? = nil)
+        async throws(FocusIslandError) -> MindfulnessTipsSyncSeedPathResponse
     {
         let request = OperationRequest(
             method: "POST", path: "/Sync/MindfulnessTips", query: [],
@@ -458,7 +467,7 @@ extension FocusIslandClient {
 
     /// The caller's friends (ETag of the answer).
     /// `GET /friends`
-    public func friendsList() async throws -> FriendList {
+    public func friendsList() async throws(FocusIslandError) -> FriendList {
         let request = OperationRequest(
             method: "GET", path: "/friends", query: [],
             body: nil, contentType: nil, idempotencyKey: nil,
@@ -468,7 +477,7 @@ extension FocusIslandClient {
 
     /// End a friendship.
     /// `DELETE /friends/{user_id}`
-    public func friendsDelete(userId: UUID, idempotencyKey: String? = nil) async throws {
+    public func friendsDelete(userId: UUID, idempotencyKey: String? = nil) async throws(FocusIslandError) {
         let request = OperationRequest(
             method: "DELETE", path: "/friends/\(userId.uuidString.lowercased())", query: [],
             body: nil, contentType: nil, idempotencyKey: idempotencyKey,
@@ -478,7 +487,7 @@ extension FocusIslandClient {
 
     /// Pending requests to and from the caller (ETag of the answer).
     /// `GET /friend-requests`
-    public func friendRequestsList() async throws -> FriendRequests {
+    public func friendRequestsList() async throws(FocusIslandError) -> FriendRequests {
         let request = OperationRequest(
             method: "GET", path: "/friend-requests", query: [],
             body: nil, contentType: nil, idempotencyKey: nil,
@@ -488,7 +497,8 @@ extension FocusIslandClient {
 
     /// Ask someone by email (accepts at once if they had asked you; asking again answers the pending request).
     /// `POST /friend-requests`
-    public func friendRequestsCreate(_ body: FriendRequestBody, idempotencyKey: String? = nil) async throws -> FriendRequestsCreateResponse
+    public func friendRequestsCreate(_ body: FriendRequestBody, idempotencyKey: String? = nil) async throws(FocusIslandError)
+        -> FriendRequestsCreateResponse
     {
         let request = OperationRequest(
             method: "POST", path: "/friend-requests", query: [],
@@ -510,7 +520,7 @@ extension FocusIslandClient {
 
     /// Accept a request made to you.
     /// `POST /friend-requests/{id}/accept`
-    public func friendRequestsAccept(id: UUID, idempotencyKey: String? = nil) async throws -> FriendAdded {
+    public func friendRequestsAccept(id: UUID, idempotencyKey: String? = nil) async throws(FocusIslandError) -> FriendAdded {
         let request = OperationRequest(
             method: "POST", path: "/friend-requests/\(id.uuidString.lowercased())/accept", query: [],
             body: nil, contentType: nil, idempotencyKey: idempotencyKey,
@@ -520,7 +530,7 @@ extension FocusIslandClient {
 
     /// Decline a request made to you.
     /// `POST /friend-requests/{id}/decline`
-    public func friendRequestsDecline(id: UUID, idempotencyKey: String? = nil) async throws {
+    public func friendRequestsDecline(id: UUID, idempotencyKey: String? = nil) async throws(FocusIslandError) {
         let request = OperationRequest(
             method: "POST", path: "/friend-requests/\(id.uuidString.lowercased())/decline", query: [],
             body: nil, contentType: nil, idempotencyKey: idempotencyKey,
@@ -530,7 +540,7 @@ extension FocusIslandClient {
 
     /// Cancel a request you made.
     /// `DELETE /friend-requests/{id}`
-    public func friendRequestsDelete(id: UUID, idempotencyKey: String? = nil) async throws {
+    public func friendRequestsDelete(id: UUID, idempotencyKey: String? = nil) async throws(FocusIslandError) {
         let request = OperationRequest(
             method: "DELETE", path: "/friend-requests/\(id.uuidString.lowercased())", query: [],
             body: nil, contentType: nil, idempotencyKey: idempotencyKey,
@@ -540,7 +550,7 @@ extension FocusIslandClient {
 
     /// A friend's island (anyone else: 404).
     /// `GET /users/{id}`
-    public func usersGet(id: UUID) async throws -> Friend {
+    public func usersGet(id: UUID) async throws(FocusIslandError) -> Friend {
         let request = OperationRequest(
             method: "GET", path: "/users/\(id.uuidString.lowercased())", query: [],
             body: nil, contentType: nil, idempotencyKey: nil,
@@ -550,7 +560,9 @@ extension FocusIslandClient {
 
     /// Focused minutes ranked in the caller's day or week.
     /// `GET /leaderboards/{period}`
-    public func leaderboardsGet(period: LeaderboardPeriod, scope: LeaderboardScope? = nil, limit: Int? = nil) async throws -> Leaderboard {
+    public func leaderboardsGet(period: LeaderboardPeriod, scope: LeaderboardScope? = nil, limit: Int? = nil) async throws(FocusIslandError)
+        -> Leaderboard
+    {
         var query: [URLQueryItem] = []
         if let value = scope.map({ $0.rawValue }) { query.append(URLQueryItem(name: "scope", value: value)) }
         if let value = limit.map({ String($0) }) { query.append(URLQueryItem(name: "limit", value: value)) }
@@ -563,7 +575,7 @@ extension FocusIslandClient {
 
     /// Block a user (ends any friendship or request).
     /// `POST /users/{id}/block`
-    public func usersBlockCreate(id: UUID, idempotencyKey: String? = nil) async throws {
+    public func usersBlockCreate(id: UUID, idempotencyKey: String? = nil) async throws(FocusIslandError) {
         let request = OperationRequest(
             method: "POST", path: "/users/\(id.uuidString.lowercased())/block", query: [],
             body: nil, contentType: nil, idempotencyKey: idempotencyKey,
@@ -573,7 +585,7 @@ extension FocusIslandClient {
 
     /// Lift a block.
     /// `DELETE /users/{id}/block`
-    public func usersBlockDelete(id: UUID, idempotencyKey: String? = nil) async throws {
+    public func usersBlockDelete(id: UUID, idempotencyKey: String? = nil) async throws(FocusIslandError) {
         let request = OperationRequest(
             method: "DELETE", path: "/users/\(id.uuidString.lowercased())/block", query: [],
             body: nil, contentType: nil, idempotencyKey: idempotencyKey,
@@ -583,7 +595,7 @@ extension FocusIslandClient {
 
     /// The users the caller blocked.
     /// `GET /me/blocks`
-    public func meBlocksList() async throws -> Blocks {
+    public func meBlocksList() async throws(FocusIslandError) -> Blocks {
         let request = OperationRequest(
             method: "GET", path: "/me/blocks", query: [],
             body: nil, contentType: nil, idempotencyKey: nil,
@@ -593,7 +605,9 @@ extension FocusIslandClient {
 
     /// Report a user to the moderators.
     /// `POST /users/{id}/report`
-    public func usersReportCreate(id: UUID, _ body: ReportBodyBody, idempotencyKey: String? = nil) async throws -> ReportCreated {
+    public func usersReportCreate(id: UUID, _ body: ReportBodyBody, idempotencyKey: String? = nil) async throws(FocusIslandError)
+        -> ReportCreated
+    {
         let request = OperationRequest(
             method: "POST", path: "/users/\(id.uuidString.lowercased())/report", query: [],
             body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
@@ -603,7 +617,7 @@ extension FocusIslandClient {
 
     /// Set the avatar (PNG or JPEG by its first bytes, at most 256 KiB).
     /// `PUT /me/avatar`
-    public func meAvatarUpdate(_ body: Data, contentType: String, idempotencyKey: String? = nil) async throws {
+    public func meAvatarUpdate(_ body: Data, contentType: String, idempotencyKey: String? = nil) async throws(FocusIslandError) {
         let request = OperationRequest(
             method: "PUT", path: "/me/avatar", query: [],
             body: body, contentType: contentType, idempotencyKey: idempotencyKey,
@@ -613,7 +627,7 @@ extension FocusIslandClient {
 
     /// Remove the avatar.
     /// `DELETE /me/avatar`
-    public func meAvatarDelete(idempotencyKey: String? = nil) async throws {
+    public func meAvatarDelete(idempotencyKey: String? = nil) async throws(FocusIslandError) {
         let request = OperationRequest(
             method: "DELETE", path: "/me/avatar", query: [],
             body: nil, contentType: nil, idempotencyKey: idempotencyKey,
@@ -623,7 +637,7 @@ extension FocusIslandClient {
 
     /// Your or a friend's avatar.
     /// `GET /users/{id}/avatar`
-    public func usersAvatarGet(id: UUID) async throws -> Data {
+    public func usersAvatarGet(id: UUID) async throws(FocusIslandError) -> Data {
         let request = OperationRequest(
             method: "GET", path: "/users/\(id.uuidString.lowercased())/avatar", query: [],
             body: nil, contentType: nil, idempotencyKey: nil,
@@ -633,7 +647,7 @@ extension FocusIslandClient {
 
     /// What changed for the caller: JSON (long-poll with wait) or, with Accept: text/event-stream, an SSE stream.
     /// `GET /events`
-    public func eventsList(after: Int? = nil, limit: Int? = nil, wait: Int? = nil) async throws -> Events {
+    public func eventsList(after: Int? = nil, limit: Int? = nil, wait: Int? = nil) async throws(FocusIslandError) -> Events {
         var query: [URLQueryItem] = []
         if let value = after.map({ String($0) }) { query.append(URLQueryItem(name: "after", value: value)) }
         if let value = limit.map({ String($0) }) { query.append(URLQueryItem(name: "limit", value: value)) }
@@ -647,7 +661,9 @@ extension FocusIslandClient {
 
     /// Record up to 100 offline sessions, each optionally rated; one result per item, a bad item never sinks the others; a replay earns nothing twice.
     /// `POST /focus-sessions/batch`
-    public func focusSessionsBatchCreate(_ body: SessionBatchBody, idempotencyKey: String? = nil) async throws -> SessionBatchResults {
+    public func focusSessionsBatchCreate(_ body: SessionBatchBody, idempotencyKey: String? = nil) async throws(FocusIslandError)
+        -> SessionBatchResults
+    {
         let request = OperationRequest(
             method: "POST", path: "/focus-sessions/batch", query: [],
             body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
@@ -657,7 +673,7 @@ extension FocusIslandClient {
 
     /// The running live session with its plan and the server's time, or 204 when none runs.
     /// `GET /focus-sessions/current`
-    public func focusSessionsCurrentGet() async throws -> FocusSessionsCurrentGetResponse {
+    public func focusSessionsCurrentGet() async throws(FocusIslandError) -> FocusSessionsCurrentGetResponse {
         let request = OperationRequest(
             method: "GET", path: "/focus-sessions/current", query: [],
             body: nil, contentType: nil, idempotencyKey: nil,
@@ -675,7 +691,7 @@ extension FocusIslandClient {
 
     /// End a running live session without coins (0 minutes, abandoned); again: the same answer.
     /// `POST /focus-sessions/{id}/abandon`
-    public func focusSessionsAbandon(id: UUID, idempotencyKey: String? = nil) async throws -> SessionEnded {
+    public func focusSessionsAbandon(id: UUID, idempotencyKey: String? = nil) async throws(FocusIslandError) -> SessionEnded {
         let request = OperationRequest(
             method: "POST", path: "/focus-sessions/\(id.uuidString.lowercased())/abandon", query: [],
             body: nil, contentType: nil, idempotencyKey: idempotencyKey,
