@@ -8,10 +8,11 @@ import Foundation
 func focusIslandExample(
     server: URL, email: String, queueFile: URL, now: Date = Date(),
     report: @escaping @Sendable (String) -> Void = { print($0) }
-) async throws {
-    // One client per server. It keeps the token that register and login return; keep
-    // signedIn.token in the keychain and pass it as `token:` on the next launch.
-    let client = FocusIslandClient(baseURL: server)
+) async throws(FocusIslandError) {
+    // One client per server (init throws .invalidBaseURL for a URL that is not one). It keeps
+    // the token that register and login return; keep signedIn.token in the keychain and pass
+    // it as `token:` on the next launch. Every call throws FocusIslandError, typed: no casts.
+    let client = try FocusIslandClient(baseURL: server)
     let signedIn = try await client.register(email: email, password: "correct horse battery", displayName: "Ada")
     report("signed in as \(signedIn.user.displayName)")
 
@@ -30,7 +31,7 @@ func focusIslandExample(
         do {
             let purchase = try await client.shopPurchasesCreate(ItemChoiceBody(itemId: pet.id))
             report("bought \(purchase.value.item.name); \(purchase.value.balance) coins left")
-        } catch let error as FocusIslandError where error.code == .insufficientFunds {
+        } catch let error where error.code == .insufficientFunds {
             report("not yet: \(error.detail ?? "")")
         }
     }
@@ -44,7 +45,7 @@ func focusIslandExample(
     do {
         let flushed = try await queue.flush()
         report("\(flushed.applied.count) session(s) recorded, \(flushed.rejected.count) refused")
-    } catch let error as FocusIslandError {
+    } catch {
         report("still offline (\(error)): the session stays queued")
     }
 }

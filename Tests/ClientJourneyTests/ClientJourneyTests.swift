@@ -38,7 +38,7 @@ import Testing
             phone.token = signedIn.token
             _ = try await phone.meGet()
             Issue.record("a revoked token still worked")
-        } catch let error as FocusIslandError {
+        } catch {
             #expect(error.code == .unauthorized)
         }
     }
@@ -88,7 +88,7 @@ import Testing
         do {
             _ = try await client.shopPurchasesCreate(ItemChoiceBody(itemId: dearest.id))
             Issue.record("bought \(dearest.price) coins' worth with \(100 - item.price)")
-        } catch let error as FocusIslandError {
+        } catch {
             #expect(error.code == .insufficientFunds)
             #expect(error.status == 409)
             if case .problem(let problem) = error {
@@ -159,7 +159,7 @@ import Testing
         do {
             _ = try await phone.meGet()
             Issue.record("a 429 was not thrown")
-        } catch let error as FocusIslandError {
+        } catch {
             #expect(error.code == .tooManyAttempts)
             #expect(error.status == 429)
             #expect(error.retryAfter == 900)
@@ -186,7 +186,7 @@ import Testing
         do {
             _ = try await client.focusSessionsStart(SessionStartBody(plannedMinutes: 25))
             Issue.record("a second session started")
-        } catch let error as FocusIslandError {
+        } catch {
             #expect(error.code == .sessionInProgress)
             if case .problem(let problem) = error { #expect(problem.problem?.id == started.session.id) }
         }
@@ -227,7 +227,7 @@ import Testing
         do {
             try await queue.flush()
             Issue.record("a flush went through a network that is down")
-        } catch let error as FocusIslandError {
+        } catch {
             guard case .transport = error else { throw error }
         }
         #expect(await queue.pending.count == 3)

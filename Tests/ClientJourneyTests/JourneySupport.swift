@@ -7,7 +7,7 @@ import Testing
 /// A client of the journey server (through `proxy` when given): strict decoding, so an answer
 /// with a member its model lacks fails the test; short backoffs.
 func journeyClient(_ proxy: TCPProxy? = nil, token: String? = nil, attempts: Int = 4) throws -> FocusIslandClient {
-    FocusIslandClient(
+    try FocusIslandClient(
         baseURL: try proxy?.url ?? JourneyServer.baseURL(), token: token,
         retryPolicy: RetryPolicy(maxAttempts: attempts, baseDelay: 0.05, maxDelay: 0.5), strictDecoding: true)
 }
@@ -30,12 +30,12 @@ actor EventCollector {
     private(set) var failure: (any Error)?
     private var task: Task<Void, Never>?
 
-    init(_ stream: AsyncThrowingStream<Event, any Error>) {
+    init(_ stream: EventSequence) {
         task = nil
         Task { await self.start(stream) }
     }
 
-    private func start(_ stream: AsyncThrowingStream<Event, any Error>) {
+    private func start(_ stream: EventSequence) {
         task = Task {
             do {
                 for try await event in stream { self.add(event) }

@@ -75,7 +75,7 @@ public final class FocusIslandClient: Sendable {
     public func logout() async throws(FocusIslandError) {
         do throws(FocusIslandError) {
             try await authLogout()
-        } catch  where error.code == .unauthorized {
+        } catch let error where error.code == .unauthorized {
         }
         token = nil
         await cache.removeAll()
