@@ -162,7 +162,7 @@ struct EventsLoop {
     /// One stream connection, until it ends. True when it delivered anything (the server's
     /// first `retry:` counts): the connection was held, and a later drop is not a failure to open.
     private mutating func stream(_ yield: (Event) -> Void, retry: inout TimeInterval) async throws -> Bool {
-        var request = URLRequest(url: client.url("/events", cursor == nil ? [] : [URLQueryItem(name: "after", value: String(cursor!))]))
+        var request = URLRequest(url: client.url("/events", cursor.map { [URLQueryItem(name: "after", value: String($0))] } ?? []))
         request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
         if let token = client.token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         if let cursor { request.setValue(String(cursor), forHTTPHeaderField: "Last-Event-ID") }

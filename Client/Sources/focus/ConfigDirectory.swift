@@ -90,9 +90,10 @@ struct ConfigDirectory {
 /// Writes every byte to the descriptor (retrying short writes and interruptions).
 private func writeAll(_ descriptor: Int32, _ data: Data) -> Bool {
     data.withUnsafeBytes { buffer -> Bool in
+        guard let base = buffer.baseAddress else { return true }  // no bytes: nothing to write
         var written = 0
         while written < buffer.count {
-            let n = write(descriptor, buffer.baseAddress! + written, buffer.count - written)
+            let n = write(descriptor, base + written, buffer.count - written)
             if n < 0 {
                 if errno == EINTR { continue }
                 return false
