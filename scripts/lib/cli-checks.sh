@@ -140,6 +140,7 @@ cli_checks() {
     cli_expect "me: Ada's balance is 100 - 70 = 30 coins" 0 "Balance: 30 coins"
     cli_run ada --json me
     cli_expect "me --json: the server's JSON, balance 30" 0 '"balance":30'
+    cli_expect "me --json: a member the server sent as null is printed as null" 0 '"avatar_version":null'
     for _ in $(seq 40); do grep -q 'balance.changed.*30' "$stream" && break; sleep 0.05; done
     kill "$stream_pid" 2>/dev/null || true
     wait "$stream_pid" 2>/dev/null || true
