@@ -75,17 +75,13 @@ extension FocusIslandClient {
 /// typed AsyncSequence is available; on older OSes the error is `any Error`, always a
 /// FocusIslandError). Built on an AsyncThrowingStream, whose own iterator cannot be typed.
 public struct EventSequence: AsyncSequence, Sendable {
-    public typealias Element = Event
-    public typealias Failure = FocusIslandError
-
+    // Element and Failure are inferred from Iterator.next() (not declared: `Failure` is newer
+    // than macOS 13 and iOS 16, and the compiler handles that for an inferred one).
     let stream: AsyncThrowingStream<Event, any Error>
 
     public func makeAsyncIterator() -> Iterator { Iterator(base: stream.makeAsyncIterator()) }
 
     public struct Iterator: AsyncIteratorProtocol {
-        public typealias Element = Event
-        public typealias Failure = FocusIslandError
-
         var base: AsyncThrowingStream<Event, any Error>.Iterator
 
         public mutating func next() async throws(FocusIslandError) -> Event? {

@@ -162,6 +162,13 @@ import Testing
         #expect(RetryPolicy().delay(after: .cancelled, attempt: 1) == nil)
     }
 
+    @Test func theEventsSequenceFailsWithAFocusIslandError() {
+        if #available(macOS 15, iOS 18, *) {
+            #expect(EventSequence.Failure.self == FocusIslandError.self)
+            #expect(EventSequence.Element.self == Event.self)
+        }
+    }
+
     @Test func aQueueFileThatIsNotAQueueIsAStorageError() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("focus-island-client-\(UUID())")
         defer { try? FileManager.default.removeItem(at: directory) }
