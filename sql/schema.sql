@@ -304,6 +304,22 @@ CREATE FUNCTION api.avatar_version(updated_at timestamp with time zone) RETURNS 
     LANGUAGE sql IMMUTABLE
     AS $$ select (extract(epoch from avatar_version.updated_at) * 1000000)::bigint $$;
 ALTER FUNCTION api.avatar_version(updated_at timestamp with time zone) OWNER TO focus_owner;
+CREATE FUNCTION api.board_top(period text, key date, entries integer) RETURNS TABLE(user_id uuid, minutes integer)
+    LANGUAGE sql STABLE
+    AS $$
+    (select d.user_id, d.minutes
+     from app.daily_minutes d join app.users u on u.id = d.user_id
+     where board_top.period = 'daily' and d.day = board_top.key and u.deleted_at is null
+     order by d.minutes desc, d.user_id
+     limit board_top.entries)
+    union all
+    (select w.user_id, w.minutes
+     from app.weekly_minutes w join app.users u on u.id = w.user_id
+     where board_top.period = 'weekly' and w.week = board_top.key and u.deleted_at is null
+     order by w.minutes desc, w.user_id
+     limit board_top.entries)
+$$;
+ALTER FUNCTION api.board_top(period text, key date, entries integer) OWNER TO focus_owner;
 CREATE FUNCTION api.boolean_field(body jsonb, field text, required boolean DEFAULT true) RETURNS boolean
     LANGUAGE sql
     AS $$ select api.json_field(boolean_field.body, boolean_field.field, 'boolean', boolean_field.required, 'true or false')::boolean $$;
@@ -1259,39 +1275,32 @@ declare
     v_start timestamptz := api.local_period_start(v_time_zone, now(), case v_period when 'daily' then 'day' else 'week' end);
     v_key date := (v_start at time zone v_time_zone)::date;
     v_mine integer := coalesce(api.rollup_minutes(v_user_id, v_period, v_key), 0);
-    v_floor integer;
-    v_top integer;
     v_my_rank bigint;
     v_body jsonb;
 begin
     if v_scope = 'global' then
         if v_period = 'daily' then
-            select min(t.minutes), count(*)::integer into v_floor, v_top
-            from (select d.minutes from app.daily_minutes d where d.day = v_key order by d.minutes desc limit v_limit) t;
             v_my_rank := 1 + coalesce((select sum(c.users) from app.daily_minutes_counts c
                                        where c.day = v_key and c.minutes > v_mine), 0);
         else
-            select min(t.minutes), count(*)::integer into v_floor, v_top
-            from (select w.minutes from app.weekly_minutes w where w.week = v_key order by w.minutes desc limit v_limit) t;
             v_my_rank := 1 + coalesce((select sum(c.users) from app.weekly_minutes_counts c
                                        where c.week = v_key and c.minutes > v_mine), 0);
         end if;
-        if v_top < v_limit then
-            v_floor := 0;  -- fewer rows than the limit: every one of them, and the caller's zero
-        end if;
     end if;
-    with members as (
-        select v_user_id as id, v_mine as minutes
-        union
-        select o.id, coalesce(api.rollup_minutes(o.id, v_period, v_key), 0)
-        from app.friendships f cross join lateral (select api.other_user(f, v_user_id) as id) o
-        where v_scope = 'friends' and (f.user_low = v_user_id or f.user_high = v_user_id) and f.status = 'accepted'
-        union
-        select d.user_id, d.minutes from app.daily_minutes d
-        where v_scope = 'global' and v_period = 'daily' and d.day = v_key and d.minutes >= v_floor
-        union
-        select w.user_id, w.minutes from app.weekly_minutes w
-        where v_scope = 'global' and v_period = 'weekly' and w.week = v_key and w.minutes >= v_floor
+    with top as (
+        select t.user_id, t.minutes from api.board_top(v_period, v_key, v_limit) t where v_scope = 'global'
+    ),
+    members as (
+        (select v_user_id as id, v_mine as minutes where v_scope = 'friends'
+         union
+         select o.id, coalesce(api.rollup_minutes(o.id, v_period, v_key), 0)
+         from app.friendships f cross join lateral (select api.other_user(f, v_user_id) as id) o
+         where v_scope = 'friends' and (f.user_low = v_user_id or f.user_high = v_user_id) and f.status = 'accepted')
+        union all
+        select t.user_id, t.minutes from top t
+        union all
+        -- Fewer than `limit` users focused: every one of them, and the caller's zero.
+        select v_user_id, 0 where v_scope = 'global' and v_mine = 0 and (select count(*) from top) < v_limit
     ),
     ranked as (
         select m.id, m.minutes, rank() over (order by m.minutes desc) as rank, u.display_name
@@ -1305,7 +1314,8 @@ begin
                                               order by r.rank, r.display_name, r.id)
                              from (select * from ranked order by rank, display_name, id limit v_limit) r
                              left join app.avatars a on a.user_id = r.id), '[]'),
-        'me', (select jsonb_build_object('rank', coalesce(v_my_rank, r.rank), 'minutes', r.minutes) from ranked r where r.id = v_user_id))
+        'me', case when v_scope = 'global' then jsonb_build_object('rank', v_my_rank, 'minutes', v_mine)
+                   else (select jsonb_build_object('rank', r.rank, 'minutes', r.minutes) from ranked r where r.id = v_user_id) end)
     into v_body;
     return api.ok(v_body);
 end
@@ -3547,7 +3557,7 @@ CREATE INDEX blocks_blocked ON app.blocks USING btree (blocked);
 CREATE UNIQUE INDEX coin_ledger_one_earning_per_session ON app.coin_ledger USING btree (session_id) WHERE (entry = 'earn'::text);
 CREATE INDEX coin_ledger_time ON app.coin_ledger USING btree (created_at);
 CREATE INDEX coin_ledger_user_time ON app.coin_ledger USING btree (user_id, created_at);
-CREATE INDEX daily_minutes_board ON app.daily_minutes USING btree (day, minutes DESC);
+CREATE INDEX daily_minutes_top ON app.daily_minutes USING btree (day, minutes DESC, user_id);
 CREATE INDEX events_broadcast ON app.events USING btree (id) WHERE (user_id IS NULL);
 CREATE INDEX events_created_at ON app.events USING btree (created_at);
 CREATE INDEX events_user_id ON app.events USING btree (user_id, id) WHERE (user_id IS NOT NULL);
@@ -3570,7 +3580,7 @@ CREATE INDEX tip_views_time ON app.tip_views USING btree (shown_at);
 CREATE INDEX tip_views_user_tip ON app.tip_views USING btree (user_id, tip_id, shown_at);
 CREATE INDEX user_reports_reported ON app.user_reports USING btree (reported, created_at);
 CREATE INDEX user_reports_time ON app.user_reports USING btree (created_at);
-CREATE INDEX weekly_minutes_board ON app.weekly_minutes USING btree (week, minutes DESC);
+CREATE INDEX weekly_minutes_top ON app.weekly_minutes USING btree (week, minutes DESC, user_id);
 CREATE OR REPLACE VIEW report.sales_per_item AS
  SELECT i.id AS item_id,
     i.kind,
@@ -3677,6 +3687,7 @@ REVOKE ALL ON FUNCTION api.auth_register(token text, params jsonb, body jsonb) F
 GRANT ALL ON FUNCTION api.auth_register(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.authenticate(token text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.avatar_version(updated_at timestamp with time zone) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.board_top(period text, key date, entries integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.boolean_field(body jsonb, field text, required boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.card_json(id uuid, display_name text, has_avatar boolean, avatar_updated_at timestamp with time zone) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.check_password(account app.users, password text, client_ip inet) FROM PUBLIC;

@@ -16,6 +16,30 @@ as $$
            end
 $$;
 
+-- The global board's top: the first `entries` rows of the period in the order (minutes desc,
+-- user_id), deleted accounts left out. Read from the index (day, minutes desc, user_id) (0014)
+-- in that order: an index scan that stops after `entries` live rows, whatever the number of users
+-- tied at the edge (a Limit over a Nested Loop probing app.users by primary key; no Sort). A
+-- deleted account has no rollup rows (0012 removes them when deleted_at is set), so the probe
+-- skips none in practice; if one were left, it is skipped and the scan reads one row more.
+-- Plain SQL, inlined where called (sql/tests/090_leaderboards_ties.sql checks the plan).
+create function api.board_top(period text, key date, entries integer)
+returns table (user_id uuid, minutes integer)
+language sql stable
+as $$
+    (select d.user_id, d.minutes
+     from app.daily_minutes d join app.users u on u.id = d.user_id
+     where board_top.period = 'daily' and d.day = board_top.key and u.deleted_at is null
+     order by d.minutes desc, d.user_id
+     limit board_top.entries)
+    union all
+    (select w.user_id, w.minutes
+     from app.weekly_minutes w join app.users u on u.id = w.user_id
+     where board_top.period = 'weekly' and w.week = board_top.key and u.deleted_at is null
+     order by w.minutes desc, w.user_id
+     limit board_top.entries)
+$$;
+
 -- GET /leaderboards/{period}?scope=friends|global&limit=
 -- Ties share a rank (rank()); `me` is the caller's rank and minutes even outside the top.
 --
@@ -27,11 +51,18 @@ $$;
 -- began"; across zones it is "the same calendar day for everyone", which one row per user
 -- answers in index order at any number of users (README, "Scale").
 --
--- Global: the top `limit` rows of the period read in index order, with every row tied with the
--- last of them (so ranks and the name order among ties are exact), and `me` ranked as 1 + the
--- users above the caller's minutes in the rank histogram (app.daily_minutes_counts /
--- app.weekly_minutes_counts, migration 0013): a sum over the distinct minute values above, not
--- over the users, so a caller ranked last costs what the first does; the board never sums sessions.
+-- Global: the entries are the first `limit` rows of the period in the order (minutes desc,
+-- user_id) (api.board_top: `limit` rows read from an index, migration 0014). When more users tie
+-- at the edge of the top than fit, the cut among them is by user id: stable and arbitrary (it
+-- favours no name; ordering the tie by name meant reading every tied row with its name, 8,334
+-- of them at a million users). Their ranks are rank() within that prefix, which is the global
+-- rank: every row with more minutes than the prefix's last is inside the prefix, so no row of
+-- the tie beyond the cut is read. When fewer than `limit` users focused, the caller with nothing
+-- is listed last with 0. `me` is 1 + the users above the caller's minutes in the rank histogram
+-- (app.daily_minutes_counts / app.weekly_minutes_counts, migration 0013): a sum over the
+-- distinct minute values above, not over the users; the board never sums sessions.
+-- Friends: you and your friends (zeros included), cut at `limit` by rank, then display name.
+-- Within the returned entries, equal ranks are listed by display name (then id) in both scopes.
 create function api.leaderboards_get(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql stable security definer set search_path = public, pg_temp
@@ -45,40 +76,33 @@ declare
     v_start timestamptz := api.local_period_start(v_time_zone, now(), case v_period when 'daily' then 'day' else 'week' end);
     v_key date := (v_start at time zone v_time_zone)::date;
     v_mine integer := coalesce(api.rollup_minutes(v_user_id, v_period, v_key), 0);
-    v_floor integer;
-    v_top integer;
     v_my_rank bigint;
     v_body jsonb;
 begin
     if v_scope = 'global' then
         if v_period = 'daily' then
-            select min(t.minutes), count(*)::integer into v_floor, v_top
-            from (select d.minutes from app.daily_minutes d where d.day = v_key order by d.minutes desc limit v_limit) t;
             v_my_rank := 1 + coalesce((select sum(c.users) from app.daily_minutes_counts c
                                        where c.day = v_key and c.minutes > v_mine), 0);
         else
-            select min(t.minutes), count(*)::integer into v_floor, v_top
-            from (select w.minutes from app.weekly_minutes w where w.week = v_key order by w.minutes desc limit v_limit) t;
             v_my_rank := 1 + coalesce((select sum(c.users) from app.weekly_minutes_counts c
                                        where c.week = v_key and c.minutes > v_mine), 0);
         end if;
-        if v_top < v_limit then
-            v_floor := 0;  -- fewer rows than the limit: every one of them, and the caller's zero
-        end if;
     end if;
 
-    with members as (
-        select v_user_id as id, v_mine as minutes
-        union
-        select o.id, coalesce(api.rollup_minutes(o.id, v_period, v_key), 0)
-        from app.friendships f cross join lateral (select api.other_user(f, v_user_id) as id) o
-        where v_scope = 'friends' and (f.user_low = v_user_id or f.user_high = v_user_id) and f.status = 'accepted'
-        union
-        select d.user_id, d.minutes from app.daily_minutes d
-        where v_scope = 'global' and v_period = 'daily' and d.day = v_key and d.minutes >= v_floor
-        union
-        select w.user_id, w.minutes from app.weekly_minutes w
-        where v_scope = 'global' and v_period = 'weekly' and w.week = v_key and w.minutes >= v_floor
+    with top as (
+        select t.user_id, t.minutes from api.board_top(v_period, v_key, v_limit) t where v_scope = 'global'
+    ),
+    members as (
+        (select v_user_id as id, v_mine as minutes where v_scope = 'friends'
+         union
+         select o.id, coalesce(api.rollup_minutes(o.id, v_period, v_key), 0)
+         from app.friendships f cross join lateral (select api.other_user(f, v_user_id) as id) o
+         where v_scope = 'friends' and (f.user_low = v_user_id or f.user_high = v_user_id) and f.status = 'accepted')
+        union all
+        select t.user_id, t.minutes from top t
+        union all
+        -- Fewer than `limit` users focused: every one of them, and the caller's zero.
+        select v_user_id, 0 where v_scope = 'global' and v_mine = 0 and (select count(*) from top) < v_limit
     ),
     ranked as (
         select m.id, m.minutes, rank() over (order by m.minutes desc) as rank, u.display_name
@@ -92,11 +116,12 @@ begin
                                               order by r.rank, r.display_name, r.id)
                              from (select * from ranked order by rank, display_name, id limit v_limit) r
                              left join app.avatars a on a.user_id = r.id), '[]'),
-        'me', (select jsonb_build_object('rank', coalesce(v_my_rank, r.rank), 'minutes', r.minutes) from ranked r where r.id = v_user_id))
+        'me', case when v_scope = 'global' then jsonb_build_object('rank', v_my_rank, 'minutes', v_mine)
+                   else (select jsonb_build_object('rank', r.rank, 'minutes', r.minutes) from ranked r where r.id = v_user_id) end)
     into v_body;
     return api.ok(v_body);
 end
 $$;
 grant execute on function api.leaderboards_get(text, jsonb, jsonb) to focus_api;
 comment on function api.leaderboards_get(text, jsonb, jsonb) is
-    'GET /leaderboards/{daily|weekly}: ranks by focused minutes, ties sharing a rank, with the caller''s own rank.';
+    'GET /leaderboards/{daily|weekly}: ranks by focused minutes, ties sharing a rank, with the caller''s own rank; the global top cut among ties by user id.';

@@ -6,7 +6,7 @@
 begin;
 -- The counts of 0013 are kept at commit; this file reads them in its own transaction.
 set constraints all immediate;
-select plan(13);
+select plan(14);
 select test.new_user(name) from unnest(array['amy', 'bob', 'cyd', 'dan', 'eve', 'fay']) as name;
 select api.friend_requests_create(test.token(a), '{}', jsonb_build_object('email', b || '@example.com'))
 from (values ('amy', 'bob'), ('bob', 'amy'), ('eve', 'fay'), ('fay', 'eve')) v(a, b);  -- asking back accepts
@@ -46,6 +46,9 @@ select ok(((api.leaderboards_get(test.token('eve'), '{"period": "weekly", "scope
           > 1, 'eve, with no minutes, still gets her own rank outside a top of 1');
 select is(jsonb_array_length((api.leaderboards_get(test.token('eve'), '{"period": "weekly", "scope": "global", "limit": "1"}', '{}')).body -> 'entries'),
           1, 'limit limits the entries');
+select is((select b -> -1 from pg_temp.board(test.token('eve'), '{"period": "weekly", "scope": "global"}') b),
+          jsonb_build_array('Eve', 0, jsonb_array_length(pg_temp.board(test.token('eve'), '{"period": "weekly", "scope": "global"}'))),
+          'fewer users focused this week than the limit: the global board lists them all and eve, with nothing, last');
 select is(test.error_of($$ select api.leaderboards_get(test.token('eve'), '{"period": "yearly"}', '{}') $$),
           'PT400 invalid_field', 'an unknown period is invalid_field');
 select is(test.error_of($$ select api.leaderboards_get(test.token('eve'), '{"period": "daily", "limit": "0"}', '{}') $$),

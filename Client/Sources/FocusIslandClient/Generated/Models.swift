@@ -829,6 +829,7 @@ public struct Leaderboard: Codable, Sendable, Equatable {
     }
 
     public var periodStart: Time
+    /// By minutes, most first; ties share a rank (rank()) and are listed by display name. On the global board, when more users tie at the edge of the top than `limit` leaves room for, the ones shown are those with the lowest user ids (a stable cut that favours no name).
     public var entries: [Entry]
     /// The caller's rank, even outside the top; null on a global board the caller is not on.
     public var me: MyRank?
