@@ -20,8 +20,8 @@ create function pg_temp.upload(name text, ends timestamptz, minutes integer) ret
 $$;
 
 select is(array[pg_temp.upload('fay', test.day_start(1), 25), pg_temp.upload('fay', test.day_start(1) - interval '1 hour', 15),
-                pg_temp.upload('gus', test.day_start(1) + interval '1 second', 30), pg_temp.upload('gus', test.week_start() - interval '1 hour', 20)],
-          array[true, true, true, true], 'four uploads on both sides of a UTC midnight and before the week''s start');
+                pg_temp.upload('gus', test.day_start(1) + interval '1 second', 30), pg_temp.upload('gus', test.day_start(2) - interval '1 hour', 20)],
+          array[true, true, true, true], 'four uploads on both sides of a UTC midnight and three days back');
 select is(pg_temp.wrong(), 0::bigint, 'uploads are in the day totals, the active users and the ledger''s day');
 
 select is((api.focus_sessions_batch_create(test.token('fay'), '{}', jsonb_build_object('sessions', jsonb_build_array(
