@@ -36,18 +36,6 @@ $$;
 create function pg_temp.lowest_tie_ids(size integer) returns uuid[] language sql as $$
     select array_agg(t.id order by t.id) from (select t.id from tie t order by t.id limit size) t
 $$;
--- The plan of a query, run, as one text.
-create function pg_temp.plan_of(query text) returns text language plpgsql as $$
-declare
-    v_line text;
-    v_plan text := '';
-begin
-    for v_line in execute 'explain (analyze, costs off, timing off, summary off) ' || query loop
-        v_plan := v_plan || v_line || E'\n';
-    end loop;
-    return v_plan;
-end
-$$;
 
 select is(jsonb_array_length(pg_temp.entries('zoe', '{"period": "daily", "scope": "global"}')), 10,
           'with 3,000 users tied at the top of the day, the global board returns exactly limit (10) entries');
@@ -83,7 +71,8 @@ select ok(p.plan ~ format('Index (Only )?Scan using %s_minutes_top on %s_minutes
           format('the %s top reads 10 rows of %s_minutes_top in index order (a Limit, no Sort of the rows) out of 3,000 tied', v.period, v.table_prefix))
 from (values ('daily', 'daily', (test.day_start() at time zone 'UTC')::date), ('weekly', 'weekly', (test.week_start() at time zone 'UTC')::date))
      as v (period, table_prefix, key)
-cross join lateral (select pg_temp.plan_of(format('select * from api.board_top(%L, %L, 10)', v.period, v.key)) as plan) p;
+cross join lateral (select test.plan_of(format('select * from api.board_top(%L, %L, 10)', v.period, v.key),
+                                        'analyze, costs off, timing off, summary off') as plan) p;
 
 -- A deleted account has no rollup rows (0012); one left over (written here after the deletion)
 -- is still left out, and the top still has 10 entries.

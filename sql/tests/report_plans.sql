@@ -23,29 +23,17 @@ analyze app.active_users_per_day;
 analyze app.ledger_day_totals;
 analyze app.friendship_events;
 
--- The plan of a query, as one text.
-create function pg_temp.plan_of(query text) returns text language plpgsql as $$
-declare
-    v_line text;
-    v_plan text := '';
-begin
-    for v_line in execute 'explain ' || query loop
-        v_plan := v_plan || v_line || E'\n';
-    end loop;
-    return v_plan;
-end
-$$;
 
 -- The session views read the UTC-day totals of migration 0013 by their primary key, never the sessions.
 select ok(p.plan ~ v.index and p.plan !~ 'focus_sessions',
           format('report.%s filtered on one day reads the %s index, not the sessions', v.view, v.index))
 from (values ('daily_active_users', 'active_users_per_day_pkey'), ('focused_minutes_per_day', 'session_day_totals_pkey'),
              ('sessions_per_day_by_path', 'session_day_totals_pkey')) as v (view, index)
-cross join lateral (select pg_temp.plan_of(format('select * from report.%I where day = %L', v.view,
+cross join lateral (select test.plan_of(format('select * from report.%I where day = %L', v.view,
                                                   (test.day_start(10) at time zone 'UTC')::date)) as plan) p;
-select doesnt_match(pg_temp.plan_of(format('select * from report.coin_economy_per_day where day = %L', (test.day_start(10) at time zone 'UTC')::date)),
+select doesnt_match(test.plan_of(format('select * from report.coin_economy_per_day where day = %L', (test.day_start(10) at time zone 'UTC')::date)),
                     'coin_ledger', 'report.coin_economy_per_day reads the ledger''s UTC-day totals, not the ledger');
-select matches(pg_temp.plan_of(format('select * from report.friendship_funnel_per_day where day = %L',
+select matches(test.plan_of(format('select * from report.friendship_funnel_per_day where day = %L',
                                       (test.day_start(10) at time zone 'UTC')::date)),
                'friendship_events_day', 'report.friendship_funnel_per_day filtered on one day reads the friendship_events_day index');
 

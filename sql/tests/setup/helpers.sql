@@ -209,3 +209,20 @@ begin
     return v_lines;
 end
 $$;
+
+-- The plan of a query as one text, for plan checks: plain `explain`, or with `options`
+-- (for example 'analyze, costs off, timing off, summary off') to see the rows a node read.
+create or replace function test.plan_of(query text, options text default null)
+returns text
+language plpgsql
+as $$
+declare
+    v_line text;
+    v_plan text := '';
+begin
+    for v_line in execute 'explain ' || coalesce('(' || options || ') ', '') || query loop
+        v_plan := v_plan || v_line || E'\n';
+    end loop;
+    return v_plan;
+end
+$$;
