@@ -7,7 +7,8 @@
 #      table's order, nothing lost;
 #   2. the catalog changed in the database, then re-seeded back: after each, GET /shop/items
 #      shows a new ETag within one notification (here: within 1 s); the old tag answers 200,
-#      the new one 304 (from the server's memory).
+#      the new one 304 (from the server's memory);
+#   3. streams that writer threads hold count toward PER_IP_CONNECTION_LIMIT.
 
 # stream_ids FILE: the event ids a curl'ed stream received, in order.
 stream_ids() { sed -n 's/^id: //p' "$1" | xargs; }
@@ -88,4 +89,33 @@ event_checks() {
         server_stop; return 1
     fi
     server_stop
+
+    # 3. Streams held by the writer threads (Live/StreamWriters.swift) are no longer
+    #    libmicrohttpd's connections, yet they still count toward PER_IP_CONNECTION_LIMIT:
+    #    an address holding that many streams is refused a further connection, and is served
+    #    again once one of them closes.
+    serve_in_background "$(fault_log streams)" PER_IP_CONNECTION_LIMIT=2
+    read -r user token <<<"$(new_account)"
+    local streams=()
+    for _ in 1 2; do
+        curl -sN --max-time 30 "$base_url/events" -H 'Accept: text/event-stream' -H "Authorization: Bearer $token" \
+            >/dev/null 2>&1 &
+        streams+=($!)
+    done
+    sleep 0.5
+    local full freed
+    full=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$base_url/health" || true)
+    kill "${streams[0]}" 2>/dev/null || true
+    wait "${streams[0]}" 2>/dev/null || true
+    sleep 0.3
+    freed=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$base_url/health" || true)
+    kill "${streams[1]}" 2>/dev/null || true
+    wait "${streams[1]}" 2>/dev/null || true
+    server_stop
+    if [ "$full" = 000 ] && [ "$freed" = 200 ]; then
+        check "2 streams from one address at PER_IP_CONNECTION_LIMIT=2: a 3rd connection refused; one closed: 200" ok
+    else
+        check "streams at the per-address limit: 3rd connection '$full' (want refused), after one closed '$freed'" FAILED
+        return 1
+    fi
 }
