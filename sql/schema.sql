@@ -2718,7 +2718,7 @@ begin
         where e.created_at < now() - (select s.retention from app.event_settings s)
         returning e.id
     )
-    select count(*), max(gone.id) into v_count, v_last from gone;
+    select count(*)::integer, max(gone.id) into v_count, v_last from gone;
     perform set_config('focus.pruning_events', 'off', true);
     if v_last is not null then
         update app.event_settings s set pruned_through = greatest(s.pruned_through, v_last);

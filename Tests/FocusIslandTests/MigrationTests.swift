@@ -76,4 +76,73 @@ import Testing
             try PGConnection(conninfo: url).execute("select count(*), count(distinct version) from app.schema_migrations")
                 == [[String(files.count), String(files.count)]])
     }
+
+    /// A copy of sql/ to change in a test; removed by the caller's defer.
+    func sqlCopy() throws -> String {
+        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("sql-\(UUID().uuidString)").path
+        try FileManager.default.copyItem(atPath: try TestEnvironment.sqlDirectory(), toPath: copy)
+        return copy
+    }
+
+    @Test func everyAppFunctionHasItsLiveDefinitionInSqlApp() throws {
+        let url = try scratchDatabase()
+        let directory = try TestEnvironment.sqlDirectory()
+        _ = try Migrator(conninfo: url, directory: directory).migrate()
+        let folder = directory + "/app"
+        let texts = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".sql") }
+            .map { try String(contentsOfFile: folder + "/" + $0, encoding: .utf8) }.joined(separator: "\n")
+        let names = try PGConnection(conninfo: url).execute(
+            "select p.proname from pg_proc p where p.pronamespace = 'app'::regnamespace order by 1"
+        ).compactMap { $0[0] }
+        #expect(!names.isEmpty)
+        let missing = names.filter { !texts.contains("create or replace function app.\($0)(") }
+        #expect(missing == [], "functions in schema app with no definition in sql/app: \(missing)")
+    }
+
+    @Test func aChangedAppFunctionTakesEffectOnTheNextMigrateAndStaysBound() throws {
+        let url = try scratchDatabase()
+        let copy = try sqlCopy()
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        let migrator = Migrator(conninfo: url, directory: copy)
+        _ = try migrator.migrate()
+        let bindings = "select count(*) from pg_trigger where tgfoid = 'app.forbid_change()'::regprocedure"
+        let boundBefore = try PGConnection(conninfo: url).execute(bindings)
+
+        let file = copy + "/app/010_ledger.sql"
+        let text = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(text.contains("'% is append-only'"))
+        try text.replacingOccurrences(of: "'% is append-only'", with: "'% is append-only (edited)'")
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        let second = try migrator.migrate()
+
+        #expect(second.applied.isEmpty)
+        let connection = try PGConnection(conninfo: url)
+        let edited = "select prosrc like '%(edited)%' from pg_proc where oid = 'app.forbid_change()'::regprocedure"
+        #expect(try connection.execute(edited) == [["t"]])
+        #expect(try connection.execute(bindings) == boundBefore)
+    }
+
+    @Test func aNewMigrationBindsATriggerToAFunctionOnlyInSqlApp() throws {
+        let existing = try scratchDatabase()
+        let copy = try sqlCopy()
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        _ = try Migrator(conninfo: existing, directory: copy).migrate()
+
+        try """
+        create or replace function app.count_new_items()
+        returns trigger language plpgsql as $$ begin return null; end $$;
+        """.write(toFile: copy + "/app/990_probe.sql", atomically: true, encoding: .utf8)
+        try """
+        create trigger shop_items_count_new after insert on app.shop_items
+        for each row execute function app.count_new_items();
+        """.write(toFile: copy + "/migrations/9999_probe.sql", atomically: true, encoding: .utf8)
+
+        let bound = "select count(*) from pg_trigger where tgname = 'shop_items_count_new'"
+        // An existing database (the folder's new function, then the binding) and a fresh one.
+        #expect(try Migrator(conninfo: existing, directory: copy).migrate().applied == [9999])
+        #expect(try PGConnection(conninfo: existing).execute(bound) == [["1"]])
+        let fresh = try scratchDatabase()
+        _ = try Migrator(conninfo: fresh, directory: copy).migrate()
+        #expect(try PGConnection(conninfo: fresh).execute(bound) == [["1"]])
+    }
 }

@@ -1,6 +1,7 @@
-// Migrator: applies sql/migrations in order (each once, checked by SHA-256), then drops and
-// recreates the stateless schemas `api` and `report` from sql/api and sql/report, all in
-// one transaction: a failed migrate leaves the database as it was. A session-level advisory
+// Migrator: applies sql/migrations in order (each once, checked by SHA-256), then loads the
+// live definitions of the `app` functions from sql/app (create or replace: triggers stay bound),
+// then drops and recreates the stateless schemas `api` and `report` from sql/api and
+// sql/report, all in one transaction: a failed migrate leaves the database as it was. A session-level advisory
 // lock lets two migrators run at once: the second waits, then finds nothing left to apply.
 import Foundation
 
@@ -26,6 +27,12 @@ public struct Migrator: Sendable {
     public let directory: String
     /// Stateless schemas, recreated on every migrate from folders of the same name.
     static let statelessSchemas = ["api", "report"]
+    /// The `app` functions' live definitions (trigger and helper functions), loaded after the
+    /// migrations on every migrate. Migrations from `appFunctionsFirstNeeded` on may bind a
+    /// trigger to a function defined there, so the folder is also loaded (bodies unchecked, as
+    /// they may name what the migration creates) before the first such pending migration runs.
+    static let appFunctions = "app"
+    static let appFunctionsFirstNeeded = 15
     /// Arbitrary constant naming the migration lock among advisory locks.
     static let lockKey = 7_123_001
 
@@ -69,6 +76,7 @@ public struct Migrator: Sendable {
                 throw MigrationError(description: "version \(orphan) is applied but its file is gone")
             }
             var applied: [Int] = []
+            var appFunctionsLoaded = false
             for file in files {
                 let text = try String(contentsOfFile: file.path, encoding: .utf8)
                 let checksum =
@@ -83,12 +91,19 @@ public struct Migrator: Sendable {
                     }
                     continue
                 }
+                if file.version >= Self.appFunctionsFirstNeeded && !appFunctionsLoaded {
+                    try connection.execute("set local check_function_bodies = off")
+                    try loadAppFunctions(on: connection)
+                    try connection.execute("set local check_function_bodies = on")
+                    appFunctionsLoaded = true
+                }
                 try run(text, from: file.path, on: connection)
                 try connection.execute(
                     "insert into app.schema_migrations (version, name, checksum) values ($1, $2, $3)",
                     [String(file.version), file.name, checksum])
                 applied.append(file.version)
             }
+            try loadAppFunctions(on: connection)
             for schema in Self.statelessSchemas {
                 try connection.execute("drop schema if exists \(schema) cascade; create schema \(schema);")
                 for file in try sqlFiles(in: schema) {
@@ -125,6 +140,12 @@ public struct Migrator: Sendable {
             throw error
         }
         return files.count
+    }
+
+    private func loadAppFunctions(on connection: PGConnection) throws {
+        for file in try sqlFiles(in: Self.appFunctions) {
+            try run(try String(contentsOfFile: file, encoding: .utf8), from: file, on: connection)
+        }
     }
 
     private func run(_ sql: String, from path: String, on connection: PGConnection) throws {

@@ -1,0 +1,209 @@
+-- The boards' rank histogram and the UTC-day totals, kept by constraint triggers deferred to
+-- commit. Bound in 0013_counters.sql.
+-- The live definitions: loaded on every migrate (create or replace), see sql/app/README.md.
+
+-- The shard of a user's count rows: 0-7, from the last byte of the id (random in v4 UUIDs).
+create or replace function app.counter_shard(user_id uuid)
+returns smallint
+language sql immutable parallel safe
+set search_path = public, pg_temp
+as $$ select (get_byte(uuid_send(counter_shard.user_id), 15) % 8)::smallint $$;
+comment on function app.counter_shard(uuid) is
+    'The shard (0-7) of a user''s rows in the count tables of migration 0013: spreads the users of one key over 8 rows.';
+
+-- One rollup row arrives, leaves or changes: one user fewer at the old minutes, one more at the
+-- new (a row of each, in ascending order; nothing when the key and the shard stay the same).
+create or replace function app.daily_minutes_count()
+returns trigger
+language plpgsql security definer
+set search_path = public, pg_temp
+as $$
+declare
+    v_old_first boolean := tg_op = 'DELETE' or (tg_op = 'UPDATE' and (old.day, old.minutes) < (new.day, new.minutes));
+begin
+    if tg_op = 'UPDATE' and (old.day, old.minutes, old.user_id) = (new.day, new.minutes, new.user_id) then
+        return null;
+    end if;
+    -- The lower key first. (A decrement is an update: an upsert of -1 would fail the CHECK on
+    -- its proposed row before it met the conflict.)
+    if v_old_first then
+        update app.daily_minutes_counts c set users = c.users - 1
+        where c.day = old.day and c.minutes = old.minutes and c.shard = app.counter_shard(old.user_id);
+        if not found then
+            raise exception 'app.daily_minutes_counts has no row for % % %', old.day, old.minutes, app.counter_shard(old.user_id);
+        end if;
+    end if;
+    if tg_op <> 'DELETE' then
+        insert into app.daily_minutes_counts as c (day, minutes, shard, users)
+        values (new.day, new.minutes, app.counter_shard(new.user_id), 1)
+        on conflict on constraint daily_minutes_counts_pkey do update set users = c.users + 1;
+    end if;
+    if tg_op = 'UPDATE' and not v_old_first then
+        update app.daily_minutes_counts c set users = c.users - 1
+        where c.day = old.day and c.minutes = old.minutes and c.shard = app.counter_shard(old.user_id);
+        if not found then
+            raise exception 'app.daily_minutes_counts has no row for % % %', old.day, old.minutes, app.counter_shard(old.user_id);
+        end if;
+    end if;
+    return null;
+end
+$$;
+
+create or replace function app.weekly_minutes_count()
+returns trigger
+language plpgsql security definer
+set search_path = public, pg_temp
+as $$
+declare
+    v_old_first boolean := tg_op = 'DELETE' or (tg_op = 'UPDATE' and (old.week, old.minutes) < (new.week, new.minutes));
+begin
+    if tg_op = 'UPDATE' and (old.week, old.minutes, old.user_id) = (new.week, new.minutes, new.user_id) then
+        return null;
+    end if;
+    -- The lower key first. (A decrement is an update: an upsert of -1 would fail the CHECK on
+    -- its proposed row before it met the conflict.)
+    if v_old_first then
+        update app.weekly_minutes_counts c set users = c.users - 1
+        where c.week = old.week and c.minutes = old.minutes and c.shard = app.counter_shard(old.user_id);
+        if not found then
+            raise exception 'app.weekly_minutes_counts has no row for % % %', old.week, old.minutes, app.counter_shard(old.user_id);
+        end if;
+    end if;
+    if tg_op <> 'DELETE' then
+        insert into app.weekly_minutes_counts as c (week, minutes, shard, users)
+        values (new.week, new.minutes, app.counter_shard(new.user_id), 1)
+        on conflict on constraint weekly_minutes_counts_pkey do update set users = c.users + 1;
+    end if;
+    if tg_op = 'UPDATE' and not v_old_first then
+        update app.weekly_minutes_counts c set users = c.users - 1
+        where c.week = old.week and c.minutes = old.minutes and c.shard = app.counter_shard(old.user_id);
+        if not found then
+            raise exception 'app.weekly_minutes_counts has no row for % % %', old.week, old.minutes, app.counter_shard(old.user_id);
+        end if;
+    end if;
+    return null;
+end
+$$;
+
+-- `sessions` (1 or -1) finished sessions for the user on a UTC day; the day's active users
+-- move when the user's first session of the day arrives or the last one leaves.
+create or replace function app.add_user_day(user_id uuid, day date, sessions integer)
+returns void
+language plpgsql
+set search_path = public, pg_temp
+as $$
+declare
+    v_left integer;
+begin
+    if add_user_day.sessions > 0 then
+        insert into app.session_user_days as d (user_id, day, sessions)
+        values (add_user_day.user_id, add_user_day.day, add_user_day.sessions)
+        on conflict on constraint session_user_days_pkey do update set sessions = d.sessions + excluded.sessions
+        returning d.sessions into v_left;
+        if v_left = add_user_day.sessions then
+            insert into app.active_users_per_day as a (day, shard, users)
+            values (add_user_day.day, app.counter_shard(add_user_day.user_id), 1)
+            on conflict on constraint active_users_per_day_pkey do update set users = a.users + 1;
+        end if;
+        return;
+    end if;
+    update app.session_user_days d set sessions = d.sessions + add_user_day.sessions
+    where d.user_id = add_user_day.user_id and d.day = add_user_day.day and d.sessions + add_user_day.sessions > 0;
+    if not found then
+        delete from app.session_user_days d where d.user_id = add_user_day.user_id and d.day = add_user_day.day;
+        update app.active_users_per_day a set users = a.users - 1
+        where a.day = add_user_day.day and a.shard = app.counter_shard(add_user_day.user_id);
+    end if;
+end
+$$;
+
+-- A finished session's row as it was leaves its totals.
+create or replace function app.take_session_total(session app.focus_sessions)
+returns void
+language plpgsql
+set search_path = public, pg_temp
+as $$
+begin
+    update app.session_day_totals t
+    set sessions = t.sessions - 1, minutes = t.minutes - take_session_total.session.minutes,
+        coins = t.coins - take_session_total.session.coins_earned
+    where t.day = (take_session_total.session.ended_at at time zone 'UTC')::date
+      and t.source = take_session_total.session.source and t.shard = app.counter_shard(take_session_total.session.user_id);
+    if not found then
+        raise exception 'app.session_day_totals has no row for session %', take_session_total.session.id;
+    end if;
+end
+$$;
+
+create or replace function app.focus_sessions_day_totals()
+returns trigger
+language plpgsql security definer
+set search_path = public, pg_temp
+as $$
+declare
+    v_old_day date := case when tg_op <> 'INSERT' then (old.ended_at at time zone 'UTC')::date end;
+    v_new_day date := case when tg_op <> 'DELETE' then (new.ended_at at time zone 'UTC')::date end;
+    v_old_first boolean;
+begin
+    if v_old_day is null and v_new_day is null then
+        return null;  -- a session still running: not counted
+    end if;
+    if tg_op = 'UPDATE' and (v_old_day, old.source, old.user_id) = (v_new_day, new.source, new.user_id) then
+        -- The same row of totals (where the old values are): the differences (a payment).
+        update app.session_day_totals t
+        set minutes = t.minutes + (new.minutes - old.minutes), coins = t.coins + (new.coins_earned - old.coins_earned)
+        where t.day = v_new_day and t.source = new.source and t.shard = app.counter_shard(new.user_id)
+          and (new.minutes <> old.minutes or new.coins_earned <> old.coins_earned);
+        return null;
+    end if;
+    -- Another row (or only one side): the lower key first.
+    v_old_first := v_old_day is not null and (v_new_day is null or (v_old_day, old.source) < (v_new_day, new.source));
+    if v_old_first then
+        perform app.take_session_total(old);
+    end if;
+    if v_new_day is not null then
+        insert into app.session_day_totals as t (day, source, shard, sessions, minutes, coins)
+        values (v_new_day, new.source, app.counter_shard(new.user_id), 1, new.minutes, new.coins_earned)
+        on conflict on constraint session_day_totals_pkey do update
+            set sessions = t.sessions + 1, minutes = t.minutes + excluded.minutes, coins = t.coins + excluded.coins;
+    end if;
+    if v_old_day is not null and not v_old_first then
+        perform app.take_session_total(old);
+    end if;
+    -- Active users: only when the session moves to another user or day (ascending days).
+    if tg_op <> 'UPDATE' or old.user_id <> new.user_id or v_old_day is distinct from v_new_day then
+        if v_new_day is not null and (v_old_day is null or v_new_day < v_old_day) then
+            perform app.add_user_day(new.user_id, v_new_day, 1);
+            if v_old_day is not null then
+                perform app.add_user_day(old.user_id, v_old_day, -1);
+            end if;
+        else
+            if v_old_day is not null then
+                perform app.add_user_day(old.user_id, v_old_day, -1);
+            end if;
+            if v_new_day is not null then
+                perform app.add_user_day(new.user_id, v_new_day, 1);
+            end if;
+        end if;
+    end if;
+    return null;
+end
+$$;
+
+create or replace function app.coin_ledger_day_totals()
+returns trigger
+language plpgsql security definer
+set search_path = public, pg_temp
+as $$
+begin
+    insert into app.ledger_day_totals as t (day, shard, entries, earned, spent, granted)
+    values ((new.created_at at time zone 'UTC')::date, app.counter_shard(new.user_id), 1,
+            case when new.entry = 'earn' then new.amount else 0 end,
+            case when new.entry = 'spend' then -new.amount else 0 end,
+            case when new.entry = 'grant' then new.amount else 0 end)
+    on conflict on constraint ledger_day_totals_pkey do update
+        set entries = t.entries + 1, earned = t.earned + excluded.earned,
+            spent = t.spent + excluded.spent, granted = t.granted + excluded.granted;
+    return null;
+end
+$$;
