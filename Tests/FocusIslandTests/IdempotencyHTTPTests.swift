@@ -5,6 +5,8 @@
 import Foundation
 import Testing
 
+@testable import FocusIsland
+
 /// One state-changing request, ready to send, and another request to try with the same key.
 struct KeyedRequest: Sendable {
     var method: String
@@ -47,6 +49,32 @@ struct KeyedRequest: Sendable {
         "token-delete", "purchase", "start", "finish", "record", "batch", "abandon", "rate", "friend-delete",
         "friend-request", "accept", "decline", "cancel", "block", "unblock", "report", "avatar-delete",
     ]
+
+    /// The route each scenario replays. Every POST and DELETE in the route table that changes
+    /// state has a scenario (checked below), so a new one cannot ship without its replay test.
+    static let scenarioRoutes: [String: String] = [
+        "register": "POST /auth/register", "login": "POST /auth/login", "password-reset": "POST /auth/password-reset",
+        "password-reset-confirm": "POST /auth/password-reset/confirm", "logout": "POST /auth/logout",
+        "delete-me": "DELETE /me", "password": "POST /me/password", "email": "POST /me/email",
+        "token-delete": "DELETE /me/tokens/{id}", "purchase": "POST /shop/purchases",
+        "start": "POST /focus-sessions/start", "finish": "POST /focus-sessions/{id}/finish",
+        "record": "POST /focus-sessions", "batch": "POST /focus-sessions/batch",
+        "abandon": "POST /focus-sessions/{id}/abandon", "rate": "POST /focus-sessions/{id}/rating",
+        "friend-delete": "DELETE /friends/{user_id}", "friend-request": "POST /friend-requests",
+        "accept": "POST /friend-requests/{id}/accept", "decline": "POST /friend-requests/{id}/decline",
+        "cancel": "DELETE /friend-requests/{id}", "block": "POST /users/{id}/block",
+        "unblock": "DELETE /users/{id}/block", "report": "POST /users/{id}/report", "avatar-delete": "DELETE /me/avatar",
+    ]
+    /// POSTs that only read (a sync sends the client's state and gets the difference): a replay
+    /// is the same read, so they need no scenario.
+    static let readingPosts: Set<String> = ["POST /sync/shop-items", "POST /sync/mindfulness-tips", "POST /Sync/MindfulnessTips"]
+
+    @Test func everyPostAndDeleteThatChangesStateHasAReplayScenario() {
+        let unsafe = Routes.all.filter { $0.method == "POST" || $0.method == "DELETE" }.map { "\($0.method) \($0.template)" }
+        let missing = unsafe.filter { !Self.readingPosts.contains($0) && !Self.scenarioRoutes.values.contains($0) }
+        #expect(missing == [], "add a scenario to IdempotencyHTTPTests for each")
+        #expect(Set(Self.scenarios) == Set(Self.scenarioRoutes.keys))
+    }
 
     static func prepare(_ scenario: String, _ client: Client) throws -> KeyedRequest {
         let me = try client.register("keyed")
@@ -182,6 +210,10 @@ struct KeyedRequest: Sendable {
     func aReplayAnswersTheSameAndDoesNothingTwice(transport: Transport, scenario: String) throws {
         let client = transport.client
         let keyed = try Self.prepare(scenario, client)
+        let declared = try #require(Self.scenarioRoutes[scenario])
+        let route = try #require(Routes.all.first { "\($0.method) \($0.template)" == declared })
+        let segments = keyed.path.split(separator: "?")[0].split(separator: "/")
+        #expect(keyed.method == route.method && route.parameters(for: segments) != nil, "\(scenario) sends \(keyed.path)")
         let key = ["Idempotency-Key": "key-\(UUID().uuidString)"]
         let first = try client.send(keyed.method, keyed.path, token: keyed.token, json: keyed.json, headers: key)
         #expect(first.status < 500 && first.code != "idempotency_key_reused", "\(scenario): \(first.status) \(first.text)")

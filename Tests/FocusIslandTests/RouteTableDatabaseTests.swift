@@ -1,8 +1,10 @@
+import Foundation
 import Testing
 
 // The route table and the database's endpoints match one to one: every `.sql(function)` in
 // Routes.all is an `api` function of the endpoint shape its route calls, executable by the
-// server's role, and every such endpoint is named by some route (none is left unreachable).
+// server's role, every such endpoint is named by some route (none is left unreachable), and
+// every endpoint is called by some pgTAP file in sql/tests.
 @testable import FocusIsland
 
 @Suite struct RouteTableDatabaseTests {
@@ -50,6 +52,14 @@ import Testing
             #expect(shapes == [expected], "\(route.method) \(route.template) calls \(function)")
             #expect(executable, "focus_api may not execute \(function)")
         }
+    }
+
+    @Test func everyEndpointIsCalledBySomePgTAPFile() throws {
+        let folder = try TestEnvironment.sqlDirectory() + "/tests"
+        let tests = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".sql") }
+            .map { try String(contentsOfFile: folder + "/" + $0, encoding: .utf8) }.joined(separator: "\n")
+        let untested = try Self.endpoints().map(\.name).filter { !tests.contains("\($0)(") }
+        #expect(untested == [], "endpoints no file in sql/tests calls")
     }
 
     @Test func everyEndpointTheServerMayExecuteIsNamedByARoute() throws {
