@@ -4,11 +4,10 @@
 // A ticker marks heartbeats due and long-polls expired, and wakes them.
 //
 // Waiting clients hold no thread: a long-poll is a suspended libmicrohttpd connection
-// (Server/EventsEndpoint.swift); an SSE stream, once its headers are out, is a socket that a
+// (Server/MHD/EventsEndpoint.swift); an SSE stream, once its headers are out, is a socket that a
 // writer thread watches (Live/StreamWriters.swift). `LiveClient.lock` guards the client's
 // flags, and a client is resumed only under it and only if it sleeps (resuming a connection
 // that is not suspended is undefined behaviour in libmicrohttpd). `lock` guards `byUser`.
-import CMicroHTTPD
 import Foundation
 
 /// One waiting client: an SSE stream or a long-poll, on one libmicrohttpd connection.
@@ -19,7 +18,8 @@ final class LiveClient: @unchecked Sendable {
     let token: String
     /// The client's address (PER_IP_CONNECTION_LIMIT counts a stream a writer holds).
     let address: String
-    let connection: OpaquePointer
+    /// Its connection (Server/MHD/HTTPConnection.swift): suspended while a long-poll waits.
+    let connection: HTTPConnection
     /// Where it waits (guarded by `lock`): its libmicrohttpd connection, or the writer that
     /// took over its socket.
     private var writer: StreamWriter?
@@ -51,7 +51,7 @@ final class LiveClient: @unchecked Sendable {
     var sent = 0
 
     init(
-        kind: Kind, userID: String, token: String, address: String, connection: OpaquePointer, cursor: String,
+        kind: Kind, userID: String, token: String, address: String, connection: HTTPConnection, cursor: String,
         deadline: UInt64
     ) {
         self.kind = kind
@@ -71,7 +71,7 @@ final class LiveClient: @unchecked Sendable {
         change(self)
         if suspended && !finished {
             suspended = false
-            if let writer { writer.schedule(self) } else { MHD_resume_connection(connection) }
+            if let writer { writer.schedule(self) } else { connection.resume() }
         }
     }
 
@@ -113,7 +113,7 @@ final class LiveClient: @unchecked Sendable {
             return .heartbeat
         }
         suspended = true
-        if writer == nil { MHD_suspend_connection(connection) }
+        if writer == nil { connection.suspend() }
         return .sleep
     }
 

@@ -2,7 +2,7 @@
 //
 // Why: libmicrohttpd gives every connection a memory pool (16 KiB here) and zeroes most of it
 // while answering, so 10,000 idle streams held 150 MB. A stream only ever writes small frames:
-// after its 200 and headers, libmicrohttpd hands the socket over (Server/EventsEndpoint.swift
+// after its 200 and headers, libmicrohttpd hands the socket over (Server/MHD/EventsEndpoint.swift
 // duplicates the descriptor and ends the response, whose body is delimited by the close; with
 // MHD_USE_TURBO libmicrohttpd closes its own descriptor without shutdown(), so the connection
 // stays open on ours), and a stream then costs its LiveClient and one epoll entry.
@@ -12,7 +12,7 @@
 //   - the thread runs the client: a fetch (SQL), a heartbeat or the end, then writes its bytes;
 //   - a full socket waits for EPOLLOUT; the client's hang-up (EPOLLRDHUP, a read of 0) ends it.
 // Only its own thread runs a client, so the client's pending bytes need no lock.
-import CMicroHTTPD
+import CLinux
 import Foundation
 import Synchronization
 
