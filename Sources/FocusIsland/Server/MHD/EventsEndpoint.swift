@@ -108,9 +108,7 @@ extension HTTPServer {
                 if !error.sqlState.hasPrefix("PT4") { pipeline.logger.error("/events stream: \(error)") }
                 return false
             }
-            client.lock.lock()
-            client.retry = true
-            client.lock.unlock()
+            client.update { $0.retry = true }
             return true
         }
         guard let first = rows.first, first[1] == nil else { return false }
@@ -155,9 +153,9 @@ extension HTTPServer {
             kind: .poll, userID: opened.userID, token: request.bearerToken ?? "", address: request.clientAddress ?? "",
             connection: HTTPConnection(connection), cursor: request.query["after"] ?? opened.next,
             deadline: monotonicMicroseconds() + wait * 1_000_000)
-        client.dirty = false
+        client.update { $0.dirty = false }
         if wait > 0 && streams.register(client, maxStreams: opened.maxStreams) == .stopping {
-            client.closing = true  // answer now: nothing may wait while the server stops
+            client.update { $0.closing = true }  // answer now: nothing may wait while the server stops
         }
         state.live = client
         return pollAgain(connection, state, request, client)
