@@ -13,7 +13,9 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
-        .target(name: "FocusIsland", dependencies: ["CLibPQ", "CMicroHTTPD"]),
+        // Only Server/MHD/ imports CMicroHTTPD; CLinux: epoll, eventfd and socket flags glibc's module lacks.
+        .systemLibrary(name: "CLinux"),
+        .target(name: "FocusIsland", dependencies: ["CLibPQ", "CMicroHTTPD", "CLinux"]),
         .executableTarget(name: "focus-island", dependencies: ["FocusIsland"]),
         .testTarget(name: "FocusIslandTests", dependencies: ["FocusIsland"]),
         .testTarget(

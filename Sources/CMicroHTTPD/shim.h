@@ -3,10 +3,6 @@
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <microhttpd.h>
-/* For the threads that hold SSE streams' sockets (Live/StreamWriters.swift). */
-#include <sys/epoll.h>
-#include <sys/eventfd.h>
-#include <netinet/tcp.h>
 
 /* MHD_get_daemon_info is variadic, which Swift cannot call: this asks it for the bound port. */
 static inline uint16_t focus_daemon_port(struct MHD_Daemon *daemon) {

@@ -32,69 +32,27 @@ case "serve":
     // A database host that does not answer must not hold a worker for minutes: libpq gives up
     // connecting after PGCONNECT_TIMEOUT seconds (3 unless the environment says otherwise).
     setenv("PGCONNECT_TIMEOUT", "3", 0)
-    let pool = ConnectionPool(
-        conninfo: configuration.databaseURL, capacity: configuration.poolSize,
-        checkoutTimeout: configuration.poolTimeout,
-        namedStatements: configuration.preparedStatements)
-    let assets = AssetStore(directory: configuration.assetDirectory)
-    // READ_DATABASE_URL: a second pool, on a streaming replica, for routes marked reads: .replica.
-    let readPool = configuration.readDatabaseURL.map { url in
-        ConnectionPool(
-            conninfo: url, capacity: configuration.poolSize, checkoutTimeout: configuration.poolTimeout,
-            namedStatements: configuration.preparedStatements)
-    }
-    var pipeline = Pipeline(
-        router: Router(routes: Routes.all), pool: pool,
-        defaultBodyLimit: configuration.bodyLimit, logger: logger, assets: assets, readPool: readPool)
+    // Everything else is wired in one place (Server/Application.swift), which the tests run too.
+    let application: Application
     do {
-        pipeline.openAPI = try StaticDocument(path: configuration.openAPIFile, contentType: "application/json")
-    } catch {
+        application = try Application(configuration: configuration, logger: logger)
+        try application.start()
+    } catch let error as ConfigurationError {
         fail(error.description)
-    }
-    // Live events: one LISTEN connection rings the waiting clients and keeps the shared cache fresh.
-    let cache = SharedCache()
-    pipeline.cache = cache
-    let streams = EventStreams(heartbeat: min(15, max(1, configuration.idleTimeout / 2)))
-    let listener = Listener(conninfo: configuration.listenDatabaseURL, streams: streams, cache: cache, logger: logger)
-    let server = HTTPServer(pipeline: pipeline, configuration: configuration, streams: streams)
-    do {
-        try server.start()
     } catch {
-        fail("serve: \(error.description)")
+        fail("serve: \(error)")
     }
-    // Item answers carry absolute URLs: SQL joins this prefix to the hashed names. A database
-    // not reachable now keeps the URLs the last start published (logged, not fatal). Before the
-    // listener starts, so the shared catalog cache is filled with the published URLs.
-    do {
-        try assets.publish(conninfo: configuration.databaseURL, baseURL: configuration.assetBaseURL(port: server.port))
-        logger.info("assets: \(assets.files.count) files at \(configuration.assetBaseURL(port: server.port))")
-    } catch {
-        logger.error("assets: not published: \(error)")
-    }
-    listener.start()
-    streams.startTicker()
     logger.info(
-        "listening on \(configuration.host):\(server.port) with \(configuration.httpThreads) threads, \(configuration.poolSize) connections"
-            + (readPool == nil ? "" : ", and as many to the read replica")
+        "listening on \(configuration.host):\(application.server.port) with \(configuration.httpThreads) threads, \(configuration.poolSize) connections"
+            + (configuration.readDatabaseURL == nil ? "" : ", and as many to the read replica")
     )
-    var metricsServer: MetricsServer?
-    if let port = configuration.metricsPort {
-        let metrics = MetricsServer(
-            pipeline: pipeline, host: configuration.metricsHost, port: port, streams: streams, listener: listener)
-        do {
-            try metrics.start()
-        } catch {
-            fail("serve: \(error.description)")
-        }
+    if let metrics = application.metricsServer {
         logger.info("metrics on \(configuration.metricsHost):\(metrics.port)/metrics")
-        metricsServer = metrics
     }
     var received: Int32 = 0
     sigwait(&stopSignals, &received)
     logger.info("signal \(received): finishing requests in flight")
-    listener.stop()
-    server.stop()
-    metricsServer?.stop()
+    application.stop()
     logger.info("stopped")
 
 case "migrate", "seed":

@@ -2,6 +2,7 @@
 // word, and it works against the real server.
 import FocusIslandClient
 import Foundation
+import Synchronization
 import Testing
 
 @Suite struct AppDeveloperExampleTests {
@@ -41,9 +42,8 @@ import Testing
 }
 
 /// What the example reported, from whichever task.
-final class Lines: @unchecked Sendable {
-    private let lock = NSLock()
-    private var lines: [String] = []
-    func append(_ line: String) { lock.withLock { lines.append(line) } }
-    var all: [String] { lock.withLock { lines } }
+final class Lines: Sendable {
+    private let lines = Mutex<[String]>([])
+    func append(_ line: String) { lines.withLock { $0.append(line) } }
+    var all: [String] { lines.withLock { $0 } }
 }

@@ -1,6 +1,7 @@
-// JourneyServer: the real server, started in this test process on a free port as
-// FocusIslandTests/TestEnvironment.swift does, for the client library to talk to over HTTP; and
-// the owner's connection, to arrange what only a DBA may (coins) and to read the clock.
+// JourneyServer: the real server (Server/Application.swift, as `focus-island serve` runs it),
+// started in this test process on a free port as FocusIslandTests/TestEnvironment.swift does,
+// for the client library to talk to over HTTP; and the owner's connection, to arrange what
+// only a DBA may (coins) and to read the clock.
 // This file alone imports FocusIsland: the journeys see the client's types only.
 import FocusIsland
 import Foundation
@@ -20,39 +21,26 @@ enum JourneyServer {
     static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
 
-    private static let shared: Result<HTTPServer, any Error> = Result {
-        let url = try variable("FOCUS_TEST_DATABASE_URL")
+    private static let shared: Result<Application, any Error> = Result {
         var configuration = Configuration.defaults
-        configuration.databaseURL = url
+        configuration.databaseURL = try variable("FOCUS_TEST_DATABASE_URL")
+        configuration.listenDatabaseURL = (try? variable("FOCUS_TEST_LISTEN_URL")) ?? configuration.databaseURL
         configuration.port = 0
         configuration.poolSize = 4
         configuration.httpThreads = 4
         configuration.logFormat = .off
         configuration.preparedStatements = ProcessInfo.processInfo.environment["DB_PREPARED_STATEMENTS"] != "off"
-        let pool = ConnectionPool(
-            conninfo: url, capacity: configuration.poolSize, namedStatements: configuration.preparedStatements)
-        let assets = AssetStore(directory: try variable("SQL_DIR") + "/../assets")
-        var pipeline = Pipeline(
-            router: Router(routes: Routes.all), pool: pool,
-            defaultBodyLimit: configuration.bodyLimit, logger: Logger(format: .off), assets: assets)
-        pipeline.openAPI = try StaticDocument(
-            path: repositoryRoot.appendingPathComponent("docs/openapi.json").path, contentType: "application/json")
-        let cache = SharedCache()
-        pipeline.cache = cache
-        let streams = EventStreams()
-        let listenURL = (try? variable("FOCUS_TEST_LISTEN_URL")) ?? url
-        let listener = Listener(conninfo: listenURL, streams: streams, cache: cache, logger: Logger(format: .off))
-        let server = HTTPServer(pipeline: pipeline, configuration: configuration, streams: streams)
-        try server.start()
-        // No assets.publish: FocusIslandTests' server (same process, same database) publishes
+        configuration.assetDirectory = try variable("SQL_DIR") + "/../assets"
+        configuration.openAPIFile = repositoryRoot.appendingPathComponent("docs/openapi.json").path
+        let application = try Application(configuration: configuration, logger: Logger(format: .off))
+        // Assets not published: FocusIslandTests' server (same process, same database) publishes
         // its base URL; a second one would rewrite every item's URL (a catalog.changed) mid-run.
-        listener.start()
-        streams.startTicker()
-        return server
+        try application.start(publishAssets: false)
+        return application
     }
 
     /// The server's port on 127.0.0.1.
-    static func port() throws -> UInt16 { try shared.get().port }
+    static func port() throws -> UInt16 { try shared.get().server.port }
 
     static func baseURL() throws -> URL { URL(string: "http://127.0.0.1:\(try port())")! }
 

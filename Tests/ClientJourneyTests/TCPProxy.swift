@@ -8,18 +8,21 @@
 //                         load balancer, say) and never reach the server
 import Foundation
 import Glibc
+import Synchronization
 
 final class TCPProxy: @unchecked Sendable {
     let port: UInt16
     private let upstreamPort: UInt16
     private let listener: Int32
-    private let lock = NSLock()
-    private var responsesToDrop = 0
-    private var refusing = false
-    private var open: Set<Int32> = []
-    private var heads: [String] = []
-    private var statuses: [Int] = []
-    private var canned: [[UInt8]] = []
+    private struct State {
+        var responsesToDrop = 0
+        var refusing = false
+        var open: Set<Int32> = []
+        var heads: [String] = []
+        var statuses: [Int] = []
+        var canned: [[UInt8]] = []
+    }
+    private let state = Mutex(State())
 
     init(upstreamPort: UInt16) throws {
         self.upstreamPort = upstreamPort
@@ -43,7 +46,7 @@ final class TCPProxy: @unchecked Sendable {
     var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
     /// Closes the next `count` answers before they reach the client (after the server made them).
-    func dropNextResponses(_ count: Int) { lock.withLock { responsesToDrop += count } }
+    func dropNextResponses(_ count: Int) { state.withLock { $0.responsesToDrop += count } }
 
     /// The next requests are answered `status` with this problem and headers, by the proxy.
     func answerNext(_ status: Int, code: String, headers: [String: String] = [:], times: Int = 1) {
@@ -52,25 +55,25 @@ final class TCPProxy: @unchecked Sendable {
         var head = "HTTP/1.1 \(status) Problem\r\nContent-Type: application/problem+json\r\nContent-Length: \(body.utf8.count)\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         let answer = Array((head + "\r\n" + body).utf8)
-        lock.withLock { canned += Array(repeating: answer, count: times) }
+        state.withLock { $0.canned += Array(repeating: answer, count: times) }
     }
 
     var refuse: Bool {
-        get { lock.withLock { refusing } }
-        set { lock.withLock { refusing = newValue } }
+        get { state.withLock { $0.refusing } }
+        set { state.withLock { $0.refusing = newValue } }
     }
 
     /// Closes every connection now.
     func dropAll() {
-        lock.withLock {
-            for socket in open { shutdown(socket, Int32(SHUT_RDWR)) }
+        state.withLock { state in
+            for socket in state.open { shutdown(socket, Int32(SHUT_RDWR)) }
         }
     }
 
     /// The request heads (request line and headers) that went through, in order.
-    var requestHeads: [String] { lock.withLock { heads } }
+    var requestHeads: [String] { state.withLock { $0.heads } }
     /// The statuses of the answers that came back from the server (dropped ones included).
-    var responseStatuses: [Int] { lock.withLock { statuses } }
+    var responseStatuses: [Int] { state.withLock { $0.statuses } }
 
     func stop() {
         shutdown(listener, Int32(SHUT_RDWR))
@@ -96,9 +99,9 @@ final class TCPProxy: @unchecked Sendable {
                 close(upstream)
                 continue
             }
-            lock.withLock {
-                open.insert(client)
-                open.insert(upstream)
+            state.withLock { state in
+                state.open.insert(client)
+                state.open.insert(upstream)
             }
             let pair = Pair(client, upstream)
             Thread { [self] in pump(from: client, to: upstream, requests: true, pair) }.start()
@@ -131,9 +134,9 @@ final class TCPProxy: @unchecked Sendable {
                 if requests, let head = text.components(separatedBy: "\r\n\r\n").first,
                     head.range(of: #"^[A-Z]+ \S+ HTTP/1\.1"#, options: .regularExpression) != nil
                 {
-                    let answer = lock.withLock {
-                        heads.append(head)
-                        return canned.isEmpty ? nil : canned.removeFirst()
+                    let answer = state.withLock { state in
+                        state.heads.append(head)
+                        return state.canned.isEmpty ? nil : state.canned.removeFirst()
                     }
                     if let answer {
                         // Answered here: the request's body is swallowed, whichever reads bring it.
@@ -142,16 +145,16 @@ final class TCPProxy: @unchecked Sendable {
                             .first { $0.lowercased().hasPrefix("content-length:") }
                             .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
                         skip = max(0, length - (chunk.count - head.utf8.count - 4))
-                        lock.withLock { statuses.append(Int(String(decoding: answer[9..<12], as: UTF8.self)) ?? 0) }
+                        state.withLock { $0.statuses.append(Int(String(decoding: answer[9..<12], as: UTF8.self)) ?? 0) }
                         if !sendAll(answer, to: source) { break }
                         continue
                     }
                 } else if !requests, text.hasPrefix("HTTP/1.1 ") {
                     let status = Int(text.dropFirst(9).prefix(3)) ?? 0
-                    let drop = lock.withLock {
-                        statuses.append(status)
-                        guard responsesToDrop > 0 else { return false }
-                        responsesToDrop -= 1
+                    let drop = state.withLock { state in
+                        state.statuses.append(status)
+                        guard state.responsesToDrop > 0 else { return false }
+                        state.responsesToDrop -= 1
                         return true
                     }
                     if drop { break }
@@ -159,13 +162,13 @@ final class TCPProxy: @unchecked Sendable {
             }
             if !sendAll(chunk, to: destination) { break }
         }
-        let last = lock.withLock {
+        let last = state.withLock { state in
             shutdown(source, Int32(SHUT_RDWR))
             shutdown(destination, Int32(SHUT_RDWR))
             pair.running -= 1
             guard pair.running == 0 else { return false }
-            open.remove(source)
-            open.remove(destination)
+            state.open.remove(source)
+            state.open.remove(destination)
             return true
         }
         if last {

@@ -1,5 +1,6 @@
 // Helpers for end-to-end tests: accounts made through the real API, and requests at once.
 import Foundation
+import Synchronization
 import Testing
 
 struct Account: Sendable {
@@ -41,24 +42,32 @@ func concurrently<T: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) t
     return try results.values.map { try $0!.get() }
 }
 
-final class ResultBox<T>: @unchecked Sendable {
-    private let lock = NSLock()
-    private(set) var values: [Result<T, Error>?]
-    init(count: Int) { values = Array(repeating: nil, count: count) }
-    func set(_ index: Int, _ value: Result<T, Error>) { lock.withLock { values[index] = value } }
+final class ResultBox<T: Sendable>: Sendable {
+    private let results: Mutex<[Result<T, Error>?]>
+    init(count: Int) { results = Mutex(Array(repeating: nil, count: count)) }
+    var values: [Result<T, Error>?] { results.withLock { $0 } }
+    func set(_ index: Int, _ value: Result<T, Error>) { results.withLock { $0[index] = value } }
 }
 
 /// Holds threads until `count` of them arrived, then lets them all go.
-final class Barrier: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var waiting: Int
-    init(_ count: Int) { waiting = count }
+final class Barrier: Sendable {
+    private let count: Int
+    private let waiting: Mutex<Int>
+    private let gate = DispatchSemaphore(value: 0)
+    init(_ count: Int) {
+        self.count = count
+        waiting = Mutex(count)
+    }
 
     func arriveAndWait() {
-        condition.lock()
-        defer { condition.unlock() }
-        waiting -= 1
-        if waiting == 0 { condition.broadcast() }
-        while waiting > 0 { condition.wait() }
+        let left = waiting.withLock { waiting in
+            waiting -= 1
+            return waiting
+        }
+        if left == 0 {
+            for _ in 1..<max(1, count) { gate.signal() }
+        } else if left > 0 {
+            gate.wait()
+        }
     }
 }

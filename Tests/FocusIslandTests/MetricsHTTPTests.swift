@@ -6,10 +6,11 @@ import Foundation
 import Testing
 
 @Suite struct MetricsHTTPTests {
-    /// One metrics listener on a free port, in front of the test server's pipeline.
+    /// The test server's metrics listener (METRICS_PORT=0: a free port).
     static let server: Result<MetricsServer, Error> = Result {
-        let metrics = MetricsServer(pipeline: try TestServer.pipeline(), host: "127.0.0.1", port: 0)
-        try metrics.start()
+        guard let metrics = try TestServer.running().application.metricsServer else {
+            throw TestSetupError(description: "the test server has no metrics listener")
+        }
         return metrics
     }
 

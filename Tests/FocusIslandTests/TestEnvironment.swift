@@ -114,46 +114,35 @@ extension Date {
     }
 }
 
-/// One server for the whole test process, started in-process on a free port.
+/// One server for the whole test process, started in-process on a free port: the same
+/// Application that `focus-island serve` runs, with its metrics listener on another free port.
 enum TestServer {
     static let shared: Result<Running, Error> = Result {
-        let url = try TestEnvironment.apiURL()
         var configuration = Configuration.defaults
-        configuration.databaseURL = url
+        configuration.databaseURL = try TestEnvironment.apiURL()
+        // The listener connects straight to PostgreSQL even when the pool goes through PgBouncer.
+        configuration.listenDatabaseURL = try TestEnvironment.listenURL()
         configuration.port = 0
+        configuration.metricsPort = 0
         configuration.poolSize = 8
         configuration.httpThreads = 8
         configuration.logFormat = .off
         // scripts/test runs the suite once more through PgBouncer, with named statements off.
         configuration.preparedStatements = ProcessInfo.processInfo.environment["DB_PREPARED_STATEMENTS"] != "off"
-        let pool = ConnectionPool(
-            conninfo: url, capacity: configuration.poolSize,
-            namedStatements: configuration.preparedStatements)
-        let assets = AssetStore(directory: try TestEnvironment.sqlDirectory() + "/../assets")
-        var pipeline = Pipeline(
-            router: Router(routes: Routes.all), pool: pool,
-            defaultBodyLimit: configuration.bodyLimit, logger: Logger(format: .off), assets: assets)
-        pipeline.openAPI = try StaticDocument(path: TestEnvironment.openAPIPath, contentType: "application/json")
-        // Live events as in main.swift: the listener, the waiting clients, the shared cache.
-        // The listener connects straight to PostgreSQL even when the pool goes through PgBouncer.
-        let cache = SharedCache()
-        pipeline.cache = cache
-        let streams = EventStreams()
-        let listener = Listener(conninfo: try TestEnvironment.listenURL(), streams: streams, cache: cache, logger: Logger(format: .off))
-        let server = HTTPServer(pipeline: pipeline, configuration: configuration, streams: streams)
-        try server.start()
-        try assets.publish(conninfo: url, baseURL: configuration.assetBaseURL(port: server.port))
-        listener.start()
-        streams.startTicker()
-        return Running(server: server, pipeline: pipeline, streams: streams, listener: listener, cache: cache)
+        configuration.assetDirectory = try TestEnvironment.sqlDirectory() + "/../assets"
+        configuration.openAPIFile = TestEnvironment.openAPIPath
+        let application = try Application(configuration: configuration, logger: Logger(format: .off))
+        try application.start()
+        return Running(application: application)
     }
 
     struct Running: Sendable {
-        let server: HTTPServer
-        let pipeline: Pipeline
-        let streams: EventStreams
-        let listener: Listener
-        let cache: SharedCache
+        let application: Application
+        var server: HTTPServer { application.server }
+        var pipeline: Pipeline { application.pipeline }
+        var streams: EventStreams { application.streams }
+        var listener: Listener { application.listener }
+        var cache: SharedCache { application.cache }
         var client: HTTPClient { HTTPClient(port: server.port) }
     }
 

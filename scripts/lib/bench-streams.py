@@ -40,7 +40,7 @@ async def hold(token, opened):
     while (await reader.readline()) not in (b"\r\n", b""):
         pass
     opened.set_result(status == b"200")
-    # The body is SSE text, ended by the close (no chunked coding: Server/EventsEndpoint.swift).
+    # The body is SSE text, ended by the close (no chunked coding: Server/MHD/EventsEndpoint.swift).
     while True:
         line = await reader.readline()
         if not line:

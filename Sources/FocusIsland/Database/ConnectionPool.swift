@@ -1,24 +1,32 @@
 // ConnectionPool: a fixed number of libpq connections, lent to one request at a time.
 //
-// The pool is the server's only shared mutable state; `condition` guards `idle`, `opened` and
-// `waiting`. Connections open lazily, so the server starts (and answers /health) while the
+// The pool is the server's only shared mutable state, behind the Mutex `state`: the idle
+// connections, how many are open, and the checkouts waiting, each on a semaphore of its own
+// that a check-in signals (oldest first). Connections open lazily, so the server starts (and answers /health) while the
 // database is down. A checkout never waits longer than `checkoutTimeout` (DB_POOL_TIMEOUT): a
 // slow database must not hold every HTTP worker forever, so the request answers 503 instead.
 // A connection is lent only if it is usable: one whose server went away (a restart, a crash)
 // is reopened before use, and after any connection failure every idle connection is checked
 // again before its next use, so no request after recovery meets a stale one.
-import Foundation
+import Dispatch
+import Synchronization
 
-public final class ConnectionPool: @unchecked Sendable {
+public final class ConnectionPool: Sendable {
     private let conninfo: String
     private let capacity: Int
     private let checkoutTimeout: Double
     private let namedStatements: Bool
-    private let condition = NSCondition()
-    private var idle: [PGConnection] = []
-    private var opened = 0
-    /// Requests waiting for a connection right now (for logs and metrics).
-    private var waiting = 0
+    private struct State {
+        var idle: [PGConnection] = []
+        var opened = 0
+        /// Requests waiting for a connection right now, oldest first (their number: logs, metrics).
+        var waiters: [Waiter] = []
+    }
+    /// A checkout waiting for a connection: a check-in signals it once.
+    private final class Waiter: Sendable {
+        let bell = DispatchSemaphore(value: 0)
+    }
+    private let state = Mutex(State())
     /// Checkouts that waited `checkoutTimeout` in vain (for metrics).
     private let timeouts = Counter()
 
@@ -31,9 +39,8 @@ public final class ConnectionPool: @unchecked Sendable {
     }
 
     public func usage() -> Usage {
-        condition.lock()
-        defer { condition.unlock() }
-        return Usage(capacity: capacity, inUse: opened - idle.count, waiting: waiting, checkoutTimeouts: timeouts.current)
+        let (inUse, waiting) = state.withLock { ($0.opened - $0.idle.count, $0.waiters.count) }
+        return Usage(capacity: capacity, inUse: inUse, waiting: waiting, checkoutTimeouts: timeouts.current)
     }
 
     /// `checkoutTimeout`: seconds a request may wait for a free connection before it fails.
@@ -65,41 +72,63 @@ public final class ConnectionPool: @unchecked Sendable {
         }
     }
 
+    /// What a checkout found: an idle connection, room to open one, or neither.
+    private enum Lend {
+        case idle(PGConnection)
+        case open
+        case none
+    }
+
+    /// Takes an idle connection or room for a new one, under the lock.
+    private func lend(_ state: inout State) -> Lend {
+        if let connection = state.idle.popLast() { return .idle(connection) }
+        guard state.opened < capacity else { return .none }
+        state.opened += 1
+        return .open
+    }
+
     private func checkOut() throws(DatabaseError) -> PGConnection {
-        let deadline = Date(timeIntervalSinceNow: checkoutTimeout)
-        condition.lock()
-        waiting += 1
-        while idle.isEmpty && opened >= capacity {
-            if !condition.wait(until: deadline) && idle.isEmpty && opened >= capacity {
-                waiting -= 1
-                condition.unlock()
-                timeouts.add()
-                throw DatabaseError.poolTimeout(seconds: checkoutTimeout)
+        let deadline = DispatchTime.now() + checkoutTimeout
+        let waiter = Waiter()
+        while true {
+            var lent = state.withLock { state in
+                let lent = lend(&state)
+                if case .none = lent, !state.waiters.contains(where: { $0 === waiter }) { state.waiters.append(waiter) }
+                return lent
+            }
+            if case .none = lent, waiter.bell.wait(timeout: deadline) == .timedOut {
+                // A connection checked in at the deadline is still taken, as before the wait ended.
+                lent = state.withLock { state in
+                    state.waiters.removeAll { $0 === waiter }
+                    return lend(&state)
+                }
+                if case .none = lent {
+                    timeouts.add()
+                    throw DatabaseError.poolTimeout(seconds: checkoutTimeout)
+                }
+            }
+            switch lent {
+            case .idle(let connection): return connection
+            case .open: return PGConnection(unopened: conninfo, namedStatements: namedStatements)
+            case .none: continue  // woken: look again (another checkout may have been first)
             }
         }
-        waiting -= 1
-        if let connection = idle.popLast() {
-            condition.unlock()
-            return connection
-        }
-        opened += 1
-        condition.unlock()
-        return PGConnection(unopened: conninfo, namedStatements: namedStatements)
     }
 
     private func checkIn(_ connection: PGConnection) {
-        condition.lock()
-        idle.append(connection)
-        condition.signal()
-        condition.unlock()
+        let woken: Waiter? = state.withLock { state in
+            state.idle.append(connection)
+            return state.waiters.isEmpty ? nil : state.waiters.removeFirst()
+        }
+        woken?.bell.signal()
     }
 
     /// After a connection failure the database probably restarted: close every idle session,
     /// so each is reopened on its next use instead of failing one request each later.
     private func discardIdle() {
-        condition.lock()
         // No request owns a connection while it sits in `idle`, and closing one is local and fast.
-        for connection in idle { connection.close() }
-        condition.unlock()
+        state.withLock { state in
+            for connection in state.idle { connection.close() }
+        }
     }
 }

@@ -95,7 +95,7 @@ public enum Routes {
         Route("GET", "/users/{id}/avatar", .sql("api.users_avatar_get"), response: .file, reads: .replica),
 
         // Live events: JSON here; over the socket also an SSE stream or a waiting long-poll
-        // (Server/EventsEndpoint.swift), which first call `eventsStreamOpen`.
+        // (Server/MHD/EventsEndpoint.swift), which first call `eventsStreamOpen`.
         Route("GET", "/events", .sql("api.events_list")),
     ]
 

@@ -4,12 +4,12 @@
 // A ticker marks heartbeats due and long-polls expired, and wakes them.
 //
 // Waiting clients hold no thread: a long-poll is a suspended libmicrohttpd connection
-// (Server/EventsEndpoint.swift); an SSE stream, once its headers are out, is a socket that a
-// writer thread watches (Live/StreamWriters.swift). `LiveClient.lock` guards the client's
-// flags, and a client is resumed only under it and only if it sleeps (resuming a connection
-// that is not suspended is undefined behaviour in libmicrohttpd). `lock` guards `byUser`.
-import CMicroHTTPD
+// (Server/MHD/EventsEndpoint.swift); an SSE stream, once its headers are out, is a socket that a
+// writer thread watches (Live/StreamWriters.swift). A client's flags are behind its Mutex,
+// and a client is resumed only under it and only if it sleeps (resuming a connection that
+// is not suspended is undefined behaviour in libmicrohttpd). `registry` guards the clients.
 import Foundation
+import Synchronization
 
 /// One waiting client: an SSE stream or a long-poll, on one libmicrohttpd connection.
 final class LiveClient: @unchecked Sendable {
@@ -19,10 +19,8 @@ final class LiveClient: @unchecked Sendable {
     let token: String
     /// The client's address (PER_IP_CONNECTION_LIMIT counts a stream a writer holds).
     let address: String
-    let connection: OpaquePointer
-    /// Where it waits (guarded by `lock`): its libmicrohttpd connection, or the writer that
-    /// took over its socket.
-    private var writer: StreamWriter?
+    /// Its connection (Server/MHD/HTTPConnection.swift): suspended while a long-poll waits.
+    let connection: HTTPConnection
     /// The socket a writer holds, -1 before (and after) that; the writer's thread only.
     var socket: Int32 = -1
     /// The last event id delivered (SSE); the next query asks for events after it.
@@ -32,26 +30,30 @@ final class LiveClient: @unchecked Sendable {
     let until: UInt64
     var deadline: UInt64
 
-    let lock = NSLock()
-    // Guarded by `lock`:
-    var suspended = false
-    /// Something may have happened: ask SQL before sleeping again.
-    var dirty = true
-    var heartbeatDue = false
-    /// The last fetch met no database: ask again at the next heartbeat.
-    var retry = false
-    var expired = false
-    /// The server is stopping: end now.
-    var closing = false
-    /// The connection is gone (libmicrohttpd completed it): never resume it again.
-    var finished = false
+    /// Why the client should work, and where it sleeps.
+    struct Flags {
+        /// Where it waits: its libmicrohttpd connection (nil), or the writer that took over its socket.
+        fileprivate(set) var writer: StreamWriter?
+        fileprivate(set) var suspended = false
+        /// Something may have happened: ask SQL before sleeping again.
+        var dirty = true
+        var heartbeatDue = false
+        /// The last fetch met no database: ask again at the next heartbeat.
+        var retry = false
+        var expired = false
+        /// The server is stopping: end now.
+        var closing = false
+        /// The connection is gone (libmicrohttpd completed it): never resume it again.
+        fileprivate(set) var finished = false
+    }
+    private let flags = Mutex(Flags())
 
     /// Bytes of SSE text not yet written (only the thread that runs the client touches these).
     var pending: [UInt8] = []
     var sent = 0
 
     init(
-        kind: Kind, userID: String, token: String, address: String, connection: OpaquePointer, cursor: String,
+        kind: Kind, userID: String, token: String, address: String, connection: HTTPConnection, cursor: String,
         deadline: UInt64
     ) {
         self.kind = kind
@@ -65,30 +67,31 @@ final class LiveClient: @unchecked Sendable {
     }
 
     /// Applies `change` to the flags and resumes the connection if it sleeps.
-    func wake(_ change: (LiveClient) -> Void) {
-        lock.lock()
-        defer { lock.unlock() }
-        change(self)
-        if suspended && !finished {
-            suspended = false
-            if let writer { writer.schedule(self) } else { MHD_resume_connection(connection) }
+    func wake(_ change: (inout Flags) -> Void) {
+        flags.withLock { flags in
+            change(&flags)
+            if flags.suspended && !flags.finished {
+                flags.suspended = false
+                if let writer = flags.writer { writer.schedule(self) } else { connection.resume() }
+            }
         }
+    }
+
+    /// Applies `change` to the flags without waking the client.
+    func update(_ change: (inout Flags) -> Void) {
+        flags.withLock { change(&$0) }
     }
 
     /// The SSE stream's socket is now `writer`'s (its connection is ending): wakes go there.
     func adopt(socket: Int32, writer: StreamWriter) {
-        lock.lock()
-        defer { lock.unlock() }
-        self.socket = socket
-        self.writer = writer
+        flags.withLock { flags in
+            self.socket = socket
+            flags.writer = writer
+        }
     }
 
     /// Whether a writer holds the stream (its libmicrohttpd request ending does not end it).
-    var adopted: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return writer != nil
-    }
+    var adopted: Bool { flags.withLock { $0.writer != nil } }
 
     /// What the connection's thread should do next; `.sleep` has already suspended it.
     enum Next { case fetch, retry, heartbeat, expire, close, sleep }
@@ -96,41 +99,41 @@ final class LiveClient: @unchecked Sendable {
     /// Called on the thread that runs the client (libmicrohttpd's callbacks, where suspending
     /// is allowed, or its writer's): takes one reason to work, or sleeps until a wake.
     func next() -> Next {
-        lock.lock()
-        defer { lock.unlock() }
-        if closing { return .close }
-        if dirty {
-            dirty = false
-            return .fetch
-        }
-        if expired { return .expire }
-        if heartbeatDue {
-            heartbeatDue = false
-            if retry {
-                retry = false
-                return .retry
+        flags.withLock { flags in
+            if flags.closing { return .close }
+            if flags.dirty {
+                flags.dirty = false
+                return .fetch
             }
-            return .heartbeat
+            if flags.expired { return .expire }
+            if flags.heartbeatDue {
+                flags.heartbeatDue = false
+                if flags.retry {
+                    flags.retry = false
+                    return .retry
+                }
+                return .heartbeat
+            }
+            flags.suspended = true
+            if flags.writer == nil { connection.suspend() }
+            return .sleep
         }
-        suspended = true
-        if writer == nil { MHD_suspend_connection(connection) }
-        return .sleep
     }
 
     func finish() {
-        lock.lock()
-        defer { lock.unlock() }
-        finished = true
+        flags.withLock { $0.finished = true }
     }
 }
 
 public final class EventStreams: @unchecked Sendable {
     /// Seconds between heartbeat comments on an idle stream.
     let heartbeat: UInt64
-    private let lock = NSLock()
-    private var byUser: [String: [ObjectIdentifier: LiveClient]] = [:]
-    /// Set by closeAll: no client may start waiting once the server stops.
-    private var stopping = false
+    private struct Registry {
+        var byUser: [String: [ObjectIdentifier: LiveClient]] = [:]
+        /// Set by closeAll: no client may start waiting once the server stops.
+        var stopping = false
+    }
+    private let registry = Mutex(Registry())
     private var ticker: Thread?
 
     /// `heartbeat`: seconds between comments on an idle stream (15; less than the idle timeout).
@@ -143,30 +146,30 @@ public final class EventStreams: @unchecked Sendable {
     /// Adds a client; a stream only while its user has fewer than `maxStreams` streams open,
     /// and none once the server is stopping (libmicrohttpd must not stop with one suspended).
     func register(_ client: LiveClient, maxStreams: Int) -> Registration {
-        lock.lock()
-        defer { lock.unlock() }
-        if stopping { return .stopping }
-        var clients = byUser[client.userID] ?? [:]
-        if client.kind == .stream && clients.values.count(where: { $0.kind == .stream }) >= maxStreams {
-            return .full
+        registry.withLock { registry in
+            if registry.stopping { return .stopping }
+            var clients = registry.byUser[client.userID] ?? [:]
+            if client.kind == .stream && clients.values.count(where: { $0.kind == .stream }) >= maxStreams {
+                return .full
+            }
+            clients[ObjectIdentifier(client)] = client
+            registry.byUser[client.userID] = clients
+            return .added
         }
-        clients[ObjectIdentifier(client)] = client
-        byUser[client.userID] = clients
-        return .added
     }
 
     func unregister(_ client: LiveClient) {
-        lock.lock()
-        defer { lock.unlock() }
-        byUser[client.userID]?[ObjectIdentifier(client)] = nil
-        if byUser[client.userID]?.isEmpty == true { byUser[client.userID] = nil }
+        registry.withLock { registry in
+            registry.byUser[client.userID]?[ObjectIdentifier(client)] = nil
+            if registry.byUser[client.userID]?.isEmpty == true { registry.byUser[client.userID] = nil }
+        }
     }
 
     private func clients(of userID: String? = nil) -> [LiveClient] {
-        lock.lock()
-        defer { lock.unlock() }
-        if let userID { return Array((byUser[userID] ?? [:]).values) }
-        return byUser.values.flatMap(\.values)
+        registry.withLock { registry in
+            if let userID { return Array((registry.byUser[userID] ?? [:]).values) }
+            return registry.byUser.values.flatMap(\.values)
+        }
     }
 
     /// Something happened for this user: each of their clients asks SQL again.
@@ -183,17 +186,13 @@ public final class EventStreams: @unchecked Sendable {
     /// The server is stopping: every stream ends and every long-poll answers now, so that no
     /// connection is suspended when libmicrohttpd stops (its manual forbids that).
     public func closeAll() {
-        lock.lock()
-        stopping = true
-        lock.unlock()
+        registry.withLock { $0.stopping = true }
         for client in clients() { client.wake { $0.closing = true } }
     }
 
     /// Open streams and waiting long-polls (logs, tests).
     public var count: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return byUser.values.reduce(0) { $0 + $1.count }
+        registry.withLock { registry in registry.byUser.values.reduce(0) { $0 + $1.count } }
     }
 
     /// Heartbeats and long-poll deadlines, checked every 250 ms on a thread of their own.

@@ -11,8 +11,9 @@
 import CLibPQ
 import Foundation
 import Glibc
+import Synchronization
 
-public final class Listener: @unchecked Sendable {
+public final class Listener: Sendable {
     public static let channel = "focus_events"
     /// Microseconds between calls to api.events_prune (an hour).
     static let pruneEvery: UInt64 = 3_600_000_000
@@ -20,11 +21,9 @@ public final class Listener: @unchecked Sendable {
     private let streams: EventStreams
     private let cache: SharedCache
     private let logger: Logger
-    private let stopped = NSLock()
-    private var stopping = false
+    private let stopping = Atomic<Bool>(false)
     /// Connections made so far (tests and logs: a reconnect increments it).
-    private let counters = NSLock()
-    private var connects = 0
+    private let connects = Atomic<Int>(0)
 
     public init(conninfo: String, streams: EventStreams, cache: SharedCache, logger: Logger) {
         self.conninfo = conninfo
@@ -40,23 +39,13 @@ public final class Listener: @unchecked Sendable {
     }
 
     public func stop() {
-        stopped.lock()
-        stopping = true
-        stopped.unlock()
+        stopping.store(true, ordering: .releasing)
     }
 
-    private var isStopping: Bool {
-        stopped.lock()
-        defer { stopped.unlock() }
-        return stopping
-    }
+    private var isStopping: Bool { stopping.load(ordering: .acquiring) }
 
     /// How many times the listener has connected (1 after start, more after restarts).
-    public var connections: Int {
-        counters.lock()
-        defer { counters.unlock() }
-        return connects
-    }
+    public var connections: Int { connects.load(ordering: .acquiring) }
 
     private func run() {
         var backoff: UInt32 = 100_000
@@ -67,10 +56,7 @@ public final class Listener: @unchecked Sendable {
                 continue
             }
             backoff = 100_000
-            counters.lock()
-            connects += 1
-            let count = connects
-            counters.unlock()
+            let count = connects.add(1, ordering: .acquiringAndReleasing).newValue
             if count > 1 { logger.info("listener: connected again; streams re-read from their cursors") }
             cache.setListening(true)
             streams.wakeAll()

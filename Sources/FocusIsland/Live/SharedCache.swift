@@ -8,21 +8,30 @@
 // lost and a regained listener (a notification may have been missed meanwhile), so the next
 // request reloads from SQL. A reply fetched while the cache was emptied is not stored (the
 // generation moved), so a reload racing a re-seed never keeps the older answer.
-// `lock` guards every field.
-import Foundation
+// `state` guards every field.
+import Synchronization
 
-public final class SharedCache: @unchecked Sendable {
+public final class SharedCache: Sendable {
     /// Public endpoints whose answer is the same for everyone and changes only with a
     /// broadcast event. Per-user answers are never cached in the server.
     static let functions: Set<String> = ["api.shop_items_list", "api.mindfulness_tips_sync"]
     /// Bounds: sync bodies are up to 1 MiB each, so the distinct bodies kept are few.
     static let maxEntries = 64, maxBytes = 8 << 20
 
-    private let lock = NSLock()
-    private var listening = false
-    private var generation: UInt64 = 0
-    private var entries: [String: Reply] = [:]
-    private var bytes = 0
+    private struct State {
+        var listening = false
+        var generation: UInt64 = 0
+        var entries: [String: Reply] = [:]
+        var bytes = 0
+
+        /// Drops every entry; a reply fetched before this is not stored.
+        mutating func empty() {
+            generation &+= 1
+            entries.removeAll()
+            bytes = 0
+        }
+    }
+    private let state = Mutex(State())
 
     public init() {}
 
@@ -35,50 +44,42 @@ public final class SharedCache: @unchecked Sendable {
     }
 
     func lookup(_ key: String) -> Lookup {
-        lock.lock()
-        defer { lock.unlock() }
-        guard listening else { return .off }
-        if let reply = entries[key] { return .hit(reply) }
-        return .miss(generation)
+        state.withLock { state in
+            guard state.listening else { return .off }
+            if let reply = state.entries[key] { return .hit(reply) }
+            return .miss(state.generation)
+        }
     }
 
     func store(_ key: String, _ reply: Reply, generation expected: UInt64) {
         let size = key.utf8.count + (reply.body?.count ?? 0) + (reply.etag?.utf8.count ?? 0)
-        lock.lock()
-        defer { lock.unlock() }
-        guard listening, generation == expected, size <= Self.maxBytes else { return }
-        if entries.count >= Self.maxEntries || bytes + size > Self.maxBytes {
-            entries.removeAll()
-            bytes = 0
+        state.withLock { state in
+            guard state.listening, state.generation == expected, size <= Self.maxBytes else { return }
+            if state.entries.count >= Self.maxEntries || state.bytes + size > Self.maxBytes {
+                state.entries.removeAll()
+                state.bytes = 0
+            }
+            state.entries[key] = reply
+            state.bytes += size
         }
-        entries[key] = reply
-        bytes += size
     }
 
     /// A shared answer changed (a broadcast event): forget everything.
     public func invalidate() {
-        lock.lock()
-        defer { lock.unlock() }
-        generation &+= 1
-        entries.removeAll()
-        bytes = 0
+        state.withLock { $0.empty() }
     }
 
     /// The listener connected (true) or lost its connection (false); either way what is kept
     /// may be stale, so it is dropped.
     public func setListening(_ value: Bool) {
-        lock.lock()
-        defer { lock.unlock() }
-        listening = value
-        generation &+= 1
-        entries.removeAll()
-        bytes = 0
+        state.withLock { state in
+            state.listening = value
+            state.empty()
+        }
     }
 
     /// Entries kept now (tests).
     public var count: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return entries.count
+        state.withLock { $0.entries.count }
     }
 }

@@ -2,7 +2,7 @@
 //
 // Why: libmicrohttpd gives every connection a memory pool (16 KiB here) and zeroes most of it
 // while answering, so 10,000 idle streams held 150 MB. A stream only ever writes small frames:
-// after its 200 and headers, libmicrohttpd hands the socket over (Server/EventsEndpoint.swift
+// after its 200 and headers, libmicrohttpd hands the socket over (Server/MHD/EventsEndpoint.swift
 // duplicates the descriptor and ends the response, whose body is delimited by the close; with
 // MHD_USE_TURBO libmicrohttpd closes its own descriptor without shutdown(), so the connection
 // stays open on ours), and a stream then costs its LiveClient and one epoll entry.
@@ -12,7 +12,7 @@
 //   - the thread runs the client: a fetch (SQL), a heartbeat or the end, then writes its bytes;
 //   - a full socket waits for EPOLLOUT; the client's hang-up (EPOLLRDHUP, a read of 0) ends it.
 // Only its own thread runs a client, so the client's pending bytes need no lock.
-import CMicroHTTPD
+import CLinux
 import Foundation
 import Synchronization
 
@@ -69,11 +69,9 @@ final class StreamWriter: @unchecked Sendable {
     private let epoll: Int32
     private let bell: Int32
     /// Clients woken since the thread last looked. Lock order: a client's lock, then this.
-    private let readyLock = NSLock()
-    private var ready: [LiveClient] = []
-    /// Streams by socket. Lock order: this, then a client's lock, then `readyLock`.
-    private let socketsLock = NSLock()
-    private var sockets: [Int32: (client: LiveClient, address: String)] = [:]
+    private let ready = Mutex<[LiveClient]>([])
+    /// Streams by socket. Lock order: this, then a client's lock, then `ready`.
+    private let sockets = Mutex<[Int32: (client: LiveClient, address: String)]>([:])
 
     init(index: Int, streams: EventStreams, addresses: AddressCounts, fetch: @escaping @Sendable (LiveClient) -> Bool) {
         self.index = index
@@ -86,11 +84,7 @@ final class StreamWriter: @unchecked Sendable {
         epoll_ctl(epoll, EPOLL_CTL_ADD, bell, &event)
     }
 
-    var open: Int {
-        socketsLock.lock()
-        defer { socketsLock.unlock() }
-        return sockets.count
-    }
+    var open: Int { sockets.withLock { $0.count } }
 
     fileprivate func start() {
         let thread = Thread { [self] in loop() }
@@ -99,10 +93,15 @@ final class StreamWriter: @unchecked Sendable {
     }
 
     /// Watches the socket and runs the client once (its first bytes, its backlog). The lookup
-    /// in `loop` waits for `socketsLock`, so no event of the socket is handled before this ends.
+    /// in `loop` waits for `sockets`, so no event of the socket is handled before this ends.
     func adopt(_ client: LiveClient, socket: Int32, address: String) -> Bool {
-        socketsLock.lock()
-        defer { socketsLock.unlock() }
+        sockets.withLock { sockets in adopt(client, socket: socket, address: address, into: &sockets) }
+    }
+
+    private func adopt(
+        _ client: LiveClient, socket: Int32, address: String,
+        into sockets: inout [Int32: (client: LiveClient, address: String)]
+    ) -> Bool {
         let mask = EPOLLIN.rawValue | EPOLLOUT.rawValue | EPOLLRDHUP.rawValue | EPOLLET.rawValue
         var event = epoll_event(events: mask, data: epoll_data_t(fd: socket))
         guard epoll_ctl(epoll, EPOLL_CTL_ADD, socket, &event) == 0 else { return false }
@@ -121,9 +120,7 @@ final class StreamWriter: @unchecked Sendable {
 
     /// Queues a client to run on this writer's thread (called by LiveClient.wake, under its lock).
     func schedule(_ client: LiveClient) {
-        readyLock.lock()
-        ready.append(client)
-        readyLock.unlock()
+        ready.withLock { $0.append(client) }
         var one: UInt64 = 1
         _ = write(bell, &one, 8)
     }
@@ -138,16 +135,15 @@ final class StreamWriter: @unchecked Sendable {
                 if socket == bell {
                     var value: UInt64 = 0
                     _ = read(bell, &value, 8)
-                    readyLock.lock()
-                    let woken = ready
-                    ready.removeAll()
-                    readyLock.unlock()
+                    let woken = ready.withLock { ready in
+                        let woken = ready
+                        ready.removeAll()
+                        return woken
+                    }
                     for client in woken where client.socket >= 0 { run(client) }
                     continue
                 }
-                socketsLock.lock()
-                let client = sockets[socket]?.client
-                socketsLock.unlock()
+                let client = sockets.withLock { $0[socket]?.client }
                 guard let client else { continue }
                 if event.events & (EPOLLRDHUP.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 || !drain(socket) {
                     end(client)
@@ -213,9 +209,7 @@ final class StreamWriter: @unchecked Sendable {
         let socket = client.socket
         guard socket >= 0 else { return }
         epoll_ctl(epoll, EPOLL_CTL_DEL, socket, nil)
-        socketsLock.lock()
-        if let address = sockets.removeValue(forKey: socket)?.address { addresses.add(address, -1) }
-        socketsLock.unlock()
+        if let address = sockets.withLock({ $0.removeValue(forKey: socket)?.address }) { addresses.add(address, -1) }
         client.finish()
         client.socket = -1
         close(socket)

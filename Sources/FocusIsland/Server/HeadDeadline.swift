@@ -23,7 +23,7 @@
 // at once when CONNECTION_LIMIT are open (the client sees the connection closed within
 // milliseconds), instead of libmicrohttpd leaving it unanswered in the listen backlog, which
 // is what its own limit does (it stops polling the listening socket).
-import CMicroHTTPD
+import CLinux
 import Foundation
 import Glibc
 import Synchronization

@@ -1,4 +1,4 @@
-// HTTPServer: libmicrohttpd glue. An epoll thread pool reads requests; each worker calls the
+// HTTPServer: the public port's libmicrohttpd glue, on a Daemon (MHD/Daemon.swift). An epoll thread pool reads requests; each worker calls the
 // pipeline synchronously, so a database call blocks only its own worker.
 // Limits that libmicrohttpd leaves open by default are set here: idle timeout, total and
 // per-IP connection limits, per-connection memory, a body limit per route, and (with
@@ -6,10 +6,6 @@
 import CMicroHTTPD
 import Glibc
 import Synchronization
-
-public struct ServerError: Error, CustomStringConvertible {
-    public let description: String
-}
 
 public final class HTTPServer: Sendable {
     let pipeline: Pipeline
@@ -20,7 +16,7 @@ public final class HTTPServer: Sendable {
     let writers: StreamWriters?
     /// Requests whose first byte arrived and whose response is not yet sent.
     let inFlight = Atomic<Int>(0)
-    private let daemon: Mutex<DaemonHandle?> = Mutex(nil)
+    private let daemon = Daemon()
     let headDeadline: HeadDeadline
 
     /// Memory libmicrohttpd may use per connection. 64 KiB made 1,000 idle keep-alive
@@ -49,82 +45,42 @@ public final class HTTPServer: Sendable {
     }
 
     /// The port actually bound (useful when PORT=0 asks the kernel to choose).
-    public private(set) var port: UInt16 {
-        get { boundPort.load(ordering: .acquiring) }
-        set { boundPort.store(newValue, ordering: .releasing) }
-    }
-    private let boundPort = Atomic<UInt16>(0)
+    public var port: UInt16 { daemon.port }
 
-    public func start() throws(ServerError) {
+    /// Listens; refuses to start on a libmicrohttpd the stream hand-off was not verified with
+    /// (`libraryVersion`: the loaded library's, MHD/LibraryVersion.swift).
+    public func start() throws(ServerError) { try start(libraryVersion: LibraryVersion.installed) }
+
+    func start(libraryVersion: String) throws(ServerError) {
         signal(SIGPIPE, SIG_IGN)
-        let address = try resolve(configuration.host, configuration.port)
-        var flags =
-            UInt32(MHD_USE_EPOLL_INTERNAL_THREAD.rawValue) | UInt32(MHD_USE_ITC.rawValue)
-            | UInt32(MHD_USE_ERROR_LOG.rawValue) | UInt32(MHD_ALLOW_SUSPEND_RESUME.rawValue)
-            // TURBO: among its effects, libmicrohttpd closes a connection's descriptor without
-            // shutdown() first, which lets an SSE stream's socket outlive its libmicrohttpd
-            // connection on the descriptor a writer holds (Server/EventsEndpoint.swift).
-            | UInt32(MHD_USE_TURBO.rawValue)
-        if address.family == AF_INET6 { flags |= UInt32(MHD_USE_IPv6.rawValue) }
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        var storage = address.storage
-        let started: OpaquePointer? = withUnsafePointer(to: &storage) { sockaddrPointer in
-            let options: [CVarArg] = [
-                MHD_OPTION.THREAD_POOL_SIZE.rawValue, UInt32(configuration.httpThreads),
-                MHD_OPTION.CONNECTION_TIMEOUT.rawValue, UInt32(configuration.idleTimeout),
-                // libmicrohttpd's own limit only stops accepting (clients then wait unanswered
-                // in the backlog); the accept policy refuses at CONNECTION_LIMIT first, and
-                // this margin covers accepts racing on several worker threads.
-                MHD_OPTION.CONNECTION_LIMIT.rawValue, UInt32(configuration.connectionLimit + 64),
-                MHD_OPTION.PER_IP_CONNECTION_LIMIT.rawValue, UInt32(configuration.perIPConnectionLimit),
-                MHD_OPTION.CONNECTION_MEMORY_LIMIT.rawValue, Int(Self.connectionMemory),
-                MHD_OPTION.CONNECTION_MEMORY_INCREMENT.rawValue, Int(1024),
-                MHD_OPTION.NOTIFY_CONNECTION.rawValue, unsafeBitCast(connectionNotified, to: OpaquePointer.self), OpaquePointer(context),
-                MHD_OPTION.LISTEN_BACKLOG_SIZE.rawValue, UInt32(1024),
-                MHD_OPTION.SOCK_ADDR.rawValue, OpaquePointer(sockaddrPointer),
-                MHD_OPTION.NOTIFY_COMPLETED.rawValue, unsafeBitCast(requestCompleted, to: OpaquePointer.self), OpaquePointer(context),
-                MHD_OPTION.END.rawValue,
-            ]
-            return withVaList(options) { arguments in
-                MHD_start_daemon_va(flags, configuration.port, acceptPolicy, context, accessHandler, context, arguments)
-            }
-        }
-        guard let started else {
-            throw ServerError(description: "could not listen on \(configuration.host):\(configuration.port)")
-        }
-        self.daemon.withLock { $0 = DaemonHandle(pointer: started) }
-        port = focus_daemon_port(started)
+        let limits = Daemon.Limits(
+            threads: configuration.httpThreads, idleTimeout: configuration.idleTimeout,
+            // libmicrohttpd's own limit only stops accepting (clients then wait unanswered
+            // in the backlog); the accept policy refuses at CONNECTION_LIMIT first, and
+            // this margin covers accepts racing on several worker threads.
+            connectionLimit: configuration.connectionLimit + 64,
+            perIPConnectionLimit: configuration.perIPConnectionLimit, connectionMemory: Self.connectionMemory,
+            listenBacklog: 1024)
+        let callbacks = Daemon.Callbacks(
+            context: Unmanaged.passUnretained(self).toOpaque(), access: accessHandler, completed: requestCompleted,
+            notify: connectionNotified, accept: acceptPolicy)
+        try daemon.start(
+            host: configuration.host, port: configuration.port, limits: limits, live: true, callbacks: callbacks,
+            libraryVersion: libraryVersion)
         headDeadline.start()
     }
 
     /// Graceful stop: no new connections, wait (up to `grace` seconds) for requests in flight.
     public func stop(grace: Int = 10) {
-        let handle: DaemonHandle? = self.daemon.withLock { value in
-            let current = value
-            value = nil
-            return current
+        daemon.stop {
+            streams?.closeAll()
+            let deadline = monotonicMicroseconds() + UInt64(grace) * 1_000_000
+            while inFlight.load(ordering: .acquiring) > 0 && monotonicMicroseconds() < deadline {
+                usleep(10_000)
+            }
         }
-        guard let running = handle?.pointer else { return }
-        let listener = MHD_quiesce_daemon(running)
-        // Quiescing stops accept(), but the kernel would still queue new connections on the
-        // socket, where they would hang: shutting it down refuses them at once. The descriptor
-        // itself may be closed only after MHD_stop_daemon (libmicrohttpd's manual).
-        if listener >= 0 { shutdown(listener, Int32(SHUT_RDWR)) }
-        streams?.closeAll()
-        let deadline = monotonicMicroseconds() + UInt64(grace) * 1_000_000
-        while inFlight.load(ordering: .acquiring) > 0 && monotonicMicroseconds() < deadline {
-            usleep(10_000)
-        }
-        MHD_stop_daemon(running)
         headDeadline.stop()
-        if listener >= 0 { close(listener) }
     }
-}
-
-/// The running daemon. libmicrohttpd's handle is safe to use from any thread for start/stop,
-/// and the Mutex around it makes sure only one caller stops it.
-struct DaemonHandle: @unchecked Sendable {
-    let pointer: OpaquePointer
 }
 
 /// The state of one request across libmicrohttpd's calls: headers, then body chunks, then done.
@@ -300,23 +256,4 @@ func send(_ connection: OpaquePointer, _ response: Response) -> MHD_Result {
     defer { MHD_destroy_response(handle) }
     for (name, value) in response.headers { MHD_add_response_header(handle, name, value) }
     return MHD_queue_response(connection, UInt32(response.status), handle)
-}
-
-/// A socket address for HOST and PORT (numeric or a name like localhost).
-func resolve(_ host: String, _ port: UInt16) throws(ServerError) -> (storage: sockaddr_storage, family: Int32) {
-    var hints = addrinfo()
-    hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-    hints.ai_flags = AI_PASSIVE
-    var result: UnsafeMutablePointer<addrinfo>?
-    guard getaddrinfo(host, String(port), &hints, &result) == 0, let first = result,
-        let address = first.pointee.ai_addr
-    else {
-        throw ServerError(description: "HOST '\(host)' is not an address this machine can listen on")
-    }
-    defer { freeaddrinfo(result) }
-    var storage = sockaddr_storage()
-    withUnsafeMutableBytes(of: &storage) { target in
-        target.copyMemory(from: UnsafeRawBufferPointer(start: address, count: Int(first.pointee.ai_addrlen)))
-    }
-    return (storage, first.pointee.ai_family)
 }

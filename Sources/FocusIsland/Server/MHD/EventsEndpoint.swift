@@ -16,7 +16,8 @@
 // as it is open. The response's content reader does it: libmicrohttpd has sent the headers
 // before it first asks for the body; the reader duplicates the socket's descriptor, gives it to
 // a writer and ends the body. libmicrohttpd then closes its own descriptor without shutdown()
-// (MHD_USE_TURBO, HTTPServer.start), so the connection stays open on the writer's.
+// (MHD_USE_TURBO, Daemon.start), so the connection stays open on the writer's. Both are
+// behaviours of the libmicrohttpd versions in MHD/LibraryVersion.swift, checked at start.
 // A long-poll has not chosen its status yet, so it suspends from the access handler and can
 // still answer 401 or 503 when it wakes. Both wait for the same wakes (Live/EventStreams.swift).
 // Swift parses HTTP only: SQL validates the token, the cursor and `wait`, and decides the events.
@@ -54,7 +55,7 @@ extension HTTPServer {
         }
         let client = LiveClient(
             kind: .stream, userID: opened.userID, token: request.bearerToken ?? "", address: request.clientAddress ?? "",
-            connection: connection, cursor: opened.next,
+            connection: HTTPConnection(connection), cursor: opened.next,
             deadline: monotonicMicroseconds() + streams.heartbeat * 1_000_000)
         switch streams.register(client, maxStreams: opened.maxStreams) {
         case .added:
@@ -107,9 +108,7 @@ extension HTTPServer {
                 if !error.sqlState.hasPrefix("PT4") { pipeline.logger.error("/events stream: \(error)") }
                 return false
             }
-            client.lock.lock()
-            client.retry = true
-            client.lock.unlock()
+            client.update { $0.retry = true }
             return true
         }
         guard let first = rows.first, first[1] == nil else { return false }
@@ -152,11 +151,11 @@ extension HTTPServer {
         let wait = UInt64(max(0, min(60, Int(request.query["wait"] ?? "0") ?? 0)))
         let client = LiveClient(
             kind: .poll, userID: opened.userID, token: request.bearerToken ?? "", address: request.clientAddress ?? "",
-            connection: connection, cursor: request.query["after"] ?? opened.next,
+            connection: HTTPConnection(connection), cursor: request.query["after"] ?? opened.next,
             deadline: monotonicMicroseconds() + wait * 1_000_000)
-        client.dirty = false
+        client.update { $0.dirty = false }
         if wait > 0 && streams.register(client, maxStreams: opened.maxStreams) == .stopping {
-            client.closing = true  // answer now: nothing may wait while the server stops
+            client.update { $0.closing = true }  // answer now: nothing may wait while the server stops
         }
         state.live = client
         return pollAgain(connection, state, request, client)
@@ -249,7 +248,7 @@ private let streamReader: MHD_ContentReaderCallback = { cls, _, _, _ in
     guard let cls else { return -2 }
     let context = Unmanaged<StreamContext>.fromOpaque(cls).takeUnretainedValue()
     let client = context.client
-    let socket = fcntl(focus_connection_fd(client.connection), F_DUPFD_CLOEXEC, 0)
+    let socket = fcntl(client.connection.socket, F_DUPFD_CLOEXEC, 0)
     if socket >= 0, let writers = context.server.writers, writers.adopt(client, socket: socket, address: client.address) {
         return -1  // MHD_CONTENT_READER_END_OF_STREAM: libmicrohttpd lets go of the connection
     }

@@ -1,0 +1,100 @@
+// Application: the one place the server is put together. From a Configuration it builds the
+// pools (the primary and, with READ_DATABASE_URL, a replica's), the route table and pipeline,
+// the shared cache, the waiting clients and their listener, the HTTP server and, with
+// METRICS_PORT, the metrics server; `start` and `stop` run them in order.
+// `focus-island serve`, the tests' server (Tests/FocusIslandTests/TestEnvironment.swift) and
+// the client journeys' server (Tests/ClientJourneyTests/JourneyServer.swift) all build this,
+// so a test runs what production runs; they differ only in their Configuration.
+import Synchronization
+
+public final class Application: Sendable {
+    public let configuration: Configuration
+    public let pipeline: Pipeline
+    public let assets: AssetStore
+    /// Shared answers (catalog, tips) kept while the listener listens (Live/SharedCache.swift).
+    public let cache: SharedCache
+    /// Clients waiting for events: SSE streams and long-polls (Live/EventStreams.swift).
+    public let streams: EventStreams
+    /// The one LISTEN connection that rings them (Live/Listener.swift).
+    public let listener: Listener
+    public let server: HTTPServer
+    /// GET /metrics on METRICS_HOST:METRICS_PORT; nil when METRICS_PORT is not set.
+    public let metricsServer: MetricsServer?
+    private let logger: Logger
+    private let started = Atomic<Bool>(false)
+
+    /// Builds every part; nothing listens or connects yet (pools open connections lazily).
+    /// Throws when the OpenAPI document cannot be read.
+    public init(configuration: Configuration, logger: Logger) throws(ConfigurationError) {
+        self.configuration = configuration
+        self.logger = logger
+        let pool = ConnectionPool(
+            conninfo: configuration.databaseURL, capacity: configuration.poolSize,
+            checkoutTimeout: configuration.poolTimeout, namedStatements: configuration.preparedStatements)
+        // READ_DATABASE_URL: a second pool, on a streaming replica, for routes marked reads: .replica.
+        let readPool = configuration.readDatabaseURL.map { url in
+            ConnectionPool(
+                conninfo: url, capacity: configuration.poolSize, checkoutTimeout: configuration.poolTimeout,
+                namedStatements: configuration.preparedStatements)
+        }
+        assets = AssetStore(directory: configuration.assetDirectory)
+        var pipeline = Pipeline(
+            router: Router(routes: Routes.all), pool: pool, defaultBodyLimit: configuration.bodyLimit,
+            logger: logger, assets: assets, readPool: readPool)
+        pipeline.openAPI = try StaticDocument(path: configuration.openAPIFile, contentType: "application/json")
+        // Live events: one LISTEN connection rings the waiting clients and keeps the shared
+        // cache fresh. The listener connects straight to PostgreSQL (LISTEN_DATABASE_URL) even
+        // when the pool goes through PgBouncer.
+        let cache = SharedCache()
+        pipeline.cache = cache
+        let streams = EventStreams(heartbeat: min(15, max(1, configuration.idleTimeout / 2)))
+        let listener = Listener(
+            conninfo: configuration.listenDatabaseURL, streams: streams, cache: cache, logger: logger)
+        self.pipeline = pipeline
+        self.cache = cache
+        self.streams = streams
+        self.listener = listener
+        server = HTTPServer(pipeline: pipeline, configuration: configuration, streams: streams)
+        metricsServer = configuration.metricsPort.map { [pipeline] port in
+            MetricsServer(
+                pipeline: pipeline, host: configuration.metricsHost, port: port, streams: streams, listener: listener)
+        }
+    }
+
+    /// Listens on the public port, publishes the assets' base URL (unless `publishAssets` is
+    /// false), starts the listener and the heartbeat ticker, then the metrics listener.
+    /// A second call does nothing.
+    public func start(publishAssets: Bool = true) throws(ServerError) {
+        guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        try server.start()
+        // Item answers carry absolute URLs: SQL joins this prefix to the hashed names. A database
+        // not reachable now keeps the URLs the last start published (logged, not fatal). Before the
+        // listener starts, so the shared catalog cache is filled with the published URLs.
+        if publishAssets {
+            do {
+                try assets.publish(conninfo: configuration.databaseURL, baseURL: assetBaseURL)
+                logger.info("assets: \(assets.files.count) files at \(assetBaseURL)")
+            } catch {
+                logger.error("assets: not published: \(error)")
+            }
+        }
+        listener.start()
+        streams.startTicker()
+        do {
+            try metricsServer?.start()
+        } catch {
+            stop()
+            throw error
+        }
+    }
+
+    /// The prefix of every image_url and sound_url, at the port actually bound.
+    public var assetBaseURL: String { configuration.assetBaseURL(port: server.port) }
+
+    /// Graceful stop: the listener, then the public port (requests in flight finish), then metrics.
+    public func stop() {
+        listener.stop()
+        server.stop()
+        metricsServer?.stop()
+    }
+}
