@@ -17,7 +17,9 @@ import Testing
         let afterMarker = try #require(readme.components(separatedBy: Self.marker + "\n").dropFirst().first)
         let quoted = try #require(
             afterMarker.components(separatedBy: "```swift\n").dropFirst().first?.components(separatedBy: "```\n").first)
-        #expect(quoted == example, "Client/README.md's example differs from AppDeveloperExample.swift: copy the file's lines between the markers")
+        #expect(
+            quoted == example,
+            "Client/README.md's example differs from AppDeveloperExample.swift: copy the file's lines between the markers")
     }
 
     @Test func theExampleRunsAgainstTheServer() async throws {
