@@ -1,5 +1,5 @@
-// The README's example for app developers ("The Swift client"): README.md quotes the lines
-// between the markers, AppDeveloperExampleTests checks the quote is this file's and runs it.
+// The example for app developers in Client/README.md: it quotes the lines between the
+// markers, AppDeveloperExampleTests checks the quote is this file's and runs it.
 // BEGIN README EXAMPLE
 import FocusIslandClient
 import Foundation

@@ -1,5 +1,5 @@
-// The README's example for app developers is this target's AppDeveloperExample.swift, word for
-// word, and it works against the real server.
+// The client README's example for app developers (Client/README.md) is this target's
+// AppDeveloperExample.swift, word for word, and it works against the real server.
 import FocusIslandClient
 import Foundation
 import Synchronization
@@ -10,7 +10,7 @@ import Testing
 
     @Test func theReadmeQuotesTheExampleThatIsBuilt() throws {
         let root = JourneyServer.repositoryRoot
-        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try String(contentsOf: root.appendingPathComponent("Client/README.md"), encoding: .utf8)
         let source = try String(
             contentsOf: root.appendingPathComponent("Tests/ClientJourneyTests/AppDeveloperExample.swift"), encoding: .utf8)
         let example = try #require(
@@ -18,7 +18,9 @@ import Testing
         let afterMarker = try #require(readme.components(separatedBy: Self.marker + "\n").dropFirst().first)
         let quoted = try #require(
             afterMarker.components(separatedBy: "```swift\n").dropFirst().first?.components(separatedBy: "```\n").first)
-        #expect(quoted == example, "README.md's example differs from AppDeveloperExample.swift: copy the file's lines between the markers")
+        #expect(
+            quoted == example,
+            "Client/README.md's example differs from AppDeveloperExample.swift: copy the file's lines between the markers")
     }
 
     @Test func theExampleRunsAgainstTheServer() async throws {

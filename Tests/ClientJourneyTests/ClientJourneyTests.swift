@@ -1,4 +1,4 @@
-// The end-to-end journeys of issue 13 through the client library (FocusIslandClient) against
+// The end-to-end journeys through the client library (FocusIslandClient) against
 // the real server over HTTP: accounts, the shop (a purchase whose answer is lost and is
 // retried, charged once), friends and their live events (a stream dropped and resumed, a
 // stream refused and replaced by long-polls), focus sessions, and the offline queue. Every

@@ -29,7 +29,7 @@ begin
     if v_session.ended_at is null then
         perform api.fail(409, 'session_not_finished', 'Finish the session before rating it.');
     end if;
-    -- The same rating again (a retry): the tip this session was given, nothing new recorded.
+    -- The same rating again (a retry): the tip that session was given, nothing new recorded.
     if v_session.rating = v_rating then
         select t.* into v_tip
         from app.tip_views v join app.mindfulness_tips t on t.id = v.tip_id

@@ -49,7 +49,7 @@ $$;
 -- member counts the minutes of that same calendar date (week) in their own time zone. For
 -- members in the caller's zone this is exactly "sessions that ended since the caller's period
 -- began"; across zones it is "the same calendar day for everyone", which one row per user
--- answers in index order at any number of users (README, "Scale").
+-- answers in index order at any number of users (docs/performance.md, "A million users").
 --
 -- Global: the entries are the first `limit` rows of the period in the order (minutes desc,
 -- user_id) (api.board_top: `limit` rows read from an index, migration 0014). When more users tie

@@ -1,5 +1,5 @@
 -- Structure and privileges: schemas, SECURITY DEFINER with a fixed search_path, and roles
--- that can reach exactly what README.md's role table says.
+-- that can reach exactly what docs/operations.md's role table says.
 begin;
 select plan(11);
 

@@ -1,4 +1,4 @@
-// Routes: the API's table of contents (README.md's route table lists the same). Each line:
+// Routes: the API's table of contents (docs/openapi.json describes the same routes). Each line:
 // method, path template, the one SQL function that answers it, who may call it, the success
 // status, the body it takes.
 // The function may choose another status (e.g. 200 instead of 201 for a replay).

@@ -20,7 +20,7 @@ public final class HTTPServer: Sendable {
     let headDeadline: HeadDeadline
 
     /// Memory libmicrohttpd may use per connection. 64 KiB made 1,000 idle keep-alive
-    /// connections cost 90 MB of RSS; 16 KiB costs 16 KiB each (README has the figures).
+    /// connections cost 90 MB of RSS; 16 KiB costs 16 KiB each (docs/hardening.md has the figures).
     /// Heads up to `maxHead` are served; a larger one up to about 15.8 KiB gets our 431
     /// problem+json; beyond, libmicrohttpd's own 431/414 (HTML), and in a band of about
     /// 300 bytes at the pool's edge no answer at all (it has no room left to write one).
