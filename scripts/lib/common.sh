@@ -6,8 +6,11 @@
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 export PATH="$PATH:/opt/swift/usr/bin"
-# shellcheck disable=SC2012 # version folders (15, 16): plain names that ls prints as they are
-PG_BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+# The PostgreSQL major version, chosen here only: scripts/setup installs its packages
+# (postgresql-$PG_MAJOR-pgtap, ...) and every script runs its server binaries.
+PG_MAJOR=15
+PG_BIN=/usr/lib/postgresql/$PG_MAJOR/bin
+[ -x "$PG_BIN/postgres" ] || PG_BIN=""
 PG_PORT=54329
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
@@ -43,7 +46,7 @@ postmaster_env() {
 # cluster_start DIR: creates (once) and starts a cluster whose data and socket live in DIR.
 cluster_start() {
     local dir=$1
-    [ -n "$PG_BIN" ] || die "PostgreSQL server binaries not found; run scripts/setup"
+    [ -n "$PG_BIN" ] || die "PostgreSQL $PG_MAJOR server binaries not found in /usr/lib/postgresql/$PG_MAJOR; run scripts/setup"
     mkdir -p "$dir"
     if [ "$(id -u)" = 0 ]; then chown postgres: "$dir"; fi
     chmod 700 "$dir"
