@@ -205,13 +205,7 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
     fi
     cli_transcript=$(realpath "$2")
     "$ROOT/scripts/setup"
-    dir=$(mktemp -d /var/tmp/focus-island-cli-XXXXXX)
-    trap 'cluster_stop "$dir"; rm -rf "$dir"' EXIT
-    PG_FSYNC=off cluster_start "$dir"
-    cluster_bootstrap "$dir"
-    export SQL_DIR="$ROOT/sql"
-    DATABASE_URL=$(cluster_url "$dir" focus_api) MIGRATION_DATABASE_URL=$(cluster_url "$dir" focus_owner)
-    export DATABASE_URL MIGRATION_DATABASE_URL
+    throwaway_cluster cli
     server=$(build_server)
     "$server" migrate >/dev/null
     "$server" seed >/dev/null

@@ -89,6 +89,30 @@ cluster_bootstrap() {
     psql -X -q -v ON_ERROR_STOP=1 "$(cluster_url "$1" postgres postgres)" -f "$ROOT/sql/bootstrap.sql" >/dev/null
 }
 
+# throwaway_cluster NAME: a cluster of this run's own, in a fresh /var/tmp/focus-island-NAME-XXXXXX
+# (sets dir): started (PG_FSYNC=off unless set: nothing in it outlives the run), bootstrapped,
+# SQL_DIR, DATABASE_URL (focus_api) and MIGRATION_DATABASE_URL (focus_owner) exported. On exit
+# it is stopped and removed, with the server, PgBouncer and the replica if they are running.
+throwaway_cluster() {
+    dir=$(mktemp -d "/var/tmp/focus-island-$1-XXXXXX")
+    trap throwaway_cluster_remove EXIT
+    export PG_FSYNC=${PG_FSYNC:-off}
+    cluster_start "$dir"
+    cluster_bootstrap "$dir"
+    export SQL_DIR="$ROOT/sql"
+    DATABASE_URL=$(cluster_url "$dir" focus_api)
+    MIGRATION_DATABASE_URL=$(cluster_url "$dir" focus_owner)
+    export DATABASE_URL MIGRATION_DATABASE_URL
+}
+
+throwaway_cluster_remove() {
+    [ -z "${server_pid:-}" ] || server_stop
+    if declare -F pgbouncer_stop >/dev/null; then pgbouncer_stop "$dir"; fi
+    if declare -F replica_stop >/dev/null; then replica_stop "$dir"; fi
+    cluster_stop "$dir"
+    rm -rf "$dir"
+}
+
 # schema_dump DATABASE: the schema of DATABASE (a URL, or a database name on the cluster in
 # $dir) as pg_dump --schema-only prints it, without comments and blank lines. The migration
 # checks compare two of them; sql/schema.sql is one (scripts/lint --update-schema).
