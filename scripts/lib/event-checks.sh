@@ -1,6 +1,6 @@
-# shellcheck shell=bash disable=SC2154 # dir, server and base_url are set by scripts/test and common.sh
+# shellcheck shell=bash disable=SC2154 # dir and server are set by scripts/test, base_url by common.sh
 # event-checks.sh: live events against the real binary and the test cluster (sourced by
-# scripts/test after the fault checks, which define http, new_account and now_ms).
+# scripts/test, which has started the cluster in $dir and built $server).
 #   1. PostgreSQL restarted while a user holds GET /events open: every event committed before
 #      and after the restart arrives on that stream (the listener reconnects and wakes it, and
 #      it re-reads from its cursor) or on its reconnect with Last-Event-ID: each once, in the
@@ -9,6 +9,11 @@
 #      shows a new ETag within one notification (here: within 1 s); the old tag answers 200,
 #      the new one 304 (from the server's memory);
 #   3. streams that writer threads hold count toward PER_IP_CONNECTION_LIMIT.
+
+# shellcheck source=common.sh
+declare -F cluster_url >/dev/null || source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+# shellcheck source=http.sh
+source "$ROOT/scripts/lib/http.sh"
 
 # stream_ids FILE: the event ids a curl'ed stream received, in order.
 stream_ids() { sed -n 's/^id: //p' "$1" | xargs; }
@@ -23,7 +28,7 @@ event_checks() {
     }
 
     # 1. A restart under an open stream.
-    serve_in_background "$(fault_log events)"
+    serve_in_background "$(server_log events)"
     read -r user token <<<"$(new_account)"
     local stream="$dir/stream.out"
     curl -sN --max-time 30 "$base_url/events" -H 'Accept: text/event-stream' -H "Authorization: Bearer $token" >"$stream" &
@@ -55,7 +60,7 @@ event_checks() {
         check "PostgreSQL restarted under a stream: events $got delivered once, in order, in $(( $(now_ms) - started )) ms" ok
     else
         check "PostgreSQL restarted under a stream: table has '$expected', stream got '$got'" FAILED
-        tail -n 5 "$(fault_log events)"; server_stop; return 1
+        tail -n 5 "$(server_log events)"; server_stop; return 1
     fi
 
     # 2. The catalog changes, then a re-seed puts it back; the server's copy follows each time.
@@ -94,7 +99,7 @@ event_checks() {
     #    libmicrohttpd's connections, yet they still count toward PER_IP_CONNECTION_LIMIT:
     #    an address holding that many streams is refused a further connection, and is served
     #    again once one of them closes.
-    serve_in_background "$(fault_log streams)" PER_IP_CONNECTION_LIMIT=2
+    serve_in_background "$(server_log streams)" PER_IP_CONNECTION_LIMIT=2
     read -r user token <<<"$(new_account)"
     local streams=()
     for _ in 1 2; do

@@ -1,6 +1,6 @@
 # fault-checks.sh: what the server does when things go wrong, checked against the real binary
-# and the test cluster (sourced by scripts/test, which has started the cluster in $dir and built
-# $server). Each check prints one line with what it measured; any failure exits.
+# and the test cluster (sourced by scripts/test and scripts/chaos, which have started the
+# cluster in $dir and built $server). Each check prints one line with what it measured; any failure exits.
 #   1. SIGTERM while a slow request is in flight: the request completes normally, new
 #      connections are refused, the process exits 0 within its grace period;
 #   2. PostgreSQL stopped under a running server: 503 database_unavailable with Retry-After
@@ -19,29 +19,12 @@
 # Checks 5 to 8 are also the fast half of scripts/chaos, which adds the long scenarios.
 # A "slow request" is a real one: PATCH /me waiting for the user's row, which a psql session
 # holds locked until the check releases it (well within focus_api's 5 s statement_timeout).
-# shellcheck shell=bash disable=SC2154 # dir, server, server_pid and base_url are set by scripts/test and common.sh
+# shellcheck shell=bash disable=SC2154 # dir and server are set by the caller (scripts/test, scripts/chaos); server_pid and base_url by common.sh
 
-fault_log() { printf '%s/fault-%s.log' "$dir" "$1"; }
-
-# http METHOD PATH [TOKEN [BODY]]: prints "STATUS CODE RETRY_AFTER" of one request (10 s at most).
-http() {
-    local headers body
-    headers=$(mktemp "$dir/headers.XXXXXX") body=$(mktemp "$dir/body.XXXXXX")
-    local status
-    status=$(curl -s -o "$body" -D "$headers" -w '%{http_code}' --max-time 10 -X "$1" "$base_url$2" \
-        ${3:+-H "Authorization: Bearer $3"} ${4:+-H 'Content-Type: application/json' --data "$4"}) || status=000
-    printf '%s %s %s\n' "$status" \
-        "$(sed -n 's/.*"code":"\([a-z_]*\)".*/\1/p' "$body")" \
-        "$(tr -d '\r' <"$headers" | sed -n 's/^[Rr]etry-[Aa]fter: *//p')"
-    rm -f "$headers" "$body"
-}
-
-# A new account over HTTP; prints "USER_ID TOKEN".
-new_account() {
-    curl -sf -X POST "$base_url/auth/register" -H 'Content-Type: application/json' \
-        -d "{\"email\":\"fault-$RANDOM$RANDOM@example.com\",\"password\":\"correct horse\",\"display_name\":\"Fault\"}" \
-        | sed -n 's/.*"user": {"id": "\([^"]*\)".*"token": "\([^"]*\)".*/\1 \2/p'
-}
+# shellcheck source=common.sh
+declare -F cluster_url >/dev/null || source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+# shellcheck source=http.sh
+source "$ROOT/scripts/lib/http.sh"
 
 # hold_user_row USER_ID: a psql session locks the user's row, in the background (holder_pid),
 # until release_user_row; returns once the lock is held. Held until released rather than for a
@@ -73,8 +56,6 @@ waiting_for_lock() {
     die "the slow requests never reached the database"
 }
 
-now_ms() { date +%s%3N; }
-
 fault_checks() {
     say "fault checks (the real server binary)"
     fault_checks_basic
@@ -86,7 +67,7 @@ fault_checks_basic() {
     local user token started
 
     # 1. SIGTERM with a request in flight.
-    serve_in_background "$(fault_log sigterm)"
+    serve_in_background "$(server_log sigterm)"
     read -r user token <<<"$(new_account)"
     hold_user_row "$user"
     http PATCH /me "$token" '{"display_name":"Slow"}' >"$dir/slow.out" &
@@ -109,11 +90,11 @@ fault_checks_basic() {
         check "SIGTERM: slow request answered $slow, new connection refused, exit 0 in ${took} ms" ok
     else
         check "SIGTERM: slow request $slow, refused=$refused, exit $exit_status after ${took} ms" FAILED
-        tail -n 5 "$(fault_log sigterm)"; return 1
+        tail -n 5 "$(server_log sigterm)"; return 1
     fi
 
     # 2. PostgreSQL stopped and started under a running server.
-    serve_in_background "$(fault_log restart)"
+    serve_in_background "$(server_log restart)"
     read -r user token <<<"$(new_account)"
     # Warm every pooled connection, so stale ones would be there to meet after the restart.
     local warming=()
@@ -152,7 +133,7 @@ fault_checks_basic() {
     server_stop
 
     # 3. Every pooled connection held by a slow statement.
-    serve_in_background "$(fault_log pool)" DB_POOL_SIZE=2 DB_POOL_TIMEOUT=1
+    serve_in_background "$(server_log pool)" DB_POOL_SIZE=2 DB_POOL_TIMEOUT=1
     read -r user token <<<"$(new_account)"
     hold_user_row "$user"
     # One after the other: each HTTP worker answers one request at a time, and a worker blocked in
@@ -254,7 +235,7 @@ start_after_crash() {
 # and read; checks the answers while it is down, the recovery, a burst after, and the ledger.
 crash_under_load() {
     local how=$1 user token down burst postmaster=""
-    serve_in_background "$(fault_log "crash-$how")"
+    serve_in_background "$(server_log "crash-$how")"
     read -r user token <<<"$(new_account)"
     load_start 4
     sleep 1
@@ -278,7 +259,7 @@ crash_under_load() {
         check "$label" ok
     else
         check "$label" FAILED
-        tail -n 5 "$(fault_log "crash-$how")"; return 1
+        tail -n 5 "$(server_log "crash-$how")"; return 1
     fi
     server_stop
 }
@@ -286,7 +267,7 @@ crash_under_load() {
 fault_checks_crashes() {
     local user token started took answer
     # 4. A statement past statement_timeout (0.5 s on this server's sessions).
-    serve_in_background "$(fault_log timeout)" DATABASE_URL="$DATABASE_URL&options=-c%20statement_timeout%3D500"
+    serve_in_background "$(server_log timeout)" DATABASE_URL="$DATABASE_URL&options=-c%20statement_timeout%3D500"
     read -r user token <<<"$(new_account)"
     hold_user_row "$user"
     started=$(now_ms)
@@ -306,10 +287,10 @@ fault_checks_crashes() {
 
     # 6. max_connections exhausted by another client (as the superuser, it may take every slot
     # but one; focus_api may not use the reserved ones), on a server whose pool is still empty.
-    serve_in_background "$(fault_log max-connections)"
+    serve_in_background "$(server_log max-connections)"
     read -r user token <<<"$(new_account)"
     server_stop
-    serve_in_background "$(fault_log max-connections)"
+    serve_in_background "$(server_log max-connections)"
     local used hog
     used=$(psql -X -At "$(cluster_url "$dir" postgres)" -c "select count(*) from pg_stat_activity where backend_type = 'client backend'")
     hog=$(( $(psql -X -At "$(cluster_url "$dir" postgres)" -c "show max_connections") - used - 2 ))
@@ -343,13 +324,13 @@ chaos_check() {
 fault_checks_hostile_clients() {
     local user token
     # 7. The bad-input set.
-    serve_in_background "$(fault_log bad-input)"
+    serve_in_background "$(server_log bad-input)"
     read -r user token <<<"$(new_account)"
     chaos_check badinput "$base_url" "$token" || return 1
     server_stop
 
     # 8. Slowloris: the head deadline, and a full server refusing at once.
-    serve_in_background "$(fault_log slowloris)" HEAD_TIMEOUT=1 CONNECTION_LIMIT=8
+    serve_in_background "$(server_log slowloris)" HEAD_TIMEOUT=1 CONNECTION_LIMIT=8
     chaos_check deadline "$base_url" 1 || return 1
     chaos_check full "$base_url" 8 1 3 || return 1
     server_stop

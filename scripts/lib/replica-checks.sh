@@ -1,12 +1,16 @@
-# shellcheck shell=bash disable=SC2154 # dir, server and base_url are set by scripts/test and common.sh
+# shellcheck shell=bash disable=SC2154 # dir and server are set by scripts/test, base_url by common.sh
 # replica-checks.sh: READ_DATABASE_URL against a real streaming replica of the test cluster
-# (pg_basebackup -R, scripts/lib/replica.sh), with the real binary (sourced by scripts/test
-# after the fault checks, which define http and new_account):
+# (pg_basebackup -R, scripts/lib/replica.sh), with the real binary (sourced by scripts/test,
+# which has started the cluster in $dir and built $server):
 #   1. a user's own routes (register, /me, a purchase, their items) never touch the replica,
 #      so what a user just wrote is what they read;
 #   2. the shared reads (catalog, tip sync, the global board) are answered by the replica;
 #   3. the replica stopped: the global board answers 503 database_unavailable with Retry-After,
 #      the user's own routes still 200; started again: 200, without a server restart.
+# shellcheck source=common.sh
+declare -F cluster_url >/dev/null || source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+# shellcheck source=http.sh
+source "$ROOT/scripts/lib/http.sh"
 # shellcheck source=replica.sh
 source "$ROOT/scripts/lib/replica.sh"
 
@@ -19,7 +23,7 @@ replica_checks() {
         psql -X -At "$(replica_url "$dir" postgres)" -c "select count(*) from pg_stat_activity where usename = 'focus_api'"
     }
     local user token item sync='{"known_ids":[]}'
-    serve_in_background "$(fault_log replica)" READ_DATABASE_URL="$(replica_url "$dir" focus_api)"
+    serve_in_background "$(server_log replica)" READ_DATABASE_URL="$(replica_url "$dir" focus_api)"
     item=$(psql -X -At "$(cluster_url "$dir" focus_owner)" -c "select id from app.shop_items where price > 0 and active order by price limit 1")
 
     # 1. A user's own routes, right after writing.
