@@ -13,6 +13,18 @@ PG_BIN=/usr/lib/postgresql/$PG_MAJOR/bin
 [ -x "$PG_BIN/postgres" ] || PG_BIN=""
 PG_PORT=54329
 
+# poll MS COMMAND...: runs COMMAND every 50 ms until it succeeds (0) or MS milliseconds have
+# passed (1). What a script waits for is a condition with a deadline, never a fixed sleep.
+poll() {
+    local deadline
+    deadline=$(( $(date +%s%3N) + $1 ))
+    shift
+    until "$@"; do
+        [ "$(date +%s%3N)" -lt "$deadline" ] || return 1
+        sleep 0.05
+    done
+}
+
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 # check WHAT RESULT: one line of a check list (migration checks, fault checks).

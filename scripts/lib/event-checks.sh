@@ -17,6 +17,11 @@ source "$ROOT/scripts/lib/http.sh"
 
 # stream_ids FILE: the event ids a curl'ed stream received, in order.
 stream_ids() { sed -n 's/^id: //p' "$1" | xargs; }
+# stream_open FILE...: every stream's answer has begun (its first line, "retry: ...", arrived).
+stream_open() {
+    local file
+    for file in "$@"; do grep -q '^retry:' "$file" 2>/dev/null || return 1; done
+}
 
 event_checks() {
     say "event checks (the real server binary)"
@@ -33,7 +38,7 @@ event_checks() {
     local stream="$dir/stream.out"
     curl -sN --max-time 30 "$base_url/events" -H 'Accept: text/event-stream' -H "Authorization: Bearer $token" >"$stream" &
     local stream_pid=$!
-    sleep 0.3
+    poll 10000 stream_open "$stream" || { check "GET /events did not answer" FAILED; server_stop; return 1; }
     grant 1
     cluster_restart "$dir"
     grant 2
@@ -101,19 +106,23 @@ event_checks() {
     #    again once one of them closes.
     serve_in_background "$(server_log streams)" PER_IP_CONNECTION_LIMIT=2
     read -r user token <<<"$(new_account)"
-    local streams=()
-    for _ in 1 2; do
+    local streams=() n
+    for n in 1 2; do
         curl -sN --max-time 30 "$base_url/events" -H 'Accept: text/event-stream' -H "Authorization: Bearer $token" \
-            >/dev/null 2>&1 &
+            >"$dir/stream-$n.out" 2>/dev/null &
         streams+=($!)
     done
-    sleep 0.5
-    local full freed
-    full=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$base_url/health" || true)
+    # Both streams answered, so both are held by the writer threads.
+    poll 10000 stream_open "$dir/stream-1.out" "$dir/stream-2.out" || true
+    health() { curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$base_url/health" || true; }
+    local full freed=""
+    full=$(health)
     kill "${streams[0]}" 2>/dev/null || true
     wait "${streams[0]}" 2>/dev/null || true
-    sleep 0.3
-    freed=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$base_url/health" || true)
+    # The server notices the closed stream at its next write or heartbeat: served again by then.
+    # shellcheck disable=SC2317 # called by poll
+    freed_200() { freed=$(health); [ "$freed" = 200 ]; }
+    poll 10000 freed_200 || true
     kill "${streams[1]}" 2>/dev/null || true
     wait "${streams[1]}" 2>/dev/null || true
     server_stop

@@ -75,9 +75,13 @@ fault_checks_basic() {
     waiting_for_lock 1
     started=$(now_ms)
     kill -TERM "$server_pid"
-    sleep 0.2
+    # The listener closes at once; the held request stays in flight.
     local refused=no
-    curl -s --max-time 2 "$base_url/health" >/dev/null 2>&1 || refused=yes
+    # shellcheck disable=SC2317 # called by poll
+    refusing() { ! curl -s --max-time 2 "$base_url/health" >/dev/null 2>&1; }
+    poll 5000 refusing && refused=yes
+    # Half a second into the shutdown with the request still held (a span the scenario lasts,
+    # not a wait for something): the server must wait for it rather than cut it.
     sleep 0.5
     release_user_row
     wait "$slow_pid"
@@ -193,6 +197,9 @@ load_start() {
     rm -f "$dir/load.stop"
 }
 
+# load_answered N: the load clients have had N answers in all.
+load_answered() { [ "$(wc -l <"$dir/load.out")" -ge "$1" ]; }
+
 # load_stop: stops the clients; prints "N requests: COUNT STATUS, ..." and fails on 5xx other than 503, or on no answer.
 load_stop() {
     touch "$dir/load.stop"
@@ -238,17 +245,23 @@ crash_under_load() {
     serve_in_background "$(server_log "crash-$how")"
     read -r user token <<<"$(new_account)"
     load_start 4
-    sleep 1
+    # Under load: the clients have had answers (8 in all).
+    poll 10000 load_answered 8 || die "the load clients got no answers"
     case $how in
         immediate) as_cluster_owner "$PG_BIN/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 ;;
         kill9) postmaster=$(head -n 1 "$dir/data/postmaster.pid"); kill -9 "$postmaster" ;;
     esac
-    sleep 1
-    down=$(http GET /me "$token")
+    # Down for the server too: its pooled sessions' backends have gone (after kill -9 they exit
+    # when they notice the postmaster's death), so GET /me no longer answers 200.
+    # shellcheck disable=SC2317 # called by poll
+    not_200() { down=$(http GET /me "$token"); [ "${down%% *}" != 200 ]; }
+    poll 10000 not_200 || true
     start_after_crash "$postmaster"
-    local ok=yes
+    local ok=yes answered
     wait_for_200 "$token" || ok=no
-    sleep 0.5
+    # The load runs on after recovery until the clients have had 8 answers more.
+    answered=$(wc -l <"$dir/load.out")
+    poll 10000 load_answered $((answered + 8)) || ok=no
     load_stop || ok=no
     burst=$(for _ in $(seq 32); do http GET /me "$token" & done | cut -d' ' -f1 | sort | uniq -c | xargs)
     [ "$burst" = "32 200" ] || ok=no
