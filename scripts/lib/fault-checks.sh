@@ -102,7 +102,7 @@ fault_checks_basic() {
     read -r user token <<<"$(new_account)"
     # Warm every pooled connection, so stale ones would be there to meet after the restart.
     local warming=()
-    for _ in $(seq 16); do http GET /me "$token" >/dev/null & warming+=($!); done
+    for _ in $(seq 16); do http_status GET /me "$token" >/dev/null & warming+=($!); done
     wait "${warming[@]}"
     cluster_stop "$dir"
     local down
@@ -117,7 +117,7 @@ fault_checks_basic() {
     started=$(now_ms)
     local status=""
     while [ $(( $(now_ms) - started )) -lt 5000 ]; do
-        status=$(http GET /me "$token" | cut -d' ' -f1)
+        status=$(http_status GET /me "$token")
         [ "$status" = 200 ] && break
         sleep 0.05
     done
@@ -128,7 +128,7 @@ fault_checks_basic() {
         check "database started again: $status after ${recovery} ms" FAILED; return 1
     fi
     local burst
-    burst=$(for _ in $(seq 32); do http GET /me "$token" & done | cut -d' ' -f1 | sort | uniq -c | xargs)
+    burst=$(for _ in $(seq 32); do http_status GET /me "$token" & done | sort | uniq -c | xargs)
     if [ "$burst" = "32 200" ]; then
         check "a burst of 32 right after recovery: all 200 (no stale pooled connection)" ok
     else
@@ -187,8 +187,8 @@ load_start() {
             while [ ! -f "$dir/load.stop" ]; do
                 for item in $items; do
                     [ -f "$dir/load.stop" ] && break
-                    http POST /shop/purchases "$token" "{\"item_id\":\"$item\"}" | cut -d' ' -f1 >>"$dir/load.out"
-                    http GET /me "$token" | cut -d' ' -f1 >>"$dir/load.out"
+                    http_status POST /shop/purchases "$token" "{\"item_id\":\"$item\"}" >>"$dir/load.out"
+                    http_status GET /me "$token" >>"$dir/load.out"
                 done
             done
         ) &
@@ -215,7 +215,7 @@ wait_for_200() {
     local started status=""
     started=$(now_ms)
     while [ $(( $(now_ms) - started )) -lt 10000 ]; do
-        status=$(http GET /me "$1" | cut -d' ' -f1)
+        status=$(http_status GET /me "$1")
         [ "$status" = 200 ] && break
         sleep 0.05
     done
@@ -263,7 +263,7 @@ crash_under_load() {
     answered=$(wc -l <"$dir/load.out")
     poll 10000 load_answered $((answered + 8)) || ok=no
     load_stop || ok=no
-    burst=$(for _ in $(seq 32); do http GET /me "$token" & done | cut -d' ' -f1 | sort | uniq -c | xargs)
+    burst=$(for _ in $(seq 32); do http_status GET /me "$token" & done | sort | uniq -c | xargs)
     [ "$burst" = "32 200" ] || ok=no
     ledger_reconciles || ok=no
     case $down in 503\ database_unavailable\ ?*) ;; *) ok=no ;; esac

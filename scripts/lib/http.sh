@@ -8,22 +8,16 @@ server_log() { printf '%s/server-%s.log' "$dir" "$1"; }
 
 now_ms() { date +%s%3N; }
 
-# http METHOD PATH [TOKEN [BODY]]: prints "STATUS CODE RETRY_AFTER" of one request (10 s at most).
-http() {
-    local headers body
-    headers=$(mktemp "$dir/headers.XXXXXX") body=$(mktemp "$dir/body.XXXXXX")
-    local status
-    status=$(curl -s -o "$body" -D "$headers" -w '%{http_code}' --max-time 10 -X "$1" "$base_url$2" \
-        ${3:+-H "Authorization: Bearer $3"} ${4:+-H 'Content-Type: application/json' --data "$4"}) || status=000
-    printf '%s %s %s\n' "$status" \
-        "$(sed -n 's/.*"code":"\([a-z_]*\)".*/\1/p' "$body")" \
-        "$(tr -d '\r' <"$headers" | sed -n 's/^[Rr]etry-[Aa]fter: *//p')"
-    rm -f "$headers" "$body"
+# http METHOD PATH [TOKEN [BODY]]: prints "STATUS CODE RETRY_AFTER" of one request (10 s at
+# most; STATUS 000 without an answer, CODE the problem's code), by scripts/lib/checks.py.
+http() { python3 "$ROOT/scripts/lib/checks.py" request "$1" "$base_url$2" "${3:-}" "${4:-}"; }
+
+# http_status METHOD PATH [TOKEN [BODY]]: only the status of one request (000 without an
+# answer), by curl: for the load loops, which send many and read nothing else.
+http_status() {
+    curl -s -o /dev/null -w '%{http_code}\n' --max-time 10 -X "$1" "$base_url$2" \
+        ${3:+-H "Authorization: Bearer $3"} ${4:+-H 'Content-Type: application/json' --data "$4"} || true
 }
 
 # A new account over HTTP; prints "USER_ID TOKEN".
-new_account() {
-    curl -sf -X POST "$base_url/auth/register" -H 'Content-Type: application/json' \
-        -d "{\"email\":\"fault-$RANDOM$RANDOM@example.com\",\"password\":\"correct horse\",\"display_name\":\"Fault\"}" \
-        | sed -n 's/.*"user": {"id": "\([^"]*\)".*"token": "\([^"]*\)".*/\1 \2/p'
-}
+new_account() { python3 "$ROOT/scripts/lib/checks.py" account "$base_url" fault; }

@@ -18,7 +18,6 @@ replica_checks() {
     say "replica checks (the real server binary, READ_DATABASE_URL on a streaming replica)"
     replica_start "$dir"
     replica_wait "$dir"
-    status_of() { http "$@" | awk '{ print $1 }'; }
     replica_sessions() {
         psql -X -At "$(replica_url "$dir" postgres)" -c "select count(*) from pg_stat_activity where usename = 'focus_api'"
     }
@@ -30,8 +29,8 @@ replica_checks() {
     read -r user token <<<"$(new_account)"
     psql -X -q -At "$(cluster_url "$dir" focus_owner)" -c "select app.grant_coins('$user', 1000, 'replica check')" >/dev/null
     local answers
-    answers="$(status_of GET /me "$token") $(status_of PATCH /me "$token" '{"display_name":"Replica"}')"
-    answers+=" $(status_of POST /shop/purchases "$token" "{\"item_id\":\"$item\"}") $(status_of GET /me/items "$token")"
+    answers="$(http_status GET /me "$token") $(http_status PATCH /me "$token" '{"display_name":"Replica"}')"
+    answers+=" $(http_status POST /shop/purchases "$token" "{\"item_id\":\"$item\"}") $(http_status GET /me/items "$token")"
     if [ "$answers" = "200 200 201 200" ] && [ "$(replica_sessions)" = 0 ]; then
         check "a user's own routes right after writing (/me, PATCH /me, a purchase, its items): $answers, none on the replica" ok
     else
@@ -44,8 +43,8 @@ replica_checks() {
     fi
 
     # 2. The shared reads.
-    answers="$(status_of GET /shop/items) $(status_of POST /sync/mindfulness-tips '' "$sync")"
-    answers+=" $(status_of GET '/leaderboards/daily?scope=global' "$token")"
+    answers="$(http_status GET /shop/items) $(http_status POST /sync/mindfulness-tips '' "$sync")"
+    answers+=" $(http_status GET '/leaderboards/daily?scope=global' "$token")"
     if [ "$answers" = "200 200 200" ] && [ "$(replica_sessions)" -ge 1 ]; then
         check "catalog, tip sync and the global board: $answers, answered by the replica" ok
     else
@@ -57,7 +56,7 @@ replica_checks() {
     # answered from the server's memory, which is the point of that cache).
     replica_stop "$dir"
     local board me
-    board=$(http GET '/leaderboards/daily?scope=global' "$token") me=$(status_of GET /me "$token")
+    board=$(http GET '/leaderboards/daily?scope=global' "$token") me=$(http_status GET /me "$token")
     if [ "$board" = "503 database_unavailable 1" ] && [ "$me" = 200 ]; then
         check "replica stopped: the global board '$board', GET /me $me (the primary serves on)" ok
     else
@@ -66,7 +65,7 @@ replica_checks() {
     fi
     replica_resume "$dir"
     local started=$SECONDS
-    until [ "$(status_of GET '/leaderboards/daily?scope=global' "$token")" = 200 ]; do
+    until [ "$(http_status GET '/leaderboards/daily?scope=global' "$token")" = 200 ]; do
         if [ $((SECONDS - started)) -gt 10 ]; then
             check "replica started again: the global board still fails after 10 s" FAILED
             server_stop; replica_stop "$dir"; return 1
