@@ -18,6 +18,10 @@
 #   scripts/lib/cli-checks.sh --transcript docs/cli-transcript.md
 # shellcheck disable=SC2154 # dir, server, server_pid and base_url are set by scripts/test and common.sh
 # shellcheck disable=SC2016 # the transcript's Markdown has backquotes in single-quoted text
+# shellcheck source=common.sh
+declare -F cluster_url >/dev/null || source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+# shellcheck source=http.sh
+source "$ROOT/scripts/lib/http.sh"  # now_ms
 
 # cli_run USER ARGS...: runs `focus ARGS` as USER (their own config directory) with its output
 # in $cli_out and its status in $cli_status; with a transcript, the command and what it printed
@@ -196,22 +200,12 @@ cli_checks() {
 # Run on its own: a throwaway cluster, the checks once, their commands as Markdown.
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
     set -euo pipefail
-    # shellcheck source=common.sh
-    source "$(dirname "$0")/common.sh"
-    # shellcheck source=fault-checks.sh
-    source "$ROOT/scripts/lib/fault-checks.sh"  # now_ms
     if [ "${1:-}" != --transcript ] || [ -z "${2:-}" ]; then
         die "usage: scripts/lib/cli-checks.sh --transcript FILE.md"
     fi
     cli_transcript=$(realpath "$2")
     "$ROOT/scripts/setup"
-    dir=$(mktemp -d /var/tmp/focus-island-cli-XXXXXX)
-    trap 'cluster_stop "$dir"; rm -rf "$dir"' EXIT
-    PG_FSYNC=off cluster_start "$dir"
-    cluster_bootstrap "$dir"
-    export SQL_DIR="$ROOT/sql"
-    DATABASE_URL=$(cluster_url "$dir" focus_api) MIGRATION_DATABASE_URL=$(cluster_url "$dir" focus_owner)
-    export DATABASE_URL MIGRATION_DATABASE_URL
+    throwaway_cluster cli
     server=$(build_server)
     "$server" migrate >/dev/null
     "$server" seed >/dev/null

@@ -6,9 +6,24 @@
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 export PATH="$PATH:/opt/swift/usr/bin"
-# shellcheck disable=SC2012 # version folders (15, 16): plain names that ls prints as they are
-PG_BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+# The PostgreSQL major version, chosen here only: scripts/setup installs its packages
+# (postgresql-$PG_MAJOR-pgtap, ...) and every script runs its server binaries.
+PG_MAJOR=15
+PG_BIN=/usr/lib/postgresql/$PG_MAJOR/bin
+[ -x "$PG_BIN/postgres" ] || PG_BIN=""
 PG_PORT=54329
+
+# poll MS COMMAND...: runs COMMAND every 50 ms until it succeeds (0) or MS milliseconds have
+# passed (1). What a script waits for is a condition with a deadline, never a fixed sleep.
+poll() {
+    local deadline
+    deadline=$(( $(date +%s%3N) + $1 ))
+    shift
+    until "$@"; do
+        [ "$(date +%s%3N)" -lt "$deadline" ] || return 1
+        sleep 0.05
+    done
+}
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
@@ -43,7 +58,7 @@ postmaster_env() {
 # cluster_start DIR: creates (once) and starts a cluster whose data and socket live in DIR.
 cluster_start() {
     local dir=$1
-    [ -n "$PG_BIN" ] || die "PostgreSQL server binaries not found; run scripts/setup"
+    [ -n "$PG_BIN" ] || die "PostgreSQL $PG_MAJOR server binaries not found in /usr/lib/postgresql/$PG_MAJOR; run scripts/setup"
     mkdir -p "$dir"
     if [ "$(id -u)" = 0 ]; then chown postgres: "$dir"; fi
     chmod 700 "$dir"
@@ -84,6 +99,30 @@ cluster_url() {
 # Creates the roles and the database (sql/bootstrap.sql), as the cluster's superuser.
 cluster_bootstrap() {
     psql -X -q -v ON_ERROR_STOP=1 "$(cluster_url "$1" postgres postgres)" -f "$ROOT/sql/bootstrap.sql" >/dev/null
+}
+
+# throwaway_cluster NAME: a cluster of this run's own, in a fresh /var/tmp/focus-island-NAME-XXXXXX
+# (sets dir): started (PG_FSYNC=off unless set: nothing in it outlives the run), bootstrapped,
+# SQL_DIR, DATABASE_URL (focus_api) and MIGRATION_DATABASE_URL (focus_owner) exported. On exit
+# it is stopped and removed, with the server, PgBouncer and the replica if they are running.
+throwaway_cluster() {
+    dir=$(mktemp -d "/var/tmp/focus-island-$1-XXXXXX")
+    trap throwaway_cluster_remove EXIT
+    export PG_FSYNC=${PG_FSYNC:-off}
+    cluster_start "$dir"
+    cluster_bootstrap "$dir"
+    export SQL_DIR="$ROOT/sql"
+    DATABASE_URL=$(cluster_url "$dir" focus_api)
+    MIGRATION_DATABASE_URL=$(cluster_url "$dir" focus_owner)
+    export DATABASE_URL MIGRATION_DATABASE_URL
+}
+
+throwaway_cluster_remove() {
+    [ -z "${server_pid:-}" ] || server_stop
+    if declare -F pgbouncer_stop >/dev/null; then pgbouncer_stop "$dir"; fi
+    if declare -F replica_stop >/dev/null; then replica_stop "$dir"; fi
+    cluster_stop "$dir"
+    rm -rf "$dir"
 }
 
 # schema_dump DATABASE: the schema of DATABASE (a URL, or a database name on the cluster in

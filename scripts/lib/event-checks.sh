@@ -1,6 +1,6 @@
-# shellcheck shell=bash disable=SC2154 # dir, server and base_url are set by scripts/test and common.sh
+# shellcheck shell=bash disable=SC2154 # dir and server are set by scripts/test, base_url by common.sh
 # event-checks.sh: live events against the real binary and the test cluster (sourced by
-# scripts/test after the fault checks, which define http, new_account and now_ms).
+# scripts/test, which has started the cluster in $dir and built $server).
 #   1. PostgreSQL restarted while a user holds GET /events open: every event committed before
 #      and after the restart arrives on that stream (the listener reconnects and wakes it, and
 #      it re-reads from its cursor) or on its reconnect with Last-Event-ID: each once, in the
@@ -10,8 +10,18 @@
 #      the new one 304 (from the server's memory);
 #   3. streams that writer threads hold count toward PER_IP_CONNECTION_LIMIT.
 
+# shellcheck source=common.sh
+declare -F cluster_url >/dev/null || source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+# shellcheck source=http.sh
+source "$ROOT/scripts/lib/http.sh"
+
 # stream_ids FILE: the event ids a curl'ed stream received, in order.
 stream_ids() { sed -n 's/^id: //p' "$1" | xargs; }
+# stream_open FILE...: every stream's answer has begun (its first line, "retry: ...", arrived).
+stream_open() {
+    local file
+    for file in "$@"; do grep -q '^retry:' "$file" 2>/dev/null || return 1; done
+}
 
 event_checks() {
     say "event checks (the real server binary)"
@@ -23,12 +33,12 @@ event_checks() {
     }
 
     # 1. A restart under an open stream.
-    serve_in_background "$(fault_log events)"
+    serve_in_background "$(server_log events)"
     read -r user token <<<"$(new_account)"
     local stream="$dir/stream.out"
     curl -sN --max-time 30 "$base_url/events" -H 'Accept: text/event-stream' -H "Authorization: Bearer $token" >"$stream" &
     local stream_pid=$!
-    sleep 0.3
+    poll 10000 stream_open "$stream" || { check "GET /events did not answer" FAILED; server_stop; return 1; }
     grant 1
     cluster_restart "$dir"
     grant 2
@@ -55,7 +65,7 @@ event_checks() {
         check "PostgreSQL restarted under a stream: events $got delivered once, in order, in $(( $(now_ms) - started )) ms" ok
     else
         check "PostgreSQL restarted under a stream: table has '$expected', stream got '$got'" FAILED
-        tail -n 5 "$(fault_log events)"; server_stop; return 1
+        tail -n 5 "$(server_log events)"; server_stop; return 1
     fi
 
     # 2. The catalog changes, then a re-seed puts it back; the server's copy follows each time.
@@ -94,21 +104,25 @@ event_checks() {
     #    libmicrohttpd's connections, yet they still count toward PER_IP_CONNECTION_LIMIT:
     #    an address holding that many streams is refused a further connection, and is served
     #    again once one of them closes.
-    serve_in_background "$(fault_log streams)" PER_IP_CONNECTION_LIMIT=2
+    serve_in_background "$(server_log streams)" PER_IP_CONNECTION_LIMIT=2
     read -r user token <<<"$(new_account)"
-    local streams=()
-    for _ in 1 2; do
+    local streams=() n
+    for n in 1 2; do
         curl -sN --max-time 30 "$base_url/events" -H 'Accept: text/event-stream' -H "Authorization: Bearer $token" \
-            >/dev/null 2>&1 &
+            >"$dir/stream-$n.out" 2>/dev/null &
         streams+=($!)
     done
-    sleep 0.5
-    local full freed
-    full=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$base_url/health" || true)
+    # Both streams answered, so both are held by the writer threads.
+    poll 10000 stream_open "$dir/stream-1.out" "$dir/stream-2.out" || true
+    health() { curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$base_url/health" || true; }
+    local full freed=""
+    full=$(health)
     kill "${streams[0]}" 2>/dev/null || true
     wait "${streams[0]}" 2>/dev/null || true
-    sleep 0.3
-    freed=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$base_url/health" || true)
+    # The server notices the closed stream at its next write or heartbeat: served again by then.
+    # shellcheck disable=SC2317 # called by poll
+    freed_200() { freed=$(health); [ "$freed" = 200 ]; }
+    poll 10000 freed_200 || true
     kill "${streams[1]}" 2>/dev/null || true
     wait "${streams[1]}" 2>/dev/null || true
     server_stop

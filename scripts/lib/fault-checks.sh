@@ -1,6 +1,6 @@
 # fault-checks.sh: what the server does when things go wrong, checked against the real binary
-# and the test cluster (sourced by scripts/test, which has started the cluster in $dir and built
-# $server). Each check prints one line with what it measured; any failure exits.
+# and the test cluster (sourced by scripts/test and scripts/chaos, which have started the
+# cluster in $dir and built $server). Each check prints one line with what it measured; any failure exits.
 #   1. SIGTERM while a slow request is in flight: the request completes normally, new
 #      connections are refused, the process exits 0 within its grace period;
 #   2. PostgreSQL stopped under a running server: 503 database_unavailable with Retry-After
@@ -19,29 +19,12 @@
 # Checks 5 to 8 are also the fast half of scripts/chaos, which adds the long scenarios.
 # A "slow request" is a real one: PATCH /me waiting for the user's row, which a psql session
 # holds locked until the check releases it (well within focus_api's 5 s statement_timeout).
-# shellcheck shell=bash disable=SC2154 # dir, server, server_pid and base_url are set by scripts/test and common.sh
+# shellcheck shell=bash disable=SC2154 # dir and server are set by the caller (scripts/test, scripts/chaos); server_pid and base_url by common.sh
 
-fault_log() { printf '%s/fault-%s.log' "$dir" "$1"; }
-
-# http METHOD PATH [TOKEN [BODY]]: prints "STATUS CODE RETRY_AFTER" of one request (10 s at most).
-http() {
-    local headers body
-    headers=$(mktemp "$dir/headers.XXXXXX") body=$(mktemp "$dir/body.XXXXXX")
-    local status
-    status=$(curl -s -o "$body" -D "$headers" -w '%{http_code}' --max-time 10 -X "$1" "$base_url$2" \
-        ${3:+-H "Authorization: Bearer $3"} ${4:+-H 'Content-Type: application/json' --data "$4"}) || status=000
-    printf '%s %s %s\n' "$status" \
-        "$(sed -n 's/.*"code":"\([a-z_]*\)".*/\1/p' "$body")" \
-        "$(tr -d '\r' <"$headers" | sed -n 's/^[Rr]etry-[Aa]fter: *//p')"
-    rm -f "$headers" "$body"
-}
-
-# A new account over HTTP; prints "USER_ID TOKEN".
-new_account() {
-    curl -sf -X POST "$base_url/auth/register" -H 'Content-Type: application/json' \
-        -d "{\"email\":\"fault-$RANDOM$RANDOM@example.com\",\"password\":\"correct horse\",\"display_name\":\"Fault\"}" \
-        | sed -n 's/.*"user": {"id": "\([^"]*\)".*"token": "\([^"]*\)".*/\1 \2/p'
-}
+# shellcheck source=common.sh
+declare -F cluster_url >/dev/null || source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+# shellcheck source=http.sh
+source "$ROOT/scripts/lib/http.sh"
 
 # hold_user_row USER_ID: a psql session locks the user's row, in the background (holder_pid),
 # until release_user_row; returns once the lock is held. Held until released rather than for a
@@ -73,8 +56,6 @@ waiting_for_lock() {
     die "the slow requests never reached the database"
 }
 
-now_ms() { date +%s%3N; }
-
 fault_checks() {
     say "fault checks (the real server binary)"
     fault_checks_basic
@@ -86,7 +67,7 @@ fault_checks_basic() {
     local user token started
 
     # 1. SIGTERM with a request in flight.
-    serve_in_background "$(fault_log sigterm)"
+    serve_in_background "$(server_log sigterm)"
     read -r user token <<<"$(new_account)"
     hold_user_row "$user"
     http PATCH /me "$token" '{"display_name":"Slow"}' >"$dir/slow.out" &
@@ -94,9 +75,13 @@ fault_checks_basic() {
     waiting_for_lock 1
     started=$(now_ms)
     kill -TERM "$server_pid"
-    sleep 0.2
+    # The listener closes at once; the held request stays in flight.
     local refused=no
-    curl -s --max-time 2 "$base_url/health" >/dev/null 2>&1 || refused=yes
+    # shellcheck disable=SC2317 # called by poll
+    refusing() { ! curl -s --max-time 2 "$base_url/health" >/dev/null 2>&1; }
+    poll 5000 refusing && refused=yes
+    # Half a second into the shutdown with the request still held (a span the scenario lasts,
+    # not a wait for something): the server must wait for it rather than cut it.
     sleep 0.5
     release_user_row
     wait "$slow_pid"
@@ -109,15 +94,15 @@ fault_checks_basic() {
         check "SIGTERM: slow request answered $slow, new connection refused, exit 0 in ${took} ms" ok
     else
         check "SIGTERM: slow request $slow, refused=$refused, exit $exit_status after ${took} ms" FAILED
-        tail -n 5 "$(fault_log sigterm)"; return 1
+        tail -n 5 "$(server_log sigterm)"; return 1
     fi
 
     # 2. PostgreSQL stopped and started under a running server.
-    serve_in_background "$(fault_log restart)"
+    serve_in_background "$(server_log restart)"
     read -r user token <<<"$(new_account)"
     # Warm every pooled connection, so stale ones would be there to meet after the restart.
     local warming=()
-    for _ in $(seq 16); do http GET /me "$token" >/dev/null & warming+=($!); done
+    for _ in $(seq 16); do http_status GET /me "$token" >/dev/null & warming+=($!); done
     wait "${warming[@]}"
     cluster_stop "$dir"
     local down
@@ -132,7 +117,7 @@ fault_checks_basic() {
     started=$(now_ms)
     local status=""
     while [ $(( $(now_ms) - started )) -lt 5000 ]; do
-        status=$(http GET /me "$token" | cut -d' ' -f1)
+        status=$(http_status GET /me "$token")
         [ "$status" = 200 ] && break
         sleep 0.05
     done
@@ -143,7 +128,7 @@ fault_checks_basic() {
         check "database started again: $status after ${recovery} ms" FAILED; return 1
     fi
     local burst
-    burst=$(for _ in $(seq 32); do http GET /me "$token" & done | cut -d' ' -f1 | sort | uniq -c | xargs)
+    burst=$(for _ in $(seq 32); do http_status GET /me "$token" & done | sort | uniq -c | xargs)
     if [ "$burst" = "32 200" ]; then
         check "a burst of 32 right after recovery: all 200 (no stale pooled connection)" ok
     else
@@ -152,7 +137,7 @@ fault_checks_basic() {
     server_stop
 
     # 3. Every pooled connection held by a slow statement.
-    serve_in_background "$(fault_log pool)" DB_POOL_SIZE=2 DB_POOL_TIMEOUT=1
+    serve_in_background "$(server_log pool)" DB_POOL_SIZE=2 DB_POOL_TIMEOUT=1
     read -r user token <<<"$(new_account)"
     hold_user_row "$user"
     # One after the other: each HTTP worker answers one request at a time, and a worker blocked in
@@ -202,8 +187,8 @@ load_start() {
             while [ ! -f "$dir/load.stop" ]; do
                 for item in $items; do
                     [ -f "$dir/load.stop" ] && break
-                    http POST /shop/purchases "$token" "{\"item_id\":\"$item\"}" | cut -d' ' -f1 >>"$dir/load.out"
-                    http GET /me "$token" | cut -d' ' -f1 >>"$dir/load.out"
+                    http_status POST /shop/purchases "$token" "{\"item_id\":\"$item\"}" >>"$dir/load.out"
+                    http_status GET /me "$token" >>"$dir/load.out"
                 done
             done
         ) &
@@ -211,6 +196,9 @@ load_start() {
     done
     rm -f "$dir/load.stop"
 }
+
+# load_answered N: the load clients have had N answers in all.
+load_answered() { [ "$(wc -l <"$dir/load.out")" -ge "$1" ]; }
 
 # load_stop: stops the clients; prints "N requests: COUNT STATUS, ..." and fails on 5xx other than 503, or on no answer.
 load_stop() {
@@ -227,7 +215,7 @@ wait_for_200() {
     local started status=""
     started=$(now_ms)
     while [ $(( $(now_ms) - started )) -lt 10000 ]; do
-        status=$(http GET /me "$1" | cut -d' ' -f1)
+        status=$(http_status GET /me "$1")
         [ "$status" = 200 ] && break
         sleep 0.05
     done
@@ -254,22 +242,28 @@ start_after_crash() {
 # and read; checks the answers while it is down, the recovery, a burst after, and the ledger.
 crash_under_load() {
     local how=$1 user token down burst postmaster=""
-    serve_in_background "$(fault_log "crash-$how")"
+    serve_in_background "$(server_log "crash-$how")"
     read -r user token <<<"$(new_account)"
     load_start 4
-    sleep 1
+    # Under load: the clients have had answers (8 in all).
+    poll 10000 load_answered 8 || die "the load clients got no answers"
     case $how in
         immediate) as_cluster_owner "$PG_BIN/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 ;;
         kill9) postmaster=$(head -n 1 "$dir/data/postmaster.pid"); kill -9 "$postmaster" ;;
     esac
-    sleep 1
-    down=$(http GET /me "$token")
+    # Down for the server too: its pooled sessions' backends have gone (after kill -9 they exit
+    # when they notice the postmaster's death), so GET /me no longer answers 200.
+    # shellcheck disable=SC2317 # called by poll
+    not_200() { down=$(http GET /me "$token"); [ "${down%% *}" != 200 ]; }
+    poll 10000 not_200 || true
     start_after_crash "$postmaster"
-    local ok=yes
+    local ok=yes answered
     wait_for_200 "$token" || ok=no
-    sleep 0.5
+    # The load runs on after recovery until the clients have had 8 answers more.
+    answered=$(wc -l <"$dir/load.out")
+    poll 10000 load_answered $((answered + 8)) || ok=no
     load_stop || ok=no
-    burst=$(for _ in $(seq 32); do http GET /me "$token" & done | cut -d' ' -f1 | sort | uniq -c | xargs)
+    burst=$(for _ in $(seq 32); do http_status GET /me "$token" & done | sort | uniq -c | xargs)
     [ "$burst" = "32 200" ] || ok=no
     ledger_reconciles || ok=no
     case $down in 503\ database_unavailable\ ?*) ;; *) ok=no ;; esac
@@ -278,7 +272,7 @@ crash_under_load() {
         check "$label" ok
     else
         check "$label" FAILED
-        tail -n 5 "$(fault_log "crash-$how")"; return 1
+        tail -n 5 "$(server_log "crash-$how")"; return 1
     fi
     server_stop
 }
@@ -286,8 +280,12 @@ crash_under_load() {
 fault_checks_crashes() {
     local user token started took answer
     # 4. A statement past statement_timeout (0.5 s on this server's sessions).
-    serve_in_background "$(fault_log timeout)" DATABASE_URL="$DATABASE_URL&options=-c%20statement_timeout%3D500"
+    # The account is made first, on a server without the short timeout: registering (a password
+    # hash) may itself take longer than 0.5 s on a loaded machine.
+    serve_in_background "$(server_log timeout)"
     read -r user token <<<"$(new_account)"
+    server_stop
+    serve_in_background "$(server_log timeout)" DATABASE_URL="$DATABASE_URL&options=-c%20statement_timeout%3D500"
     hold_user_row "$user"
     started=$(now_ms)
     read -r -a answer <<<"$(http PATCH /me "$token" '{"display_name":"Late"}')"
@@ -306,10 +304,10 @@ fault_checks_crashes() {
 
     # 6. max_connections exhausted by another client (as the superuser, it may take every slot
     # but one; focus_api may not use the reserved ones), on a server whose pool is still empty.
-    serve_in_background "$(fault_log max-connections)"
+    serve_in_background "$(server_log max-connections)"
     read -r user token <<<"$(new_account)"
     server_stop
-    serve_in_background "$(fault_log max-connections)"
+    serve_in_background "$(server_log max-connections)"
     local used hog
     used=$(psql -X -At "$(cluster_url "$dir" postgres)" -c "select count(*) from pg_stat_activity where backend_type = 'client backend'")
     hog=$(( $(psql -X -At "$(cluster_url "$dir" postgres)" -c "show max_connections") - used - 2 ))
@@ -343,13 +341,13 @@ chaos_check() {
 fault_checks_hostile_clients() {
     local user token
     # 7. The bad-input set.
-    serve_in_background "$(fault_log bad-input)"
+    serve_in_background "$(server_log bad-input)"
     read -r user token <<<"$(new_account)"
     chaos_check badinput "$base_url" "$token" || return 1
     server_stop
 
     # 8. Slowloris: the head deadline, and a full server refusing at once.
-    serve_in_background "$(fault_log slowloris)" HEAD_TIMEOUT=1 CONNECTION_LIMIT=8
+    serve_in_background "$(server_log slowloris)" HEAD_TIMEOUT=1 CONNECTION_LIMIT=8
     chaos_check deadline "$base_url" 1 || return 1
     chaos_check full "$base_url" 8 1 3 || return 1
     server_stop
