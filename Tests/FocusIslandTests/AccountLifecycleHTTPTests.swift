@@ -88,7 +88,7 @@ import Testing
     /// An IPv6 documentation address (2001:db8::/32) no other test uses, in the text form
     /// PostgreSQL prints (four hex digits a group, none zero-led), so a scan can look for it.
     static func uniqueAddress() -> String {
-        "2001:db8:" + (0..<6).map { _ in String(UInt16.random(in: 0x1000 ... 0xffff), radix: 16) }.joined(separator: ":")
+        "2001:db8:" + (0..<6).map { _ in String(UInt16.random(in: 0x1000...0xffff), radix: 16) }.joined(separator: ":")
     }
 
     /// After DELETE /me, no column of any table holds either email the account had, its name or
@@ -116,7 +116,8 @@ import Testing
             "POST", "/me/email", token: account.token, json: #"{"password":"correct horse","email":"\#(newEmail)"}"#, headers: key("move"))
         #expect(moved.status == 200)
         #expect(try client.send("POST", "/auth/password-reset", json: #"{"email":"\#(newEmail)"}"#, headers: key("reset")).status == 202)
-        let asked = try client.send("POST", "/friend-requests", token: friend.token, json: #"{"email":"\#(newEmail)"}"#, headers: key("ask"))
+        let asked = try client.send(
+            "POST", "/friend-requests", token: friend.token, json: #"{"email":"\#(newEmail)"}"#, headers: key("ask"))
         #expect(asked.status == 201 && asked.text.contains(name))
         let needles = [account.email, newEmail, name, signedIn, failedFrom]
         #expect(try Self.columnsHolding(needles).split(separator: ",").count >= 8)  // the scan finds what is there
