@@ -296,15 +296,23 @@ import Testing
     func exportHoldsEverythingAboutTheCaller(transport: Transport) throws {
         let client = transport.client
         let account = try client.register("export")
+        let address = Self.uniqueAddress()
+        let login = try Self.send("POST", "/auth/login", from: address, json: #"{"email":"\#(account.email)","password":"correct horse"}"#)
+        #expect(login.status == 200)
+        #expect(try client.send("POST", "/auth/password-reset", json: #"{"email":"\#(account.email)"}"#).status == 202)
         let export = try client.send("GET", "/me/export", token: account.token)
         #expect(export.status == 200)
         #expect(
             Set(export.json.keys) == [
-                "avatar", "blocks", "exported_at", "friendships", "items", "ledger", "password_resets",
-                "profile", "reports_made", "sessions", "tips_shown", "tokens",
+                "avatar", "blocks", "exported_at", "failed_sign_ins", "friendships", "items", "ledger", "mail",
+                "password_resets", "profile", "reports_made", "sessions", "sign_in_addresses", "tips_shown", "tokens",
             ])
         #expect((export.json["profile"] as? [String: Any])?["email"] as? String == account.email)
         #expect((export.json["items"] as? [Any])?.count == 3)
+        let addresses = (export.json["sign_in_addresses"] as? [[String: Any]] ?? []).compactMap { $0["address"] as? String }
+        #expect(addresses == [address])
+        let mail = export.json["mail"] as? [[String: Any]] ?? []
+        #expect(mail.count == 1 && mail.first?["recipient"] as? String == account.email && mail.first?["body"] == nil)
     }
 
     @Test(arguments: Transport.allCases)

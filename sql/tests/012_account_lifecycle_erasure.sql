@@ -4,7 +4,7 @@
 -- column of every table (from the catalog: test.columns_holding) finds neither of its emails,
 -- its name nor the addresses it signed in or failed from. Other people's rows stay.
 begin;
-select plan(13);
+select plan(14);
 select test.new_user('zqera', 'Zenobia Quillfeather');
 select test.new_user(name) from unnest(array['pal', 'fan']) as name;
 create function pg_temp.k(key text, address text default '192.0.2.1') returns jsonb language sql as $$
@@ -66,6 +66,8 @@ select is(test.answer_of($$ select api.idempotent('api.friend_requests_create', 
 select is((select count(*)::integer from app.login_failures where email = 'fan@example.com'), 1, 'another person''s failed sign-in stays');
 select is((select count(*)::integer from app.idempotency_keys where scope = 'user:' || test.uid('fan')), 1, '... and their stored answer');
 select is((select email::text from app.users where id = test.uid('pal')), 'pal@example.com', '... and the friend''s account');
+select is(test.error_as('focus_api', $$ select api.erase_account_traces(test.uid('pal'), 'pal@example.com', null) $$), '42501',
+          'the server''s role cannot call api.erase_account_traces itself (only DELETE /me does)');
 
 select * from finish();
 rollback;
