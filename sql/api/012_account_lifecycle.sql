@@ -160,8 +160,10 @@ comment on function api.me_delete(text, jsonb, jsonb) is
     'anonymous tombstone keeps sessions and ledger adding up; the email may register again; racing purchases serialize.';
 
 -- GET /me/export: one JSON document with everything stored about the caller, sign-in
--- addresses, failed sign-ins and mail included (GDPR art. 15 and 20). Mail without its body: a
--- reset code in it would let whoever holds a token set the password without knowing it.
+-- addresses, failed sign-ins and mail included (GDPR art. 15 and 20). A failed sign-in shows its
+-- address only when the account signed in from it too: anyone may fail with the account's email,
+-- and a stranger's address is not the caller's data (art. 15(4)). Mail without its body: a reset
+-- code in it would let whoever holds a token set the password without knowing it.
 -- Stored Idempotency-Key answers (24 h) and events (7 days) are copies of what is here.
 create function api.me_export_get(token text, params jsonb, body jsonb)
 returns api.reply
@@ -216,8 +218,9 @@ begin
                                                                            'last_success_at', api.iso(a.last_success_at))
                                                         order by a.last_success_at, a.client_ip)
                                        from app.login_addresses a where a.user_id = v_user_id), '[]'),
-        'failed_sign_ins', coalesce((select jsonb_agg(jsonb_build_object('email', f.email, 'address', host(f.client_ip),
-                                                                         'failed_at', api.iso(f.failed_at))
+        'failed_sign_ins', coalesce((select jsonb_agg(jsonb_build_object('email', f.email, 'failed_at', api.iso(f.failed_at),
+                                                                         'address', (select host(a.client_ip) from app.login_addresses a
+                                                                                     where a.user_id = v_user_id and a.client_ip = f.client_ip))
                                                       order by f.failed_at, f.client_ip)
                                      from app.login_failures f
                                      where f.user_id = v_user_id or f.email = (select u.email from app.users u where u.id = v_user_id)), '[]'),

@@ -1241,26 +1241,26 @@ public struct Export: Codable, Sendable, Equatable {
 
     public struct FailedSignIn: Codable, Sendable, Equatable {
         public var email: String
-        public var address: String?
         public var failedAt: Time
+        public var address: String?
 
-        public init(email: String, address: String? = nil, failedAt: Time) {
+        public init(email: String, failedAt: Time, address: String? = nil) {
             self.email = email
-            self.address = address
             self.failedAt = failedAt
+            self.address = address
         }
 
         enum CodingKeys: String, CodingKey {
             case email = "email"
-            case address = "address"
             case failedAt = "failed_at"
+            case address = "address"
         }
 
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(email, forKey: .email)
-            try container.encode(address, forKey: .address)
             try container.encode(failedAt, forKey: .failedAt)
+            try container.encode(address, forKey: .address)
         }
     }
 
@@ -1307,7 +1307,7 @@ public struct Export: Codable, Sendable, Equatable {
     public var passwordResets: [PasswordReset]
     /// Addresses the account signed in from (kept 90 days after the last success); they exempt the owner from the per-email sign-in limit.
     public var signInAddresses: [SignInAddresse]
-    /// Failed sign-ins, wrong passwords and wrong reset codes for any address the account held (kept 30 days).
+    /// Failed sign-ins, wrong passwords and wrong reset codes for any address the account held (kept 30 days); address only when the account also signed in from it (a stranger's address is not the caller's data).
     public var failedSignIns: [FailedSignIn]
     /// Mail written for the account (kept 30 days), without its body: a reset code in it would let a token holder set the password.
     public var mail: [MailEntry]
