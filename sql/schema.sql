@@ -1583,8 +1583,9 @@ begin
                                                                            'last_success_at', api.iso(a.last_success_at))
                                                         order by a.last_success_at, a.client_ip)
                                        from app.login_addresses a where a.user_id = v_user_id), '[]'),
-        'failed_sign_ins', coalesce((select jsonb_agg(jsonb_build_object('email', f.email, 'address', host(f.client_ip),
-                                                                         'failed_at', api.iso(f.failed_at))
+        'failed_sign_ins', coalesce((select jsonb_agg(jsonb_build_object('email', f.email, 'failed_at', api.iso(f.failed_at),
+                                                                         'address', (select host(a.client_ip) from app.login_addresses a
+                                                                                     where a.user_id = v_user_id and a.client_ip = f.client_ip))
                                                       order by f.failed_at, f.client_ip)
                                      from app.login_failures f
                                      where f.user_id = v_user_id or f.email = (select u.email from app.users u where u.id = v_user_id)), '[]'),
