@@ -443,6 +443,20 @@ begin
 end
 $$;
 ALTER FUNCTION api.end_request(token text, params jsonb, side text, action text) OWNER TO focus_owner;
+CREATE FUNCTION api.erase_account_traces(user_id uuid, email text, keep_key text) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    delete from app.outgoing_mail m where m.user_id = erase_account_traces.user_id or m.recipient = erase_account_traces.email::citext;
+    delete from app.login_failures f where f.user_id = erase_account_traces.user_id or f.email = erase_account_traces.email::citext;
+    delete from app.idempotency_keys k
+    where (k.user_id = erase_account_traces.user_id or k.scope = 'email:' || lower(erase_account_traces.email)
+           or strpos(k.reply::text, erase_account_traces.user_id::text) > 0)
+      and (k.scope, k.key) is distinct from ('user:' || erase_account_traces.user_id, erase_account_traces.keep_key);
+end
+$$;
+ALTER FUNCTION api.erase_account_traces(user_id uuid, email text, keep_key text) OWNER TO focus_owner;
 CREATE FUNCTION api.event_cursor(params jsonb) RETURNS bigint
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -499,6 +513,7 @@ CREATE FUNCTION api.events_prune() RETURNS integer
     SET search_path TO 'public', 'pg_temp'
     AS $$
     select app.prune_idempotency_keys();
+    select app.prune_personal_data();
     select app.prune_events()
 $$;
 ALTER FUNCTION api.events_prune() OWNER TO focus_owner;
@@ -1478,6 +1493,7 @@ begin
     delete from app.password_resets r where r.user_id = v_user_id;
     delete from app.outgoing_mail m where m.recipient = v_user.email;
     perform api.failed_attempts(v_user.email, 'clear');
+    perform api.erase_account_traces(v_user_id, v_user.email, me_delete.params ->> 'idempotency_key');
     delete from app.login_addresses a where a.user_id = v_user_id;
     delete from app.avatars a where a.user_id = v_user_id;
     delete from app.blocks b where v_user_id in (b.blocker, b.blocked);
@@ -1564,7 +1580,22 @@ begin
         'password_resets', coalesce((select jsonb_agg(jsonb_build_object('created_at', api.iso(r.created_at),
                                                                          'expires_at', api.iso(r.expires_at),
                                                                          'used_at', api.iso(r.used_at)) order by r.created_at)
-                                     from app.password_resets r where r.user_id = v_user_id), '[]')));
+                                     from app.password_resets r where r.user_id = v_user_id), '[]'),
+        'sign_in_addresses', coalesce((select jsonb_agg(jsonb_build_object('address', host(a.client_ip),
+                                                                           'last_success_at', api.iso(a.last_success_at))
+                                                        order by a.last_success_at, a.client_ip)
+                                       from app.login_addresses a where a.user_id = v_user_id), '[]'),
+        'failed_sign_ins', coalesce((select jsonb_agg(jsonb_build_object('email', f.email, 'failed_at', api.iso(f.failed_at),
+                                                                         'address', (select host(a.client_ip) from app.login_addresses a
+                                                                                     where a.user_id = v_user_id and a.client_ip = f.client_ip))
+                                                      order by f.failed_at, f.client_ip)
+                                     from app.login_failures f
+                                     where f.user_id = v_user_id or f.email = (select u.email from app.users u where u.id = v_user_id)), '[]'),
+        'mail', coalesce((select jsonb_agg(jsonb_build_object('recipient', m.recipient, 'subject', m.subject,
+                                                              'created_at', api.iso(m.created_at), 'sent_at', api.iso(m.sent_at))
+                                           order by m.id)
+                          from app.outgoing_mail m
+                          where m.user_id = v_user_id or m.recipient = (select u.email from app.users u where u.id = v_user_id)), '[]')));
 end
 $$;
 ALTER FUNCTION api.me_export_get(token text, params jsonb, body jsonb) OWNER TO focus_owner;
@@ -1892,7 +1923,7 @@ CREATE FUNCTION api.pay_session(session_id uuid) RETURNS integer
 declare
     v_session app.focus_sessions;
     v_settings app.economy_settings;
-    v_time_zone text;
+    v_day_start timestamptz;
     v_coins integer;
     v_earned_that_day integer;
 begin
@@ -1901,12 +1932,11 @@ begin
     v_coins := case when v_session.minutes >= v_settings.min_minutes_to_earn
                     then floor(v_session.minutes * v_settings.coins_per_minute)::integer else 0 end;
     if v_session.source = 'offline' then
-        v_time_zone := api.user_time_zone(v_session.user_id);
+        v_day_start := api.local_period_start('UTC', v_session.ended_at);
         select coalesce(sum(s.coins_earned), 0)::integer into v_earned_that_day
         from app.focus_sessions s
         where s.user_id = v_session.user_id and s.source = 'offline'
-          and s.ended_at >= api.local_period_start(v_time_zone, v_session.ended_at)
-          and s.ended_at < api.local_period_start(v_time_zone, v_session.ended_at, shift => 1);
+          and s.ended_at >= v_day_start and s.ended_at < v_day_start + interval '24 hours';
         v_coins := greatest(0, least(v_coins, v_settings.offline_daily_coin_cap - v_earned_that_day));
     end if;
     if v_coins > 0 then
@@ -2706,6 +2736,49 @@ begin
 end
 $$;
 ALTER FUNCTION app.grant_coins(user_id uuid, coins integer, reason text) OWNER TO focus_owner;
+CREATE FUNCTION app.link_idempotency_key() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $_$
+begin
+    if tg_op = 'UPDATE' then
+        if new.created_at is distinct from old.created_at then
+            new.user_id := null;
+        end if;
+    end if;
+    if new.user_id is null and new.scope ~ '^user:[0-9a-f-]{36}$' then
+        new.user_id := substr(new.scope, 6)::uuid;
+    elsif new.user_id is null and new.scope like 'email:%' then
+        new.user_id := (select u.id from app.users u where u.email = substr(new.scope, 7)::citext);
+    end if;
+    return new;
+end
+$_$;
+ALTER FUNCTION app.link_idempotency_key() OWNER TO focus_owner;
+CREATE FUNCTION app.link_login_failure() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    if new.user_id is null then
+        new.user_id := (select u.id from app.users u where u.email = new.email);
+    end if;
+    return new;
+end
+$$;
+ALTER FUNCTION app.link_login_failure() OWNER TO focus_owner;
+CREATE FUNCTION app.link_outgoing_mail() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    if new.user_id is null then
+        new.user_id := (select u.id from app.users u where u.email = new.recipient);
+    end if;
+    return new;
+end
+$$;
+ALTER FUNCTION app.link_outgoing_mail() OWNER TO focus_owner;
 CREATE FUNCTION app.prune_events() RETURNS integer
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -2740,6 +2813,31 @@ CREATE FUNCTION app.prune_idempotency_keys() RETURNS integer
     select count(*)::integer from gone
 $$;
 ALTER FUNCTION app.prune_idempotency_keys() OWNER TO focus_owner;
+CREATE FUNCTION app.prune_personal_data() RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_retention app.retention_settings;
+    v_auth app.auth_settings;
+    v_failures integer;
+    v_addresses integer;
+    v_mail integer;
+begin
+    select * into v_retention from app.retention_settings;
+    select * into v_auth from app.auth_settings;
+    delete from app.login_failures f
+    where f.failed_at < now() - greatest(v_retention.login_failures, v_auth.failed_login_window);
+    get diagnostics v_failures = row_count;
+    delete from app.login_addresses a
+    where a.last_success_at < now() - greatest(v_retention.login_addresses, v_auth.known_address_ttl);
+    get diagnostics v_addresses = row_count;
+    delete from app.outgoing_mail m where m.created_at < now() - v_retention.outgoing_mail;
+    get diagnostics v_mail = row_count;
+    return v_failures + v_addresses + v_mail;
+end
+$$;
+ALTER FUNCTION app.prune_personal_data() OWNER TO focus_owner;
 CREATE FUNCTION app.rebuild_rollup(user_id uuid) RETURNS void
     LANGUAGE sql
     SET search_path TO 'public', 'pg_temp'
@@ -3079,6 +3177,7 @@ CREATE TABLE app.idempotency_keys (
     reply jsonb,
     sealed_reply bytea,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
+    user_id uuid,
     CONSTRAINT idempotency_keys_key_check CHECK ((key ~ '^[\x21-\x7e]{1,255}$'::text)),
     CONSTRAINT idempotency_keys_scope_check CHECK (((length(scope) >= 1) AND (length(scope) <= 400)))
 );
@@ -3109,7 +3208,8 @@ ALTER TABLE app.login_addresses OWNER TO focus_owner;
 CREATE TABLE app.login_failures (
     email public.citext NOT NULL,
     failed_at timestamp with time zone DEFAULT now() NOT NULL,
-    client_ip inet
+    client_ip inet,
+    user_id uuid
 );
 ALTER TABLE app.login_failures OWNER TO focus_owner;
 CREATE TABLE app.outgoing_mail (
@@ -3118,7 +3218,8 @@ CREATE TABLE app.outgoing_mail (
     subject text NOT NULL,
     body text NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
-    sent_at timestamp with time zone
+    sent_at timestamp with time zone,
+    user_id uuid
 );
 ALTER TABLE app.outgoing_mail OWNER TO focus_owner;
 ALTER TABLE app.outgoing_mail ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
@@ -3140,6 +3241,17 @@ CREATE TABLE app.password_resets (
     CONSTRAINT password_resets_digest_check CHECK ((length(digest) = 32))
 );
 ALTER TABLE app.password_resets OWNER TO focus_owner;
+CREATE TABLE app.retention_settings (
+    singleton boolean DEFAULT true NOT NULL,
+    login_failures interval DEFAULT '30 days'::interval NOT NULL,
+    login_addresses interval DEFAULT '90 days'::interval NOT NULL,
+    outgoing_mail interval DEFAULT '30 days'::interval NOT NULL,
+    CONSTRAINT retention_settings_login_addresses_check CHECK ((login_addresses >= '1 day'::interval)),
+    CONSTRAINT retention_settings_login_failures_check CHECK ((login_failures >= '1 day'::interval)),
+    CONSTRAINT retention_settings_outgoing_mail_check CHECK ((outgoing_mail >= '1 day'::interval)),
+    CONSTRAINT retention_settings_singleton_check CHECK (singleton)
+);
+ALTER TABLE app.retention_settings OWNER TO focus_owner;
 CREATE TABLE app.schema_migrations (
     version integer NOT NULL,
     name text NOT NULL,
@@ -3522,6 +3634,8 @@ ALTER TABLE ONLY app.outgoing_mail
     ADD CONSTRAINT outgoing_mail_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.password_resets
     ADD CONSTRAINT password_resets_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY app.retention_settings
+    ADD CONSTRAINT retention_settings_pkey PRIMARY KEY (singleton);
 ALTER TABLE ONLY app.schema_migrations
     ADD CONSTRAINT schema_migrations_pkey PRIMARY KEY (version);
 ALTER TABLE ONLY app.session_day_totals
@@ -3572,10 +3686,16 @@ CREATE INDEX friendship_events_time ON app.friendship_events USING btree (create
 CREATE INDEX friendships_pending_by ON app.friendships USING btree (requested_by) WHERE (status = 'pending'::text);
 CREATE INDEX friendships_user_high ON app.friendships USING btree (user_high);
 CREATE INDEX idempotency_keys_created_at ON app.idempotency_keys USING btree (created_at);
+CREATE INDEX idempotency_keys_user ON app.idempotency_keys USING btree (user_id) WHERE (user_id IS NOT NULL);
+CREATE INDEX login_addresses_time ON app.login_addresses USING btree (last_success_at);
 CREATE INDEX login_failures_email_address_time ON app.login_failures USING btree (email, client_ip, failed_at);
 CREATE INDEX login_failures_email_time ON app.login_failures USING btree (email, failed_at);
+CREATE INDEX login_failures_time ON app.login_failures USING btree (failed_at);
+CREATE INDEX login_failures_user ON app.login_failures USING btree (user_id) WHERE (user_id IS NOT NULL);
 CREATE INDEX outgoing_mail_recipient ON app.outgoing_mail USING btree (recipient);
+CREATE INDEX outgoing_mail_time ON app.outgoing_mail USING btree (created_at);
 CREATE INDEX outgoing_mail_unsent ON app.outgoing_mail USING btree (id) WHERE (sent_at IS NULL);
+CREATE INDEX outgoing_mail_user ON app.outgoing_mail USING btree (user_id) WHERE (user_id IS NOT NULL);
 CREATE INDEX password_resets_user ON app.password_resets USING btree (user_id, created_at);
 CREATE UNIQUE INDEX shop_items_one_starter_per_kind ON app.shop_items USING btree (kind) WHERE is_starter;
 CREATE INDEX tip_views_time ON app.tip_views USING btree (shown_at);
@@ -3611,10 +3731,13 @@ CREATE TRIGGER focus_sessions_rollup AFTER INSERT OR DELETE OR UPDATE OF user_id
 CREATE CONSTRAINT TRIGGER focus_sessions_utc_day_totals AFTER INSERT OR DELETE OR UPDATE OF user_id, source, ended_at, minutes, coins_earned ON app.focus_sessions DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION app.focus_sessions_day_totals();
 CREATE TRIGGER friendship_events_append_only BEFORE DELETE OR UPDATE ON app.friendship_events FOR EACH STATEMENT EXECUTE FUNCTION app.forbid_change();
 CREATE TRIGGER friendship_events_events AFTER INSERT ON app.friendship_events FOR EACH ROW EXECUTE FUNCTION app.friendship_events_events();
+CREATE TRIGGER idempotency_keys_link BEFORE INSERT OR UPDATE ON app.idempotency_keys FOR EACH ROW EXECUTE FUNCTION app.link_idempotency_key();
+CREATE TRIGGER login_failures_link BEFORE INSERT ON app.login_failures FOR EACH ROW EXECUTE FUNCTION app.link_login_failure();
 CREATE TRIGGER mindfulness_tips_bump_version AFTER INSERT OR DELETE OR UPDATE ON app.mindfulness_tips FOR EACH ROW EXECUTE FUNCTION app.bump_tips_version();
 CREATE TRIGGER mindfulness_tips_deleted_events AFTER DELETE ON app.mindfulness_tips REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('tips.changed');
 CREATE TRIGGER mindfulness_tips_inserted_events AFTER INSERT ON app.mindfulness_tips REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('tips.changed');
 CREATE TRIGGER mindfulness_tips_updated_events AFTER UPDATE ON app.mindfulness_tips REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('tips.changed');
+CREATE TRIGGER outgoing_mail_link BEFORE INSERT ON app.outgoing_mail FOR EACH ROW EXECUTE FUNCTION app.link_outgoing_mail();
 CREATE TRIGGER shop_items_bump_version AFTER INSERT OR DELETE OR UPDATE ON app.shop_items FOR EACH ROW EXECUTE FUNCTION app.bump_catalog_version();
 CREATE TRIGGER shop_items_deleted_events AFTER DELETE ON app.shop_items REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
 CREATE TRIGGER shop_items_inserted_events AFTER INSERT ON app.shop_items REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
@@ -3698,6 +3821,7 @@ REVOKE ALL ON FUNCTION api.client_address(params jsonb) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.display_name_field(body jsonb, required boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.email_field(body jsonb, field text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.end_request(token text, params jsonb, side text, action text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.erase_account_traces(user_id uuid, email text, keep_key text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.event_cursor(params jsonb) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.events_list(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.events_list(token text, params jsonb, body jsonb) TO focus_api;
@@ -3862,8 +3986,12 @@ REVOKE ALL ON FUNCTION app.focus_sessions_rollup() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.forbid_change() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.friendship_events_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.grant_coins(user_id uuid, coins integer, reason text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.link_idempotency_key() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.link_login_failure() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.link_outgoing_mail() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.prune_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.prune_idempotency_keys() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.prune_personal_data() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.rebuild_rollup(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.take_outgoing_mail(batch integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.take_session_total(session app.focus_sessions) FROM PUBLIC;

@@ -4,22 +4,33 @@ import Foundation
 import Testing
 
 @Suite struct AccountLifecycleHTTPTests {
-    /// Every text-like column of every table in app that holds `needle` (any case), as table.column.
-    static func columnsHolding(_ needle: String) throws -> String {
+    /// Every column of every table (ordinary, partitioned, materialized) in every schema but the
+    /// system's and pgTAP's helpers that holds one of `needles`, as schema.table.column, found
+    /// from the catalog so a column added later is scanned without being named: bytea by its
+    /// bytes, any other type by its text (any letter case), text, jsonb and inet included.
+    static func columnsHolding(_ needles: [String]) throws -> String {
         try TestEnvironment.scalar(
             """
-            with text_columns as materialized (  -- listed first, so the scan below never runs on another schema
-                select c.table_name::text as table_name, c.column_name::text as column_name
-                from information_schema.columns c
-                join information_schema.tables t on t.table_schema = c.table_schema and t.table_name = c.table_name
-                where c.table_schema = 'app' and t.table_type = 'BASE TABLE'
-                  and (c.data_type in ('text', 'character varying', 'jsonb', 'json') or c.udt_name = 'citext'))
-            select coalesce(string_agg(c.table_name || '.' || c.column_name, ',' order by 1), '')
-            from text_columns c
-            where (xpath('/row/n/text()', query_to_xml(format('select count(*) as n from app.%I where %I::text ilike %L',
-                   c.table_name, c.column_name, '%' || $1 || '%'), false, true, '')))[1]::text::integer > 0
-            """, [needle]) ?? "?"
+            with columns as materialized (  -- listed first, so the scans below see only these
+                select n.nspname::text as schema_name, c.relname::text as table_name, a.attname::text as column_name,
+                       coalesce(nullif(t.typbasetype, 0), t.oid) = 'bytea'::regtype as is_bytea
+                from pg_class c
+                join pg_namespace n on n.oid = c.relnamespace
+                join pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
+                join pg_type t on t.oid = a.atttypid
+                where c.relkind in ('r', 'p', 'm') and n.nspname not in ('pg_catalog', 'information_schema', 'test')
+                  and n.nspname !~ '^pg_(toast|temp_)')
+            select coalesce(string_agg(c.schema_name || '.' || c.table_name || '.' || c.column_name, ',' order by 1), '')
+            from columns c
+            where (xpath('/row/n/text()', query_to_xml(format(
+                       case when c.is_bytea
+                            then 'select count(*) as n from %I.%I r, unnest(%L::text[]) x where position(convert_to(x, ''UTF8'') in r.%I) > 0'
+                            else 'select count(*) as n from %I.%I r, unnest(%L::text[]) x where strpos(lower(r.%I::text), lower(x)) > 0' end,
+                       c.schema_name, c.table_name, string_to_array($1, E'\\n'), c.column_name), false, true, '')))[1]::text::integer > 0
+            """, [needles.joined(separator: "\n")]) ?? "?"
     }
+
+    static func columnsHolding(_ needle: String) throws -> String { try columnsHolding([needle]) }
 
     static func userRow(_ account: Account) throws -> String? {
         try TestEnvironment.scalar("select md5(u::text) from app.users u where id = $1", [account.id])
@@ -60,6 +71,65 @@ import Testing
             json: #"{"email":"\#(account.email)","password":"correct horse","display_name":"Back"}"#)
         #expect(again.status == 201)
         #expect(try again.decode(AuthReply.self).user.id != account.id)
+    }
+
+    /// A request from a client address of its own (in-process, where the test sets what the
+    /// socket would): the server passes it to SQL as params.client_ip.
+    static func send(
+        _ method: String, _ target: String, from address: String, json: String, headers: [String: String] = [:]
+    ) throws -> HTTPResult {
+        var all = headers
+        all["Content-Type"] = "application/json"
+        var request = InProcess.request(method, target, headers: all, body: Array(json.utf8))
+        request.clientAddress = address
+        return InProcess.result(try TestServer.pipeline().respond(to: request), method: method)
+    }
+
+    /// An IPv6 documentation address (2001:db8::/32) no other test uses, in the text form
+    /// PostgreSQL prints (four hex digits a group, none zero-led), so a scan can look for it.
+    static func uniqueAddress() -> String {
+        "2001:db8:" + (0..<6).map { _ in String(UInt16.random(in: 0x1000...0xffff), radix: 16) }.joined(separator: ":")
+    }
+
+    /// After DELETE /me, no column of any table holds either email the account had, its name or
+    /// the addresses it signed in and failed from: its sign-in, failure, reset mails, stored
+    /// Idempotency-Key answers under both emails, and a friend's stored answer naming it, gone.
+    @Test(arguments: Transport.allCases)
+    func deletionLeavesNoPersonalDataInAnyColumn(transport: Transport) throws {
+        let client = transport.client
+        let name = "Erased\(UInt32.random(in: 0 ... .max))"
+        let account = try client.register(name)
+        let friend = try client.register("pal")
+        let signedIn = Self.uniqueAddress(), failedFrom = Self.uniqueAddress()
+        let key = { (name: String) in ["Idempotency-Key": "\(name)-\(UUID().uuidString)"] }
+
+        let login = try Self.send(
+            "POST", "/auth/login", from: signedIn, json: #"{"email":"\#(account.email)","password":"correct horse"}"#, headers: key("in"))
+        #expect(login.status == 200)
+        let failed = try Self.send(
+            "POST", "/auth/login", from: failedFrom, json: #"{"email":"\#(account.email)","password":"wrong horse"}"#, headers: key("bad"))
+        #expect(failed.status == 401)
+        let reset = try client.send("POST", "/auth/password-reset", json: #"{"email":"\#(account.email)"}"#, headers: key("reset"))
+        #expect(reset.status == 202)
+        let newEmail = TestEnvironment.email("moved")
+        let moved = try client.send(
+            "POST", "/me/email", token: account.token, json: #"{"password":"correct horse","email":"\#(newEmail)"}"#, headers: key("move"))
+        #expect(moved.status == 200)
+        #expect(try client.send("POST", "/auth/password-reset", json: #"{"email":"\#(newEmail)"}"#, headers: key("reset")).status == 202)
+        let asked = try client.send(
+            "POST", "/friend-requests", token: friend.token, json: #"{"email":"\#(newEmail)"}"#, headers: key("ask"))
+        #expect(asked.status == 201 && asked.text.contains(name))
+        let needles = [account.email, newEmail, name, signedIn, failedFrom]
+        #expect(try Self.columnsHolding(needles).split(separator: ",").count >= 8)  // the scan finds what is there
+
+        let deleteKey = key("bye")
+        let deleted = try client.send("DELETE", "/me", token: account.token, json: #"{"password":"correct horse"}"#, headers: deleteKey)
+        #expect(deleted.status == 204)
+        #expect(try Self.columnsHolding(needles) == "")
+        let retried = try client.send("DELETE", "/me", token: account.token, json: #"{"password":"correct horse"}"#, headers: deleteKey)
+        #expect(retried.status == 204)
+        #expect(try TestEnvironment.scalar("select count(*) from app.idempotency_keys where user_id = $1", [friend.id]) == "0")
+        #expect(try client.send("GET", "/me", token: friend.token).status == 200)
     }
 
     /// A purchase racing the deletion of its buyer ends as one of the two, never half.
@@ -226,15 +296,23 @@ import Testing
     func exportHoldsEverythingAboutTheCaller(transport: Transport) throws {
         let client = transport.client
         let account = try client.register("export")
+        let address = Self.uniqueAddress()
+        let login = try Self.send("POST", "/auth/login", from: address, json: #"{"email":"\#(account.email)","password":"correct horse"}"#)
+        #expect(login.status == 200)
+        #expect(try client.send("POST", "/auth/password-reset", json: #"{"email":"\#(account.email)"}"#).status == 202)
         let export = try client.send("GET", "/me/export", token: account.token)
         #expect(export.status == 200)
         #expect(
             Set(export.json.keys) == [
-                "avatar", "blocks", "exported_at", "friendships", "items", "ledger", "password_resets",
-                "profile", "reports_made", "sessions", "tips_shown", "tokens",
+                "avatar", "blocks", "exported_at", "failed_sign_ins", "friendships", "items", "ledger", "mail",
+                "password_resets", "profile", "reports_made", "sessions", "sign_in_addresses", "tips_shown", "tokens",
             ])
         #expect((export.json["profile"] as? [String: Any])?["email"] as? String == account.email)
         #expect((export.json["items"] as? [Any])?.count == 3)
+        let addresses = (export.json["sign_in_addresses"] as? [[String: Any]] ?? []).compactMap { $0["address"] as? String }
+        #expect(addresses == [address])
+        let mail = export.json["mail"] as? [[String: Any]] ?? []
+        #expect(mail.count == 1 && mail.first?["recipient"] as? String == account.email && mail.first?["body"] == nil)
     }
 
     @Test(arguments: Transport.allCases)

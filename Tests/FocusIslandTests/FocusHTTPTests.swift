@@ -42,6 +42,41 @@ import Testing
         #expect(try balance(account) == "30")
     }
 
+    /// The offline cap counts UTC days of `ended_at`: switching the time zone before each upload,
+    /// each session starting at that zone's local midnight, opens no new cap (it paid 8 x 179);
+    /// eight batches racing, one session each on one UTC day, pay the cap once.
+    @Test(arguments: Transport.allCases)
+    func zoneHoppingUploadsAndRacingBatchesPayAtMostTheDailyCap(transport: Transport) throws {
+        let client = transport.client
+        let hopper = try client.register("hopper")
+        let yesterday = try TestEnvironment.todayStart() - 86_400
+        let zones = ["Etc/GMT", "Etc/GMT+3", "Etc/GMT+6", "Etc/GMT+9", "Etc/GMT+12", "Etc/GMT-9", "Etc/GMT-6", "Etc/GMT-3"]
+        var paid: [Int] = []
+        for (index, zone) in zones.enumerated() {
+            let zoned = try client.send("PATCH", "/me", token: hopper.token, json: #"{"settings":{"time_zone":"\#(zone)"}}"#)
+            #expect(zoned.status == 200)
+            let start = yesterday + Double(index) * 3 * 3600  // that zone's local midnight
+            let recorded = try client.send(
+                "POST", "/focus-sessions", token: hopper.token, json: offline(UUID().uuidString, from: start, minutes: 179))
+            #expect(recorded.status == 201)
+            paid.append(try recorded.decode(SessionReply.self).session.coinsEarned)
+        }
+        #expect(paid == [179, 121, 0, 0, 0, 0, 0, 0])
+        #expect(try balance(hopper) == "300")
+
+        let racer = try client.register("racer")
+        let dayBefore = yesterday - 86_400
+        let bodies = (0..<8).map {
+            #"{"sessions":[\#(offline(UUID().uuidString, from: dayBefore + Double($0) * 3 * 3600, minutes: 179))]}"#
+        }
+        let statuses = try concurrently(8) { index in
+            try client.send("POST", "/focus-sessions/batch", token: racer.token, json: bodies[index]).status
+        }
+        #expect(statuses == Array(repeating: 200, count: 8))
+        #expect(try balance(racer) == "300")
+        #expect(try TestEnvironment.scalar("select sum(coins_earned) from app.focus_sessions where user_id = $1", [racer.id]) == "300")
+    }
+
     @Test(arguments: Transport.allCases)
     func anotherUsersSessionIDIsAConflictAndChangesNothing(transport: Transport) throws {
         let client = transport.client

@@ -1,7 +1,7 @@
 -- api local days: where a user's day and week begin. Every rule that counts "today" or "this
--- week" for a user (stats and streaks, friends' minutes today, leaderboards, the offline coin
--- cap) asks these functions, in the user's own time zone (app.users.time_zone, default UTC).
--- Report views for DBAs keep counting UTC days.
+-- week" for a user (stats and streaks, friends' minutes today, leaderboards) asks these
+-- functions, in the user's own time zone (app.users.time_zone, default UTC). Report views for
+-- DBAs and the offline coin cap (a limit the user must not move by changing zone) count UTC days.
 
 -- The user's time zone (an IANA name, e.g. Pacific/Kiritimati).
 create function api.user_time_zone(user_id uuid)

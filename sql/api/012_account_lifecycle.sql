@@ -83,10 +83,34 @@ begin
 end
 $$;
 
+-- Erases what DELETE /me cannot reach through a user_id column of its own table: rows keyed by
+-- the account's addresses or naming it in someone else's stored answer. Guarantees: no sign-in
+-- failure, mail or Idempotency-Key linked to the account (app.link_* triggers: it held the
+-- address, or made the request) or naming its current email stays; other users' stored
+-- answers that mention the account's id (a friend's accepted request shows its name) are
+-- deleted, so a retry of theirs runs again against what is there now, as after the 24 h
+-- retention. The one key kept is keep_key, the DELETE /me request's own: its stored 204 names
+-- nobody and answers a retried deletion.
+create function api.erase_account_traces(user_id uuid, email text, keep_key text)
+returns void
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+begin
+    delete from app.outgoing_mail m where m.user_id = erase_account_traces.user_id or m.recipient = erase_account_traces.email::citext;
+    delete from app.login_failures f where f.user_id = erase_account_traces.user_id or f.email = erase_account_traces.email::citext;
+    delete from app.idempotency_keys k
+    where (k.user_id = erase_account_traces.user_id or k.scope = 'email:' || lower(erase_account_traces.email)
+           or strpos(k.reply::text, erase_account_traces.user_id::text) > 0)
+      and (k.scope, k.key) is distinct from ('user:' || erase_account_traces.user_id, erase_account_traces.keep_key);
+end
+$$;
+
 -- DELETE /me {password}
 -- Guarantees: with the right password, everything that names or reaches the person goes at once:
--- email, password, display name (now 'Deleted user'), avatar, time zone, tokens, reset codes
--- and mail, login failures, friendships and requests (each recorded in friendship_events as
+-- email, password, display name (now 'Deleted user'), avatar, time zone, tokens, reset codes,
+-- mail and login failures (to any address the account held), sign-in addresses, stored
+-- Idempotency-Key answers (its own and others' naming it: api.erase_account_traces),
+-- friendships and requests (each recorded in friendship_events as
 -- removed, cancelled or declined), blocks either way, reports about the user and friend-request
 -- attempts. What keeps the numbers true stays, tied only to the anonymous row: sessions and
 -- ratings, tips shown, items, the ledger and its balance (report.ledger_reconciliation stays
@@ -117,6 +141,7 @@ begin
     delete from app.password_resets r where r.user_id = v_user_id;
     delete from app.outgoing_mail m where m.recipient = v_user.email;
     perform api.failed_attempts(v_user.email, 'clear');
+    perform api.erase_account_traces(v_user_id, v_user.email, me_delete.params ->> 'idempotency_key');
     delete from app.login_addresses a where a.user_id = v_user_id;
     delete from app.avatars a where a.user_id = v_user_id;
     delete from app.blocks b where v_user_id in (b.blocker, b.blocked);
@@ -134,7 +159,12 @@ comment on function api.me_delete(text, jsonb, jsonb) is
     'DELETE /me: with the right password (else 403 wrong_password, nothing changed), personal data goes and an '
     'anonymous tombstone keeps sessions and ledger adding up; the email may register again; racing purchases serialize.';
 
--- GET /me/export: one JSON document with everything stored about the caller.
+-- GET /me/export: one JSON document with everything stored about the caller, sign-in
+-- addresses, failed sign-ins and mail included (GDPR art. 15 and 20). A failed sign-in shows its
+-- address only when the account signed in from it too: anyone may fail with the account's email,
+-- and a stranger's address is not the caller's data (art. 15(4)). Mail without its body: a reset
+-- code in it would let whoever holds a token set the password without knowing it.
+-- Stored Idempotency-Key answers (24 h) and events (7 days) are copies of what is here.
 create function api.me_export_get(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql stable security definer set search_path = public, pg_temp
@@ -183,13 +213,29 @@ begin
         'password_resets', coalesce((select jsonb_agg(jsonb_build_object('created_at', api.iso(r.created_at),
                                                                          'expires_at', api.iso(r.expires_at),
                                                                          'used_at', api.iso(r.used_at)) order by r.created_at)
-                                     from app.password_resets r where r.user_id = v_user_id), '[]')));
+                                     from app.password_resets r where r.user_id = v_user_id), '[]'),
+        'sign_in_addresses', coalesce((select jsonb_agg(jsonb_build_object('address', host(a.client_ip),
+                                                                           'last_success_at', api.iso(a.last_success_at))
+                                                        order by a.last_success_at, a.client_ip)
+                                       from app.login_addresses a where a.user_id = v_user_id), '[]'),
+        'failed_sign_ins', coalesce((select jsonb_agg(jsonb_build_object('email', f.email, 'failed_at', api.iso(f.failed_at),
+                                                                         'address', (select host(a.client_ip) from app.login_addresses a
+                                                                                     where a.user_id = v_user_id and a.client_ip = f.client_ip))
+                                                      order by f.failed_at, f.client_ip)
+                                     from app.login_failures f
+                                     where f.user_id = v_user_id or f.email = (select u.email from app.users u where u.id = v_user_id)), '[]'),
+        'mail', coalesce((select jsonb_agg(jsonb_build_object('recipient', m.recipient, 'subject', m.subject,
+                                                              'created_at', api.iso(m.created_at), 'sent_at', api.iso(m.sent_at))
+                                           order by m.id)
+                          from app.outgoing_mail m
+                          where m.user_id = v_user_id or m.recipient = (select u.email from app.users u where u.id = v_user_id)), '[]')));
 end
 $$;
 grant execute on function api.me_export_get(text, jsonb, jsonb) to focus_api;
 comment on function api.me_export_get(text, jsonb, jsonb) is
     'GET /me/export: profile and settings, items, sessions with ratings, tips shown, friendships and requests, '
-    'ledger, tokens (metadata), blocks, reports made, avatar and reset codes (times only), in one document.';
+    'ledger, tokens (metadata), blocks, reports made, avatar, reset codes (times only), sign-in addresses, failed '
+    'sign-ins and mail (without bodies), in one document.';
 
 -- POST /me/password {current_password, new_password}
 -- Guarantees: wrong current password is 403 wrong_password (counted as a failed login) and

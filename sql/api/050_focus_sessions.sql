@@ -46,9 +46,12 @@ as $$
 $$;
 
 -- Pays a finished session: floor(minutes * coins_per_minute) once it reaches min_minutes_to_earn;
--- offline sessions share offline_daily_coin_cap per day of their end, in the user's time zone. Writes the coins on
--- the session and one 'earn' ledger row (a unique index makes a second one impossible).
--- The caller holds the user's lock.
+-- offline sessions share offline_daily_coin_cap per UTC day of their end. UTC, not the user's
+-- zone: the zone is a setting the user changes at will, and a local day moved between uploads
+-- would open a fresh cap each time (docs/economy.md). Days are fixed, so all the offline coins
+-- of any UTC day add up to at most the cap, in whatever order and zone they arrive. Writes the
+-- coins on the session and one 'earn' ledger row (a unique index makes a second one
+-- impossible). The caller holds the user's lock, so racing uploads count each other.
 create function api.pay_session(session_id uuid)
 returns integer
 language plpgsql volatile security definer set search_path = public, pg_temp
@@ -56,7 +59,7 @@ as $$
 declare
     v_session app.focus_sessions;
     v_settings app.economy_settings;
-    v_time_zone text;
+    v_day_start timestamptz;
     v_coins integer;
     v_earned_that_day integer;
 begin
@@ -65,12 +68,11 @@ begin
     v_coins := case when v_session.minutes >= v_settings.min_minutes_to_earn
                     then floor(v_session.minutes * v_settings.coins_per_minute)::integer else 0 end;
     if v_session.source = 'offline' then
-        v_time_zone := api.user_time_zone(v_session.user_id);
+        v_day_start := api.local_period_start('UTC', v_session.ended_at);
         select coalesce(sum(s.coins_earned), 0)::integer into v_earned_that_day
         from app.focus_sessions s
         where s.user_id = v_session.user_id and s.source = 'offline'
-          and s.ended_at >= api.local_period_start(v_time_zone, v_session.ended_at)
-          and s.ended_at < api.local_period_start(v_time_zone, v_session.ended_at, shift => 1);
+          and s.ended_at >= v_day_start and s.ended_at < v_day_start + interval '24 hours';
         v_coins := greatest(0, least(v_coins, v_settings.offline_daily_coin_cap - v_earned_that_day));
     end if;
     if v_coins > 0 then

@@ -103,16 +103,18 @@ comment on function api.events_stream_open(text, jsonb, jsonb) is
     'GET /events (stream): {user_id, max_streams, next} for a valid token and cursor; the same 401 and '
     '400 invalid_field as api.events_list. Decides nothing else: the server counts the streams.';
 
--- Pruning for the server's listener (hourly): deletes events older than the retention, and
--- Idempotency-Keys past theirs (app.prune_idempotency_keys); returns the events deleted.
+-- Pruning for the server's listener (hourly): deletes events older than the retention,
+-- Idempotency-Keys past theirs (app.prune_idempotency_keys), and sign-in failures, sign-in
+-- addresses and mail past theirs (app.prune_personal_data); returns the events deleted.
 create function api.events_prune()
 returns integer
 language sql volatile security definer set search_path = public, pg_temp
 as $$
     select app.prune_idempotency_keys();
+    select app.prune_personal_data();
     select app.prune_events()
 $$;
 grant execute on function api.events_prune() to focus_api;
 comment on function api.events_prune() is
     'Not an endpoint: the server calls it hourly; app.prune_events deletes events past the retention, '
-    'app.prune_idempotency_keys Idempotency-Keys past theirs.';
+    'app.prune_idempotency_keys Idempotency-Keys past theirs, app.prune_personal_data sign-in records and mail past theirs.';

@@ -1,6 +1,7 @@
--- Local days: each user's today, week, streak, friends' minutes, leaderboard period and offline
--- coin cap follow settings.time_zone. Fixtures are built from each user's own day start
--- (test.local_day_start), so they hold at any clock the suite runs at.
+-- Local days: each user's today, week, streak, friends' minutes and leaderboard period follow
+-- settings.time_zone; the offline coin cap does not (UTC days, 050_focus_sessions_cap.sql).
+-- Fixtures are built from each user's own day start (test.local_day_start), so they hold at any
+-- clock the suite runs at.
 begin;
 select plan(16);
 select test.new_user(name) from unnest(array['kiri', 'pago']) as name;
@@ -37,7 +38,8 @@ select is((api.leaderboards_get(test.token('pago'), '{"period": "daily"}', '{}')
 select is((api.leaderboards_get(test.token('pago'), '{"period": "daily"}', '{}')).body -> 'me' -> 'minutes', '30'::jsonb,
           '... counting from it');
 
--- The offline coin cap per local day: 40 coins a day here.
+-- The offline coin cap is per UTC day, not per local day (40 coins a day here): Kiritimati's
+-- midnight is 10:00 UTC, so these three end on two local days but one UTC day.
 update app.economy_settings set offline_daily_coin_cap = 40;
 create function pg_temp.record(ends_at timestamptz) returns integer language sql as $$
     select ((api.focus_sessions_create(test.token('kiri'), '{}', jsonb_build_object(
@@ -48,7 +50,7 @@ delete from app.focus_sessions where user_id = test.uid('kiri');
 select is(array[pg_temp.record(test.local_day_start('Pacific/Kiritimati')),
                 pg_temp.record(test.local_day_start('Pacific/Kiritimati') - interval '31 minutes'),
                 pg_temp.record(test.local_day_start('Pacific/Kiritimati') - interval '62 minutes')],
-          array[30, 30, 10], 'the offline cap is per local day: today 30, yesterday 30 then the 10 left');
+          array[30, 10, 0], 'the offline cap is per UTC day, whatever the zone: 30, the 10 left, then nothing');
 
 -- The helper counts on local wall-clock time: a day that daylight saving makes 25 hours long is one day.
 select is(api.local_period_start('Europe/Paris', '2026-10-25 12:00Z', shift => 1) - api.local_period_start('Europe/Paris', '2026-10-25 12:00Z'),

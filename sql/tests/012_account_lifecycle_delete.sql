@@ -21,20 +21,7 @@ select api.users_block_create(test.token('foe'), jsonb_build_object('id', test.u
 select api.auth_password_reset_create(null, '{}', '{"email": "zqdel@example.com"}');
 select api.auth_login(null, '{}', '{"email": "zqdel@example.com", "password": "wrong horse"}');
 
--- Every text-like column of every table in app that holds `needle` (any letter case), as table.column.
-create function pg_temp.columns_holding(needle text) returns text[] language sql as $$
-    with text_columns as materialized (  -- listed first, so the scan below never runs on another schema
-        select c.table_name::text as table_name, c.column_name::text as column_name
-        from information_schema.columns c
-        join information_schema.tables t on t.table_schema = c.table_schema and t.table_name = c.table_name
-        where c.table_schema = 'app' and t.table_type = 'BASE TABLE'
-          and (c.data_type in ('text', 'character varying', 'jsonb', 'json') or c.udt_name = 'citext'))
-    select coalesce(array_agg(c.table_name || '.' || c.column_name order by 1), '{}')
-    from text_columns c
-    where (xpath('/row/n/text()', query_to_xml(format('select count(*) as n from app.%I where %I::text ilike %L',
-                                                      c.table_name, c.column_name, '%' || needle || '%'), false, true, '')))[1]::text::integer > 0
-$$;
-select ok(pg_temp.columns_holding('zqdel@example.com') @> array['outgoing_mail.recipient', 'users.email', 'login_failures.email'],
+select ok(test.columns_holding(array['zqdel@example.com']) @> array['app.outgoing_mail.recipient', 'app.users.email', 'app.login_failures.email'],
           'before: the email is in users, outgoing_mail and login_failures (the scan finds what is there)');
 
 select is(test.answer_of($$ select api.me_delete(test.token('zqdel'), '{}', '{"password": "wrong horse"}') $$),
@@ -51,8 +38,8 @@ select is(test.answer_of($$ select api.me_delete(test.token('zqdel'), '{}', '{"p
 select is(test.error_of($$ select api.me_get(test.token('zqdel'), '{}', '{}') $$), 'PT401 unauthorized', 'its old token is 401');
 select is(test.error_of($$ select api.me_delete(test.token('zqdel'), '{}', '{"password": "correct horse"}') $$), 'PT401 unauthorized',
           'deleting again is 401');
-select is(pg_temp.columns_holding('zqdel@example.com'), '{}'::text[], 'no table in app holds the old email');
-select is(pg_temp.columns_holding('Zebediah Quux'), '{}'::text[], 'no table in app holds the old display name');
+select is(test.columns_holding(array['zqdel@example.com']), '{}'::text[], 'no table holds the old email');
+select is(test.columns_holding(array['Zebediah Quux']), '{}'::text[], 'no table holds the old display name');
 select is((select row(email, password_hash, display_name, deleted_at is not null)::text from app.users where id = test.uid('zqdel')),
           row(null::citext, null::text, 'Deleted user', true)::text, 'a tombstone stays: no email, no password, ''Deleted user''');
 select is_empty('select * from report.ledger_reconciliation', 'the ledger still reconciles with every balance');

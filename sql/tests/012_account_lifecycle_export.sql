@@ -1,6 +1,6 @@
 -- GET /me/export: everything stored about the caller in one document, and nothing of others.
 begin;
-select plan(10);
+select plan(13);
 select test.new_user('ex');
 select test.new_user('buddy');
 select app.grant_coins(test.uid('ex'), 200, 'export test');
@@ -9,11 +9,15 @@ select test.session('ex', test.day_start(), 25, 'a1a1a1a1-0000-4000-8000-0000000
 select api.focus_sessions_rate(test.token('ex'), '{"id": "a1a1a1a1-0000-4000-8000-000000000001"}', '{"rating": "good"}');
 select api.friend_requests_create(test.token('ex'), '{}', '{"email": "buddy@example.com"}');
 select api.users_report_create(test.token('ex'), jsonb_build_object('id', test.uid('buddy')), '{"reason": "other", "details": "test"}');
+select api.auth_login(null, '{"client_ip": "198.51.100.41"}', '{"email": "ex@example.com", "password": "correct horse"}');
+select api.auth_login(null, '{"client_ip": "203.0.113.42"}', '{"email": "ex@example.com", "password": "wrong horse"}');
+select api.auth_login(null, '{"client_ip": "198.51.100.41"}', '{"email": "ex@example.com", "password": "wrong horse"}');
+select api.auth_password_reset_create(null, '{"client_ip": "198.51.100.41"}', '{"email": "ex@example.com"}');
 create temporary table doc on commit drop as select (api.me_export_get(test.token('ex'), '{}', '{}')).body as body;
 
 select is((select array_agg(k order by k) from jsonb_object_keys((select body from doc)) k),
-          array['avatar', 'blocks', 'exported_at', 'friendships', 'items', 'ledger', 'password_resets', 'profile', 'reports_made',
-                'sessions', 'tips_shown', 'tokens'], 'the export has every part');
+          array['avatar', 'blocks', 'exported_at', 'failed_sign_ins', 'friendships', 'items', 'ledger', 'mail', 'password_resets',
+                'profile', 'reports_made', 'sessions', 'sign_in_addresses', 'tips_shown', 'tokens'], 'the export has every part');
 select is((select body -> 'profile' ->> 'email' from doc), 'ex@example.com', 'the profile');
 select is((select jsonb_array_length(body -> 'items') from doc), 4, 'the three starters and the fox');
 select is((select body -> 'sessions' -> 0 ->> 'rating' from doc), 'good', 'sessions with their rating');
@@ -22,7 +26,15 @@ select is((select jsonb_agg(e -> 'amount' order by e ->> 'created_at') from doc,
           '[200, -180]'::jsonb, 'the ledger');
 select is((select body -> 'friendships' -> 0 ->> 'status' from doc), 'pending', 'friendships and requests');
 select is((select body -> 'reports_made' -> 0 ->> 'reason' from doc), 'other', 'reports made');
-select is((select jsonb_array_length(body -> 'tokens') from doc), 1, 'tokens (metadata only)');
+select is((select jsonb_array_length(body -> 'tokens') from doc), 2, 'tokens (metadata only), the login''s too');
+select is((select body -> 'sign_in_addresses' -> 0 ->> 'address' from doc), '198.51.100.41', 'the stored sign-in addresses');
+select is((select jsonb_agg(f - 'failed_at' order by f ->> 'address') from doc, jsonb_array_elements(body -> 'failed_sign_ins') f),
+          '[{"email": "ex@example.com", "address": "198.51.100.41"}, {"email": "ex@example.com", "address": null}]'::jsonb,
+          'failed sign-ins, with the address only when the account also signed in from it (a stranger''s address is not the caller''s)');
+select is((select jsonb_agg(m - array['created_at', 'sent_at']) from doc, jsonb_array_elements(body -> 'mail') m),
+          jsonb_build_array(jsonb_build_object('recipient', 'ex@example.com',
+                                               'subject', (select subject from app.outgoing_mail where recipient = 'ex@example.com'))),
+          'mail sent to the account, without its body (a reset code in it would bypass the password)');
 select ok((select body::text from doc) !~ 'buddy@example.com', 'nothing of another user but their card');
 
 select * from finish();

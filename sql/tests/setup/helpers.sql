@@ -226,3 +226,41 @@ begin
     return v_plan;
 end
 $$;
+
+-- Every column of every table (ordinary, partitioned, materialized) in every schema but the
+-- system's and this test schema (whose bookkeeping keeps what test.new_user answered) that holds
+-- one of `needles`, as schema.table.column. Found from the catalog, so a new table or column is
+-- scanned without being named: text-like, json and network columns by their text (any letter
+-- case), bytea by its bytes, anything else (arrays, composites, a new type) by its text too.
+create or replace function test.columns_holding(needles text[])
+returns text[]
+language plpgsql
+as $$
+declare
+    v_column record;
+    v_found boolean;
+    v_hits text[] := '{}';
+begin
+    for v_column in
+        select n.nspname, c.relname, a.attname,
+               coalesce(nullif(t.typbasetype, 0), t.oid) = 'bytea'::regtype as is_bytea
+        from pg_class c
+        join pg_namespace n on n.oid = c.relnamespace
+        join pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
+        join pg_type t on t.oid = a.atttypid
+        where c.relkind in ('r', 'p', 'm') and n.nspname not in ('pg_catalog', 'information_schema', 'test')
+          and n.nspname !~ '^pg_(toast|temp_)'
+        order by 1, 2, 3
+    loop
+        execute format(case when v_column.is_bytea
+                            then 'select exists (select from %I.%I r, unnest($1) x where position(convert_to(x, ''UTF8'') in r.%I) > 0)'
+                            else 'select exists (select from %I.%I r, unnest($1) x where strpos(lower(r.%I::text), lower(x)) > 0)' end,
+                       v_column.nspname, v_column.relname, v_column.attname)
+        into v_found using columns_holding.needles;
+        if v_found then
+            v_hits := v_hits || (v_column.nspname || '.' || v_column.relname || '.' || v_column.attname);
+        end if;
+    end loop;
+    return v_hits;
+end
+$$;

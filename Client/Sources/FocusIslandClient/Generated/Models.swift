@@ -964,7 +964,7 @@ public struct Events: Codable, Sendable, Equatable {
     }
 }
 
-/// Everything stored about the caller.
+/// Everything stored about the caller, sign-in addresses, failed sign-ins and mail included (docs/privacy.md).
 public struct Export: Codable, Sendable, Equatable {
     public struct ExportedSession: Codable, Sendable, Equatable {
         public var id: UUID
@@ -1223,6 +1223,76 @@ public struct Export: Codable, Sendable, Equatable {
         }
     }
 
+    public struct SignInAddresse: Codable, Sendable, Equatable {
+        /// An IP address the account signed in from.
+        public var address: String
+        public var lastSuccessAt: Time
+
+        public init(address: String, lastSuccessAt: Time) {
+            self.address = address
+            self.lastSuccessAt = lastSuccessAt
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case address = "address"
+            case lastSuccessAt = "last_success_at"
+        }
+    }
+
+    public struct FailedSignIn: Codable, Sendable, Equatable {
+        public var email: String
+        public var failedAt: Time
+        public var address: String?
+
+        public init(email: String, failedAt: Time, address: String? = nil) {
+            self.email = email
+            self.failedAt = failedAt
+            self.address = address
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case email = "email"
+            case failedAt = "failed_at"
+            case address = "address"
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(email, forKey: .email)
+            try container.encode(failedAt, forKey: .failedAt)
+            try container.encode(address, forKey: .address)
+        }
+    }
+
+    public struct MailEntry: Codable, Sendable, Equatable {
+        public var recipient: String
+        public var subject: String
+        public var createdAt: Time
+        public var sentAt: Time?
+
+        public init(recipient: String, subject: String, createdAt: Time, sentAt: Time? = nil) {
+            self.recipient = recipient
+            self.subject = subject
+            self.createdAt = createdAt
+            self.sentAt = sentAt
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case recipient = "recipient"
+            case subject = "subject"
+            case createdAt = "created_at"
+            case sentAt = "sent_at"
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(recipient, forKey: .recipient)
+            try container.encode(subject, forKey: .subject)
+            try container.encode(createdAt, forKey: .createdAt)
+            try container.encode(sentAt, forKey: .sentAt)
+        }
+    }
+
     public var exportedAt: Time
     public var profile: Profile
     public var items: [OwnedItem]
@@ -1235,11 +1305,18 @@ public struct Export: Codable, Sendable, Equatable {
     public var reportsMade: [Report]
     public var avatar: Avatar?
     public var passwordResets: [PasswordReset]
+    /// Addresses the account signed in from (kept 90 days after the last success); they exempt the owner from the per-email sign-in limit.
+    public var signInAddresses: [SignInAddresse]
+    /// Failed sign-ins, wrong passwords and wrong reset codes for any address the account held (kept 30 days); address only when the account also signed in from it (a stranger's address is not the caller's data).
+    public var failedSignIns: [FailedSignIn]
+    /// Mail written for the account (kept 30 days), without its body: a reset code in it would let a token holder set the password.
+    public var mail: [MailEntry]
 
     public init(
         exportedAt: Time, profile: Profile, items: [OwnedItem], sessions: [ExportedSession], tipsShown: [TipShown],
         friendships: [Friendship], ledger: [LedgerEntry], tokens: [ExportedToken], blocks: [ExportedBlock], reportsMade: [Report],
-        avatar: Avatar? = nil, passwordResets: [PasswordReset]
+        avatar: Avatar? = nil, passwordResets: [PasswordReset], signInAddresses: [SignInAddresse], failedSignIns: [FailedSignIn],
+        mail: [MailEntry]
     ) {
         self.exportedAt = exportedAt
         self.profile = profile
@@ -1253,6 +1330,9 @@ public struct Export: Codable, Sendable, Equatable {
         self.reportsMade = reportsMade
         self.avatar = avatar
         self.passwordResets = passwordResets
+        self.signInAddresses = signInAddresses
+        self.failedSignIns = failedSignIns
+        self.mail = mail
     }
 
     enum CodingKeys: String, CodingKey {
@@ -1268,6 +1348,9 @@ public struct Export: Codable, Sendable, Equatable {
         case reportsMade = "reports_made"
         case avatar = "avatar"
         case passwordResets = "password_resets"
+        case signInAddresses = "sign_in_addresses"
+        case failedSignIns = "failed_sign_ins"
+        case mail = "mail"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -1284,6 +1367,9 @@ public struct Export: Codable, Sendable, Equatable {
         try container.encode(reportsMade, forKey: .reportsMade)
         try container.encode(avatar, forKey: .avatar)
         try container.encode(passwordResets, forKey: .passwordResets)
+        try container.encode(signInAddresses, forKey: .signInAddresses)
+        try container.encode(failedSignIns, forKey: .failedSignIns)
+        try container.encode(mail, forKey: .mail)
     }
 }
 

@@ -1,0 +1,73 @@
+-- DELETE /me erases by the account's id everywhere: sign-in failures and mail to an address it
+-- held before an email change, its stored Idempotency-Key answers under 'user:' and 'email:'
+-- scopes, a friend's stored answer naming it, its sign-in addresses. Then a scan of every
+-- column of every table (from the catalog: test.columns_holding) finds neither of its emails,
+-- its name nor the addresses it signed in or failed from. Other people's rows stay.
+begin;
+select plan(14);
+select test.new_user('zqera', 'Zenobia Quillfeather');
+select test.new_user(name) from unnest(array['pal', 'fan']) as name;
+create function pg_temp.k(key text, address text default '192.0.2.1') returns jsonb language sql as $$
+    select jsonb_build_object('idempotency_key', key, 'client_ip', address)
+$$;
+create function pg_temp.needles() returns text[] language sql as $$
+    select array['zqera@example.com', 'zqera.new@example.com', 'Zenobia Quillfeather',
+                 '198.51.100.23', '203.0.113.77', '203.0.113.78', '2001:db8::77']
+$$;
+
+-- Under the first address: a sign-in from an address, a failed one from another, a reset mail
+-- (a code in clear text until the mailer takes it), each through an Idempotency-Key.
+select api.idempotent('api.auth_login', null, pg_temp.k('in-1', '198.51.100.23'),
+                      '{"email": "zqera@example.com", "password": "correct horse"}');
+select api.idempotent('api.auth_login', null, pg_temp.k('in-2', '203.0.113.77'),
+                      '{"email": "zqera@example.com", "password": "wrong horse"}');
+select api.idempotent('api.auth_password_reset_create', null, pg_temp.k('reset-1', '203.0.113.77'), '{"email": "zqera@example.com"}');
+-- The email changes; the old address's failures, mail and keys stay behind it.
+select api.idempotent('api.me_email_update', test.token('zqera'), pg_temp.k('move-1', '198.51.100.23'),
+                      '{"password": "correct horse", "email": "zqera.new@example.com"}');
+select api.idempotent('api.auth_login', null, pg_temp.k('in-3', '2001:db8::77'),
+                      '{"email": "zqera.new@example.com", "password": "wrong horse"}');
+select api.idempotent('api.auth_password_reset_create', null, pg_temp.k('reset-2', '203.0.113.78'), '{"email": "zqera.new@example.com"}');
+-- A friend asks by the new email and keeps the answer (it names the user); the user accepts.
+select api.idempotent('api.friend_requests_create', test.token('pal'), pg_temp.k('ask-1'), '{"email": "zqera.new@example.com"}');
+select api.idempotent('api.friend_requests_create', test.token('zqera'), pg_temp.k('ask-back'), '{"email": "pal@example.com"}');
+-- Someone else's rows, which must stay: a failed sign-in, a stored answer.
+select api.auth_login(null, '{"client_ip": "203.0.113.99"}', '{"email": "fan@example.com", "password": "wrong horse"}');
+select api.idempotent('api.me_update', test.token('fan'), pg_temp.k('fan-1'), '{"display_name": "Fan Club"}');
+
+select ok(test.columns_holding(pg_temp.needles()) @> array['app.idempotency_keys.reply', 'app.idempotency_keys.scope',
+              'app.login_addresses.client_ip', 'app.login_failures.client_ip', 'app.login_failures.email',
+              'app.outgoing_mail.recipient', 'app.users.display_name', 'app.users.email'],
+          'before: the scan finds the emails, the name and the addresses where they are');
+select is((select count(*)::integer from app.login_failures where email = 'zqera@example.com'), 1,
+          '... a failure under the old address among them');
+select ok(exists (select from app.idempotency_keys where scope = 'user:' || test.uid('pal') and strpos(reply::text, 'Zenobia Quillfeather') > 0),
+          '... and the friend''s stored answer naming the user');
+
+select is((select (r).status from api.idempotent('api.me_delete', test.token('zqera'), pg_temp.k('bye'),
+                                                 '{"password": "correct horse"}') as r), null::integer,
+          'DELETE /me with the right password');
+select is(test.columns_holding(pg_temp.needles()), '{}'::text[],
+          'after: no column of any table holds either email, the name or an address it used');
+select is((select count(*)::integer from app.login_failures where user_id = test.uid('zqera'))
+          + (select count(*)::integer from app.outgoing_mail where user_id = test.uid('zqera'))
+          + (select count(*)::integer from app.login_addresses where user_id = test.uid('zqera')), 0,
+          'no failure, mail or sign-in address of the account stays');
+select is((select array_agg(key) from app.idempotency_keys where user_id = test.uid('zqera') or scope like '%zqera%'), array['bye'],
+          'of its Idempotency-Keys only the deletion''s own stays');
+select is((select count(*)::integer from app.idempotency_keys where scope = 'user:' || test.uid('pal')), 0,
+          'the friend''s stored answer naming the user is gone');
+select is((select to_jsonb(r) from api.idempotent('api.me_delete', test.token('zqera'), pg_temp.k('bye'), '{"password": "correct horse"}') as r),
+          to_jsonb(api.ok(null)), 'a retried deletion still answers as the first (204, no body: the kept key names nobody)');
+select is(test.answer_of($$ select api.idempotent('api.friend_requests_create', test.token('pal'), pg_temp.k('ask-1'),
+                                                  '{"email": "zqera.new@example.com"}') $$),
+          test.answer_of($$ select api.friend_requests_create(test.token('pal'), '{}', '{"email": "nobody.at.all@example.com"}') $$),
+          'the friend''s retry runs again and answers as for an address without an account');
+select is((select count(*)::integer from app.login_failures where email = 'fan@example.com'), 1, 'another person''s failed sign-in stays');
+select is((select count(*)::integer from app.idempotency_keys where scope = 'user:' || test.uid('fan')), 1, '... and their stored answer');
+select is((select email::text from app.users where id = test.uid('pal')), 'pal@example.com', '... and the friend''s account');
+select is(test.error_as('focus_api', $$ select api.erase_account_traces(test.uid('pal'), 'pal@example.com', null) $$), '42501',
+          'the server''s role cannot call api.erase_account_traces itself (only DELETE /me does)');
+
+select * from finish();
+rollback;
