@@ -25,60 +25,15 @@ comment on column app.idempotency_keys.user_id is
     'The account the stored answer belongs to: the bearer''s, or the one holding the email of a public '
     'route''s request (set once the answer is stored, for a sign-up); erased with it.';
 
--- Fill user_id where the writer left it null: the account holding the row's email now, or the
--- bearer of a 'user:<id>' Idempotency-Key. A key taken over after its retention starts again
--- (a new request, perhaps for another account that took the address since).
-create function app.link_login_failure()
-returns trigger
-language plpgsql
-set search_path = public, pg_temp
-as $$
-begin
-    if new.user_id is null then
-        new.user_id := (select u.id from app.users u where u.email = new.email);
-    end if;
-    return new;
-end
-$$;
+-- Fill user_id where the writer left it null (the functions: sql/app/080_erasure.sql).
 create trigger login_failures_link
 before insert on app.login_failures
 for each row execute function app.link_login_failure();
 
-create function app.link_outgoing_mail()
-returns trigger
-language plpgsql
-set search_path = public, pg_temp
-as $$
-begin
-    if new.user_id is null then
-        new.user_id := (select u.id from app.users u where u.email = new.recipient);
-    end if;
-    return new;
-end
-$$;
 create trigger outgoing_mail_link
 before insert on app.outgoing_mail
 for each row execute function app.link_outgoing_mail();
 
-create function app.link_idempotency_key()
-returns trigger
-language plpgsql
-set search_path = public, pg_temp
-as $$
-begin
-    if tg_op = 'UPDATE' then
-        if new.created_at is distinct from old.created_at then
-            new.user_id := null;
-        end if;
-    end if;
-    if new.user_id is null and new.scope ~ '^user:[0-9a-f-]{36}$' then
-        new.user_id := substr(new.scope, 6)::uuid;
-    elsif new.user_id is null and new.scope like 'email:%' then
-        new.user_id := (select u.id from app.users u where u.email = substr(new.scope, 7)::citext);
-    end if;
-    return new;
-end
-$$;
 create trigger idempotency_keys_link
 before insert or update on app.idempotency_keys
 for each row execute function app.link_idempotency_key();
@@ -105,37 +60,7 @@ comment on table app.retention_settings is
     'login_addresses after last_success_at, outgoing_mail after created_at (sent or not).';
 insert into app.retention_settings default values;
 
--- Deletes sign-in failures, sign-in addresses and mail past their retention; returns how many
--- rows. Called hourly by the server (through api.events_prune) or by a DBA.
-create function app.prune_personal_data()
-returns integer
-language plpgsql
-set search_path = public, pg_temp
-as $$
-declare
-    v_retention app.retention_settings;
-    v_auth app.auth_settings;
-    v_failures integer;
-    v_addresses integer;
-    v_mail integer;
-begin
-    select * into v_retention from app.retention_settings;
-    select * into v_auth from app.auth_settings;
-    delete from app.login_failures f
-    where f.failed_at < now() - greatest(v_retention.login_failures, v_auth.failed_login_window);
-    get diagnostics v_failures = row_count;
-    delete from app.login_addresses a
-    where a.last_success_at < now() - greatest(v_retention.login_addresses, v_auth.known_address_ttl);
-    get diagnostics v_addresses = row_count;
-    delete from app.outgoing_mail m where m.created_at < now() - v_retention.outgoing_mail;
-    get diagnostics v_mail = row_count;
-    return v_failures + v_addresses + v_mail;
-end
-$$;
-comment on function app.prune_personal_data() is
-    'Deletes login failures, login addresses and mail past app.retention_settings (never inside what '
-    'throttling reads). Called hourly by the server through api.events_prune; a DBA may run it any time.';
-
+-- Pruned by app.prune_personal_data (sql/app/080_erasure.sql).
 -- The offline coin cap counts UTC days of a session's end again: a day of the user's own zone
 -- could be moved by changing the zone between uploads, and so multiplied (docs/economy.md).
 comment on table app.economy_settings is

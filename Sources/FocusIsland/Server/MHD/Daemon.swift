@@ -8,6 +8,7 @@
 //
 // Server/MHD/ is the only folder that imports CMicroHTTPD: everything else holds plain Swift
 // values (Request, Response) or an HTTPConnection handle (MHD/HTTPConnection.swift).
+import CLinux
 import CMicroHTTPD
 import Glibc
 import Synchronization

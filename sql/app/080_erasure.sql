@@ -1,0 +1,84 @@
+-- Erasure and retention: every row with personal data reaches its account by id, and the
+-- sign-in records and mail are kept for a stated time only (docs/privacy.md). Bound and stored
+-- in 0016_erasure_retention.sql.
+-- The live definitions: loaded on every migrate (create or replace), see sql/app/README.md.
+
+-- Fill user_id where the writer left it null: the account holding the row's email now, or the
+-- bearer of a 'user:<id>' Idempotency-Key. A key taken over after its retention starts again
+-- (a new request, perhaps for another account that took the address since).
+create or replace function app.link_login_failure()
+returns trigger
+language plpgsql
+set search_path = public, pg_temp
+as $$
+begin
+    if new.user_id is null then
+        new.user_id := (select u.id from app.users u where u.email = new.email);
+    end if;
+    return new;
+end
+$$;
+
+create or replace function app.link_outgoing_mail()
+returns trigger
+language plpgsql
+set search_path = public, pg_temp
+as $$
+begin
+    if new.user_id is null then
+        new.user_id := (select u.id from app.users u where u.email = new.recipient);
+    end if;
+    return new;
+end
+$$;
+
+create or replace function app.link_idempotency_key()
+returns trigger
+language plpgsql
+set search_path = public, pg_temp
+as $$
+begin
+    if tg_op = 'UPDATE' then
+        if new.created_at is distinct from old.created_at then
+            new.user_id := null;
+        end if;
+    end if;
+    if new.user_id is null and new.scope ~ '^user:[0-9a-f-]{36}$' then
+        new.user_id := substr(new.scope, 6)::uuid;
+    elsif new.user_id is null and new.scope like 'email:%' then
+        new.user_id := (select u.id from app.users u where u.email = substr(new.scope, 7)::citext);
+    end if;
+    return new;
+end
+$$;
+
+-- Deletes sign-in failures, sign-in addresses and mail past their retention; returns how many
+-- rows. Called hourly by the server (through api.events_prune) or by a DBA.
+create or replace function app.prune_personal_data()
+returns integer
+language plpgsql
+set search_path = public, pg_temp
+as $$
+declare
+    v_retention app.retention_settings;
+    v_auth app.auth_settings;
+    v_failures integer;
+    v_addresses integer;
+    v_mail integer;
+begin
+    select * into v_retention from app.retention_settings;
+    select * into v_auth from app.auth_settings;
+    delete from app.login_failures f
+    where f.failed_at < now() - greatest(v_retention.login_failures, v_auth.failed_login_window);
+    get diagnostics v_failures = row_count;
+    delete from app.login_addresses a
+    where a.last_success_at < now() - greatest(v_retention.login_addresses, v_auth.known_address_ttl);
+    get diagnostics v_addresses = row_count;
+    delete from app.outgoing_mail m where m.created_at < now() - v_retention.outgoing_mail;
+    get diagnostics v_mail = row_count;
+    return v_failures + v_addresses + v_mail;
+end
+$$;
+comment on function app.prune_personal_data() is
+    'Deletes login failures, login addresses and mail past app.retention_settings (never inside what '
+    'throttling reads). Called hourly by the server through api.events_prune; a DBA may run it any time.';
