@@ -31,6 +31,10 @@ final class LiveClient: @unchecked Sendable {
     /// heartbeat is due (read and moved by the ticker thread only).
     let until: UInt64
     var deadline: UInt64
+    /// Monotonic microseconds when the token expires: from then on each heartbeat asks SQL,
+    /// which answers 401 and ends the stream. (A token ended before that rings the user's
+    /// clients through the listener, and the fetch that follows ends them the same way.)
+    let tokenEnds: UInt64
 
     let lock = NSLock()
     // Guarded by `lock`:
@@ -52,7 +56,7 @@ final class LiveClient: @unchecked Sendable {
 
     init(
         kind: Kind, userID: String, token: String, address: String, connection: OpaquePointer, cursor: String,
-        deadline: UInt64
+        deadline: UInt64, tokenEnds: UInt64 = .max
     ) {
         self.kind = kind
         self.userID = userID
@@ -62,6 +66,7 @@ final class LiveClient: @unchecked Sendable {
         self.cursor = cursor
         self.until = deadline
         self.deadline = deadline
+        self.tokenEnds = tokenEnds
     }
 
     /// Applies `change` to the flags and resumes the connection if it sleeps.
@@ -140,14 +145,15 @@ public final class EventStreams: @unchecked Sendable {
 
     enum Registration { case added, full, stopping }
 
-    /// Adds a client; a stream only while its user has fewer than `maxStreams` streams open,
-    /// and none once the server is stopping (libmicrohttpd must not stop with one suspended).
-    func register(_ client: LiveClient, maxStreams: Int) -> Registration {
+    /// Adds a client while its user has fewer than `limit` clients of its kind here (streams:
+    /// max_streams_per_user, waiting long-polls: max_polls_per_user), and none once the server
+    /// is stopping (libmicrohttpd must not stop with one suspended).
+    func register(_ client: LiveClient, limit: Int) -> Registration {
         lock.lock()
         defer { lock.unlock() }
         if stopping { return .stopping }
         var clients = byUser[client.userID] ?? [:]
-        if client.kind == .stream && clients.values.count(where: { $0.kind == .stream }) >= maxStreams {
+        if clients.values.count(where: { $0.kind == client.kind }) >= limit {
             return .full
         }
         clients[ObjectIdentifier(client)] = client
@@ -214,7 +220,11 @@ public final class EventStreams: @unchecked Sendable {
             switch client.kind {
             case .stream:
                 client.deadline = now + heartbeat * 1_000_000
-                client.wake { $0.heartbeatDue = true }
+                let tokenEnded = now >= client.tokenEnds
+                client.wake { client in
+                    client.heartbeatDue = true
+                    if tokenEnded { client.dirty = true }
+                }
             case .poll:
                 client.deadline = .max
                 client.wake { $0.expired = true }

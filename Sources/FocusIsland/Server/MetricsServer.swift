@@ -90,6 +90,7 @@ private let metricsHandler: MHD_AccessHandlerCallback = { cls, connection, url, 
     guard let handle else { return MHD_Result.NO }
     defer { MHD_destroy_response(handle) }
     MHD_add_response_header(handle, "Content-Type", status == 200 ? "text/plain; version=0.0.4" : "text/plain")
+    for (name, value) in Response.everyAnswer { MHD_add_response_header(handle, name, value) }
     if status == 405 { MHD_add_response_header(handle, "Allow", "GET, HEAD") }
     return MHD_queue_response(connection, UInt32(status), handle)
 }
