@@ -202,6 +202,13 @@ public final class EventStreams: @unchecked Sendable {
         return byUser.values.reduce(0) { $0 + $1.count }
     }
 
+    /// One user's open streams and waiting long-polls (tests).
+    public func count(of userID: String) -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return byUser[userID]?.count ?? 0
+    }
+
     /// Heartbeats and long-poll deadlines, checked every 250 ms on a thread of their own.
     public func startTicker() {
         let thread = Thread { [self] in
