@@ -1,6 +1,6 @@
 -- Avatars are stored without metadata: a phone's JPEG loses its EXIF (GPS), XMP, ICC and
 -- comment segments but keeps JFIF, Adobe and everything a decoder needs (tables, frame, scans);
--- a PNG loses its text, eXIf and tIME chunks and anything after IEND (api.image_without_metadata).
+-- a PNG loses its text, eXIf and tIME chunks and anything after IEND (app.image_without_metadata).
 begin;
 select plan(12);
 select test.new_user('ann');
@@ -26,12 +26,12 @@ select '\xffd8'::bytea as soi,
        pg_temp.segment('c4', '\x00' || decode(repeat('00', 16), 'hex')) as dht,
        pg_temp.segment('da', '\x010100003f00'::bytea) || '\xd2cf20ff00a1ffd9'::bytea as scan;
 
-select is(api.image_without_metadata(j.soi || j.jfif || j.exif || j.xmp || j.icc || j.comment || j.adobe || j.photoshop
+select is(app.image_without_metadata(j.soi || j.jfif || j.exif || j.xmp || j.icc || j.comment || j.adobe || j.photoshop
                                      || j.dqt || j.sof || j.dht || j.scan),
           j.soi || j.jfif || j.adobe || j.dqt || j.sof || j.dht || j.scan,
           'a JPEG keeps SOI, JFIF, Adobe, tables, frame and scan, in order, and nothing else')
 from jpeg j;
-select is(api.image_without_metadata(j.soi || '\xffff'::bytea || j.exif || j.sof || j.scan), j.soi || j.sof || j.scan,
+select is(app.image_without_metadata(j.soi || '\xffff'::bytea || j.exif || j.sof || j.scan), j.soi || j.sof || j.scan,
           'fill bytes before a marker are dropped with what they precede')
 from jpeg j;
 
@@ -57,7 +57,7 @@ select '\x89504e470d0a1a0a'::bytea as signature,
        pg_temp.chunk('IDAT', '\x789c6300010000050001'::bytea) as idat,
        pg_temp.chunk('IEND', ''::bytea) as iend;
 
-select is(api.image_without_metadata(p.signature || p.ihdr || p.text || p.ztext || p.plte || p.itext || p.exif || p.time
+select is(app.image_without_metadata(p.signature || p.ihdr || p.text || p.ztext || p.plte || p.itext || p.exif || p.time
                                      || p.idat || p.iend || convert_to('<html><script>alert(1)</script>', 'UTF8')),
           p.signature || p.ihdr || p.plte || p.idat || p.iend,
           'a PNG keeps its image chunks in order, without text, eXIf, tIME or anything after IEND')
@@ -68,12 +68,12 @@ select is(test.error_of(format($$ select api.me_avatar_update(test.token('ann'),
 select is((select a.data from app.avatars a where a.user_id = test.uid('ann')),
           (select p.signature || p.ihdr || p.idat || p.iend from png p), '... and stores it without');
 
-select is(api.image_without_metadata('\x89504e470d0a1a0a0000000d49484452'::bytea), '\x89504e470d0a1a0a0000000d49484452'::bytea,
+select is(app.image_without_metadata('\x89504e470d0a1a0a0000000d49484452'::bytea), '\x89504e470d0a1a0a0000000d49484452'::bytea,
           'a PNG cut short inside a chunk is kept as it came (nothing there is read as metadata by a decoder)');
-select is(api.image_without_metadata((select j.soi || j.jfif from jpeg j) || '\xffe1ffff45786966'::bytea),
+select is(app.image_without_metadata((select j.soi || j.jfif from jpeg j) || '\xffe1ffff45786966'::bytea),
           (select j.soi || j.jfif from jpeg j) || '\xffe1ffff45786966'::bytea,
           'a JPEG segment longer than the file is kept as it came');
-select is(api.image_without_metadata('\x474946383961'::bytea), '\x474946383961'::bytea, 'other bytes are returned unchanged');
+select is(app.image_without_metadata('\x474946383961'::bytea), '\x474946383961'::bytea, 'other bytes are returned unchanged');
 
 select * from finish();
 rollback;
