@@ -88,7 +88,8 @@ import Testing
             #expect(result.header("Content-Type") == "application/problem+json")
         }
         #expect(try TestEnvironment.scalar("select balance::text from app.users where id = $1::uuid", [account.id]) == "500")
-        #expect(try TestEnvironment.scalar("select count(*)::text from app.idempotency_keys where scope = 'user:' || $1", [account.id]) == "0")
+        #expect(
+            try TestEnvironment.scalar("select count(*)::text from app.idempotency_keys where scope = 'user:' || $1", [account.id]) == "0")
     }
 
     // MARK: Display names
@@ -98,8 +99,8 @@ import Testing
         let client = transport.client
         let composed = try register(client, TestEnvironment.email("nfc"), "Zoe\u{0308}")
         #expect(composed.status == 201)
-        #expect((composed.json["user"] as? [String: Any])?["display_name"] as? String == "Zo\u{00EB}")
-        #expect(Array(((composed.json["user"] as? [String: Any])?["display_name"] as? String ?? "").unicodeScalars.map(\.value)) == [0x5A, 0x6F, 0xEB])
+        let stored = (composed.json["user"] as? [String: Any])?["display_name"] as? String ?? ""
+        #expect(stored.unicodeScalars.map(\.value) == [0x5A, 0x6F, 0xEB], "one code point for the ë, no space left")
         for (name, why) in [
             ("Ann\u{202E}nimda", "a right-to-left override"), ("An\u{200B}n", "a zero-width space"),
             ("Ann\u{2066}x\u{2069}", "a bidi isolate"), ("Z\u{0336}\u{0337}\u{0338}algo", "a flood of combining marks"),
@@ -201,8 +202,11 @@ import Testing
         #expect(served.header("X-Content-Type-Options") == "nosniff")
         #expect(served.body.firstRange(of: Array("GPS".utf8)) == nil, "no byte of the GPS position is served")
         #expect(served.body.firstRange(of: Array("Exif".utf8)) == nil && served.body.firstRange(of: Array("ICC_PROFILE".utf8)) == nil)
-        #expect(Self.markers(served.body) == [0xE0, 0xDB, 0xC9, 0xCC, 0xDA], "SOI, JFIF, tables, frame and scan walk as a decoder walks them")
-        #expect(served.body == [0xFF, 0xD8] + jfif + quantization + frame + conditioning + scan, "what a decoder reads is byte for byte the same")
+        #expect(
+            Self.markers(served.body) == [0xE0, 0xDB, 0xC9, 0xCC, 0xDA], "SOI, JFIF, tables, frame and scan walk as a decoder walks them")
+        #expect(
+            served.body == [0xFF, 0xD8] + jfif + quantization + frame + conditioning + scan,
+            "what a decoder reads is byte for byte the same")
         #expect(served.body.suffix(2) == [0xFF, 0xD9])
         let stored = try TestEnvironment.scalar(
             "select position('\\x475053'::bytea in data)::text from app.avatars where user_id = $1::uuid", [account.id])
