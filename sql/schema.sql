@@ -333,6 +333,20 @@ CREATE FUNCTION api.card_json(id uuid, display_name text, has_avatar boolean, av
                               'has_avatar', card_json.has_avatar, 'avatar_version', api.avatar_version(card_json.avatar_updated_at))
 $$;
 ALTER FUNCTION api.card_json(id uuid, display_name text, has_avatar boolean, avatar_updated_at timestamp with time zone) OWNER TO focus_owner;
+CREATE FUNCTION app.display_name_is_clean(name text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    select display_name_is_clean.name is nfc normalized
+       and display_name_is_clean.name = btrim(display_name_is_clean.name)
+       and length(display_name_is_clean.name) between 1 and 40
+       and display_name_is_clean.name !~ ('[\u0000-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u180e'
+                                          || '\u200b\u200c\u200e\u200f\u2028-\u202e\u2060-\u206f\u3164\ufeff\uffa0'
+                                          || '\ufff9-\ufffb\U000e0000-\U000e007f]')
+       and display_name_is_clean.name !~ ('(?<![\u2600-\u27bf\ufe0f\U0001f000-\U0001faff])\u200d'
+                                          || '|\u200d(?![\u2600-\u27bf\U0001f000-\U0001faff])')
+       and display_name_is_clean.name !~ '[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]{3}'
+$$;
+ALTER FUNCTION app.display_name_is_clean(name text) OWNER TO focus_owner;
 CREATE TABLE app.users (
     id uuid DEFAULT gen_random_uuid() NOT NULL,
     email public.citext,
@@ -350,7 +364,7 @@ CASE
     WHEN (deleted_at IS NULL) THEN ((email IS NOT NULL) AND (password_hash IS NOT NULL))
     ELSE ((email IS NULL) AND (password_hash IS NULL) AND (display_name = 'Deleted user'::text))
 END),
-    CONSTRAINT users_display_name_check CHECK (((display_name = btrim(display_name)) AND ((length(display_name) >= 1) AND (length(display_name) <= 40)) AND (display_name !~ '[[:cntrl:]]'::text))),
+    CONSTRAINT users_display_name_check CHECK (app.display_name_is_clean(display_name)),
     CONSTRAINT users_email_check CHECK (((length((email)::text) <= 254) AND (email OPERATOR(public.~) '^[^@\s]+@[^@\s]+\.[^@\s]+$'::public.citext))),
     CONSTRAINT users_password_hash_check CHECK ((password_hash ~~ '$2_$%'::text)),
     CONSTRAINT users_time_zone_check CHECK (((length(time_zone) >= 1) AND (length(time_zone) <= 64)))
@@ -401,16 +415,39 @@ exception when data_exception then
 end
 $_$;
 ALTER FUNCTION api.client_address(params jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.display_name(name text) RETURNS text
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_name text := btrim(normalize(display_name.name, nfc));
+    v_skeleton text := api.name_skeleton(v_name);
+begin
+    if not app.display_name_is_clean(v_name) then
+        perform api.fail(400, 'invalid_display_name',
+                         'Use a display name of 1 to 40 characters, without invisible, control or direction characters.');
+    end if;
+    if v_skeleton = any (select api.name_skeleton(r) from unnest(api.reserved_display_names()) r) then
+        perform api.fail(400, 'invalid_display_name', 'That display name is reserved; choose another.');
+    end if;
+    if exists (select from app.blocked_name_terms b
+               where api.name_skeleton(b.term) <> '' and strpos(v_skeleton, api.name_skeleton(b.term)) > 0) then
+        perform api.fail(400, 'inappropriate_display_name', 'That display name is not allowed; choose another.');
+    end if;
+    return v_name;
+end
+$$;
+ALTER FUNCTION api.display_name(name text) OWNER TO focus_owner;
 CREATE FUNCTION api.display_name_field(body jsonb, required boolean) RETURNS text
     LANGUAGE plpgsql
     AS $$
 declare
-    v_name text := btrim(api.text_field(display_name_field.body, 'display_name', display_name_field.required));
+    v_name text := api.text_field(display_name_field.body, 'display_name', display_name_field.required);
 begin
-    if length(v_name) not between 1 and 40 or v_name ~ '[[:cntrl:]]' then
-        perform api.fail(400, 'invalid_display_name', 'Use a display name of 1 to 40 characters.');
+    if v_name is null then
+        return null;
     end if;
-    return v_name;
+    return api.display_name(v_name);
 end
 $$;
 ALTER FUNCTION api.display_name_field(body jsonb, required boolean) OWNER TO focus_owner;
@@ -531,7 +568,10 @@ begin
     return api.ok(jsonb_build_object(
         'user_id', v_user_id,
         'max_streams', (select s.max_streams_per_user from app.event_settings s),
-        'next', coalesce(v_after, api.newest_event_id())));
+        'max_polls', (select s.max_polls_per_user from app.event_settings s),
+        'next', coalesce(v_after, api.newest_event_id()),
+        'token_expires_in', (select ceil(extract(epoch from t.expires_at - now()))::bigint from app.auth_tokens t
+                             where t.digest = sha256(convert_to(events_stream_open.token, 'UTF8')))));
 end
 $$;
 ALTER FUNCTION api.events_stream_open(token text, params jsonb, body jsonb) OWNER TO focus_owner;
@@ -1070,8 +1110,10 @@ begin
     if v_function is null or idempotent.endpoint !~ '^api\.[a-z_]+$' then
         raise exception 'api.idempotent: % is not an endpoint', idempotent.endpoint;
     end if;
-    if v_key is not null and v_key !~ '^[\x20-\x7e]{1,255}$' then
-        perform api.fail(400, 'invalid_field', 'Idempotency-Key must be 1 to 255 printable ASCII characters.',
+    -- The table's rule (0011): visible ASCII, no space. Checked here first, so a key the table
+    -- would refuse is the client's 400, not a 422 constraint_violation.
+    if v_key is not null and v_key !~ '^[\x21-\x7e]{1,255}$' then
+        perform api.fail(400, 'invalid_field', 'Idempotency-Key must be 1 to 255 visible ASCII characters, without spaces.',
                          jsonb_build_object('field', 'Idempotency-Key'));
     end if;
     if v_key is not null and (select p.provolatile from pg_proc p where p.oid = v_function) = 'v' then
@@ -1442,14 +1484,16 @@ declare
     v_user_id uuid := api.authenticate(me_avatar_update.token);
     v_type text := case when substring(me_avatar_update.body from 1 for 8) = '\x89504e470d0a1a0a'::bytea then 'image/png'
                         when substring(me_avatar_update.body from 1 for 3) = '\xffd8ff'::bytea then 'image/jpeg' end;
+    v_image bytea;
 begin
     if v_type is null or length(me_avatar_update.body) < 4 then
         perform api.fail(415, 'unsupported_image', 'Send a PNG or JPEG image.');
     end if;
-    if length(me_avatar_update.body) > app.avatar_max_bytes() then
+    v_image := app.image_without_metadata(me_avatar_update.body);
+    if length(v_image) > app.avatar_max_bytes() then
         perform api.fail(413, 'body_too_large', format('An avatar is at most %s KiB.', app.avatar_max_bytes() / 1024));
     end if;
-    insert into app.avatars (user_id, content_type, data) values (v_user_id, v_type, me_avatar_update.body)
+    insert into app.avatars (user_id, content_type, data) values (v_user_id, v_type, v_image)
     on conflict (user_id) do update set content_type = excluded.content_type, data = excluded.data, updated_at = now();
     return api.ok(null);
 end
@@ -1798,6 +1842,18 @@ begin
 end
 $$;
 ALTER FUNCTION api.mindfulness_tips_sync(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.name_skeleton(name text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $_$
+    select regexp_replace(regexp_replace(
+               translate(regexp_replace(normalize(lower(normalize(name_skeleton.name, nfkc)), nfd),
+                                        '[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]', '', 'g'),
+                         '01l|!23456789@$' || 'авсԁеһіјкӏмпорԛѕтԝхуαβεηικμνορτυχ',
+                         'oiiiizeasgtbgas' || 'abcdehijkimnopqstwxyabenikuvoptux'),
+               '[^[:alpha:]]', '', 'g'),
+           '(.)\1+', '\1', 'g')
+$_$;
+ALTER FUNCTION api.name_skeleton(name text) OWNER TO focus_owner;
 CREATE FUNCTION api.newest_event_id() RETURNS bigint
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -2039,6 +2095,13 @@ CREATE FUNCTION api.report_json(report app.user_reports) RETURNS jsonb
                               'details', report.details, 'created_at', api.iso(report.created_at))
 $$;
 ALTER FUNCTION api.report_json(report app.user_reports) OWNER TO focus_owner;
+CREATE FUNCTION api.reserved_display_names() RETURNS text[]
+    LANGUAGE sql IMMUTABLE
+    AS $$
+    select array['Deleted user', 'Deleted account', 'admin', 'administrator', 'moderator', 'staff', 'support',
+                 'system', 'root', 'Focus Island', 'Focus Island Team', 'Focus Island Support']
+$$;
+ALTER FUNCTION api.reserved_display_names() OWNER TO focus_owner;
 CREATE FUNCTION api.rollup_minutes(user_id uuid, period text, key date) RETURNS integer
     LANGUAGE sql STABLE
     AS $$
@@ -2489,6 +2552,15 @@ begin
 end
 $$;
 ALTER FUNCTION app.apply_ledger_entry() OWNER TO focus_owner;
+CREATE FUNCTION app.auth_tokens_notify_end() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+begin
+    perform pg_notify('focus_events', old.user_id::text || ':token');
+    return null;
+end
+$$;
+ALTER FUNCTION app.auth_tokens_notify_end() OWNER TO focus_owner;
 CREATE FUNCTION app.avatar_max_bytes() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$ select 256 * 1024 $$;
@@ -2736,6 +2808,81 @@ begin
 end
 $$;
 ALTER FUNCTION app.grant_coins(user_id uuid, coins integer, reason text) OWNER TO focus_owner;
+CREATE FUNCTION app.image_without_metadata(image bytea) RETURNS bytea
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+    AS $$
+declare
+    v_length integer := length(image_without_metadata.image);
+    v_out bytea;
+    v_at integer;  -- 0-based offset of the next segment or chunk
+    v_marker integer;
+    v_size bigint;
+    v_type bytea;
+begin
+    if substring(image_without_metadata.image from 1 for 3) = '\xffd8ff'::bytea then
+        v_out := substring(image_without_metadata.image from 1 for 2);
+        v_at := 2;
+        loop
+            if v_at + 2 > v_length or get_byte(image_without_metadata.image, v_at) <> 255 then
+                return v_out || substring(image_without_metadata.image from v_at + 1);
+            end if;
+            v_marker := get_byte(image_without_metadata.image, v_at + 1);
+            if v_marker = 255 then  -- a fill byte before a marker
+                v_at := v_at + 1;
+                continue;
+            end if;
+            if v_marker in (1, 216, 217) or v_marker between 208 and 215 or v_marker = 218 then
+                -- TEM, SOI, EOI, RSTn stand alone; SOS starts the scans, copied to the end.
+                if v_marker in (217, 218) then
+                    return v_out || substring(image_without_metadata.image from v_at + 1);
+                end if;
+                v_out := v_out || substring(image_without_metadata.image from v_at + 1 for 2);
+                v_at := v_at + 2;
+                continue;
+            end if;
+            if v_at + 4 > v_length then
+                return v_out || substring(image_without_metadata.image from v_at + 1);
+            end if;
+            v_size := 2 + get_byte(image_without_metadata.image, v_at + 2) * 256 + get_byte(image_without_metadata.image, v_at + 3);
+            if v_size < 4 or v_at + v_size > v_length then
+                return v_out || substring(image_without_metadata.image from v_at + 1);
+            end if;
+            if not (v_marker between 225 and 237 or v_marker in (239, 254)
+                    or (v_marker = 224 and substring(image_without_metadata.image from v_at + 5 for 5) <> '\x4a46494600'::bytea)
+                    or (v_marker = 238 and substring(image_without_metadata.image from v_at + 5 for 5) <> '\x41646f6265'::bytea)) then
+                v_out := v_out || substring(image_without_metadata.image from v_at + 1 for v_size::integer);
+            end if;
+            v_at := v_at + v_size::integer;
+        end loop;
+    end if;
+    if substring(image_without_metadata.image from 1 for 8) = '\x89504e470d0a1a0a'::bytea then
+        v_out := substring(image_without_metadata.image from 1 for 8);
+        v_at := 8;
+        while v_at < v_length loop
+            if v_at + 12 > v_length then
+                return v_out || substring(image_without_metadata.image from v_at + 1);
+            end if;
+            v_size := 12 + ((get_byte(image_without_metadata.image, v_at)::bigint * 256
+                             + get_byte(image_without_metadata.image, v_at + 1)) * 256
+                            + get_byte(image_without_metadata.image, v_at + 2)) * 256
+                          + get_byte(image_without_metadata.image, v_at + 3);
+            if v_at + v_size > v_length then
+                return v_out || substring(image_without_metadata.image from v_at + 1);
+            end if;
+            v_type := substring(image_without_metadata.image from v_at + 5 for 4);
+            if v_type not in ('\x74455874'::bytea, '\x7a545874'::bytea, '\x69545874'::bytea,
+                              '\x65584966'::bytea, '\x74494d45'::bytea) then  -- tEXt zTXt iTXt eXIf tIME
+                v_out := v_out || substring(image_without_metadata.image from v_at + 1 for v_size::integer);
+            end if;
+            exit when v_type = '\x49454e44'::bytea;  -- IEND
+            v_at := v_at + v_size::integer;
+        end loop;
+        return v_out;
+    end if;
+    return image_without_metadata.image;
+end
+$$;
+ALTER FUNCTION app.image_without_metadata(image bytea) OWNER TO focus_owner;
 CREATE FUNCTION app.link_idempotency_key() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -3040,6 +3187,14 @@ END),
     CONSTRAINT avatars_data_check CHECK (((length(data) >= 4) AND (length(data) <= app.avatar_max_bytes())))
 );
 ALTER TABLE app.avatars OWNER TO focus_owner;
+CREATE TABLE app.blocked_name_terms (
+    term text NOT NULL,
+    note text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT blocked_name_terms_note_check CHECK ((length(note) <= 200)),
+    CONSTRAINT blocked_name_terms_term_check CHECK (((length(btrim(term)) >= 1) AND (length(btrim(term)) <= 100)))
+);
+ALTER TABLE app.blocked_name_terms OWNER TO focus_owner;
 CREATE TABLE app.blocks (
     blocker uuid NOT NULL,
     blocked uuid NOT NULL,
@@ -3118,6 +3273,8 @@ CREATE TABLE app.event_settings (
     retention interval DEFAULT '7 days'::interval NOT NULL,
     max_streams_per_user integer DEFAULT 3 NOT NULL,
     pruned_through bigint DEFAULT 0 NOT NULL,
+    max_polls_per_user integer DEFAULT 5 NOT NULL,
+    CONSTRAINT event_settings_max_polls_per_user_check CHECK (((max_polls_per_user >= 1) AND (max_polls_per_user <= 100))),
     CONSTRAINT event_settings_max_streams_per_user_check CHECK (((max_streams_per_user >= 1) AND (max_streams_per_user <= 100))),
     CONSTRAINT event_settings_pruned_through_check CHECK ((pruned_through >= 0)),
     CONSTRAINT event_settings_retention_check CHECK ((retention >= '01:00:00'::interval)),
@@ -3592,6 +3749,8 @@ ALTER TABLE ONLY app.auth_tokens
     ADD CONSTRAINT auth_tokens_pkey PRIMARY KEY (digest);
 ALTER TABLE ONLY app.avatars
     ADD CONSTRAINT avatars_pkey PRIMARY KEY (user_id);
+ALTER TABLE ONLY app.blocked_name_terms
+    ADD CONSTRAINT blocked_name_terms_pkey PRIMARY KEY (term);
 ALTER TABLE ONLY app.blocks
     ADD CONSTRAINT blocks_pkey PRIMARY KEY (blocker, blocked);
 ALTER TABLE ONLY app.catalog_version
@@ -3718,6 +3877,8 @@ CREATE OR REPLACE VIEW report.sales_per_item AS
    FROM (app.shop_items i
      LEFT JOIN app.coin_ledger c ON (((c.item_id = i.id) AND (c.entry = 'spend'::text))))
   GROUP BY i.id;
+CREATE TRIGGER auth_tokens_end_deleted AFTER DELETE ON app.auth_tokens FOR EACH ROW EXECUTE FUNCTION app.auth_tokens_notify_end();
+CREATE TRIGGER auth_tokens_end_revoked AFTER UPDATE OF revoked_at, expires_at ON app.auth_tokens FOR EACH ROW WHEN ((((old.revoked_at IS NULL) AND (new.revoked_at IS NOT NULL)) OR (new.expires_at < old.expires_at))) EXECUTE FUNCTION app.auth_tokens_notify_end();
 CREATE TRIGGER avatars_events AFTER INSERT OR DELETE OR UPDATE ON app.avatars FOR EACH ROW EXECUTE FUNCTION app.tell_friends_of_row();
 CREATE TRIGGER coin_ledger_append_only BEFORE DELETE OR UPDATE ON app.coin_ledger FOR EACH STATEMENT EXECUTE FUNCTION app.forbid_change();
 CREATE TRIGGER coin_ledger_apply AFTER INSERT ON app.coin_ledger FOR EACH ROW EXECUTE FUNCTION app.apply_ledger_entry();
@@ -3815,9 +3976,11 @@ REVOKE ALL ON FUNCTION api.avatar_version(updated_at timestamp with time zone) F
 REVOKE ALL ON FUNCTION api.board_top(period text, key date, entries integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.boolean_field(body jsonb, field text, required boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.card_json(id uuid, display_name text, has_avatar boolean, avatar_updated_at timestamp with time zone) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.display_name_is_clean(name text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.check_password(account app.users, password text, client_ip inet) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.choice(value text, field text, choices text[]) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.client_address(params jsonb) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.display_name(name text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.display_name_field(body jsonb, required boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.email_field(body jsonb, field text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.end_request(token text, params jsonb, side text, action text) FROM PUBLIC;
@@ -3914,6 +4077,7 @@ REVOKE ALL ON FUNCTION api.me_update(token text, params jsonb, body jsonb) FROM 
 GRANT ALL ON FUNCTION api.me_update(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.mindfulness_tips_sync(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.mindfulness_tips_sync(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.name_skeleton(name text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.newest_event_id() FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.ok(body jsonb, status integer, etag text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.only_keys(body jsonb, allowed text[]) FROM PUBLIC;
@@ -3935,6 +4099,7 @@ REVOKE ALL ON FUNCTION api.ready() FROM PUBLIC;
 GRANT ALL ON FUNCTION api.ready() TO focus_api;
 REVOKE ALL ON FUNCTION api.record_friendship_event(pair app.friendships, actor uuid, action text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.report_json(report app.user_reports) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.reserved_display_names() FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.rollup_minutes(user_id uuid, period text, key date) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.secret_fields() FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.selected_json(user_id uuid) FROM PUBLIC;
@@ -3971,6 +4136,7 @@ REVOKE ALL ON FUNCTION app.add_rollup_minutes(user_id uuid, ended_at timestamp w
 REVOKE ALL ON FUNCTION app.add_user_day(user_id uuid, day date, sessions integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.announce_version() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.apply_ledger_entry() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.auth_tokens_notify_end() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.avatar_max_bytes() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.bump_catalog_version() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.bump_tips_version() FROM PUBLIC;
@@ -3986,6 +4152,7 @@ REVOKE ALL ON FUNCTION app.focus_sessions_rollup() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.forbid_change() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.friendship_events_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.grant_coins(user_id uuid, coins integer, reason text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.image_without_metadata(image bytea) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.link_idempotency_key() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.link_login_failure() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.link_outgoing_mail() FROM PUBLIC;

@@ -48,7 +48,7 @@ import Testing
         let streamA = try stream(a), streamC = try stream(c)
         #expect(streamA.status == 200)
         #expect(streamA.headers["content-type"] == "text/event-stream")
-        #expect(streamA.headers["cache-control"] == "no-cache")
+        #expect(streamA.headers["cache-control"] == "no-store")
 
         let asked = try client.send("POST", "/friend-requests", token: b.token, json: #"{"email":"\#(a.email)"}"#)
         let requestID = try asked.decode(AskReply.self).request.id
@@ -110,10 +110,133 @@ import Testing
         #expect(open.ended, "the server ended the stream of a revoked token")
     }
 
+    /// Waits until each stream ended (the server closed it) or `seconds` passed.
+    func waitForEnds(_ streams: [EventStreamClient], within seconds: Double) throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        for held in streams {
+            while !held.ended, Date() < deadline { _ = try held.next(timeout: 0.5) }
+        }
+    }
+
+    /// A token that ends (logout, a device revoked, a password change, the account deleted)
+    /// ends every stream on it within a heartbeat, without any event to wake them (the token's
+    /// end rings the user's clients), and their places under max_streams_per_user are free.
+    @Test(arguments: ["logout", "revoke", "password", "delete"])
+    func everyStreamOfAnEndedTokenEndsAndFreesItsPlaces(ending: String) throws {
+        let client = Transport.socket.client
+        let a = try client.register("ender")
+        let login = try client.send("POST", "/auth/login", json: #"{"email":"\#(a.email)","password":"correct horse"}"#)
+        let second = Account(id: a.id, email: a.email, token: try #require(login.json["token"] as? String))
+        let limit = try #require(Int(try TestEnvironment.scalar("select max_streams_per_user from app.event_settings") ?? ""))
+        let open = try (0..<limit).map { _ in try stream(a) }
+        #expect(open.allSatisfy { $0.status == 200 })
+        let eventsBefore = try eventCount(a)
+
+        let ended: HTTPResult
+        switch ending {
+        case "logout":
+            ended = try client.send("POST", "/auth/logout", token: a.token)
+        case "revoke":
+            let tokens = try client.send("GET", "/me/tokens", token: second.token).json["tokens"] as? [[String: Any]] ?? []
+            let first = try #require(tokens.first { $0["current"] as? Bool == false }?["id"] as? String)
+            ended = try client.send("DELETE", "/me/tokens/\(first)", token: second.token)
+        case "password":
+            ended = try client.send(
+                "POST", "/me/password", token: second.token,
+                json: #"{"current_password":"correct horse","new_password":"another horse"}"#)
+        default:
+            ended = try client.send("DELETE", "/me", token: a.token, json: #"{"password":"correct horse"}"#)
+        }
+        #expect(ended.status == 204, "\(ending): \(ended.text)")
+        #expect(try eventCount(a) == eventsBefore, "no event of the user's woke the streams")
+
+        let heartbeat = Double(try TestServer.running().streams.heartbeat)
+        try waitForEnds(open, within: heartbeat + 5)
+        #expect(open.allSatisfy { $0.ended }, "\(ending): every stream of the ended token ended")
+        if ending != "delete" {
+            let again = try (0..<limit).map { _ in try stream(second) }
+            #expect(again.allSatisfy { $0.status == 200 }, "\(ending): the ended streams' places are free")
+            for held in again { held.close() }
+        }
+    }
+
+    /// A token that expires by time ends its stream at the first heartbeat after the expiry.
+    @Test func aStreamEndsAtTheFirstHeartbeatAfterItsTokenExpires() throws {
+        let a = try Transport.socket.client.register("expiring")
+        _ = try TestEnvironment.owner().execute(
+            "update app.auth_tokens set expires_at = greatest(created_at, now()) + interval '1 second' where user_id = $1::uuid",
+            [a.id])
+        let open = try stream(a)
+        #expect(open.status == 200)
+        let heartbeat = Double(try TestServer.running().streams.heartbeat)
+        try waitForEnds([open], within: 2 * heartbeat + 5)
+        #expect(open.ended, "the stream of an expired token ended")
+    }
+
+    /// A waiting long-poll answers 401 when its token ends, instead of its empty list after `wait`.
+    @Test func aWaitingLongPollAnswers401WhenItsTokenEnds() throws {
+        let client = Transport.socket.client
+        let a = try client.register("pollend")
+        let next = try #require(client.send("GET", "/events", token: a.token).json["next"] as? Int)
+        let streams = try TestServer.running().streams
+        let answer = ResultBox<HTTPResult>(count: 1)
+        let done = DispatchGroup()
+        done.enter()
+        Thread {
+            answer.set(0, Result { try client.send("GET", "/events?after=\(next)&wait=60", token: a.token) })
+            done.leave()
+        }.start()
+        let registered = Date().addingTimeInterval(5)
+        while streams.count(of: a.id) < 1 && Date() < registered { usleep(20_000) }
+        #expect(streams.count(of: a.id) == 1, "the long-poll waits")
+        #expect(try client.send("POST", "/auth/logout", token: a.token).status == 204)
+        #expect(done.wait(timeout: .now() + 20) == .success, "the long-poll answered once its token ended")
+        let result = try #require(try answer.values[0]?.get())
+        #expect(result.status == 401 && result.code == "unauthorized")
+        #expect(streams.count(of: a.id) == 0, "and its place is free")
+    }
+
+    /// Waiting long-polls are bounded per user like streams (app.event_settings.max_polls_per_user):
+    /// past it, 429 too_many_polls as problem+json with Retry-After; an answered one frees its place.
+    @Test func waitingLongPollsAreBoundedPerUser() throws {
+        let client = Transport.socket.client
+        let a = try client.register("poller")
+        let limit = try #require(Int(try TestEnvironment.scalar("select max_polls_per_user from app.event_settings") ?? ""))
+        let next = try #require(client.send("GET", "/events", token: a.token).json["next"] as? Int)
+        let streams = try TestServer.running().streams
+        let results = ResultBox<HTTPResult>(count: limit)
+        let done = DispatchGroup()
+        for index in 0..<limit {
+            done.enter()
+            Thread {
+                results.set(index, Result { try client.send("GET", "/events?after=\(next)&wait=30", token: a.token) })
+                done.leave()
+            }.start()
+        }
+        let registered = Date().addingTimeInterval(5)
+        while streams.count(of: a.id) < limit && Date() < registered { usleep(20_000) }
+        #expect(streams.count(of: a.id) == limit, "\(limit) long-polls wait")
+
+        let refused = try client.send("GET", "/events?after=\(next)&wait=30", token: a.token)
+        #expect(refused.status == 429)
+        #expect(refused.code == "too_many_polls")
+        #expect(refused.header("Content-Type") == "application/problem+json")
+        #expect(refused.header("Retry-After") != nil)
+        #expect(try client.send("GET", "/events?after=\(next)", token: a.token).status == 200, "a poll that does not wait is not counted")
+        let other = try client.register("poller")
+        #expect(try client.send("GET", "/events?after=\(next)&wait=0", token: other.token).status == 200, "nor another user's")
+
+        try grant(a, 2)  // answers the waiting ones
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        #expect(results.values.allSatisfy { (try? $0?.get())?.status == 200 })
+        #expect(streams.count(of: a.id) == 0, "answered long-polls free their places")
+    }
+
     @Test func aLongPollAnswersWhenAnEventArrivesWithoutHoldingAThread() throws {
         let client = Transport.socket.client
-        let a = try client.register("ann")
-        let start = try #require(client.send("GET", "/events", token: a.token).json["next"] as? Int)
+        // Four users, as each may hold only max_polls_per_user (5) waiting long-polls.
+        let users = try (0..<4).map { _ in try client.register("ann") }
+        let start = try #require(client.send("GET", "/events", token: users[0].token).json["next"] as? Int)
 
         // More waiting long-polls than the server has HTTP threads.
         let waiting = 2 * 8
@@ -122,7 +245,8 @@ import Testing
         for index in 0..<waiting {
             done.enter()
             Thread {
-                results.set(index, Result { try client.send("GET", "/events?after=\(start)&wait=20", token: a.token) })
+                let user = users[index % users.count]
+                results.set(index, Result { try client.send("GET", "/events?after=\(start)&wait=20", token: user.token) })
                 done.leave()
             }.start()
         }
@@ -134,7 +258,7 @@ import Testing
         #expect(try client.send("GET", "/health").status == 200)
         #expect(monotonicMicroseconds() - health < 1_000_000, "waiting long-polls hold no HTTP thread")
 
-        try grant(a, 9)
+        for user in users { try grant(user, 9) }
         #expect(done.wait(timeout: .now() + 10) == .success, "every long-poll answered after the event")
         for result in results.values.compactMap({ try? $0?.get() }) {
             #expect(result.status == 200)

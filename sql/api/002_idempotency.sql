@@ -46,8 +46,10 @@ begin
     if v_function is null or idempotent.endpoint !~ '^api\.[a-z_]+$' then
         raise exception 'api.idempotent: % is not an endpoint', idempotent.endpoint;
     end if;
-    if v_key is not null and v_key !~ '^[\x20-\x7e]{1,255}$' then
-        perform api.fail(400, 'invalid_field', 'Idempotency-Key must be 1 to 255 printable ASCII characters.',
+    -- The table's rule (0011): visible ASCII, no space. Checked here first, so a key the table
+    -- would refuse is the client's 400, not a 422 constraint_violation.
+    if v_key is not null and v_key !~ '^[\x21-\x7e]{1,255}$' then
+        perform api.fail(400, 'invalid_field', 'Idempotency-Key must be 1 to 255 visible ASCII characters, without spaces.',
                          jsonb_build_object('field', 'Idempotency-Key'));
     end if;
 

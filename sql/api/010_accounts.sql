@@ -31,19 +31,79 @@ begin
 end
 $$;
 
--- display_name of a body, trimmed: 1 to 40 characters, no control characters
--- (400 invalid_display_name). Absent and not required reads as null.
+-- What a name is matched as, against the reserved names and app.blocked_name_terms: both
+-- sides folded the same way, so "B a D", "b4d", "ＢＡＤ" and "bád" all read "bad". Compatibility
+-- forms (full-width, ligatures, mathematical letters) to plain ones (NFKC), lower case, accents
+-- and other combining marks dropped, look-alikes to one letter (0 o, 1 l i | ! to i, 2 z, 3 e,
+-- 4 @ a, 5 $ s, 6 g, 7 t, 8 b, 9 g, and Cyrillic and Greek letters drawn like Latin ones),
+-- everything that is not a letter dropped (spacing, punctuation, other digits), runs of one
+-- letter cut to one ("baaad").
+create function api.name_skeleton(name text)
+returns text
+language sql immutable parallel safe
+as $$
+    select regexp_replace(regexp_replace(
+               translate(regexp_replace(normalize(lower(normalize(name_skeleton.name, nfkc)), nfd),
+                                        '[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]', '', 'g'),
+                         '01l|!23456789@$' || 'авсԁеһіјкӏмпорԛѕтԝхуαβεηικμνορτυχ',
+                         'oiiiizeasgtbgas' || 'abcdehijkimnopqstwxyabenikuvoptux'),
+               '[^[:alpha:]]', '', 'g'),
+           '(.)\1+', '\1', 'g')
+$$;
+
+-- Names nobody may take, whole (after api.name_skeleton): the name deletion leaves on an
+-- account ('Deleted user', sql/api/012_account_lifecycle.sql), and names that speak for the app
+-- or its staff. Contained in a longer name they are the blocklist's business.
+create function api.reserved_display_names()
+returns text[]
+language sql immutable
+as $$
+    select array['Deleted user', 'Deleted account', 'admin', 'administrator', 'moderator', 'staff', 'support',
+                 'system', 'root', 'Focus Island', 'Focus Island Team', 'Focus Island Support']
+$$;
+
+-- A display name as stored, or 400: the one check of a name, wherever one is set (sign-up,
+-- PATCH /me, a moderator's rename). Guarantees: NFC, trimmed, and app.display_name_is_clean
+-- (1 to 40 characters; no control, bidi, zero-width or invisible characters; no flood of
+-- combining marks), else 400 invalid_display_name; not a reserved name, else 400
+-- invalid_display_name; no term of app.blocked_name_terms inside it, folded alike
+-- (api.name_skeleton), else 400 inappropriate_display_name.
+create function api.display_name(name text)
+returns text
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_name text := btrim(normalize(display_name.name, nfc));
+    v_skeleton text := api.name_skeleton(v_name);
+begin
+    if not app.display_name_is_clean(v_name) then
+        perform api.fail(400, 'invalid_display_name',
+                         'Use a display name of 1 to 40 characters, without invisible, control or direction characters.');
+    end if;
+    if v_skeleton = any (select api.name_skeleton(r) from unnest(api.reserved_display_names()) r) then
+        perform api.fail(400, 'invalid_display_name', 'That display name is reserved; choose another.');
+    end if;
+    if exists (select from app.blocked_name_terms b
+               where api.name_skeleton(b.term) <> '' and strpos(v_skeleton, api.name_skeleton(b.term)) > 0) then
+        perform api.fail(400, 'inappropriate_display_name', 'That display name is not allowed; choose another.');
+    end if;
+    return v_name;
+end
+$$;
+
+-- display_name of a body, checked and normalised by api.display_name (400
+-- invalid_display_name, inappropriate_display_name). Absent and not required reads as null.
 create function api.display_name_field(body jsonb, required boolean)
 returns text
 language plpgsql volatile
 as $$
 declare
-    v_name text := btrim(api.text_field(display_name_field.body, 'display_name', display_name_field.required));
+    v_name text := api.text_field(display_name_field.body, 'display_name', display_name_field.required);
 begin
-    if length(v_name) not between 1 and 40 or v_name ~ '[[:cntrl:]]' then
-        perform api.fail(400, 'invalid_display_name', 'Use a display name of 1 to 40 characters.');
+    if v_name is null then
+        return null;
     end if;
-    return v_name;
+    return api.display_name(v_name);
 end
 $$;
 

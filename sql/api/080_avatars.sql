@@ -17,7 +17,9 @@ language sql volatile security definer set search_path = public, pg_temp
 as $$ select decode(parse_image.body, 'hex') $$;
 grant execute on function api.parse_image(text) to focus_api;
 
--- PUT /me/avatar: the type comes from the image's first bytes, not from the client's word.
+-- PUT /me/avatar: the type comes from the image's first bytes, not from the client's word; the
+-- image is stored without its metadata (app.image_without_metadata), at most
+-- app.avatar_max_bytes() once stripped.
 create function api.me_avatar_update(token text, params jsonb, body bytea)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
@@ -26,21 +28,24 @@ declare
     v_user_id uuid := api.authenticate(me_avatar_update.token);
     v_type text := case when substring(me_avatar_update.body from 1 for 8) = '\x89504e470d0a1a0a'::bytea then 'image/png'
                         when substring(me_avatar_update.body from 1 for 3) = '\xffd8ff'::bytea then 'image/jpeg' end;
+    v_image bytea;
 begin
     if v_type is null or length(me_avatar_update.body) < 4 then
         perform api.fail(415, 'unsupported_image', 'Send a PNG or JPEG image.');
     end if;
-    if length(me_avatar_update.body) > app.avatar_max_bytes() then
+    v_image := app.image_without_metadata(me_avatar_update.body);
+    if length(v_image) > app.avatar_max_bytes() then
         perform api.fail(413, 'body_too_large', format('An avatar is at most %s KiB.', app.avatar_max_bytes() / 1024));
     end if;
-    insert into app.avatars (user_id, content_type, data) values (v_user_id, v_type, me_avatar_update.body)
+    insert into app.avatars (user_id, content_type, data) values (v_user_id, v_type, v_image)
     on conflict (user_id) do update set content_type = excluded.content_type, data = excluded.data, updated_at = now();
     return api.ok(null);
 end
 $$;
 grant execute on function api.me_avatar_update(text, jsonb, bytea) to focus_api;
 comment on function api.me_avatar_update(text, jsonb, bytea) is
-    'PUT /me/avatar: PNG or JPEG by magic bytes (415 unsupported_image), at most app.avatar_max_bytes() (413 body_too_large).';
+    'PUT /me/avatar: PNG or JPEG by magic bytes (415 unsupported_image), stored without metadata '
+    '(app.image_without_metadata), at most app.avatar_max_bytes() (413 body_too_large).';
 
 -- DELETE /me/avatar
 create function api.me_avatar_delete(token text, params jsonb, body jsonb)

@@ -78,9 +78,12 @@ comment on function api.events_list(text, jsonb, jsonb) is
     'a pruned cursor answers one resync event; a malformed, negative or future `after`, a `limit` '
     'outside 1..1000 or a `wait` outside 0..60 is 400 invalid_field.';
 
--- Opening a GET /events stream: the same checks as api.events_list, and what the server needs
--- to hold the stream: whose it is, how many streams that user may hold (the server counts open
--- streams and refuses past it with 429 too_many_streams), and the cursor to start after.
+-- Opening a GET /events stream or waiting long-poll: the same checks as api.events_list, and
+-- what the server needs to hold it: whose it is, how many streams and waiting long-polls that
+-- user may hold (the server counts them and refuses past it with 429 too_many_streams or
+-- too_many_polls), the cursor to start after, and the seconds until the token expires (the
+-- server asks again then, so a stream ends within a heartbeat of its token; a token ended
+-- earlier rings the user's clients, 0018_names_and_token_ends.sql).
 create function api.events_stream_open(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql stable security definer set search_path = public, pg_temp
@@ -95,13 +98,17 @@ begin
     return api.ok(jsonb_build_object(
         'user_id', v_user_id,
         'max_streams', (select s.max_streams_per_user from app.event_settings s),
-        'next', coalesce(v_after, api.newest_event_id())));
+        'max_polls', (select s.max_polls_per_user from app.event_settings s),
+        'next', coalesce(v_after, api.newest_event_id()),
+        'token_expires_in', (select ceil(extract(epoch from t.expires_at - now()))::bigint from app.auth_tokens t
+                             where t.digest = sha256(convert_to(events_stream_open.token, 'UTF8')))));
 end
 $$;
 grant execute on function api.events_stream_open(text, jsonb, jsonb) to focus_api;
 comment on function api.events_stream_open(text, jsonb, jsonb) is
-    'GET /events (stream): {user_id, max_streams, next} for a valid token and cursor; the same 401 and '
-    '400 invalid_field as api.events_list. Decides nothing else: the server counts the streams.';
+    'GET /events (stream, waiting long-poll): {user_id, max_streams, max_polls, next, token_expires_in} for a '
+    'valid token and cursor; the same 401 and 400 invalid_field as api.events_list. Decides nothing else: the '
+    'server counts the streams and long-polls.';
 
 -- Pruning for the server's listener (hourly): deletes events older than the retention,
 -- Idempotency-Keys past theirs (app.prune_idempotency_keys), and sign-in failures, sign-in

@@ -210,3 +210,16 @@ begin
     return null;
 end
 $$;
+
+-- Bound in 0018_names_and_token_ends.sql: a token deleted or revoked (or cut short) rings its
+-- user's streams and long-polls, which ask api.events_list again and end with 401.
+-- Rings a user's live clients when one of their tokens stops signing in (see above).
+create or replace function app.auth_tokens_notify_end()
+returns trigger
+language plpgsql
+as $$
+begin
+    perform pg_notify('focus_events', old.user_id::text || ':token');
+    return null;
+end
+$$;

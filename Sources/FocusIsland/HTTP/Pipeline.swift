@@ -52,6 +52,10 @@ public struct Pipeline: Sendable {
             response = error.response
         }
         response.setHeader("X-Request-Id", requestID)
+        // Answers are computed per user and may carry tokens (sign-up, login, reset) or a whole
+        // account (the export): no cache keeps one unless the answer says how (an ETag's
+        // no-cache, an asset's immutable, the contract's max-age).
+        if response.header("Cache-Control") == nil { response.setHeader("Cache-Control", "no-store") }
         if log { logRequest(request, template: template, status: response.status, startedAt: startedAt, requestID: requestID) }
         return response
     }

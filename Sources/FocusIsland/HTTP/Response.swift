@@ -1,13 +1,17 @@
 // Response: status, headers and body bytes, ready to be written by the server.
 
 public struct Response: Sendable {
+    /// Headers every answer carries, whatever made it (2026-12-01): no browser may guess a type
+    /// other than Content-Type says (an avatar that is also valid HTML stays an image).
+    public static let everyAnswer: [(name: String, value: String)] = [("X-Content-Type-Options", "nosniff")]
+
     public var status: Int
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]
 
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.status = status
-        self.headers = headers
+        self.headers = Self.everyAnswer + headers
         self.body = body
     }
 

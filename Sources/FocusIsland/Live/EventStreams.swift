@@ -29,6 +29,10 @@ final class LiveClient: @unchecked Sendable {
     /// heartbeat is due (read and moved by the ticker thread only).
     let until: UInt64
     var deadline: UInt64
+    /// Monotonic microseconds when the token expires: from then on each heartbeat asks SQL,
+    /// which answers 401 and ends the stream. (A token ended before that rings the user's
+    /// clients through the listener, and the fetch that follows ends them the same way.)
+    let tokenEnds: UInt64
 
     /// Why the client should work, and where it sleeps.
     struct Flags {
@@ -54,7 +58,7 @@ final class LiveClient: @unchecked Sendable {
 
     init(
         kind: Kind, userID: String, token: String, address: String, connection: HTTPConnection, cursor: String,
-        deadline: UInt64
+        deadline: UInt64, tokenEnds: UInt64 = .max
     ) {
         self.kind = kind
         self.userID = userID
@@ -64,6 +68,7 @@ final class LiveClient: @unchecked Sendable {
         self.cursor = cursor
         self.until = deadline
         self.deadline = deadline
+        self.tokenEnds = tokenEnds
     }
 
     /// Applies `change` to the flags and resumes the connection if it sleeps.
@@ -143,13 +148,14 @@ public final class EventStreams: @unchecked Sendable {
 
     enum Registration { case added, full, stopping }
 
-    /// Adds a client; a stream only while its user has fewer than `maxStreams` streams open,
-    /// and none once the server is stopping (libmicrohttpd must not stop with one suspended).
-    func register(_ client: LiveClient, maxStreams: Int) -> Registration {
+    /// Adds a client while its user has fewer than `limit` clients of its kind here (streams:
+    /// max_streams_per_user, waiting long-polls: max_polls_per_user), and none once the server
+    /// is stopping (libmicrohttpd must not stop with one suspended).
+    func register(_ client: LiveClient, limit: Int) -> Registration {
         registry.withLock { registry in
             if registry.stopping { return .stopping }
             var clients = registry.byUser[client.userID] ?? [:]
-            if client.kind == .stream && clients.values.count(where: { $0.kind == .stream }) >= maxStreams {
+            if clients.values.count(where: { $0.kind == client.kind }) >= limit {
                 return .full
             }
             clients[ObjectIdentifier(client)] = client
@@ -195,6 +201,11 @@ public final class EventStreams: @unchecked Sendable {
         registry.withLock { registry in registry.byUser.values.reduce(0) { $0 + $1.count } }
     }
 
+    /// One user's open streams and waiting long-polls (tests).
+    public func count(of userID: String) -> Int {
+        registry.withLock { $0.byUser[userID]?.count ?? 0 }
+    }
+
     /// Heartbeats and long-poll deadlines, checked every 250 ms on a thread of their own.
     public func startTicker() {
         let thread = Thread { [self] in
@@ -213,7 +224,11 @@ public final class EventStreams: @unchecked Sendable {
             switch client.kind {
             case .stream:
                 client.deadline = now + heartbeat * 1_000_000
-                client.wake { $0.heartbeatDue = true }
+                let tokenEnded = now >= client.tokenEnds
+                client.wake { client in
+                    client.heartbeatDue = true
+                    if tokenEnded { client.dirty = true }
+                }
             case .poll:
                 client.deadline = .max
                 client.wake { $0.expired = true }

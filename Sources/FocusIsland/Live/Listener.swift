@@ -3,7 +3,8 @@
 // cannot carry LISTEN), on its own thread, waiting on the socket with poll().
 //
 // Each notification on `focus_events` is `<user id>:<event id>` or `*:<event id>` for everyone
-// (catalog.changed, tips.changed). It only rings: the woken clients read `app.events` through
+// (catalog.changed, tips.changed), or `<user id>:token` when one of the user's tokens ended
+// (0018_names_and_token_ends.sql: their clients ask again, get 401 and end). It only rings: the woken clients read `app.events` through
 // `api.events_list` from their own cursor, so a lost notification loses nothing. After any
 // (re)connect the listener rings every client and empties the shared cache, because
 // notifications sent while it was away are gone. Backoff between attempts doubles from 0.1 s

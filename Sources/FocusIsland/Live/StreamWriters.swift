@@ -203,8 +203,10 @@ final class StreamWriter: @unchecked Sendable {
     }
 
     /// Closes the stream: its epoll entry (removed first: libmicrohttpd may still hold the
-    /// other descriptor, and then closing ours alone would not remove it), the socket, the
-    /// client's registration.
+    /// other descriptor, and then closing ours alone would not remove it), the connection
+    /// itself (shutdown: while libmicrohttpd still holds its descriptor, a close alone would
+    /// leave the client waiting on a stream that ended, e.g. one whose token ended just after
+    /// it opened), the socket, the client's registration.
     private func end(_ client: LiveClient) {
         let socket = client.socket
         guard socket >= 0 else { return }
@@ -212,6 +214,7 @@ final class StreamWriter: @unchecked Sendable {
         if let address = sockets.withLock({ $0.removeValue(forKey: socket)?.address }) { addresses.add(address, -1) }
         client.finish()
         client.socket = -1
+        shutdown(socket, Int32(SHUT_RDWR))
         close(socket)
         streams.unregister(client)
     }

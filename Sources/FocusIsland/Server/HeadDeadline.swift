@@ -111,6 +111,7 @@ final class HeadDeadline: Sendable {
         let body = Problem(408, "request_timeout", "The request head did not arrive in time.").json
         return Array(
             ("HTTP/1.1 408 Request Timeout\r\nContent-Type: application/problem+json\r\n"
+                + Response.everyAnswer.map { "\($0.name): \($0.value)\r\n" }.joined() + "Cache-Control: no-store\r\n"
                 + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body).utf8)
     }()
 }

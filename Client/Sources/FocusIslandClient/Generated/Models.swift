@@ -1378,7 +1378,7 @@ public struct RegisterBody: Codable, Sendable, Equatable {
     public var email: String
     /// 8 characters to 72 bytes.
     public var password: String
-    /// Trimmed: 1 to 40 characters, no control characters.
+    /// Normalised to NFC and trimmed: 1 to 40 characters; no control, bidi (embedding, override, isolate, mark), zero-width or invisible characters (a zero-width joiner only between emoji), no run of 3 combining marks (400 invalid_display_name); not a reserved name such as "Deleted user" or "admin" (400 invalid_display_name); nothing on the operator's blocklist, however spelled (400 inappropriate_display_name).
     public var displayName: String
 
     public init(email: String, password: String, displayName: String) {
@@ -1504,7 +1504,7 @@ public struct ProfileChangeBody: Codable, Sendable, Equatable {
         }
     }
 
-    /// Trimmed: 1 to 40 characters, no control characters.
+    /// Normalised to NFC and trimmed: 1 to 40 characters; no control, bidi (embedding, override, isolate, mark), zero-width or invisible characters (a zero-width joiner only between emoji), no run of 3 combining marks (400 invalid_display_name); not a reserved name such as "Deleted user" or "admin" (400 invalid_display_name); nothing on the operator's blocklist, however spelled (400 inappropriate_display_name).
     public var displayName: String?
     public var settings: SettingsChange?
 

@@ -615,7 +615,7 @@ extension FocusIslandClient {
         return try self.decode(ReportCreated.self, from: try await send(request))
     }
 
-    /// Set the avatar (PNG or JPEG by its first bytes, at most 256 KiB).
+    /// Set the avatar (PNG or JPEG by its first bytes, at most 256 KiB as stored). Stored without metadata: JPEG APP1-APP13, APP15 and COM segments (EXIF, GPS, XMP, ICC), PNG tEXt, zTXt, iTXt, eXIf and tIME chunks and bytes after IEND are removed.
     /// `PUT /me/avatar`
     public func meAvatarUpdate(_ body: Data, contentType: String, idempotencyKey: String? = nil) async throws(FocusIslandError) {
         let request = OperationRequest(
@@ -645,7 +645,7 @@ extension FocusIslandClient {
         return try await send(request).body
     }
 
-    /// What changed for the caller: JSON (long-poll with wait) or, with Accept: text/event-stream, an SSE stream.
+    /// What changed for the caller: JSON (long-poll with wait) or, with Accept: text/event-stream, an SSE stream. A stream or waiting long-poll ends when its token does (logout, revocation, password change, deletion, expiry): a stream closes within a heartbeat, a long-poll answers 401. At most max_streams_per_user streams (3) and max_polls_per_user waiting long-polls (5) per user: past them 429 too_many_streams or too_many_polls.
     /// `GET /events`
     public func eventsList(after: Int? = nil, limit: Int? = nil, wait: Int? = nil) async throws(FocusIslandError) -> Events {
         var query: [URLQueryItem] = []

@@ -4,7 +4,7 @@
 public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     /// 400: body empty, not JSON (nested too deep included), not an object, not UTF-8
     case invalidJson
-    /// 400: a field is missing, of the wrong type, out of range, too long (1,000 characters unless the field says less), or unknown
+    /// 400: a field is missing, of the wrong type, out of range, too long (1,000 characters unless the field says less), or unknown; an Idempotency-Key that is not 1 to 255 visible ASCII characters (a space included)
     case invalidField
     /// 400: any other malformed value PostgreSQL refused (class 22)
     case invalidInput
@@ -12,8 +12,10 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case invalidEmail
     /// 400: register, change or reset password: under 8 characters
     case weakPassword
-    /// 400: blank, over 40 characters, or control characters
+    /// 400: blank or over 40 characters (after NFC), control, bidi (embedding, override, isolate, mark), zero-width or invisible characters, 3 combining marks in a row, or a reserved name (Deleted user, admin, moderator, Focus Island, …, in any case, spacing or look-alike spelling)
     case invalidDisplayName
+    /// 400: register or rename: the name contains a term of the operator's blocklist (app.blocked_name_terms), matched after folding case, accents, look-alike digits, symbols and letters, spacing and punctuation
+    case inappropriateDisplayName
     /// 401: token missing, unknown, expired or revoked (WWW-Authenticate: Bearer)
     case unauthorized
     /// 401: login: unknown email or wrong password (one answer for both)
@@ -94,6 +96,8 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case unsupportedImage
     /// 429: GET /events: the user already holds max_streams_per_user open streams (app.event_settings, default 3)
     case tooManyStreams
+    /// 429: GET /events with wait: the user already holds max_polls_per_user waiting long-polls on this server (app.event_settings, default 5; Retry-After)
+    case tooManyPolls
     /// 429: login: 10 failures for the email from this address, or 50 from all addresses not known to the account, in 15 minutes; reset confirm or a password check: 10 failures for the email in 15 minutes (Retry-After)
     case tooManyAttempts
     /// 429: friend requests by email: over the sender's rate (app.social_settings, 100 a day), unknown emails included (Retry-After)
@@ -120,6 +124,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case "invalid_email": self = .invalidEmail
         case "weak_password": self = .weakPassword
         case "invalid_display_name": self = .invalidDisplayName
+        case "inappropriate_display_name": self = .inappropriateDisplayName
         case "unauthorized": self = .unauthorized
         case "invalid_credentials": self = .invalidCredentials
         case "invalid_reset_code": self = .invalidResetCode
@@ -160,6 +165,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case "too_many_pending": self = .tooManyPending
         case "unsupported_image": self = .unsupportedImage
         case "too_many_streams": self = .tooManyStreams
+        case "too_many_polls": self = .tooManyPolls
         case "too_many_attempts": self = .tooManyAttempts
         case "too_many_friend_requests": self = .tooManyFriendRequests
         case "internal_error": self = .internalError
@@ -180,6 +186,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case .invalidEmail: "invalid_email"
         case .weakPassword: "weak_password"
         case .invalidDisplayName: "invalid_display_name"
+        case .inappropriateDisplayName: "inappropriate_display_name"
         case .unauthorized: "unauthorized"
         case .invalidCredentials: "invalid_credentials"
         case .invalidResetCode: "invalid_reset_code"
@@ -220,6 +227,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case .tooManyPending: "too_many_pending"
         case .unsupportedImage: "unsupported_image"
         case .tooManyStreams: "too_many_streams"
+        case .tooManyPolls: "too_many_polls"
         case .tooManyAttempts: "too_many_attempts"
         case .tooManyFriendRequests: "too_many_friend_requests"
         case .internalError: "internal_error"

@@ -48,7 +48,7 @@ extension HTTPServer {
     ) -> MHD_Result {
         var opening = request
         if let last = request.header("last-event-id") { opening.query["after"] = last }
-        let opened: (userID: String, maxStreams: Int, next: String)
+        let opened: Opened
         switch open(opening) {
         case .failure(let failure): return finish(connection, request, state, failure.response)
         case .success(let value): opened = value
@@ -56,8 +56,8 @@ extension HTTPServer {
         let client = LiveClient(
             kind: .stream, userID: opened.userID, token: request.bearerToken ?? "", address: request.clientAddress ?? "",
             connection: HTTPConnection(connection), cursor: opened.next,
-            deadline: monotonicMicroseconds() + streams.heartbeat * 1_000_000)
-        switch streams.register(client, maxStreams: opened.maxStreams) {
+            deadline: monotonicMicroseconds() + streams.heartbeat * 1_000_000, tokenEnds: opened.tokenEnds)
+        switch streams.register(client, limit: opened.maxStreams) {
         case .added:
             break
         case .stopping:
@@ -81,7 +81,8 @@ extension HTTPServer {
         defer { MHD_destroy_response(response) }
         _ = focus_response_close_delimited(response)
         MHD_add_response_header(response, "Content-Type", "text/event-stream")
-        MHD_add_response_header(response, "Cache-Control", "no-cache")
+        MHD_add_response_header(response, "Cache-Control", "no-store")
+        for (name, value) in Response.everyAnswer { MHD_add_response_header(response, name, value) }
         MHD_add_response_header(response, "X-Accel-Buffering", "no")
         // The body ends with the connection (no chunked coding): the writer writes SSE text.
         MHD_add_response_header(response, "Connection", "close")
@@ -142,20 +143,31 @@ extension HTTPServer {
         _ connection: OpaquePointer, _ state: RequestState, _ request: Request,
         _ streams: EventStreams
     ) -> MHD_Result {
-        let opened: (userID: String, maxStreams: Int, next: String)
+        let opened: Opened
         switch open(request) {
         case .failure(let failure): return finish(connection, request, state, failure.response)
         case .success(let value): opened = value
         }
         // SQL validates `wait` (events_list refuses anything but 0 to 60) before anyone waits.
+        // A poll waits no longer than its token works: then it asks again and answers 401.
         let wait = UInt64(max(0, min(60, Int(request.query["wait"] ?? "0") ?? 0)))
         let client = LiveClient(
             kind: .poll, userID: opened.userID, token: request.bearerToken ?? "", address: request.clientAddress ?? "",
             connection: HTTPConnection(connection), cursor: request.query["after"] ?? opened.next,
-            deadline: monotonicMicroseconds() + wait * 1_000_000)
+            deadline: min(monotonicMicroseconds() + wait * 1_000_000, opened.tokenEnds), tokenEnds: opened.tokenEnds)
         client.update { $0.dirty = false }
-        if wait > 0 && streams.register(client, maxStreams: opened.maxStreams) == .stopping {
-            client.update { $0.closing = true }  // answer now: nothing may wait while the server stops
+        if wait > 0 {
+            switch streams.register(client, limit: opened.maxPolls) {
+            case .added: break
+            case .stopping: client.update { $0.closing = true }  // answer now: nothing may wait while the server stops
+            case .full:
+                var response = Problem(
+                    429, "too_many_polls",
+                    "This account already has \(opened.maxPolls) long-polls waiting here; wait for one to answer first."
+                ).response
+                response.setHeader("Retry-After", "15")
+                return finish(connection, request, state, response)
+            }
         }
         state.live = client
         return pollAgain(connection, state, request, client)
@@ -194,9 +206,19 @@ extension HTTPServer {
 
     // MARK: Shared
 
-    /// `api.events_stream_open` for the request's token and cursor: the user, their stream
-    /// limit and the cursor to start from, or the problem to answer.
-    private func open(_ request: Request) -> Result<(userID: String, maxStreams: Int, next: String), ResponseFailure> {
+    /// What `api.events_stream_open` says for a stream or a waiting long-poll.
+    struct Opened {
+        let userID: String
+        let maxStreams: Int
+        let maxPolls: Int
+        let next: String
+        /// Monotonic microseconds when the token expires (the database's clock, counted here).
+        let tokenEnds: UInt64
+    }
+
+    /// `api.events_stream_open` for the request's token and cursor: the user, their stream and
+    /// long-poll limits, the cursor to start from and the token's expiry, or the problem to answer.
+    private func open(_ request: Request) -> Result<Opened, ResponseFailure> {
         let response = Self.openPipeline(pipeline).respond(to: request, log: false)
         guard response.status == 200,
             let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
@@ -205,8 +227,11 @@ extension HTTPServer {
             return .failure(ResponseFailure(response: response))
         }
         let maxStreams = (object["max_streams"] as? NSNumber)?.intValue ?? 1
+        let maxPolls = (object["max_polls"] as? NSNumber)?.intValue ?? 1
         let next = (object["next"] as? NSNumber).map { String($0.int64Value) } ?? (object["next"] as? String) ?? "0"
-        return .success((userID, maxStreams, next))
+        let expiresIn = UInt64(max(0, (object["token_expires_in"] as? NSNumber)?.int64Value ?? 0))
+        let tokenEnds = monotonicMicroseconds() &+ min(expiresIn, UInt64(Int64.max) / 2_000_000) * 1_000_000
+        return .success(Opened(userID: userID, maxStreams: maxStreams, maxPolls: maxPolls, next: next, tokenEnds: tokenEnds))
     }
 
     /// The same pool and checks (401 without a token, problems, retries) with a one-route table.
