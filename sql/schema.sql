@@ -1875,15 +1875,19 @@ CREATE FUNCTION api.moderation_reports_list(token text, params jsonb, body jsonb
     SET search_path TO 'public', 'pg_temp'
     AS $$
 declare
-    v_moderator uuid := api.authenticate_moderator(moderation_reports_list.token);
-    v_status text := api.choice(coalesce(moderation_reports_list.params ->> 'status', 'open'), 'status',
-                                array['open', 'actioned', 'dismissed']);
-    v_limit integer := api.integer_param(moderation_reports_list.params, 'limit', 1, 100, 50);
-    v_user uuid := api.uuid_field(moderation_reports_list.params, 'user_id', required => false);
-    v_after uuid := api.uuid_field(moderation_reports_list.params, 'after', required => false);
+    v_status text;
+    v_limit integer;
+    v_user uuid;
+    v_after uuid;
     v_cursor app.user_reports;
     v_page app.user_reports[];
 begin
+    -- Who first: anyone else gets 403 whatever the parameters.
+    perform api.authenticate_moderator(moderation_reports_list.token);
+    v_status := api.choice(coalesce(moderation_reports_list.params ->> 'status', 'open'), 'status', array['open', 'actioned', 'dismissed']);
+    v_limit := api.integer_param(moderation_reports_list.params, 'limit', 1, 100, 50);
+    v_user := api.uuid_field(moderation_reports_list.params, 'user_id', required => false);
+    v_after := api.uuid_field(moderation_reports_list.params, 'after', required => false);
     if v_after is not null then
         select * into v_cursor from app.user_reports r where r.id = v_after;
         if v_cursor.id is null then

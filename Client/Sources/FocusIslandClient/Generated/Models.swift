@@ -1903,7 +1903,7 @@ public struct ModerationReport: Codable, Sendable, Equatable {
 
 public struct ModerationReports: Codable, Sendable, Equatable {
     public var reports: [ModerationReport]
-    /// Pass as `after` for the next page; null on the last page.
+    /// Pass as `after` for the next page; null when this page was not full.
     public var nextCursor: UUID?
 
     public init(reports: [ModerationReport], nextCursor: UUID? = nil) {
