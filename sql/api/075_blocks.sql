@@ -39,9 +39,11 @@ declare
 begin
     if v_pair.id is not null then
         delete from app.friendships f where f.id = v_pair.id;
-        perform api.record_friendship_event(v_pair, v_user_id,
-            case when v_pair.status = 'accepted' then 'removed'
-                 when v_pair.requested_by = v_user_id then 'cancelled' else 'declined' end);
+        if not api.request_hidden(v_pair) then  -- a request its receiver never saw ends unheard
+            perform api.record_friendship_event(v_pair, v_user_id,
+                case when v_pair.status = 'accepted' then 'removed'
+                     when v_pair.requested_by = v_user_id then 'cancelled' else 'declined' end);
+        end if;
     end if;
     insert into app.blocks (blocker, blocked) values (v_user_id, v_other) on conflict do nothing;
     return api.ok(null);

@@ -2,7 +2,7 @@
 -- blocked you answer exactly as they do for someone who did not (ids and names aside); the
 -- blocker never sees or hears of the request; the global board keeps the two apart both ways.
 begin;
-select plan(19);
+select plan(21);
 select test.new_user(name) from unnest(array['ann', 'bob', 'cat', 'dan']) as name;
 select api.users_block_create(test.token('ann'), jsonb_build_object('id', test.uid('bob')), '{}');  -- ann blocks bob
 select test.new_events();
@@ -51,6 +51,8 @@ select is(test.error_of(format($$ select api.users_block_delete(test.token('ann'
 select is((pg_temp.outgoing('bob'), test.new_events()), ('["Dan"]'::jsonb, array['bob friend_request.ended']),
           '... which ends bob''s hidden request as a decline would: bob hears it ended');
 select pg_temp.block('ann', 'bob');  -- and blocks him again
+select is(test.answer_of($$ select pg_temp.ask('bob', 'ann') $$), 'ok', 'bob asks ann once more (hidden again)');
+select test.new_events();
 
 -- reports and blocks
 select is(pg_temp.shape(pg_temp.report('bob', 'ann')), pg_temp.shape(pg_temp.report('bob', 'dan')),
@@ -61,6 +63,8 @@ select is((select count(*) from app.user_reports where reporter = test.uid('bob'
           'bob''s report of ann is stored for the moderators');
 select is(pg_temp.shape(pg_temp.block('bob', 'ann')), pg_temp.shape(pg_temp.block('bob', 'cat')),
           'bob blocking ann is answered exactly as blocking cat (204)');
+select is((test.new_events(), (api.pair(test.uid('ann'), test.uid('bob'))).id), ('{}'::text[], null::uuid),
+          'his block ends his hidden request without a word to ann');
 
 -- the global board, both ways
 select test.session(name, test.day_start(), minutes) from (values ('ann', 50), ('bob', 30), ('dan', 40)) v(name, minutes);
