@@ -730,9 +730,9 @@ extension FocusIslandClient {
     {
         var query: [URLQueryItem] = []
         if let value = status.map({ $0.rawValue }) { query.append(URLQueryItem(name: "status", value: value)) }
-        if let value = userId.map({ String($0) }) { query.append(URLQueryItem(name: "user_id", value: value)) }
+        if let value = userId.map({ $0.uuidString.lowercased() }) { query.append(URLQueryItem(name: "user_id", value: value)) }
         if let value = limit.map({ String($0) }) { query.append(URLQueryItem(name: "limit", value: value)) }
-        if let value = after.map({ String($0) }) { query.append(URLQueryItem(name: "after", value: value)) }
+        if let value = after.map({ $0.uuidString.lowercased() }) { query.append(URLQueryItem(name: "after", value: value)) }
         let request = OperationRequest(
             method: "GET", path: "/moderation/reports", query: query,
             body: nil, contentType: nil, idempotencyKey: nil,
