@@ -180,7 +180,7 @@ CREATE FUNCTION api.auth_logout(token text, params jsonb, body jsonb) RETURNS ap
     SET search_path TO 'public', 'pg_temp'
     AS $$
 begin
-    perform api.authenticate(auth_logout.token);
+    perform api.authenticate(auth_logout.token, suspended_too => true);
     update app.auth_tokens t
     set revoked_at = now()
     where t.digest = sha256(convert_to(auth_logout.token, 'UTF8'));
@@ -275,7 +275,7 @@ begin
 end
 $$;
 ALTER FUNCTION api.auth_register(token text, params jsonb, body jsonb) OWNER TO focus_owner;
-CREATE FUNCTION api.authenticate(token text) RETURNS uuid
+CREATE FUNCTION api.authenticate(token text, suspended_too boolean DEFAULT false) RETURNS uuid
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
@@ -283,6 +283,7 @@ declare
     v_user_id uuid;
     v_token_id uuid;
     v_stale boolean;
+    v_until timestamptz;
 begin
     select t.user_id, t.id, t.last_used_at < now() - s.token_touch_interval
     into v_user_id, v_token_id, v_stale
@@ -298,30 +299,67 @@ begin
     if v_stale and not pg_is_in_recovery() then
         perform api.touch_token(v_token_id);
     end if;
+    if not authenticate.suspended_too then
+        select s.until into v_until from app.suspensions s where s.user_id = v_user_id and s.until > now();
+        if v_until is not null then
+            perform api.fail(403, 'account_suspended', 'This account is suspended; you may still export or delete it.',
+                             jsonb_build_object('suspended_until', case when v_until < 'infinity' then api.iso(v_until) end));
+        end if;
+    end if;
     return v_user_id;
 end
 $$;
-ALTER FUNCTION api.authenticate(token text) OWNER TO focus_owner;
+ALTER FUNCTION api.authenticate(token text, suspended_too boolean) OWNER TO focus_owner;
+CREATE FUNCTION api.authenticate_moderator(token text) RETURNS uuid
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(authenticate_moderator.token);
+begin
+    if not exists (select from app.moderators m where m.user_id = v_user_id) then
+        perform api.fail(403, 'not_moderator', 'Only moderators may do this.');
+    end if;
+    return v_user_id;
+end
+$$;
+ALTER FUNCTION api.authenticate_moderator(token text) OWNER TO focus_owner;
 CREATE FUNCTION api.avatar_version(updated_at timestamp with time zone) RETURNS bigint
     LANGUAGE sql IMMUTABLE
     AS $$ select (extract(epoch from avatar_version.updated_at) * 1000000)::bigint $$;
 ALTER FUNCTION api.avatar_version(updated_at timestamp with time zone) OWNER TO focus_owner;
-CREATE FUNCTION api.board_top(period text, key date, entries integer) RETURNS TABLE(user_id uuid, minutes integer)
+CREATE FUNCTION api.board_hidden(viewer uuid) RETURNS TABLE(user_id uuid)
+    LANGUAGE sql STABLE
+    AS $$
+    select s.user_id from app.suspensions s where s.until > now()
+    union
+    select b.blocked from app.blocks b where b.blocker = board_hidden.viewer
+    union
+    select b.blocker from app.blocks b where b.blocked = board_hidden.viewer
+$$;
+ALTER FUNCTION api.board_hidden(viewer uuid) OWNER TO focus_owner;
+CREATE FUNCTION api.board_top(period text, key date, entries integer, viewer uuid) RETURNS TABLE(user_id uuid, minutes integer)
     LANGUAGE sql STABLE
     AS $$
     (select d.user_id, d.minutes
      from app.daily_minutes d join app.users u on u.id = d.user_id
      where board_top.period = 'daily' and d.day = board_top.key and u.deleted_at is null
+       and not exists (select from app.suspensions s where s.user_id = d.user_id and s.until > now())
+       and not exists (select from app.blocks b where b.blocker = board_top.viewer and b.blocked = d.user_id)
+       and not exists (select from app.blocks b where b.blocker = d.user_id and b.blocked = board_top.viewer)
      order by d.minutes desc, d.user_id
      limit board_top.entries)
     union all
     (select w.user_id, w.minutes
      from app.weekly_minutes w join app.users u on u.id = w.user_id
      where board_top.period = 'weekly' and w.week = board_top.key and u.deleted_at is null
+       and not exists (select from app.suspensions s where s.user_id = w.user_id and s.until > now())
+       and not exists (select from app.blocks b where b.blocker = board_top.viewer and b.blocked = w.user_id)
+       and not exists (select from app.blocks b where b.blocker = w.user_id and b.blocked = board_top.viewer)
      order by w.minutes desc, w.user_id
      limit board_top.entries)
 $$;
-ALTER FUNCTION api.board_top(period text, key date, entries integer) OWNER TO focus_owner;
+ALTER FUNCTION api.board_top(period text, key date, entries integer, viewer uuid) OWNER TO focus_owner;
 CREATE FUNCTION api.boolean_field(body jsonb, field text, required boolean DEFAULT true) RETURNS boolean
     LANGUAGE sql
     AS $$ select api.json_field(boolean_field.body, boolean_field.field, 'boolean', boolean_field.required, 'true or false')::boolean $$;
@@ -475,7 +513,9 @@ declare
     v_pair app.friendships := api.pending_request(api.uuid_field(end_request.params, 'id'), v_user_id, end_request.side);
 begin
     delete from app.friendships f where f.id = v_pair.id;
-    perform api.record_friendship_event(v_pair, v_user_id, end_request.action);
+    if not api.request_hidden(v_pair) then  -- its receiver never saw it: nothing to hear of
+        perform api.record_friendship_event(v_pair, v_user_id, end_request.action);
+    end if;
     return api.ok(null);
 end
 $$;
@@ -961,7 +1001,7 @@ begin
     end if;
     insert into app.friend_request_attempts (user_id) values (v_user_id);
     select u.id into v_other from app.users u where u.email = v_email::citext;
-    if v_other is null or exists (select from app.blocks b where b.blocker = v_other and b.blocked = v_user_id) then
+    if v_other is null then
         return api.problem(404, 'user_not_found', 'Nobody has an account with that email.');
     end if;
     if exists (select from app.blocks b where b.blocker = v_user_id and b.blocked = v_other) then
@@ -987,7 +1027,9 @@ begin
     insert into app.friendships (user_low, user_high, requested_by, status)
     values (least(v_user_id, v_other), greatest(v_user_id, v_other), v_user_id, 'pending')
     returning * into v_pair;
-    perform api.record_friendship_event(v_pair, v_user_id, 'asked');
+    if not api.request_hidden(v_pair) then
+        perform api.record_friendship_event(v_pair, v_user_id, 'asked');
+    end if;
     return api.ok(jsonb_build_object('request', jsonb_build_object(
         'id', v_pair.id, 'to', api.user_card(v_other), 'created_at', api.iso(v_pair.created_at))));
 end
@@ -1021,7 +1063,8 @@ begin
                              filter (where f.requested_by = v_user_id), '[]'))
     into v_body
     from app.friendships f
-    where (f.user_low = v_user_id or f.user_high = v_user_id) and f.status = 'pending';
+    where (f.user_low = v_user_id or f.user_high = v_user_id) and f.status = 'pending'
+      and (f.requested_by = v_user_id or not api.request_hidden(f));
     return api.ok(v_body, etag => md5(v_body::text));
 end
 $$;
@@ -1068,7 +1111,8 @@ begin
     left join app.avatars a on a.user_id = u.id
     left join app.daily_minutes d on d.user_id = u.id and d.day = api.local_date(u.time_zone, now())
     cross join lateral api.selections_of(u.id) sel
-    where (f.user_low = v_user_id or f.user_high = v_user_id) and f.status = 'accepted';
+    where (f.user_low = v_user_id or f.user_high = v_user_id) and f.status = 'accepted'
+      and not exists (select from app.suspensions s where s.user_id = u.id and s.until > now());
     return api.ok(v_body, etag => md5(v_body::text));
 end
 $$;
@@ -1340,21 +1384,28 @@ begin
     if v_scope = 'global' then
         if v_period = 'daily' then
             v_my_rank := 1 + coalesce((select sum(c.users) from app.daily_minutes_counts c
-                                       where c.day = v_key and c.minutes > v_mine), 0);
+                                       where c.day = v_key and c.minutes > v_mine), 0)
+                           - (select count(*) from api.board_hidden(v_user_id) h
+                              join app.daily_minutes d on d.user_id = h.user_id and d.day = v_key
+                              where d.minutes > v_mine);
         else
             v_my_rank := 1 + coalesce((select sum(c.users) from app.weekly_minutes_counts c
-                                       where c.week = v_key and c.minutes > v_mine), 0);
+                                       where c.week = v_key and c.minutes > v_mine), 0)
+                           - (select count(*) from api.board_hidden(v_user_id) h
+                              join app.weekly_minutes w on w.user_id = h.user_id and w.week = v_key
+                              where w.minutes > v_mine);
         end if;
     end if;
     with top as (
-        select t.user_id, t.minutes from api.board_top(v_period, v_key, v_limit) t where v_scope = 'global'
+        select t.user_id, t.minutes from api.board_top(v_period, v_key, v_limit, v_user_id) t where v_scope = 'global'
     ),
     members as (
         (select v_user_id as id, v_mine as minutes where v_scope = 'friends'
          union
          select o.id, coalesce(api.rollup_minutes(o.id, v_period, v_key), 0)
          from app.friendships f cross join lateral (select api.other_user(f, v_user_id) as id) o
-         where v_scope = 'friends' and (f.user_low = v_user_id or f.user_high = v_user_id) and f.status = 'accepted')
+         where v_scope = 'friends' and (f.user_low = v_user_id or f.user_high = v_user_id) and f.status = 'accepted'
+          and not exists (select from app.suspensions s where s.user_id = o.id and s.until > now()))
         union all
         select t.user_id, t.minutes from top t
         union all
@@ -1518,7 +1569,7 @@ CREATE FUNCTION api.me_delete(token text, params jsonb, body jsonb) RETURNS api.
     SET search_path TO 'public', 'pg_temp'
     AS $$
 declare
-    v_user_id uuid := api.authenticate(me_delete.token);
+    v_user_id uuid := api.authenticate(me_delete.token, suspended_too => true);
     v_body jsonb := api.only_keys(me_delete.body, array['password']);
     v_password text := api.text_field(v_body, 'password');
     v_user app.users := api.lock_account(v_user_id);
@@ -1581,7 +1632,7 @@ CREATE FUNCTION api.me_export_get(token text, params jsonb, body jsonb) RETURNS 
     SET search_path TO 'public', 'pg_temp'
     AS $$
 declare
-    v_user_id uuid := api.authenticate(me_export_get.token);
+    v_user_id uuid := api.authenticate(me_export_get.token, suspended_too => true);
     v_digest bytea := sha256(convert_to(me_export_get.token, 'UTF8'));
 begin
     return api.ok(jsonb_build_object(
@@ -1842,6 +1893,199 @@ begin
 end
 $$;
 ALTER FUNCTION api.mindfulness_tips_sync(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE TABLE app.moderation_actions (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    moderator uuid NOT NULL,
+    action text NOT NULL,
+    user_id uuid NOT NULL,
+    report_id uuid,
+    reason text NOT NULL,
+    details jsonb DEFAULT '{}'::jsonb NOT NULL,
+    CONSTRAINT moderation_actions_action_check CHECK ((action = ANY (ARRAY['rename'::text, 'remove_avatar'::text, 'suspend'::text, 'ban'::text, 'resolve_report'::text]))),
+    CONSTRAINT moderation_actions_details_check CHECK ((jsonb_typeof(details) = 'object'::text)),
+    CONSTRAINT moderation_actions_reason_check CHECK (((length(reason) >= 1) AND (length(reason) <= 1000)))
+);
+ALTER TABLE app.moderation_actions OWNER TO focus_owner;
+CREATE FUNCTION api.moderation_action_json(action app.moderation_actions) RETURNS jsonb
+    LANGUAGE sql IMMUTABLE
+    AS $$
+    select jsonb_build_object('id', action.id, 'created_at', api.iso(action.created_at), 'moderator_id', action.moderator,
+                              'action', action.action, 'user_id', action.user_id, 'report_id', action.report_id,
+                              'reason', action.reason, 'details', action.details)
+$$;
+ALTER FUNCTION api.moderation_action_json(action app.moderation_actions) OWNER TO focus_owner;
+CREATE TABLE app.user_reports (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    reporter uuid NOT NULL,
+    reported uuid NOT NULL,
+    reason text NOT NULL,
+    details text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    status text DEFAULT 'open'::text NOT NULL,
+    resolved_at timestamp with time zone,
+    resolved_by uuid,
+    resolution text,
+    CONSTRAINT user_reports_check CHECK ((reporter <> reported)),
+    CONSTRAINT user_reports_details_check CHECK (((length(details) >= 1) AND (length(details) <= 1000))),
+    CONSTRAINT user_reports_reason_check CHECK ((reason = ANY (ARRAY['spam'::text, 'harassment'::text, 'inappropriate_name'::text, 'inappropriate_avatar'::text, 'other'::text]))),
+    CONSTRAINT user_reports_resolution_check CHECK (((length(resolution) >= 1) AND (length(resolution) <= 1000))),
+    CONSTRAINT user_reports_resolved CHECK ((((status = 'open'::text) = (resolved_at IS NULL)) AND ((status = 'open'::text) = (resolution IS NULL)) AND ((status <> 'open'::text) OR (resolved_by IS NULL)))),
+    CONSTRAINT user_reports_status_check CHECK ((status = ANY (ARRAY['open'::text, 'actioned'::text, 'dismissed'::text])))
+);
+ALTER TABLE app.user_reports OWNER TO focus_owner;
+CREATE FUNCTION api.moderation_report_json(report app.user_reports) RETURNS jsonb
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select jsonb_build_object(
+        'id', report.id, 'status', report.status, 'reason', report.reason, 'details', report.details,
+        'created_at', api.iso(report.created_at),
+        'reporter', api.user_card(report.reporter),
+        'user', api.user_card(report.reported) || api.suspension_json(report.reported),
+        'reports_about_user', (select count(*) from app.user_reports o where o.reported = report.reported),
+        'resolved_at', api.iso(report.resolved_at), 'resolved_by', report.resolved_by, 'resolution', report.resolution)
+$$;
+ALTER FUNCTION api.moderation_report_json(report app.user_reports) OWNER TO focus_owner;
+CREATE FUNCTION api.moderation_reports_list(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_status text;
+    v_limit integer;
+    v_user uuid;
+    v_after uuid;
+    v_cursor app.user_reports;
+    v_page app.user_reports[];
+begin
+    -- Who first: anyone else gets 403 whatever the parameters.
+    perform api.authenticate_moderator(moderation_reports_list.token);
+    v_status := api.choice(coalesce(moderation_reports_list.params ->> 'status', 'open'), 'status', array['open', 'actioned', 'dismissed']);
+    v_limit := api.integer_param(moderation_reports_list.params, 'limit', 1, 100, 50);
+    v_user := api.uuid_field(moderation_reports_list.params, 'user_id', required => false);
+    v_after := api.uuid_field(moderation_reports_list.params, 'after', required => false);
+    if v_after is not null then
+        select * into v_cursor from app.user_reports r where r.id = v_after;
+        if v_cursor.id is null then
+            perform api.fail_field('after', 'is not a report; use next_cursor from the previous page.');
+        end if;
+    end if;
+    select coalesce(array_agg(p.r order by (p.r).created_at, (p.r).id), '{}') into v_page
+    from (select r from app.user_reports r
+          where r.status = v_status
+            and (v_user is null or r.reported = v_user)
+            and (v_after is null or (r.created_at, r.id) > (v_cursor.created_at, v_cursor.id))
+          order by r.created_at, r.id
+          limit v_limit) p;
+    return api.ok(jsonb_build_object(
+        'reports', coalesce((select jsonb_agg(api.moderation_report_json(r) order by r.created_at, r.id) from unnest(v_page) r), '[]'),
+        'next_cursor', case when cardinality(v_page) = v_limit then v_page[v_limit].id end));
+end
+$$;
+ALTER FUNCTION api.moderation_reports_list(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.moderation_reports_resolve(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_moderator uuid := api.authenticate_moderator(moderation_reports_resolve.token);
+    v_id uuid := api.uuid_field(moderation_reports_resolve.params, 'id');
+    v_body jsonb := api.only_keys(moderation_reports_resolve.body, array['status', 'reason']);
+    v_status text := api.choice(api.text_field(v_body, 'status'), 'status', array['actioned', 'dismissed']);
+    v_reason text := api.reason_field(v_body);
+    v_report app.user_reports;
+begin
+    select * into v_report from app.user_reports r where r.id = v_id for update;
+    if v_report.id is null then
+        perform api.fail(404, 'report_not_found', 'There is no such report.');
+    end if;
+    if v_report.status <> 'open' then
+        perform api.fail(409, 'report_resolved', 'That report was already resolved.');
+    end if;
+    update app.user_reports r
+    set status = v_status, resolved_at = now(), resolved_by = v_moderator, resolution = v_reason
+    where r.id = v_id
+    returning * into v_report;
+    perform api.record_moderation(v_moderator, 'resolve_report', v_report.reported, v_reason,
+                                  jsonb_build_object('status', v_status), v_report.id);
+    return api.ok(jsonb_build_object('report', api.moderation_report_json(v_report)));
+end
+$$;
+ALTER FUNCTION api.moderation_reports_resolve(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.moderation_users_avatar_delete(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_moderator uuid := api.authenticate_moderator(moderation_users_avatar_delete.token);
+    v_user_id uuid := api.other_user_param(moderation_users_avatar_delete.params, v_moderator, 'cannot_moderate_self');
+    v_body jsonb := api.only_keys(moderation_users_avatar_delete.body, array['reason']);
+    v_reason text := api.reason_field(v_body);
+begin
+    delete from app.avatars a where a.user_id = v_user_id;
+    if not found then
+        perform api.fail(404, 'avatar_not_found', 'That user has no avatar.');
+    end if;
+    return api.record_moderation(v_moderator, 'remove_avatar', v_user_id, v_reason);
+end
+$$;
+ALTER FUNCTION api.moderation_users_avatar_delete(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.moderation_users_ban(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_moderator uuid := api.authenticate_moderator(moderation_users_ban.token);
+    v_user_id uuid := api.other_user_param(moderation_users_ban.params, v_moderator, 'cannot_moderate_self');
+    v_body jsonb := api.only_keys(moderation_users_ban.body, array['reason']);
+    v_reason text := api.reason_field(v_body);
+begin
+    perform api.lock_user(v_user_id);
+    perform api.suspend_user(v_user_id, 'infinity');
+    return api.record_moderation(v_moderator, 'ban', v_user_id, v_reason);
+end
+$$;
+ALTER FUNCTION api.moderation_users_ban(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.moderation_users_rename(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_moderator uuid := api.authenticate_moderator(moderation_users_rename.token);
+    v_user_id uuid := api.other_user_param(moderation_users_rename.params, v_moderator, 'cannot_moderate_self');
+    v_body jsonb := api.only_keys(moderation_users_rename.body, array['display_name', 'reason']);
+    v_display_name text := api.display_name_field(v_body, required => true);
+    v_reason text := api.reason_field(v_body);
+begin
+    perform api.lock_user(v_user_id);
+    update app.users u set display_name = v_display_name, updated_at = now() where u.id = v_user_id;
+    return api.record_moderation(v_moderator, 'rename', v_user_id, v_reason,
+                                 jsonb_build_object('display_name', v_display_name));
+end
+$$;
+ALTER FUNCTION api.moderation_users_rename(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.moderation_users_suspend(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_moderator uuid := api.authenticate_moderator(moderation_users_suspend.token);
+    v_user_id uuid := api.other_user_param(moderation_users_suspend.params, v_moderator, 'cannot_moderate_self');
+    v_body jsonb := api.only_keys(moderation_users_suspend.body, array['until', 'reason']);
+    v_until timestamptz := api.time_field(v_body, 'until');
+    v_reason text := api.reason_field(v_body);
+begin
+    if v_until <= now() or v_until = 'infinity' then
+        perform api.fail_field('until', 'must be a time in the future.');
+    end if;
+    perform api.lock_user(v_user_id);
+    perform api.suspend_user(v_user_id, v_until);
+    return api.record_moderation(v_moderator, 'suspend', v_user_id, v_reason,
+                                 jsonb_build_object('until', api.iso(v_until)));
+end
+$$;
+ALTER FUNCTION api.moderation_users_suspend(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.name_skeleton(name text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $_$
@@ -2017,7 +2261,8 @@ begin
     end if;
     if v_row.id is distinct from pending_request.request_id or v_row.status <> 'pending'
        or (pending_request.side = 'receiver') <> (v_row.requested_by <> pending_request.user_id)
-       or pending_request.user_id not in (v_row.user_low, v_row.user_high) then
+       or pending_request.user_id not in (v_row.user_low, v_row.user_high)
+       or (pending_request.side = 'receiver' and api.request_hidden(v_row)) then
         perform api.fail(404, 'friend_request_not_found', 'There is no such pending request for you.');
     end if;
     return v_row;
@@ -2068,6 +2313,19 @@ CREATE FUNCTION api.ready() RETURNS jsonb
     from app.schema_migrations m
 $$;
 ALTER FUNCTION api.ready() OWNER TO focus_owner;
+CREATE FUNCTION api.reason_field(body jsonb) RETURNS text
+    LANGUAGE plpgsql
+    AS $$
+declare
+    v_reason text := btrim(api.text_field(reason_field.body, 'reason'));
+begin
+    if length(v_reason) not between 1 and 1000 then
+        perform api.fail_field('reason', 'must be 1 to 1000 characters.');
+    end if;
+    return v_reason;
+end
+$$;
+ALTER FUNCTION api.reason_field(body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.record_friendship_event(pair app.friendships, actor uuid, action text) RETURNS void
     LANGUAGE sql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -2076,18 +2334,21 @@ CREATE FUNCTION api.record_friendship_event(pair app.friendships, actor uuid, ac
     values (pair.id, pair.user_low, pair.user_high, record_friendship_event.actor, record_friendship_event.action)
 $$;
 ALTER FUNCTION api.record_friendship_event(pair app.friendships, actor uuid, action text) OWNER TO focus_owner;
-CREATE TABLE app.user_reports (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
-    reporter uuid NOT NULL,
-    reported uuid NOT NULL,
-    reason text NOT NULL,
-    details text,
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT user_reports_check CHECK ((reporter <> reported)),
-    CONSTRAINT user_reports_details_check CHECK (((length(details) >= 1) AND (length(details) <= 1000))),
-    CONSTRAINT user_reports_reason_check CHECK ((reason = ANY (ARRAY['spam'::text, 'harassment'::text, 'inappropriate_name'::text, 'inappropriate_avatar'::text, 'other'::text])))
-);
-ALTER TABLE app.user_reports OWNER TO focus_owner;
+CREATE FUNCTION api.record_moderation(moderator uuid, action text, user_id uuid, reason text, details jsonb DEFAULT '{}'::jsonb, report_id uuid DEFAULT NULL::uuid) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_action app.moderation_actions;
+begin
+    insert into app.moderation_actions (moderator, action, user_id, report_id, reason, details)
+    values (record_moderation.moderator, record_moderation.action, record_moderation.user_id,
+            record_moderation.report_id, record_moderation.reason, record_moderation.details)
+    returning * into v_action;
+    return api.ok(jsonb_build_object('action', api.moderation_action_json(v_action)));
+end
+$$;
+ALTER FUNCTION api.record_moderation(moderator uuid, action text, user_id uuid, reason text, details jsonb, report_id uuid) OWNER TO focus_owner;
 CREATE FUNCTION api.report_json(report app.user_reports) RETURNS jsonb
     LANGUAGE sql IMMUTABLE
     AS $$
@@ -2095,6 +2356,15 @@ CREATE FUNCTION api.report_json(report app.user_reports) RETURNS jsonb
                               'details', report.details, 'created_at', api.iso(report.created_at))
 $$;
 ALTER FUNCTION api.report_json(report app.user_reports) OWNER TO focus_owner;
+CREATE FUNCTION api.request_hidden(pair app.friendships) RETURNS boolean
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select pair.status = 'pending'
+           and exists (select from app.blocks b
+                       where b.blocker = api.other_user(pair, pair.requested_by) and b.blocked = pair.requested_by)
+$$;
+ALTER FUNCTION api.request_hidden(pair app.friendships) OWNER TO focus_owner;
 CREATE FUNCTION api.reserved_display_names() RETURNS text[]
     LANGUAGE sql IMMUTABLE
     AS $$
@@ -2218,6 +2488,24 @@ begin
 end
 $$;
 ALTER FUNCTION api.shop_purchases_create(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.suspend_user(user_id uuid, until timestamp with time zone) RETURNS void
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    insert into app.suspensions as s (user_id, until) values (suspend_user.user_id, suspend_user.until)
+    on conflict (user_id) do update set until = excluded.until, updated_at = now()
+$$;
+ALTER FUNCTION api.suspend_user(user_id uuid, until timestamp with time zone) OWNER TO focus_owner;
+CREATE FUNCTION api.suspension_json(user_id uuid) RETURNS jsonb
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select jsonb_build_object('banned', coalesce(s.until = 'infinity', false),
+                              'suspended_until', case when s.until < 'infinity' then api.iso(s.until) end)
+    from (select) one
+    left join app.suspensions s on s.user_id = suspension_json.user_id and s.until > now()
+$$;
+ALTER FUNCTION api.suspension_json(user_id uuid) OWNER TO focus_owner;
 CREATE FUNCTION api.sync_difference(known uuid[], active jsonb) RETURNS jsonb
     LANGUAGE sql IMMUTABLE
     AS $$
@@ -2372,9 +2660,11 @@ declare
 begin
     if v_pair.id is not null then
         delete from app.friendships f where f.id = v_pair.id;
-        perform api.record_friendship_event(v_pair, v_user_id,
-            case when v_pair.status = 'accepted' then 'removed'
-                 when v_pair.requested_by = v_user_id then 'cancelled' else 'declined' end);
+        if not api.request_hidden(v_pair) then  -- a request its receiver never saw ends unheard
+            perform api.record_friendship_event(v_pair, v_user_id,
+                case when v_pair.status = 'accepted' then 'removed'
+                     when v_pair.requested_by = v_user_id then 'cancelled' else 'declined' end);
+        end if;
     end if;
     insert into app.blocks (blocker, blocked) values (v_user_id, v_other) on conflict do nothing;
     return api.ok(null);
@@ -2388,10 +2678,18 @@ CREATE FUNCTION api.users_block_delete(token text, params jsonb, body jsonb) RET
 declare
     v_user_id uuid := api.authenticate(users_block_delete.token);
     v_other uuid := api.uuid_field(users_block_delete.params, 'id');
+    v_pair app.friendships;
 begin
+    if exists (select from app.users u where u.id = v_other and u.deleted_at is null) then
+        v_pair := api.lock_pair(v_user_id, v_other);
+    end if;
     delete from app.blocks b where b.blocker = v_user_id and b.blocked = v_other;
     if not found then
         perform api.fail(404, 'block_not_found', 'You have not blocked that user.');
+    end if;
+    if v_pair.status = 'pending' and v_pair.requested_by = v_other then
+        delete from app.friendships f where f.id = v_pair.id;
+        perform api.record_friendship_event(v_pair, v_user_id, 'declined');
     end if;
     return api.ok(null);
 end
@@ -2406,7 +2704,8 @@ declare
     v_other uuid := api.uuid_field(users_get.params, 'id');
     v_pair app.friendships := api.pair(v_user_id, v_other);
 begin
-    if v_pair.status is distinct from 'accepted' then
+    if v_pair.status is distinct from 'accepted'
+       or exists (select from app.suspensions s where s.user_id = v_other and s.until > now()) then
         perform api.fail(404, 'user_not_found', 'There is no such friend.');
     end if;
     return api.ok(api.friend_json(v_other, v_pair.accepted_at));
@@ -2424,10 +2723,26 @@ declare
                                 array['spam', 'harassment', 'inappropriate_name', 'inappropriate_avatar', 'other']);
     v_details text := btrim(api.text_field(v_body, 'details', required => false));
     v_other uuid := api.other_user_param(users_report_create.params, v_user_id, 'cannot_report_self');
+    v_limit integer := (select s.max_reports_per_day from app.moderation_settings s);
+    v_count integer;
+    v_oldest timestamptz;
     v_report app.user_reports;
 begin
     if length(v_details) not between 1 and 1000 then
         perform api.fail_field('details', 'must be 1 to 1000 characters.');
+    end if;
+    perform pg_advisory_xact_lock(hashtext('user-reports:' || v_user_id));
+    select * into v_report from app.user_reports r
+    where r.reporter = v_user_id and r.reported = v_other and r.status = 'open';
+    if v_report.id is not null then
+        return api.ok(jsonb_build_object('report', api.report_json(v_report)), status => 200);
+    end if;
+    select count(*)::integer, min(r.created_at) into v_count, v_oldest
+    from app.user_reports r
+    where r.reporter = v_user_id and r.created_at > now() - interval '24 hours';
+    if v_count >= v_limit then
+        return api.problem(429, 'too_many_reports', 'You sent too many reports today; wait before sending more.',
+                           retry_after => greatest(1, ceil(extract(epoch from v_oldest + interval '24 hours' - now()))::integer));
     end if;
     insert into app.user_reports (reporter, reported, reason, details)
     values (v_user_id, v_other, v_reason, v_details)
@@ -2843,7 +3158,7 @@ begin
             if v_at + 4 > v_length then
                 return v_out || substring(image_without_metadata.image from v_at + 1);
             end if;
-            v_size := 2 + get_byte(image_without_metadata.image, v_at + 2) * 256 + get_byte(image_without_metadata.image, v_at + 3);
+            v_size := 2 + get_byte(image_without_metadata.image, v_at + 2)::bigint * 256 + get_byte(image_without_metadata.image, v_at + 3);
             if v_size < 4 or v_at + v_size > v_length then
                 return v_out || substring(image_without_metadata.image from v_at + 1);
             end if;
@@ -2926,6 +3241,34 @@ begin
 end
 $$;
 ALTER FUNCTION app.link_outgoing_mail() OWNER TO focus_owner;
+CREATE FUNCTION app.moderation_actions_append_only() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    if tg_op = 'DELETE' then
+        raise exception 'app.moderation_actions is append-only';
+    end if;
+    if (new.id, new.created_at, new.moderator, new.action, new.user_id, new.reason)
+           is distinct from (old.id, old.created_at, old.moderator, old.action, old.user_id, old.reason)
+       or (new.details is distinct from old.details and new.details <> '{}')
+       or (new.report_id is distinct from old.report_id and new.report_id is not null) then
+        raise exception 'app.moderation_actions is append-only';
+    end if;
+    return new;
+end
+$$;
+ALTER FUNCTION app.moderation_actions_append_only() OWNER TO focus_owner;
+CREATE FUNCTION app.moderation_actions_erase() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    update app.moderation_actions m set details = '{}' where m.user_id = new.id and m.details <> '{}';
+    return null;
+end
+$$;
+ALTER FUNCTION app.moderation_actions_erase() OWNER TO focus_owner;
 CREATE FUNCTION app.prune_events() RETURNS integer
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -3369,6 +3712,21 @@ CREATE TABLE app.login_failures (
     user_id uuid
 );
 ALTER TABLE app.login_failures OWNER TO focus_owner;
+CREATE TABLE app.moderation_settings (
+    singleton boolean DEFAULT true NOT NULL,
+    max_reports_per_day integer NOT NULL,
+    CONSTRAINT moderation_settings_max_reports_per_day_check CHECK ((max_reports_per_day > 0)),
+    CONSTRAINT moderation_settings_singleton_check CHECK (singleton)
+);
+ALTER TABLE app.moderation_settings OWNER TO focus_owner;
+CREATE TABLE app.moderators (
+    user_id uuid NOT NULL,
+    note text,
+    granted_at timestamp with time zone DEFAULT now() NOT NULL,
+    granted_by text DEFAULT CURRENT_USER NOT NULL,
+    CONSTRAINT moderators_note_check CHECK (((length(note) >= 1) AND (length(note) <= 200)))
+);
+ALTER TABLE app.moderators OWNER TO focus_owner;
 CREATE TABLE app.outgoing_mail (
     id bigint NOT NULL,
     recipient public.citext NOT NULL,
@@ -3444,6 +3802,12 @@ CREATE TABLE app.social_settings (
     CONSTRAINT social_settings_singleton_check CHECK (singleton)
 );
 ALTER TABLE app.social_settings OWNER TO focus_owner;
+CREATE TABLE app.suspensions (
+    user_id uuid NOT NULL,
+    until timestamp with time zone NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL
+);
+ALTER TABLE app.suspensions OWNER TO focus_owner;
 CREATE TABLE app.tip_views (
     id bigint NOT NULL,
     user_id uuid NOT NULL,
@@ -3681,6 +4045,19 @@ CREATE VIEW report.ledger_reconciliation AS
           GROUP BY c.user_id) l ON ((l.user_id = u.id)))
   WHERE (u.balance <> COALESCE(l.ledger_sum, (0)::bigint));
 ALTER TABLE report.ledger_reconciliation OWNER TO focus_owner;
+CREATE VIEW report.moderation_actions AS
+ SELECT m.id AS action_id,
+    m.created_at,
+    m.moderator AS moderator_user_id,
+    mu.display_name AS moderator_display_name,
+    m.action,
+    m.user_id,
+    m.report_id,
+    m.reason,
+    m.details
+   FROM (app.moderation_actions m
+     JOIN app.users mu ON ((mu.id = m.moderator)));
+ALTER TABLE report.moderation_actions OWNER TO focus_owner;
 CREATE VIEW report.sales_per_item AS
 SELECT
     NULL::uuid AS item_id,
@@ -3718,6 +4095,7 @@ ALTER TABLE report.tips_shown_per_level OWNER TO focus_owner;
 CREATE VIEW report.user_reports AS
  SELECT r.id AS report_id,
     r.created_at,
+    r.status,
     r.reason,
     r.details,
     r.reported AS reported_user_id,
@@ -3731,7 +4109,10 @@ CREATE VIEW report.user_reports AS
     r.reporter AS reporter_user_id,
     ( SELECT count(*) AS count
            FROM app.blocks b
-          WHERE (b.blocked = r.reported)) AS times_blocked
+          WHERE (b.blocked = r.reported)) AS times_blocked,
+    r.resolved_at,
+    r.resolved_by AS resolved_by_user_id,
+    r.resolution
    FROM (app.user_reports r
      JOIN app.users u ON ((u.id = r.reported)));
 ALTER TABLE report.user_reports OWNER TO focus_owner;
@@ -3789,6 +4170,12 @@ ALTER TABLE ONLY app.mindfulness_tips
     ADD CONSTRAINT mindfulness_tips_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.mindfulness_tips
     ADD CONSTRAINT mindfulness_tips_rating_level_title_key UNIQUE (rating_level, title);
+ALTER TABLE ONLY app.moderation_actions
+    ADD CONSTRAINT moderation_actions_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY app.moderation_settings
+    ADD CONSTRAINT moderation_settings_pkey PRIMARY KEY (singleton);
+ALTER TABLE ONLY app.moderators
+    ADD CONSTRAINT moderators_pkey PRIMARY KEY (user_id);
 ALTER TABLE ONLY app.outgoing_mail
     ADD CONSTRAINT outgoing_mail_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.password_resets
@@ -3809,6 +4196,8 @@ ALTER TABLE ONLY app.shop_items
     ADD CONSTRAINT shop_items_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.social_settings
     ADD CONSTRAINT social_settings_pkey PRIMARY KEY (singleton);
+ALTER TABLE ONLY app.suspensions
+    ADD CONSTRAINT suspensions_pkey PRIMARY KEY (user_id);
 ALTER TABLE ONLY app.tip_views
     ADD CONSTRAINT tip_views_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.tips_version
@@ -3851,6 +4240,8 @@ CREATE INDEX login_failures_email_address_time ON app.login_failures USING btree
 CREATE INDEX login_failures_email_time ON app.login_failures USING btree (email, failed_at);
 CREATE INDEX login_failures_time ON app.login_failures USING btree (failed_at);
 CREATE INDEX login_failures_user ON app.login_failures USING btree (user_id) WHERE (user_id IS NOT NULL);
+CREATE INDEX moderation_actions_time ON app.moderation_actions USING btree (created_at);
+CREATE INDEX moderation_actions_user ON app.moderation_actions USING btree (user_id, created_at);
 CREATE INDEX outgoing_mail_recipient ON app.outgoing_mail USING btree (recipient);
 CREATE INDEX outgoing_mail_time ON app.outgoing_mail USING btree (created_at);
 CREATE INDEX outgoing_mail_unsent ON app.outgoing_mail USING btree (id) WHERE (sent_at IS NULL);
@@ -3859,7 +4250,10 @@ CREATE INDEX password_resets_user ON app.password_resets USING btree (user_id, c
 CREATE UNIQUE INDEX shop_items_one_starter_per_kind ON app.shop_items USING btree (kind) WHERE is_starter;
 CREATE INDEX tip_views_time ON app.tip_views USING btree (shown_at);
 CREATE INDEX tip_views_user_tip ON app.tip_views USING btree (user_id, tip_id, shown_at);
+CREATE UNIQUE INDEX user_reports_one_open ON app.user_reports USING btree (reporter, reported) WHERE (status = 'open'::text);
 CREATE INDEX user_reports_reported ON app.user_reports USING btree (reported, created_at);
+CREATE INDEX user_reports_reporter ON app.user_reports USING btree (reporter, created_at);
+CREATE INDEX user_reports_status ON app.user_reports USING btree (status, created_at, id);
 CREATE INDEX user_reports_time ON app.user_reports USING btree (created_at);
 CREATE INDEX weekly_minutes_top ON app.weekly_minutes USING btree (week, minutes DESC, user_id);
 CREATE OR REPLACE VIEW report.sales_per_item AS
@@ -3898,6 +4292,8 @@ CREATE TRIGGER mindfulness_tips_bump_version AFTER INSERT OR DELETE OR UPDATE ON
 CREATE TRIGGER mindfulness_tips_deleted_events AFTER DELETE ON app.mindfulness_tips REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('tips.changed');
 CREATE TRIGGER mindfulness_tips_inserted_events AFTER INSERT ON app.mindfulness_tips REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('tips.changed');
 CREATE TRIGGER mindfulness_tips_updated_events AFTER UPDATE ON app.mindfulness_tips REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('tips.changed');
+CREATE TRIGGER moderation_actions_append_only BEFORE DELETE OR UPDATE ON app.moderation_actions FOR EACH ROW EXECUTE FUNCTION app.moderation_actions_append_only();
+CREATE TRIGGER moderation_actions_erase AFTER UPDATE OF deleted_at ON app.users FOR EACH ROW WHEN (((old.deleted_at IS NULL) AND (new.deleted_at IS NOT NULL))) EXECUTE FUNCTION app.moderation_actions_erase();
 CREATE TRIGGER outgoing_mail_link BEFORE INSERT ON app.outgoing_mail FOR EACH ROW EXECUTE FUNCTION app.link_outgoing_mail();
 CREATE TRIGGER shop_items_bump_version AFTER INSERT OR DELETE OR UPDATE ON app.shop_items FOR EACH ROW EXECUTE FUNCTION app.bump_catalog_version();
 CREATE TRIGGER shop_items_deleted_events AFTER DELETE ON app.shop_items REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
@@ -3932,8 +4328,18 @@ ALTER TABLE ONLY app.friendships
     ADD CONSTRAINT friendships_user_low_fkey FOREIGN KEY (user_low) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.login_addresses
     ADD CONSTRAINT login_addresses_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+ALTER TABLE ONLY app.moderation_actions
+    ADD CONSTRAINT moderation_actions_moderator_fkey FOREIGN KEY (moderator) REFERENCES app.users(id);
+ALTER TABLE ONLY app.moderation_actions
+    ADD CONSTRAINT moderation_actions_report_id_fkey FOREIGN KEY (report_id) REFERENCES app.user_reports(id) ON DELETE SET NULL;
+ALTER TABLE ONLY app.moderation_actions
+    ADD CONSTRAINT moderation_actions_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id);
+ALTER TABLE ONLY app.moderators
+    ADD CONSTRAINT moderators_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.password_resets
     ADD CONSTRAINT password_resets_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+ALTER TABLE ONLY app.suspensions
+    ADD CONSTRAINT suspensions_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.tip_views
     ADD CONSTRAINT tip_views_session_id_fkey FOREIGN KEY (session_id) REFERENCES app.focus_sessions(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.tip_views
@@ -3948,6 +4354,8 @@ ALTER TABLE ONLY app.user_reports
     ADD CONSTRAINT user_reports_reported_fkey FOREIGN KEY (reported) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.user_reports
     ADD CONSTRAINT user_reports_reporter_fkey FOREIGN KEY (reporter) REFERENCES app.users(id) ON DELETE CASCADE;
+ALTER TABLE ONLY app.user_reports
+    ADD CONSTRAINT user_reports_resolved_by_fkey FOREIGN KEY (resolved_by) REFERENCES app.users(id);
 ALTER TABLE ONLY app.user_selections
     ADD CONSTRAINT user_selections_item_id_kind_fkey FOREIGN KEY (item_id, kind) REFERENCES app.shop_items(id, kind);
 ALTER TABLE ONLY app.user_selections
@@ -3971,9 +4379,11 @@ REVOKE ALL ON FUNCTION api.auth_password_reset_create(token text, params jsonb, 
 GRANT ALL ON FUNCTION api.auth_password_reset_create(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.auth_register(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.auth_register(token text, params jsonb, body jsonb) TO focus_api;
-REVOKE ALL ON FUNCTION api.authenticate(token text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.authenticate(token text, suspended_too boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.authenticate_moderator(token text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.avatar_version(updated_at timestamp with time zone) FROM PUBLIC;
-REVOKE ALL ON FUNCTION api.board_top(period text, key date, entries integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.board_hidden(viewer uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.board_top(period text, key date, entries integer, viewer uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.boolean_field(body jsonb, field text, required boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.card_json(id uuid, display_name text, has_avatar boolean, avatar_updated_at timestamp with time zone) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.display_name_is_clean(name text) FROM PUBLIC;
@@ -4077,6 +4487,20 @@ REVOKE ALL ON FUNCTION api.me_update(token text, params jsonb, body jsonb) FROM 
 GRANT ALL ON FUNCTION api.me_update(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.mindfulness_tips_sync(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.mindfulness_tips_sync(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.moderation_action_json(action app.moderation_actions) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.moderation_report_json(report app.user_reports) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.moderation_reports_list(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.moderation_reports_list(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.moderation_reports_resolve(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.moderation_reports_resolve(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.moderation_users_avatar_delete(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.moderation_users_avatar_delete(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.moderation_users_ban(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.moderation_users_ban(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.moderation_users_rename(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.moderation_users_rename(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.moderation_users_suspend(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.moderation_users_suspend(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.name_skeleton(name text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.newest_event_id() FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.ok(body jsonb, status integer, etag text) FROM PUBLIC;
@@ -4097,8 +4521,11 @@ REVOKE ALL ON FUNCTION api.problem_json(status integer, code text, message text,
 REVOKE ALL ON FUNCTION api.profile(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.ready() FROM PUBLIC;
 GRANT ALL ON FUNCTION api.ready() TO focus_api;
+REVOKE ALL ON FUNCTION api.reason_field(body jsonb) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.record_friendship_event(pair app.friendships, actor uuid, action text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.record_moderation(moderator uuid, action text, user_id uuid, reason text, details jsonb, report_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.report_json(report app.user_reports) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.request_hidden(pair app.friendships) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.reserved_display_names() FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.rollup_minutes(user_id uuid, period text, key date) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.secret_fields() FROM PUBLIC;
@@ -4112,6 +4539,8 @@ REVOKE ALL ON FUNCTION api.shop_items_sync(token text, params jsonb, body jsonb)
 GRANT ALL ON FUNCTION api.shop_items_sync(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.shop_purchases_create(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.shop_purchases_create(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.suspend_user(user_id uuid, until timestamp with time zone) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.suspension_json(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.sync_difference(known uuid[], active jsonb) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.text_field(body jsonb, field text, required boolean, max_length integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.time_field(body jsonb, field text, required boolean) FROM PUBLIC;
@@ -4156,6 +4585,8 @@ REVOKE ALL ON FUNCTION app.image_without_metadata(image bytea) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.link_idempotency_key() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.link_login_failure() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.link_outgoing_mail() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.moderation_actions_append_only() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.moderation_actions_erase() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.prune_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.prune_idempotency_keys() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.prune_personal_data() FROM PUBLIC;
@@ -4173,6 +4604,7 @@ GRANT SELECT ON TABLE report.daily_active_users TO focus_report;
 GRANT SELECT ON TABLE report.focused_minutes_per_day TO focus_report;
 GRANT SELECT ON TABLE report.friendship_funnel_per_day TO focus_report;
 GRANT SELECT ON TABLE report.ledger_reconciliation TO focus_report;
+GRANT SELECT ON TABLE report.moderation_actions TO focus_report;
 GRANT SELECT ON TABLE report.sales_per_item TO focus_report;
 GRANT SELECT ON TABLE report.sessions_per_day_by_path TO focus_report;
 GRANT SELECT ON TABLE report.tips_shown_per_level TO focus_report;

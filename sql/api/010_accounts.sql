@@ -296,7 +296,7 @@ returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 begin
-    perform api.authenticate(auth_logout.token);
+    perform api.authenticate(auth_logout.token, suspended_too => true);
     update app.auth_tokens t
     set revoked_at = now()
     where t.digest = sha256(convert_to(auth_logout.token, 'UTF8'));

@@ -122,7 +122,7 @@ returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
-    v_user_id uuid := api.authenticate(me_delete.token);
+    v_user_id uuid := api.authenticate(me_delete.token, suspended_too => true);
     v_body jsonb := api.only_keys(me_delete.body, array['password']);
     v_password text := api.text_field(v_body, 'password');
     v_user app.users := api.lock_account(v_user_id);
@@ -170,7 +170,7 @@ returns api.reply
 language plpgsql stable security definer set search_path = public, pg_temp
 as $$
 declare
-    v_user_id uuid := api.authenticate(me_export_get.token);
+    v_user_id uuid := api.authenticate(me_export_get.token, suspended_too => true);
     v_digest bytea := sha256(convert_to(me_export_get.token, 'UTF8'));
 begin
     return api.ok(jsonb_build_object(

@@ -61,7 +61,7 @@ begin
             if v_at + 4 > v_length then
                 return v_out || substring(image_without_metadata.image from v_at + 1);
             end if;
-            v_size := 2 + get_byte(image_without_metadata.image, v_at + 2) * 256 + get_byte(image_without_metadata.image, v_at + 3);
+            v_size := 2 + get_byte(image_without_metadata.image, v_at + 2)::bigint * 256 + get_byte(image_without_metadata.image, v_at + 3);
             if v_size < 4 or v_at + v_size > v_length then
                 return v_out || substring(image_without_metadata.image from v_at + 1);
             end if;

@@ -89,6 +89,14 @@ public enum Routes {
         Route("GET", "/me/blocks", .sql("api.me_blocks_list")),
         Route("POST", "/users/{id}/report", .sql("api.users_report_create"), status: 201, body: .json),
 
+        // Moderation: moderators only (app.moderators, granted by a DBA); 403 not_moderator for others.
+        Route("GET", "/moderation/reports", .sql("api.moderation_reports_list")),
+        Route("POST", "/moderation/reports/{id}/resolve", .sql("api.moderation_reports_resolve"), body: .json),
+        Route("POST", "/moderation/users/{id}/rename", .sql("api.moderation_users_rename"), body: .json),
+        Route("DELETE", "/moderation/users/{id}/avatar", .sql("api.moderation_users_avatar_delete"), body: .json),
+        Route("POST", "/moderation/users/{id}/suspend", .sql("api.moderation_users_suspend"), body: .json),
+        Route("POST", "/moderation/users/{id}/ban", .sql("api.moderation_users_ban"), body: .json),
+
         // Avatars
         Route("PUT", "/me/avatar", .sql("api.me_avatar_update"), status: 204, body: .image, bodyLimit: imageBodyLimit),
         Route("DELETE", "/me/avatar", .sql("api.me_avatar_delete"), status: 204),

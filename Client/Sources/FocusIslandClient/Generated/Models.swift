@@ -38,6 +38,25 @@ public enum OriginalRatingLevel: String, Codable, Sendable, CaseIterable {
     case bad = "Bad"
 }
 
+public enum ModerationReportStatus: String, Codable, Sendable, CaseIterable {
+    case `open`
+    case actioned
+    case dismissed
+}
+
+public enum ModerationActionAction: String, Codable, Sendable, CaseIterable {
+    case rename
+    case removeAvatar = "remove_avatar"
+    case suspend
+    case ban
+    case resolveReport = "resolve_report"
+}
+
+public enum ModerationResolveBodyStatus: String, Codable, Sendable, CaseIterable {
+    case actioned
+    case dismissed
+}
+
 public enum LeaderboardPeriod: String, Codable, Sendable, CaseIterable {
     case daily
     case weekly
@@ -86,10 +105,12 @@ public struct Problem: Codable, Sendable, Equatable {
     public var price: Int?
     /// session_in_progress: the running session.
     public var id: UUID?
+    /// account_suspended: when the suspension ends; null for a ban.
+    public var suspendedUntil: Time?
 
     public init(
         type: String, title: String, status: Int, detail: String, code: String, field: String? = nil, balance: Int? = nil,
-        price: Int? = nil, id: UUID? = nil
+        price: Int? = nil, id: UUID? = nil, suspendedUntil: Time? = nil
     ) {
         self.type = type
         self.title = title
@@ -100,6 +121,7 @@ public struct Problem: Codable, Sendable, Equatable {
         self.balance = balance
         self.price = price
         self.id = id
+        self.suspendedUntil = suspendedUntil
     }
 
     enum CodingKeys: String, CodingKey {
@@ -112,6 +134,7 @@ public struct Problem: Codable, Sendable, Equatable {
         case balance = "balance"
         case price = "price"
         case id = "id"
+        case suspendedUntil = "suspended_until"
     }
 }
 
@@ -1865,6 +1888,264 @@ public struct OriginalTipSync: Codable, Sendable, Equatable {
     }
 }
 
+/// A UserCard with the user's suspension: banned, or suspended until (null when none holds).
+public struct ModerationUser: Codable, Sendable, Equatable {
+    public var id: UUID
+    public var displayName: String
+    public var hasAvatar: Bool
+    public var avatarVersion: Int?
+    public var banned: Bool
+    public var suspendedUntil: JSONValue
+
+    public init(id: UUID, displayName: String, hasAvatar: Bool, avatarVersion: Int? = nil, banned: Bool, suspendedUntil: JSONValue) {
+        self.id = id
+        self.displayName = displayName
+        self.hasAvatar = hasAvatar
+        self.avatarVersion = avatarVersion
+        self.banned = banned
+        self.suspendedUntil = suspendedUntil
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case displayName = "display_name"
+        case hasAvatar = "has_avatar"
+        case avatarVersion = "avatar_version"
+        case banned = "banned"
+        case suspendedUntil = "suspended_until"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(displayName, forKey: .displayName)
+        try container.encode(hasAvatar, forKey: .hasAvatar)
+        try container.encode(avatarVersion, forKey: .avatarVersion)
+        try container.encode(banned, forKey: .banned)
+        try container.encode(suspendedUntil, forKey: .suspendedUntil)
+    }
+}
+
+/// A report as moderators see it.
+public struct ModerationReport: Codable, Sendable, Equatable {
+    public var id: UUID
+    public var status: ModerationReportStatus
+    public var reason: ReportReason
+    public var details: String?
+    public var createdAt: Time
+    public var reporter: UserCard
+    public var user: ModerationUser
+    public var reportsAboutUser: Int
+    public var resolvedAt: JSONValue
+    public var resolvedBy: UUID?
+    public var resolution: String?
+
+    public init(
+        id: UUID, status: ModerationReportStatus, reason: ReportReason, details: String? = nil, createdAt: Time, reporter: UserCard,
+        user: ModerationUser, reportsAboutUser: Int, resolvedAt: JSONValue, resolvedBy: UUID? = nil, resolution: String? = nil
+    ) {
+        self.id = id
+        self.status = status
+        self.reason = reason
+        self.details = details
+        self.createdAt = createdAt
+        self.reporter = reporter
+        self.user = user
+        self.reportsAboutUser = reportsAboutUser
+        self.resolvedAt = resolvedAt
+        self.resolvedBy = resolvedBy
+        self.resolution = resolution
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case status = "status"
+        case reason = "reason"
+        case details = "details"
+        case createdAt = "created_at"
+        case reporter = "reporter"
+        case user = "user"
+        case reportsAboutUser = "reports_about_user"
+        case resolvedAt = "resolved_at"
+        case resolvedBy = "resolved_by"
+        case resolution = "resolution"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(status, forKey: .status)
+        try container.encode(reason, forKey: .reason)
+        try container.encode(details, forKey: .details)
+        try container.encode(createdAt, forKey: .createdAt)
+        try container.encode(reporter, forKey: .reporter)
+        try container.encode(user, forKey: .user)
+        try container.encode(reportsAboutUser, forKey: .reportsAboutUser)
+        try container.encode(resolvedAt, forKey: .resolvedAt)
+        try container.encode(resolvedBy, forKey: .resolvedBy)
+        try container.encode(resolution, forKey: .resolution)
+    }
+}
+
+public struct ModerationReports: Codable, Sendable, Equatable {
+    public var reports: [ModerationReport]
+    /// Pass as `after` for the next page; null when this page was not full.
+    public var nextCursor: UUID?
+
+    public init(reports: [ModerationReport], nextCursor: UUID? = nil) {
+        self.reports = reports
+        self.nextCursor = nextCursor
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case reports = "reports"
+        case nextCursor = "next_cursor"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(reports, forKey: .reports)
+        try container.encode(nextCursor, forKey: .nextCursor)
+    }
+}
+
+public struct ModerationReportResolved: Codable, Sendable, Equatable {
+    public var report: ModerationReport
+
+    public init(report: ModerationReport) {
+        self.report = report
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case report = "report"
+    }
+}
+
+/// One row of the moderators' audit.
+public struct ModerationAction: Codable, Sendable, Equatable {
+    public var id: UUID
+    public var createdAt: Time
+    public var moderatorId: UUID
+    public var action: ModerationActionAction
+    public var userId: UUID
+    public var reportId: UUID?
+    public var reason: String
+    /// rename: display_name; suspend: until; resolve_report: status.
+    public var details: JSONValue
+
+    public init(
+        id: UUID, createdAt: Time, moderatorId: UUID, action: ModerationActionAction, userId: UUID, reportId: UUID? = nil, reason: String,
+        details: JSONValue
+    ) {
+        self.id = id
+        self.createdAt = createdAt
+        self.moderatorId = moderatorId
+        self.action = action
+        self.userId = userId
+        self.reportId = reportId
+        self.reason = reason
+        self.details = details
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case createdAt = "created_at"
+        case moderatorId = "moderator_id"
+        case action = "action"
+        case userId = "user_id"
+        case reportId = "report_id"
+        case reason = "reason"
+        case details = "details"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(createdAt, forKey: .createdAt)
+        try container.encode(moderatorId, forKey: .moderatorId)
+        try container.encode(action, forKey: .action)
+        try container.encode(userId, forKey: .userId)
+        try container.encode(reportId, forKey: .reportId)
+        try container.encode(reason, forKey: .reason)
+        try container.encode(details, forKey: .details)
+    }
+}
+
+public struct ModerationActionTaken: Codable, Sendable, Equatable {
+    public var action: ModerationAction
+
+    public init(action: ModerationAction) {
+        self.action = action
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case action = "action"
+    }
+}
+
+public struct ModerationResolveBody: Codable, Sendable, Equatable {
+    public var status: ModerationResolveBodyStatus
+    /// Why, for the audit: trimmed, 1 to 1000 characters.
+    public var reason: String
+
+    public init(status: ModerationResolveBodyStatus, reason: String) {
+        self.status = status
+        self.reason = reason
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case status = "status"
+        case reason = "reason"
+    }
+}
+
+public struct ModerationRenameBody: Codable, Sendable, Equatable {
+    /// Trimmed: 1 to 40 characters, no control characters.
+    public var displayName: String
+    /// Why, for the audit: trimmed, 1 to 1000 characters.
+    public var reason: String
+
+    public init(displayName: String, reason: String) {
+        self.displayName = displayName
+        self.reason = reason
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case displayName = "display_name"
+        case reason = "reason"
+    }
+}
+
+public struct ModerationSuspendBody: Codable, Sendable, Equatable {
+    /// RFC 3339 with an offset, later than now.
+    public var until: Time
+    /// Why, for the audit: trimmed, 1 to 1000 characters.
+    public var reason: String
+
+    public init(until: Time, reason: String) {
+        self.until = until
+        self.reason = reason
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case until = "until"
+        case reason = "reason"
+    }
+}
+
+public struct ModerationReasonBody: Codable, Sendable, Equatable {
+    /// Why, for the audit: trimmed, 1 to 1000 characters.
+    public var reason: String
+
+    public init(reason: String) {
+        self.reason = reason
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case reason = "reason"
+    }
+}
+
 /// Every components.schemas entry and its model, in the document's order (a test compares it with the document).
 public enum Schemas {
     public static let all: [(name: String, type: any (Codable & Sendable).Type)] = [
@@ -1930,5 +2211,15 @@ public enum Schemas {
         ("SessionCurrent", SessionCurrent.self),
         ("OriginalTipsBody", OriginalTipsBody.self),
         ("OriginalTipSync", OriginalTipSync.self),
+        ("ModerationUser", ModerationUser.self),
+        ("ModerationReport", ModerationReport.self),
+        ("ModerationReports", ModerationReports.self),
+        ("ModerationReportResolved", ModerationReportResolved.self),
+        ("ModerationAction", ModerationAction.self),
+        ("ModerationActionTaken", ModerationActionTaken.self),
+        ("ModerationResolveBody", ModerationResolveBody.self),
+        ("ModerationRenameBody", ModerationRenameBody.self),
+        ("ModerationSuspendBody", ModerationSuspendBody.self),
+        ("ModerationReasonBody", ModerationReasonBody.self),
     ]
 }

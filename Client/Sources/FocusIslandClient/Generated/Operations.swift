@@ -114,6 +114,22 @@ public enum FriendRequestsCreateResponse: Sendable, Equatable {
     case created(FriendRequestCreated)
 }
 
+/// What `usersReportCreate` answers: one case per success status.
+public enum UsersReportCreateResponse: Sendable, Equatable {
+    /// 200
+    case ok(ReportCreated)
+    /// 201
+    case created(ReportCreated)
+
+    /// The ReportCreated, whichever the status.
+    public var value: ReportCreated {
+        switch self {
+        case .ok(let value): value
+        case .created(let value): value
+        }
+    }
+}
+
 /// What `focusSessionsCurrentGet` answers: one case per success status.
 public enum FocusSessionsCurrentGetResponse: Sendable, Equatable {
     /// 200
@@ -606,13 +622,21 @@ extension FocusIslandClient {
     /// Report a user to the moderators.
     /// `POST /users/{id}/report`
     public func usersReportCreate(id: UUID, _ body: ReportBodyBody, idempotencyKey: String? = nil) async throws(FocusIslandError)
-        -> ReportCreated
+        -> UsersReportCreateResponse
     {
         let request = OperationRequest(
             method: "POST", path: "/users/\(id.uuidString.lowercased())/report", query: [],
             body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
-            conditional: false, statuses: [201])
-        return try self.decode(ReportCreated.self, from: try await send(request))
+            conditional: false, statuses: [200, 201])
+        let response = try await send(request)
+        switch response.status {
+        case 200:
+            return .ok(try self.decode(ReportCreated.self, from: response))
+        case 201:
+            return .created(try self.decode(ReportCreated.self, from: response))
+        default:
+            throw FocusIslandError.unexpectedStatus(response.status)
+        }
     }
 
     /// Set the avatar (PNG or JPEG by its first bytes, at most 256 KiB as stored). Stored without metadata: JPEG APP1-APP13, APP15 and COM segments (EXIF, GPS, XMP, ICC), PNG tEXt, zTXt, iTXt, eXIf and tIME chunks and bytes after IEND are removed.
@@ -697,5 +721,82 @@ extension FocusIslandClient {
             body: nil, contentType: nil, idempotencyKey: idempotencyKey,
             conditional: false, statuses: [200])
         return try self.decode(SessionEnded.self, from: try await send(request))
+    }
+
+    /// Reports of a status, oldest first (moderators).
+    /// `GET /moderation/reports`
+    public func moderationReportsList(status: ModerationReportStatus? = nil, userId: UUID? = nil, limit: Int? = nil, after: UUID? = nil)
+        async throws(FocusIslandError) -> ModerationReports
+    {
+        var query: [URLQueryItem] = []
+        if let value = status.map({ $0.rawValue }) { query.append(URLQueryItem(name: "status", value: value)) }
+        if let value = userId.map({ $0.uuidString.lowercased() }) { query.append(URLQueryItem(name: "user_id", value: value)) }
+        if let value = limit.map({ String($0) }) { query.append(URLQueryItem(name: "limit", value: value)) }
+        if let value = after.map({ $0.uuidString.lowercased() }) { query.append(URLQueryItem(name: "after", value: value)) }
+        let request = OperationRequest(
+            method: "GET", path: "/moderation/reports", query: query,
+            body: nil, contentType: nil, idempotencyKey: nil,
+            conditional: false, statuses: [200])
+        return try self.decode(ModerationReports.self, from: try await send(request))
+    }
+
+    /// Resolve a report as actioned or dismissed, with a reason (moderators).
+    /// `POST /moderation/reports/{id}/resolve`
+    public func moderationReportsResolve(id: UUID, _ body: ModerationResolveBody, idempotencyKey: String? = nil)
+        async throws(FocusIslandError) -> ModerationReportResolved
+    {
+        let request = OperationRequest(
+            method: "POST", path: "/moderation/reports/\(id.uuidString.lowercased())/resolve", query: [],
+            body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
+            conditional: false, statuses: [200])
+        return try self.decode(ModerationReportResolved.self, from: try await send(request))
+    }
+
+    /// Rename a user (moderators).
+    /// `POST /moderation/users/{id}/rename`
+    public func moderationUsersRename(id: UUID, _ body: ModerationRenameBody, idempotencyKey: String? = nil) async throws(FocusIslandError)
+        -> ModerationActionTaken
+    {
+        let request = OperationRequest(
+            method: "POST", path: "/moderation/users/\(id.uuidString.lowercased())/rename", query: [],
+            body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
+            conditional: false, statuses: [200])
+        return try self.decode(ModerationActionTaken.self, from: try await send(request))
+    }
+
+    /// Remove a user's avatar (moderators).
+    /// `DELETE /moderation/users/{id}/avatar`
+    public func moderationUsersAvatarDelete(id: UUID, _ body: ModerationReasonBody, idempotencyKey: String? = nil)
+        async throws(FocusIslandError) -> ModerationActionTaken
+    {
+        let request = OperationRequest(
+            method: "DELETE", path: "/moderation/users/\(id.uuidString.lowercased())/avatar", query: [],
+            body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
+            conditional: false, statuses: [200])
+        return try self.decode(ModerationActionTaken.self, from: try await send(request))
+    }
+
+    /// Suspend a user until a time (moderators).
+    /// `POST /moderation/users/{id}/suspend`
+    public func moderationUsersSuspend(id: UUID, _ body: ModerationSuspendBody, idempotencyKey: String? = nil)
+        async throws(FocusIslandError) -> ModerationActionTaken
+    {
+        let request = OperationRequest(
+            method: "POST", path: "/moderation/users/\(id.uuidString.lowercased())/suspend", query: [],
+            body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
+            conditional: false, statuses: [200])
+        return try self.decode(ModerationActionTaken.self, from: try await send(request))
+    }
+
+    /// Ban a user (moderators).
+    /// `POST /moderation/users/{id}/ban`
+    public func moderationUsersBan(id: UUID, _ body: ModerationReasonBody, idempotencyKey: String? = nil) async throws(FocusIslandError)
+        -> ModerationActionTaken
+    {
+        let request = OperationRequest(
+            method: "POST", path: "/moderation/users/\(id.uuidString.lowercased())/ban", query: [],
+            body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
+            conditional: false, statuses: [200])
+        return try self.decode(ModerationActionTaken.self, from: try await send(request))
     }
 }

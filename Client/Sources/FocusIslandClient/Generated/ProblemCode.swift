@@ -22,13 +22,17 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case invalidCredentials
     /// 400: reset confirm: the code is wrong, expired or used, or the email unknown (one answer; counts as a failed login)
     case invalidResetCode
+    /// 403: every route but export, deletion and logout, while a moderator's suspension or ban of the account holds
+    case accountSuspended
+    /// 403: /moderation/…: the account is not a moderator (app.moderators)
+    case notModerator
     /// 403: delete account, change password or email: the password given is wrong (counts as a failed login; nothing changes)
     case wrongPassword
     /// 400: selecting an item as another kind than it is
     case kindMismatch
     /// 404: no route at that path
     case notFound
-    /// 404: no account with that email, or its owner blocked you (one answer); not your friend (GET /users/{id}); no such live user to block or report
+    /// 404: no account with that email; not your friend, or a friend while suspended (GET /users/{id}); no such live user to block, report or moderate
     case userNotFound
     /// 404: DELETE /me/tokens/{id}: no working token of yours with that id (someone else's answers the same)
     case tokenNotFound
@@ -36,9 +40,11 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case blockNotFound
     /// 404: no pending request you may act on (someone else's answers the same)
     case friendRequestNotFound
+    /// 404: /moderation/reports/{id}/resolve: no such report
+    case reportNotFound
     /// 404: removing someone who is not your friend
     case notFriends
-    /// 404: no avatar, or not yours or a friend's
+    /// 404: no avatar, or not yours or a friend's; a moderator removing an avatar the user does not have
     case avatarNotFound
     /// 404: no such session of yours (someone else's answers the same)
     case sessionNotFound
@@ -68,6 +74,8 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case alreadyFriends
     /// 409: retired: asking someone you already asked now answers 200 with the pending request (CHANGELOG)
     case requestPending
+    /// 409: resolving a report that is no longer open
+    case reportResolved
     /// 409: asking someone you blocked (unblock first)
     case userBlocked
     /// 409: a unique, exclusion or reference rule refused the change
@@ -88,6 +96,8 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case cannotBlockSelf
     /// 422: reporting yourself
     case cannotReportSelf
+    /// 422: a moderator acting on their own account
+    case cannotModerateSelf
     /// 422: a CHECK or NOT NULL rule refused the value
     case constraintViolation
     /// 429: 50 outgoing requests are already pending
@@ -102,6 +112,8 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case tooManyAttempts
     /// 429: friend requests by email: over the sender's rate (app.social_settings, 100 a day), unknown emails included (Retry-After)
     case tooManyFriendRequests
+    /// 429: reports: over the reporter's rate (app.moderation_settings, 20 new reports in any 24 hours; reporting again while a report is open stores nothing and does not count) (Retry-After)
+    case tooManyReports
     /// 500: anything unexpected (details only in the server log)
     case internalError
     /// 503: the database is down or restarting (Retry-After: 1)
@@ -128,6 +140,8 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case "unauthorized": self = .unauthorized
         case "invalid_credentials": self = .invalidCredentials
         case "invalid_reset_code": self = .invalidResetCode
+        case "account_suspended": self = .accountSuspended
+        case "not_moderator": self = .notModerator
         case "wrong_password": self = .wrongPassword
         case "kind_mismatch": self = .kindMismatch
         case "not_found": self = .notFound
@@ -135,6 +149,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case "token_not_found": self = .tokenNotFound
         case "block_not_found": self = .blockNotFound
         case "friend_request_not_found": self = .friendRequestNotFound
+        case "report_not_found": self = .reportNotFound
         case "not_friends": self = .notFriends
         case "avatar_not_found": self = .avatarNotFound
         case "session_not_found": self = .sessionNotFound
@@ -151,6 +166,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case "session_not_finished": self = .sessionNotFinished
         case "already_friends": self = .alreadyFriends
         case "request_pending": self = .requestPending
+        case "report_resolved": self = .reportResolved
         case "user_blocked": self = .userBlocked
         case "conflict": self = .conflict
         case "body_too_large": self = .bodyTooLarge
@@ -161,6 +177,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case "cannot_friend_self": self = .cannotFriendSelf
         case "cannot_block_self": self = .cannotBlockSelf
         case "cannot_report_self": self = .cannotReportSelf
+        case "cannot_moderate_self": self = .cannotModerateSelf
         case "constraint_violation": self = .constraintViolation
         case "too_many_pending": self = .tooManyPending
         case "unsupported_image": self = .unsupportedImage
@@ -168,6 +185,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case "too_many_polls": self = .tooManyPolls
         case "too_many_attempts": self = .tooManyAttempts
         case "too_many_friend_requests": self = .tooManyFriendRequests
+        case "too_many_reports": self = .tooManyReports
         case "internal_error": self = .internalError
         case "database_unavailable": self = .databaseUnavailable
         case "busy": self = .busy
@@ -190,6 +208,8 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case .unauthorized: "unauthorized"
         case .invalidCredentials: "invalid_credentials"
         case .invalidResetCode: "invalid_reset_code"
+        case .accountSuspended: "account_suspended"
+        case .notModerator: "not_moderator"
         case .wrongPassword: "wrong_password"
         case .kindMismatch: "kind_mismatch"
         case .notFound: "not_found"
@@ -197,6 +217,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case .tokenNotFound: "token_not_found"
         case .blockNotFound: "block_not_found"
         case .friendRequestNotFound: "friend_request_not_found"
+        case .reportNotFound: "report_not_found"
         case .notFriends: "not_friends"
         case .avatarNotFound: "avatar_not_found"
         case .sessionNotFound: "session_not_found"
@@ -213,6 +234,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case .sessionNotFinished: "session_not_finished"
         case .alreadyFriends: "already_friends"
         case .requestPending: "request_pending"
+        case .reportResolved: "report_resolved"
         case .userBlocked: "user_blocked"
         case .conflict: "conflict"
         case .bodyTooLarge: "body_too_large"
@@ -223,6 +245,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case .cannotFriendSelf: "cannot_friend_self"
         case .cannotBlockSelf: "cannot_block_self"
         case .cannotReportSelf: "cannot_report_self"
+        case .cannotModerateSelf: "cannot_moderate_self"
         case .constraintViolation: "constraint_violation"
         case .tooManyPending: "too_many_pending"
         case .unsupportedImage: "unsupported_image"
@@ -230,6 +253,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case .tooManyPolls: "too_many_polls"
         case .tooManyAttempts: "too_many_attempts"
         case .tooManyFriendRequests: "too_many_friend_requests"
+        case .tooManyReports: "too_many_reports"
         case .internalError: "internal_error"
         case .databaseUnavailable: "database_unavailable"
         case .busy: "busy"
