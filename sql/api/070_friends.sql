@@ -123,7 +123,8 @@ $$;
 -- rolling back, so its count stays): past app.social_settings.max_friend_requests in
 -- friend_request_window the sender gets 429 too_many_friend_requests, so nobody can test
 -- thousands of emails for accounts. An account that blocked the sender answers exactly as an
--- unknown email; one the sender blocked is 409 user_blocked.
+-- unknown email, and so does an account whose email is not verified; one the sender blocked is
+-- 409 user_blocked.
 create function api.friend_requests_create(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
@@ -150,7 +151,9 @@ begin
     end if;
     insert into app.friend_request_attempts (user_id) values (v_user_id);
 
-    select u.id into v_other from app.users u where u.email = v_email::citext;
+    -- An unverified email finds nobody: the same 404 as an unknown one, so a squatter on an
+    -- address receives no request meant for its real owner, and the answer tells nothing.
+    select u.id into v_other from app.users u where u.email = v_email::citext and u.email_verified_at is not null;
     if v_other is null or exists (select from app.blocks b where b.blocker = v_other and b.blocked = v_user_id) then
         return api.problem(404, 'user_not_found', 'Nobody has an account with that email.');
     end if;
