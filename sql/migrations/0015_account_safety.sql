@@ -10,7 +10,7 @@ create index login_failures_address_time on app.login_failures (client_ip, faile
 
 alter table app.auth_settings
     add column max_code_attempts integer not null default 5 check (max_code_attempts > 0),
-    add column max_code_failures_per_address integer not null default 20
+    add column max_code_failures_per_address integer not null default 30
         check (max_code_failures_per_address > 0),
     add column max_taken_answers_per_address integer not null default 20
         check (max_taken_answers_per_address > 0),
