@@ -2,7 +2,7 @@
 -- are not found by friend requests (the answer of an unknown email); an email change takes
 -- effect only once the new address is verified; a taken address answers alike.
 begin;
-select plan(29);
+select plan(30);
 update app.auth_settings set bcrypt_cost = 4;
 select test.new_user('friend');
 create temporary table sq on commit drop as
@@ -67,6 +67,16 @@ select is((select subject from app.outgoing_mail where recipient = 'friend@examp
           'Someone tried to use your address at Focus Island', '... its owner is mailed a notice, not a code');
 select is((select count(*)::integer from app.outgoing_mail where recipient = 'friend@example.com' and subject ~ 'Confirm'), 1,
           '... (its only code is its own sign-up''s), so the asker can never verify the address');
+
+-- a right reset code proves the mailbox: the email counts as verified
+select api.auth_register(null, '{}', '{"email": "real@owner.example", "password": "correct horse", "display_name": "Real"}');
+select api.auth_password_reset_create(null, '{}', '{"email": "real@owner.example"}');
+select app.send_password_resets();
+select api.auth_password_reset_confirm(null, '{}', jsonb_build_object('email', 'real@owner.example', 'new_password', 'fresh horse',
+    'code', (select substring(body from 'Your code is (\d{8})') from app.outgoing_mail
+             where recipient = 'real@owner.example' and subject ~ 'password reset' order by id desc limit 1)));
+select is((select email_verified_at is not null from app.users where email = 'real@owner.example'), true,
+          'a right reset code verifies the email (the real owner of a squatted address takes it over)');
 
 select * from finish();
 rollback;

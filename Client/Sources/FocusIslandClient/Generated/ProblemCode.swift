@@ -98,7 +98,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case unsupportedImage
     /// 429: GET /events: the user already holds max_streams_per_user open streams (app.event_settings, default 3)
     case tooManyStreams
-    /// 429: login: 10 failures for the email from this address, or 50 from all addresses not known to the account, in 15 minutes; password check (delete account, change password or email): 10 wrong passwords given with the account's own tokens in 15 minutes; reset confirm: 20 wrong codes from this address (IPv6: its /64) across all emails in 15 minutes; register: 20 email_taken answers to this address in an hour; change email or resend a code: 3 codes mailed in an hour (Retry-After)
+    /// 429: login: 10 failures for the email from this address, or 50 from all addresses not known to the account, in 15 minutes; password check (delete account, change password or email): 10 wrong passwords given with the account's own tokens in 15 minutes; reset confirm: 30 wrong codes from this address (IPv6: its /64) across all emails in 15 minutes; register: 20 email_taken answers to this address in an hour; change email or resend a code: 3 codes mailed in an hour (Retry-After)
     case tooManyAttempts
     /// 429: friend requests by email: over the sender's rate (app.social_settings, 100 a day), unknown emails included (Retry-After)
     case tooManyFriendRequests
