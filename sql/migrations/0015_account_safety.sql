@@ -82,12 +82,11 @@ declare
     v_code text;
     v_taken integer := 0;
 begin
+    -- One at a time: a second caller waits for the first's mails to commit, so whoever called
+    -- it finds every request queued before the call already mailed.
+    perform pg_advisory_xact_lock(hashtext('app.send_password_resets'));
     select * into v_settings from app.auth_settings;
-    for v_request in
-        delete from app.password_reset_requests q
-        where q.id in (select q2.id from app.password_reset_requests q2 order by q2.id for update skip locked)
-        returning *
-    loop
+    for v_request in delete from app.password_reset_requests q returning * loop
         v_taken := v_taken + 1;
         select * into v_user from app.users u where u.email = v_request.email and u.deleted_at is null;
         continue when v_user.id is null
