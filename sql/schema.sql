@@ -66,6 +66,12 @@ begin
 end
 $$;
 ALTER FUNCTION api.accept_pair(pair app.friendships, actor uuid) OWNER TO focus_owner;
+CREATE FUNCTION api.address_bucket(client_ip inet) RETURNS inet
+    LANGUAGE sql IMMUTABLE
+    AS $$
+    select network(set_masklen(address_bucket.client_ip, case when family(address_bucket.client_ip) = 6 then 64 else 32 end))::inet
+$$;
+ALTER FUNCTION api.address_bucket(client_ip inet) OWNER TO focus_owner;
 CREATE FUNCTION api.asset_url(key text) RETURNS text
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -198,24 +204,32 @@ declare
     v_code text := btrim(api.text_field(v_body, 'code'));
     v_new text := api.password_field(v_body, 'new_password');
     v_address inet := api.client_address(auth_password_reset_confirm.params);
-    v_wait integer := api.failed_attempts(v_email, 'check', v_address);
+    v_wait integer := api.failed_attempts(v_email, 'check', v_address, 'code');
+    v_settings app.auth_settings;
     v_reset app.password_resets;
 begin
     if v_wait is not null then
         return api.problem(429, 'too_many_attempts', 'Too many wrong codes; wait before trying again.', retry_after => v_wait);
     end if;
+    select * into v_settings from app.auth_settings;
     select r.* into v_reset
     from app.password_resets r join app.users u on u.id = r.user_id
-    where u.email = v_email::citext and r.digest = sha256(convert_to(v_code, 'UTF8'))
-      and r.used_at is null and r.expires_at > now()
+    where u.email = v_email::citext and r.used_at is null and r.expires_at > now()
+    order by r.created_at desc limit 1
     for update of r;
-    if v_reset.id is null then
-        perform api.failed_attempts(v_email, 'record', v_address);
+    if v_reset.id is null or v_reset.digest <> sha256(convert_to(v_code, 'UTF8')) then
+        update app.password_resets r
+        set failed_attempts = r.failed_attempts + 1,
+            used_at = case when r.failed_attempts + 1 >= v_settings.max_code_attempts then now() end
+        where r.id = v_reset.id;
+        perform api.failed_attempts(v_email, 'record', v_address, 'code');
         return api.problem(400, 'invalid_reset_code', 'The code is wrong, expired or already used.');
     end if;
     perform api.lock_account(v_reset.user_id);
     update app.password_resets r set used_at = now() where r.user_id = v_reset.user_id and r.used_at is null;
-    update app.users u set password_hash = api.hash_password(v_new), updated_at = now() where u.id = v_reset.user_id;
+    update app.users u
+    set password_hash = api.hash_password(v_new), email_verified_at = coalesce(u.email_verified_at, now()), updated_at = now()
+    where u.id = v_reset.user_id;
     update app.auth_tokens t set revoked_at = now() where t.user_id = v_reset.user_id and t.revoked_at is null;
     perform api.failed_attempts(v_email, 'clear', v_address);
     return api.ok(jsonb_build_object('user', api.profile(v_reset.user_id))
@@ -230,24 +244,8 @@ CREATE FUNCTION api.auth_password_reset_create(token text, params jsonb, body js
 declare
     v_body jsonb := api.only_keys(auth_password_reset_create.body, array['email']);
     v_email text := api.email_field(v_body);
-    v_settings app.auth_settings;
-    v_user app.users;
-    v_code text := lpad((('x' || encode(gen_random_bytes(4), 'hex'))::bit(32)::bigint % 100000000)::text, 8, '0');
 begin
-    select * into v_settings from app.auth_settings;
-    perform pg_advisory_xact_lock(hashtext('reset:' || lower(v_email)));
-    select * into v_user from app.users u where u.email = v_email::citext;
-    if v_user.id is not null
-       and (select count(*) from app.password_resets r
-            where r.user_id = v_user.id and r.created_at > now() - v_settings.reset_mail_window) < v_settings.max_reset_mails then
-        update app.password_resets r set used_at = now() where r.user_id = v_user.id and r.used_at is null;
-        insert into app.password_resets (user_id, digest, expires_at)
-        values (v_user.id, sha256(convert_to(v_code, 'UTF8')), now() + v_settings.reset_code_ttl);
-        insert into app.outgoing_mail (recipient, subject, body)
-        values (v_user.email, 'Your Focus Island password reset code',
-                format(E'Your code is %s. It works once, within %s minutes.\nIf you did not ask for it, ignore this mail: your password stays as it is.',
-                       v_code, extract(epoch from v_settings.reset_code_ttl)::integer / 60));
-    end if;
+    insert into app.password_reset_requests (email) values (v_email);
     return api.ok(null);
 end
 $$;
@@ -261,16 +259,33 @@ declare
     v_email text := api.email_field(v_body);
     v_password text := api.password_field(v_body, 'password');
     v_display_name text := api.display_name_field(v_body, required => true);
+    v_hash text := api.hash_password(v_password);  -- before the address's lock, which it need not hold
+    v_bucket inet := api.address_bucket(api.client_address(auth_register.params));
+    v_settings app.auth_settings;
+    v_answers integer;
+    v_oldest timestamptz;
     v_user_id uuid;
 begin
+    select * into v_settings from app.auth_settings;
+    perform pg_advisory_xact_lock(hashtext('taken:' || coalesce(host(v_bucket), '-')));
+    select count(*)::integer, min(a.answered_at) into v_answers, v_oldest
+    from app.taken_email_answers a
+    where a.client_ip is not distinct from v_bucket and a.answered_at > now() - v_settings.taken_answer_window;
+    if v_answers >= v_settings.max_taken_answers_per_address then
+        return api.problem(429, 'too_many_attempts', 'Too many sign-ups from here; wait before trying again.',
+                           retry_after => greatest(1, ceil(extract(epoch from
+                               v_oldest + v_settings.taken_answer_window - now()))::integer));
+    end if;
     insert into app.users (email, password_hash, display_name)
-    values (v_email, api.hash_password(v_password), v_display_name)
+    values (v_email, v_hash, v_display_name)
     on conflict (email) do nothing
     returning id into v_user_id;
     if v_user_id is null then
-        perform api.fail(409, 'email_taken', 'An account with that email already exists.');
+        insert into app.taken_email_answers (client_ip) values (v_bucket);
+        return api.problem(409, 'email_taken', 'An account with that email already exists.');
     end if;
     perform api.give_starters(v_user_id);
+    perform api.send_email_verification(v_user_id, v_email);
     return api.ok(jsonb_build_object('user', api.profile(v_user_id)) || api.issue_token(v_user_id, auth_register.params));
 end
 $$;
@@ -396,6 +411,7 @@ CREATE TABLE app.users (
     balance integer DEFAULT 0 NOT NULL,
     deleted_at timestamp with time zone,
     time_zone text DEFAULT 'UTC'::text NOT NULL,
+    email_verified_at timestamp with time zone,
     CONSTRAINT users_balance_check CHECK ((balance >= 0)),
     CONSTRAINT users_deleted_are_anonymous CHECK (
 CASE
@@ -413,14 +429,14 @@ CREATE FUNCTION api.check_password(account app.users, password text, client_ip i
     SET search_path TO 'public', 'pg_temp'
     AS $$
 declare
-    v_wait integer := api.failed_attempts(account.email, 'check', check_password.client_ip);
+    v_wait integer := api.failed_attempts(account.email, 'check', check_password.client_ip, 'password');
 begin
     if v_wait is not null then
         return api.problem(429, 'too_many_attempts', 'Too many wrong passwords; wait before trying again.',
                            retry_after => v_wait);
     end if;
     if account.password_hash <> crypt(check_password.password, account.password_hash) then
-        perform api.failed_attempts(account.email, 'record', check_password.client_ip);
+        perform api.failed_attempts(account.email, 'record', check_password.client_ip, 'password');
         return api.problem(403, 'wrong_password', 'The password is wrong.');
     end if;
     return api.ok(null);
@@ -629,44 +645,52 @@ CREATE FUNCTION api.fail_field(field text, problem text) RETURNS void
     AS $$ select api.fail(400, 'invalid_field', fail_field.field || ' ' || fail_field.problem,
                       jsonb_build_object('field', fail_field.field)) $$;
 ALTER FUNCTION api.fail_field(field text, problem text) OWNER TO focus_owner;
-CREATE FUNCTION api.failed_attempts(email text, action text, client_ip inet DEFAULT NULL::inet) RETURNS integer
+CREATE FUNCTION api.failed_attempts(email text, action text, client_ip inet DEFAULT NULL::inet, kind text DEFAULT 'login'::text) RETURNS integer
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
 declare
     v_settings app.auth_settings;
+    v_bucket inet := api.address_bucket(failed_attempts.client_ip);
+    v_limit integer;
     v_failures integer;
     v_oldest timestamptz;
 begin
     if failed_attempts.action = 'record' then
-        insert into app.login_failures (email, client_ip) values (failed_attempts.email, failed_attempts.client_ip);
+        insert into app.login_failures (email, client_ip, kind)
+        values (failed_attempts.email, failed_attempts.client_ip, failed_attempts.kind);
         return null;
     elsif failed_attempts.action = 'clear' then
         delete from app.login_failures f
         where f.email = failed_attempts.email::citext
           and (failed_attempts.client_ip is null or f.client_ip = failed_attempts.client_ip);
         return null;
+    elsif failed_attempts.action <> 'check' or failed_attempts.kind not in ('password', 'code') then
+        raise exception 'api.failed_attempts: no % of % failures', failed_attempts.action, failed_attempts.kind;
     end if;
     select * into v_settings from app.auth_settings;
     perform pg_advisory_xact_lock(hashtext('login:' || lower(failed_attempts.email)));
-    select count(*)::integer, min(f.failed_at) into v_failures, v_oldest
-    from app.login_failures f
-    where f.email = failed_attempts.email::citext and f.client_ip is not distinct from failed_attempts.client_ip
-      and f.failed_at > now() - v_settings.failed_login_window;
-    if v_failures < v_settings.max_failed_logins then
+    if failed_attempts.kind = 'password' then
+        v_limit := v_settings.max_failed_logins;
         select count(*)::integer, min(f.failed_at) into v_failures, v_oldest
-        from (select f.failed_at from app.login_failures f
-              where f.email = failed_attempts.email::citext and f.failed_at > now() - v_settings.failed_login_window
-              order by f.failed_at desc
-              limit v_settings.max_failed_logins_per_email) f;
-        if v_failures < v_settings.max_failed_logins_per_email then
-            return null;
-        end if;
+        from app.login_failures f
+        where f.email = failed_attempts.email::citext and f.kind = 'password'
+          and f.failed_at > now() - v_settings.failed_login_window;
+    else
+        v_limit := v_settings.max_code_failures_per_address;
+        perform pg_advisory_xact_lock(hashtext('codes:' || coalesce(host(v_bucket), '-')));
+        select count(*)::integer, min(f.failed_at) into v_failures, v_oldest
+        from app.login_failures f
+        where f.kind = 'code' and f.failed_at > now() - v_settings.failed_login_window
+          and (f.client_ip <<= v_bucket or (v_bucket is null and f.client_ip is null));
+    end if;
+    if v_failures < v_limit then
+        return null;
     end if;
     return greatest(1, ceil(extract(epoch from v_oldest + v_settings.failed_login_window - now()))::integer);
 end
 $$;
-ALTER FUNCTION api.failed_attempts(email text, action text, client_ip inet) OWNER TO focus_owner;
+ALTER FUNCTION api.failed_attempts(email text, action text, client_ip inet, kind text) OWNER TO focus_owner;
 CREATE FUNCTION api.focus_sessions_abandon(token text, params jsonb, body jsonb) RETURNS api.reply
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -1000,7 +1024,9 @@ begin
                                v_oldest + v_settings.friend_request_window - now()))::integer));
     end if;
     insert into app.friend_request_attempts (user_id) values (v_user_id);
-    select u.id into v_other from app.users u where u.email = v_email::citext;
+    -- An unverified email finds nobody: the same 404 as an unknown one, so a squatter on an
+    -- address receives no request meant for its real owner, and the answer tells nothing.
+    select u.id into v_other from app.users u where u.email = v_email::citext and u.email_verified_at is not null;
     if v_other is null then
         return api.problem(404, 'user_not_found', 'Nobody has an account with that email.');
     end if;
@@ -1138,6 +1164,8 @@ CREATE FUNCTION api.idempotent(endpoint text, token text, params jsonb, body jso
     AS $_$
 declare
     v_key text := idempotent.params ->> 'idempotency_key';
+    v_seal_key text := idempotent.params ->> 'seal_key';
+    v_params jsonb := idempotent.params - 'seal_key';  -- the endpoint never sees the seal key
     v_function regprocedure := to_regprocedure(idempotent.endpoint || '(text, jsonb, jsonb)');
     v_keep boolean := false;  -- true: this request owns the key and stores its answer
     v_token_digest bytea;
@@ -1146,7 +1174,8 @@ declare
     v_scope text;
     v_request jsonb;
     v_digest bytea;
-    v_sealed boolean;
+    v_sealed boolean := idempotent.body ?| api.secret_fields();
+    v_seal text;  -- the sealing key of this request (secrets and the server's seal key in it)
     v_retention interval;
     v_row app.idempotency_keys;
     v_reply api.reply;
@@ -1160,7 +1189,8 @@ begin
         perform api.fail(400, 'invalid_field', 'Idempotency-Key must be 1 to 255 visible ASCII characters, without spaces.',
                          jsonb_build_object('field', 'Idempotency-Key'));
     end if;
-    if v_key is not null and (select p.provolatile from pg_proc p where p.oid = v_function) = 'v' then
+    if v_key is not null and (select p.provolatile from pg_proc p where p.oid = v_function) = 'v'
+       and (not v_sealed or length(v_seal_key) >= 32) then
         if idempotent.token is not null then
             v_token_digest := sha256(convert_to(idempotent.token, 'UTF8'));
             select t.user_id, t.revoked_at is null and t.expires_at > now() into v_user_id, v_valid
@@ -1177,9 +1207,9 @@ begin
     -- With somebody to keep the key for (else the endpoint answers: 401, 400): the key first.
     if v_scope is not null and length(v_scope) <= 400 then
         v_request := jsonb_build_object('route', idempotent.endpoint,
-                                        'params', idempotent.params - array['client_ip', 'user_agent', 'idempotency_key'],
+                                        'params', v_params - array['client_ip', 'user_agent', 'idempotency_key'],
                                         'body', idempotent.body);
-        v_sealed := idempotent.body ?| api.secret_fields();
+        v_seal := encode(hmac(convert_to(v_request::text, 'UTF8'), convert_to(v_seal_key, 'UTF8'), 'sha256'), 'hex');
         v_digest := sha256(convert_to(jsonb_set(v_request, '{body}', idempotent.body - api.secret_fields())::text, 'UTF8'));
         select s.retention into v_retention from app.idempotency_settings s;
         -- Waits here for a racing request with this key to commit or roll back.
@@ -1201,8 +1231,8 @@ begin
                 end if;
                 if v_row.sealed_reply is not null then
                     begin
-                        return jsonb_populate_record(null::api.reply, pgp_sym_decrypt(v_row.sealed_reply, v_request::text)::jsonb);
-                    exception when external_routine_invocation_exception then  -- another password or code
+                        return jsonb_populate_record(null::api.reply, pgp_sym_decrypt(v_row.sealed_reply, v_seal)::jsonb);
+                    exception when external_routine_invocation_exception then  -- another password or code, or seal key
                         perform api.fail(422, 'idempotency_key_reused',
                                          'This Idempotency-Key was used for another request; use a new key for a new request.');
                     end;
@@ -1219,10 +1249,10 @@ begin
     -- checks for every endpoint.
     perform 'PRAGMA:disable:other_warnings';
     execute format('select * from %s($1, $2, $3)', v_function::oid::regproc)
-    into v_reply using idempotent.token, idempotent.params, idempotent.body;
+    into v_reply using idempotent.token, v_params, idempotent.body;
     perform 'PRAGMA:enable:other_warnings';
     if v_keep and v_sealed then
-        update app.idempotency_keys k set sealed_reply = pgp_sym_encrypt(to_jsonb(v_reply)::text, v_request::text)
+        update app.idempotency_keys k set sealed_reply = pgp_sym_encrypt(to_jsonb(v_reply)::text, v_seal)
         where k.scope = v_scope and k.key = v_key;
     elsif v_keep then
         update app.idempotency_keys k set reply = to_jsonb(v_reply) where k.scope = v_scope and k.key = v_key;
@@ -1586,7 +1616,10 @@ begin
     end loop;
     delete from app.auth_tokens t where t.user_id = v_user_id;
     delete from app.password_resets r where r.user_id = v_user_id;
+    delete from app.outgoing_mail m where m.recipient in (select v.email from app.email_verifications v where v.user_id = v_user_id);
+    delete from app.email_verifications v where v.user_id = v_user_id;
     delete from app.outgoing_mail m where m.recipient = v_user.email;
+    delete from app.password_reset_requests q where q.email = v_user.email;
     perform api.failed_attempts(v_user.email, 'clear');
     perform api.erase_account_traces(v_user_id, v_user.email, me_delete.params ->> 'idempotency_key');
     delete from app.login_addresses a where a.user_id = v_user_id;
@@ -1613,20 +1646,81 @@ declare
     v_email text := api.email_field(v_body);
     v_user app.users := api.lock_account(v_user_id);
     v_check api.reply := api.check_password(v_user, v_password, api.client_address(me_email_update.params));
+    v_wait integer;
 begin
     if v_check.code is not null then
         return v_check;
     end if;
-    begin
-        update app.users u set email = v_email, updated_at = now() where u.id = v_user_id;
-    exception when unique_violation then
-        perform api.fail(409, 'email_taken', 'An account with that email already exists.');
-    end;
-    update app.password_resets r set used_at = now() where r.user_id = v_user_id and r.used_at is null;
+    if v_email::citext = v_user.email and v_user.email_verified_at is not null then
+        delete from app.email_verifications v where v.user_id = v_user_id;  -- a pending change is called off
+    else
+        v_wait := api.send_email_verification(v_user_id, v_email);
+        if v_wait is not null then
+            return api.problem(429, 'too_many_attempts', 'Too many codes asked for; wait before asking again.', retry_after => v_wait);
+        end if;
+    end if;
     return api.ok(api.profile(v_user_id));
 end
 $$;
 ALTER FUNCTION api.me_email_update(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.me_email_verification_confirm(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(me_email_verification_confirm.token);
+    v_body jsonb := api.only_keys(me_email_verification_confirm.body, array['code']);
+    v_code text := btrim(api.text_field(v_body, 'code'));
+    v_user app.users := api.lock_account(v_user_id);
+    v_settings app.auth_settings;
+    v_verification app.email_verifications;
+begin
+    select * into v_settings from app.auth_settings;
+    select * into v_verification from app.email_verifications v
+    where v.user_id = v_user_id and v.used_at is null and v.expires_at > now()
+    order by v.id desc limit 1;
+    if v_verification.id is null or v_verification.digest <> sha256(convert_to(v_code, 'UTF8')) then
+        update app.email_verifications v
+        set failed_attempts = v.failed_attempts + 1,
+            used_at = case when v.failed_attempts + 1 >= v_settings.max_code_attempts then now() end
+        where v.id = v_verification.id;
+        return api.problem(400, 'invalid_verification_code', 'The code is wrong, expired or already used.');
+    end if;
+    update app.email_verifications v set used_at = now() where v.user_id = v_user_id and v.used_at is null;
+    if v_verification.email <> v_user.email then
+        begin
+            update app.users u set email = v_verification.email, updated_at = now() where u.id = v_user_id;
+        exception when unique_violation then
+            perform api.fail(409, 'email_taken', 'An account with that email already exists.');
+        end;
+        update app.password_resets r set used_at = now() where r.user_id = v_user_id and r.used_at is null;
+    end if;
+    update app.users u set email_verified_at = now(), updated_at = now() where u.id = v_user_id;
+    return api.ok(api.profile(v_user_id));
+end
+$$;
+ALTER FUNCTION api.me_email_verification_confirm(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.me_email_verification_create(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(me_email_verification_create.token);
+    v_user app.users := api.lock_account(v_user_id);
+    v_pending citext := api.pending_email(v_user_id);
+    v_wait integer;
+begin
+    if v_pending is null and v_user.email_verified_at is not null then
+        perform api.fail(409, 'nothing_to_verify', 'Your email is verified and no change waits for verification.');
+    end if;
+    v_wait := api.send_email_verification(v_user_id, coalesce(v_pending, v_user.email)::text);
+    if v_wait is not null then
+        return api.problem(429, 'too_many_attempts', 'Too many codes asked for; wait before asking again.', retry_after => v_wait);
+    end if;
+    return api.ok(null);
+end
+$$;
+ALTER FUNCTION api.me_email_verification_create(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.me_export_get(token text, params jsonb, body jsonb) RETURNS api.reply
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -2248,6 +2342,17 @@ begin
 end
 $$;
 ALTER FUNCTION api.pay_session(session_id uuid) OWNER TO focus_owner;
+CREATE FUNCTION api.pending_email(user_id uuid) RETURNS public.citext
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select v.email
+    from (select v.email, v.created_at from app.email_verifications v
+          where v.user_id = pending_email.user_id order by v.id desc limit 1) v
+    join app.users u on u.id = pending_email.user_id
+    where v.email <> u.email and v.created_at > now() - (select s.verification_code_ttl from app.auth_settings s)
+$$;
+ALTER FUNCTION api.pending_email(user_id uuid) OWNER TO focus_owner;
 CREATE FUNCTION api.pending_request(request_id uuid, user_id uuid, side text) RETURNS app.friendships
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -2293,6 +2398,8 @@ CREATE FUNCTION api.profile(user_id uuid) RETURNS jsonb
     select jsonb_build_object(
         'id', u.id,
         'email', u.email,
+        'email_verified', u.email_verified_at is not null,
+        'pending_email', api.pending_email(u.id),
         'display_name', u.display_name,
         'balance', u.balance,
         'selected', api.selected_json(u.id),
@@ -2401,6 +2508,41 @@ CREATE FUNCTION api.selections_of(user_id uuid) RETURNS TABLE(selected jsonb)
     where s.user_id = selections_of.user_id
 $$;
 ALTER FUNCTION api.selections_of(user_id uuid) OWNER TO focus_owner;
+CREATE FUNCTION api.send_email_verification(user_id uuid, email text) RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_settings app.auth_settings;
+    v_code text := lpad((('x' || encode(gen_random_bytes(4), 'hex'))::bit(32)::bigint % 100000000)::text, 8, '0');
+    v_taken boolean := exists (select from app.users u
+                               where u.email = send_email_verification.email::citext and u.id <> send_email_verification.user_id);
+    v_sent integer;
+    v_oldest timestamptz;
+begin
+    select * into v_settings from app.auth_settings;
+    select count(*)::integer, min(v.created_at) into v_sent, v_oldest
+    from app.email_verifications v
+    where v.user_id = send_email_verification.user_id and v.created_at > now() - v_settings.reset_mail_window;
+    if v_sent >= v_settings.max_reset_mails then
+        return greatest(1, ceil(extract(epoch from v_oldest + v_settings.reset_mail_window - now()))::integer);
+    end if;
+    update app.email_verifications v set used_at = now()
+    where v.user_id = send_email_verification.user_id and v.used_at is null;
+    insert into app.email_verifications (user_id, email, digest, expires_at)
+    values (send_email_verification.user_id, send_email_verification.email,
+            sha256(convert_to(v_code, 'UTF8')), now() + v_settings.verification_code_ttl);
+    insert into app.outgoing_mail (recipient, subject, body)
+    values (send_email_verification.email,
+            case when v_taken then 'Someone tried to use your address at Focus Island'
+                 else 'Confirm your email for Focus Island' end,
+            case when v_taken then 'Someone asked to use this address for another Focus Island account. Your account is unchanged; nothing needs doing.'
+                 else format(E'Your code is %s. Enter it in the app within %s hours to confirm this address.\nIf you did not ask for it, ignore this mail.',
+                             v_code, extract(epoch from v_settings.verification_code_ttl)::integer / 3600) end);
+    return null;
+end
+$$;
+ALTER FUNCTION api.send_email_verification(user_id uuid, email text) OWNER TO focus_owner;
 CREATE FUNCTION api.session_json(session app.focus_sessions) RETURNS jsonb
     LANGUAGE sql IMMUTABLE
     AS $$
@@ -3346,10 +3488,47 @@ CREATE FUNCTION app.rebuild_rollup(user_id uuid) RETURNS void
     group by 1, 2;
 $$;
 ALTER FUNCTION app.rebuild_rollup(user_id uuid) OWNER TO focus_owner;
-CREATE FUNCTION app.take_outgoing_mail(batch integer DEFAULT 50) RETURNS TABLE(id bigint, recipient public.citext, subject text, body text, created_at timestamp with time zone)
-    LANGUAGE sql
+CREATE FUNCTION app.send_password_resets() RETURNS integer
+    LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
     AS $$
+declare
+    v_settings app.auth_settings;
+    v_request app.password_reset_requests;
+    v_user app.users;
+    v_code text;
+    v_taken integer := 0;
+begin
+    -- One at a time: a second caller waits for the first's mails to commit, so whoever called
+    -- it finds every request queued before the call already mailed.
+    perform pg_advisory_xact_lock(hashtext('app.send_password_resets'));
+    select * into v_settings from app.auth_settings;
+    for v_request in delete from app.password_reset_requests q returning * loop
+        v_taken := v_taken + 1;
+        select * into v_user from app.users u where u.email = v_request.email and u.deleted_at is null;
+        continue when v_user.id is null
+            or (select count(*) from app.password_resets r
+                where r.user_id = v_user.id and r.created_at > now() - v_settings.reset_mail_window) >= v_settings.max_reset_mails;
+        v_code := lpad((('x' || encode(gen_random_bytes(4), 'hex'))::bit(32)::bigint % 100000000)::text, 8, '0');
+        update app.password_resets r set used_at = now() where r.user_id = v_user.id and r.used_at is null;
+        insert into app.password_resets (user_id, digest, expires_at)
+        values (v_user.id, sha256(convert_to(v_code, 'UTF8')), now() + v_settings.reset_code_ttl);
+        insert into app.outgoing_mail (recipient, subject, body)
+        values (v_user.email, 'Your Focus Island password reset code',
+                format(E'Your code is %s. It works once, within %s minutes.\nIf you did not ask for it, ignore this mail: your password stays as it is.',
+                       v_code, extract(epoch from v_settings.reset_code_ttl)::integer / 60));
+    end loop;
+    return v_taken;
+end
+$$;
+ALTER FUNCTION app.send_password_resets() OWNER TO focus_owner;
+CREATE FUNCTION app.take_outgoing_mail(batch integer DEFAULT 50) RETURNS TABLE(id bigint, recipient public.citext, subject text, body text, created_at timestamp with time zone)
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    perform app.send_password_resets();
+    return query
     with taken as (
         select m.id, m.recipient, m.subject, m.body, m.created_at
         from app.outgoing_mail m
@@ -3361,7 +3540,8 @@ CREATE FUNCTION app.take_outgoing_mail(batch integer DEFAULT 50) RETURNS TABLE(i
         update app.outgoing_mail m set sent_at = now(), body = '(sent)'
         from taken t where m.id = t.id
     )
-    select t.id, t.recipient, t.subject, t.body, t.created_at from taken t order by t.id
+    select t.id, t.recipient, t.subject, t.body, t.created_at from taken t order by t.id;
+end
 $$;
 ALTER FUNCTION app.take_outgoing_mail(batch integer) OWNER TO focus_owner;
 CREATE FUNCTION app.take_session_total(session app.focus_sessions) RETURNS void
@@ -3502,17 +3682,27 @@ CREATE TABLE app.auth_settings (
     reset_code_ttl interval DEFAULT '00:15:00'::interval NOT NULL,
     max_reset_mails integer DEFAULT 3 NOT NULL,
     reset_mail_window interval DEFAULT '01:00:00'::interval NOT NULL,
+    max_code_attempts integer DEFAULT 5 NOT NULL,
+    max_code_failures_per_address integer DEFAULT 30 NOT NULL,
+    max_taken_answers_per_address integer DEFAULT 20 NOT NULL,
+    taken_answer_window interval DEFAULT '01:00:00'::interval NOT NULL,
+    verification_code_ttl interval DEFAULT '24:00:00'::interval NOT NULL,
     CONSTRAINT auth_settings_bcrypt_cost_check CHECK (((bcrypt_cost >= 4) AND (bcrypt_cost <= 15))),
     CONSTRAINT auth_settings_failed_login_window_check CHECK ((failed_login_window > '00:00:00'::interval)),
     CONSTRAINT auth_settings_known_address_ttl_check CHECK ((known_address_ttl > '00:00:00'::interval)),
+    CONSTRAINT auth_settings_max_code_attempts_check CHECK ((max_code_attempts > 0)),
+    CONSTRAINT auth_settings_max_code_failures_per_address_check CHECK ((max_code_failures_per_address > 0)),
     CONSTRAINT auth_settings_max_failed_logins_check CHECK ((max_failed_logins > 0)),
     CONSTRAINT auth_settings_max_failed_logins_per_email_check CHECK ((max_failed_logins_per_email > 0)),
     CONSTRAINT auth_settings_max_reset_mails_check CHECK ((max_reset_mails > 0)),
+    CONSTRAINT auth_settings_max_taken_answers_per_address_check CHECK ((max_taken_answers_per_address > 0)),
     CONSTRAINT auth_settings_reset_code_ttl_check CHECK (((reset_code_ttl >= '00:01:00'::interval) AND (reset_code_ttl <= '1 day'::interval))),
     CONSTRAINT auth_settings_reset_mail_window_check CHECK ((reset_mail_window > '00:00:00'::interval)),
     CONSTRAINT auth_settings_singleton_check CHECK (singleton),
+    CONSTRAINT auth_settings_taken_answer_window_check CHECK ((taken_answer_window > '00:00:00'::interval)),
     CONSTRAINT auth_settings_token_touch_interval_check CHECK (((token_touch_interval >= '00:00:00'::interval) AND (token_touch_interval <= '1 day'::interval))),
-    CONSTRAINT auth_settings_token_ttl_check CHECK ((token_ttl > '00:00:00'::interval))
+    CONSTRAINT auth_settings_token_ttl_check CHECK ((token_ttl > '00:00:00'::interval)),
+    CONSTRAINT auth_settings_verification_code_ttl_check CHECK (((verification_code_ttl >= '00:01:00'::interval) AND (verification_code_ttl <= '7 days'::interval)))
 );
 ALTER TABLE app.auth_settings OWNER TO focus_owner;
 CREATE TABLE app.avatars (
@@ -3611,6 +3801,29 @@ CREATE TABLE app.economy_settings (
     CONSTRAINT economy_settings_singleton_check CHECK (singleton)
 );
 ALTER TABLE app.economy_settings OWNER TO focus_owner;
+CREATE TABLE app.email_verifications (
+    id bigint NOT NULL,
+    user_id uuid NOT NULL,
+    email public.citext NOT NULL,
+    digest bytea NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    used_at timestamp with time zone,
+    failed_attempts integer DEFAULT 0 NOT NULL,
+    CONSTRAINT email_verifications_check CHECK ((expires_at > created_at)),
+    CONSTRAINT email_verifications_digest_check CHECK ((length(digest) = 32)),
+    CONSTRAINT email_verifications_email_check CHECK (((length((email)::text) <= 254) AND (email OPERATOR(public.~) '^[^@\s]+@[^@\s]+\.[^@\s]+$'::public.citext))),
+    CONSTRAINT email_verifications_failed_attempts_check CHECK ((failed_attempts >= 0))
+);
+ALTER TABLE app.email_verifications OWNER TO focus_owner;
+ALTER TABLE app.email_verifications ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app.email_verifications_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
 CREATE TABLE app.event_settings (
     singleton boolean DEFAULT true NOT NULL,
     retention interval DEFAULT '7 days'::interval NOT NULL,
@@ -3709,7 +3922,9 @@ CREATE TABLE app.login_failures (
     email public.citext NOT NULL,
     failed_at timestamp with time zone DEFAULT now() NOT NULL,
     client_ip inet,
-    user_id uuid
+    kind text DEFAULT 'login'::text NOT NULL,
+    user_id uuid,
+    CONSTRAINT login_failures_kind_check CHECK ((kind = ANY (ARRAY['login'::text, 'code'::text, 'password'::text])))
 );
 ALTER TABLE app.login_failures OWNER TO focus_owner;
 CREATE TABLE app.moderation_settings (
@@ -3745,6 +3960,20 @@ ALTER TABLE app.outgoing_mail ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     NO MAXVALUE
     CACHE 1
 );
+CREATE TABLE app.password_reset_requests (
+    id bigint NOT NULL,
+    email public.citext NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+ALTER TABLE app.password_reset_requests OWNER TO focus_owner;
+ALTER TABLE app.password_reset_requests ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app.password_reset_requests_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
 CREATE TABLE app.password_resets (
     id uuid DEFAULT gen_random_uuid() NOT NULL,
     user_id uuid NOT NULL,
@@ -3752,8 +3981,10 @@ CREATE TABLE app.password_resets (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     expires_at timestamp with time zone NOT NULL,
     used_at timestamp with time zone,
+    failed_attempts integer DEFAULT 0 NOT NULL,
     CONSTRAINT password_resets_check CHECK ((expires_at > created_at)),
-    CONSTRAINT password_resets_digest_check CHECK ((length(digest) = 32))
+    CONSTRAINT password_resets_digest_check CHECK ((length(digest) = 32)),
+    CONSTRAINT password_resets_failed_attempts_check CHECK ((failed_attempts >= 0))
 );
 ALTER TABLE app.password_resets OWNER TO focus_owner;
 CREATE TABLE app.retention_settings (
@@ -3808,6 +4039,11 @@ CREATE TABLE app.suspensions (
     updated_at timestamp with time zone DEFAULT now() NOT NULL
 );
 ALTER TABLE app.suspensions OWNER TO focus_owner;
+CREATE TABLE app.taken_email_answers (
+    client_ip inet,
+    answered_at timestamp with time zone DEFAULT now() NOT NULL
+);
+ALTER TABLE app.taken_email_answers OWNER TO focus_owner;
 CREATE TABLE app.tip_views (
     id bigint NOT NULL,
     user_id uuid NOT NULL,
@@ -4144,6 +4380,8 @@ ALTER TABLE ONLY app.daily_minutes
     ADD CONSTRAINT daily_minutes_pkey PRIMARY KEY (user_id, day);
 ALTER TABLE ONLY app.economy_settings
     ADD CONSTRAINT economy_settings_pkey PRIMARY KEY (singleton);
+ALTER TABLE ONLY app.email_verifications
+    ADD CONSTRAINT email_verifications_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.event_settings
     ADD CONSTRAINT event_settings_pkey PRIMARY KEY (singleton);
 ALTER TABLE ONLY app.events
@@ -4178,6 +4416,8 @@ ALTER TABLE ONLY app.moderators
     ADD CONSTRAINT moderators_pkey PRIMARY KEY (user_id);
 ALTER TABLE ONLY app.outgoing_mail
     ADD CONSTRAINT outgoing_mail_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY app.password_reset_requests
+    ADD CONSTRAINT password_reset_requests_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.password_resets
     ADD CONSTRAINT password_resets_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.retention_settings
@@ -4222,6 +4462,7 @@ CREATE UNIQUE INDEX coin_ledger_one_earning_per_session ON app.coin_ledger USING
 CREATE INDEX coin_ledger_time ON app.coin_ledger USING btree (created_at);
 CREATE INDEX coin_ledger_user_time ON app.coin_ledger USING btree (user_id, created_at);
 CREATE INDEX daily_minutes_top ON app.daily_minutes USING btree (day, minutes DESC, user_id);
+CREATE INDEX email_verifications_user ON app.email_verifications USING btree (user_id, id);
 CREATE INDEX events_broadcast ON app.events USING btree (id) WHERE (user_id IS NULL);
 CREATE INDEX events_created_at ON app.events USING btree (created_at);
 CREATE INDEX events_user_id ON app.events USING btree (user_id, id) WHERE (user_id IS NOT NULL);
@@ -4236,6 +4477,7 @@ CREATE INDEX friendships_user_high ON app.friendships USING btree (user_high);
 CREATE INDEX idempotency_keys_created_at ON app.idempotency_keys USING btree (created_at);
 CREATE INDEX idempotency_keys_user ON app.idempotency_keys USING btree (user_id) WHERE (user_id IS NOT NULL);
 CREATE INDEX login_addresses_time ON app.login_addresses USING btree (last_success_at);
+CREATE INDEX login_failures_address_time ON app.login_failures USING btree (client_ip, failed_at) WHERE (kind = 'code'::text);
 CREATE INDEX login_failures_email_address_time ON app.login_failures USING btree (email, client_ip, failed_at);
 CREATE INDEX login_failures_email_time ON app.login_failures USING btree (email, failed_at);
 CREATE INDEX login_failures_time ON app.login_failures USING btree (failed_at);
@@ -4248,6 +4490,7 @@ CREATE INDEX outgoing_mail_unsent ON app.outgoing_mail USING btree (id) WHERE (s
 CREATE INDEX outgoing_mail_user ON app.outgoing_mail USING btree (user_id) WHERE (user_id IS NOT NULL);
 CREATE INDEX password_resets_user ON app.password_resets USING btree (user_id, created_at);
 CREATE UNIQUE INDEX shop_items_one_starter_per_kind ON app.shop_items USING btree (kind) WHERE is_starter;
+CREATE INDEX taken_email_answers_address_time ON app.taken_email_answers USING btree (client_ip, answered_at);
 CREATE INDEX tip_views_time ON app.tip_views USING btree (shown_at);
 CREATE INDEX tip_views_user_tip ON app.tip_views USING btree (user_id, tip_id, shown_at);
 CREATE UNIQUE INDEX user_reports_one_open ON app.user_reports USING btree (reporter, reported) WHERE (status = 'open'::text);
@@ -4320,6 +4563,8 @@ ALTER TABLE ONLY app.coin_ledger
     ADD CONSTRAINT coin_ledger_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.daily_minutes
     ADD CONSTRAINT daily_minutes_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+ALTER TABLE ONLY app.email_verifications
+    ADD CONSTRAINT email_verifications_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.focus_sessions
     ADD CONSTRAINT focus_sessions_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.friendships
@@ -4366,6 +4611,7 @@ GRANT USAGE ON SCHEMA api TO focus_api;
 REVOKE USAGE ON SCHEMA public FROM PUBLIC;
 GRANT USAGE ON SCHEMA report TO focus_report;
 REVOKE ALL ON FUNCTION api.accept_pair(pair app.friendships, actor uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.address_bucket(client_ip inet) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.asset_url(key text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.assets_publish(base_url text, manifest jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.assets_publish(base_url text, manifest jsonb) TO focus_api;
@@ -4404,7 +4650,7 @@ REVOKE ALL ON FUNCTION api.events_stream_open(token text, params jsonb, body jso
 GRANT ALL ON FUNCTION api.events_stream_open(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.fail(status integer, code text, message text, extra jsonb) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.fail_field(field text, problem text) FROM PUBLIC;
-REVOKE ALL ON FUNCTION api.failed_attempts(email text, action text, client_ip inet) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.failed_attempts(email text, action text, client_ip inet, kind text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.focus_sessions_abandon(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.focus_sessions_abandon(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.focus_sessions_batch_create(token text, params jsonb, body jsonb) FROM PUBLIC;
@@ -4467,6 +4713,10 @@ REVOKE ALL ON FUNCTION api.me_delete(token text, params jsonb, body jsonb) FROM 
 GRANT ALL ON FUNCTION api.me_delete(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.me_email_update(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.me_email_update(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.me_email_verification_confirm(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.me_email_verification_confirm(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.me_email_verification_create(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.me_email_verification_create(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.me_export_get(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.me_export_get(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.me_get(token text, params jsonb, body jsonb) FROM PUBLIC;
@@ -4515,6 +4765,7 @@ REVOKE ALL ON FUNCTION api.parse_image(body text) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.parse_image(body text) TO focus_api;
 REVOKE ALL ON FUNCTION api.password_field(body jsonb, field text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.pay_session(session_id uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.pending_email(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.pending_request(request_id uuid, user_id uuid, side text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.problem(status integer, code text, message text, extra jsonb, retry_after integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.problem_json(status integer, code text, message text, extra text) FROM PUBLIC;
@@ -4531,6 +4782,7 @@ REVOKE ALL ON FUNCTION api.rollup_minutes(user_id uuid, period text, key date) F
 REVOKE ALL ON FUNCTION api.secret_fields() FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.selected_json(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.selections_of(user_id uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.send_email_verification(user_id uuid, email text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.session_json(session app.focus_sessions) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.session_reply(session_id uuid, status integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.shop_items_list(token text, params jsonb, body jsonb) FROM PUBLIC;
@@ -4591,6 +4843,7 @@ REVOKE ALL ON FUNCTION app.prune_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.prune_idempotency_keys() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.prune_personal_data() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.rebuild_rollup(user_id uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.send_password_resets() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.take_outgoing_mail(batch integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.take_session_total(session app.focus_sessions) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.tell_friends(user_id uuid) FROM PUBLIC;

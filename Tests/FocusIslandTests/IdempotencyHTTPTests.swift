@@ -48,7 +48,7 @@ struct KeyedRequest: Sendable {
         "register", "login", "password-reset", "password-reset-confirm", "logout", "delete-me", "password", "email",
         "token-delete", "purchase", "start", "finish", "record", "batch", "abandon", "rate", "friend-delete",
         "friend-request", "accept", "decline", "cancel", "block", "unblock", "report", "avatar-delete",
-        "moderation-resolve", "moderation-rename", "moderation-avatar-delete", "moderation-suspend", "moderation-ban",
+        "email-verify", "email-resend", "moderation-resolve", "moderation-rename", "moderation-avatar-delete", "moderation-suspend", "moderation-ban",
     ]
 
     /// The route each scenario replays. Every POST and DELETE in the route table that changes
@@ -65,6 +65,7 @@ struct KeyedRequest: Sendable {
         "accept": "POST /friend-requests/{id}/accept", "decline": "POST /friend-requests/{id}/decline",
         "cancel": "DELETE /friend-requests/{id}", "block": "POST /users/{id}/block",
         "unblock": "DELETE /users/{id}/block", "report": "POST /users/{id}/report", "avatar-delete": "DELETE /me/avatar",
+        "email-verify": "POST /me/email/verify", "email-resend": "POST /me/email/resend",
         "moderation-resolve": "POST /moderation/reports/{id}/resolve", "moderation-rename": "POST /moderation/users/{id}/rename",
         "moderation-avatar-delete": "DELETE /moderation/users/{id}/avatar",
         "moderation-suspend": "POST /moderation/users/{id}/suspend", "moderation-ban": "POST /moderation/users/{id}/ban",
@@ -129,6 +130,17 @@ struct KeyedRequest: Sendable {
             return request(
                 "POST", "/me/email", #"{"password":"\#(password)","email":"\#(email)"}"#,
                 other: ("POST", "/me/email", #"{"password":"\#(password)","email":"x\#(email)"}"#), marks: [email])
+        case "email-verify", "email-resend":
+            // A change of email waits for its code: confirm it, or have it mailed again.
+            let email = TestEnvironment.email("verify")
+            _ = try client.send("POST", "/me/email", token: me.token, json: #"{"password":"\#(password)","email":"\#(email)"}"#)
+            if scenario == "email-resend" {
+                return request("POST", "/me/email/resend", nil, other: ("POST", "/auth/logout", nil), marks: [email])
+            }
+            let code = try AccountSafetyHTTPTests.mailedCode(email) ?? ""
+            return request(
+                "POST", "/me/email/verify", #"{"code":"\#(code)"}"#,
+                other: ("POST", "/me/email/verify", #"{"code":"00000000"}"#), marks: [email])
         case "token-delete":
             _ = try client.send("POST", "/auth/login", json: #"{"email":"\#(me.email)","password":"\#(password)"}"#)
             let tokens = try client.send("GET", "/me/tokens", token: me.token).json["tokens"] as? [[String: Any]] ?? []

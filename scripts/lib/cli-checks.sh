@@ -104,6 +104,14 @@ cli_checks() {
         check "the token file is mode $mode" FAILED; server_stop; return 1
     fi
 
+    # Friend requests find verified emails only: Ada confirms the code mailed at sign-up.
+    cli_note "Ada confirms her email with the code mailed to her (here read from the outbox, app.outgoing_mail, as the operator's mailer would send it): friend requests find verified emails only."
+    local code
+    code=$(psql -X -q -At "$(cluster_url "$dir" focus_owner)" \
+        -c "select substring(body from 'Your code is ([0-9]{8})') from app.outgoing_mail where recipient = '$ada' order by id desc limit 1")
+    cli_run ada email verify "$code"
+    cli_expect "email verify: Ada confirmed her email with the mailed code" 0 "Email verified: $ada"
+
     # 2. A friend request seen live on Ada's stream.
     cli_note "Ada follows her events in another terminal (what it printed is shown after the purchase below)."
     [ -z "${cli_transcript:-}" ] || printf 'ada$ focus events --follow &\n\n' >>"$cli_transcript"

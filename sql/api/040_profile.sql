@@ -1,7 +1,10 @@
 -- api profile: the Profile object and GET/PATCH /me.
 
--- Profile = {id, email, display_name, balance, selected: {pet, sound, furniture},
---            settings: {show_tip_on_timer, time_zone}, has_avatar, avatar_version, created_at}
+-- Profile = {id, email, email_verified, pending_email, display_name, balance,
+--            selected: {pet, sound, furniture}, settings: {show_tip_on_timer, time_zone},
+--            has_avatar, avatar_version, created_at}
+-- email is the sign-in and contact address; pending_email an address asked for by
+-- POST /me/email and not verified yet (null when none), which becomes email once verified.
 -- avatar_version: as in UserCard (sql/api/070_friends.sql), null without an avatar.
 
 -- An avatar's version: its updated_at in microseconds since 1970; null for no avatar.
@@ -17,6 +20,8 @@ as $$
     select jsonb_build_object(
         'id', u.id,
         'email', u.email,
+        'email_verified', u.email_verified_at is not null,
+        'pending_email', api.pending_email(u.id),
         'display_name', u.display_name,
         'balance', u.balance,
         'selected', api.selected_json(u.id),

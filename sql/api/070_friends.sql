@@ -137,8 +137,9 @@ $$;
 -- friend_request_window the sender gets 429 too_many_friend_requests, so nobody can test
 -- thousands of emails for accounts. An account that blocked the sender answers exactly as one
 -- that did not (201, then 200 when asked again): the request is stored but hidden from the
--- receiver (api.request_hidden), so the answer does not tell the sender they are blocked. One
--- the sender blocked is 409 user_blocked.
+-- receiver (api.request_hidden), so the answer does not tell the sender they are blocked. An
+-- account whose email is not verified answers as an unknown email. One the sender blocked is
+-- 409 user_blocked.
 create function api.friend_requests_create(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
@@ -165,7 +166,9 @@ begin
     end if;
     insert into app.friend_request_attempts (user_id) values (v_user_id);
 
-    select u.id into v_other from app.users u where u.email = v_email::citext;
+    -- An unverified email finds nobody: the same 404 as an unknown one, so a squatter on an
+    -- address receives no request meant for its real owner, and the answer tells nothing.
+    select u.id into v_other from app.users u where u.email = v_email::citext and u.email_verified_at is not null;
     if v_other is null then
         return api.problem(404, 'user_not_found', 'Nobody has an account with that email.');
     end if;

@@ -38,12 +38,22 @@ enum AccountCommands {
         context.output.result(profile, describe(profile))
     }
 
+    static func emailVerify(_ context: Context, code: String) async throws {
+        let profile = try await context.signedIn().meEmailVerificationConfirm(EmailVerifyBody(code: code))
+        context.output.result(profile, "Email verified: \(profile.email)")
+    }
+
+    static func emailResend(_ context: Context) async throws {
+        try await context.signedIn().meEmailVerificationCreate()
+        context.output.say("A new code is on its way; confirm it with focus email verify CODE.")
+    }
+
     static func describe(_ profile: Profile) -> String {
         let shown = [("pet", profile.selected.pet), ("sound", profile.selected.sound), ("furniture", profile.selected.furniture)]
             .map { "\($0.0): \($0.1?.name ?? "none")" }
             .joined(separator: ", ")
         return """
-            \(profile.displayName) <\(profile.email)>
+            \(profile.displayName) <\(profile.email)>\(profile.emailVerified ? "" : " (not verified: focus email verify CODE)")\(profile.pendingEmail.map { "\nChanging email to \($0) once verified" } ?? "")
             Balance: \(profile.balance) coins
             Showing: \(shown)
             """

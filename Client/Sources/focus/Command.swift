@@ -8,6 +8,9 @@ enum Command: Equatable {
     case login(email: String)
     case logout
     case me
+    /// The code mailed to your email, or to the address you asked to change to.
+    case emailVerify(code: String)
+    case emailResend
     case shop
     /// An item's name (any case) or id.
     case buy(String)
@@ -46,6 +49,12 @@ enum Command: Equatable {
         case "me":
             try Self.count(arguments, 0...0, "focus me")
             self = .me
+        case "email":
+            switch arguments.first {
+            case "verify" where arguments.count == 2: self = .emailVerify(code: arguments[1])
+            case "resend" where arguments.count == 1: self = .emailResend
+            default: throw .usage("usage: focus email verify CODE | focus email resend")
+            }
         case "shop":
             try Self.count(arguments, 0...0, "focus shop")
             self = .shop

@@ -32,6 +32,8 @@ enum Runner {
         switch command {
         case .register(let email, let displayName): try await AccountCommands.register(context, email: email, displayName: displayName)
         case .login(let email): try await AccountCommands.login(context, email: email)
+        case .emailVerify(let code): try await AccountCommands.emailVerify(context, code: code)
+        case .emailResend: try await AccountCommands.emailResend(context)
         case .logout: try await AccountCommands.logout(context)
         case .me: try await AccountCommands.me(context)
         case .shop: try await ShopCommands.shop(context)

@@ -35,6 +35,8 @@ public enum Routes {
         Route("GET", "/me/export", .sql("api.me_export_get")),
         Route("POST", "/me/password", .sql("api.me_password_update"), status: 204, body: .json),
         Route("POST", "/me/email", .sql("api.me_email_update"), body: .json),
+        Route("POST", "/me/email/verify", .sql("api.me_email_verification_confirm"), body: .json),
+        Route("POST", "/me/email/resend", .sql("api.me_email_verification_create"), status: 202),
         Route("GET", "/me/tokens", .sql("api.me_tokens_list")),
         Route("DELETE", "/me/tokens/{id}", .sql("api.me_tokens_delete"), status: 204),
 

@@ -267,7 +267,12 @@ public struct Settings: Codable, Sendable, Equatable {
 
 public struct Profile: Codable, Sendable, Equatable {
     public var id: UUID
+    /// The sign-in and contact address. Unverified until the code mailed to it is confirmed (POST /me/email/verify).
     public var email: String
+    /// Whether the code mailed to `email` was confirmed (or a reset code reached it). Friend requests find verified emails only.
+    public var emailVerified: Bool
+    /// An address asked for with POST /me/email and not verified yet: it becomes `email` once its code is confirmed; null when none.
+    public var pendingEmail: String?
     public var displayName: String
     public var balance: Int
     public var selected: Selected
@@ -278,11 +283,13 @@ public struct Profile: Codable, Sendable, Equatable {
     public var createdAt: Time
 
     public init(
-        id: UUID, email: String, displayName: String, balance: Int, selected: Selected, settings: Settings, hasAvatar: Bool,
-        avatarVersion: Int? = nil, createdAt: Time
+        id: UUID, email: String, emailVerified: Bool, pendingEmail: String? = nil, displayName: String, balance: Int, selected: Selected,
+        settings: Settings, hasAvatar: Bool, avatarVersion: Int? = nil, createdAt: Time
     ) {
         self.id = id
         self.email = email
+        self.emailVerified = emailVerified
+        self.pendingEmail = pendingEmail
         self.displayName = displayName
         self.balance = balance
         self.selected = selected
@@ -295,6 +302,8 @@ public struct Profile: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case id = "id"
         case email = "email"
+        case emailVerified = "email_verified"
+        case pendingEmail = "pending_email"
         case displayName = "display_name"
         case balance = "balance"
         case selected = "selected"
@@ -308,6 +317,8 @@ public struct Profile: Codable, Sendable, Equatable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)
         try container.encode(email, forKey: .email)
+        try container.encode(emailVerified, forKey: .emailVerified)
+        try container.encode(pendingEmail, forKey: .pendingEmail)
         try container.encode(displayName, forKey: .displayName)
         try container.encode(balance, forKey: .balance)
         try container.encode(selected, forKey: .selected)
@@ -2146,6 +2157,19 @@ public struct ModerationReasonBody: Codable, Sendable, Equatable {
     }
 }
 
+public struct EmailVerifyBody: Codable, Sendable, Equatable {
+    /// The 8-digit code from the mail.
+    public var code: String
+
+    public init(code: String) {
+        self.code = code
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case code = "code"
+    }
+}
+
 /// Every components.schemas entry and its model, in the document's order (a test compares it with the document).
 public enum Schemas {
     public static let all: [(name: String, type: any (Codable & Sendable).Type)] = [
@@ -2221,5 +2245,6 @@ public enum Schemas {
         ("ModerationRenameBody", ModerationRenameBody.self),
         ("ModerationSuspendBody", ModerationSuspendBody.self),
         ("ModerationReasonBody", ModerationReasonBody.self),
+        ("EmailVerifyBody", EmailVerifyBody.self),
     ]
 }

@@ -271,7 +271,7 @@ extension FocusIslandClient {
         _ = try await send(request)
     }
 
-    /// Change the email.
+    /// Ask to change the email: a code goes to the new address, which becomes the email once verified.
     /// `POST /me/email`
     public func meEmailUpdate(_ body: EmailChangeBody, idempotencyKey: String? = nil) async throws(FocusIslandError) -> Profile {
         let request = OperationRequest(
@@ -279,6 +279,27 @@ extension FocusIslandClient {
             body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
             conditional: false, statuses: [200])
         return try self.decode(Profile.self, from: try await send(request))
+    }
+
+    /// Confirm the code mailed to your email or to the address you asked to change to.
+    /// `POST /me/email/verify`
+    public func meEmailVerificationConfirm(_ body: EmailVerifyBody, idempotencyKey: String? = nil) async throws(FocusIslandError) -> Profile
+    {
+        let request = OperationRequest(
+            method: "POST", path: "/me/email/verify", query: [],
+            body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
+            conditional: false, statuses: [200])
+        return try self.decode(Profile.self, from: try await send(request))
+    }
+
+    /// Mail a new code for the address waiting for verification.
+    /// `POST /me/email/resend`
+    public func meEmailVerificationCreate(idempotencyKey: String? = nil) async throws(FocusIslandError) {
+        let request = OperationRequest(
+            method: "POST", path: "/me/email/resend", query: [],
+            body: nil, contentType: nil, idempotencyKey: idempotencyKey,
+            conditional: false, statuses: [202])
+        _ = try await send(request)
     }
 
     /// The caller's working tokens (devices).

@@ -20,13 +20,15 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case unauthorized
     /// 401: login: unknown email or wrong password (one answer for both)
     case invalidCredentials
-    /// 400: reset confirm: the code is wrong, expired or used, or the email unknown (one answer; counts as a failed login)
+    /// 400: reset confirm: the code is wrong, expired, used or void after 5 wrong guesses, or the email unknown (one answer; counts toward the address's ceiling of wrong codes)
     case invalidResetCode
+    /// 400: verify email: the code is wrong, expired, used or void after 5 wrong guesses, or no code waits
+    case invalidVerificationCode
     /// 403: every route but export, deletion and logout, while a moderator's suspension or ban of the account holds
     case accountSuspended
     /// 403: /moderation/…: the account is not a moderator (app.moderators)
     case notModerator
-    /// 403: delete account, change password or email: the password given is wrong (counts as a failed login; nothing changes)
+    /// 403: delete account, change password or email: the password given is wrong (counted for the account's own password checks; nothing changes)
     case wrongPassword
     /// 400: selecting an item as another kind than it is
     case kindMismatch
@@ -56,8 +58,10 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case methodNotAllowed
     /// 408: the request head was not complete within HEAD_TIMEOUT of connecting (or IDLE_TIMEOUT after the previous answer); the connection closes
     case requestTimeout
-    /// 409: register: the email exists, in any letter case
+    /// 409: register: the email exists, in any letter case (limited per address, see too_many_attempts); verify email: another account took the address meanwhile
     case emailTaken
+    /// 409: resend a verification code: the email is verified and no change waits
+    case nothingToVerify
     /// 409: purchase: the balance is below the price
     case insufficientFunds
     /// 409: selecting an item the user does not own
@@ -108,7 +112,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case tooManyStreams
     /// 429: GET /events with wait: the user already holds max_polls_per_user waiting long-polls on this server (app.event_settings, default 5; Retry-After)
     case tooManyPolls
-    /// 429: login: 10 failures for the email from this address, or 50 from all addresses not known to the account, in 15 minutes; reset confirm or a password check: 10 failures for the email in 15 minutes (Retry-After)
+    /// 429: login: 10 failures for the email from this address, or 50 from all addresses not known to the account, in 15 minutes; password check (delete account, change password or email): 10 wrong passwords given with the account's own tokens in 15 minutes; reset confirm: 30 wrong codes from this address (IPv6: its /64) across all emails in 15 minutes; register: 20 email_taken answers to this address in an hour; change email or resend a code: 3 codes mailed in an hour (Retry-After)
     case tooManyAttempts
     /// 429: friend requests by email: over the sender's rate (app.social_settings, 100 a day), unknown emails included (Retry-After)
     case tooManyFriendRequests
@@ -140,6 +144,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case "unauthorized": self = .unauthorized
         case "invalid_credentials": self = .invalidCredentials
         case "invalid_reset_code": self = .invalidResetCode
+        case "invalid_verification_code": self = .invalidVerificationCode
         case "account_suspended": self = .accountSuspended
         case "not_moderator": self = .notModerator
         case "wrong_password": self = .wrongPassword
@@ -158,6 +163,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case "method_not_allowed": self = .methodNotAllowed
         case "request_timeout": self = .requestTimeout
         case "email_taken": self = .emailTaken
+        case "nothing_to_verify": self = .nothingToVerify
         case "insufficient_funds": self = .insufficientFunds
         case "not_owned": self = .notOwned
         case "session_in_progress": self = .sessionInProgress
@@ -208,6 +214,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case .unauthorized: "unauthorized"
         case .invalidCredentials: "invalid_credentials"
         case .invalidResetCode: "invalid_reset_code"
+        case .invalidVerificationCode: "invalid_verification_code"
         case .accountSuspended: "account_suspended"
         case .notModerator: "not_moderator"
         case .wrongPassword: "wrong_password"
@@ -226,6 +233,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case .methodNotAllowed: "method_not_allowed"
         case .requestTimeout: "request_timeout"
         case .emailTaken: "email_taken"
+        case .nothingToVerify: "nothing_to_verify"
         case .insufficientFunds: "insufficient_funds"
         case .notOwned: "not_owned"
         case .sessionInProgress: "session_in_progress"
