@@ -48,7 +48,8 @@ struct KeyedRequest: Sendable {
         "register", "login", "password-reset", "password-reset-confirm", "logout", "delete-me", "password", "email",
         "token-delete", "purchase", "start", "finish", "record", "batch", "abandon", "rate", "friend-delete",
         "friend-request", "accept", "decline", "cancel", "block", "unblock", "report", "avatar-delete",
-        "email-verify", "email-resend", "moderation-resolve", "moderation-rename", "moderation-avatar-delete", "moderation-suspend", "moderation-ban",
+        "email-verify", "email-resend", "moderation-resolve", "moderation-rename", "moderation-avatar-delete",
+        "moderation-suspend", "moderation-ban",
     ]
 
     /// The route each scenario replays. Every POST and DELETE in the route table that changes
