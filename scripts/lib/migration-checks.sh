@@ -11,10 +11,16 @@ scratch_db() {
     cluster_url "$dir" focus_owner "$1"
 }
 
-# A copy of sql/ holding migrations up to $2 (all when empty) and empty api/report/seed folders.
+# A copy of sql/ holding migrations up to $2 (all when empty), empty api/report/seed folders,
+# and the app functions' live definitions (sql/app) from 0015 on, where migrations start to
+# need them: before that the migrations define those functions themselves (their history), and
+# today's definitions name tables that do not exist yet.
 partial_sql() {
     local target=$1 upto=$2
-    mkdir -p "$target/migrations" "$target/api" "$target/report" "$target/seed"
+    mkdir -p "$target/migrations" "$target/app" "$target/api" "$target/report" "$target/seed"
+    if [ -z "$upto" ] || ! [ "$upto" \< 0015 ]; then
+        cp "$ROOT"/sql/app/*.sql "$target/app/"
+    fi
     for file in "$ROOT"/sql/migrations/*.sql; do
         if [ -z "$upto" ] || [ "$(basename "$file" | cut -d_ -f1)" \< "$upto" ] || \
            [ "$(basename "$file" | cut -d_ -f1)" = "$upto" ]; then
