@@ -8,6 +8,8 @@ enum Command: Equatable {
     case login(email: String)
     case logout
     case me
+    /// A new bio ("" clears it).
+    case meBio(String)
     case shop
     /// An item's name (any case) or id.
     case buy(String)
@@ -44,8 +46,13 @@ enum Command: Equatable {
             try Self.count(arguments, 0...0, "focus logout")
             self = .logout
         case "me":
-            try Self.count(arguments, 0...0, "focus me")
-            self = .me
+            if arguments.isEmpty {
+                self = .me
+            } else if arguments[0] == "bio" && arguments.count >= 2 {
+                self = .meBio(arguments.dropFirst().joined(separator: " "))
+            } else {
+                throw .usage("usage: focus me [bio TEXT]")
+            }
         case "shop":
             try Self.count(arguments, 0...0, "focus shop")
             self = .shop

@@ -34,6 +34,7 @@ enum Runner {
         case .login(let email): try await AccountCommands.login(context, email: email)
         case .logout: try await AccountCommands.logout(context)
         case .me: try await AccountCommands.me(context)
+        case .meBio(let bio): try await AccountCommands.setBio(context, bio)
         case .shop: try await ShopCommands.shop(context)
         case .buy(let item): try await ShopCommands.buy(context, item)
         case .select(let kind, let item): try await ShopCommands.select(context, kind: kind, item)
