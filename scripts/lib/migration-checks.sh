@@ -18,7 +18,7 @@ scratch_db() {
 partial_sql() {
     local target=$1 upto=$2
     mkdir -p "$target/migrations" "$target/app" "$target/api" "$target/report" "$target/seed"
-    if [ -z "$upto" ] || ! [ "$upto" \< 0015 ]; then
+    if [ -z "$upto" ] || [ "$((10#$upto))" -ge 15 ]; then
         cp "$ROOT"/sql/app/*.sql "$target/app/"
     fi
     for file in "$ROOT"/sql/migrations/*.sql; do
