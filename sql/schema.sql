@@ -343,6 +343,26 @@ CREATE FUNCTION api.avatar_version(updated_at timestamp with time zone) RETURNS 
     LANGUAGE sql IMMUTABLE
     AS $$ select (extract(epoch from avatar_version.updated_at) * 1000000)::bigint $$;
 ALTER FUNCTION api.avatar_version(updated_at timestamp with time zone) OWNER TO focus_owner;
+CREATE FUNCTION api.bio(bio text) RETURNS text
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_bio text := nullif(btrim(normalize(bio.bio, nfc)), '');
+begin
+    if v_bio is null then
+        return null;
+    end if;
+    if not app.bio_is_clean(v_bio) then
+        perform api.fail_field('bio', 'must be at most 160 characters, without line breaks, invisible, control or direction characters.');
+    end if;
+    if api.holds_blocked_term(v_bio) then
+        perform api.fail(400, 'inappropriate_bio', 'That bio is not allowed; write another.');
+    end if;
+    return v_bio;
+end
+$$;
+ALTER FUNCTION api.bio(bio text) OWNER TO focus_owner;
 CREATE FUNCTION api.board_hidden(viewer uuid) RETURNS TABLE(user_id uuid)
     LANGUAGE sql STABLE
     AS $$
@@ -386,18 +406,18 @@ CREATE FUNCTION api.card_json(id uuid, display_name text, has_avatar boolean, av
                               'has_avatar', card_json.has_avatar, 'avatar_version', api.avatar_version(card_json.avatar_updated_at))
 $$;
 ALTER FUNCTION api.card_json(id uuid, display_name text, has_avatar boolean, avatar_updated_at timestamp with time zone) OWNER TO focus_owner;
+CREATE FUNCTION app.bio_is_clean(bio text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    select app.shown_text_is_clean(bio_is_clean.bio)
+       and length(bio_is_clean.bio) between 1 and 160
+$$;
+ALTER FUNCTION app.bio_is_clean(bio text) OWNER TO focus_owner;
 CREATE FUNCTION app.display_name_is_clean(name text) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
-    select display_name_is_clean.name is nfc normalized
-       and display_name_is_clean.name = btrim(display_name_is_clean.name)
+    select app.shown_text_is_clean(display_name_is_clean.name)
        and length(display_name_is_clean.name) between 1 and 40
-       and display_name_is_clean.name !~ ('[\u0000-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u180e'
-                                          || '\u200b\u200c\u200e\u200f\u2028-\u202e\u2060-\u206f\u3164\ufeff\uffa0'
-                                          || '\ufff9-\ufffb\U000e0000-\U000e007f]')
-       and display_name_is_clean.name !~ ('(?<![\u2600-\u27bf\ufe0f\U0001f000-\U0001faff])\u200d'
-                                          || '|\u200d(?![\u2600-\u27bf\U0001f000-\U0001faff])')
-       and display_name_is_clean.name !~ '[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]{3}'
 $$;
 ALTER FUNCTION app.display_name_is_clean(name text) OWNER TO focus_owner;
 CREATE TABLE app.users (
@@ -412,7 +432,9 @@ CREATE TABLE app.users (
     deleted_at timestamp with time zone,
     time_zone text DEFAULT 'UTC'::text NOT NULL,
     email_verified_at timestamp with time zone,
+    bio text,
     CONSTRAINT users_balance_check CHECK ((balance >= 0)),
+    CONSTRAINT users_bio_check CHECK (app.bio_is_clean(bio)),
     CONSTRAINT users_deleted_are_anonymous CHECK (
 CASE
     WHEN (deleted_at IS NULL) THEN ((email IS NOT NULL) AND (password_hash IS NOT NULL))
@@ -484,8 +506,7 @@ begin
     if v_skeleton = any (select api.name_skeleton(r) from unnest(api.reserved_display_names()) r) then
         perform api.fail(400, 'invalid_display_name', 'That display name is reserved; choose another.');
     end if;
-    if exists (select from app.blocked_name_terms b
-               where api.name_skeleton(b.term) <> '' and strpos(v_skeleton, api.name_skeleton(b.term)) > 0) then
+    if api.holds_blocked_term(v_name) then
         perform api.fail(400, 'inappropriate_display_name', 'That display name is not allowed; choose another.');
     end if;
     return v_name;
@@ -1158,6 +1179,15 @@ CREATE FUNCTION api.hash_password(password text) RETURNS text
     SET search_path TO 'public', 'pg_temp'
     AS $$ select crypt(hash_password.password, gen_salt('bf', s.bcrypt_cost)) from app.auth_settings s $$;
 ALTER FUNCTION api.hash_password(password text) OWNER TO focus_owner;
+CREATE FUNCTION api.holds_blocked_term(value text) RETURNS boolean
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select exists (select from app.blocked_name_terms b
+                   where api.name_skeleton(b.term) <> ''
+                     and strpos(api.name_skeleton(holds_blocked_term.value), api.name_skeleton(b.term)) > 0)
+$$;
+ALTER FUNCTION api.holds_blocked_term(value text) OWNER TO focus_owner;
 CREATE FUNCTION api.idempotent(endpoint text, token text, params jsonb, body jsonb) RETURNS api.reply
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -1628,7 +1658,7 @@ begin
     delete from app.user_reports r where r.reported = v_user_id;
     delete from app.friend_request_attempts a where a.user_id = v_user_id;
     update app.users u
-    set email = null, password_hash = null, display_name = 'Deleted user', time_zone = 'UTC',
+    set email = null, password_hash = null, display_name = 'Deleted user', bio = null, time_zone = 'UTC',
         show_tip_on_timer = true, deleted_at = now(), updated_at = now()
     where u.id = v_user_id;
     return api.ok(null);
@@ -1934,8 +1964,9 @@ CREATE FUNCTION api.me_update(token text, params jsonb, body jsonb) RETURNS api.
     AS $$
 declare
     v_user_id uuid := api.authenticate(me_update.token);
-    v_body jsonb := api.only_keys(me_update.body, array['display_name', 'settings']);
+    v_body jsonb := api.only_keys(me_update.body, array['display_name', 'bio', 'settings']);
     v_display_name text := api.display_name_field(v_body, required => false);
+    v_bio text := api.bio(api.text_field(v_body, 'bio', required => false));
     v_settings jsonb := v_body -> 'settings';
     v_show_tip boolean;
     v_time_zone text;
@@ -1953,6 +1984,7 @@ begin
     end if;
     update app.users u
     set display_name = coalesce(v_display_name, u.display_name),
+        bio = case when v_body ? 'bio' then v_bio else u.bio end,
         show_tip_on_timer = coalesce(v_show_tip, u.show_tip_on_timer),
         time_zone = coalesce(v_time_zone, u.time_zone),
         updated_at = now()
@@ -2401,6 +2433,7 @@ CREATE FUNCTION api.profile(user_id uuid) RETURNS jsonb
         'email_verified', u.email_verified_at is not null,
         'pending_email', api.pending_email(u.id),
         'display_name', u.display_name,
+        'bio', u.bio,
         'balance', u.balance,
         'selected', api.selected_json(u.id),
         'settings', jsonb_build_object('show_tip_on_timer', u.show_tip_on_timer, 'time_zone', u.time_zone),
@@ -2850,7 +2883,8 @@ begin
        or exists (select from app.suspensions s where s.user_id = v_other and s.until > now()) then
         perform api.fail(404, 'user_not_found', 'There is no such friend.');
     end if;
-    return api.ok(api.friend_json(v_other, v_pair.accepted_at));
+    return api.ok(api.friend_json(v_other, v_pair.accepted_at)
+                  || jsonb_build_object('bio', (select u.bio from app.users u where u.id = v_other)));
 end
 $$;
 ALTER FUNCTION api.users_get(token text, params jsonb, body jsonb) OWNER TO focus_owner;
@@ -3522,6 +3556,19 @@ begin
 end
 $$;
 ALTER FUNCTION app.send_password_resets() OWNER TO focus_owner;
+CREATE FUNCTION app.shown_text_is_clean(value text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    select shown_text_is_clean.value is nfc normalized
+       and shown_text_is_clean.value = btrim(shown_text_is_clean.value)
+       and shown_text_is_clean.value !~ ('[\u0000-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u180e'
+                                         || '\u200b\u200c\u200e\u200f\u2028-\u202e\u2060-\u206f\u3164\ufeff\uffa0'
+                                         || '\ufff9-\ufffb\U000e0000-\U000e007f]')
+       and shown_text_is_clean.value !~ ('(?<![\u2600-\u27bf\ufe0f\U0001f000-\U0001faff])\u200d'
+                                         || '|\u200d(?![\u2600-\u27bf\U0001f000-\U0001faff])')
+       and shown_text_is_clean.value !~ '[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]{3}'
+$$;
+ALTER FUNCTION app.shown_text_is_clean(value text) OWNER TO focus_owner;
 CREATE FUNCTION app.take_outgoing_mail(batch integer DEFAULT 50) RETURNS TABLE(id bigint, recipient public.citext, subject text, body text, created_at timestamp with time zone)
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -3593,7 +3640,8 @@ CREATE FUNCTION app.users_events() RETURNS trigger
     SET search_path TO 'public', 'pg_temp'
     AS $$
 begin
-    if new.display_name is distinct from old.display_name then
+    if new.display_name is distinct from old.display_name
+       or to_jsonb(new) -> 'bio' is distinct from to_jsonb(old) -> 'bio' then
         perform app.tell_friends(new.id);
     end if;
     if new.balance is distinct from old.balance then
@@ -4544,7 +4592,7 @@ CREATE TRIGGER shop_items_inserted_events AFTER INSERT ON app.shop_items REFEREN
 CREATE TRIGGER shop_items_updated_events AFTER UPDATE ON app.shop_items REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
 CREATE TRIGGER user_selections_change_events AFTER UPDATE ON app.user_selections FOR EACH ROW WHEN ((new.item_id IS DISTINCT FROM old.item_id)) EXECUTE FUNCTION app.tell_friends_of_row();
 CREATE TRIGGER user_selections_events AFTER INSERT OR DELETE ON app.user_selections FOR EACH ROW EXECUTE FUNCTION app.tell_friends_of_row();
-CREATE TRIGGER users_events AFTER UPDATE ON app.users FOR EACH ROW WHEN (((new.display_name IS DISTINCT FROM old.display_name) OR (new.balance IS DISTINCT FROM old.balance))) EXECUTE FUNCTION app.users_events();
+CREATE TRIGGER users_events AFTER UPDATE ON app.users FOR EACH ROW WHEN (((new.display_name IS DISTINCT FROM old.display_name) OR (new.bio IS DISTINCT FROM old.bio) OR (new.balance IS DISTINCT FROM old.balance))) EXECUTE FUNCTION app.users_events();
 CREATE TRIGGER users_rollup AFTER UPDATE OF time_zone, deleted_at ON app.users FOR EACH ROW WHEN (((new.time_zone IS DISTINCT FROM old.time_zone) OR (new.deleted_at IS DISTINCT FROM old.deleted_at))) EXECUTE FUNCTION app.users_rollup();
 CREATE CONSTRAINT TRIGGER weekly_minutes_count AFTER INSERT OR DELETE OR UPDATE ON app.weekly_minutes DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION app.weekly_minutes_count();
 ALTER TABLE ONLY app.auth_tokens
@@ -4628,10 +4676,12 @@ GRANT ALL ON FUNCTION api.auth_register(token text, params jsonb, body jsonb) TO
 REVOKE ALL ON FUNCTION api.authenticate(token text, suspended_too boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.authenticate_moderator(token text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.avatar_version(updated_at timestamp with time zone) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.bio(bio text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.board_hidden(viewer uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.board_top(period text, key date, entries integer, viewer uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.boolean_field(body jsonb, field text, required boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.card_json(id uuid, display_name text, has_avatar boolean, avatar_updated_at timestamp with time zone) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.bio_is_clean(bio text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.display_name_is_clean(name text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.check_password(account app.users, password text, client_ip inet) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.choice(value text, field text, choices text[]) FROM PUBLIC;
@@ -4684,6 +4734,7 @@ REVOKE ALL ON FUNCTION api.friends_list(token text, params jsonb, body jsonb) FR
 GRANT ALL ON FUNCTION api.friends_list(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.give_starters(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.hash_password(password text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.holds_blocked_term(value text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.idempotent(endpoint text, token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.idempotent(endpoint text, token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.integer_field(body jsonb, field text, minimum integer, maximum integer, required boolean) FROM PUBLIC;
@@ -4844,6 +4895,7 @@ REVOKE ALL ON FUNCTION app.prune_idempotency_keys() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.prune_personal_data() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.rebuild_rollup(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.send_password_resets() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.shown_text_is_clean(value text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.take_outgoing_mail(batch integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.take_session_total(session app.focus_sessions) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.tell_friends(user_id uuid) FROM PUBLIC;

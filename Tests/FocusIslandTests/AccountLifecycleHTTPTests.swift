@@ -119,8 +119,10 @@ import Testing
         let asked = try client.send(
             "POST", "/friend-requests", token: friend.token, json: #"{"email":"\#(newEmail)"}"#, headers: key("ask"))
         #expect(asked.status == 201 && asked.text.contains(name))
-        let needles = [account.email, newEmail, name, signedIn, failedFrom]
-        #expect(try Self.columnsHolding(needles).split(separator: ",").count >= 8)  // the scan finds what is there
+        let bio = "Bio of \(name)"
+        #expect(try client.send("PATCH", "/me", token: account.token, json: #"{"bio":"\#(bio)"}"#).status == 200)
+        let needles = [account.email, newEmail, name, bio, signedIn, failedFrom]
+        #expect(try Self.columnsHolding(needles).split(separator: ",").count >= 9)  // the scan finds what is there
 
         let deleteKey = key("bye")
         let deleted = try client.send("DELETE", "/me", token: account.token, json: #"{"password":"correct horse"}"#, headers: deleteKey)
@@ -300,6 +302,7 @@ import Testing
         let login = try Self.send("POST", "/auth/login", from: address, json: #"{"email":"\#(account.email)","password":"correct horse"}"#)
         #expect(login.status == 200)
         #expect(try client.send("POST", "/auth/password-reset", json: #"{"email":"\#(account.email)"}"#).status == 202)
+        #expect(try client.send("PATCH", "/me", token: account.token, json: #"{"bio":"Exported words"}"#).status == 200)
         let export = try client.send("GET", "/me/export", token: account.token)
         #expect(export.status == 200)
         #expect(
@@ -308,6 +311,7 @@ import Testing
                 "password_resets", "profile", "reports_made", "sessions", "sign_in_addresses", "tips_shown", "tokens",
             ])
         #expect((export.json["profile"] as? [String: Any])?["email"] as? String == account.email)
+        #expect((export.json["profile"] as? [String: Any])?["bio"] as? String == "Exported words")
         #expect((export.json["items"] as? [Any])?.count == 3)
         let addresses = (export.json["sign_in_addresses"] as? [[String: Any]] ?? []).compactMap { $0["address"] as? String }
         #expect(addresses == [address])

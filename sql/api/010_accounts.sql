@@ -51,6 +51,17 @@ as $$
            '(.)\1+', '\1', 'g')
 $$;
 
+-- Whether a text a person shows others (a display name, a bio) holds a term of
+-- app.blocked_name_terms, both folded alike by api.name_skeleton.
+create function api.holds_blocked_term(value text)
+returns boolean
+language sql stable security definer set search_path = public, pg_temp
+as $$
+    select exists (select from app.blocked_name_terms b
+                   where api.name_skeleton(b.term) <> ''
+                     and strpos(api.name_skeleton(holds_blocked_term.value), api.name_skeleton(b.term)) > 0)
+$$;
+
 -- Names nobody may take, whole (after api.name_skeleton): the name deletion leaves on an
 -- account ('Deleted user', sql/api/012_account_lifecycle.sql), and names that speak for the app
 -- or its staff. Contained in a longer name they are the blocklist's business.
@@ -83,8 +94,7 @@ begin
     if v_skeleton = any (select api.name_skeleton(r) from unnest(api.reserved_display_names()) r) then
         perform api.fail(400, 'invalid_display_name', 'That display name is reserved; choose another.');
     end if;
-    if exists (select from app.blocked_name_terms b
-               where api.name_skeleton(b.term) <> '' and strpos(v_skeleton, api.name_skeleton(b.term)) > 0) then
+    if api.holds_blocked_term(v_name) then
         perform api.fail(400, 'inappropriate_display_name', 'That display name is not allowed; choose another.');
     end if;
     return v_name;
@@ -104,6 +114,30 @@ begin
         return null;
     end if;
     return api.display_name(v_name);
+end
+$$;
+
+-- A bio as stored, or 400: NFC, trimmed; empty after trimming reads as null (no bio). Set, it
+-- passes app.bio_is_clean (the character rules of a display name, at most 160 characters),
+-- else 400 invalid_field naming bio; no term of app.blocked_name_terms inside it (as for a
+-- display name, api.holds_blocked_term), else 400 inappropriate_bio.
+create function api.bio(bio text)
+returns text
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_bio text := nullif(btrim(normalize(bio.bio, nfc)), '');
+begin
+    if v_bio is null then
+        return null;
+    end if;
+    if not app.bio_is_clean(v_bio) then
+        perform api.fail_field('bio', 'must be at most 160 characters, without line breaks, invisible, control or direction characters.');
+    end if;
+    if api.holds_blocked_term(v_bio) then
+        perform api.fail(400, 'inappropriate_bio', 'That bio is not allowed; write another.');
+    end if;
+    return v_bio;
 end
 $$;
 

@@ -123,7 +123,7 @@ $$;
 
 -- DELETE /me {password}
 -- Guarantees: with the right password, everything that names or reaches the person goes at once:
--- email, password, display name (now 'Deleted user'), avatar, time zone, tokens, reset codes,
+-- email, password, display name (now 'Deleted user'), bio, avatar, time zone, tokens, reset codes,
 -- mail and login failures (to any address the account held), sign-in addresses, stored
 -- Idempotency-Key answers (its own and others' naming it: api.erase_account_traces),
 -- friendships and requests (each recorded in friendship_events as
@@ -167,7 +167,7 @@ begin
     delete from app.user_reports r where r.reported = v_user_id;
     delete from app.friend_request_attempts a where a.user_id = v_user_id;
     update app.users u
-    set email = null, password_hash = null, display_name = 'Deleted user', time_zone = 'UTC',
+    set email = null, password_hash = null, display_name = 'Deleted user', bio = null, time_zone = 'UTC',
         show_tip_on_timer = true, deleted_at = now(), updated_at = now()
     where u.id = v_user_id;
     return api.ok(null);
@@ -178,8 +178,8 @@ comment on function api.me_delete(text, jsonb, jsonb) is
     'DELETE /me: with the right password (else 403 wrong_password, nothing changed), personal data goes and an '
     'anonymous tombstone keeps sessions and ledger adding up; the email may register again; racing purchases serialize.';
 
--- GET /me/export: one JSON document with everything stored about the caller, sign-in
--- addresses, failed sign-ins and mail included (GDPR art. 15 and 20). A failed sign-in shows its
+-- GET /me/export: one JSON document with everything stored about the caller (the bio in its
+-- profile), sign-in addresses, failed sign-ins and mail included (GDPR art. 15 and 20). A failed sign-in shows its
 -- address only when the account signed in from it too: anyone may fail with the account's email,
 -- and a stranger's address is not the caller's data (art. 15(4)). Mail without its body: a reset
 -- code in it would let whoever holds a token set the password without knowing it.

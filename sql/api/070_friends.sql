@@ -353,6 +353,7 @@ comment on function api.friend_requests_list(text, jsonb, jsonb) is
     'GET /friend-requests: pending requests to and from the caller, with an ETag of the answer.';
 
 -- GET /users/{id}: a friend's island; anyone else (or a friend while suspended) is 404, exactly like an unknown id.
+-- FriendProfile = Friend + {bio}: the bio is shown here only, not in the friends list.
 create function api.users_get(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql stable security definer set search_path = public, pg_temp
@@ -366,8 +367,9 @@ begin
        or exists (select from app.suspensions s where s.user_id = v_other and s.until > now()) then
         perform api.fail(404, 'user_not_found', 'There is no such friend.');
     end if;
-    return api.ok(api.friend_json(v_other, v_pair.accepted_at));
+    return api.ok(api.friend_json(v_other, v_pair.accepted_at)
+                  || jsonb_build_object('bio', (select u.bio from app.users u where u.id = v_other)));
 end
 $$;
 grant execute on function api.users_get(text, jsonb, jsonb) to focus_api;
-comment on function api.users_get(text, jsonb, jsonb) is 'GET /users/{id}: a friend''s island; 404 for anyone else.';
+comment on function api.users_get(text, jsonb, jsonb) is 'GET /users/{id}: a friend''s island with their bio; 404 for anyone else.';

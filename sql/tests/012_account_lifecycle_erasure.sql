@@ -2,7 +2,7 @@
 -- held before an email change, its stored Idempotency-Key answers under 'user:' and 'email:'
 -- scopes, a friend's stored answer naming it, its sign-in addresses. Then a scan of every
 -- column of every table (from the catalog: test.columns_holding) finds neither of its emails,
--- its name nor the addresses it signed in or failed from. Other people's rows stay.
+-- its name, its bio nor the addresses it signed in or failed from. Other people's rows stay.
 begin;
 select plan(14);
 select test.new_user('zqera', 'Zenobia Quillfeather');
@@ -11,10 +11,11 @@ create function pg_temp.k(key text, address text default '192.0.2.1') returns js
     select jsonb_build_object('idempotency_key', key, 'client_ip', address)
 $$;
 create function pg_temp.needles() returns text[] language sql as $$
-    select array['zqera@example.com', 'zqera.new@example.com', 'Zenobia Quillfeather',
+    select array['zqera@example.com', 'zqera.new@example.com', 'Zenobia Quillfeather', 'Keeper of the marsh lanterns',
                  '198.51.100.23', '203.0.113.77', '203.0.113.78', '2001:db8::77']
 $$;
 
+select api.me_update(test.token('zqera'), '{}', '{"bio": "Keeper of the marsh lanterns"}');
 -- Under the first address: a sign-in from an address, a failed one from another, a reset mail
 -- (a code in clear text until the mailer takes it), each through an Idempotency-Key.
 select api.idempotent('api.auth_login', null, pg_temp.k('in-1', '198.51.100.23'),
@@ -37,8 +38,8 @@ select api.idempotent('api.me_update', test.token('fan'), pg_temp.k('fan-1'), '{
 
 select ok(test.columns_holding(pg_temp.needles()) @> array['app.idempotency_keys.reply', 'app.idempotency_keys.scope',
               'app.login_addresses.client_ip', 'app.login_failures.client_ip', 'app.login_failures.email',
-              'app.outgoing_mail.recipient', 'app.users.display_name', 'app.users.email'],
-          'before: the scan finds the emails, the name and the addresses where they are');
+              'app.outgoing_mail.recipient', 'app.users.bio', 'app.users.display_name', 'app.users.email'],
+          'before: the scan finds the emails, the name, the bio and the addresses where they are');
 select is((select count(*)::integer from app.login_failures where email = 'zqera@example.com'), 1,
           '... a failure under the old address among them');
 select ok(exists (select from app.idempotency_keys where scope = 'user:' || test.uid('pal') and strpos(reply::text, 'Zenobia Quillfeather') > 0),
@@ -48,7 +49,7 @@ select is((select (r).status from api.idempotent('api.me_delete', test.token('zq
                                                  '{"password": "correct horse"}') as r), null::integer,
           'DELETE /me with the right password');
 select is(test.columns_holding(pg_temp.needles()), '{}'::text[],
-          'after: no column of any table holds either email, the name or an address it used');
+          'after: no column of any table holds either email, the name, the bio or an address it used');
 select is((select count(*)::integer from app.login_failures where user_id = test.uid('zqera'))
           + (select count(*)::integer from app.outgoing_mail where user_id = test.uid('zqera'))
           + (select count(*)::integer from app.login_addresses where user_id = test.uid('zqera')), 0,

@@ -11,6 +11,8 @@ enum Command: Equatable {
     /// The code mailed to your email, or to the address you asked to change to.
     case emailVerify(code: String)
     case emailResend
+    /// A new bio ("" clears it).
+    case meBio(String)
     case shop
     /// An item's name (any case) or id.
     case buy(String)
@@ -47,8 +49,13 @@ enum Command: Equatable {
             try Self.count(arguments, 0...0, "focus logout")
             self = .logout
         case "me":
-            try Self.count(arguments, 0...0, "focus me")
-            self = .me
+            if arguments.isEmpty {
+                self = .me
+            } else if arguments[0] == "bio" && arguments.count >= 2 {
+                self = .meBio(arguments.dropFirst().joined(separator: " "))
+            } else {
+                throw .usage("usage: focus me [bio TEXT]")
+            }
         case "email":
             switch arguments.first {
             case "verify" where arguments.count == 2: self = .emailVerify(code: arguments[1])

@@ -36,6 +36,7 @@ enum Runner {
         case .emailResend: try await AccountCommands.emailResend(context)
         case .logout: try await AccountCommands.logout(context)
         case .me: try await AccountCommands.me(context)
+        case .meBio(let bio): try await AccountCommands.setBio(context, bio)
         case .shop: try await ShopCommands.shop(context)
         case .buy(let item): try await ShopCommands.buy(context, item)
         case .select(let kind, let item): try await ShopCommands.select(context, kind: kind, item)

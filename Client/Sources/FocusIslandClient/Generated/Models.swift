@@ -274,6 +274,8 @@ public struct Profile: Codable, Sendable, Equatable {
     /// An address asked for with POST /me/email and not verified yet: it becomes `email` once its code is confirmed; null when none.
     public var pendingEmail: String?
     public var displayName: String
+    /// What the person wrote about themselves (PATCH /me); null when unset.
+    public var bio: String?
     public var balance: Int
     public var selected: Selected
     public var settings: Settings
@@ -283,14 +285,15 @@ public struct Profile: Codable, Sendable, Equatable {
     public var createdAt: Time
 
     public init(
-        id: UUID, email: String, emailVerified: Bool, pendingEmail: String? = nil, displayName: String, balance: Int, selected: Selected,
-        settings: Settings, hasAvatar: Bool, avatarVersion: Int? = nil, createdAt: Time
+        id: UUID, email: String, emailVerified: Bool, pendingEmail: String? = nil, displayName: String, bio: String? = nil, balance: Int,
+        selected: Selected, settings: Settings, hasAvatar: Bool, avatarVersion: Int? = nil, createdAt: Time
     ) {
         self.id = id
         self.email = email
         self.emailVerified = emailVerified
         self.pendingEmail = pendingEmail
         self.displayName = displayName
+        self.bio = bio
         self.balance = balance
         self.selected = selected
         self.settings = settings
@@ -305,6 +308,7 @@ public struct Profile: Codable, Sendable, Equatable {
         case emailVerified = "email_verified"
         case pendingEmail = "pending_email"
         case displayName = "display_name"
+        case bio = "bio"
         case balance = "balance"
         case selected = "selected"
         case settings = "settings"
@@ -320,6 +324,7 @@ public struct Profile: Codable, Sendable, Equatable {
         try container.encode(emailVerified, forKey: .emailVerified)
         try container.encode(pendingEmail, forKey: .pendingEmail)
         try container.encode(displayName, forKey: .displayName)
+        try container.encode(bio, forKey: .bio)
         try container.encode(balance, forKey: .balance)
         try container.encode(selected, forKey: .selected)
         try container.encode(settings, forKey: .settings)
@@ -734,6 +739,56 @@ public struct Friend: Codable, Sendable, Equatable {
         try container.encode(selected, forKey: .selected)
         try container.encode(friendsSince, forKey: .friendsSince)
         try container.encode(todayMinutes, forKey: .todayMinutes)
+    }
+}
+
+/// Friend + {bio}: a friend's island (GET /users/{id}). The friends list leaves the bio out.
+public struct FriendProfile: Codable, Sendable, Equatable {
+    public var id: UUID
+    public var displayName: String
+    public var hasAvatar: Bool
+    public var avatarVersion: Int?
+    public var selected: Selected
+    public var friendsSince: Time
+    public var todayMinutes: Int
+    /// What the friend wrote about themselves; null when unset.
+    public var bio: String?
+
+    public init(
+        id: UUID, displayName: String, hasAvatar: Bool, avatarVersion: Int? = nil, selected: Selected, friendsSince: Time,
+        todayMinutes: Int, bio: String? = nil
+    ) {
+        self.id = id
+        self.displayName = displayName
+        self.hasAvatar = hasAvatar
+        self.avatarVersion = avatarVersion
+        self.selected = selected
+        self.friendsSince = friendsSince
+        self.todayMinutes = todayMinutes
+        self.bio = bio
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case displayName = "display_name"
+        case hasAvatar = "has_avatar"
+        case avatarVersion = "avatar_version"
+        case selected = "selected"
+        case friendsSince = "friends_since"
+        case todayMinutes = "today_minutes"
+        case bio = "bio"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(displayName, forKey: .displayName)
+        try container.encode(hasAvatar, forKey: .hasAvatar)
+        try container.encode(avatarVersion, forKey: .avatarVersion)
+        try container.encode(selected, forKey: .selected)
+        try container.encode(friendsSince, forKey: .friendsSince)
+        try container.encode(todayMinutes, forKey: .todayMinutes)
+        try container.encode(bio, forKey: .bio)
     }
 }
 
@@ -1540,15 +1595,19 @@ public struct ProfileChangeBody: Codable, Sendable, Equatable {
 
     /// Normalised to NFC and trimmed: 1 to 40 characters; no control, bidi (embedding, override, isolate, mark), zero-width or invisible characters (a zero-width joiner only between emoji), no run of 3 combining marks (400 invalid_display_name); not a reserved name such as "Deleted user" or "admin" (400 invalid_display_name); nothing on the operator's blocklist, however spelled (400 inappropriate_display_name).
     public var displayName: String?
+    /// Normalised to NFC and trimmed: at most 160 characters, with the character rules of a display name: no control characters (line breaks included), bidi, zero-width or invisible characters (a zero-width joiner only between emoji), no run of 3 combining marks (400 invalid_field); nothing on the operator's name blocklist, however spelled (400 inappropriate_bio). null or "" clears it; absent leaves it as it was.
+    public var bio: String?
     public var settings: SettingsChange?
 
-    public init(displayName: String? = nil, settings: SettingsChange? = nil) {
+    public init(displayName: String? = nil, bio: String? = nil, settings: SettingsChange? = nil) {
         self.displayName = displayName
+        self.bio = bio
         self.settings = settings
     }
 
     enum CodingKeys: String, CodingKey {
         case displayName = "display_name"
+        case bio = "bio"
         case settings = "settings"
     }
 }
@@ -2199,6 +2258,7 @@ public enum Schemas {
         ("TipSync", TipSync.self),
         ("UserCard", UserCard.self),
         ("Friend", Friend.self),
+        ("FriendProfile", FriendProfile.self),
         ("FriendList", FriendList.self),
         ("IncomingFriendRequest", IncomingFriendRequest.self),
         ("OutgoingFriendRequest", OutgoingFriendRequest.self),

@@ -241,7 +241,7 @@ extension FocusIslandClient {
         return try self.decode(Profile.self, from: try await send(request))
     }
 
-    /// Change the display name or settings (only the fields given).
+    /// Change the display name, bio or settings (only the fields given).
     /// `PATCH /me`
     public func meUpdate(_ body: ProfileChangeBody, idempotencyKey: String? = nil) async throws(FocusIslandError) -> Profile {
         let request = OperationRequest(
@@ -585,14 +585,14 @@ extension FocusIslandClient {
         _ = try await send(request)
     }
 
-    /// A friend's island (anyone else: 404).
+    /// A friend's island, with their bio (anyone else: 404).
     /// `GET /users/{id}`
-    public func usersGet(id: UUID) async throws(FocusIslandError) -> Friend {
+    public func usersGet(id: UUID) async throws(FocusIslandError) -> FriendProfile {
         let request = OperationRequest(
             method: "GET", path: "/users/\(id.uuidString.lowercased())", query: [],
             body: nil, contentType: nil, idempotencyKey: nil,
             conditional: false, statuses: [200])
-        return try self.decode(Friend.self, from: try await send(request))
+        return try self.decode(FriendProfile.self, from: try await send(request))
     }
 
     /// Focused minutes ranked in the caller's day or week.

@@ -16,6 +16,8 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case invalidDisplayName
     /// 400: register or rename: the name contains a term of the operator's blocklist (app.blocked_name_terms), matched after folding case, accents, look-alike digits, symbols and letters, spacing and punctuation
     case inappropriateDisplayName
+    /// 400: PATCH /me: the bio contains a term of the operator's name blocklist (app.blocked_name_terms), matched as for display names
+    case inappropriateBio
     /// 401: token missing, unknown, expired or revoked (WWW-Authenticate: Bearer)
     case unauthorized
     /// 401: login: unknown email or wrong password (one answer for both)
@@ -141,6 +143,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case "weak_password": self = .weakPassword
         case "invalid_display_name": self = .invalidDisplayName
         case "inappropriate_display_name": self = .inappropriateDisplayName
+        case "inappropriate_bio": self = .inappropriateBio
         case "unauthorized": self = .unauthorized
         case "invalid_credentials": self = .invalidCredentials
         case "invalid_reset_code": self = .invalidResetCode
@@ -211,6 +214,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case .weakPassword: "weak_password"
         case .invalidDisplayName: "invalid_display_name"
         case .inappropriateDisplayName: "inappropriate_display_name"
+        case .inappropriateBio: "inappropriate_bio"
         case .unauthorized: "unauthorized"
         case .invalidCredentials: "invalid_credentials"
         case .invalidResetCode: "invalid_reset_code"
