@@ -3480,7 +3480,11 @@ CREATE FUNCTION app.prune_personal_data() RETURNS integer
     SET search_path TO 'public', 'pg_temp'
     AS $$
 declare
-    v_retention app.retention_settings;
+    -- Scalars, not an app.retention_settings row: this file is loaded (and checked) after the
+    -- migrations of a database still before 0016, which creates that table.
+    v_failures_kept interval := (select r.login_failures from app.retention_settings r);
+    v_addresses_kept interval := (select r.login_addresses from app.retention_settings r);
+    v_mail_kept interval := (select r.outgoing_mail from app.retention_settings r);
     v_auth app.auth_settings;
     v_failures integer;
     v_addresses integer;
@@ -3488,15 +3492,14 @@ declare
     v_requests integer;
     v_taken integer;
 begin
-    select * into v_retention from app.retention_settings;
     select * into v_auth from app.auth_settings;
     delete from app.login_failures f
-    where f.failed_at < now() - greatest(v_retention.login_failures, v_auth.failed_login_window);
+    where f.failed_at < now() - greatest(v_failures_kept, v_auth.failed_login_window);
     get diagnostics v_failures = row_count;
     delete from app.login_addresses a
-    where a.last_success_at < now() - greatest(v_retention.login_addresses, v_auth.known_address_ttl);
+    where a.last_success_at < now() - greatest(v_addresses_kept, v_auth.known_address_ttl);
     get diagnostics v_addresses = row_count;
-    delete from app.outgoing_mail m where m.created_at < now() - v_retention.outgoing_mail;
+    delete from app.outgoing_mail m where m.created_at < now() - v_mail_kept;
     get diagnostics v_mail = row_count;
     delete from app.password_reset_requests q where q.created_at < now() - v_auth.reset_code_ttl;
     get diagnostics v_requests = row_count;
