@@ -561,11 +561,31 @@ CREATE FUNCTION api.erase_account_traces(user_id uuid, email text, keep_key text
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
+declare
+    v_pending citext[] := array(select distinct v.email from app.email_verifications v
+                                where v.user_id = erase_account_traces.user_id
+                                  and not exists (select from app.users u where u.email = v.email));
+    v_buckets inet[] := array(select api.address_bucket(a.client_ip) from app.login_addresses a
+                              where a.user_id = erase_account_traces.user_id
+                              union
+                              select api.address_bucket(f.client_ip) from app.login_failures f
+                              where f.client_ip is not null
+                                and (f.user_id = erase_account_traces.user_id or f.email = erase_account_traces.email::citext
+                                     or (f.user_id is null and f.email = any(v_pending))));
 begin
-    delete from app.outgoing_mail m where m.user_id = erase_account_traces.user_id or m.recipient = erase_account_traces.email::citext;
-    delete from app.login_failures f where f.user_id = erase_account_traces.user_id or f.email = erase_account_traces.email::citext;
+    delete from app.taken_email_answers a where a.client_ip = any(v_buckets);
+    delete from app.outgoing_mail m
+    where m.user_id = erase_account_traces.user_id or m.recipient = erase_account_traces.email::citext
+       or (m.user_id is null and m.recipient = any(v_pending));
+    delete from app.login_failures f
+    where f.user_id = erase_account_traces.user_id or f.email = erase_account_traces.email::citext
+       or (f.user_id is null and f.email = any(v_pending));
+    delete from app.password_reset_requests q
+    where q.user_id = erase_account_traces.user_id or q.email = erase_account_traces.email::citext
+       or (q.user_id is null and q.email = any(v_pending));
     delete from app.idempotency_keys k
     where (k.user_id = erase_account_traces.user_id or k.scope = 'email:' || lower(erase_account_traces.email)
+           or (k.user_id is null and k.scope in (select 'email:' || lower(p::text) from unnest(v_pending) p))
            or strpos(k.reply::text, erase_account_traces.user_id::text) > 0)
       and (k.scope, k.key) is distinct from ('user:' || erase_account_traces.user_id, erase_account_traces.keep_key);
 end
@@ -1646,19 +1666,16 @@ begin
     end loop;
     delete from app.auth_tokens t where t.user_id = v_user_id;
     delete from app.password_resets r where r.user_id = v_user_id;
-    delete from app.outgoing_mail m where m.recipient in (select v.email from app.email_verifications v where v.user_id = v_user_id);
-    delete from app.email_verifications v where v.user_id = v_user_id;
-    delete from app.outgoing_mail m where m.recipient = v_user.email;
-    delete from app.password_reset_requests q where q.email = v_user.email;
-    perform api.failed_attempts(v_user.email, 'clear');
     perform api.erase_account_traces(v_user_id, v_user.email, me_delete.params ->> 'idempotency_key');
+    delete from app.email_verifications v where v.user_id = v_user_id;
+    perform api.failed_attempts(v_user.email, 'clear');
     delete from app.login_addresses a where a.user_id = v_user_id;
     delete from app.avatars a where a.user_id = v_user_id;
     delete from app.blocks b where v_user_id in (b.blocker, b.blocked);
     delete from app.user_reports r where r.reported = v_user_id;
     delete from app.friend_request_attempts a where a.user_id = v_user_id;
     update app.users u
-    set email = null, password_hash = null, display_name = 'Deleted user', bio = null, time_zone = 'UTC',
+    set email = null, email_verified_at = null, password_hash = null, display_name = 'Deleted user', bio = null, time_zone = 'UTC',
         show_tip_on_timer = true, deleted_at = now(), updated_at = now()
     where u.id = v_user_id;
     return api.ok(null);
@@ -2565,8 +2582,9 @@ begin
     insert into app.email_verifications (user_id, email, digest, expires_at)
     values (send_email_verification.user_id, send_email_verification.email,
             sha256(convert_to(v_code, 'UTF8')), now() + v_settings.verification_code_ttl);
-    insert into app.outgoing_mail (recipient, subject, body)
+    insert into app.outgoing_mail (recipient, user_id, subject, body)
     values (send_email_verification.email,
+            case when v_taken then null else send_email_verification.user_id end,  -- null: the holder's (app.link_outgoing_mail)
             case when v_taken then 'Someone tried to use your address at Focus Island'
                  else 'Confirm your email for Focus Island' end,
             case when v_taken then 'Someone asked to use this address for another Focus Island account. Your account is unchanged; nothing needs doing.'
@@ -3417,6 +3435,18 @@ begin
 end
 $$;
 ALTER FUNCTION app.link_outgoing_mail() OWNER TO focus_owner;
+CREATE FUNCTION app.link_password_reset_request() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    if new.user_id is null then
+        new.user_id := (select u.id from app.users u where u.email = new.email);
+    end if;
+    return new;
+end
+$$;
+ALTER FUNCTION app.link_password_reset_request() OWNER TO focus_owner;
 CREATE FUNCTION app.moderation_actions_append_only() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -3484,23 +3514,32 @@ CREATE FUNCTION app.prune_personal_data() RETURNS integer
     SET search_path TO 'public', 'pg_temp'
     AS $$
 declare
-    v_retention app.retention_settings;
+    -- Scalars, not an app.retention_settings row: this file is loaded (and checked) after the
+    -- migrations of a database still before 0016, which creates that table.
+    v_failures_kept interval := (select r.login_failures from app.retention_settings r);
+    v_addresses_kept interval := (select r.login_addresses from app.retention_settings r);
+    v_mail_kept interval := (select r.outgoing_mail from app.retention_settings r);
     v_auth app.auth_settings;
     v_failures integer;
     v_addresses integer;
     v_mail integer;
+    v_requests integer;
+    v_taken integer;
 begin
-    select * into v_retention from app.retention_settings;
     select * into v_auth from app.auth_settings;
     delete from app.login_failures f
-    where f.failed_at < now() - greatest(v_retention.login_failures, v_auth.failed_login_window);
+    where f.failed_at < now() - greatest(v_failures_kept, v_auth.failed_login_window);
     get diagnostics v_failures = row_count;
     delete from app.login_addresses a
-    where a.last_success_at < now() - greatest(v_retention.login_addresses, v_auth.known_address_ttl);
+    where a.last_success_at < now() - greatest(v_addresses_kept, v_auth.known_address_ttl);
     get diagnostics v_addresses = row_count;
-    delete from app.outgoing_mail m where m.created_at < now() - v_retention.outgoing_mail;
+    delete from app.outgoing_mail m where m.created_at < now() - v_mail_kept;
     get diagnostics v_mail = row_count;
-    return v_failures + v_addresses + v_mail;
+    delete from app.password_reset_requests q where q.created_at < now() - v_auth.reset_code_ttl;
+    get diagnostics v_requests = row_count;
+    delete from app.taken_email_answers a where a.answered_at < now() - v_auth.taken_answer_window;
+    get diagnostics v_taken = row_count;
+    return v_failures + v_addresses + v_mail + v_requests + v_taken;
 end
 $$;
 ALTER FUNCTION app.prune_personal_data() OWNER TO focus_owner;
@@ -4011,7 +4050,8 @@ ALTER TABLE app.outgoing_mail ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
 CREATE TABLE app.password_reset_requests (
     id bigint NOT NULL,
     email public.citext NOT NULL,
-    created_at timestamp with time zone DEFAULT now() NOT NULL
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    user_id uuid
 );
 ALTER TABLE app.password_reset_requests OWNER TO focus_owner;
 ALTER TABLE app.password_reset_requests ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
@@ -4536,9 +4576,12 @@ CREATE INDEX outgoing_mail_recipient ON app.outgoing_mail USING btree (recipient
 CREATE INDEX outgoing_mail_time ON app.outgoing_mail USING btree (created_at);
 CREATE INDEX outgoing_mail_unsent ON app.outgoing_mail USING btree (id) WHERE (sent_at IS NULL);
 CREATE INDEX outgoing_mail_user ON app.outgoing_mail USING btree (user_id) WHERE (user_id IS NOT NULL);
+CREATE INDEX password_reset_requests_time ON app.password_reset_requests USING btree (created_at);
+CREATE INDEX password_reset_requests_user ON app.password_reset_requests USING btree (user_id) WHERE (user_id IS NOT NULL);
 CREATE INDEX password_resets_user ON app.password_resets USING btree (user_id, created_at);
 CREATE UNIQUE INDEX shop_items_one_starter_per_kind ON app.shop_items USING btree (kind) WHERE is_starter;
 CREATE INDEX taken_email_answers_address_time ON app.taken_email_answers USING btree (client_ip, answered_at);
+CREATE INDEX taken_email_answers_time ON app.taken_email_answers USING btree (answered_at);
 CREATE INDEX tip_views_time ON app.tip_views USING btree (shown_at);
 CREATE INDEX tip_views_user_tip ON app.tip_views USING btree (user_id, tip_id, shown_at);
 CREATE UNIQUE INDEX user_reports_one_open ON app.user_reports USING btree (reporter, reported) WHERE (status = 'open'::text);
@@ -4586,6 +4629,7 @@ CREATE TRIGGER mindfulness_tips_updated_events AFTER UPDATE ON app.mindfulness_t
 CREATE TRIGGER moderation_actions_append_only BEFORE DELETE OR UPDATE ON app.moderation_actions FOR EACH ROW EXECUTE FUNCTION app.moderation_actions_append_only();
 CREATE TRIGGER moderation_actions_erase AFTER UPDATE OF deleted_at ON app.users FOR EACH ROW WHEN (((old.deleted_at IS NULL) AND (new.deleted_at IS NOT NULL))) EXECUTE FUNCTION app.moderation_actions_erase();
 CREATE TRIGGER outgoing_mail_link BEFORE INSERT ON app.outgoing_mail FOR EACH ROW EXECUTE FUNCTION app.link_outgoing_mail();
+CREATE TRIGGER password_reset_requests_link BEFORE INSERT ON app.password_reset_requests FOR EACH ROW EXECUTE FUNCTION app.link_password_reset_request();
 CREATE TRIGGER shop_items_bump_version AFTER INSERT OR DELETE OR UPDATE ON app.shop_items FOR EACH ROW EXECUTE FUNCTION app.bump_catalog_version();
 CREATE TRIGGER shop_items_deleted_events AFTER DELETE ON app.shop_items REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
 CREATE TRIGGER shop_items_inserted_events AFTER INSERT ON app.shop_items REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
@@ -4888,6 +4932,7 @@ REVOKE ALL ON FUNCTION app.image_without_metadata(image bytea) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.link_idempotency_key() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.link_login_failure() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.link_outgoing_mail() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.link_password_reset_request() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.moderation_actions_append_only() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.moderation_actions_erase() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.prune_events() FROM PUBLIC;

@@ -230,8 +230,9 @@ $$;
 -- nothing is sent and the answer is the seconds to wait (else null), so nobody can make the
 -- server mail an address without end. Earlier unused codes of the account stop working; the
 -- code is stored only as its SHA-256 digest and expires after verification_code_ttl. The mail
--- goes to the address; when another account has the address, that account's owner gets a
--- notice instead and the code is mailed to nobody, so the asker learns nothing.
+-- goes to the address, linked to the asking account (erased with it, even for an address it never
+-- confirmed); when another account has the address, that account's owner gets a notice instead
+-- (linked to them) and the code is mailed to nobody, so the asker learns nothing.
 create function api.send_email_verification(user_id uuid, email text)
 returns integer
 language plpgsql volatile security definer set search_path = public, pg_temp
@@ -256,8 +257,9 @@ begin
     insert into app.email_verifications (user_id, email, digest, expires_at)
     values (send_email_verification.user_id, send_email_verification.email,
             sha256(convert_to(v_code, 'UTF8')), now() + v_settings.verification_code_ttl);
-    insert into app.outgoing_mail (recipient, subject, body)
+    insert into app.outgoing_mail (recipient, user_id, subject, body)
     values (send_email_verification.email,
+            case when v_taken then null else send_email_verification.user_id end,  -- null: the holder's (app.link_outgoing_mail)
             case when v_taken then 'Someone tried to use your address at Focus Island'
                  else 'Confirm your email for Focus Island' end,
             case when v_taken then 'Someone asked to use this address for another Focus Island account. Your account is unchanged; nothing needs doing.'

@@ -101,21 +101,44 @@ $$;
 
 -- Erases what DELETE /me cannot reach through a user_id column of its own table: rows keyed by
 -- the account's addresses or naming it in someone else's stored answer. Guarantees: no sign-in
--- failure, mail or Idempotency-Key linked to the account (app.link_* triggers: it held the
--- address, or made the request) or naming its current email stays; other users' stored
--- answers that mention the account's id (a friend's accepted request shows its name) are
--- deleted, so a retry of theirs runs again against what is there now, as after the 24 h
--- retention. The one key kept is keep_key, the DELETE /me request's own: its stored 204 names
--- nobody and answers a retried deletion.
+-- failure, mail, queued reset request or Idempotency-Key linked to the account (app.link_*
+-- triggers: it held the address, or made the request) or under its current email stays, nor one
+-- under an address it asked to change to (pending, or never confirmed) that no other account
+-- holds; no 409 email_taken count stays for an address (api.address_bucket) the account signed
+-- in or failed from. Other users' stored answers that mention the account's id (a friend's
+-- accepted request shows its name) are deleted, so a retry of theirs runs again against what is
+-- there now, as after the 24 h retention. The one key kept is keep_key, the DELETE /me
+-- request's own: its stored 204 names nobody and answers a retried deletion. Call it before
+-- the account's verification codes and sign-in addresses go: it reads them.
 create function api.erase_account_traces(user_id uuid, email text, keep_key text)
 returns void
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
+declare
+    v_pending citext[] := array(select distinct v.email from app.email_verifications v
+                                where v.user_id = erase_account_traces.user_id
+                                  and not exists (select from app.users u where u.email = v.email));
+    v_buckets inet[] := array(select api.address_bucket(a.client_ip) from app.login_addresses a
+                              where a.user_id = erase_account_traces.user_id
+                              union
+                              select api.address_bucket(f.client_ip) from app.login_failures f
+                              where f.client_ip is not null
+                                and (f.user_id = erase_account_traces.user_id or f.email = erase_account_traces.email::citext
+                                     or (f.user_id is null and f.email = any(v_pending))));
 begin
-    delete from app.outgoing_mail m where m.user_id = erase_account_traces.user_id or m.recipient = erase_account_traces.email::citext;
-    delete from app.login_failures f where f.user_id = erase_account_traces.user_id or f.email = erase_account_traces.email::citext;
+    delete from app.taken_email_answers a where a.client_ip = any(v_buckets);
+    delete from app.outgoing_mail m
+    where m.user_id = erase_account_traces.user_id or m.recipient = erase_account_traces.email::citext
+       or (m.user_id is null and m.recipient = any(v_pending));
+    delete from app.login_failures f
+    where f.user_id = erase_account_traces.user_id or f.email = erase_account_traces.email::citext
+       or (f.user_id is null and f.email = any(v_pending));
+    delete from app.password_reset_requests q
+    where q.user_id = erase_account_traces.user_id or q.email = erase_account_traces.email::citext
+       or (q.user_id is null and q.email = any(v_pending));
     delete from app.idempotency_keys k
     where (k.user_id = erase_account_traces.user_id or k.scope = 'email:' || lower(erase_account_traces.email)
+           or (k.user_id is null and k.scope in (select 'email:' || lower(p::text) from unnest(v_pending) p))
            or strpos(k.reply::text, erase_account_traces.user_id::text) > 0)
       and (k.scope, k.key) is distinct from ('user:' || erase_account_traces.user_id, erase_account_traces.keep_key);
 end
@@ -123,8 +146,10 @@ $$;
 
 -- DELETE /me {password}
 -- Guarantees: with the right password, everything that names or reaches the person goes at once:
--- email, password, display name (now 'Deleted user'), bio, avatar, time zone, tokens, reset codes,
--- mail and login failures (to any address the account held), sign-in addresses, stored
+-- email, password, display name (now 'Deleted user'), bio, avatar, time zone, tokens, reset codes and
+-- queued reset requests, email verification codes and a pending address, mail and login
+-- failures (to any address the account held or asked for), sign-in addresses and the 409
+-- email_taken counts of those addresses, stored
 -- Idempotency-Key answers (its own and others' naming it: api.erase_account_traces),
 -- friendships and requests (each recorded in friendship_events as
 -- removed, cancelled or declined), blocks either way, reports about the user and friend-request
@@ -155,19 +180,16 @@ begin
     end loop;
     delete from app.auth_tokens t where t.user_id = v_user_id;
     delete from app.password_resets r where r.user_id = v_user_id;
-    delete from app.outgoing_mail m where m.recipient in (select v.email from app.email_verifications v where v.user_id = v_user_id);
-    delete from app.email_verifications v where v.user_id = v_user_id;
-    delete from app.outgoing_mail m where m.recipient = v_user.email;
-    delete from app.password_reset_requests q where q.email = v_user.email;
-    perform api.failed_attempts(v_user.email, 'clear');
     perform api.erase_account_traces(v_user_id, v_user.email, me_delete.params ->> 'idempotency_key');
+    delete from app.email_verifications v where v.user_id = v_user_id;
+    perform api.failed_attempts(v_user.email, 'clear');
     delete from app.login_addresses a where a.user_id = v_user_id;
     delete from app.avatars a where a.user_id = v_user_id;
     delete from app.blocks b where v_user_id in (b.blocker, b.blocked);
     delete from app.user_reports r where r.reported = v_user_id;
     delete from app.friend_request_attempts a where a.user_id = v_user_id;
     update app.users u
-    set email = null, password_hash = null, display_name = 'Deleted user', bio = null, time_zone = 'UTC',
+    set email = null, email_verified_at = null, password_hash = null, display_name = 'Deleted user', bio = null, time_zone = 'UTC',
         show_tip_on_timer = true, deleted_at = now(), updated_at = now()
     where u.id = v_user_id;
     return api.ok(null);
