@@ -40,7 +40,7 @@ enum ShopCommands {
 
     static func select(_ context: Context, kind: String, _ argument: String) async throws {
         let client = try context.signedIn()
-        guard let itemKind = ItemKind(rawValue: kind) else { throw CLIError.usage("no kind \(kind)") }
+        guard let itemKind = ItemKind.allCases.first(where: { $0.rawValue == kind }) else { throw CLIError.usage("no kind \(kind)") }
         let id = try await itemId(argument, kind: itemKind, client)
         let profile = try await client.meSelectedUpdate(kind: itemKind, ItemChoiceBody(itemId: id))
         let shown: Item?

@@ -2,50 +2,302 @@
 // One struct per components.schemas entry.
 import Foundation
 
-public enum ItemKind: String, Codable, Sendable, CaseIterable {
+/// `unknown` keeps a value this client does not know yet (a new value is a minor change).
+public enum ItemKind: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
     case pet
     case sound
     case furniture
+    case unknown(String)
+
+    /// The values this client knows (not `unknown`).
+    public static let allCases: [ItemKind] = [.pet, .sound, .furniture]
+
+    public init(rawValue: String) {
+        switch rawValue {
+        case "pet": self = .pet
+        case "sound": self = .sound
+        case "furniture": self = .furniture
+        default: self = .unknown(rawValue)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .pet: "pet"
+        case .sound: "sound"
+        case .furniture: "furniture"
+        case .unknown(let value): value
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
 }
 
-public enum Rating: String, Codable, Sendable, CaseIterable {
+/// `unknown` keeps a value this client does not know yet (a new value is a minor change).
+public enum Rating: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
     case good
     case fine
     case bad
+    case unknown(String)
+
+    /// The values this client knows (not `unknown`).
+    public static let allCases: [Rating] = [.good, .fine, .bad]
+
+    public init(rawValue: String) {
+        switch rawValue {
+        case "good": self = .good
+        case "fine": self = .fine
+        case "bad": self = .bad
+        default: self = .unknown(rawValue)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .good: "good"
+        case .fine: "fine"
+        case .bad: "bad"
+        case .unknown(let value): value
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
 }
 
-public enum ReportReason: String, Codable, Sendable, CaseIterable {
+/// `unknown` keeps a value this client does not know yet (a new value is a minor change).
+public enum ReportReason: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
     case spam
     case harassment
-    case inappropriateName = "inappropriate_name"
-    case inappropriateAvatar = "inappropriate_avatar"
+    case inappropriateName
+    case inappropriateAvatar
     case other
+    case unknown(String)
+
+    /// The values this client knows (not `unknown`).
+    public static let allCases: [ReportReason] = [.spam, .harassment, .inappropriateName, .inappropriateAvatar, .other]
+
+    public init(rawValue: String) {
+        switch rawValue {
+        case "spam": self = .spam
+        case "harassment": self = .harassment
+        case "inappropriate_name": self = .inappropriateName
+        case "inappropriate_avatar": self = .inappropriateAvatar
+        case "other": self = .other
+        default: self = .unknown(rawValue)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .spam: "spam"
+        case .harassment: "harassment"
+        case .inappropriateName: "inappropriate_name"
+        case .inappropriateAvatar: "inappropriate_avatar"
+        case .other: "other"
+        case .unknown(let value): value
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
 }
 
-public enum SessionSource: String, Codable, Sendable, CaseIterable {
+/// `unknown` keeps a value this client does not know yet (a new value is a minor change).
+public enum SessionSource: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
     case live
     case offline
+    case unknown(String)
+
+    /// The values this client knows (not `unknown`).
+    public static let allCases: [SessionSource] = [.live, .offline]
+
+    public init(rawValue: String) {
+        switch rawValue {
+        case "live": self = .live
+        case "offline": self = .offline
+        default: self = .unknown(rawValue)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .live: "live"
+        case .offline: "offline"
+        case .unknown(let value): value
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
 }
 
-public enum FriendshipStatus: String, Codable, Sendable, CaseIterable {
+/// `unknown` keeps a value this client does not know yet (a new value is a minor change).
+public enum FriendshipStatus: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
     case pending
     case accepted
+    case unknown(String)
+
+    /// The values this client knows (not `unknown`).
+    public static let allCases: [FriendshipStatus] = [.pending, .accepted]
+
+    public init(rawValue: String) {
+        switch rawValue {
+        case "pending": self = .pending
+        case "accepted": self = .accepted
+        default: self = .unknown(rawValue)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .pending: "pending"
+        case .accepted: "accepted"
+        case .unknown(let value): value
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
 }
 
-public enum OriginalRatingLevel: String, Codable, Sendable, CaseIterable {
-    case good = "Good"
-    case fine = "Fine"
-    case bad = "Bad"
+/// `unknown` keeps a value this client does not know yet (a new value is a minor change).
+public enum OriginalRatingLevel: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
+    case good
+    case fine
+    case bad
+    case unknown(String)
+
+    /// The values this client knows (not `unknown`).
+    public static let allCases: [OriginalRatingLevel] = [.good, .fine, .bad]
+
+    public init(rawValue: String) {
+        switch rawValue {
+        case "Good": self = .good
+        case "Fine": self = .fine
+        case "Bad": self = .bad
+        default: self = .unknown(rawValue)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .good: "Good"
+        case .fine: "Fine"
+        case .bad: "Bad"
+        case .unknown(let value): value
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
 }
 
-public enum LeaderboardPeriod: String, Codable, Sendable, CaseIterable {
+/// `unknown` keeps a value this client does not know yet (a new value is a minor change).
+public enum LeaderboardPeriod: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
     case daily
     case weekly
+    case unknown(String)
+
+    /// The values this client knows (not `unknown`).
+    public static let allCases: [LeaderboardPeriod] = [.daily, .weekly]
+
+    public init(rawValue: String) {
+        switch rawValue {
+        case "daily": self = .daily
+        case "weekly": self = .weekly
+        default: self = .unknown(rawValue)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .daily: "daily"
+        case .weekly: "weekly"
+        case .unknown(let value): value
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
 }
 
-public enum LeaderboardScope: String, Codable, Sendable, CaseIterable {
+/// `unknown` keeps a value this client does not know yet (a new value is a minor change).
+public enum LeaderboardScope: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
     case friends
     case global
+    case unknown(String)
+
+    /// The values this client knows (not `unknown`).
+    public static let allCases: [LeaderboardScope] = [.friends, .global]
+
+    public init(rawValue: String) {
+        switch rawValue {
+        case "friends": self = .friends
+        case "global": self = .global
+        default: self = .unknown(rawValue)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .friends: "friends"
+        case .global: "global"
+        case .unknown(let value): value
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
 }
 
 /// RFC 3339 in UTC with microseconds, the one time format of answers.
@@ -314,7 +566,7 @@ public struct SignedIn: Codable, Sendable, Equatable {
     }
 }
 
-public struct Device: Codable, Sendable, Equatable {
+public struct Token: Codable, Sendable, Equatable {
     public var id: UUID
     /// The User-Agent the token was issued to.
     public var label: String?
@@ -352,10 +604,10 @@ public struct Device: Codable, Sendable, Equatable {
     }
 }
 
-public struct Devices: Codable, Sendable, Equatable {
-    public var tokens: [Device]
+public struct TokenList: Codable, Sendable, Equatable {
+    public var tokens: [Token]
 
-    public init(tokens: [Device]) {
+    public init(tokens: [Token]) {
         self.tokens = tokens
     }
 
@@ -659,25 +911,25 @@ public struct UserCard: Codable, Sendable, Equatable {
     }
 }
 
-/// UserCard + {selected, friends_since, today_minutes}.
+/// UserCard + {selected, befriended_at, today_minutes}.
 public struct Friend: Codable, Sendable, Equatable {
     public var id: UUID
     public var displayName: String
     public var hasAvatar: Bool
     public var avatarVersion: Int?
     public var selected: Selected
-    public var friendsSince: Time
+    public var befriendedAt: Time
     public var todayMinutes: Int
 
     public init(
-        id: UUID, displayName: String, hasAvatar: Bool, avatarVersion: Int? = nil, selected: Selected, friendsSince: Time, todayMinutes: Int
+        id: UUID, displayName: String, hasAvatar: Bool, avatarVersion: Int? = nil, selected: Selected, befriendedAt: Time, todayMinutes: Int
     ) {
         self.id = id
         self.displayName = displayName
         self.hasAvatar = hasAvatar
         self.avatarVersion = avatarVersion
         self.selected = selected
-        self.friendsSince = friendsSince
+        self.befriendedAt = befriendedAt
         self.todayMinutes = todayMinutes
     }
 
@@ -687,7 +939,7 @@ public struct Friend: Codable, Sendable, Equatable {
         case hasAvatar = "has_avatar"
         case avatarVersion = "avatar_version"
         case selected = "selected"
-        case friendsSince = "friends_since"
+        case befriendedAt = "befriended_at"
         case todayMinutes = "today_minutes"
     }
 
@@ -698,7 +950,7 @@ public struct Friend: Codable, Sendable, Equatable {
         try container.encode(hasAvatar, forKey: .hasAvatar)
         try container.encode(avatarVersion, forKey: .avatarVersion)
         try container.encode(selected, forKey: .selected)
-        try container.encode(friendsSince, forKey: .friendsSince)
+        try container.encode(befriendedAt, forKey: .befriendedAt)
         try container.encode(todayMinutes, forKey: .todayMinutes)
     }
 }
@@ -927,8 +1179,319 @@ public struct ReportCreated: Codable, Sendable, Equatable {
     }
 }
 
-/// type: friend_request.received|accepted|ended, friend.removed|updated, balance.changed, catalog.changed, tips.changed, resync.
+/// One event; `type` tells which (a new type is a minor change: skip an event whose type you do not know).
 public struct Event: Codable, Sendable, Equatable {
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    /// Which event: friend_request.received, friend_request.accepted, friend_request.ended, friend.removed, friend.updated, balance.changed, catalog.changed, tips.changed, resync.
+    public var type: String
+    public var data: JSONValue
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: JSONValue, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
+/// To the receiver: someone asked you (user_id: the sender).
+public struct FriendRequestReceivedEvent: Codable, Sendable, Equatable {
+    public struct Data: Codable, Sendable, Equatable {
+        public var requestId: UUID
+        public var userId: UUID
+
+        public init(requestId: UUID, userId: UUID) {
+            self.requestId = requestId
+            self.userId = userId
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case requestId = "request_id"
+            case userId = "user_id"
+        }
+    }
+
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    public var type: String
+    public var data: Data
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: Data, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
+/// To the sender: the request was accepted (user_id: the new friend).
+public struct FriendRequestAcceptedEvent: Codable, Sendable, Equatable {
+    public struct Data: Codable, Sendable, Equatable {
+        public var requestId: UUID
+        public var userId: UUID
+
+        public init(requestId: UUID, userId: UUID) {
+            self.requestId = requestId
+            self.userId = userId
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case requestId = "request_id"
+            case userId = "user_id"
+        }
+    }
+
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    public var type: String
+    public var data: Data
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: Data, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
+/// To the other side: the request was declined or cancelled (never says which).
+public struct FriendRequestEndedEvent: Codable, Sendable, Equatable {
+    public struct Data: Codable, Sendable, Equatable {
+        public var requestId: UUID
+
+        public init(requestId: UUID) {
+            self.requestId = requestId
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case requestId = "request_id"
+        }
+    }
+
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    public var type: String
+    public var data: Data
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: Data, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
+/// To the friend who did not remove: user_id removed you.
+public struct FriendRemovedEvent: Codable, Sendable, Equatable {
+    public struct Data: Codable, Sendable, Equatable {
+        public var userId: UUID
+
+        public init(userId: UUID) {
+            self.userId = userId
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case userId = "user_id"
+        }
+    }
+
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    public var type: String
+    public var data: Data
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: Data, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
+/// To each friend: user_id's name, selection, avatar or today's minutes changed.
+public struct FriendUpdatedEvent: Codable, Sendable, Equatable {
+    public struct Data: Codable, Sendable, Equatable {
+        public var userId: UUID
+
+        public init(userId: UUID) {
+            self.userId = userId
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case userId = "user_id"
+        }
+    }
+
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    public var type: String
+    public var data: Data
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: Data, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
+/// To the user: the new balance.
+public struct BalanceChangedEvent: Codable, Sendable, Equatable {
+    public struct Data: Codable, Sendable, Equatable {
+        public var balance: Int
+
+        public init(balance: Int) {
+            self.balance = balance
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case balance = "balance"
+        }
+    }
+
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    public var type: String
+    public var data: Data
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: Data, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
+/// To everyone: the shop catalog changed (GET /shop/items again).
+public struct CatalogChangedEvent: Codable, Sendable, Equatable {
+    public struct Data: Codable, Sendable, Equatable {
+        public var version: Int
+
+        public init(version: Int) {
+            self.version = version
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case version = "version"
+        }
+    }
+
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    public var type: String
+    public var data: Data
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: Data, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
+/// To everyone: the tips changed (sync them again).
+public struct TipsChangedEvent: Codable, Sendable, Equatable {
+    public struct Data: Codable, Sendable, Equatable {
+        public var version: Int
+
+        public init(version: Int) {
+            self.version = version
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case version = "version"
+        }
+    }
+
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    public var type: String
+    public var data: Data
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: Data, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
+/// The cursor is older than what the server keeps: events may have been missed; reload what you show, then go on from `next`.
+public struct ResyncEvent: Codable, Sendable, Equatable {
+    /// The cursor: pass it as `after` (or Last-Event-ID).
     public var id: Int
     public var type: String
     public var data: JSONValue
@@ -1519,7 +2082,7 @@ public struct FriendRequestBody: Codable, Sendable, Equatable {
     }
 }
 
-public struct ReportBodyBody: Codable, Sendable, Equatable {
+public struct ReportBody: Codable, Sendable, Equatable {
     public var reason: ReportReason
     /// Trimmed of spaces: 1 to 1000 characters.
     public var details: String?
@@ -1578,65 +2141,16 @@ public struct SessionBatchBody: Codable, Sendable, Equatable {
 public struct SessionBatchResults: Codable, Sendable, Equatable {
     /// One of several shapes: decoding tries each in order (their required members differ).
     public enum ItemResult: Codable, Sendable, Equatable {
-        public struct Applied: Codable, Sendable, Equatable {
-            public struct Body: Codable, Sendable, Equatable {
-                public var session: Session
-                public var balance: Int
-                /// Rated items only.
-                public var tip: Tip?
-
-                public init(session: Session, balance: Int, tip: Tip? = nil) {
-                    self.session = session
-                    self.balance = balance
-                    self.tip = tip
-                }
-
-                enum CodingKeys: String, CodingKey {
-                    case session = "session"
-                    case balance = "balance"
-                    case tip = "tip"
-                }
-            }
-
-            public var status: Int
-            public var body: Body
-
-            public init(status: Int, body: Body) {
-                self.status = status
-                self.body = body
-            }
-
-            enum CodingKeys: String, CodingKey {
-                case status = "status"
-                case body = "body"
-            }
-        }
-
-        public struct Rejected: Codable, Sendable, Equatable {
-            public var status: Int
-            public var problem: Problem
-
-            public init(status: Int, problem: Problem) {
-                self.status = status
-                self.problem = problem
-            }
-
-            enum CodingKeys: String, CodingKey {
-                case status = "status"
-                case problem = "problem"
-            }
-        }
-
-        case applied(Applied)
-        case rejected(Rejected)
+        case applied(SessionBatchApplied)
+        case rejected(SessionBatchRejected)
 
         public init(from decoder: any Decoder) throws {
             let container = try decoder.singleValueContainer()
-            if let value = try? container.decode(Applied.self) {
+            if let value = try? container.decode(SessionBatchApplied.self) {
                 self = .applied(value)
                 return
             }
-            if let value = try? container.decode(Rejected.self) {
+            if let value = try? container.decode(SessionBatchRejected.self) {
                 self = .rejected(value)
                 return
             }
@@ -1660,6 +2174,57 @@ public struct SessionBatchResults: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case results = "results"
+    }
+}
+
+/// An item recorded (201) or already recorded with the same times (200): what POST /focus-sessions answers.
+public struct SessionBatchApplied: Codable, Sendable, Equatable {
+    public struct Body: Codable, Sendable, Equatable {
+        public var session: Session
+        public var balance: Int
+        /// Rated items only.
+        public var tip: Tip?
+
+        public init(session: Session, balance: Int, tip: Tip? = nil) {
+            self.session = session
+            self.balance = balance
+            self.tip = tip
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case session = "session"
+            case balance = "balance"
+            case tip = "tip"
+        }
+    }
+
+    public var status: Int
+    public var body: Body
+
+    public init(status: Int, body: Body) {
+        self.status = status
+        self.body = body
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case status = "status"
+        case body = "body"
+    }
+}
+
+/// An item refused: its problem, as POST /focus-sessions would answer it.
+public struct SessionBatchRejected: Codable, Sendable, Equatable {
+    public var status: Int
+    public var problem: Problem
+
+    public init(status: Int, problem: Problem) {
+        self.status = status
+        self.problem = problem
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case status = "status"
+        case problem = "problem"
     }
 }
 
@@ -1791,8 +2356,8 @@ public enum Schemas {
         ("Settings", Settings.self),
         ("Profile", Profile.self),
         ("SignedIn", SignedIn.self),
-        ("Device", Device.self),
-        ("Devices", Devices.self),
+        ("Token", Token.self),
+        ("TokenList", TokenList.self),
         ("Catalog", Catalog.self),
         ("ItemSync", ItemSync.self),
         ("Purchase", Purchase.self),
@@ -1820,6 +2385,15 @@ public enum Schemas {
         ("Report", Report.self),
         ("ReportCreated", ReportCreated.self),
         ("Event", Event.self),
+        ("FriendRequestReceivedEvent", FriendRequestReceivedEvent.self),
+        ("FriendRequestAcceptedEvent", FriendRequestAcceptedEvent.self),
+        ("FriendRequestEndedEvent", FriendRequestEndedEvent.self),
+        ("FriendRemovedEvent", FriendRemovedEvent.self),
+        ("FriendUpdatedEvent", FriendUpdatedEvent.self),
+        ("BalanceChangedEvent", BalanceChangedEvent.self),
+        ("CatalogChangedEvent", CatalogChangedEvent.self),
+        ("TipsChangedEvent", TipsChangedEvent.self),
+        ("ResyncEvent", ResyncEvent.self),
         ("Events", Events.self),
         ("Export", Export.self),
         ("RegisterBody", RegisterBody.self),
@@ -1836,10 +2410,12 @@ public enum Schemas {
         ("SessionRecordBody", SessionRecordBody.self),
         ("RatingBody", RatingBody.self),
         ("FriendRequestBody", FriendRequestBody.self),
-        ("ReportBodyBody", ReportBodyBody.self),
+        ("ReportBody", ReportBody.self),
         ("SessionBatchItem", SessionBatchItem.self),
         ("SessionBatchBody", SessionBatchBody.self),
         ("SessionBatchResults", SessionBatchResults.self),
+        ("SessionBatchApplied", SessionBatchApplied.self),
+        ("SessionBatchRejected", SessionBatchRejected.self),
         ("SessionRunning", SessionRunning.self),
         ("SessionCurrent", SessionCurrent.self),
         ("OriginalTipsBody", OriginalTipsBody.self),
