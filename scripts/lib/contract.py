@@ -279,6 +279,15 @@ def strict(document):
             node["enum"] = values + ([None] if "null" in types else [])
     for root in roots:
         walk(root, close)
+
+    def tag(node):  # each member of a discriminated union says its own tag
+        mapping = node.get("discriminator", {}).get("mapping", {})
+        for value, ref in mapping.items():
+            member = document["components"]["schemas"][ref.rsplit("/", 1)[1]]
+            member["properties"][node["discriminator"]["propertyName"]] = {"type": "string", "enum": [value]}
+    walk(document, tag)
+    every_code = sorted({code for r in responses(document) for code in r.get("x-problem-codes", [])})
+    document["components"]["schemas"]["Problem"]["properties"]["code"]["enum"] = every_code
     for path, method, operation in operations(document):
         for status, response in operation.get("responses", {}).items():
             resolved = resolve_response(document, response)

@@ -48,6 +48,7 @@ enum ShopCommands {
         case .pet: shown = profile.selected.pet
         case .sound: shown = profile.selected.sound
         case .furniture: shown = profile.selected.furniture
+        case .unknown: shown = nil  // allCases above holds only the kinds this client knows
         }
         context.output.result(profile, "Your \(kind) is now \(shown?.name ?? argument).")
     }

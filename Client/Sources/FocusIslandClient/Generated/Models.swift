@@ -1222,6 +1222,7 @@ public struct FriendRequestReceivedEvent: Codable, Sendable, Equatable {
 
     /// The cursor: pass it as `after` (or Last-Event-ID).
     public var id: Int
+    /// `friend_request.received` (the discriminator).
     public var type: String
     public var data: Data
     public var createdAt: Time
@@ -1260,6 +1261,7 @@ public struct FriendRequestAcceptedEvent: Codable, Sendable, Equatable {
 
     /// The cursor: pass it as `after` (or Last-Event-ID).
     public var id: Int
+    /// `friend_request.accepted` (the discriminator).
     public var type: String
     public var data: Data
     public var createdAt: Time
@@ -1295,6 +1297,7 @@ public struct FriendRequestEndedEvent: Codable, Sendable, Equatable {
 
     /// The cursor: pass it as `after` (or Last-Event-ID).
     public var id: Int
+    /// `friend_request.ended` (the discriminator).
     public var type: String
     public var data: Data
     public var createdAt: Time
@@ -1330,6 +1333,7 @@ public struct FriendRemovedEvent: Codable, Sendable, Equatable {
 
     /// The cursor: pass it as `after` (or Last-Event-ID).
     public var id: Int
+    /// `friend.removed` (the discriminator).
     public var type: String
     public var data: Data
     public var createdAt: Time
@@ -1365,6 +1369,7 @@ public struct FriendUpdatedEvent: Codable, Sendable, Equatable {
 
     /// The cursor: pass it as `after` (or Last-Event-ID).
     public var id: Int
+    /// `friend.updated` (the discriminator).
     public var type: String
     public var data: Data
     public var createdAt: Time
@@ -1400,6 +1405,7 @@ public struct BalanceChangedEvent: Codable, Sendable, Equatable {
 
     /// The cursor: pass it as `after` (or Last-Event-ID).
     public var id: Int
+    /// `balance.changed` (the discriminator).
     public var type: String
     public var data: Data
     public var createdAt: Time
@@ -1435,6 +1441,7 @@ public struct CatalogChangedEvent: Codable, Sendable, Equatable {
 
     /// The cursor: pass it as `after` (or Last-Event-ID).
     public var id: Int
+    /// `catalog.changed` (the discriminator).
     public var type: String
     public var data: Data
     public var createdAt: Time
@@ -1470,6 +1477,7 @@ public struct TipsChangedEvent: Codable, Sendable, Equatable {
 
     /// The cursor: pass it as `after` (or Last-Event-ID).
     public var id: Int
+    /// `tips.changed` (the discriminator).
     public var type: String
     public var data: Data
     public var createdAt: Time
@@ -1493,6 +1501,7 @@ public struct TipsChangedEvent: Codable, Sendable, Equatable {
 public struct ResyncEvent: Codable, Sendable, Equatable {
     /// The cursor: pass it as `after` (or Last-Event-ID).
     public var id: Int
+    /// `resync` (the discriminator).
     public var type: String
     public var data: JSONValue
     public var createdAt: Time
