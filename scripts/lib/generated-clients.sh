@@ -7,7 +7,8 @@
 #   openapi-python-client --fail-on-warning, with scripts/lib/openapi-python-client.json: image
 #       bodies (PUT /me/avatar, GET /users/{id}/avatar) read as application/octet-stream, which
 #       it supports; no post hooks (ruff is not installed)
-#   openapi-generator swift6 (enumUnknownDefaultCase), built with swift build, a decoder beside it
+#   openapi-generator swift6 (enumUnknownDefaultCase; identifiableModels=false, because it declares
+#       the Event union, an enum, Identifiable without an `id`), built with swift build, a decoder beside it
 #   openapi-generator typescript-fetch, compiled by tsc --strict, the decoder run by node; with
 #       --suppressImplicitAnyIndexErrors, because its instanceOf checks (`'id' in value` on an
 #       `object`) rely on TypeScript 4.9's narrowing and Debian 12's node-typescript is 4.8
@@ -60,7 +61,7 @@ generated_clients_generate() {
     check "openapi-python-client --fail-on-warning" "0 warnings, $(find "$dir/generated/py/focus_island_client/models" -name '*.py' | wc -l) model files"
 
     "$gen" generate -i "$ROOT/docs/openapi.json" -g swift6 -o "$dir/generated/swift6" \
-        --additional-properties=projectName=FocusIslandAPI,enumUnknownDefaultCase=true >"$dir/generated/swift6.log" 2>&1 \
+        --additional-properties=projectName=FocusIslandAPI,enumUnknownDefaultCase=true,identifiableModels=false >"$dir/generated/swift6.log" 2>&1 \
         || { cat "$dir/generated/swift6.log"; die "openapi-generator swift6 failed"; }
     warnings=$(generator_warnings "$dir/generated/swift6.log")
     [ -z "$warnings" ] || { echo "$warnings"; die "openapi-generator swift6 warned"; }

@@ -321,7 +321,7 @@ public struct Time: Codable, Sendable, Equatable, Hashable, CustomStringConverti
     public var description: String { rawValue }
 }
 
-/// RFC 9457 problem+json. Each response lists the codes it may carry as an enum on `code`.
+/// RFC 9457 problem+json. `code` is stable (docs/errors.md) and open: a response lists the codes it carries today in `x-problem-codes`, and a newer server may add one (keep it, and act on the status).
 public struct Problem: Codable, Sendable, Equatable {
     public var type: String
     public var title: String
