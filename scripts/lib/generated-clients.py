@@ -179,7 +179,7 @@ import FocusIslandAPI
 import Foundation
 
 func decode(_ schema: String, _ data: Data) throws -> Any {{
-    let decoder = CodableHelper.jsonDecoder
+    let decoder = CodableHelper().jsonDecoder
     switch schema {{
 {cases}
     default: throw CocoaError(.coderInvalidValue)

@@ -114,10 +114,8 @@ PY
     check "tsc --strict --suppressImplicitAnyIndexErrors (node-typescript $(tsc --version | cut -d' ' -f2))" "0 errors"
     node "$out/ts/out/decode.js" "$answers" || status=1
 
-    wait "$swift_pid" || { grep -E 'error|warning' "$dir/generated/swift6-build.log" | head -30; die "swift build of the generated swift6 client failed"; }
-    local swift_warnings
-    swift_warnings=$(grep -c 'warning:' "$dir/generated/swift6-build.log" || true)
-    check "swift build of the swift6 client" "$swift_warnings warnings"
+    wait "$swift_pid" || { grep -E 'error' "$dir/generated/swift6-build.log" | head -30; die "swift build of the generated swift6 client failed"; }
+    check "swift build of the swift6 client and its decoder" "built"
     "$out/swift6/.build/debug/Decode" "$answers" || status=1
     [ "$status" = 0 ] || die "a generated client could not decode what the versioning rule says it must"
     say "generated clients: each decodes the real answers and the three mutated ones"
