@@ -14,7 +14,7 @@ scratch_db() {
 # A copy of sql/ holding migrations up to $2 (all when empty) and empty api/report/seed folders.
 partial_sql() {
     local target=$1 upto=$2
-    mkdir -p "$target/migrations" "$target/api" "$target/report" "$target/seed"
+    mkdir -p "$target/migrations" "$target/api" "$target/app" "$target/report" "$target/seed"
     for file in "$ROOT"/sql/migrations/*.sql; do
         if [ -z "$upto" ] || [ "$(basename "$file" | cut -d_ -f1)" \< "$upto" ] || \
            [ "$(basename "$file" | cut -d_ -f1)" = "$upto" ]; then
