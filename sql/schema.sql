@@ -1007,16 +1007,16 @@ begin
 end
 $$;
 ALTER FUNCTION api.focus_sessions_start(token text, params jsonb, body jsonb) OWNER TO focus_owner;
-CREATE FUNCTION api.friend_json(user_id uuid, friends_since timestamp with time zone) RETURNS jsonb
+CREATE FUNCTION api.friend_json(user_id uuid, befriended_at timestamp with time zone) RETURNS jsonb
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
     select api.user_card(friend_json.user_id)
            || jsonb_build_object('selected', api.selected_json(friend_json.user_id),
-                                 'friends_since', api.iso(friend_json.friends_since),
+                                 'befriended_at', api.iso(friend_json.befriended_at),
                                  'today_minutes', api.today_minutes(friend_json.user_id))
 $$;
-ALTER FUNCTION api.friend_json(user_id uuid, friends_since timestamp with time zone) OWNER TO focus_owner;
+ALTER FUNCTION api.friend_json(user_id uuid, befriended_at timestamp with time zone) OWNER TO focus_owner;
 CREATE FUNCTION api.friend_requests_accept(token text, params jsonb, body jsonb) RETURNS api.reply
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -1169,7 +1169,7 @@ begin
     -- cost a function call with its own search_path (50 friends: 20 ms down to about 1).
     select jsonb_build_object('friends', coalesce(jsonb_agg(
                api.card_json(u.id, u.display_name, a.user_id is not null, a.updated_at)
-               || jsonb_build_object('selected', sel.selected, 'friends_since', api.iso(f.accepted_at),
+               || jsonb_build_object('selected', sel.selected, 'befriended_at', api.iso(f.accepted_at),
                                      'today_minutes', coalesce(d.minutes, 0))
                order by f.accepted_at, f.id), '[]'))
     into v_body
@@ -4761,7 +4761,7 @@ REVOKE ALL ON FUNCTION api.focus_sessions_rate(token text, params jsonb, body js
 GRANT ALL ON FUNCTION api.focus_sessions_rate(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.focus_sessions_start(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.focus_sessions_start(token text, params jsonb, body jsonb) TO focus_api;
-REVOKE ALL ON FUNCTION api.friend_json(user_id uuid, friends_since timestamp with time zone) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.friend_json(user_id uuid, befriended_at timestamp with time zone) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.friend_requests_accept(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.friend_requests_accept(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.friend_requests_create(token text, params jsonb, body jsonb) FROM PUBLIC;

@@ -2,69 +2,419 @@
 // One struct per components.schemas entry.
 import Foundation
 
-public enum ItemKind: String, Codable, Sendable, CaseIterable {
+/// `unknown` keeps a value this client does not know yet (a new value is a minor change).
+public enum ItemKind: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
     case pet
     case sound
     case furniture
+    case unknown(String)
+
+    /// The values this client knows (not `unknown`).
+    public static let allCases: [ItemKind] = [.pet, .sound, .furniture]
+
+    public init(rawValue: String) {
+        switch rawValue {
+        case "pet": self = .pet
+        case "sound": self = .sound
+        case "furniture": self = .furniture
+        default: self = .unknown(rawValue)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .pet: "pet"
+        case .sound: "sound"
+        case .furniture: "furniture"
+        case .unknown(let value): value
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
 }
 
-public enum Rating: String, Codable, Sendable, CaseIterable {
+/// `unknown` keeps a value this client does not know yet (a new value is a minor change).
+public enum Rating: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
     case good
     case fine
     case bad
+    case unknown(String)
+
+    /// The values this client knows (not `unknown`).
+    public static let allCases: [Rating] = [.good, .fine, .bad]
+
+    public init(rawValue: String) {
+        switch rawValue {
+        case "good": self = .good
+        case "fine": self = .fine
+        case "bad": self = .bad
+        default: self = .unknown(rawValue)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .good: "good"
+        case .fine: "fine"
+        case .bad: "bad"
+        case .unknown(let value): value
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
 }
 
-public enum ReportReason: String, Codable, Sendable, CaseIterable {
+/// `unknown` keeps a value this client does not know yet (a new value is a minor change).
+public enum ReportReason: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
     case spam
     case harassment
-    case inappropriateName = "inappropriate_name"
-    case inappropriateAvatar = "inappropriate_avatar"
+    case inappropriateName
+    case inappropriateAvatar
     case other
+    case unknown(String)
+
+    /// The values this client knows (not `unknown`).
+    public static let allCases: [ReportReason] = [.spam, .harassment, .inappropriateName, .inappropriateAvatar, .other]
+
+    public init(rawValue: String) {
+        switch rawValue {
+        case "spam": self = .spam
+        case "harassment": self = .harassment
+        case "inappropriate_name": self = .inappropriateName
+        case "inappropriate_avatar": self = .inappropriateAvatar
+        case "other": self = .other
+        default: self = .unknown(rawValue)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .spam: "spam"
+        case .harassment: "harassment"
+        case .inappropriateName: "inappropriate_name"
+        case .inappropriateAvatar: "inappropriate_avatar"
+        case .other: "other"
+        case .unknown(let value): value
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
 }
 
-public enum SessionSource: String, Codable, Sendable, CaseIterable {
+/// `unknown` keeps a value this client does not know yet (a new value is a minor change).
+public enum SessionSource: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
     case live
     case offline
+    case unknown(String)
+
+    /// The values this client knows (not `unknown`).
+    public static let allCases: [SessionSource] = [.live, .offline]
+
+    public init(rawValue: String) {
+        switch rawValue {
+        case "live": self = .live
+        case "offline": self = .offline
+        default: self = .unknown(rawValue)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .live: "live"
+        case .offline: "offline"
+        case .unknown(let value): value
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
 }
 
-public enum FriendshipStatus: String, Codable, Sendable, CaseIterable {
+/// `unknown` keeps a value this client does not know yet (a new value is a minor change).
+public enum FriendshipStatus: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
     case pending
     case accepted
+    case unknown(String)
+
+    /// The values this client knows (not `unknown`).
+    public static let allCases: [FriendshipStatus] = [.pending, .accepted]
+
+    public init(rawValue: String) {
+        switch rawValue {
+        case "pending": self = .pending
+        case "accepted": self = .accepted
+        default: self = .unknown(rawValue)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .pending: "pending"
+        case .accepted: "accepted"
+        case .unknown(let value): value
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
 }
 
-public enum OriginalRatingLevel: String, Codable, Sendable, CaseIterable {
-    case good = "Good"
-    case fine = "Fine"
-    case bad = "Bad"
+/// `unknown` keeps a value this client does not know yet (a new value is a minor change).
+public enum OriginalRatingLevel: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
+    case good
+    case fine
+    case bad
+    case unknown(String)
+
+    /// The values this client knows (not `unknown`).
+    public static let allCases: [OriginalRatingLevel] = [.good, .fine, .bad]
+
+    public init(rawValue: String) {
+        switch rawValue {
+        case "Good": self = .good
+        case "Fine": self = .fine
+        case "Bad": self = .bad
+        default: self = .unknown(rawValue)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .good: "Good"
+        case .fine: "Fine"
+        case .bad: "Bad"
+        case .unknown(let value): value
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
 }
 
-public enum ModerationReportStatus: String, Codable, Sendable, CaseIterable {
+/// `unknown` keeps a value this client does not know yet (a new value is a minor change).
+public enum ModerationReportStatus: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
     case `open`
     case actioned
     case dismissed
+    case unknown(String)
+
+    /// The values this client knows (not `unknown`).
+    public static let allCases: [ModerationReportStatus] = [.`open`, .actioned, .dismissed]
+
+    public init(rawValue: String) {
+        switch rawValue {
+        case "open": self = .`open`
+        case "actioned": self = .actioned
+        case "dismissed": self = .dismissed
+        default: self = .unknown(rawValue)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .`open`: "open"
+        case .actioned: "actioned"
+        case .dismissed: "dismissed"
+        case .unknown(let value): value
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
 }
 
-public enum ModerationActionAction: String, Codable, Sendable, CaseIterable {
+/// `unknown` keeps a value this client does not know yet (a new value is a minor change).
+public enum ModerationActionAction: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
     case rename
-    case removeAvatar = "remove_avatar"
+    case removeAvatar
     case suspend
     case ban
-    case resolveReport = "resolve_report"
+    case resolveReport
+    case unknown(String)
+
+    /// The values this client knows (not `unknown`).
+    public static let allCases: [ModerationActionAction] = [.rename, .removeAvatar, .suspend, .ban, .resolveReport]
+
+    public init(rawValue: String) {
+        switch rawValue {
+        case "rename": self = .rename
+        case "remove_avatar": self = .removeAvatar
+        case "suspend": self = .suspend
+        case "ban": self = .ban
+        case "resolve_report": self = .resolveReport
+        default: self = .unknown(rawValue)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .rename: "rename"
+        case .removeAvatar: "remove_avatar"
+        case .suspend: "suspend"
+        case .ban: "ban"
+        case .resolveReport: "resolve_report"
+        case .unknown(let value): value
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
 }
 
-public enum ModerationResolveBodyStatus: String, Codable, Sendable, CaseIterable {
+/// `unknown` keeps a value this client does not know yet (a new value is a minor change).
+public enum ModerationResolveBodyStatus: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
     case actioned
     case dismissed
+    case unknown(String)
+
+    /// The values this client knows (not `unknown`).
+    public static let allCases: [ModerationResolveBodyStatus] = [.actioned, .dismissed]
+
+    public init(rawValue: String) {
+        switch rawValue {
+        case "actioned": self = .actioned
+        case "dismissed": self = .dismissed
+        default: self = .unknown(rawValue)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .actioned: "actioned"
+        case .dismissed: "dismissed"
+        case .unknown(let value): value
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
 }
 
-public enum LeaderboardPeriod: String, Codable, Sendable, CaseIterable {
+/// `unknown` keeps a value this client does not know yet (a new value is a minor change).
+public enum LeaderboardPeriod: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
     case daily
     case weekly
+    case unknown(String)
+
+    /// The values this client knows (not `unknown`).
+    public static let allCases: [LeaderboardPeriod] = [.daily, .weekly]
+
+    public init(rawValue: String) {
+        switch rawValue {
+        case "daily": self = .daily
+        case "weekly": self = .weekly
+        default: self = .unknown(rawValue)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .daily: "daily"
+        case .weekly: "weekly"
+        case .unknown(let value): value
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
 }
 
-public enum LeaderboardScope: String, Codable, Sendable, CaseIterable {
+/// `unknown` keeps a value this client does not know yet (a new value is a minor change).
+public enum LeaderboardScope: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
     case friends
     case global
+    case unknown(String)
+
+    /// The values this client knows (not `unknown`).
+    public static let allCases: [LeaderboardScope] = [.friends, .global]
+
+    public init(rawValue: String) {
+        switch rawValue {
+        case "friends": self = .friends
+        case "global": self = .global
+        default: self = .unknown(rawValue)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .friends: "friends"
+        case .global: "global"
+        case .unknown(let value): value
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
 }
 
 /// RFC 3339 in UTC with microseconds, the one time format of answers.
@@ -88,7 +438,7 @@ public struct Time: Codable, Sendable, Equatable, Hashable, CustomStringConverti
     public var description: String { rawValue }
 }
 
-/// RFC 9457 problem+json. Each response lists the codes it may carry as an enum on `code`.
+/// RFC 9457 problem+json. `code` is stable (docs/errors.md) and open: a response lists the codes it carries today in `x-problem-codes`, and a newer server may add one (keep it, and act on the status).
 public struct Problem: Codable, Sendable, Equatable {
     public var type: String
     public var title: String
@@ -353,7 +703,7 @@ public struct SignedIn: Codable, Sendable, Equatable {
     }
 }
 
-public struct Device: Codable, Sendable, Equatable {
+public struct Token: Codable, Sendable, Equatable {
     public var id: UUID
     /// The User-Agent the token was issued to.
     public var label: String?
@@ -391,10 +741,10 @@ public struct Device: Codable, Sendable, Equatable {
     }
 }
 
-public struct Devices: Codable, Sendable, Equatable {
-    public var tokens: [Device]
+public struct TokenList: Codable, Sendable, Equatable {
+    public var tokens: [Token]
 
-    public init(tokens: [Device]) {
+    public init(tokens: [Token]) {
         self.tokens = tokens
     }
 
@@ -698,25 +1048,25 @@ public struct UserCard: Codable, Sendable, Equatable {
     }
 }
 
-/// UserCard + {selected, friends_since, today_minutes}.
+/// UserCard + {selected, befriended_at, today_minutes}.
 public struct Friend: Codable, Sendable, Equatable {
     public var id: UUID
     public var displayName: String
     public var hasAvatar: Bool
     public var avatarVersion: Int?
     public var selected: Selected
-    public var friendsSince: Time
+    public var befriendedAt: Time
     public var todayMinutes: Int
 
     public init(
-        id: UUID, displayName: String, hasAvatar: Bool, avatarVersion: Int? = nil, selected: Selected, friendsSince: Time, todayMinutes: Int
+        id: UUID, displayName: String, hasAvatar: Bool, avatarVersion: Int? = nil, selected: Selected, befriendedAt: Time, todayMinutes: Int
     ) {
         self.id = id
         self.displayName = displayName
         self.hasAvatar = hasAvatar
         self.avatarVersion = avatarVersion
         self.selected = selected
-        self.friendsSince = friendsSince
+        self.befriendedAt = befriendedAt
         self.todayMinutes = todayMinutes
     }
 
@@ -726,7 +1076,7 @@ public struct Friend: Codable, Sendable, Equatable {
         case hasAvatar = "has_avatar"
         case avatarVersion = "avatar_version"
         case selected = "selected"
-        case friendsSince = "friends_since"
+        case befriendedAt = "befriended_at"
         case todayMinutes = "today_minutes"
     }
 
@@ -737,7 +1087,7 @@ public struct Friend: Codable, Sendable, Equatable {
         try container.encode(hasAvatar, forKey: .hasAvatar)
         try container.encode(avatarVersion, forKey: .avatarVersion)
         try container.encode(selected, forKey: .selected)
-        try container.encode(friendsSince, forKey: .friendsSince)
+        try container.encode(befriendedAt, forKey: .befriendedAt)
         try container.encode(todayMinutes, forKey: .todayMinutes)
     }
 }
@@ -1016,9 +1366,329 @@ public struct ReportCreated: Codable, Sendable, Equatable {
     }
 }
 
-/// type: friend_request.received|accepted|ended, friend.removed|updated, balance.changed, catalog.changed, tips.changed, resync.
+/// One event; `type` tells which (a new type is a minor change: skip an event whose type you do not know).
 public struct Event: Codable, Sendable, Equatable {
+    /// The cursor: pass it as `after` (or Last-Event-ID).
     public var id: Int
+    /// Which event: friend_request.received, friend_request.accepted, friend_request.ended, friend.removed, friend.updated, balance.changed, catalog.changed, tips.changed, resync.
+    public var type: String
+    public var data: JSONValue
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: JSONValue, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
+/// To the receiver: someone asked you (user_id: the sender).
+public struct FriendRequestReceivedEvent: Codable, Sendable, Equatable {
+    public struct Data: Codable, Sendable, Equatable {
+        public var requestId: UUID
+        public var userId: UUID
+
+        public init(requestId: UUID, userId: UUID) {
+            self.requestId = requestId
+            self.userId = userId
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case requestId = "request_id"
+            case userId = "user_id"
+        }
+    }
+
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    /// `friend_request.received` (the discriminator).
+    public var type: String
+    public var data: Data
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: Data, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
+/// To the sender: the request was accepted (user_id: the new friend).
+public struct FriendRequestAcceptedEvent: Codable, Sendable, Equatable {
+    public struct Data: Codable, Sendable, Equatable {
+        public var requestId: UUID
+        public var userId: UUID
+
+        public init(requestId: UUID, userId: UUID) {
+            self.requestId = requestId
+            self.userId = userId
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case requestId = "request_id"
+            case userId = "user_id"
+        }
+    }
+
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    /// `friend_request.accepted` (the discriminator).
+    public var type: String
+    public var data: Data
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: Data, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
+/// To the other side: the request was declined or cancelled (never says which).
+public struct FriendRequestEndedEvent: Codable, Sendable, Equatable {
+    public struct Data: Codable, Sendable, Equatable {
+        public var requestId: UUID
+
+        public init(requestId: UUID) {
+            self.requestId = requestId
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case requestId = "request_id"
+        }
+    }
+
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    /// `friend_request.ended` (the discriminator).
+    public var type: String
+    public var data: Data
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: Data, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
+/// To the friend who did not remove: user_id removed you.
+public struct FriendRemovedEvent: Codable, Sendable, Equatable {
+    public struct Data: Codable, Sendable, Equatable {
+        public var userId: UUID
+
+        public init(userId: UUID) {
+            self.userId = userId
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case userId = "user_id"
+        }
+    }
+
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    /// `friend.removed` (the discriminator).
+    public var type: String
+    public var data: Data
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: Data, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
+/// To each friend: user_id's name, selection, avatar or today's minutes changed.
+public struct FriendUpdatedEvent: Codable, Sendable, Equatable {
+    public struct Data: Codable, Sendable, Equatable {
+        public var userId: UUID
+
+        public init(userId: UUID) {
+            self.userId = userId
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case userId = "user_id"
+        }
+    }
+
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    /// `friend.updated` (the discriminator).
+    public var type: String
+    public var data: Data
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: Data, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
+/// To the user: the new balance.
+public struct BalanceChangedEvent: Codable, Sendable, Equatable {
+    public struct Data: Codable, Sendable, Equatable {
+        public var balance: Int
+
+        public init(balance: Int) {
+            self.balance = balance
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case balance = "balance"
+        }
+    }
+
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    /// `balance.changed` (the discriminator).
+    public var type: String
+    public var data: Data
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: Data, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
+/// To everyone: the shop catalog changed (GET /shop/items again).
+public struct CatalogChangedEvent: Codable, Sendable, Equatable {
+    public struct Data: Codable, Sendable, Equatable {
+        public var version: Int
+
+        public init(version: Int) {
+            self.version = version
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case version = "version"
+        }
+    }
+
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    /// `catalog.changed` (the discriminator).
+    public var type: String
+    public var data: Data
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: Data, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
+/// To everyone: the tips changed (sync them again).
+public struct TipsChangedEvent: Codable, Sendable, Equatable {
+    public struct Data: Codable, Sendable, Equatable {
+        public var version: Int
+
+        public init(version: Int) {
+            self.version = version
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case version = "version"
+        }
+    }
+
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    /// `tips.changed` (the discriminator).
+    public var type: String
+    public var data: Data
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: Data, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
+/// The cursor is older than what the server keeps: events may have been missed; reload what you show, then go on from `next`.
+public struct ResyncEvent: Codable, Sendable, Equatable {
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    /// `resync` (the discriminator).
     public var type: String
     public var data: JSONValue
     public var createdAt: Time
@@ -1698,7 +2368,7 @@ public struct FriendRequestBody: Codable, Sendable, Equatable {
     }
 }
 
-public struct ReportBodyBody: Codable, Sendable, Equatable {
+public struct ReportBody: Codable, Sendable, Equatable {
     public var reason: ReportReason
     /// Trimmed of spaces: 1 to 1000 characters.
     public var details: String?
@@ -1757,65 +2427,16 @@ public struct SessionBatchBody: Codable, Sendable, Equatable {
 public struct SessionBatchResults: Codable, Sendable, Equatable {
     /// One of several shapes: decoding tries each in order (their required members differ).
     public enum ItemResult: Codable, Sendable, Equatable {
-        public struct Applied: Codable, Sendable, Equatable {
-            public struct Body: Codable, Sendable, Equatable {
-                public var session: Session
-                public var balance: Int
-                /// Rated items only.
-                public var tip: Tip?
-
-                public init(session: Session, balance: Int, tip: Tip? = nil) {
-                    self.session = session
-                    self.balance = balance
-                    self.tip = tip
-                }
-
-                enum CodingKeys: String, CodingKey {
-                    case session = "session"
-                    case balance = "balance"
-                    case tip = "tip"
-                }
-            }
-
-            public var status: Int
-            public var body: Body
-
-            public init(status: Int, body: Body) {
-                self.status = status
-                self.body = body
-            }
-
-            enum CodingKeys: String, CodingKey {
-                case status = "status"
-                case body = "body"
-            }
-        }
-
-        public struct Rejected: Codable, Sendable, Equatable {
-            public var status: Int
-            public var problem: Problem
-
-            public init(status: Int, problem: Problem) {
-                self.status = status
-                self.problem = problem
-            }
-
-            enum CodingKeys: String, CodingKey {
-                case status = "status"
-                case problem = "problem"
-            }
-        }
-
-        case applied(Applied)
-        case rejected(Rejected)
+        case applied(SessionBatchApplied)
+        case rejected(SessionBatchRejected)
 
         public init(from decoder: any Decoder) throws {
             let container = try decoder.singleValueContainer()
-            if let value = try? container.decode(Applied.self) {
+            if let value = try? container.decode(SessionBatchApplied.self) {
                 self = .applied(value)
                 return
             }
-            if let value = try? container.decode(Rejected.self) {
+            if let value = try? container.decode(SessionBatchRejected.self) {
                 self = .rejected(value)
                 return
             }
@@ -1839,6 +2460,57 @@ public struct SessionBatchResults: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case results = "results"
+    }
+}
+
+/// An item recorded (201) or already recorded with the same times (200): what POST /focus-sessions answers.
+public struct SessionBatchApplied: Codable, Sendable, Equatable {
+    public struct Body: Codable, Sendable, Equatable {
+        public var session: Session
+        public var balance: Int
+        /// Rated items only.
+        public var tip: Tip?
+
+        public init(session: Session, balance: Int, tip: Tip? = nil) {
+            self.session = session
+            self.balance = balance
+            self.tip = tip
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case session = "session"
+            case balance = "balance"
+            case tip = "tip"
+        }
+    }
+
+    public var status: Int
+    public var body: Body
+
+    public init(status: Int, body: Body) {
+        self.status = status
+        self.body = body
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case status = "status"
+        case body = "body"
+    }
+}
+
+/// An item refused: its problem, as POST /focus-sessions would answer it.
+public struct SessionBatchRejected: Codable, Sendable, Equatable {
+    public var status: Int
+    public var problem: Problem
+
+    public init(status: Int, problem: Problem) {
+        self.status = status
+        self.problem = problem
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case status = "status"
+        case problem = "problem"
     }
 }
 
@@ -1965,9 +2637,9 @@ public struct ModerationUser: Codable, Sendable, Equatable {
     public var hasAvatar: Bool
     public var avatarVersion: Int?
     public var banned: Bool
-    public var suspendedUntil: JSONValue
+    public var suspendedUntil: Time?
 
-    public init(id: UUID, displayName: String, hasAvatar: Bool, avatarVersion: Int? = nil, banned: Bool, suspendedUntil: JSONValue) {
+    public init(id: UUID, displayName: String, hasAvatar: Bool, avatarVersion: Int? = nil, banned: Bool, suspendedUntil: Time? = nil) {
         self.id = id
         self.displayName = displayName
         self.hasAvatar = hasAvatar
@@ -2006,13 +2678,13 @@ public struct ModerationReport: Codable, Sendable, Equatable {
     public var reporter: UserCard
     public var user: ModerationUser
     public var reportsAboutUser: Int
-    public var resolvedAt: JSONValue
+    public var resolvedAt: Time?
     public var resolvedBy: UUID?
     public var resolution: String?
 
     public init(
         id: UUID, status: ModerationReportStatus, reason: ReportReason, details: String? = nil, createdAt: Time, reporter: UserCard,
-        user: ModerationUser, reportsAboutUser: Int, resolvedAt: JSONValue, resolvedBy: UUID? = nil, resolution: String? = nil
+        user: ModerationUser, reportsAboutUser: Int, resolvedAt: Time? = nil, resolvedBy: UUID? = nil, resolution: String? = nil
     ) {
         self.id = id
         self.status = status
@@ -2241,8 +2913,8 @@ public enum Schemas {
         ("Settings", Settings.self),
         ("Profile", Profile.self),
         ("SignedIn", SignedIn.self),
-        ("Device", Device.self),
-        ("Devices", Devices.self),
+        ("Token", Token.self),
+        ("TokenList", TokenList.self),
         ("Catalog", Catalog.self),
         ("ItemSync", ItemSync.self),
         ("Purchase", Purchase.self),
@@ -2271,6 +2943,15 @@ public enum Schemas {
         ("Report", Report.self),
         ("ReportCreated", ReportCreated.self),
         ("Event", Event.self),
+        ("FriendRequestReceivedEvent", FriendRequestReceivedEvent.self),
+        ("FriendRequestAcceptedEvent", FriendRequestAcceptedEvent.self),
+        ("FriendRequestEndedEvent", FriendRequestEndedEvent.self),
+        ("FriendRemovedEvent", FriendRemovedEvent.self),
+        ("FriendUpdatedEvent", FriendUpdatedEvent.self),
+        ("BalanceChangedEvent", BalanceChangedEvent.self),
+        ("CatalogChangedEvent", CatalogChangedEvent.self),
+        ("TipsChangedEvent", TipsChangedEvent.self),
+        ("ResyncEvent", ResyncEvent.self),
         ("Events", Events.self),
         ("Export", Export.self),
         ("RegisterBody", RegisterBody.self),
@@ -2287,10 +2968,12 @@ public enum Schemas {
         ("SessionRecordBody", SessionRecordBody.self),
         ("RatingBody", RatingBody.self),
         ("FriendRequestBody", FriendRequestBody.self),
-        ("ReportBodyBody", ReportBodyBody.self),
+        ("ReportBody", ReportBody.self),
         ("SessionBatchItem", SessionBatchItem.self),
         ("SessionBatchBody", SessionBatchBody.self),
         ("SessionBatchResults", SessionBatchResults.self),
+        ("SessionBatchApplied", SessionBatchApplied.self),
+        ("SessionBatchRejected", SessionBatchRejected.self),
         ("SessionRunning", SessionRunning.self),
         ("SessionCurrent", SessionCurrent.self),
         ("OriginalTipsBody", OriginalTipsBody.self),

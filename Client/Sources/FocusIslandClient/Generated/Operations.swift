@@ -70,7 +70,7 @@ public enum MindfulnessTipsSyncResponse: Sendable, Equatable {
 }
 
 /// One of several shapes: decoding tries each in order (their required members differ).
-public enum MindfulnessTipsSyncSeedPathBody: Codable, Sendable, Equatable {
+public enum MindfulnessTipsSyncOriginalBody: Codable, Sendable, Equatable {
     case knownIdsBody(KnownIdsBody)
     case originalTipsBody(OriginalTipsBody)
 
@@ -84,7 +84,7 @@ public enum MindfulnessTipsSyncSeedPathBody: Codable, Sendable, Equatable {
             self = .originalTipsBody(value)
             return
         }
-        throw DecodingError.dataCorruptedError(in: container, debugDescription: "none of MindfulnessTipsSyncSeedPathBody's shapes")
+        throw DecodingError.dataCorruptedError(in: container, debugDescription: "none of MindfulnessTipsSyncOriginalBody's shapes")
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -96,8 +96,8 @@ public enum MindfulnessTipsSyncSeedPathBody: Codable, Sendable, Equatable {
     }
 }
 
-/// What `mindfulnessTipsSyncSeedPath` answers: one case per success status and shape.
-public enum MindfulnessTipsSyncSeedPathResponse: Sendable, Equatable {
+/// What `mindfulnessTipsSyncOriginal` answers: one case per success status and shape.
+public enum MindfulnessTipsSyncOriginalResponse: Sendable, Equatable {
     /// 200
     case tipSync(TipSync)
     /// 200
@@ -304,12 +304,12 @@ extension FocusIslandClient {
 
     /// The caller's working tokens (devices).
     /// `GET /me/tokens`
-    public func meTokensList() async throws(FocusIslandError) -> Devices {
+    public func meTokensList() async throws(FocusIslandError) -> TokenList {
         let request = OperationRequest(
             method: "GET", path: "/me/tokens", query: [],
             body: nil, contentType: nil, idempotencyKey: nil,
             conditional: false, statuses: [200])
-        return try self.decode(Devices.self, from: try await send(request))
+        return try self.decode(TokenList.self, from: try await send(request))
     }
 
     /// End one of the caller's tokens.
@@ -483,8 +483,8 @@ extension FocusIslandClient {
 
     /// The seed documents' path for /sync/mindfulness-tips.
     /// `POST /Sync/MindfulnessTips`
-    public func mindfulnessTipsSyncSeedPath(_ body: MindfulnessTipsSyncSeedPathBody, idempotencyKey: String? = nil)
-        async throws(FocusIslandError) -> MindfulnessTipsSyncSeedPathResponse
+    public func mindfulnessTipsSyncOriginal(_ body: MindfulnessTipsSyncOriginalBody, idempotencyKey: String? = nil)
+        async throws(FocusIslandError) -> MindfulnessTipsSyncOriginalResponse
     {
         let request = OperationRequest(
             method: "POST", path: "/Sync/MindfulnessTips", query: [],
@@ -642,7 +642,7 @@ extension FocusIslandClient {
 
     /// Report a user to the moderators.
     /// `POST /users/{id}/report`
-    public func usersReportCreate(id: UUID, _ body: ReportBodyBody, idempotencyKey: String? = nil) async throws(FocusIslandError)
+    public func usersReportCreate(id: UUID, _ body: ReportBody, idempotencyKey: String? = nil) async throws(FocusIslandError)
         -> UsersReportCreateResponse
     {
         let request = OperationRequest(
