@@ -28,7 +28,7 @@ select is((api.me_update(test.token('bia'), '{}', '{"display_name": "Bia"}')).bo
 select is((api.users_get(test.token('bib'), jsonb_build_object('id', test.uid('bia')), '{}')).body ->> 'bio',
           U&'Caf\00E9 mornings, slow focus.', 'a friend sees it on GET /users/{id}');
 select is((select array_agg(k order by k) from jsonb_object_keys((api.users_get(test.token('bib'), jsonb_build_object('id', test.uid('bia')), '{}')).body) as k),
-          array['avatar_version', 'bio', 'display_name', 'befriended_at', 'has_avatar', 'id', 'selected', 'today_minutes'],
+          array['avatar_version', 'befriended_at', 'bio', 'display_name', 'has_avatar', 'id', 'selected', 'today_minutes'],
           '... whose answer is a Friend and the bio (FriendProfile)');
 select ok(not ((api.friends_list(test.token('bib'), '{}', '{}')).body -> 'friends' -> 0 ? 'bio'),
           'the friends list carries no bio');
