@@ -210,7 +210,41 @@ def rewrite(document):
     for response in responses(document):
         headers = response.setdefault("headers", {})
         headers.setdefault("X-Request-Id", {"$ref": "#/components/headers/XRequestId"})
+    # 7. no NUL in a request's text: PostgreSQL's jsonb cannot hold U+0000, so the server
+    # answers a body holding one 400 invalid_json whatever the field; the request schemas say so.
+    for name in request_body_schemas(document):
+        walk(components["schemas"][name], no_nul)
     return document
+
+
+NO_NUL = "^[^\\u0000]*$"
+NOT_BLANK_NO_NUL = "^[^\\u0000]*[^ \\u0000][^\\u0000]*$"
+
+
+def request_body_schemas(document):
+    """The component schemas request bodies name (directly or through oneOf/anyOf)."""
+    names = set()
+    for _, _, operation in operations(document):
+        for media in operation.get("requestBody", {}).get("content", {}).values():
+            names |= schema_refs(media.get("schema", {}))
+    while True:  # and the schemas those name
+        more = set().union(*(schema_refs(document["components"]["schemas"][name]) for name in names)) - names
+        if not more:
+            return sorted(names)
+        names |= more
+
+
+def no_nul(node):
+    """A free-text string (no enum, format or pattern that already keeps NUL out) refuses it."""
+    if not isinstance(node, dict) or node.get("type") not in ("string", ["string", "null"]):
+        return
+    if "enum" in node or "format" in node:
+        return
+    pattern = node.get("pattern")
+    if pattern is None:
+        node["pattern"] = NO_NUL
+    elif pattern == "[^ ]":
+        node["pattern"] = NOT_BLANK_NO_NUL
 
 
 def told_apart_by_keys(document, members):
