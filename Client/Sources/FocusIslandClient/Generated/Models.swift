@@ -1099,13 +1099,13 @@ public struct FriendProfile: Codable, Sendable, Equatable {
     public var hasAvatar: Bool
     public var avatarVersion: Int?
     public var selected: Selected
-    public var friendsSince: Time
+    public var befriendedAt: Time
     public var todayMinutes: Int
     /// What the friend wrote about themselves; null when unset.
     public var bio: String?
 
     public init(
-        id: UUID, displayName: String, hasAvatar: Bool, avatarVersion: Int? = nil, selected: Selected, friendsSince: Time,
+        id: UUID, displayName: String, hasAvatar: Bool, avatarVersion: Int? = nil, selected: Selected, befriendedAt: Time,
         todayMinutes: Int, bio: String? = nil
     ) {
         self.id = id
@@ -1113,7 +1113,7 @@ public struct FriendProfile: Codable, Sendable, Equatable {
         self.hasAvatar = hasAvatar
         self.avatarVersion = avatarVersion
         self.selected = selected
-        self.friendsSince = friendsSince
+        self.befriendedAt = befriendedAt
         self.todayMinutes = todayMinutes
         self.bio = bio
     }
@@ -1124,7 +1124,7 @@ public struct FriendProfile: Codable, Sendable, Equatable {
         case hasAvatar = "has_avatar"
         case avatarVersion = "avatar_version"
         case selected = "selected"
-        case friendsSince = "friends_since"
+        case befriendedAt = "befriended_at"
         case todayMinutes = "today_minutes"
         case bio = "bio"
     }
@@ -1136,7 +1136,7 @@ public struct FriendProfile: Codable, Sendable, Equatable {
         try container.encode(hasAvatar, forKey: .hasAvatar)
         try container.encode(avatarVersion, forKey: .avatarVersion)
         try container.encode(selected, forKey: .selected)
-        try container.encode(friendsSince, forKey: .friendsSince)
+        try container.encode(befriendedAt, forKey: .befriendedAt)
         try container.encode(todayMinutes, forKey: .todayMinutes)
         try container.encode(bio, forKey: .bio)
     }
