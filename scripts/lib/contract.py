@@ -89,11 +89,13 @@ def resolve_response(document, response):
 
 
 def walk(node, visit):
-    """Calls visit(dict) on every object below node, children after parents."""
+    """Calls visit(dict) on every object below node, children after parents; not inside an
+    `example` (a recorded answer: its keys are data, not schema keywords)."""
     if isinstance(node, dict):
         visit(node)
-        for value in list(node.values()):
-            walk(value, visit)
+        for key, value in list(node.items()):
+            if key != "example":
+                walk(value, visit)
     elif isinstance(node, list):
         for value in node:
             walk(value, visit)
@@ -240,7 +242,8 @@ def discriminator_findings(document):
                 findings.append(f"{where}: a oneOf without a discriminator (give its members a common "
                                 "`type` property named in `discriminator`, or make each a $ref with a required key of its own)")
             for key, value in node.items():
-                visit(value, f"{where}/{key}")
+                if key != "example":
+                    visit(value, f"{where}/{key}")
         elif isinstance(node, list):
             for index, value in enumerate(node):
                 visit(value, f"{where}/{index}")
