@@ -2185,6 +2185,7 @@ public struct PasswordResetBody: Codable, Sendable, Equatable {
 public struct PasswordResetConfirmBody: Codable, Sendable, Equatable {
     /// Trimmed; one @ and a dot after it; no spaces, control characters, no-break space or BOM (400 invalid_email otherwise). The pattern spells the characters out (Basic Multilingual Plane only, which is what it can state).
     public var email: String
+    /// The 8-digit code from the mail (spaces around it are trimmed); any other is 400 invalid_reset_code, like a wrong one.
     public var code: String
     /// 8 characters to 72 bytes.
     public var newPassword: String
@@ -2249,7 +2250,7 @@ public struct EmailChangeBody: Codable, Sendable, Equatable {
 public struct ProfileChangeBody: Codable, Sendable, Equatable {
     public struct SettingsChange: Codable, Sendable, Equatable {
         public var showTipOnTimer: Bool?
-        /// An IANA name PostgreSQL knows (pg_timezone_names), e.g. Europe/Paris.
+        /// An IANA name PostgreSQL knows (pg_timezone_names), e.g. Europe/Paris; letters, digits and _ + - / only; a name it does not know is 400 invalid_field (field: time_zone).
         public var timeZone: String?
 
         public init(showTipOnTimer: Bool? = nil, timeZone: String? = nil) {
@@ -2889,7 +2890,7 @@ public struct ModerationReasonBody: Codable, Sendable, Equatable {
 }
 
 public struct EmailVerifyBody: Codable, Sendable, Equatable {
-    /// The 8-digit code from the mail.
+    /// The 8-digit code from the mail (spaces around it are trimmed); any other is 400 invalid_verification_code, like a wrong one.
     public var code: String
 
     public init(code: String) {
