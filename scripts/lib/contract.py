@@ -27,6 +27,8 @@ document written in the older style gives the same result as writing it in this 
      that may answer 422 idempotency_key_reused, i.e. every one the server runs under the key;
   6. `X-Request-Id` is declared (components.headers.XRequestId) on every answer (a request may
      send its own: the server echoes a well-formed one; info.description says so).
+The rules never look inside an `example` (answers recorded by scripts/lib/record-examples.py: data, not
+schema), so the rewrite keeps them as they are.
 Python's standard library only.
 """
 
