@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """record-examples.py: the `example` of every operation in docs/openapi.json, recorded from a real server.
 
-    record-examples.py record BASE_URL DATABASE_URL [FILE]   drive the server through a scripted story and
+    record-examples.py record BASE_URL OWNER_URL [FILE]      drive the server through a scripted story and
                                                               write each answer as its response's example
     record-examples.py check [FILE]                           every operation has an example; each validates
                                                               against its schema in the published document and
                                                               in the strict copy (contract.py strict); run with
                                                               .venv's python (jsonschema_rs), as scripts/lint does
 
-The story (three people, a fourth who leaves, a moderator granted by SQL as an operator would): register,
+The story (four people, one of them a moderator granted by SQL as an operator would, one who resets a
+password and is banned): register,
 verify emails with the code read from app.outgoing_mail (as the operator's mailer would send it), buy and
 select an item, focus sessions, friends, blocks, a report, events, tips, moderation. Each operation's first
 answer of each status becomes the `example` of that response's media type; a shared response
@@ -18,11 +19,12 @@ example is its answer with `paths` and `components` left out (the whole is the d
 are cut to their first two items (the catalog and the tips are long), so totals beside a list may count more.
 Ids and times are kept as recorded: an example is a real answer, and a re-recording changes them (a
 whole-example diff per operation, reviewed like any other).
-Re-record against a migrated and seeded database with the server serving it (scripts/run), DATABASE_URL
+Re-record against a migrated and seeded database with the server serving it (scripts/run), OWNER_URL
 being the database owner's (focus_owner, the server's MIGRATION_DATABASE_URL): it reads the mail outbox and
 grants the moderator. The document is written in contract.py's form; then scripts/lint.
 """
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -30,8 +32,6 @@ import urllib.error
 import urllib.request
 import uuid
 from pathlib import Path
-
-import importlib.util
 
 _spec = importlib.util.spec_from_file_location("contract", Path(__file__).resolve().parent / "contract.py")
 contract = importlib.util.module_from_spec(_spec)
