@@ -27,6 +27,8 @@ document written in the older style gives the same result as writing it in this 
      that may answer 422 idempotency_key_reused, i.e. every one the server runs under the key;
   6. `X-Request-Id` is declared (components.headers.XRequestId) on every answer (a request may
      send its own: the server echoes a well-formed one; info.description says so).
+The rules never look inside an `example` (answers recorded by scripts/lib/record-examples.py: data, not
+schema), so the rewrite keeps them as they are.
 Python's standard library only.
 """
 
@@ -89,11 +91,13 @@ def resolve_response(document, response):
 
 
 def walk(node, visit):
-    """Calls visit(dict) on every object below node, children after parents."""
+    """Calls visit(dict) on every object below node, children after parents; not inside an
+    `example` (a recorded answer: its keys are data, not schema keywords)."""
     if isinstance(node, dict):
         visit(node)
-        for value in list(node.values()):
-            walk(value, visit)
+        for key, value in list(node.items()):
+            if key != "example":
+                walk(value, visit)
     elif isinstance(node, list):
         for value in node:
             walk(value, visit)
@@ -217,8 +221,8 @@ def rewrite(document):
     return document
 
 
-NO_NUL = "^[^\\u0000]*$"
-NOT_BLANK_NO_NUL = "^[^\\u0000]*[^ \\u0000][^\\u0000]*$"
+NO_NUL = "^[^\\x00]*$"
+NOT_BLANK_NO_NUL = "^[^\\x00]*[^\\x00 ][^\\x00]*$"
 
 
 def request_body_schemas(document):
@@ -274,7 +278,8 @@ def discriminator_findings(document):
                 findings.append(f"{where}: a oneOf without a discriminator (give its members a common "
                                 "`type` property named in `discriminator`, or make each a $ref with a required key of its own)")
             for key, value in node.items():
-                visit(value, f"{where}/{key}")
+                if key != "example":
+                    visit(value, f"{where}/{key}")
         elif isinstance(node, list):
             for index, value in enumerate(node):
                 visit(value, f"{where}/{index}")

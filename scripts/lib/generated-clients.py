@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """generated-clients.py: the answers the standard generators' clients must decode (scripts/lib/generated-clients.sh).
 
-    generated-clients.py record BASE_URL DIR        real answers of a running server, plus three mutated
-                                                    ones, as DIR/NAME.json, and DIR/manifest.json
+    generated-clients.py record BASE_URL DIR DB     real answers of a running server, plus three mutated
+                                                    ones, as DIR/NAME.json, and DIR/manifest.json (DB: a URL
+                                                    psql reads the mailed verification code with)
     generated-clients.py validate DOC STRICT DIR    each answer against its schema: the published document
                                                     takes all (it is open), the strict copy only the real
                                                     ones (run with .venv's python: jsonschema_rs)
@@ -16,6 +17,7 @@ an extra field, a new enum value and a new error code are minor, so every client
 """
 
 import json
+import subprocess
 import sys
 import urllib.error
 import urllib.request
@@ -41,7 +43,7 @@ def call(base, method, path, body=None, token=None):
         return error.code, json.loads(error.read() or b"null")
 
 
-def record(base, folder):
+def record(base, folder, database):
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     answers = []
@@ -58,6 +60,14 @@ def record(base, folder):
         "email": f"ann-{stamp}@example.com", "password": "correct horse", "display_name": "Ann"}), 201)["token"]
     bob = call(base, "POST", "/auth/register", {
         "email": f"bob-{stamp}@example.com", "password": "correct horse", "display_name": "Bob"})[1]["token"]
+    # friend requests find verified emails only: Bob confirms the code mailed at sign-up (read from
+    # the outbox, app.outgoing_mail, as the operator's mailer would send it)
+    code = subprocess.run(["psql", "-X", "-qAt", database, "-c",
+                           "select substring(body from 'Your code is ([0-9]{8})') from app.outgoing_mail "
+                           f"where recipient = 'bob-{stamp}@example.com' order by id desc limit 1"],
+                          check=True, capture_output=True, text=True).stdout.strip()
+    if call(base, "POST", "/me/email/verify", {"code": code}, token=bob)[0] != 200:
+        sys.exit("record: Bob's email could not be verified")
     keep("me", "Profile", *call(base, "GET", "/me", token=ann), 200)
     keep("shop_items", "Catalog", *call(base, "GET", "/shop/items", token=ann), 200)
     keep("me_items", "Inventory", *call(base, "GET", "/me/items", token=ann), 200)
@@ -278,8 +288,8 @@ def main(argv):
     if len(argv) < 3:
         sys.exit(__doc__)
     command = argv[1]
-    if command == "record" and len(argv) == 4:
-        record(argv[2], argv[3])
+    if command == "record" and len(argv) == 5:
+        record(argv[2], argv[3], argv[4])
     elif command == "validate" and len(argv) == 5:
         validate(argv[2], argv[3], argv[4])
     elif command == "python" and len(argv) == 4:

@@ -81,7 +81,7 @@ generated_clients_check() {
     generated_clients_generate
 
     serve_in_background "$dir/generated-clients-server.log"
-    python3 "$ROOT/scripts/lib/generated-clients.py" record "$base_url" "$answers" || { server_stop; die "could not record answers"; }
+    python3 "$ROOT/scripts/lib/generated-clients.py" record "$base_url" "$answers" "$MIGRATION_DATABASE_URL" || { server_stop; die "could not record answers"; }
     server_stop
     python3 "$ROOT/scripts/lib/contract.py" strict >"$dir/generated/openapi-strict.json"
     "$ROOT/.venv/bin/python" "$ROOT/scripts/lib/generated-clients.py" validate "$ROOT/docs/openapi.json" \

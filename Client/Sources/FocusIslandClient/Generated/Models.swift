@@ -2135,7 +2135,7 @@ public struct Export: Codable, Sendable, Equatable {
 public struct RegisterBody: Codable, Sendable, Equatable {
     /// Trimmed; one @ and a dot after it; no spaces, control characters, no-break space or BOM (400 invalid_email otherwise). The pattern spells the characters out (Basic Multilingual Plane only, which is what it can state).
     public var email: String
-    /// 8 characters to 72 bytes.
+    /// 8 characters to 72 bytes. No U+0000: PostgreSQL's text cannot hold it (400 invalid_json, as anywhere in a body).
     public var password: String
     /// Normalised to NFC and trimmed: 1 to 40 characters; no control, bidi (embedding, override, isolate, mark), zero-width or invisible characters (a zero-width joiner only between emoji), no run of 3 combining marks (400 invalid_display_name); not a reserved name such as "Deleted user" or "admin" (400 invalid_display_name); nothing on the operator's blocklist, however spelled (400 inappropriate_display_name).
     public var displayName: String
@@ -2156,6 +2156,7 @@ public struct RegisterBody: Codable, Sendable, Equatable {
 public struct LoginBody: Codable, Sendable, Equatable {
     /// Trimmed; one @ and a dot after it; no spaces, control characters, no-break space or BOM (400 invalid_email otherwise). The pattern spells the characters out (Basic Multilingual Plane only, which is what it can state).
     public var email: String
+    /// No U+0000: PostgreSQL's text cannot hold it (400 invalid_json, as anywhere in a body).
     public var password: String
 
     public init(email: String, password: String) {
@@ -2185,8 +2186,9 @@ public struct PasswordResetBody: Codable, Sendable, Equatable {
 public struct PasswordResetConfirmBody: Codable, Sendable, Equatable {
     /// Trimmed; one @ and a dot after it; no spaces, control characters, no-break space or BOM (400 invalid_email otherwise). The pattern spells the characters out (Basic Multilingual Plane only, which is what it can state).
     public var email: String
+    /// The 8-digit code from the mail (spaces around it are trimmed); any other is 400 invalid_reset_code, like a wrong one.
     public var code: String
-    /// 8 characters to 72 bytes.
+    /// 8 characters to 72 bytes. No U+0000: PostgreSQL's text cannot hold it (400 invalid_json, as anywhere in a body).
     public var newPassword: String
 
     public init(email: String, code: String, newPassword: String) {
@@ -2203,6 +2205,7 @@ public struct PasswordResetConfirmBody: Codable, Sendable, Equatable {
 }
 
 public struct PasswordBody: Codable, Sendable, Equatable {
+    /// No U+0000: PostgreSQL's text cannot hold it (400 invalid_json, as anywhere in a body).
     public var password: String
 
     public init(password: String) {
@@ -2215,8 +2218,9 @@ public struct PasswordBody: Codable, Sendable, Equatable {
 }
 
 public struct PasswordChangeBody: Codable, Sendable, Equatable {
+    /// No U+0000: PostgreSQL's text cannot hold it (400 invalid_json, as anywhere in a body).
     public var currentPassword: String
-    /// 8 characters to 72 bytes.
+    /// 8 characters to 72 bytes. No U+0000: PostgreSQL's text cannot hold it (400 invalid_json, as anywhere in a body).
     public var newPassword: String
 
     public init(currentPassword: String, newPassword: String) {
@@ -2231,6 +2235,7 @@ public struct PasswordChangeBody: Codable, Sendable, Equatable {
 }
 
 public struct EmailChangeBody: Codable, Sendable, Equatable {
+    /// No U+0000: PostgreSQL's text cannot hold it (400 invalid_json, as anywhere in a body).
     public var password: String
     /// Trimmed; one @ and a dot after it; no spaces, control characters, no-break space or BOM (400 invalid_email otherwise). The pattern spells the characters out (Basic Multilingual Plane only, which is what it can state).
     public var email: String
@@ -2249,7 +2254,7 @@ public struct EmailChangeBody: Codable, Sendable, Equatable {
 public struct ProfileChangeBody: Codable, Sendable, Equatable {
     public struct SettingsChange: Codable, Sendable, Equatable {
         public var showTipOnTimer: Bool?
-        /// An IANA name PostgreSQL knows (pg_timezone_names), e.g. Europe/Paris.
+        /// An IANA name PostgreSQL knows (pg_timezone_names), e.g. Europe/Paris; letters, digits and _ + - / only; a name it does not know is 400 invalid_field (field: time_zone).
         public var timeZone: String?
 
         public init(showTipOnTimer: Bool? = nil, timeZone: String? = nil) {
@@ -2370,7 +2375,7 @@ public struct FriendRequestBody: Codable, Sendable, Equatable {
 
 public struct ReportBody: Codable, Sendable, Equatable {
     public var reason: ReportReason
-    /// Trimmed of spaces: 1 to 1000 characters.
+    /// Trimmed of spaces: 1 to 1000 characters. No U+0000: PostgreSQL's text cannot hold it (400 invalid_json, as anywhere in a body).
     public var details: String?
 
     public init(reason: ReportReason, details: String? = nil) {
@@ -2827,7 +2832,7 @@ public struct ModerationActionTaken: Codable, Sendable, Equatable {
 
 public struct ModerationResolveBody: Codable, Sendable, Equatable {
     public var status: ModerationResolveBodyStatus
-    /// Why, for the audit: trimmed, 1 to 1000 characters.
+    /// Why, for the audit: trimmed, 1 to 1000 characters. No U+0000: PostgreSQL's text cannot hold it (400 invalid_json, as anywhere in a body).
     public var reason: String
 
     public init(status: ModerationResolveBodyStatus, reason: String) {
@@ -2844,7 +2849,7 @@ public struct ModerationResolveBody: Codable, Sendable, Equatable {
 public struct ModerationRenameBody: Codable, Sendable, Equatable {
     /// Trimmed: 1 to 40 characters, no control characters.
     public var displayName: String
-    /// Why, for the audit: trimmed, 1 to 1000 characters.
+    /// Why, for the audit: trimmed, 1 to 1000 characters. No U+0000: PostgreSQL's text cannot hold it (400 invalid_json, as anywhere in a body).
     public var reason: String
 
     public init(displayName: String, reason: String) {
@@ -2861,7 +2866,7 @@ public struct ModerationRenameBody: Codable, Sendable, Equatable {
 public struct ModerationSuspendBody: Codable, Sendable, Equatable {
     /// RFC 3339 with an offset, later than now.
     public var until: Time
-    /// Why, for the audit: trimmed, 1 to 1000 characters.
+    /// Why, for the audit: trimmed, 1 to 1000 characters. No U+0000: PostgreSQL's text cannot hold it (400 invalid_json, as anywhere in a body).
     public var reason: String
 
     public init(until: Time, reason: String) {
@@ -2876,7 +2881,7 @@ public struct ModerationSuspendBody: Codable, Sendable, Equatable {
 }
 
 public struct ModerationReasonBody: Codable, Sendable, Equatable {
-    /// Why, for the audit: trimmed, 1 to 1000 characters.
+    /// Why, for the audit: trimmed, 1 to 1000 characters. No U+0000: PostgreSQL's text cannot hold it (400 invalid_json, as anywhere in a body).
     public var reason: String
 
     public init(reason: String) {
@@ -2889,7 +2894,7 @@ public struct ModerationReasonBody: Codable, Sendable, Equatable {
 }
 
 public struct EmailVerifyBody: Codable, Sendable, Equatable {
-    /// The 8-digit code from the mail.
+    /// The 8-digit code from the mail (spaces around it are trimmed); any other is 400 invalid_verification_code, like a wrong one.
     public var code: String
 
     public init(code: String) {
