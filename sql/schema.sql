@@ -66,6 +66,12 @@ begin
 end
 $$;
 ALTER FUNCTION api.accept_pair(pair app.friendships, actor uuid) OWNER TO focus_owner;
+CREATE FUNCTION api.address_bucket(client_ip inet) RETURNS inet
+    LANGUAGE sql IMMUTABLE
+    AS $$
+    select network(set_masklen(address_bucket.client_ip, case when family(address_bucket.client_ip) = 6 then 64 else 32 end))::inet
+$$;
+ALTER FUNCTION api.address_bucket(client_ip inet) OWNER TO focus_owner;
 CREATE FUNCTION api.asset_url(key text) RETURNS text
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -180,7 +186,7 @@ CREATE FUNCTION api.auth_logout(token text, params jsonb, body jsonb) RETURNS ap
     SET search_path TO 'public', 'pg_temp'
     AS $$
 begin
-    perform api.authenticate(auth_logout.token);
+    perform api.authenticate(auth_logout.token, suspended_too => true);
     update app.auth_tokens t
     set revoked_at = now()
     where t.digest = sha256(convert_to(auth_logout.token, 'UTF8'));
@@ -198,24 +204,32 @@ declare
     v_code text := btrim(api.text_field(v_body, 'code'));
     v_new text := api.password_field(v_body, 'new_password');
     v_address inet := api.client_address(auth_password_reset_confirm.params);
-    v_wait integer := api.failed_attempts(v_email, 'check', v_address);
+    v_wait integer := api.failed_attempts(v_email, 'check', v_address, 'code');
+    v_settings app.auth_settings;
     v_reset app.password_resets;
 begin
     if v_wait is not null then
         return api.problem(429, 'too_many_attempts', 'Too many wrong codes; wait before trying again.', retry_after => v_wait);
     end if;
+    select * into v_settings from app.auth_settings;
     select r.* into v_reset
     from app.password_resets r join app.users u on u.id = r.user_id
-    where u.email = v_email::citext and r.digest = sha256(convert_to(v_code, 'UTF8'))
-      and r.used_at is null and r.expires_at > now()
+    where u.email = v_email::citext and r.used_at is null and r.expires_at > now()
+    order by r.created_at desc limit 1
     for update of r;
-    if v_reset.id is null then
-        perform api.failed_attempts(v_email, 'record', v_address);
+    if v_reset.id is null or v_reset.digest <> sha256(convert_to(v_code, 'UTF8')) then
+        update app.password_resets r
+        set failed_attempts = r.failed_attempts + 1,
+            used_at = case when r.failed_attempts + 1 >= v_settings.max_code_attempts then now() end
+        where r.id = v_reset.id;
+        perform api.failed_attempts(v_email, 'record', v_address, 'code');
         return api.problem(400, 'invalid_reset_code', 'The code is wrong, expired or already used.');
     end if;
     perform api.lock_account(v_reset.user_id);
     update app.password_resets r set used_at = now() where r.user_id = v_reset.user_id and r.used_at is null;
-    update app.users u set password_hash = api.hash_password(v_new), updated_at = now() where u.id = v_reset.user_id;
+    update app.users u
+    set password_hash = api.hash_password(v_new), email_verified_at = coalesce(u.email_verified_at, now()), updated_at = now()
+    where u.id = v_reset.user_id;
     update app.auth_tokens t set revoked_at = now() where t.user_id = v_reset.user_id and t.revoked_at is null;
     perform api.failed_attempts(v_email, 'clear', v_address);
     return api.ok(jsonb_build_object('user', api.profile(v_reset.user_id))
@@ -230,24 +244,8 @@ CREATE FUNCTION api.auth_password_reset_create(token text, params jsonb, body js
 declare
     v_body jsonb := api.only_keys(auth_password_reset_create.body, array['email']);
     v_email text := api.email_field(v_body);
-    v_settings app.auth_settings;
-    v_user app.users;
-    v_code text := lpad((('x' || encode(gen_random_bytes(4), 'hex'))::bit(32)::bigint % 100000000)::text, 8, '0');
 begin
-    select * into v_settings from app.auth_settings;
-    perform pg_advisory_xact_lock(hashtext('reset:' || lower(v_email)));
-    select * into v_user from app.users u where u.email = v_email::citext;
-    if v_user.id is not null
-       and (select count(*) from app.password_resets r
-            where r.user_id = v_user.id and r.created_at > now() - v_settings.reset_mail_window) < v_settings.max_reset_mails then
-        update app.password_resets r set used_at = now() where r.user_id = v_user.id and r.used_at is null;
-        insert into app.password_resets (user_id, digest, expires_at)
-        values (v_user.id, sha256(convert_to(v_code, 'UTF8')), now() + v_settings.reset_code_ttl);
-        insert into app.outgoing_mail (recipient, subject, body)
-        values (v_user.email, 'Your Focus Island password reset code',
-                format(E'Your code is %s. It works once, within %s minutes.\nIf you did not ask for it, ignore this mail: your password stays as it is.',
-                       v_code, extract(epoch from v_settings.reset_code_ttl)::integer / 60));
-    end if;
+    insert into app.password_reset_requests (email) values (v_email);
     return api.ok(null);
 end
 $$;
@@ -261,21 +259,38 @@ declare
     v_email text := api.email_field(v_body);
     v_password text := api.password_field(v_body, 'password');
     v_display_name text := api.display_name_field(v_body, required => true);
+    v_hash text := api.hash_password(v_password);  -- before the address's lock, which it need not hold
+    v_bucket inet := api.address_bucket(api.client_address(auth_register.params));
+    v_settings app.auth_settings;
+    v_answers integer;
+    v_oldest timestamptz;
     v_user_id uuid;
 begin
+    select * into v_settings from app.auth_settings;
+    perform pg_advisory_xact_lock(hashtext('taken:' || coalesce(host(v_bucket), '-')));
+    select count(*)::integer, min(a.answered_at) into v_answers, v_oldest
+    from app.taken_email_answers a
+    where a.client_ip is not distinct from v_bucket and a.answered_at > now() - v_settings.taken_answer_window;
+    if v_answers >= v_settings.max_taken_answers_per_address then
+        return api.problem(429, 'too_many_attempts', 'Too many sign-ups from here; wait before trying again.',
+                           retry_after => greatest(1, ceil(extract(epoch from
+                               v_oldest + v_settings.taken_answer_window - now()))::integer));
+    end if;
     insert into app.users (email, password_hash, display_name)
-    values (v_email, api.hash_password(v_password), v_display_name)
+    values (v_email, v_hash, v_display_name)
     on conflict (email) do nothing
     returning id into v_user_id;
     if v_user_id is null then
-        perform api.fail(409, 'email_taken', 'An account with that email already exists.');
+        insert into app.taken_email_answers (client_ip) values (v_bucket);
+        return api.problem(409, 'email_taken', 'An account with that email already exists.');
     end if;
     perform api.give_starters(v_user_id);
+    perform api.send_email_verification(v_user_id, v_email);
     return api.ok(jsonb_build_object('user', api.profile(v_user_id)) || api.issue_token(v_user_id, auth_register.params));
 end
 $$;
 ALTER FUNCTION api.auth_register(token text, params jsonb, body jsonb) OWNER TO focus_owner;
-CREATE FUNCTION api.authenticate(token text) RETURNS uuid
+CREATE FUNCTION api.authenticate(token text, suspended_too boolean DEFAULT false) RETURNS uuid
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
@@ -283,6 +298,7 @@ declare
     v_user_id uuid;
     v_token_id uuid;
     v_stale boolean;
+    v_until timestamptz;
 begin
     select t.user_id, t.id, t.last_used_at < now() - s.token_touch_interval
     into v_user_id, v_token_id, v_stale
@@ -298,30 +314,87 @@ begin
     if v_stale and not pg_is_in_recovery() then
         perform api.touch_token(v_token_id);
     end if;
+    if not authenticate.suspended_too then
+        select s.until into v_until from app.suspensions s where s.user_id = v_user_id and s.until > now();
+        if v_until is not null then
+            perform api.fail(403, 'account_suspended', 'This account is suspended; you may still export or delete it.',
+                             jsonb_build_object('suspended_until', case when v_until < 'infinity' then api.iso(v_until) end));
+        end if;
+    end if;
     return v_user_id;
 end
 $$;
-ALTER FUNCTION api.authenticate(token text) OWNER TO focus_owner;
+ALTER FUNCTION api.authenticate(token text, suspended_too boolean) OWNER TO focus_owner;
+CREATE FUNCTION api.authenticate_moderator(token text) RETURNS uuid
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(authenticate_moderator.token);
+begin
+    if not exists (select from app.moderators m where m.user_id = v_user_id) then
+        perform api.fail(403, 'not_moderator', 'Only moderators may do this.');
+    end if;
+    return v_user_id;
+end
+$$;
+ALTER FUNCTION api.authenticate_moderator(token text) OWNER TO focus_owner;
 CREATE FUNCTION api.avatar_version(updated_at timestamp with time zone) RETURNS bigint
     LANGUAGE sql IMMUTABLE
     AS $$ select (extract(epoch from avatar_version.updated_at) * 1000000)::bigint $$;
 ALTER FUNCTION api.avatar_version(updated_at timestamp with time zone) OWNER TO focus_owner;
-CREATE FUNCTION api.board_top(period text, key date, entries integer) RETURNS TABLE(user_id uuid, minutes integer)
+CREATE FUNCTION api.bio(bio text) RETURNS text
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_bio text := nullif(btrim(normalize(bio.bio, nfc)), '');
+begin
+    if v_bio is null then
+        return null;
+    end if;
+    if not app.bio_is_clean(v_bio) then
+        perform api.fail_field('bio', 'must be at most 160 characters, without line breaks, invisible, control or direction characters.');
+    end if;
+    if api.holds_blocked_term(v_bio) then
+        perform api.fail(400, 'inappropriate_bio', 'That bio is not allowed; write another.');
+    end if;
+    return v_bio;
+end
+$$;
+ALTER FUNCTION api.bio(bio text) OWNER TO focus_owner;
+CREATE FUNCTION api.board_hidden(viewer uuid) RETURNS TABLE(user_id uuid)
+    LANGUAGE sql STABLE
+    AS $$
+    select s.user_id from app.suspensions s where s.until > now()
+    union
+    select b.blocked from app.blocks b where b.blocker = board_hidden.viewer
+    union
+    select b.blocker from app.blocks b where b.blocked = board_hidden.viewer
+$$;
+ALTER FUNCTION api.board_hidden(viewer uuid) OWNER TO focus_owner;
+CREATE FUNCTION api.board_top(period text, key date, entries integer, viewer uuid) RETURNS TABLE(user_id uuid, minutes integer)
     LANGUAGE sql STABLE
     AS $$
     (select d.user_id, d.minutes
      from app.daily_minutes d join app.users u on u.id = d.user_id
      where board_top.period = 'daily' and d.day = board_top.key and u.deleted_at is null
+       and not exists (select from app.suspensions s where s.user_id = d.user_id and s.until > now())
+       and not exists (select from app.blocks b where b.blocker = board_top.viewer and b.blocked = d.user_id)
+       and not exists (select from app.blocks b where b.blocker = d.user_id and b.blocked = board_top.viewer)
      order by d.minutes desc, d.user_id
      limit board_top.entries)
     union all
     (select w.user_id, w.minutes
      from app.weekly_minutes w join app.users u on u.id = w.user_id
      where board_top.period = 'weekly' and w.week = board_top.key and u.deleted_at is null
+       and not exists (select from app.suspensions s where s.user_id = w.user_id and s.until > now())
+       and not exists (select from app.blocks b where b.blocker = board_top.viewer and b.blocked = w.user_id)
+       and not exists (select from app.blocks b where b.blocker = w.user_id and b.blocked = board_top.viewer)
      order by w.minutes desc, w.user_id
      limit board_top.entries)
 $$;
-ALTER FUNCTION api.board_top(period text, key date, entries integer) OWNER TO focus_owner;
+ALTER FUNCTION api.board_top(period text, key date, entries integer, viewer uuid) OWNER TO focus_owner;
 CREATE FUNCTION api.boolean_field(body jsonb, field text, required boolean DEFAULT true) RETURNS boolean
     LANGUAGE sql
     AS $$ select api.json_field(boolean_field.body, boolean_field.field, 'boolean', boolean_field.required, 'true or false')::boolean $$;
@@ -333,18 +406,18 @@ CREATE FUNCTION api.card_json(id uuid, display_name text, has_avatar boolean, av
                               'has_avatar', card_json.has_avatar, 'avatar_version', api.avatar_version(card_json.avatar_updated_at))
 $$;
 ALTER FUNCTION api.card_json(id uuid, display_name text, has_avatar boolean, avatar_updated_at timestamp with time zone) OWNER TO focus_owner;
+CREATE FUNCTION app.bio_is_clean(bio text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    select app.shown_text_is_clean(bio_is_clean.bio)
+       and length(bio_is_clean.bio) between 1 and 160
+$$;
+ALTER FUNCTION app.bio_is_clean(bio text) OWNER TO focus_owner;
 CREATE FUNCTION app.display_name_is_clean(name text) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
-    select display_name_is_clean.name is nfc normalized
-       and display_name_is_clean.name = btrim(display_name_is_clean.name)
+    select app.shown_text_is_clean(display_name_is_clean.name)
        and length(display_name_is_clean.name) between 1 and 40
-       and display_name_is_clean.name !~ ('[\u0000-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u180e'
-                                          || '\u200b\u200c\u200e\u200f\u2028-\u202e\u2060-\u206f\u3164\ufeff\uffa0'
-                                          || '\ufff9-\ufffb\U000e0000-\U000e007f]')
-       and display_name_is_clean.name !~ ('(?<![\u2600-\u27bf\ufe0f\U0001f000-\U0001faff])\u200d'
-                                          || '|\u200d(?![\u2600-\u27bf\U0001f000-\U0001faff])')
-       and display_name_is_clean.name !~ '[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]{3}'
 $$;
 ALTER FUNCTION app.display_name_is_clean(name text) OWNER TO focus_owner;
 CREATE TABLE app.users (
@@ -358,7 +431,10 @@ CREATE TABLE app.users (
     balance integer DEFAULT 0 NOT NULL,
     deleted_at timestamp with time zone,
     time_zone text DEFAULT 'UTC'::text NOT NULL,
+    email_verified_at timestamp with time zone,
+    bio text,
     CONSTRAINT users_balance_check CHECK ((balance >= 0)),
+    CONSTRAINT users_bio_check CHECK (app.bio_is_clean(bio)),
     CONSTRAINT users_deleted_are_anonymous CHECK (
 CASE
     WHEN (deleted_at IS NULL) THEN ((email IS NOT NULL) AND (password_hash IS NOT NULL))
@@ -375,14 +451,14 @@ CREATE FUNCTION api.check_password(account app.users, password text, client_ip i
     SET search_path TO 'public', 'pg_temp'
     AS $$
 declare
-    v_wait integer := api.failed_attempts(account.email, 'check', check_password.client_ip);
+    v_wait integer := api.failed_attempts(account.email, 'check', check_password.client_ip, 'password');
 begin
     if v_wait is not null then
         return api.problem(429, 'too_many_attempts', 'Too many wrong passwords; wait before trying again.',
                            retry_after => v_wait);
     end if;
     if account.password_hash <> crypt(check_password.password, account.password_hash) then
-        perform api.failed_attempts(account.email, 'record', check_password.client_ip);
+        perform api.failed_attempts(account.email, 'record', check_password.client_ip, 'password');
         return api.problem(403, 'wrong_password', 'The password is wrong.');
     end if;
     return api.ok(null);
@@ -430,8 +506,7 @@ begin
     if v_skeleton = any (select api.name_skeleton(r) from unnest(api.reserved_display_names()) r) then
         perform api.fail(400, 'invalid_display_name', 'That display name is reserved; choose another.');
     end if;
-    if exists (select from app.blocked_name_terms b
-               where api.name_skeleton(b.term) <> '' and strpos(v_skeleton, api.name_skeleton(b.term)) > 0) then
+    if api.holds_blocked_term(v_name) then
         perform api.fail(400, 'inappropriate_display_name', 'That display name is not allowed; choose another.');
     end if;
     return v_name;
@@ -475,7 +550,9 @@ declare
     v_pair app.friendships := api.pending_request(api.uuid_field(end_request.params, 'id'), v_user_id, end_request.side);
 begin
     delete from app.friendships f where f.id = v_pair.id;
-    perform api.record_friendship_event(v_pair, v_user_id, end_request.action);
+    if not api.request_hidden(v_pair) then  -- its receiver never saw it: nothing to hear of
+        perform api.record_friendship_event(v_pair, v_user_id, end_request.action);
+    end if;
     return api.ok(null);
 end
 $$;
@@ -484,11 +561,31 @@ CREATE FUNCTION api.erase_account_traces(user_id uuid, email text, keep_key text
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
+declare
+    v_pending citext[] := array(select distinct v.email from app.email_verifications v
+                                where v.user_id = erase_account_traces.user_id
+                                  and not exists (select from app.users u where u.email = v.email));
+    v_buckets inet[] := array(select api.address_bucket(a.client_ip) from app.login_addresses a
+                              where a.user_id = erase_account_traces.user_id
+                              union
+                              select api.address_bucket(f.client_ip) from app.login_failures f
+                              where f.client_ip is not null
+                                and (f.user_id = erase_account_traces.user_id or f.email = erase_account_traces.email::citext
+                                     or (f.user_id is null and f.email = any(v_pending))));
 begin
-    delete from app.outgoing_mail m where m.user_id = erase_account_traces.user_id or m.recipient = erase_account_traces.email::citext;
-    delete from app.login_failures f where f.user_id = erase_account_traces.user_id or f.email = erase_account_traces.email::citext;
+    delete from app.taken_email_answers a where a.client_ip = any(v_buckets);
+    delete from app.outgoing_mail m
+    where m.user_id = erase_account_traces.user_id or m.recipient = erase_account_traces.email::citext
+       or (m.user_id is null and m.recipient = any(v_pending));
+    delete from app.login_failures f
+    where f.user_id = erase_account_traces.user_id or f.email = erase_account_traces.email::citext
+       or (f.user_id is null and f.email = any(v_pending));
+    delete from app.password_reset_requests q
+    where q.user_id = erase_account_traces.user_id or q.email = erase_account_traces.email::citext
+       or (q.user_id is null and q.email = any(v_pending));
     delete from app.idempotency_keys k
     where (k.user_id = erase_account_traces.user_id or k.scope = 'email:' || lower(erase_account_traces.email)
+           or (k.user_id is null and k.scope in (select 'email:' || lower(p::text) from unnest(v_pending) p))
            or strpos(k.reply::text, erase_account_traces.user_id::text) > 0)
       and (k.scope, k.key) is distinct from ('user:' || erase_account_traces.user_id, erase_account_traces.keep_key);
 end
@@ -589,44 +686,52 @@ CREATE FUNCTION api.fail_field(field text, problem text) RETURNS void
     AS $$ select api.fail(400, 'invalid_field', fail_field.field || ' ' || fail_field.problem,
                       jsonb_build_object('field', fail_field.field)) $$;
 ALTER FUNCTION api.fail_field(field text, problem text) OWNER TO focus_owner;
-CREATE FUNCTION api.failed_attempts(email text, action text, client_ip inet DEFAULT NULL::inet) RETURNS integer
+CREATE FUNCTION api.failed_attempts(email text, action text, client_ip inet DEFAULT NULL::inet, kind text DEFAULT 'login'::text) RETURNS integer
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
 declare
     v_settings app.auth_settings;
+    v_bucket inet := api.address_bucket(failed_attempts.client_ip);
+    v_limit integer;
     v_failures integer;
     v_oldest timestamptz;
 begin
     if failed_attempts.action = 'record' then
-        insert into app.login_failures (email, client_ip) values (failed_attempts.email, failed_attempts.client_ip);
+        insert into app.login_failures (email, client_ip, kind)
+        values (failed_attempts.email, failed_attempts.client_ip, failed_attempts.kind);
         return null;
     elsif failed_attempts.action = 'clear' then
         delete from app.login_failures f
         where f.email = failed_attempts.email::citext
           and (failed_attempts.client_ip is null or f.client_ip = failed_attempts.client_ip);
         return null;
+    elsif failed_attempts.action <> 'check' or failed_attempts.kind not in ('password', 'code') then
+        raise exception 'api.failed_attempts: no % of % failures', failed_attempts.action, failed_attempts.kind;
     end if;
     select * into v_settings from app.auth_settings;
     perform pg_advisory_xact_lock(hashtext('login:' || lower(failed_attempts.email)));
-    select count(*)::integer, min(f.failed_at) into v_failures, v_oldest
-    from app.login_failures f
-    where f.email = failed_attempts.email::citext and f.client_ip is not distinct from failed_attempts.client_ip
-      and f.failed_at > now() - v_settings.failed_login_window;
-    if v_failures < v_settings.max_failed_logins then
+    if failed_attempts.kind = 'password' then
+        v_limit := v_settings.max_failed_logins;
         select count(*)::integer, min(f.failed_at) into v_failures, v_oldest
-        from (select f.failed_at from app.login_failures f
-              where f.email = failed_attempts.email::citext and f.failed_at > now() - v_settings.failed_login_window
-              order by f.failed_at desc
-              limit v_settings.max_failed_logins_per_email) f;
-        if v_failures < v_settings.max_failed_logins_per_email then
-            return null;
-        end if;
+        from app.login_failures f
+        where f.email = failed_attempts.email::citext and f.kind = 'password'
+          and f.failed_at > now() - v_settings.failed_login_window;
+    else
+        v_limit := v_settings.max_code_failures_per_address;
+        perform pg_advisory_xact_lock(hashtext('codes:' || coalesce(host(v_bucket), '-')));
+        select count(*)::integer, min(f.failed_at) into v_failures, v_oldest
+        from app.login_failures f
+        where f.kind = 'code' and f.failed_at > now() - v_settings.failed_login_window
+          and (f.client_ip <<= v_bucket or (v_bucket is null and f.client_ip is null));
+    end if;
+    if v_failures < v_limit then
+        return null;
     end if;
     return greatest(1, ceil(extract(epoch from v_oldest + v_settings.failed_login_window - now()))::integer);
 end
 $$;
-ALTER FUNCTION api.failed_attempts(email text, action text, client_ip inet) OWNER TO focus_owner;
+ALTER FUNCTION api.failed_attempts(email text, action text, client_ip inet, kind text) OWNER TO focus_owner;
 CREATE FUNCTION api.focus_sessions_abandon(token text, params jsonb, body jsonb) RETURNS api.reply
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -902,16 +1007,16 @@ begin
 end
 $$;
 ALTER FUNCTION api.focus_sessions_start(token text, params jsonb, body jsonb) OWNER TO focus_owner;
-CREATE FUNCTION api.friend_json(user_id uuid, friends_since timestamp with time zone) RETURNS jsonb
+CREATE FUNCTION api.friend_json(user_id uuid, befriended_at timestamp with time zone) RETURNS jsonb
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
     select api.user_card(friend_json.user_id)
            || jsonb_build_object('selected', api.selected_json(friend_json.user_id),
-                                 'friends_since', api.iso(friend_json.friends_since),
+                                 'befriended_at', api.iso(friend_json.befriended_at),
                                  'today_minutes', api.today_minutes(friend_json.user_id))
 $$;
-ALTER FUNCTION api.friend_json(user_id uuid, friends_since timestamp with time zone) OWNER TO focus_owner;
+ALTER FUNCTION api.friend_json(user_id uuid, befriended_at timestamp with time zone) OWNER TO focus_owner;
 CREATE FUNCTION api.friend_requests_accept(token text, params jsonb, body jsonb) RETURNS api.reply
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -960,8 +1065,10 @@ begin
                                v_oldest + v_settings.friend_request_window - now()))::integer));
     end if;
     insert into app.friend_request_attempts (user_id) values (v_user_id);
-    select u.id into v_other from app.users u where u.email = v_email::citext;
-    if v_other is null or exists (select from app.blocks b where b.blocker = v_other and b.blocked = v_user_id) then
+    -- An unverified email finds nobody: the same 404 as an unknown one, so a squatter on an
+    -- address receives no request meant for its real owner, and the answer tells nothing.
+    select u.id into v_other from app.users u where u.email = v_email::citext and u.email_verified_at is not null;
+    if v_other is null then
         return api.problem(404, 'user_not_found', 'Nobody has an account with that email.');
     end if;
     if exists (select from app.blocks b where b.blocker = v_user_id and b.blocked = v_other) then
@@ -987,7 +1094,9 @@ begin
     insert into app.friendships (user_low, user_high, requested_by, status)
     values (least(v_user_id, v_other), greatest(v_user_id, v_other), v_user_id, 'pending')
     returning * into v_pair;
-    perform api.record_friendship_event(v_pair, v_user_id, 'asked');
+    if not api.request_hidden(v_pair) then
+        perform api.record_friendship_event(v_pair, v_user_id, 'asked');
+    end if;
     return api.ok(jsonb_build_object('request', jsonb_build_object(
         'id', v_pair.id, 'to', api.user_card(v_other), 'created_at', api.iso(v_pair.created_at))));
 end
@@ -1021,7 +1130,8 @@ begin
                              filter (where f.requested_by = v_user_id), '[]'))
     into v_body
     from app.friendships f
-    where (f.user_low = v_user_id or f.user_high = v_user_id) and f.status = 'pending';
+    where (f.user_low = v_user_id or f.user_high = v_user_id) and f.status = 'pending'
+      and (f.requested_by = v_user_id or not api.request_hidden(f));
     return api.ok(v_body, etag => md5(v_body::text));
 end
 $$;
@@ -1059,7 +1169,7 @@ begin
     -- cost a function call with its own search_path (50 friends: 20 ms down to about 1).
     select jsonb_build_object('friends', coalesce(jsonb_agg(
                api.card_json(u.id, u.display_name, a.user_id is not null, a.updated_at)
-               || jsonb_build_object('selected', sel.selected, 'friends_since', api.iso(f.accepted_at),
+               || jsonb_build_object('selected', sel.selected, 'befriended_at', api.iso(f.accepted_at),
                                      'today_minutes', coalesce(d.minutes, 0))
                order by f.accepted_at, f.id), '[]'))
     into v_body
@@ -1068,7 +1178,8 @@ begin
     left join app.avatars a on a.user_id = u.id
     left join app.daily_minutes d on d.user_id = u.id and d.day = api.local_date(u.time_zone, now())
     cross join lateral api.selections_of(u.id) sel
-    where (f.user_low = v_user_id or f.user_high = v_user_id) and f.status = 'accepted';
+    where (f.user_low = v_user_id or f.user_high = v_user_id) and f.status = 'accepted'
+      and not exists (select from app.suspensions s where s.user_id = u.id and s.until > now());
     return api.ok(v_body, etag => md5(v_body::text));
 end
 $$;
@@ -1088,12 +1199,23 @@ CREATE FUNCTION api.hash_password(password text) RETURNS text
     SET search_path TO 'public', 'pg_temp'
     AS $$ select crypt(hash_password.password, gen_salt('bf', s.bcrypt_cost)) from app.auth_settings s $$;
 ALTER FUNCTION api.hash_password(password text) OWNER TO focus_owner;
+CREATE FUNCTION api.holds_blocked_term(value text) RETURNS boolean
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select exists (select from app.blocked_name_terms b
+                   where api.name_skeleton(b.term) <> ''
+                     and strpos(api.name_skeleton(holds_blocked_term.value), api.name_skeleton(b.term)) > 0)
+$$;
+ALTER FUNCTION api.holds_blocked_term(value text) OWNER TO focus_owner;
 CREATE FUNCTION api.idempotent(endpoint text, token text, params jsonb, body jsonb) RETURNS api.reply
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $_$
 declare
     v_key text := idempotent.params ->> 'idempotency_key';
+    v_seal_key text := idempotent.params ->> 'seal_key';
+    v_params jsonb := idempotent.params - 'seal_key';  -- the endpoint never sees the seal key
     v_function regprocedure := to_regprocedure(idempotent.endpoint || '(text, jsonb, jsonb)');
     v_keep boolean := false;  -- true: this request owns the key and stores its answer
     v_token_digest bytea;
@@ -1102,7 +1224,8 @@ declare
     v_scope text;
     v_request jsonb;
     v_digest bytea;
-    v_sealed boolean;
+    v_sealed boolean := idempotent.body ?| api.secret_fields();
+    v_seal text;  -- the sealing key of this request (secrets and the server's seal key in it)
     v_retention interval;
     v_row app.idempotency_keys;
     v_reply api.reply;
@@ -1116,7 +1239,8 @@ begin
         perform api.fail(400, 'invalid_field', 'Idempotency-Key must be 1 to 255 visible ASCII characters, without spaces.',
                          jsonb_build_object('field', 'Idempotency-Key'));
     end if;
-    if v_key is not null and (select p.provolatile from pg_proc p where p.oid = v_function) = 'v' then
+    if v_key is not null and (select p.provolatile from pg_proc p where p.oid = v_function) = 'v'
+       and (not v_sealed or length(v_seal_key) >= 32) then
         if idempotent.token is not null then
             v_token_digest := sha256(convert_to(idempotent.token, 'UTF8'));
             select t.user_id, t.revoked_at is null and t.expires_at > now() into v_user_id, v_valid
@@ -1133,9 +1257,9 @@ begin
     -- With somebody to keep the key for (else the endpoint answers: 401, 400): the key first.
     if v_scope is not null and length(v_scope) <= 400 then
         v_request := jsonb_build_object('route', idempotent.endpoint,
-                                        'params', idempotent.params - array['client_ip', 'user_agent', 'idempotency_key'],
+                                        'params', v_params - array['client_ip', 'user_agent', 'idempotency_key'],
                                         'body', idempotent.body);
-        v_sealed := idempotent.body ?| api.secret_fields();
+        v_seal := encode(hmac(convert_to(v_request::text, 'UTF8'), convert_to(v_seal_key, 'UTF8'), 'sha256'), 'hex');
         v_digest := sha256(convert_to(jsonb_set(v_request, '{body}', idempotent.body - api.secret_fields())::text, 'UTF8'));
         select s.retention into v_retention from app.idempotency_settings s;
         -- Waits here for a racing request with this key to commit or roll back.
@@ -1157,8 +1281,8 @@ begin
                 end if;
                 if v_row.sealed_reply is not null then
                     begin
-                        return jsonb_populate_record(null::api.reply, pgp_sym_decrypt(v_row.sealed_reply, v_request::text)::jsonb);
-                    exception when external_routine_invocation_exception then  -- another password or code
+                        return jsonb_populate_record(null::api.reply, pgp_sym_decrypt(v_row.sealed_reply, v_seal)::jsonb);
+                    exception when external_routine_invocation_exception then  -- another password or code, or seal key
                         perform api.fail(422, 'idempotency_key_reused',
                                          'This Idempotency-Key was used for another request; use a new key for a new request.');
                     end;
@@ -1175,10 +1299,10 @@ begin
     -- checks for every endpoint.
     perform 'PRAGMA:disable:other_warnings';
     execute format('select * from %s($1, $2, $3)', v_function::oid::regproc)
-    into v_reply using idempotent.token, idempotent.params, idempotent.body;
+    into v_reply using idempotent.token, v_params, idempotent.body;
     perform 'PRAGMA:enable:other_warnings';
     if v_keep and v_sealed then
-        update app.idempotency_keys k set sealed_reply = pgp_sym_encrypt(to_jsonb(v_reply)::text, v_request::text)
+        update app.idempotency_keys k set sealed_reply = pgp_sym_encrypt(to_jsonb(v_reply)::text, v_seal)
         where k.scope = v_scope and k.key = v_key;
     elsif v_keep then
         update app.idempotency_keys k set reply = to_jsonb(v_reply) where k.scope = v_scope and k.key = v_key;
@@ -1340,21 +1464,28 @@ begin
     if v_scope = 'global' then
         if v_period = 'daily' then
             v_my_rank := 1 + coalesce((select sum(c.users) from app.daily_minutes_counts c
-                                       where c.day = v_key and c.minutes > v_mine), 0);
+                                       where c.day = v_key and c.minutes > v_mine), 0)
+                           - (select count(*) from api.board_hidden(v_user_id) h
+                              join app.daily_minutes d on d.user_id = h.user_id and d.day = v_key
+                              where d.minutes > v_mine);
         else
             v_my_rank := 1 + coalesce((select sum(c.users) from app.weekly_minutes_counts c
-                                       where c.week = v_key and c.minutes > v_mine), 0);
+                                       where c.week = v_key and c.minutes > v_mine), 0)
+                           - (select count(*) from api.board_hidden(v_user_id) h
+                              join app.weekly_minutes w on w.user_id = h.user_id and w.week = v_key
+                              where w.minutes > v_mine);
         end if;
     end if;
     with top as (
-        select t.user_id, t.minutes from api.board_top(v_period, v_key, v_limit) t where v_scope = 'global'
+        select t.user_id, t.minutes from api.board_top(v_period, v_key, v_limit, v_user_id) t where v_scope = 'global'
     ),
     members as (
         (select v_user_id as id, v_mine as minutes where v_scope = 'friends'
          union
          select o.id, coalesce(api.rollup_minutes(o.id, v_period, v_key), 0)
          from app.friendships f cross join lateral (select api.other_user(f, v_user_id) as id) o
-         where v_scope = 'friends' and (f.user_low = v_user_id or f.user_high = v_user_id) and f.status = 'accepted')
+         where v_scope = 'friends' and (f.user_low = v_user_id or f.user_high = v_user_id) and f.status = 'accepted'
+          and not exists (select from app.suspensions s where s.user_id = o.id and s.until > now()))
         union all
         select t.user_id, t.minutes from top t
         union all
@@ -1518,7 +1649,7 @@ CREATE FUNCTION api.me_delete(token text, params jsonb, body jsonb) RETURNS api.
     SET search_path TO 'public', 'pg_temp'
     AS $$
 declare
-    v_user_id uuid := api.authenticate(me_delete.token);
+    v_user_id uuid := api.authenticate(me_delete.token, suspended_too => true);
     v_body jsonb := api.only_keys(me_delete.body, array['password']);
     v_password text := api.text_field(v_body, 'password');
     v_user app.users := api.lock_account(v_user_id);
@@ -1535,16 +1666,16 @@ begin
     end loop;
     delete from app.auth_tokens t where t.user_id = v_user_id;
     delete from app.password_resets r where r.user_id = v_user_id;
-    delete from app.outgoing_mail m where m.recipient = v_user.email;
-    perform api.failed_attempts(v_user.email, 'clear');
     perform api.erase_account_traces(v_user_id, v_user.email, me_delete.params ->> 'idempotency_key');
+    delete from app.email_verifications v where v.user_id = v_user_id;
+    perform api.failed_attempts(v_user.email, 'clear');
     delete from app.login_addresses a where a.user_id = v_user_id;
     delete from app.avatars a where a.user_id = v_user_id;
     delete from app.blocks b where v_user_id in (b.blocker, b.blocked);
     delete from app.user_reports r where r.reported = v_user_id;
     delete from app.friend_request_attempts a where a.user_id = v_user_id;
     update app.users u
-    set email = null, password_hash = null, display_name = 'Deleted user', time_zone = 'UTC',
+    set email = null, email_verified_at = null, password_hash = null, display_name = 'Deleted user', bio = null, time_zone = 'UTC',
         show_tip_on_timer = true, deleted_at = now(), updated_at = now()
     where u.id = v_user_id;
     return api.ok(null);
@@ -1562,26 +1693,87 @@ declare
     v_email text := api.email_field(v_body);
     v_user app.users := api.lock_account(v_user_id);
     v_check api.reply := api.check_password(v_user, v_password, api.client_address(me_email_update.params));
+    v_wait integer;
 begin
     if v_check.code is not null then
         return v_check;
     end if;
-    begin
-        update app.users u set email = v_email, updated_at = now() where u.id = v_user_id;
-    exception when unique_violation then
-        perform api.fail(409, 'email_taken', 'An account with that email already exists.');
-    end;
-    update app.password_resets r set used_at = now() where r.user_id = v_user_id and r.used_at is null;
+    if v_email::citext = v_user.email and v_user.email_verified_at is not null then
+        delete from app.email_verifications v where v.user_id = v_user_id;  -- a pending change is called off
+    else
+        v_wait := api.send_email_verification(v_user_id, v_email);
+        if v_wait is not null then
+            return api.problem(429, 'too_many_attempts', 'Too many codes asked for; wait before asking again.', retry_after => v_wait);
+        end if;
+    end if;
     return api.ok(api.profile(v_user_id));
 end
 $$;
 ALTER FUNCTION api.me_email_update(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.me_email_verification_confirm(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(me_email_verification_confirm.token);
+    v_body jsonb := api.only_keys(me_email_verification_confirm.body, array['code']);
+    v_code text := btrim(api.text_field(v_body, 'code'));
+    v_user app.users := api.lock_account(v_user_id);
+    v_settings app.auth_settings;
+    v_verification app.email_verifications;
+begin
+    select * into v_settings from app.auth_settings;
+    select * into v_verification from app.email_verifications v
+    where v.user_id = v_user_id and v.used_at is null and v.expires_at > now()
+    order by v.id desc limit 1;
+    if v_verification.id is null or v_verification.digest <> sha256(convert_to(v_code, 'UTF8')) then
+        update app.email_verifications v
+        set failed_attempts = v.failed_attempts + 1,
+            used_at = case when v.failed_attempts + 1 >= v_settings.max_code_attempts then now() end
+        where v.id = v_verification.id;
+        return api.problem(400, 'invalid_verification_code', 'The code is wrong, expired or already used.');
+    end if;
+    update app.email_verifications v set used_at = now() where v.user_id = v_user_id and v.used_at is null;
+    if v_verification.email <> v_user.email then
+        begin
+            update app.users u set email = v_verification.email, updated_at = now() where u.id = v_user_id;
+        exception when unique_violation then
+            perform api.fail(409, 'email_taken', 'An account with that email already exists.');
+        end;
+        update app.password_resets r set used_at = now() where r.user_id = v_user_id and r.used_at is null;
+    end if;
+    update app.users u set email_verified_at = now(), updated_at = now() where u.id = v_user_id;
+    return api.ok(api.profile(v_user_id));
+end
+$$;
+ALTER FUNCTION api.me_email_verification_confirm(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.me_email_verification_create(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(me_email_verification_create.token);
+    v_user app.users := api.lock_account(v_user_id);
+    v_pending citext := api.pending_email(v_user_id);
+    v_wait integer;
+begin
+    if v_pending is null and v_user.email_verified_at is not null then
+        perform api.fail(409, 'nothing_to_verify', 'Your email is verified and no change waits for verification.');
+    end if;
+    v_wait := api.send_email_verification(v_user_id, coalesce(v_pending, v_user.email)::text);
+    if v_wait is not null then
+        return api.problem(429, 'too_many_attempts', 'Too many codes asked for; wait before asking again.', retry_after => v_wait);
+    end if;
+    return api.ok(null);
+end
+$$;
+ALTER FUNCTION api.me_email_verification_create(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.me_export_get(token text, params jsonb, body jsonb) RETURNS api.reply
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
 declare
-    v_user_id uuid := api.authenticate(me_export_get.token);
+    v_user_id uuid := api.authenticate(me_export_get.token, suspended_too => true);
     v_digest bytea := sha256(convert_to(me_export_get.token, 'UTF8'));
 begin
     return api.ok(jsonb_build_object(
@@ -1789,8 +1981,9 @@ CREATE FUNCTION api.me_update(token text, params jsonb, body jsonb) RETURNS api.
     AS $$
 declare
     v_user_id uuid := api.authenticate(me_update.token);
-    v_body jsonb := api.only_keys(me_update.body, array['display_name', 'settings']);
+    v_body jsonb := api.only_keys(me_update.body, array['display_name', 'bio', 'settings']);
     v_display_name text := api.display_name_field(v_body, required => false);
+    v_bio text := api.bio(api.text_field(v_body, 'bio', required => false));
     v_settings jsonb := v_body -> 'settings';
     v_show_tip boolean;
     v_time_zone text;
@@ -1808,6 +2001,7 @@ begin
     end if;
     update app.users u
     set display_name = coalesce(v_display_name, u.display_name),
+        bio = case when v_body ? 'bio' then v_bio else u.bio end,
         show_tip_on_timer = coalesce(v_show_tip, u.show_tip_on_timer),
         time_zone = coalesce(v_time_zone, u.time_zone),
         updated_at = now()
@@ -1842,6 +2036,199 @@ begin
 end
 $$;
 ALTER FUNCTION api.mindfulness_tips_sync(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE TABLE app.moderation_actions (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    moderator uuid NOT NULL,
+    action text NOT NULL,
+    user_id uuid NOT NULL,
+    report_id uuid,
+    reason text NOT NULL,
+    details jsonb DEFAULT '{}'::jsonb NOT NULL,
+    CONSTRAINT moderation_actions_action_check CHECK ((action = ANY (ARRAY['rename'::text, 'remove_avatar'::text, 'suspend'::text, 'ban'::text, 'resolve_report'::text]))),
+    CONSTRAINT moderation_actions_details_check CHECK ((jsonb_typeof(details) = 'object'::text)),
+    CONSTRAINT moderation_actions_reason_check CHECK (((length(reason) >= 1) AND (length(reason) <= 1000)))
+);
+ALTER TABLE app.moderation_actions OWNER TO focus_owner;
+CREATE FUNCTION api.moderation_action_json(action app.moderation_actions) RETURNS jsonb
+    LANGUAGE sql IMMUTABLE
+    AS $$
+    select jsonb_build_object('id', action.id, 'created_at', api.iso(action.created_at), 'moderator_id', action.moderator,
+                              'action', action.action, 'user_id', action.user_id, 'report_id', action.report_id,
+                              'reason', action.reason, 'details', action.details)
+$$;
+ALTER FUNCTION api.moderation_action_json(action app.moderation_actions) OWNER TO focus_owner;
+CREATE TABLE app.user_reports (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    reporter uuid NOT NULL,
+    reported uuid NOT NULL,
+    reason text NOT NULL,
+    details text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    status text DEFAULT 'open'::text NOT NULL,
+    resolved_at timestamp with time zone,
+    resolved_by uuid,
+    resolution text,
+    CONSTRAINT user_reports_check CHECK ((reporter <> reported)),
+    CONSTRAINT user_reports_details_check CHECK (((length(details) >= 1) AND (length(details) <= 1000))),
+    CONSTRAINT user_reports_reason_check CHECK ((reason = ANY (ARRAY['spam'::text, 'harassment'::text, 'inappropriate_name'::text, 'inappropriate_avatar'::text, 'other'::text]))),
+    CONSTRAINT user_reports_resolution_check CHECK (((length(resolution) >= 1) AND (length(resolution) <= 1000))),
+    CONSTRAINT user_reports_resolved CHECK ((((status = 'open'::text) = (resolved_at IS NULL)) AND ((status = 'open'::text) = (resolution IS NULL)) AND ((status <> 'open'::text) OR (resolved_by IS NULL)))),
+    CONSTRAINT user_reports_status_check CHECK ((status = ANY (ARRAY['open'::text, 'actioned'::text, 'dismissed'::text])))
+);
+ALTER TABLE app.user_reports OWNER TO focus_owner;
+CREATE FUNCTION api.moderation_report_json(report app.user_reports) RETURNS jsonb
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select jsonb_build_object(
+        'id', report.id, 'status', report.status, 'reason', report.reason, 'details', report.details,
+        'created_at', api.iso(report.created_at),
+        'reporter', api.user_card(report.reporter),
+        'user', api.user_card(report.reported) || api.suspension_json(report.reported),
+        'reports_about_user', (select count(*) from app.user_reports o where o.reported = report.reported),
+        'resolved_at', api.iso(report.resolved_at), 'resolved_by', report.resolved_by, 'resolution', report.resolution)
+$$;
+ALTER FUNCTION api.moderation_report_json(report app.user_reports) OWNER TO focus_owner;
+CREATE FUNCTION api.moderation_reports_list(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_status text;
+    v_limit integer;
+    v_user uuid;
+    v_after uuid;
+    v_cursor app.user_reports;
+    v_page app.user_reports[];
+begin
+    -- Who first: anyone else gets 403 whatever the parameters.
+    perform api.authenticate_moderator(moderation_reports_list.token);
+    v_status := api.choice(coalesce(moderation_reports_list.params ->> 'status', 'open'), 'status', array['open', 'actioned', 'dismissed']);
+    v_limit := api.integer_param(moderation_reports_list.params, 'limit', 1, 100, 50);
+    v_user := api.uuid_field(moderation_reports_list.params, 'user_id', required => false);
+    v_after := api.uuid_field(moderation_reports_list.params, 'after', required => false);
+    if v_after is not null then
+        select * into v_cursor from app.user_reports r where r.id = v_after;
+        if v_cursor.id is null then
+            perform api.fail_field('after', 'is not a report; use next_cursor from the previous page.');
+        end if;
+    end if;
+    select coalesce(array_agg(p.r order by (p.r).created_at, (p.r).id), '{}') into v_page
+    from (select r from app.user_reports r
+          where r.status = v_status
+            and (v_user is null or r.reported = v_user)
+            and (v_after is null or (r.created_at, r.id) > (v_cursor.created_at, v_cursor.id))
+          order by r.created_at, r.id
+          limit v_limit) p;
+    return api.ok(jsonb_build_object(
+        'reports', coalesce((select jsonb_agg(api.moderation_report_json(r) order by r.created_at, r.id) from unnest(v_page) r), '[]'),
+        'next_cursor', case when cardinality(v_page) = v_limit then v_page[v_limit].id end));
+end
+$$;
+ALTER FUNCTION api.moderation_reports_list(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.moderation_reports_resolve(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_moderator uuid := api.authenticate_moderator(moderation_reports_resolve.token);
+    v_id uuid := api.uuid_field(moderation_reports_resolve.params, 'id');
+    v_body jsonb := api.only_keys(moderation_reports_resolve.body, array['status', 'reason']);
+    v_status text := api.choice(api.text_field(v_body, 'status'), 'status', array['actioned', 'dismissed']);
+    v_reason text := api.reason_field(v_body);
+    v_report app.user_reports;
+begin
+    select * into v_report from app.user_reports r where r.id = v_id for update;
+    if v_report.id is null then
+        perform api.fail(404, 'report_not_found', 'There is no such report.');
+    end if;
+    if v_report.status <> 'open' then
+        perform api.fail(409, 'report_resolved', 'That report was already resolved.');
+    end if;
+    update app.user_reports r
+    set status = v_status, resolved_at = now(), resolved_by = v_moderator, resolution = v_reason
+    where r.id = v_id
+    returning * into v_report;
+    perform api.record_moderation(v_moderator, 'resolve_report', v_report.reported, v_reason,
+                                  jsonb_build_object('status', v_status), v_report.id);
+    return api.ok(jsonb_build_object('report', api.moderation_report_json(v_report)));
+end
+$$;
+ALTER FUNCTION api.moderation_reports_resolve(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.moderation_users_avatar_delete(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_moderator uuid := api.authenticate_moderator(moderation_users_avatar_delete.token);
+    v_user_id uuid := api.other_user_param(moderation_users_avatar_delete.params, v_moderator, 'cannot_moderate_self');
+    v_body jsonb := api.only_keys(moderation_users_avatar_delete.body, array['reason']);
+    v_reason text := api.reason_field(v_body);
+begin
+    delete from app.avatars a where a.user_id = v_user_id;
+    if not found then
+        perform api.fail(404, 'avatar_not_found', 'That user has no avatar.');
+    end if;
+    return api.record_moderation(v_moderator, 'remove_avatar', v_user_id, v_reason);
+end
+$$;
+ALTER FUNCTION api.moderation_users_avatar_delete(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.moderation_users_ban(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_moderator uuid := api.authenticate_moderator(moderation_users_ban.token);
+    v_user_id uuid := api.other_user_param(moderation_users_ban.params, v_moderator, 'cannot_moderate_self');
+    v_body jsonb := api.only_keys(moderation_users_ban.body, array['reason']);
+    v_reason text := api.reason_field(v_body);
+begin
+    perform api.lock_user(v_user_id);
+    perform api.suspend_user(v_user_id, 'infinity');
+    return api.record_moderation(v_moderator, 'ban', v_user_id, v_reason);
+end
+$$;
+ALTER FUNCTION api.moderation_users_ban(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.moderation_users_rename(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_moderator uuid := api.authenticate_moderator(moderation_users_rename.token);
+    v_user_id uuid := api.other_user_param(moderation_users_rename.params, v_moderator, 'cannot_moderate_self');
+    v_body jsonb := api.only_keys(moderation_users_rename.body, array['display_name', 'reason']);
+    v_display_name text := api.display_name_field(v_body, required => true);
+    v_reason text := api.reason_field(v_body);
+begin
+    perform api.lock_user(v_user_id);
+    update app.users u set display_name = v_display_name, updated_at = now() where u.id = v_user_id;
+    return api.record_moderation(v_moderator, 'rename', v_user_id, v_reason,
+                                 jsonb_build_object('display_name', v_display_name));
+end
+$$;
+ALTER FUNCTION api.moderation_users_rename(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.moderation_users_suspend(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_moderator uuid := api.authenticate_moderator(moderation_users_suspend.token);
+    v_user_id uuid := api.other_user_param(moderation_users_suspend.params, v_moderator, 'cannot_moderate_self');
+    v_body jsonb := api.only_keys(moderation_users_suspend.body, array['until', 'reason']);
+    v_until timestamptz := api.time_field(v_body, 'until');
+    v_reason text := api.reason_field(v_body);
+begin
+    if v_until <= now() or v_until = 'infinity' then
+        perform api.fail_field('until', 'must be a time in the future.');
+    end if;
+    perform api.lock_user(v_user_id);
+    perform api.suspend_user(v_user_id, v_until);
+    return api.record_moderation(v_moderator, 'suspend', v_user_id, v_reason,
+                                 jsonb_build_object('until', api.iso(v_until)));
+end
+$$;
+ALTER FUNCTION api.moderation_users_suspend(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.name_skeleton(name text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $_$
@@ -2004,6 +2391,17 @@ begin
 end
 $$;
 ALTER FUNCTION api.pay_session(session_id uuid) OWNER TO focus_owner;
+CREATE FUNCTION api.pending_email(user_id uuid) RETURNS public.citext
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select v.email
+    from (select v.email, v.created_at from app.email_verifications v
+          where v.user_id = pending_email.user_id order by v.id desc limit 1) v
+    join app.users u on u.id = pending_email.user_id
+    where v.email <> u.email and v.created_at > now() - (select s.verification_code_ttl from app.auth_settings s)
+$$;
+ALTER FUNCTION api.pending_email(user_id uuid) OWNER TO focus_owner;
 CREATE FUNCTION api.pending_request(request_id uuid, user_id uuid, side text) RETURNS app.friendships
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -2017,7 +2415,8 @@ begin
     end if;
     if v_row.id is distinct from pending_request.request_id or v_row.status <> 'pending'
        or (pending_request.side = 'receiver') <> (v_row.requested_by <> pending_request.user_id)
-       or pending_request.user_id not in (v_row.user_low, v_row.user_high) then
+       or pending_request.user_id not in (v_row.user_low, v_row.user_high)
+       or (pending_request.side = 'receiver' and api.request_hidden(v_row)) then
         perform api.fail(404, 'friend_request_not_found', 'There is no such pending request for you.');
     end if;
     return v_row;
@@ -2048,7 +2447,10 @@ CREATE FUNCTION api.profile(user_id uuid) RETURNS jsonb
     select jsonb_build_object(
         'id', u.id,
         'email', u.email,
+        'email_verified', u.email_verified_at is not null,
+        'pending_email', api.pending_email(u.id),
         'display_name', u.display_name,
+        'bio', u.bio,
         'balance', u.balance,
         'selected', api.selected_json(u.id),
         'settings', jsonb_build_object('show_tip_on_timer', u.show_tip_on_timer, 'time_zone', u.time_zone),
@@ -2068,6 +2470,19 @@ CREATE FUNCTION api.ready() RETURNS jsonb
     from app.schema_migrations m
 $$;
 ALTER FUNCTION api.ready() OWNER TO focus_owner;
+CREATE FUNCTION api.reason_field(body jsonb) RETURNS text
+    LANGUAGE plpgsql
+    AS $$
+declare
+    v_reason text := btrim(api.text_field(reason_field.body, 'reason'));
+begin
+    if length(v_reason) not between 1 and 1000 then
+        perform api.fail_field('reason', 'must be 1 to 1000 characters.');
+    end if;
+    return v_reason;
+end
+$$;
+ALTER FUNCTION api.reason_field(body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.record_friendship_event(pair app.friendships, actor uuid, action text) RETURNS void
     LANGUAGE sql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -2076,18 +2491,21 @@ CREATE FUNCTION api.record_friendship_event(pair app.friendships, actor uuid, ac
     values (pair.id, pair.user_low, pair.user_high, record_friendship_event.actor, record_friendship_event.action)
 $$;
 ALTER FUNCTION api.record_friendship_event(pair app.friendships, actor uuid, action text) OWNER TO focus_owner;
-CREATE TABLE app.user_reports (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
-    reporter uuid NOT NULL,
-    reported uuid NOT NULL,
-    reason text NOT NULL,
-    details text,
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT user_reports_check CHECK ((reporter <> reported)),
-    CONSTRAINT user_reports_details_check CHECK (((length(details) >= 1) AND (length(details) <= 1000))),
-    CONSTRAINT user_reports_reason_check CHECK ((reason = ANY (ARRAY['spam'::text, 'harassment'::text, 'inappropriate_name'::text, 'inappropriate_avatar'::text, 'other'::text])))
-);
-ALTER TABLE app.user_reports OWNER TO focus_owner;
+CREATE FUNCTION api.record_moderation(moderator uuid, action text, user_id uuid, reason text, details jsonb DEFAULT '{}'::jsonb, report_id uuid DEFAULT NULL::uuid) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_action app.moderation_actions;
+begin
+    insert into app.moderation_actions (moderator, action, user_id, report_id, reason, details)
+    values (record_moderation.moderator, record_moderation.action, record_moderation.user_id,
+            record_moderation.report_id, record_moderation.reason, record_moderation.details)
+    returning * into v_action;
+    return api.ok(jsonb_build_object('action', api.moderation_action_json(v_action)));
+end
+$$;
+ALTER FUNCTION api.record_moderation(moderator uuid, action text, user_id uuid, reason text, details jsonb, report_id uuid) OWNER TO focus_owner;
 CREATE FUNCTION api.report_json(report app.user_reports) RETURNS jsonb
     LANGUAGE sql IMMUTABLE
     AS $$
@@ -2095,6 +2513,15 @@ CREATE FUNCTION api.report_json(report app.user_reports) RETURNS jsonb
                               'details', report.details, 'created_at', api.iso(report.created_at))
 $$;
 ALTER FUNCTION api.report_json(report app.user_reports) OWNER TO focus_owner;
+CREATE FUNCTION api.request_hidden(pair app.friendships) RETURNS boolean
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select pair.status = 'pending'
+           and exists (select from app.blocks b
+                       where b.blocker = api.other_user(pair, pair.requested_by) and b.blocked = pair.requested_by)
+$$;
+ALTER FUNCTION api.request_hidden(pair app.friendships) OWNER TO focus_owner;
 CREATE FUNCTION api.reserved_display_names() RETURNS text[]
     LANGUAGE sql IMMUTABLE
     AS $$
@@ -2131,6 +2558,42 @@ CREATE FUNCTION api.selections_of(user_id uuid) RETURNS TABLE(selected jsonb)
     where s.user_id = selections_of.user_id
 $$;
 ALTER FUNCTION api.selections_of(user_id uuid) OWNER TO focus_owner;
+CREATE FUNCTION api.send_email_verification(user_id uuid, email text) RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_settings app.auth_settings;
+    v_code text := lpad((('x' || encode(gen_random_bytes(4), 'hex'))::bit(32)::bigint % 100000000)::text, 8, '0');
+    v_taken boolean := exists (select from app.users u
+                               where u.email = send_email_verification.email::citext and u.id <> send_email_verification.user_id);
+    v_sent integer;
+    v_oldest timestamptz;
+begin
+    select * into v_settings from app.auth_settings;
+    select count(*)::integer, min(v.created_at) into v_sent, v_oldest
+    from app.email_verifications v
+    where v.user_id = send_email_verification.user_id and v.created_at > now() - v_settings.reset_mail_window;
+    if v_sent >= v_settings.max_reset_mails then
+        return greatest(1, ceil(extract(epoch from v_oldest + v_settings.reset_mail_window - now()))::integer);
+    end if;
+    update app.email_verifications v set used_at = now()
+    where v.user_id = send_email_verification.user_id and v.used_at is null;
+    insert into app.email_verifications (user_id, email, digest, expires_at)
+    values (send_email_verification.user_id, send_email_verification.email,
+            sha256(convert_to(v_code, 'UTF8')), now() + v_settings.verification_code_ttl);
+    insert into app.outgoing_mail (recipient, user_id, subject, body)
+    values (send_email_verification.email,
+            case when v_taken then null else send_email_verification.user_id end,  -- null: the holder's (app.link_outgoing_mail)
+            case when v_taken then 'Someone tried to use your address at Focus Island'
+                 else 'Confirm your email for Focus Island' end,
+            case when v_taken then 'Someone asked to use this address for another Focus Island account. Your account is unchanged; nothing needs doing.'
+                 else format(E'Your code is %s. Enter it in the app within %s hours to confirm this address.\nIf you did not ask for it, ignore this mail.',
+                             v_code, extract(epoch from v_settings.verification_code_ttl)::integer / 3600) end);
+    return null;
+end
+$$;
+ALTER FUNCTION api.send_email_verification(user_id uuid, email text) OWNER TO focus_owner;
 CREATE FUNCTION api.session_json(session app.focus_sessions) RETURNS jsonb
     LANGUAGE sql IMMUTABLE
     AS $$
@@ -2218,6 +2681,24 @@ begin
 end
 $$;
 ALTER FUNCTION api.shop_purchases_create(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.suspend_user(user_id uuid, until timestamp with time zone) RETURNS void
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    insert into app.suspensions as s (user_id, until) values (suspend_user.user_id, suspend_user.until)
+    on conflict (user_id) do update set until = excluded.until, updated_at = now()
+$$;
+ALTER FUNCTION api.suspend_user(user_id uuid, until timestamp with time zone) OWNER TO focus_owner;
+CREATE FUNCTION api.suspension_json(user_id uuid) RETURNS jsonb
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select jsonb_build_object('banned', coalesce(s.until = 'infinity', false),
+                              'suspended_until', case when s.until < 'infinity' then api.iso(s.until) end)
+    from (select) one
+    left join app.suspensions s on s.user_id = suspension_json.user_id and s.until > now()
+$$;
+ALTER FUNCTION api.suspension_json(user_id uuid) OWNER TO focus_owner;
 CREATE FUNCTION api.sync_difference(known uuid[], active jsonb) RETURNS jsonb
     LANGUAGE sql IMMUTABLE
     AS $$
@@ -2372,9 +2853,11 @@ declare
 begin
     if v_pair.id is not null then
         delete from app.friendships f where f.id = v_pair.id;
-        perform api.record_friendship_event(v_pair, v_user_id,
-            case when v_pair.status = 'accepted' then 'removed'
-                 when v_pair.requested_by = v_user_id then 'cancelled' else 'declined' end);
+        if not api.request_hidden(v_pair) then  -- a request its receiver never saw ends unheard
+            perform api.record_friendship_event(v_pair, v_user_id,
+                case when v_pair.status = 'accepted' then 'removed'
+                     when v_pair.requested_by = v_user_id then 'cancelled' else 'declined' end);
+        end if;
     end if;
     insert into app.blocks (blocker, blocked) values (v_user_id, v_other) on conflict do nothing;
     return api.ok(null);
@@ -2388,10 +2871,18 @@ CREATE FUNCTION api.users_block_delete(token text, params jsonb, body jsonb) RET
 declare
     v_user_id uuid := api.authenticate(users_block_delete.token);
     v_other uuid := api.uuid_field(users_block_delete.params, 'id');
+    v_pair app.friendships;
 begin
+    if exists (select from app.users u where u.id = v_other and u.deleted_at is null) then
+        v_pair := api.lock_pair(v_user_id, v_other);
+    end if;
     delete from app.blocks b where b.blocker = v_user_id and b.blocked = v_other;
     if not found then
         perform api.fail(404, 'block_not_found', 'You have not blocked that user.');
+    end if;
+    if v_pair.status = 'pending' and v_pair.requested_by = v_other then
+        delete from app.friendships f where f.id = v_pair.id;
+        perform api.record_friendship_event(v_pair, v_user_id, 'declined');
     end if;
     return api.ok(null);
 end
@@ -2406,10 +2897,12 @@ declare
     v_other uuid := api.uuid_field(users_get.params, 'id');
     v_pair app.friendships := api.pair(v_user_id, v_other);
 begin
-    if v_pair.status is distinct from 'accepted' then
+    if v_pair.status is distinct from 'accepted'
+       or exists (select from app.suspensions s where s.user_id = v_other and s.until > now()) then
         perform api.fail(404, 'user_not_found', 'There is no such friend.');
     end if;
-    return api.ok(api.friend_json(v_other, v_pair.accepted_at));
+    return api.ok(api.friend_json(v_other, v_pair.accepted_at)
+                  || jsonb_build_object('bio', (select u.bio from app.users u where u.id = v_other)));
 end
 $$;
 ALTER FUNCTION api.users_get(token text, params jsonb, body jsonb) OWNER TO focus_owner;
@@ -2424,10 +2917,26 @@ declare
                                 array['spam', 'harassment', 'inappropriate_name', 'inappropriate_avatar', 'other']);
     v_details text := btrim(api.text_field(v_body, 'details', required => false));
     v_other uuid := api.other_user_param(users_report_create.params, v_user_id, 'cannot_report_self');
+    v_limit integer := (select s.max_reports_per_day from app.moderation_settings s);
+    v_count integer;
+    v_oldest timestamptz;
     v_report app.user_reports;
 begin
     if length(v_details) not between 1 and 1000 then
         perform api.fail_field('details', 'must be 1 to 1000 characters.');
+    end if;
+    perform pg_advisory_xact_lock(hashtext('user-reports:' || v_user_id));
+    select * into v_report from app.user_reports r
+    where r.reporter = v_user_id and r.reported = v_other and r.status = 'open';
+    if v_report.id is not null then
+        return api.ok(jsonb_build_object('report', api.report_json(v_report)), status => 200);
+    end if;
+    select count(*)::integer, min(r.created_at) into v_count, v_oldest
+    from app.user_reports r
+    where r.reporter = v_user_id and r.created_at > now() - interval '24 hours';
+    if v_count >= v_limit then
+        return api.problem(429, 'too_many_reports', 'You sent too many reports today; wait before sending more.',
+                           retry_after => greatest(1, ceil(extract(epoch from v_oldest + interval '24 hours' - now()))::integer));
     end if;
     insert into app.user_reports (reporter, reported, reason, details)
     values (v_user_id, v_other, v_reason, v_details)
@@ -2926,6 +3435,46 @@ begin
 end
 $$;
 ALTER FUNCTION app.link_outgoing_mail() OWNER TO focus_owner;
+CREATE FUNCTION app.link_password_reset_request() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    if new.user_id is null then
+        new.user_id := (select u.id from app.users u where u.email = new.email);
+    end if;
+    return new;
+end
+$$;
+ALTER FUNCTION app.link_password_reset_request() OWNER TO focus_owner;
+CREATE FUNCTION app.moderation_actions_append_only() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    if tg_op = 'DELETE' then
+        raise exception 'app.moderation_actions is append-only';
+    end if;
+    if (new.id, new.created_at, new.moderator, new.action, new.user_id, new.reason)
+           is distinct from (old.id, old.created_at, old.moderator, old.action, old.user_id, old.reason)
+       or (new.details is distinct from old.details and new.details <> '{}')
+       or (new.report_id is distinct from old.report_id and new.report_id is not null) then
+        raise exception 'app.moderation_actions is append-only';
+    end if;
+    return new;
+end
+$$;
+ALTER FUNCTION app.moderation_actions_append_only() OWNER TO focus_owner;
+CREATE FUNCTION app.moderation_actions_erase() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    update app.moderation_actions m set details = '{}' where m.user_id = new.id and m.details <> '{}';
+    return null;
+end
+$$;
+ALTER FUNCTION app.moderation_actions_erase() OWNER TO focus_owner;
 CREATE FUNCTION app.prune_events() RETURNS integer
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -2965,23 +3514,32 @@ CREATE FUNCTION app.prune_personal_data() RETURNS integer
     SET search_path TO 'public', 'pg_temp'
     AS $$
 declare
-    v_retention app.retention_settings;
+    -- Scalars, not an app.retention_settings row: this file is loaded (and checked) after the
+    -- migrations of a database still before 0016, which creates that table.
+    v_failures_kept interval := (select r.login_failures from app.retention_settings r);
+    v_addresses_kept interval := (select r.login_addresses from app.retention_settings r);
+    v_mail_kept interval := (select r.outgoing_mail from app.retention_settings r);
     v_auth app.auth_settings;
     v_failures integer;
     v_addresses integer;
     v_mail integer;
+    v_requests integer;
+    v_taken integer;
 begin
-    select * into v_retention from app.retention_settings;
     select * into v_auth from app.auth_settings;
     delete from app.login_failures f
-    where f.failed_at < now() - greatest(v_retention.login_failures, v_auth.failed_login_window);
+    where f.failed_at < now() - greatest(v_failures_kept, v_auth.failed_login_window);
     get diagnostics v_failures = row_count;
     delete from app.login_addresses a
-    where a.last_success_at < now() - greatest(v_retention.login_addresses, v_auth.known_address_ttl);
+    where a.last_success_at < now() - greatest(v_addresses_kept, v_auth.known_address_ttl);
     get diagnostics v_addresses = row_count;
-    delete from app.outgoing_mail m where m.created_at < now() - v_retention.outgoing_mail;
+    delete from app.outgoing_mail m where m.created_at < now() - v_mail_kept;
     get diagnostics v_mail = row_count;
-    return v_failures + v_addresses + v_mail;
+    delete from app.password_reset_requests q where q.created_at < now() - v_auth.reset_code_ttl;
+    get diagnostics v_requests = row_count;
+    delete from app.taken_email_answers a where a.answered_at < now() - v_auth.taken_answer_window;
+    get diagnostics v_taken = row_count;
+    return v_failures + v_addresses + v_mail + v_requests + v_taken;
 end
 $$;
 ALTER FUNCTION app.prune_personal_data() OWNER TO focus_owner;
@@ -3003,10 +3561,60 @@ CREATE FUNCTION app.rebuild_rollup(user_id uuid) RETURNS void
     group by 1, 2;
 $$;
 ALTER FUNCTION app.rebuild_rollup(user_id uuid) OWNER TO focus_owner;
-CREATE FUNCTION app.take_outgoing_mail(batch integer DEFAULT 50) RETURNS TABLE(id bigint, recipient public.citext, subject text, body text, created_at timestamp with time zone)
-    LANGUAGE sql
+CREATE FUNCTION app.send_password_resets() RETURNS integer
+    LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
     AS $$
+declare
+    v_settings app.auth_settings;
+    v_request app.password_reset_requests;
+    v_user app.users;
+    v_code text;
+    v_taken integer := 0;
+begin
+    -- One at a time: a second caller waits for the first's mails to commit, so whoever called
+    -- it finds every request queued before the call already mailed.
+    perform pg_advisory_xact_lock(hashtext('app.send_password_resets'));
+    select * into v_settings from app.auth_settings;
+    for v_request in delete from app.password_reset_requests q returning * loop
+        v_taken := v_taken + 1;
+        select * into v_user from app.users u where u.email = v_request.email and u.deleted_at is null;
+        continue when v_user.id is null
+            or (select count(*) from app.password_resets r
+                where r.user_id = v_user.id and r.created_at > now() - v_settings.reset_mail_window) >= v_settings.max_reset_mails;
+        v_code := lpad((('x' || encode(gen_random_bytes(4), 'hex'))::bit(32)::bigint % 100000000)::text, 8, '0');
+        update app.password_resets r set used_at = now() where r.user_id = v_user.id and r.used_at is null;
+        insert into app.password_resets (user_id, digest, expires_at)
+        values (v_user.id, sha256(convert_to(v_code, 'UTF8')), now() + v_settings.reset_code_ttl);
+        insert into app.outgoing_mail (recipient, subject, body)
+        values (v_user.email, 'Your Focus Island password reset code',
+                format(E'Your code is %s. It works once, within %s minutes.\nIf you did not ask for it, ignore this mail: your password stays as it is.',
+                       v_code, extract(epoch from v_settings.reset_code_ttl)::integer / 60));
+    end loop;
+    return v_taken;
+end
+$$;
+ALTER FUNCTION app.send_password_resets() OWNER TO focus_owner;
+CREATE FUNCTION app.shown_text_is_clean(value text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    select shown_text_is_clean.value is nfc normalized
+       and shown_text_is_clean.value = btrim(shown_text_is_clean.value)
+       and shown_text_is_clean.value !~ ('[\u0000-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u180e'
+                                         || '\u200b\u200c\u200e\u200f\u2028-\u202e\u2060-\u206f\u3164\ufeff\uffa0'
+                                         || '\ufff9-\ufffb\U000e0000-\U000e007f]')
+       and shown_text_is_clean.value !~ ('(?<![\u2600-\u27bf\ufe0f\U0001f000-\U0001faff])\u200d'
+                                         || '|\u200d(?![\u2600-\u27bf\U0001f000-\U0001faff])')
+       and shown_text_is_clean.value !~ '[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]{3}'
+$$;
+ALTER FUNCTION app.shown_text_is_clean(value text) OWNER TO focus_owner;
+CREATE FUNCTION app.take_outgoing_mail(batch integer DEFAULT 50) RETURNS TABLE(id bigint, recipient public.citext, subject text, body text, created_at timestamp with time zone)
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    perform app.send_password_resets();
+    return query
     with taken as (
         select m.id, m.recipient, m.subject, m.body, m.created_at
         from app.outgoing_mail m
@@ -3018,7 +3626,8 @@ CREATE FUNCTION app.take_outgoing_mail(batch integer DEFAULT 50) RETURNS TABLE(i
         update app.outgoing_mail m set sent_at = now(), body = '(sent)'
         from taken t where m.id = t.id
     )
-    select t.id, t.recipient, t.subject, t.body, t.created_at from taken t order by t.id
+    select t.id, t.recipient, t.subject, t.body, t.created_at from taken t order by t.id;
+end
 $$;
 ALTER FUNCTION app.take_outgoing_mail(batch integer) OWNER TO focus_owner;
 CREATE FUNCTION app.take_session_total(session app.focus_sessions) RETURNS void
@@ -3070,7 +3679,8 @@ CREATE FUNCTION app.users_events() RETURNS trigger
     SET search_path TO 'public', 'pg_temp'
     AS $$
 begin
-    if new.display_name is distinct from old.display_name then
+    if new.display_name is distinct from old.display_name
+       or to_jsonb(new) -> 'bio' is distinct from to_jsonb(old) -> 'bio' then
         perform app.tell_friends(new.id);
     end if;
     if new.balance is distinct from old.balance then
@@ -3159,17 +3769,27 @@ CREATE TABLE app.auth_settings (
     reset_code_ttl interval DEFAULT '00:15:00'::interval NOT NULL,
     max_reset_mails integer DEFAULT 3 NOT NULL,
     reset_mail_window interval DEFAULT '01:00:00'::interval NOT NULL,
+    max_code_attempts integer DEFAULT 5 NOT NULL,
+    max_code_failures_per_address integer DEFAULT 30 NOT NULL,
+    max_taken_answers_per_address integer DEFAULT 20 NOT NULL,
+    taken_answer_window interval DEFAULT '01:00:00'::interval NOT NULL,
+    verification_code_ttl interval DEFAULT '24:00:00'::interval NOT NULL,
     CONSTRAINT auth_settings_bcrypt_cost_check CHECK (((bcrypt_cost >= 4) AND (bcrypt_cost <= 15))),
     CONSTRAINT auth_settings_failed_login_window_check CHECK ((failed_login_window > '00:00:00'::interval)),
     CONSTRAINT auth_settings_known_address_ttl_check CHECK ((known_address_ttl > '00:00:00'::interval)),
+    CONSTRAINT auth_settings_max_code_attempts_check CHECK ((max_code_attempts > 0)),
+    CONSTRAINT auth_settings_max_code_failures_per_address_check CHECK ((max_code_failures_per_address > 0)),
     CONSTRAINT auth_settings_max_failed_logins_check CHECK ((max_failed_logins > 0)),
     CONSTRAINT auth_settings_max_failed_logins_per_email_check CHECK ((max_failed_logins_per_email > 0)),
     CONSTRAINT auth_settings_max_reset_mails_check CHECK ((max_reset_mails > 0)),
+    CONSTRAINT auth_settings_max_taken_answers_per_address_check CHECK ((max_taken_answers_per_address > 0)),
     CONSTRAINT auth_settings_reset_code_ttl_check CHECK (((reset_code_ttl >= '00:01:00'::interval) AND (reset_code_ttl <= '1 day'::interval))),
     CONSTRAINT auth_settings_reset_mail_window_check CHECK ((reset_mail_window > '00:00:00'::interval)),
     CONSTRAINT auth_settings_singleton_check CHECK (singleton),
+    CONSTRAINT auth_settings_taken_answer_window_check CHECK ((taken_answer_window > '00:00:00'::interval)),
     CONSTRAINT auth_settings_token_touch_interval_check CHECK (((token_touch_interval >= '00:00:00'::interval) AND (token_touch_interval <= '1 day'::interval))),
-    CONSTRAINT auth_settings_token_ttl_check CHECK ((token_ttl > '00:00:00'::interval))
+    CONSTRAINT auth_settings_token_ttl_check CHECK ((token_ttl > '00:00:00'::interval)),
+    CONSTRAINT auth_settings_verification_code_ttl_check CHECK (((verification_code_ttl >= '00:01:00'::interval) AND (verification_code_ttl <= '7 days'::interval)))
 );
 ALTER TABLE app.auth_settings OWNER TO focus_owner;
 CREATE TABLE app.avatars (
@@ -3268,6 +3888,29 @@ CREATE TABLE app.economy_settings (
     CONSTRAINT economy_settings_singleton_check CHECK (singleton)
 );
 ALTER TABLE app.economy_settings OWNER TO focus_owner;
+CREATE TABLE app.email_verifications (
+    id bigint NOT NULL,
+    user_id uuid NOT NULL,
+    email public.citext NOT NULL,
+    digest bytea NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    used_at timestamp with time zone,
+    failed_attempts integer DEFAULT 0 NOT NULL,
+    CONSTRAINT email_verifications_check CHECK ((expires_at > created_at)),
+    CONSTRAINT email_verifications_digest_check CHECK ((length(digest) = 32)),
+    CONSTRAINT email_verifications_email_check CHECK (((length((email)::text) <= 254) AND (email OPERATOR(public.~) '^[^@\s]+@[^@\s]+\.[^@\s]+$'::public.citext))),
+    CONSTRAINT email_verifications_failed_attempts_check CHECK ((failed_attempts >= 0))
+);
+ALTER TABLE app.email_verifications OWNER TO focus_owner;
+ALTER TABLE app.email_verifications ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app.email_verifications_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
 CREATE TABLE app.event_settings (
     singleton boolean DEFAULT true NOT NULL,
     retention interval DEFAULT '7 days'::interval NOT NULL,
@@ -3366,9 +4009,26 @@ CREATE TABLE app.login_failures (
     email public.citext NOT NULL,
     failed_at timestamp with time zone DEFAULT now() NOT NULL,
     client_ip inet,
-    user_id uuid
+    kind text DEFAULT 'login'::text NOT NULL,
+    user_id uuid,
+    CONSTRAINT login_failures_kind_check CHECK ((kind = ANY (ARRAY['login'::text, 'code'::text, 'password'::text])))
 );
 ALTER TABLE app.login_failures OWNER TO focus_owner;
+CREATE TABLE app.moderation_settings (
+    singleton boolean DEFAULT true NOT NULL,
+    max_reports_per_day integer NOT NULL,
+    CONSTRAINT moderation_settings_max_reports_per_day_check CHECK ((max_reports_per_day > 0)),
+    CONSTRAINT moderation_settings_singleton_check CHECK (singleton)
+);
+ALTER TABLE app.moderation_settings OWNER TO focus_owner;
+CREATE TABLE app.moderators (
+    user_id uuid NOT NULL,
+    note text,
+    granted_at timestamp with time zone DEFAULT now() NOT NULL,
+    granted_by text DEFAULT CURRENT_USER NOT NULL,
+    CONSTRAINT moderators_note_check CHECK (((length(note) >= 1) AND (length(note) <= 200)))
+);
+ALTER TABLE app.moderators OWNER TO focus_owner;
 CREATE TABLE app.outgoing_mail (
     id bigint NOT NULL,
     recipient public.citext NOT NULL,
@@ -3387,6 +4047,21 @@ ALTER TABLE app.outgoing_mail ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     NO MAXVALUE
     CACHE 1
 );
+CREATE TABLE app.password_reset_requests (
+    id bigint NOT NULL,
+    email public.citext NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    user_id uuid
+);
+ALTER TABLE app.password_reset_requests OWNER TO focus_owner;
+ALTER TABLE app.password_reset_requests ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app.password_reset_requests_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
 CREATE TABLE app.password_resets (
     id uuid DEFAULT gen_random_uuid() NOT NULL,
     user_id uuid NOT NULL,
@@ -3394,8 +4069,10 @@ CREATE TABLE app.password_resets (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     expires_at timestamp with time zone NOT NULL,
     used_at timestamp with time zone,
+    failed_attempts integer DEFAULT 0 NOT NULL,
     CONSTRAINT password_resets_check CHECK ((expires_at > created_at)),
-    CONSTRAINT password_resets_digest_check CHECK ((length(digest) = 32))
+    CONSTRAINT password_resets_digest_check CHECK ((length(digest) = 32)),
+    CONSTRAINT password_resets_failed_attempts_check CHECK ((failed_attempts >= 0))
 );
 ALTER TABLE app.password_resets OWNER TO focus_owner;
 CREATE TABLE app.retention_settings (
@@ -3444,6 +4121,17 @@ CREATE TABLE app.social_settings (
     CONSTRAINT social_settings_singleton_check CHECK (singleton)
 );
 ALTER TABLE app.social_settings OWNER TO focus_owner;
+CREATE TABLE app.suspensions (
+    user_id uuid NOT NULL,
+    until timestamp with time zone NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL
+);
+ALTER TABLE app.suspensions OWNER TO focus_owner;
+CREATE TABLE app.taken_email_answers (
+    client_ip inet,
+    answered_at timestamp with time zone DEFAULT now() NOT NULL
+);
+ALTER TABLE app.taken_email_answers OWNER TO focus_owner;
 CREATE TABLE app.tip_views (
     id bigint NOT NULL,
     user_id uuid NOT NULL,
@@ -3681,6 +4369,19 @@ CREATE VIEW report.ledger_reconciliation AS
           GROUP BY c.user_id) l ON ((l.user_id = u.id)))
   WHERE (u.balance <> COALESCE(l.ledger_sum, (0)::bigint));
 ALTER TABLE report.ledger_reconciliation OWNER TO focus_owner;
+CREATE VIEW report.moderation_actions AS
+ SELECT m.id AS action_id,
+    m.created_at,
+    m.moderator AS moderator_user_id,
+    mu.display_name AS moderator_display_name,
+    m.action,
+    m.user_id,
+    m.report_id,
+    m.reason,
+    m.details
+   FROM (app.moderation_actions m
+     JOIN app.users mu ON ((mu.id = m.moderator)));
+ALTER TABLE report.moderation_actions OWNER TO focus_owner;
 CREATE VIEW report.sales_per_item AS
 SELECT
     NULL::uuid AS item_id,
@@ -3718,6 +4419,7 @@ ALTER TABLE report.tips_shown_per_level OWNER TO focus_owner;
 CREATE VIEW report.user_reports AS
  SELECT r.id AS report_id,
     r.created_at,
+    r.status,
     r.reason,
     r.details,
     r.reported AS reported_user_id,
@@ -3731,7 +4433,10 @@ CREATE VIEW report.user_reports AS
     r.reporter AS reporter_user_id,
     ( SELECT count(*) AS count
            FROM app.blocks b
-          WHERE (b.blocked = r.reported)) AS times_blocked
+          WHERE (b.blocked = r.reported)) AS times_blocked,
+    r.resolved_at,
+    r.resolved_by AS resolved_by_user_id,
+    r.resolution
    FROM (app.user_reports r
      JOIN app.users u ON ((u.id = r.reported)));
 ALTER TABLE report.user_reports OWNER TO focus_owner;
@@ -3763,6 +4468,8 @@ ALTER TABLE ONLY app.daily_minutes
     ADD CONSTRAINT daily_minutes_pkey PRIMARY KEY (user_id, day);
 ALTER TABLE ONLY app.economy_settings
     ADD CONSTRAINT economy_settings_pkey PRIMARY KEY (singleton);
+ALTER TABLE ONLY app.email_verifications
+    ADD CONSTRAINT email_verifications_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.event_settings
     ADD CONSTRAINT event_settings_pkey PRIMARY KEY (singleton);
 ALTER TABLE ONLY app.events
@@ -3789,8 +4496,16 @@ ALTER TABLE ONLY app.mindfulness_tips
     ADD CONSTRAINT mindfulness_tips_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.mindfulness_tips
     ADD CONSTRAINT mindfulness_tips_rating_level_title_key UNIQUE (rating_level, title);
+ALTER TABLE ONLY app.moderation_actions
+    ADD CONSTRAINT moderation_actions_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY app.moderation_settings
+    ADD CONSTRAINT moderation_settings_pkey PRIMARY KEY (singleton);
+ALTER TABLE ONLY app.moderators
+    ADD CONSTRAINT moderators_pkey PRIMARY KEY (user_id);
 ALTER TABLE ONLY app.outgoing_mail
     ADD CONSTRAINT outgoing_mail_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY app.password_reset_requests
+    ADD CONSTRAINT password_reset_requests_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.password_resets
     ADD CONSTRAINT password_resets_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.retention_settings
@@ -3809,6 +4524,8 @@ ALTER TABLE ONLY app.shop_items
     ADD CONSTRAINT shop_items_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.social_settings
     ADD CONSTRAINT social_settings_pkey PRIMARY KEY (singleton);
+ALTER TABLE ONLY app.suspensions
+    ADD CONSTRAINT suspensions_pkey PRIMARY KEY (user_id);
 ALTER TABLE ONLY app.tip_views
     ADD CONSTRAINT tip_views_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.tips_version
@@ -3833,6 +4550,7 @@ CREATE UNIQUE INDEX coin_ledger_one_earning_per_session ON app.coin_ledger USING
 CREATE INDEX coin_ledger_time ON app.coin_ledger USING btree (created_at);
 CREATE INDEX coin_ledger_user_time ON app.coin_ledger USING btree (user_id, created_at);
 CREATE INDEX daily_minutes_top ON app.daily_minutes USING btree (day, minutes DESC, user_id);
+CREATE INDEX email_verifications_user ON app.email_verifications USING btree (user_id, id);
 CREATE INDEX events_broadcast ON app.events USING btree (id) WHERE (user_id IS NULL);
 CREATE INDEX events_created_at ON app.events USING btree (created_at);
 CREATE INDEX events_user_id ON app.events USING btree (user_id, id) WHERE (user_id IS NOT NULL);
@@ -3847,19 +4565,29 @@ CREATE INDEX friendships_user_high ON app.friendships USING btree (user_high);
 CREATE INDEX idempotency_keys_created_at ON app.idempotency_keys USING btree (created_at);
 CREATE INDEX idempotency_keys_user ON app.idempotency_keys USING btree (user_id) WHERE (user_id IS NOT NULL);
 CREATE INDEX login_addresses_time ON app.login_addresses USING btree (last_success_at);
+CREATE INDEX login_failures_address_time ON app.login_failures USING btree (client_ip, failed_at) WHERE (kind = 'code'::text);
 CREATE INDEX login_failures_email_address_time ON app.login_failures USING btree (email, client_ip, failed_at);
 CREATE INDEX login_failures_email_time ON app.login_failures USING btree (email, failed_at);
 CREATE INDEX login_failures_time ON app.login_failures USING btree (failed_at);
 CREATE INDEX login_failures_user ON app.login_failures USING btree (user_id) WHERE (user_id IS NOT NULL);
+CREATE INDEX moderation_actions_time ON app.moderation_actions USING btree (created_at);
+CREATE INDEX moderation_actions_user ON app.moderation_actions USING btree (user_id, created_at);
 CREATE INDEX outgoing_mail_recipient ON app.outgoing_mail USING btree (recipient);
 CREATE INDEX outgoing_mail_time ON app.outgoing_mail USING btree (created_at);
 CREATE INDEX outgoing_mail_unsent ON app.outgoing_mail USING btree (id) WHERE (sent_at IS NULL);
 CREATE INDEX outgoing_mail_user ON app.outgoing_mail USING btree (user_id) WHERE (user_id IS NOT NULL);
+CREATE INDEX password_reset_requests_time ON app.password_reset_requests USING btree (created_at);
+CREATE INDEX password_reset_requests_user ON app.password_reset_requests USING btree (user_id) WHERE (user_id IS NOT NULL);
 CREATE INDEX password_resets_user ON app.password_resets USING btree (user_id, created_at);
 CREATE UNIQUE INDEX shop_items_one_starter_per_kind ON app.shop_items USING btree (kind) WHERE is_starter;
+CREATE INDEX taken_email_answers_address_time ON app.taken_email_answers USING btree (client_ip, answered_at);
+CREATE INDEX taken_email_answers_time ON app.taken_email_answers USING btree (answered_at);
 CREATE INDEX tip_views_time ON app.tip_views USING btree (shown_at);
 CREATE INDEX tip_views_user_tip ON app.tip_views USING btree (user_id, tip_id, shown_at);
+CREATE UNIQUE INDEX user_reports_one_open ON app.user_reports USING btree (reporter, reported) WHERE (status = 'open'::text);
 CREATE INDEX user_reports_reported ON app.user_reports USING btree (reported, created_at);
+CREATE INDEX user_reports_reporter ON app.user_reports USING btree (reporter, created_at);
+CREATE INDEX user_reports_status ON app.user_reports USING btree (status, created_at, id);
 CREATE INDEX user_reports_time ON app.user_reports USING btree (created_at);
 CREATE INDEX weekly_minutes_top ON app.weekly_minutes USING btree (week, minutes DESC, user_id);
 CREATE OR REPLACE VIEW report.sales_per_item AS
@@ -3898,14 +4626,17 @@ CREATE TRIGGER mindfulness_tips_bump_version AFTER INSERT OR DELETE OR UPDATE ON
 CREATE TRIGGER mindfulness_tips_deleted_events AFTER DELETE ON app.mindfulness_tips REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('tips.changed');
 CREATE TRIGGER mindfulness_tips_inserted_events AFTER INSERT ON app.mindfulness_tips REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('tips.changed');
 CREATE TRIGGER mindfulness_tips_updated_events AFTER UPDATE ON app.mindfulness_tips REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('tips.changed');
+CREATE TRIGGER moderation_actions_append_only BEFORE DELETE OR UPDATE ON app.moderation_actions FOR EACH ROW EXECUTE FUNCTION app.moderation_actions_append_only();
+CREATE TRIGGER moderation_actions_erase AFTER UPDATE OF deleted_at ON app.users FOR EACH ROW WHEN (((old.deleted_at IS NULL) AND (new.deleted_at IS NOT NULL))) EXECUTE FUNCTION app.moderation_actions_erase();
 CREATE TRIGGER outgoing_mail_link BEFORE INSERT ON app.outgoing_mail FOR EACH ROW EXECUTE FUNCTION app.link_outgoing_mail();
+CREATE TRIGGER password_reset_requests_link BEFORE INSERT ON app.password_reset_requests FOR EACH ROW EXECUTE FUNCTION app.link_password_reset_request();
 CREATE TRIGGER shop_items_bump_version AFTER INSERT OR DELETE OR UPDATE ON app.shop_items FOR EACH ROW EXECUTE FUNCTION app.bump_catalog_version();
 CREATE TRIGGER shop_items_deleted_events AFTER DELETE ON app.shop_items REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
 CREATE TRIGGER shop_items_inserted_events AFTER INSERT ON app.shop_items REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
 CREATE TRIGGER shop_items_updated_events AFTER UPDATE ON app.shop_items REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
 CREATE TRIGGER user_selections_change_events AFTER UPDATE ON app.user_selections FOR EACH ROW WHEN ((new.item_id IS DISTINCT FROM old.item_id)) EXECUTE FUNCTION app.tell_friends_of_row();
 CREATE TRIGGER user_selections_events AFTER INSERT OR DELETE ON app.user_selections FOR EACH ROW EXECUTE FUNCTION app.tell_friends_of_row();
-CREATE TRIGGER users_events AFTER UPDATE ON app.users FOR EACH ROW WHEN (((new.display_name IS DISTINCT FROM old.display_name) OR (new.balance IS DISTINCT FROM old.balance))) EXECUTE FUNCTION app.users_events();
+CREATE TRIGGER users_events AFTER UPDATE ON app.users FOR EACH ROW WHEN (((new.display_name IS DISTINCT FROM old.display_name) OR (new.bio IS DISTINCT FROM old.bio) OR (new.balance IS DISTINCT FROM old.balance))) EXECUTE FUNCTION app.users_events();
 CREATE TRIGGER users_rollup AFTER UPDATE OF time_zone, deleted_at ON app.users FOR EACH ROW WHEN (((new.time_zone IS DISTINCT FROM old.time_zone) OR (new.deleted_at IS DISTINCT FROM old.deleted_at))) EXECUTE FUNCTION app.users_rollup();
 CREATE CONSTRAINT TRIGGER weekly_minutes_count AFTER INSERT OR DELETE OR UPDATE ON app.weekly_minutes DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION app.weekly_minutes_count();
 ALTER TABLE ONLY app.auth_tokens
@@ -3924,6 +4655,8 @@ ALTER TABLE ONLY app.coin_ledger
     ADD CONSTRAINT coin_ledger_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.daily_minutes
     ADD CONSTRAINT daily_minutes_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+ALTER TABLE ONLY app.email_verifications
+    ADD CONSTRAINT email_verifications_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.focus_sessions
     ADD CONSTRAINT focus_sessions_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.friendships
@@ -3932,8 +4665,18 @@ ALTER TABLE ONLY app.friendships
     ADD CONSTRAINT friendships_user_low_fkey FOREIGN KEY (user_low) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.login_addresses
     ADD CONSTRAINT login_addresses_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+ALTER TABLE ONLY app.moderation_actions
+    ADD CONSTRAINT moderation_actions_moderator_fkey FOREIGN KEY (moderator) REFERENCES app.users(id);
+ALTER TABLE ONLY app.moderation_actions
+    ADD CONSTRAINT moderation_actions_report_id_fkey FOREIGN KEY (report_id) REFERENCES app.user_reports(id) ON DELETE SET NULL;
+ALTER TABLE ONLY app.moderation_actions
+    ADD CONSTRAINT moderation_actions_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id);
+ALTER TABLE ONLY app.moderators
+    ADD CONSTRAINT moderators_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.password_resets
     ADD CONSTRAINT password_resets_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+ALTER TABLE ONLY app.suspensions
+    ADD CONSTRAINT suspensions_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.tip_views
     ADD CONSTRAINT tip_views_session_id_fkey FOREIGN KEY (session_id) REFERENCES app.focus_sessions(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.tip_views
@@ -3948,6 +4691,8 @@ ALTER TABLE ONLY app.user_reports
     ADD CONSTRAINT user_reports_reported_fkey FOREIGN KEY (reported) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.user_reports
     ADD CONSTRAINT user_reports_reporter_fkey FOREIGN KEY (reporter) REFERENCES app.users(id) ON DELETE CASCADE;
+ALTER TABLE ONLY app.user_reports
+    ADD CONSTRAINT user_reports_resolved_by_fkey FOREIGN KEY (resolved_by) REFERENCES app.users(id);
 ALTER TABLE ONLY app.user_selections
     ADD CONSTRAINT user_selections_item_id_kind_fkey FOREIGN KEY (item_id, kind) REFERENCES app.shop_items(id, kind);
 ALTER TABLE ONLY app.user_selections
@@ -3958,6 +4703,7 @@ GRANT USAGE ON SCHEMA api TO focus_api;
 REVOKE USAGE ON SCHEMA public FROM PUBLIC;
 GRANT USAGE ON SCHEMA report TO focus_report;
 REVOKE ALL ON FUNCTION api.accept_pair(pair app.friendships, actor uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.address_bucket(client_ip inet) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.asset_url(key text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.assets_publish(base_url text, manifest jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.assets_publish(base_url text, manifest jsonb) TO focus_api;
@@ -3971,11 +4717,15 @@ REVOKE ALL ON FUNCTION api.auth_password_reset_create(token text, params jsonb, 
 GRANT ALL ON FUNCTION api.auth_password_reset_create(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.auth_register(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.auth_register(token text, params jsonb, body jsonb) TO focus_api;
-REVOKE ALL ON FUNCTION api.authenticate(token text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.authenticate(token text, suspended_too boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.authenticate_moderator(token text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.avatar_version(updated_at timestamp with time zone) FROM PUBLIC;
-REVOKE ALL ON FUNCTION api.board_top(period text, key date, entries integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.bio(bio text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.board_hidden(viewer uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.board_top(period text, key date, entries integer, viewer uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.boolean_field(body jsonb, field text, required boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.card_json(id uuid, display_name text, has_avatar boolean, avatar_updated_at timestamp with time zone) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.bio_is_clean(bio text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.display_name_is_clean(name text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.check_password(account app.users, password text, client_ip inet) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.choice(value text, field text, choices text[]) FROM PUBLIC;
@@ -3994,7 +4744,7 @@ REVOKE ALL ON FUNCTION api.events_stream_open(token text, params jsonb, body jso
 GRANT ALL ON FUNCTION api.events_stream_open(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.fail(status integer, code text, message text, extra jsonb) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.fail_field(field text, problem text) FROM PUBLIC;
-REVOKE ALL ON FUNCTION api.failed_attempts(email text, action text, client_ip inet) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.failed_attempts(email text, action text, client_ip inet, kind text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.focus_sessions_abandon(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.focus_sessions_abandon(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.focus_sessions_batch_create(token text, params jsonb, body jsonb) FROM PUBLIC;
@@ -4011,7 +4761,7 @@ REVOKE ALL ON FUNCTION api.focus_sessions_rate(token text, params jsonb, body js
 GRANT ALL ON FUNCTION api.focus_sessions_rate(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.focus_sessions_start(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.focus_sessions_start(token text, params jsonb, body jsonb) TO focus_api;
-REVOKE ALL ON FUNCTION api.friend_json(user_id uuid, friends_since timestamp with time zone) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.friend_json(user_id uuid, befriended_at timestamp with time zone) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.friend_requests_accept(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.friend_requests_accept(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.friend_requests_create(token text, params jsonb, body jsonb) FROM PUBLIC;
@@ -4028,6 +4778,7 @@ REVOKE ALL ON FUNCTION api.friends_list(token text, params jsonb, body jsonb) FR
 GRANT ALL ON FUNCTION api.friends_list(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.give_starters(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.hash_password(password text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.holds_blocked_term(value text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.idempotent(endpoint text, token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.idempotent(endpoint text, token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.integer_field(body jsonb, field text, minimum integer, maximum integer, required boolean) FROM PUBLIC;
@@ -4057,6 +4808,10 @@ REVOKE ALL ON FUNCTION api.me_delete(token text, params jsonb, body jsonb) FROM 
 GRANT ALL ON FUNCTION api.me_delete(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.me_email_update(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.me_email_update(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.me_email_verification_confirm(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.me_email_verification_confirm(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.me_email_verification_create(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.me_email_verification_create(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.me_export_get(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.me_export_get(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.me_get(token text, params jsonb, body jsonb) FROM PUBLIC;
@@ -4077,6 +4832,20 @@ REVOKE ALL ON FUNCTION api.me_update(token text, params jsonb, body jsonb) FROM 
 GRANT ALL ON FUNCTION api.me_update(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.mindfulness_tips_sync(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.mindfulness_tips_sync(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.moderation_action_json(action app.moderation_actions) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.moderation_report_json(report app.user_reports) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.moderation_reports_list(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.moderation_reports_list(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.moderation_reports_resolve(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.moderation_reports_resolve(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.moderation_users_avatar_delete(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.moderation_users_avatar_delete(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.moderation_users_ban(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.moderation_users_ban(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.moderation_users_rename(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.moderation_users_rename(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.moderation_users_suspend(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.moderation_users_suspend(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.name_skeleton(name text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.newest_event_id() FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.ok(body jsonb, status integer, etag text) FROM PUBLIC;
@@ -4091,19 +4860,24 @@ REVOKE ALL ON FUNCTION api.parse_image(body text) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.parse_image(body text) TO focus_api;
 REVOKE ALL ON FUNCTION api.password_field(body jsonb, field text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.pay_session(session_id uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.pending_email(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.pending_request(request_id uuid, user_id uuid, side text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.problem(status integer, code text, message text, extra jsonb, retry_after integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.problem_json(status integer, code text, message text, extra text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.profile(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.ready() FROM PUBLIC;
 GRANT ALL ON FUNCTION api.ready() TO focus_api;
+REVOKE ALL ON FUNCTION api.reason_field(body jsonb) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.record_friendship_event(pair app.friendships, actor uuid, action text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.record_moderation(moderator uuid, action text, user_id uuid, reason text, details jsonb, report_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.report_json(report app.user_reports) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.request_hidden(pair app.friendships) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.reserved_display_names() FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.rollup_minutes(user_id uuid, period text, key date) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.secret_fields() FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.selected_json(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.selections_of(user_id uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.send_email_verification(user_id uuid, email text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.session_json(session app.focus_sessions) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.session_reply(session_id uuid, status integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.shop_items_list(token text, params jsonb, body jsonb) FROM PUBLIC;
@@ -4112,6 +4886,8 @@ REVOKE ALL ON FUNCTION api.shop_items_sync(token text, params jsonb, body jsonb)
 GRANT ALL ON FUNCTION api.shop_items_sync(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.shop_purchases_create(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.shop_purchases_create(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.suspend_user(user_id uuid, until timestamp with time zone) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.suspension_json(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.sync_difference(known uuid[], active jsonb) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.text_field(body jsonb, field text, required boolean, max_length integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.time_field(body jsonb, field text, required boolean) FROM PUBLIC;
@@ -4156,10 +4932,15 @@ REVOKE ALL ON FUNCTION app.image_without_metadata(image bytea) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.link_idempotency_key() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.link_login_failure() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.link_outgoing_mail() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.link_password_reset_request() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.moderation_actions_append_only() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.moderation_actions_erase() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.prune_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.prune_idempotency_keys() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.prune_personal_data() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.rebuild_rollup(user_id uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.send_password_resets() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.shown_text_is_clean(value text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.take_outgoing_mail(batch integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.take_session_total(session app.focus_sessions) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.tell_friends(user_id uuid) FROM PUBLIC;
@@ -4173,6 +4954,7 @@ GRANT SELECT ON TABLE report.daily_active_users TO focus_report;
 GRANT SELECT ON TABLE report.focused_minutes_per_day TO focus_report;
 GRANT SELECT ON TABLE report.friendship_funnel_per_day TO focus_report;
 GRANT SELECT ON TABLE report.ledger_reconciliation TO focus_report;
+GRANT SELECT ON TABLE report.moderation_actions TO focus_report;
 GRANT SELECT ON TABLE report.sales_per_item TO focus_report;
 GRANT SELECT ON TABLE report.sessions_per_day_by_path TO focus_report;
 GRANT SELECT ON TABLE report.tips_shown_per_level TO focus_report;

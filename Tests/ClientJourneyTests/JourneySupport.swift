@@ -20,8 +20,15 @@ let journeyPassword = "correct horse battery"
 func newAccount(_ name: String, _ proxy: TCPProxy? = nil) async throws -> (client: FocusIslandClient, user: Profile, email: String) {
     let client = try journeyClient(proxy)
     let email = uniqueEmail(name)
-    let signedIn = try await client.register(email: email, password: journeyPassword, displayName: name)
-    return (client, signedIn.user, email)
+    try await client.register(email: email, password: journeyPassword, displayName: name)
+    // Friend requests find verified emails only: confirm the code mailed at sign-up, as the app would.
+    let code =
+        try JourneyServer.row(
+            "select substring(body from 'Your code is ([0-9]{8})') from app.outgoing_mail where recipient = $1 order by id desc limit 1",
+            [email]
+        ).first ?? nil
+    let verified = try await client.meEmailVerificationConfirm(EmailVerifyBody(code: code ?? ""))
+    return (client, verified, email)
 }
 
 /// Collects what an `events()` sequence yields, so a test can wait for one event with a deadline.

@@ -198,12 +198,49 @@ import Testing
         (#"{"settings":{"other":true}}"#, "invalid_field"),
         (#"{"settings":[]}"#, "invalid_field"),
         (#"{"display_name":"x""#, "invalid_json"),
+        (#"{"bio":42}"#, "invalid_field"),
+        (#"{"bio":"\#(String(repeating: "b", count: 161))"}"#, "invalid_field"),
+        (#"{"bio":"two\nlines"}"#, "invalid_field"),
+        (#"{"bio":"right-to-left \u202Etxet"}"#, "invalid_field"),
+        (#"{"bio":"0ff1c1al account"}"#, "inappropriate_bio"),
+        (#"{"bio":"fine words","display_name":""}"#, "invalid_display_name"),
     ]
+
+    /// The bio: set, read back in GET /me and by a friend on GET /users/{id} (not in the friends
+    /// list, not by anyone else), kept by a PATCH without it, cleared by "" and by null.
+    @Test(arguments: Transport.allCases)
+    func bioIsSetReadBackShownToFriendsAndCleared(transport: Transport) throws {
+        let client = transport.client
+        let owner = try client.register("bio"), friend = try client.register("biofriend"), stranger = try client.register("biostranger")
+        #expect(try client.send("GET", "/me", token: owner.token).json["bio"] is NSNull)
+
+        let set = try client.send("PATCH", "/me", token: owner.token, json: #"{"bio":"  Cafe\u0301 mornings, slow focus. "}"#)
+        #expect(set.status == 200)
+        #expect(set.json["bio"] as? String == "Caf\u{E9} mornings, slow focus.")
+        #expect(try client.send("GET", "/me", token: owner.token).json["bio"] as? String == "Caf\u{E9} mornings, slow focus.")
+        let renamed = try client.send("PATCH", "/me", token: owner.token, json: #"{"display_name":"Bio Owner"}"#)
+        #expect(renamed.json["bio"] as? String == "Caf\u{E9} mornings, slow focus.")
+
+        #expect(try client.send("POST", "/friend-requests", token: owner.token, json: #"{"email":"\#(friend.email)"}"#).status == 201)
+        #expect(try client.send("POST", "/friend-requests", token: friend.token, json: #"{"email":"\#(owner.email)"}"#).status == 200)
+        let island = try client.send("GET", "/users/\(owner.id)", token: friend.token)
+        #expect(island.status == 200)
+        #expect(island.json["bio"] as? String == "Caf\u{E9} mornings, slow focus.")
+        let list = try client.send("GET", "/friends", token: friend.token).json["friends"] as? [[String: Any]] ?? []
+        #expect(list.count == 1 && list.allSatisfy { $0["bio"] == nil })
+        #expect(try client.send("GET", "/users/\(owner.id)", token: stranger.token).code == "user_not_found")
+
+        #expect(try client.send("PATCH", "/me", token: owner.token, json: #"{"bio":""}"#).json["bio"] is NSNull)
+        #expect(try client.send("PATCH", "/me", token: owner.token, json: #"{"bio":"Back"}"#).json["bio"] as? String == "Back")
+        #expect(try client.send("PATCH", "/me", token: owner.token, json: #"{"bio":null}"#).json["bio"] is NSNull)
+        #expect(try TestEnvironment.scalar("select coalesce(bio, 'null') from app.users where id = $1", [owner.id]) == "null")
+    }
 
     @Test(arguments: Transport.allCases, badPatches)
     func patchMeRefusesBadInputAndChangesNothing(transport: Transport, bad: (body: String, code: String)) throws {
         let client = transport.client
         let account = try client.register("patch")
+        #expect(try client.send("PATCH", "/me", token: account.token, json: #"{"bio":"Kept as it was"}"#).status == 200)
         let before = try TestEnvironment.scalar("select md5(u::text) from app.users u where id = $1", [account.id])
         let result = try client.send("PATCH", "/me", token: account.token, json: bad.body)
         #expect(result.status == 400)

@@ -105,7 +105,7 @@ struct UserCard: Decodable, Equatable {
     let hasAvatar: Bool
 }
 
-/// Friend = UserCard + {selected, friends_since, today_minutes}.
+/// Friend = UserCard + {selected, befriended_at, today_minutes}.
 struct Friend: Decodable, Equatable {
     let id: String
     let displayName: String

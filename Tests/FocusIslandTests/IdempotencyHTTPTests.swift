@@ -48,6 +48,8 @@ struct KeyedRequest: Sendable {
         "register", "login", "password-reset", "password-reset-confirm", "logout", "delete-me", "password", "email",
         "token-delete", "purchase", "start", "finish", "record", "batch", "abandon", "rate", "friend-delete",
         "friend-request", "accept", "decline", "cancel", "block", "unblock", "report", "avatar-delete",
+        "email-verify", "email-resend", "moderation-resolve", "moderation-rename", "moderation-avatar-delete",
+        "moderation-suspend", "moderation-ban",
     ]
 
     /// The route each scenario replays. Every POST and DELETE in the route table that changes
@@ -64,6 +66,10 @@ struct KeyedRequest: Sendable {
         "accept": "POST /friend-requests/{id}/accept", "decline": "POST /friend-requests/{id}/decline",
         "cancel": "DELETE /friend-requests/{id}", "block": "POST /users/{id}/block",
         "unblock": "DELETE /users/{id}/block", "report": "POST /users/{id}/report", "avatar-delete": "DELETE /me/avatar",
+        "email-verify": "POST /me/email/verify", "email-resend": "POST /me/email/resend",
+        "moderation-resolve": "POST /moderation/reports/{id}/resolve", "moderation-rename": "POST /moderation/users/{id}/rename",
+        "moderation-avatar-delete": "DELETE /moderation/users/{id}/avatar",
+        "moderation-suspend": "POST /moderation/users/{id}/suspend", "moderation-ban": "POST /moderation/users/{id}/ban",
     ]
     /// POSTs that only read (a sync sends the client's state and gets the difference): a replay
     /// is the same read, so they need no scenario.
@@ -125,6 +131,17 @@ struct KeyedRequest: Sendable {
             return request(
                 "POST", "/me/email", #"{"password":"\#(password)","email":"\#(email)"}"#,
                 other: ("POST", "/me/email", #"{"password":"\#(password)","email":"x\#(email)"}"#), marks: [email])
+        case "email-verify", "email-resend":
+            // A change of email waits for its code: confirm it, or have it mailed again.
+            let email = TestEnvironment.email("verify")
+            _ = try client.send("POST", "/me/email", token: me.token, json: #"{"password":"\#(password)","email":"\#(email)"}"#)
+            if scenario == "email-resend" {
+                return request("POST", "/me/email/resend", nil, other: ("POST", "/auth/logout", nil), marks: [email])
+            }
+            let code = try AccountSafetyHTTPTests.mailedCode(email) ?? ""
+            return request(
+                "POST", "/me/email/verify", #"{"code":"\#(code)"}"#,
+                other: ("POST", "/me/email/verify", #"{"code":"00000000"}"#), marks: [email])
         case "token-delete":
             _ = try client.send("POST", "/auth/login", json: #"{"email":"\#(me.email)","password":"\#(password)"}"#)
             let tokens = try client.send("GET", "/me/tokens", token: me.token).json["tokens"] as? [[String: Any]] ?? []
@@ -199,6 +216,43 @@ struct KeyedRequest: Sendable {
             return request(
                 "POST", "/users/\(them.id)/report", #"{"reason":"spam"}"#,
                 other: ("POST", "/users/\(them.id)/report", #"{"reason":"other"}"#), marks: [them.id])
+        case "moderation-resolve", "moderation-rename", "moderation-avatar-delete", "moderation-suspend", "moderation-ban":
+            // The caller acts as a moderator (granted as a DBA does) on another user.
+            _ = try TestEnvironment.owner().execute("insert into app.moderators (user_id, note) values ($1, 'replay')", [me.id])
+            let them = try friend()
+            let until = (now + 86_400).rfc3339, later = (now + 172_800).rfc3339
+            switch scenario {
+            case "moderation-resolve":
+                let reporter = try friend()
+                let reported = try client.send(
+                    "POST", "/users/\(them.id)/report", token: reporter.token, json: #"{"reason":"spam"}"#)
+                let id = (reported.json["report"] as? [String: Any])?["id"] as? String ?? ""
+                return request(
+                    "POST", "/moderation/reports/\(id)/resolve", #"{"status":"dismissed","reason":"no harm"}"#,
+                    other: ("POST", "/moderation/reports/\(id)/resolve", #"{"status":"actioned","reason":"no harm"}"#),
+                    marks: [them.id, reporter.id])
+            case "moderation-rename":
+                return request(
+                    "POST", "/moderation/users/\(them.id)/rename", #"{"display_name":"Renamed","reason":"rude"}"#,
+                    other: ("POST", "/moderation/users/\(them.id)/rename", #"{"display_name":"Other","reason":"rude"}"#),
+                    marks: [them.id])
+            case "moderation-avatar-delete":
+                _ = try TestEnvironment.owner().execute(
+                    "insert into app.avatars (user_id, content_type, data) values ($1, 'image/png', '\\x89504e470d0a1a0a00'::bytea)",
+                    [them.id])
+                return request(
+                    "DELETE", "/moderation/users/\(them.id)/avatar", #"{"reason":"rude"}"#,
+                    other: ("DELETE", "/moderation/users/\(them.id)/avatar", #"{"reason":"other"}"#), marks: [them.id])
+            case "moderation-suspend":
+                return request(
+                    "POST", "/moderation/users/\(them.id)/suspend", #"{"until":"\#(until)","reason":"spam"}"#,
+                    other: ("POST", "/moderation/users/\(them.id)/suspend", #"{"until":"\#(later)","reason":"spam"}"#),
+                    marks: [them.id])
+            default:
+                return request(
+                    "POST", "/moderation/users/\(them.id)/ban", #"{"reason":"spam"}"#,
+                    other: ("POST", "/moderation/users/\(them.id)/ban", #"{"reason":"other"}"#), marks: [them.id])
+            }
         case "avatar-delete":
             return request("DELETE", "/me/avatar", nil, other: ("POST", "/auth/logout", nil))
         default:

@@ -145,4 +145,29 @@ import Testing
         _ = try Migrator(conninfo: fresh, directory: copy).migrate()
         #expect(try PGConnection(conninfo: fresh).execute(bound) == [["1"]])
     }
+
+    @Test func pendingMigrationsRunAgainstTheAppFunctionsTheirDatabaseHad() throws {
+        let existing = try scratchDatabase()
+        let copy = try sqlCopy()
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        _ = try Migrator(conninfo: existing, directory: copy).migrate()
+
+        // The catalog's trigger now reads a column that only the last of two new migrations adds;
+        // the first one fires the trigger, which must still run with the body it had.
+        let file = copy + "/app/010_ledger.sql"
+        let text = try String(contentsOfFile: file, encoding: .utf8)
+        let bump = "    update app.catalog_version set version = version + 1, changed_at = now();"
+        #expect(text.contains(bump))
+        try text.replacingOccurrences(of: bump, with: "    perform new.probe_note;\n" + bump)
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        try """
+        insert into app.shop_items (kind, name, description, price, image) values ('pet', 'Probe', 'A probe.', 1, 'probe.png');
+        """.write(toFile: copy + "/migrations/9998_item.sql", atomically: true, encoding: .utf8)
+        try "alter table app.shop_items add column probe_note text;".write(
+            toFile: copy + "/migrations/9999_note.sql", atomically: true, encoding: .utf8)
+
+        #expect(try Migrator(conninfo: existing, directory: copy).migrate().applied == [9998, 9999])
+        let current = "select prosrc like '%probe_note%' from pg_proc where oid = 'app.bump_catalog_version()'::regprocedure"
+        #expect(try PGConnection(conninfo: existing).execute(current) == [["t"]], "the new body once all have run")
+    }
 }

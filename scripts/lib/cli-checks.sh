@@ -7,8 +7,8 @@
 #      Bo asks her to be friends by email: the request arrives on her stream live;
 #   3. Ada accepts by Bo's display name; both see the friendship;
 #   4. Ada is granted coins, buys an item by its name, and her balance is the grant minus its
-#      price (and the balance.changed events reach her stream); Bo's events as JSON lines, then
-#      nothing new on a second `focus events`;
+#      price (and the balance.changed events reach her stream); she writes a bio (`focus me bio`);
+#      Bo's events as JSON lines, then nothing new on a second `focus events`;
 #   5. a session started, finished and rated through the CLI; tips synced twice (the second
 #      time nothing new);
 #   6. bad input: an unknown item, a wrong password, no token, an unknown command, each a clear
@@ -104,6 +104,14 @@ cli_checks() {
         check "the token file is mode $mode" FAILED; server_stop; return 1
     fi
 
+    # Friend requests find verified emails only: Ada confirms the code mailed at sign-up.
+    cli_note "Ada confirms her email with the code mailed to her (here read from the outbox, app.outgoing_mail, as the operator's mailer would send it): friend requests find verified emails only."
+    local code
+    code=$(psql -X -q -At "$(cluster_url "$dir" focus_owner)" \
+        -c "select substring(body from 'Your code is ([0-9]{8})') from app.outgoing_mail where recipient = '$ada' order by id desc limit 1")
+    cli_run ada email verify "$code"
+    cli_expect "email verify: Ada confirmed her email with the mailed code" 0 "Email verified: $ada"
+
     # 2. A friend request seen live on Ada's stream.
     cli_note "Ada follows her events in another terminal (what it printed is shown after the purchase below)."
     [ -z "${cli_transcript:-}" ] || printf 'ada$ focus events --follow &\n\n' >>"$cli_transcript"
@@ -145,6 +153,9 @@ cli_checks() {
     cli_run ada --json me
     cli_expect "me --json: the server's JSON, balance 30" 0 '"balance":30'
     cli_expect "me --json: a member the server sent as null is printed as null" 0 '"avatar_version":null'
+    cli_note "Ada writes a bio, which her friends see on her island; \`focus me\` shows it."
+    cli_run ada me bio "Early riser, slow focus."
+    cli_expect "me bio: Ada's bio is set and shown" 0 "^Bio: Early riser, slow focus.$"
     for _ in $(seq 40); do grep -q 'balance.changed.*30' "$stream" && break; sleep 0.05; done
     kill "$stream_pid" 2>/dev/null || true
     wait "$stream_pid" 2>/dev/null || true

@@ -11,10 +11,13 @@ scratch_db() {
     cluster_url "$dir" focus_owner "$1"
 }
 
-# A copy of sql/ holding migrations up to $2 (all when empty) and empty api/report/seed folders.
+# A copy of sql/ holding migrations up to $2 (all when empty) and empty api/report/seed folders;
+# from 0015 on (Migrator.appFunctionsFirstNeeded: migrations that bind triggers to functions
+# defined only in sql/app) today's sql/app too, as a release carrying those migrations has it.
 partial_sql() {
     local target=$1 upto=$2
-    mkdir -p "$target/migrations" "$target/api" "$target/report" "$target/seed"
+    mkdir -p "$target/migrations" "$target/api" "$target/app" "$target/report" "$target/seed"
+    if [ -z "$upto" ] || [ "$((10#$upto))" -ge 15 ]; then cp "$ROOT"/sql/app/*.sql "$target/app/"; fi
     for file in "$ROOT"/sql/migrations/*.sql; do
         if [ -z "$upto" ] || [ "$(basename "$file" | cut -d_ -f1)" \< "$upto" ] || \
            [ "$(basename "$file" | cut -d_ -f1)" = "$upto" ]; then

@@ -7,7 +7,7 @@
 -- Endpoint names, one grammar: the resource as its path reads (`/friend-requests` →
 -- friend_requests, `/me/avatar` → me_avatar) then one verb: list, get, create, update
 -- (PUT and PATCH), delete, or the action the path names (register, login, logout, sync, start,
--- finish, abandon, rate, accept, decline, confirm), or `open` for what the server calls when it opens a
+-- finish, abandon, rate, accept, decline, confirm, resolve, rename, suspend, ban), or `open` for what the server calls when it opens a
 -- stream (api.events_stream_open, for GET /events as text/event-stream). `POST /friend-requests/{id}/accept` is
 -- api.friend_requests_accept; grep the route table or sql/tests for that name to find both.
 -- Helpers that are not endpoints are named for what they do (authenticate, lock_user).
@@ -257,12 +257,14 @@ language sql immutable
 as $$ select to_char(iso.value at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') $$;
 
 -- The user a bearer token belongs to; 401 unauthorized if it is missing, unknown, expired or
--- revoked. Tokens are compared by their SHA-256 digest only. STABLE, so a read stays a read:
+-- revoked; 403 account_suspended while a moderator's suspension or ban holds (app.suspensions,
+-- migration 0017), with suspended_until (null for a ban), unless `suspended_too`: only export,
+-- deletion and logout pass it. Tokens are compared by their SHA-256 digest only. STABLE, so a read stays a read:
 -- only when the token's last use is older than auth_settings.token_touch_interval (an hour)
 -- does it call the volatile api.touch_token, which records the use and slides the expiry;
 -- PostgreSQL forbids writes in the statements of a non-volatile function itself, not in a
 -- volatile function it calls, and that write commits with the request.
-create function api.authenticate(token text)
+create function api.authenticate(token text, suspended_too boolean default false)
 returns uuid
 language plpgsql stable security definer set search_path = public, pg_temp
 as $$
@@ -270,6 +272,7 @@ declare
     v_user_id uuid;
     v_token_id uuid;
     v_stale boolean;
+    v_until timestamptz;
 begin
     select t.user_id, t.id, t.last_used_at < now() - s.token_touch_interval
     into v_user_id, v_token_id, v_stale
@@ -284,6 +287,13 @@ begin
     -- written: the use is recorded by the next request the token makes to the primary.
     if v_stale and not pg_is_in_recovery() then
         perform api.touch_token(v_token_id);
+    end if;
+    if not authenticate.suspended_too then
+        select s.until into v_until from app.suspensions s where s.user_id = v_user_id and s.until > now();
+        if v_until is not null then
+            perform api.fail(403, 'account_suspended', 'This account is suspended; you may still export or delete it.',
+                             jsonb_build_object('suspended_until', case when v_until < 'infinity' then api.iso(v_until) end));
+        end if;
     end if;
     return v_user_id;
 end

@@ -18,7 +18,11 @@
 -- the keys it made itself, so a retried logout or account deletion answers 204 again.
 
 -- Body fields that are secrets: left out of the digest (a fast hash of a password would be
--- stored otherwise); a request that holds one stores its answer sealed with the whole request.
+-- stored otherwise). A request that holds one stores its answer only sealed, with a key that is
+-- HMAC-SHA-256 of the whole request under the server's seal key (params.seal_key, which the HTTP
+-- layer holds outside the database and passes with keyed requests only): whoever reads
+-- app.idempotency_keys cannot open the answer, nor test a password guess against it, without
+-- that key. Without a seal key (a caller other than the server) such a request keeps no key.
 create function api.secret_fields()
 returns text[]
 language sql immutable
@@ -30,6 +34,8 @@ language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
     v_key text := idempotent.params ->> 'idempotency_key';
+    v_seal_key text := idempotent.params ->> 'seal_key';
+    v_params jsonb := idempotent.params - 'seal_key';  -- the endpoint never sees the seal key
     v_function regprocedure := to_regprocedure(idempotent.endpoint || '(text, jsonb, jsonb)');
     v_keep boolean := false;  -- true: this request owns the key and stores its answer
     v_token_digest bytea;
@@ -38,7 +44,8 @@ declare
     v_scope text;
     v_request jsonb;
     v_digest bytea;
-    v_sealed boolean;
+    v_sealed boolean := idempotent.body ?| api.secret_fields();
+    v_seal text;  -- the sealing key of this request (secrets and the server's seal key in it)
     v_retention interval;
     v_row app.idempotency_keys;
     v_reply api.reply;
@@ -53,7 +60,8 @@ begin
                          jsonb_build_object('field', 'Idempotency-Key'));
     end if;
 
-    if v_key is not null and (select p.provolatile from pg_proc p where p.oid = v_function) = 'v' then
+    if v_key is not null and (select p.provolatile from pg_proc p where p.oid = v_function) = 'v'
+       and (not v_sealed or length(v_seal_key) >= 32) then
         if idempotent.token is not null then
             v_token_digest := sha256(convert_to(idempotent.token, 'UTF8'));
             select t.user_id, t.revoked_at is null and t.expires_at > now() into v_user_id, v_valid
@@ -71,9 +79,9 @@ begin
     -- With somebody to keep the key for (else the endpoint answers: 401, 400): the key first.
     if v_scope is not null and length(v_scope) <= 400 then
         v_request := jsonb_build_object('route', idempotent.endpoint,
-                                        'params', idempotent.params - array['client_ip', 'user_agent', 'idempotency_key'],
+                                        'params', v_params - array['client_ip', 'user_agent', 'idempotency_key'],
                                         'body', idempotent.body);
-        v_sealed := idempotent.body ?| api.secret_fields();
+        v_seal := encode(hmac(convert_to(v_request::text, 'UTF8'), convert_to(v_seal_key, 'UTF8'), 'sha256'), 'hex');
         v_digest := sha256(convert_to(jsonb_set(v_request, '{body}', idempotent.body - api.secret_fields())::text, 'UTF8'));
         select s.retention into v_retention from app.idempotency_settings s;
 
@@ -97,8 +105,8 @@ begin
                 end if;
                 if v_row.sealed_reply is not null then
                     begin
-                        return jsonb_populate_record(null::api.reply, pgp_sym_decrypt(v_row.sealed_reply, v_request::text)::jsonb);
-                    exception when external_routine_invocation_exception then  -- another password or code
+                        return jsonb_populate_record(null::api.reply, pgp_sym_decrypt(v_row.sealed_reply, v_seal)::jsonb);
+                    exception when external_routine_invocation_exception then  -- another password or code, or seal key
                         perform api.fail(422, 'idempotency_key_reused',
                                          'This Idempotency-Key was used for another request; use a new key for a new request.');
                     end;
@@ -116,10 +124,10 @@ begin
     -- checks for every endpoint.
     perform 'PRAGMA:disable:other_warnings';
     execute format('select * from %s($1, $2, $3)', v_function::oid::regproc)
-    into v_reply using idempotent.token, idempotent.params, idempotent.body;
+    into v_reply using idempotent.token, v_params, idempotent.body;
     perform 'PRAGMA:enable:other_warnings';
     if v_keep and v_sealed then
-        update app.idempotency_keys k set sealed_reply = pgp_sym_encrypt(to_jsonb(v_reply)::text, v_request::text)
+        update app.idempotency_keys k set sealed_reply = pgp_sym_encrypt(to_jsonb(v_reply)::text, v_seal)
         where k.scope = v_scope and k.key = v_key;
     elsif v_keep then
         update app.idempotency_keys k set reply = to_jsonb(v_reply) where k.scope = v_scope and k.key = v_key;

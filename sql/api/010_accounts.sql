@@ -51,6 +51,17 @@ as $$
            '(.)\1+', '\1', 'g')
 $$;
 
+-- Whether a text a person shows others (a display name, a bio) holds a term of
+-- app.blocked_name_terms, both folded alike by api.name_skeleton.
+create function api.holds_blocked_term(value text)
+returns boolean
+language sql stable security definer set search_path = public, pg_temp
+as $$
+    select exists (select from app.blocked_name_terms b
+                   where api.name_skeleton(b.term) <> ''
+                     and strpos(api.name_skeleton(holds_blocked_term.value), api.name_skeleton(b.term)) > 0)
+$$;
+
 -- Names nobody may take, whole (after api.name_skeleton): the name deletion leaves on an
 -- account ('Deleted user', sql/api/012_account_lifecycle.sql), and names that speak for the app
 -- or its staff. Contained in a longer name they are the blocklist's business.
@@ -83,8 +94,7 @@ begin
     if v_skeleton = any (select api.name_skeleton(r) from unnest(api.reserved_display_names()) r) then
         perform api.fail(400, 'invalid_display_name', 'That display name is reserved; choose another.');
     end if;
-    if exists (select from app.blocked_name_terms b
-               where api.name_skeleton(b.term) <> '' and strpos(v_skeleton, api.name_skeleton(b.term)) > 0) then
+    if api.holds_blocked_term(v_name) then
         perform api.fail(400, 'inappropriate_display_name', 'That display name is not allowed; choose another.');
     end if;
     return v_name;
@@ -104,6 +114,30 @@ begin
         return null;
     end if;
     return api.display_name(v_name);
+end
+$$;
+
+-- A bio as stored, or 400: NFC, trimmed; empty after trimming reads as null (no bio). Set, it
+-- passes app.bio_is_clean (the character rules of a display name, at most 160 characters),
+-- else 400 invalid_field naming bio; no term of app.blocked_name_terms inside it (as for a
+-- display name, api.holds_blocked_term), else 400 inappropriate_bio.
+create function api.bio(bio text)
+returns text
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_bio text := nullif(btrim(normalize(bio.bio, nfc)), '');
+begin
+    if v_bio is null then
+        return null;
+    end if;
+    if not app.bio_is_clean(v_bio) then
+        perform api.fail_field('bio', 'must be at most 160 characters, without line breaks, invisible, control or direction characters.');
+    end if;
+    if api.holds_blocked_term(v_bio) then
+        perform api.fail(400, 'inappropriate_bio', 'That bio is not allowed; write another.');
+    end if;
+    return v_bio;
 end
 $$;
 
@@ -151,37 +185,6 @@ returns text
 language sql volatile security definer set search_path = public, pg_temp
 as $$ select crypt(hash_password.password, gen_salt('bf', s.bcrypt_cost)) from app.auth_settings s $$;
 
--- POST /auth/register {email, password, display_name}
--- Guarantees: emails are unique ignoring case (409 email_taken, also for two racing sign-ups);
--- the password is stored only as a bcrypt hash; the starters are owned and selected;
--- the answer carries the first token.
-create function api.auth_register(token text, params jsonb, body jsonb)
-returns api.reply
-language plpgsql volatile security definer set search_path = public, pg_temp
-as $$
-declare
-    v_body jsonb := api.only_keys(auth_register.body, array['email', 'password', 'display_name']);
-    v_email text := api.email_field(v_body);
-    v_password text := api.password_field(v_body, 'password');
-    v_display_name text := api.display_name_field(v_body, required => true);
-    v_user_id uuid;
-begin
-    insert into app.users (email, password_hash, display_name)
-    values (v_email, api.hash_password(v_password), v_display_name)
-    on conflict (email) do nothing
-    returning id into v_user_id;
-    if v_user_id is null then
-        perform api.fail(409, 'email_taken', 'An account with that email already exists.');
-    end if;
-    perform api.give_starters(v_user_id);
-
-    return api.ok(jsonb_build_object('user', api.profile(v_user_id)) || api.issue_token(v_user_id, auth_register.params));
-end
-$$;
-grant execute on function api.auth_register(text, jsonb, jsonb) to focus_api;
-comment on function api.auth_register(text, jsonb, jsonb) is
-    'POST /auth/register: unique email ignoring case (409 email_taken), bcrypt-hashed password, first token.';
-
 -- The client's address as the HTTP layer passed it (params.client_ip); null when unknown or
 -- not an address. The server always overwrites any client_ip a client put in its query.
 create function api.client_address(params jsonb)
@@ -199,6 +202,125 @@ exception when data_exception then
     return null;
 end
 $$;
+
+-- The bucket an address is counted in: an IPv4 address alone, an IPv6 address with its /64
+-- (one subscriber usually holds a whole /64); null stays null (unknown counts as one address).
+create function api.address_bucket(client_ip inet)
+returns inet
+language sql immutable
+as $$
+    select network(set_masklen(address_bucket.client_ip, case when family(address_bucket.client_ip) = 6 then 64 else 32 end))::inet
+$$;
+
+-- The address an account asked to change to and has not verified yet: the email of its newest
+-- code, when that is not the account's email and was sent within verification_code_ttl; else null.
+create function api.pending_email(user_id uuid)
+returns citext
+language sql stable security definer set search_path = public, pg_temp
+as $$
+    select v.email
+    from (select v.email, v.created_at from app.email_verifications v
+          where v.user_id = pending_email.user_id order by v.id desc limit 1) v
+    join app.users u on u.id = pending_email.user_id
+    where v.email <> u.email and v.created_at > now() - (select s.verification_code_ttl from app.auth_settings s)
+$$;
+
+-- A new code for an address the account wants verified (its own email, or the one it asked to
+-- change to), unless the account was sent max_reset_mails codes within reset_mail_window: then
+-- nothing is sent and the answer is the seconds to wait (else null), so nobody can make the
+-- server mail an address without end. Earlier unused codes of the account stop working; the
+-- code is stored only as its SHA-256 digest and expires after verification_code_ttl. The mail
+-- goes to the address, linked to the asking account (erased with it, even for an address it never
+-- confirmed); when another account has the address, that account's owner gets a notice instead
+-- (linked to them) and the code is mailed to nobody, so the asker learns nothing.
+create function api.send_email_verification(user_id uuid, email text)
+returns integer
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_settings app.auth_settings;
+    v_code text := lpad((('x' || encode(gen_random_bytes(4), 'hex'))::bit(32)::bigint % 100000000)::text, 8, '0');
+    v_taken boolean := exists (select from app.users u
+                               where u.email = send_email_verification.email::citext and u.id <> send_email_verification.user_id);
+    v_sent integer;
+    v_oldest timestamptz;
+begin
+    select * into v_settings from app.auth_settings;
+    select count(*)::integer, min(v.created_at) into v_sent, v_oldest
+    from app.email_verifications v
+    where v.user_id = send_email_verification.user_id and v.created_at > now() - v_settings.reset_mail_window;
+    if v_sent >= v_settings.max_reset_mails then
+        return greatest(1, ceil(extract(epoch from v_oldest + v_settings.reset_mail_window - now()))::integer);
+    end if;
+    update app.email_verifications v set used_at = now()
+    where v.user_id = send_email_verification.user_id and v.used_at is null;
+    insert into app.email_verifications (user_id, email, digest, expires_at)
+    values (send_email_verification.user_id, send_email_verification.email,
+            sha256(convert_to(v_code, 'UTF8')), now() + v_settings.verification_code_ttl);
+    insert into app.outgoing_mail (recipient, user_id, subject, body)
+    values (send_email_verification.email,
+            case when v_taken then null else send_email_verification.user_id end,  -- null: the holder's (app.link_outgoing_mail)
+            case when v_taken then 'Someone tried to use your address at Focus Island'
+                 else 'Confirm your email for Focus Island' end,
+            case when v_taken then 'Someone asked to use this address for another Focus Island account. Your account is unchanged; nothing needs doing.'
+                 else format(E'Your code is %s. Enter it in the app within %s hours to confirm this address.\nIf you did not ask for it, ignore this mail.',
+                             v_code, extract(epoch from v_settings.verification_code_ttl)::integer / 3600) end);
+    return null;
+end
+$$;
+
+-- POST /auth/register {email, password, display_name}
+-- Guarantees: emails are unique ignoring case (409 email_taken, also for two racing sign-ups);
+-- the password is stored only as a bcrypt hash; the starters are owned and selected; the email
+-- starts unverified and a code to verify it is mailed; the answer carries the first token.
+-- Probing: each 409 is counted by client address (api.address_bucket); an address that got
+-- max_taken_answers_per_address of them within taken_answer_window gets 429 too_many_attempts
+-- for every sign-up until the oldest ages out, taken email or not, so at most that many emails an
+-- hour can be tested from one address.
+create function api.auth_register(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_body jsonb := api.only_keys(auth_register.body, array['email', 'password', 'display_name']);
+    v_email text := api.email_field(v_body);
+    v_password text := api.password_field(v_body, 'password');
+    v_display_name text := api.display_name_field(v_body, required => true);
+    v_hash text := api.hash_password(v_password);  -- before the address's lock, which it need not hold
+    v_bucket inet := api.address_bucket(api.client_address(auth_register.params));
+    v_settings app.auth_settings;
+    v_answers integer;
+    v_oldest timestamptz;
+    v_user_id uuid;
+begin
+    select * into v_settings from app.auth_settings;
+    perform pg_advisory_xact_lock(hashtext('taken:' || coalesce(host(v_bucket), '-')));
+    select count(*)::integer, min(a.answered_at) into v_answers, v_oldest
+    from app.taken_email_answers a
+    where a.client_ip is not distinct from v_bucket and a.answered_at > now() - v_settings.taken_answer_window;
+    if v_answers >= v_settings.max_taken_answers_per_address then
+        return api.problem(429, 'too_many_attempts', 'Too many sign-ups from here; wait before trying again.',
+                           retry_after => greatest(1, ceil(extract(epoch from
+                               v_oldest + v_settings.taken_answer_window - now()))::integer));
+    end if;
+    insert into app.users (email, password_hash, display_name)
+    values (v_email, v_hash, v_display_name)
+    on conflict (email) do nothing
+    returning id into v_user_id;
+    if v_user_id is null then
+        insert into app.taken_email_answers (client_ip) values (v_bucket);
+        return api.problem(409, 'email_taken', 'An account with that email already exists.');
+    end if;
+    perform api.give_starters(v_user_id);
+    perform api.send_email_verification(v_user_id, v_email);
+
+    return api.ok(jsonb_build_object('user', api.profile(v_user_id)) || api.issue_token(v_user_id, auth_register.params));
+end
+$$;
+grant execute on function api.auth_register(text, jsonb, jsonb) to focus_api;
+comment on function api.auth_register(text, jsonb, jsonb) is
+    'POST /auth/register: unique email ignoring case (409 email_taken, 429 after too many from one address), '
+    'bcrypt-hashed password, a verification code mailed, first token.';
 
 -- POST /auth/login {email, password}
 -- Guarantees: unknown email and wrong password answer the same 401 invalid_credentials, after
@@ -296,7 +418,7 @@ returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 begin
-    perform api.authenticate(auth_logout.token);
+    perform api.authenticate(auth_logout.token, suspended_too => true);
     update app.auth_tokens t
     set revoked_at = now()
     where t.digest = sha256(convert_to(auth_logout.token, 'UTF8'));

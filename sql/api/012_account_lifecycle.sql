@@ -3,46 +3,61 @@
 -- email, reset a forgotten password through a code mailed by an operator's mailer, and see and
 -- end the sessions of your devices (tokens).
 
--- The one function here that touches app.login_failures: wrong passwords and wrong reset codes
--- count like failed logins of the email, by client address as api.auth_login counts them, so a
--- stranger's wrong codes from one address do not lock the owner out at another. 'check'
--- serializes attempts for the email (the same advisory lock as api.auth_login) and answers the
--- seconds to wait while the email is throttled from this address (max_failed_logins) or from
--- everywhere (max_failed_logins_per_email), else null; 'record' adds a failure from the address;
--- 'clear' forgets the address's failures (all of the email's when client_ip is null).
-create function api.failed_attempts(email text, action text, client_ip inet default null)
+-- The one function here that touches app.login_failures. Failures are recorded by kind, and
+-- each kind is throttled only by what the one who causes it can do (docs/security.md):
+--   'record' adds a failure of `kind` for the email from the address;
+--   'clear' forgets the address's failures of the email (all of them when client_ip is null);
+--   'check' answers the seconds to wait, else null:
+--     kind 'password' (a wrong current password given with the account's own token): at
+--       max_failed_logins such failures of the email within failed_login_window. Strangers'
+--       sign-in and code failures never count here, so a signed-in owner who proves the
+--       password is never locked out by them;
+--     kind 'code' (a wrong reset code): at max_code_failures_per_address wrong codes from the
+--       address (IPv6: its /64) across all emails within failed_login_window, so one address
+--       cannot spread guesses over many accounts. Each code also stops working after
+--       max_code_attempts wrong guesses (api.auth_password_reset_confirm).
+-- 'check' serializes attempts for the email (the same advisory lock as api.auth_login).
+create function api.failed_attempts(email text, action text, client_ip inet default null, kind text default 'login')
 returns integer
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
     v_settings app.auth_settings;
+    v_bucket inet := api.address_bucket(failed_attempts.client_ip);
+    v_limit integer;
     v_failures integer;
     v_oldest timestamptz;
 begin
     if failed_attempts.action = 'record' then
-        insert into app.login_failures (email, client_ip) values (failed_attempts.email, failed_attempts.client_ip);
+        insert into app.login_failures (email, client_ip, kind)
+        values (failed_attempts.email, failed_attempts.client_ip, failed_attempts.kind);
         return null;
     elsif failed_attempts.action = 'clear' then
         delete from app.login_failures f
         where f.email = failed_attempts.email::citext
           and (failed_attempts.client_ip is null or f.client_ip = failed_attempts.client_ip);
         return null;
+    elsif failed_attempts.action <> 'check' or failed_attempts.kind not in ('password', 'code') then
+        raise exception 'api.failed_attempts: no % of % failures', failed_attempts.action, failed_attempts.kind;
     end if;
     select * into v_settings from app.auth_settings;
     perform pg_advisory_xact_lock(hashtext('login:' || lower(failed_attempts.email)));
-    select count(*)::integer, min(f.failed_at) into v_failures, v_oldest
-    from app.login_failures f
-    where f.email = failed_attempts.email::citext and f.client_ip is not distinct from failed_attempts.client_ip
-      and f.failed_at > now() - v_settings.failed_login_window;
-    if v_failures < v_settings.max_failed_logins then
+    if failed_attempts.kind = 'password' then
+        v_limit := v_settings.max_failed_logins;
         select count(*)::integer, min(f.failed_at) into v_failures, v_oldest
-        from (select f.failed_at from app.login_failures f
-              where f.email = failed_attempts.email::citext and f.failed_at > now() - v_settings.failed_login_window
-              order by f.failed_at desc
-              limit v_settings.max_failed_logins_per_email) f;
-        if v_failures < v_settings.max_failed_logins_per_email then
-            return null;
-        end if;
+        from app.login_failures f
+        where f.email = failed_attempts.email::citext and f.kind = 'password'
+          and f.failed_at > now() - v_settings.failed_login_window;
+    else
+        v_limit := v_settings.max_code_failures_per_address;
+        perform pg_advisory_xact_lock(hashtext('codes:' || coalesce(host(v_bucket), '-')));
+        select count(*)::integer, min(f.failed_at) into v_failures, v_oldest
+        from app.login_failures f
+        where f.kind = 'code' and f.failed_at > now() - v_settings.failed_login_window
+          and (f.client_ip <<= v_bucket or (v_bucket is null and f.client_ip is null));
+    end if;
+    if v_failures < v_limit then
+        return null;
     end if;
     return greatest(1, ceil(extract(epoch from v_oldest + v_settings.failed_login_window - now()))::integer);
 end
@@ -61,22 +76,23 @@ begin
 end
 $$;
 
--- Checks the account's password before a change: a problem reply (429 too_many_attempts, or
--- 403 wrong_password, recorded as a failed login without rolling back), or a reply with no
--- code when the password is right.
+-- Checks the account's password before a change: a problem reply (429 too_many_attempts after
+-- max_failed_logins wrong passwords given with the account's tokens, or 403 wrong_password,
+-- recorded as a 'password' failure without rolling back), or a reply with no code when the
+-- password is right. Strangers' sign-in and code failures for the email do not count.
 create function api.check_password(account app.users, password text, client_ip inet)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
-    v_wait integer := api.failed_attempts(account.email, 'check', check_password.client_ip);
+    v_wait integer := api.failed_attempts(account.email, 'check', check_password.client_ip, 'password');
 begin
     if v_wait is not null then
         return api.problem(429, 'too_many_attempts', 'Too many wrong passwords; wait before trying again.',
                            retry_after => v_wait);
     end if;
     if account.password_hash <> crypt(check_password.password, account.password_hash) then
-        perform api.failed_attempts(account.email, 'record', check_password.client_ip);
+        perform api.failed_attempts(account.email, 'record', check_password.client_ip, 'password');
         return api.problem(403, 'wrong_password', 'The password is wrong.');
     end if;
     return api.ok(null);
@@ -85,21 +101,44 @@ $$;
 
 -- Erases what DELETE /me cannot reach through a user_id column of its own table: rows keyed by
 -- the account's addresses or naming it in someone else's stored answer. Guarantees: no sign-in
--- failure, mail or Idempotency-Key linked to the account (app.link_* triggers: it held the
--- address, or made the request) or naming its current email stays; other users' stored
--- answers that mention the account's id (a friend's accepted request shows its name) are
--- deleted, so a retry of theirs runs again against what is there now, as after the 24 h
--- retention. The one key kept is keep_key, the DELETE /me request's own: its stored 204 names
--- nobody and answers a retried deletion.
+-- failure, mail, queued reset request or Idempotency-Key linked to the account (app.link_*
+-- triggers: it held the address, or made the request) or under its current email stays, nor one
+-- under an address it asked to change to (pending, or never confirmed) that no other account
+-- holds; no 409 email_taken count stays for an address (api.address_bucket) the account signed
+-- in or failed from. Other users' stored answers that mention the account's id (a friend's
+-- accepted request shows its name) are deleted, so a retry of theirs runs again against what is
+-- there now, as after the 24 h retention. The one key kept is keep_key, the DELETE /me
+-- request's own: its stored 204 names nobody and answers a retried deletion. Call it before
+-- the account's verification codes and sign-in addresses go: it reads them.
 create function api.erase_account_traces(user_id uuid, email text, keep_key text)
 returns void
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
+declare
+    v_pending citext[] := array(select distinct v.email from app.email_verifications v
+                                where v.user_id = erase_account_traces.user_id
+                                  and not exists (select from app.users u where u.email = v.email));
+    v_buckets inet[] := array(select api.address_bucket(a.client_ip) from app.login_addresses a
+                              where a.user_id = erase_account_traces.user_id
+                              union
+                              select api.address_bucket(f.client_ip) from app.login_failures f
+                              where f.client_ip is not null
+                                and (f.user_id = erase_account_traces.user_id or f.email = erase_account_traces.email::citext
+                                     or (f.user_id is null and f.email = any(v_pending))));
 begin
-    delete from app.outgoing_mail m where m.user_id = erase_account_traces.user_id or m.recipient = erase_account_traces.email::citext;
-    delete from app.login_failures f where f.user_id = erase_account_traces.user_id or f.email = erase_account_traces.email::citext;
+    delete from app.taken_email_answers a where a.client_ip = any(v_buckets);
+    delete from app.outgoing_mail m
+    where m.user_id = erase_account_traces.user_id or m.recipient = erase_account_traces.email::citext
+       or (m.user_id is null and m.recipient = any(v_pending));
+    delete from app.login_failures f
+    where f.user_id = erase_account_traces.user_id or f.email = erase_account_traces.email::citext
+       or (f.user_id is null and f.email = any(v_pending));
+    delete from app.password_reset_requests q
+    where q.user_id = erase_account_traces.user_id or q.email = erase_account_traces.email::citext
+       or (q.user_id is null and q.email = any(v_pending));
     delete from app.idempotency_keys k
     where (k.user_id = erase_account_traces.user_id or k.scope = 'email:' || lower(erase_account_traces.email)
+           or (k.user_id is null and k.scope in (select 'email:' || lower(p::text) from unnest(v_pending) p))
            or strpos(k.reply::text, erase_account_traces.user_id::text) > 0)
       and (k.scope, k.key) is distinct from ('user:' || erase_account_traces.user_id, erase_account_traces.keep_key);
 end
@@ -107,8 +146,10 @@ $$;
 
 -- DELETE /me {password}
 -- Guarantees: with the right password, everything that names or reaches the person goes at once:
--- email, password, display name (now 'Deleted user'), avatar, time zone, tokens, reset codes,
--- mail and login failures (to any address the account held), sign-in addresses, stored
+-- email, password, display name (now 'Deleted user'), bio, avatar, time zone, tokens, reset codes and
+-- queued reset requests, email verification codes and a pending address, mail and login
+-- failures (to any address the account held or asked for), sign-in addresses and the 409
+-- email_taken counts of those addresses, stored
 -- Idempotency-Key answers (its own and others' naming it: api.erase_account_traces),
 -- friendships and requests (each recorded in friendship_events as
 -- removed, cancelled or declined), blocks either way, reports about the user and friend-request
@@ -122,7 +163,7 @@ returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
-    v_user_id uuid := api.authenticate(me_delete.token);
+    v_user_id uuid := api.authenticate(me_delete.token, suspended_too => true);
     v_body jsonb := api.only_keys(me_delete.body, array['password']);
     v_password text := api.text_field(v_body, 'password');
     v_user app.users := api.lock_account(v_user_id);
@@ -139,16 +180,16 @@ begin
     end loop;
     delete from app.auth_tokens t where t.user_id = v_user_id;
     delete from app.password_resets r where r.user_id = v_user_id;
-    delete from app.outgoing_mail m where m.recipient = v_user.email;
-    perform api.failed_attempts(v_user.email, 'clear');
     perform api.erase_account_traces(v_user_id, v_user.email, me_delete.params ->> 'idempotency_key');
+    delete from app.email_verifications v where v.user_id = v_user_id;
+    perform api.failed_attempts(v_user.email, 'clear');
     delete from app.login_addresses a where a.user_id = v_user_id;
     delete from app.avatars a where a.user_id = v_user_id;
     delete from app.blocks b where v_user_id in (b.blocker, b.blocked);
     delete from app.user_reports r where r.reported = v_user_id;
     delete from app.friend_request_attempts a where a.user_id = v_user_id;
     update app.users u
-    set email = null, password_hash = null, display_name = 'Deleted user', time_zone = 'UTC',
+    set email = null, email_verified_at = null, password_hash = null, display_name = 'Deleted user', bio = null, time_zone = 'UTC',
         show_tip_on_timer = true, deleted_at = now(), updated_at = now()
     where u.id = v_user_id;
     return api.ok(null);
@@ -159,8 +200,8 @@ comment on function api.me_delete(text, jsonb, jsonb) is
     'DELETE /me: with the right password (else 403 wrong_password, nothing changed), personal data goes and an '
     'anonymous tombstone keeps sessions and ledger adding up; the email may register again; racing purchases serialize.';
 
--- GET /me/export: one JSON document with everything stored about the caller, sign-in
--- addresses, failed sign-ins and mail included (GDPR art. 15 and 20). A failed sign-in shows its
+-- GET /me/export: one JSON document with everything stored about the caller (the bio in its
+-- profile), sign-in addresses, failed sign-ins and mail included (GDPR art. 15 and 20). A failed sign-in shows its
 -- address only when the account signed in from it too: anyone may fail with the account's email,
 -- and a stranger's address is not the caller's data (art. 15(4)). Mail without its body: a reset
 -- code in it would let whoever holds a token set the password without knowing it.
@@ -170,7 +211,7 @@ returns api.reply
 language plpgsql stable security definer set search_path = public, pg_temp
 as $$
 declare
-    v_user_id uuid := api.authenticate(me_export_get.token);
+    v_user_id uuid := api.authenticate(me_export_get.token, suspended_too => true);
     v_digest bytea := sha256(convert_to(me_export_get.token, 'UTF8'));
 begin
     return api.ok(jsonb_build_object(
@@ -269,9 +310,13 @@ comment on function api.me_password_update(text, jsonb, jsonb) is
     'POST /me/password: 403 wrong_password changes nothing; else the password changes and every other token is revoked.';
 
 -- POST /me/email {password, email}
--- Guarantees: wrong password is 403 wrong_password and changes nothing; an email another
--- account has (any letter case) is 409 email_taken; unused reset codes (sent to the old
--- address) stop working. Answers the new Profile.
+-- Guarantees: wrong password is 403 wrong_password and changes nothing. Else the address waits
+-- for verification (Profile.pending_email) and a code is mailed to it; the account's email (the
+-- sign-in and contact address) stays the old one until the code is confirmed
+-- (POST /me/email/verify). The answer is the same whether or not another account has the
+-- address (that account's owner is mailed a notice instead of the code), so it reveals nothing.
+-- Asking for the current, verified address again calls a pending change off. 429
+-- too_many_attempts (Retry-After) past max_reset_mails codes in reset_mail_window.
 create function api.me_email_update(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
@@ -283,29 +328,111 @@ declare
     v_email text := api.email_field(v_body);
     v_user app.users := api.lock_account(v_user_id);
     v_check api.reply := api.check_password(v_user, v_password, api.client_address(me_email_update.params));
+    v_wait integer;
 begin
     if v_check.code is not null then
         return v_check;
     end if;
-    begin
-        update app.users u set email = v_email, updated_at = now() where u.id = v_user_id;
-    exception when unique_violation then
-        perform api.fail(409, 'email_taken', 'An account with that email already exists.');
-    end;
-    update app.password_resets r set used_at = now() where r.user_id = v_user_id and r.used_at is null;
+    if v_email::citext = v_user.email and v_user.email_verified_at is not null then
+        delete from app.email_verifications v where v.user_id = v_user_id;  -- a pending change is called off
+    else
+        v_wait := api.send_email_verification(v_user_id, v_email);
+        if v_wait is not null then
+            return api.problem(429, 'too_many_attempts', 'Too many codes asked for; wait before asking again.', retry_after => v_wait);
+        end if;
+    end if;
     return api.ok(api.profile(v_user_id));
 end
 $$;
 grant execute on function api.me_email_update(text, jsonb, jsonb) to focus_api;
 comment on function api.me_email_update(text, jsonb, jsonb) is
-    'POST /me/email: 403 wrong_password changes nothing, 409 email_taken, 400 invalid_email; else the new Profile.';
+    'POST /me/email: 403 wrong_password changes nothing; else a code is mailed to the new address, which becomes '
+    'the email once verified; the answer (Profile with pending_email) is alike whether or not the address is taken.';
+
+-- POST /me/email/verify {code}
+-- Guarantees: the newest unused, unexpired code of the account, right: the address it was sent
+-- to becomes the account's verified email (an email change takes effect now; unused reset codes
+-- sent to the old address stop working); 409 email_taken if another account took the address
+-- meanwhile. Wrong, expired, used or none: 400 invalid_verification_code; after
+-- max_code_attempts wrong guesses the code stops working (ask for another: POST /me/email/resend).
+create function api.me_email_verification_confirm(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(me_email_verification_confirm.token);
+    v_body jsonb := api.only_keys(me_email_verification_confirm.body, array['code']);
+    v_code text := btrim(api.text_field(v_body, 'code'));
+    v_user app.users := api.lock_account(v_user_id);
+    v_settings app.auth_settings;
+    v_verification app.email_verifications;
+begin
+    select * into v_settings from app.auth_settings;
+    select * into v_verification from app.email_verifications v
+    where v.user_id = v_user_id and v.used_at is null and v.expires_at > now()
+    order by v.id desc limit 1;
+    if v_verification.id is null or v_verification.digest <> sha256(convert_to(v_code, 'UTF8')) then
+        update app.email_verifications v
+        set failed_attempts = v.failed_attempts + 1,
+            used_at = case when v.failed_attempts + 1 >= v_settings.max_code_attempts then now() end
+        where v.id = v_verification.id;
+        return api.problem(400, 'invalid_verification_code', 'The code is wrong, expired or already used.');
+    end if;
+    update app.email_verifications v set used_at = now() where v.user_id = v_user_id and v.used_at is null;
+    if v_verification.email <> v_user.email then
+        begin
+            update app.users u set email = v_verification.email, updated_at = now() where u.id = v_user_id;
+        exception when unique_violation then
+            perform api.fail(409, 'email_taken', 'An account with that email already exists.');
+        end;
+        update app.password_resets r set used_at = now() where r.user_id = v_user_id and r.used_at is null;
+    end if;
+    update app.users u set email_verified_at = now(), updated_at = now() where u.id = v_user_id;
+    return api.ok(api.profile(v_user_id));
+end
+$$;
+grant execute on function api.me_email_verification_confirm(text, jsonb, jsonb) to focus_api;
+comment on function api.me_email_verification_confirm(text, jsonb, jsonb) is
+    'POST /me/email/verify: the right code verifies the address it was sent to (an email change takes effect); '
+    '400 invalid_verification_code otherwise, the code void after a few wrong guesses.';
+
+-- POST /me/email/resend
+-- Guarantees: a new code for the address waiting for verification (a pending change, else the
+-- account's own unverified email), earlier codes void; 409 nothing_to_verify when the email is
+-- verified and no change waits; 429 too_many_attempts (Retry-After) past max_reset_mails codes
+-- in reset_mail_window, so nobody can make the server mail an address without end.
+create function api.me_email_verification_create(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(me_email_verification_create.token);
+    v_user app.users := api.lock_account(v_user_id);
+    v_pending citext := api.pending_email(v_user_id);
+    v_wait integer;
+begin
+    if v_pending is null and v_user.email_verified_at is not null then
+        perform api.fail(409, 'nothing_to_verify', 'Your email is verified and no change waits for verification.');
+    end if;
+    v_wait := api.send_email_verification(v_user_id, coalesce(v_pending, v_user.email)::text);
+    if v_wait is not null then
+        return api.problem(429, 'too_many_attempts', 'Too many codes asked for; wait before asking again.', retry_after => v_wait);
+    end if;
+    return api.ok(null);
+end
+$$;
+grant execute on function api.me_email_verification_create(text, jsonb, jsonb) to focus_api;
+comment on function api.me_email_verification_create(text, jsonb, jsonb) is
+    'POST /me/email/resend: a new code for the address waiting for verification; 409 nothing_to_verify; '
+    '429 too_many_attempts past the mail throttle.';
 
 -- POST /auth/password-reset {email} (public)
 -- Guarantees: always 202 with no body, for a known email, an unknown one and a throttled one
--- alike, after the same kind of work (no bcrypt on either path), so the answer tells nothing.
--- For a live account under max_reset_mails codes in reset_mail_window: earlier unused codes
--- stop working, a new 8-digit code is stored only as its SHA-256 digest (expiring after
--- reset_code_ttl) and a mail holding it is queued in app.outgoing_mail for the operator's mailer.
+-- alike, after the same work: the email is queued in app.password_reset_requests (one insert,
+-- whatever the email) and nothing else, so neither answer nor time tells whether it has an
+-- account. The mailer's app.take_outgoing_mail() (app.send_password_resets) then gives a live
+-- account under max_reset_mails codes in reset_mail_window a new 8-digit code (earlier unused
+-- codes stop working), stored only as its SHA-256 digest, expiring after reset_code_ttl, by mail.
 create function api.auth_password_reset_create(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
@@ -313,38 +440,25 @@ as $$
 declare
     v_body jsonb := api.only_keys(auth_password_reset_create.body, array['email']);
     v_email text := api.email_field(v_body);
-    v_settings app.auth_settings;
-    v_user app.users;
-    v_code text := lpad((('x' || encode(gen_random_bytes(4), 'hex'))::bit(32)::bigint % 100000000)::text, 8, '0');
 begin
-    select * into v_settings from app.auth_settings;
-    perform pg_advisory_xact_lock(hashtext('reset:' || lower(v_email)));
-    select * into v_user from app.users u where u.email = v_email::citext;
-    if v_user.id is not null
-       and (select count(*) from app.password_resets r
-            where r.user_id = v_user.id and r.created_at > now() - v_settings.reset_mail_window) < v_settings.max_reset_mails then
-        update app.password_resets r set used_at = now() where r.user_id = v_user.id and r.used_at is null;
-        insert into app.password_resets (user_id, digest, expires_at)
-        values (v_user.id, sha256(convert_to(v_code, 'UTF8')), now() + v_settings.reset_code_ttl);
-        insert into app.outgoing_mail (recipient, subject, body)
-        values (v_user.email, 'Your Focus Island password reset code',
-                format(E'Your code is %s. It works once, within %s minutes.\nIf you did not ask for it, ignore this mail: your password stays as it is.',
-                       v_code, extract(epoch from v_settings.reset_code_ttl)::integer / 60));
-    end if;
+    insert into app.password_reset_requests (email) values (v_email);
     return api.ok(null);
 end
 $$;
 grant execute on function api.auth_password_reset_create(text, jsonb, jsonb) to focus_api;
 comment on function api.auth_password_reset_create(text, jsonb, jsonb) is
-    'POST /auth/password-reset: always 202; a known live email under the throttle gets a one-time code by mail '
-    '(digest stored, 15 minutes, single use).';
+    'POST /auth/password-reset: always 202 after the same one insert; the mailer later sends a known live email '
+    'under the throttle a one-time code (digest stored, 15 minutes, single use).';
 
 -- POST /auth/password-reset/confirm {email, code, new_password} (public)
 -- Guarantees: a wrong, expired or used code (or an unknown email) is one 400 invalid_reset_code,
--- counted as a failed login of the email without rolling back, and 429 too_many_attempts once
--- the email is throttled (the code is not even checked). A right code works once: the password
--- changes, every token of the user and every other code stop working, and the answer is
--- {user, token, expires_at} like a login.
+-- recorded as a 'code' failure without rolling back; the account's live code counts the wrong
+-- guess and stops working after max_code_attempts of them. 429 too_many_attempts (the code not
+-- even checked) only once this client address (IPv6: its /64) made max_code_failures_per_address
+-- wrong guesses across all emails: strangers elsewhere never stop the owner's right code.
+-- Neither other failures of the email nor sign-in failures count here. A right code works
+-- once: the password changes, the email counts as verified (the code reached it), every token
+-- of the user and every other code stop working, and the answer is {user, token, expires_at}.
 create function api.auth_password_reset_confirm(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
@@ -355,24 +469,32 @@ declare
     v_code text := btrim(api.text_field(v_body, 'code'));
     v_new text := api.password_field(v_body, 'new_password');
     v_address inet := api.client_address(auth_password_reset_confirm.params);
-    v_wait integer := api.failed_attempts(v_email, 'check', v_address);
+    v_wait integer := api.failed_attempts(v_email, 'check', v_address, 'code');
+    v_settings app.auth_settings;
     v_reset app.password_resets;
 begin
     if v_wait is not null then
         return api.problem(429, 'too_many_attempts', 'Too many wrong codes; wait before trying again.', retry_after => v_wait);
     end if;
+    select * into v_settings from app.auth_settings;
     select r.* into v_reset
     from app.password_resets r join app.users u on u.id = r.user_id
-    where u.email = v_email::citext and r.digest = sha256(convert_to(v_code, 'UTF8'))
-      and r.used_at is null and r.expires_at > now()
+    where u.email = v_email::citext and r.used_at is null and r.expires_at > now()
+    order by r.created_at desc limit 1
     for update of r;
-    if v_reset.id is null then
-        perform api.failed_attempts(v_email, 'record', v_address);
+    if v_reset.id is null or v_reset.digest <> sha256(convert_to(v_code, 'UTF8')) then
+        update app.password_resets r
+        set failed_attempts = r.failed_attempts + 1,
+            used_at = case when r.failed_attempts + 1 >= v_settings.max_code_attempts then now() end
+        where r.id = v_reset.id;
+        perform api.failed_attempts(v_email, 'record', v_address, 'code');
         return api.problem(400, 'invalid_reset_code', 'The code is wrong, expired or already used.');
     end if;
     perform api.lock_account(v_reset.user_id);
     update app.password_resets r set used_at = now() where r.user_id = v_reset.user_id and r.used_at is null;
-    update app.users u set password_hash = api.hash_password(v_new), updated_at = now() where u.id = v_reset.user_id;
+    update app.users u
+    set password_hash = api.hash_password(v_new), email_verified_at = coalesce(u.email_verified_at, now()), updated_at = now()
+    where u.id = v_reset.user_id;
     update app.auth_tokens t set revoked_at = now() where t.user_id = v_reset.user_id and t.revoked_at is null;
     perform api.failed_attempts(v_email, 'clear', v_address);
     return api.ok(jsonb_build_object('user', api.profile(v_reset.user_id))
@@ -382,7 +504,8 @@ $$;
 grant execute on function api.auth_password_reset_confirm(text, jsonb, jsonb) to focus_api;
 comment on function api.auth_password_reset_confirm(text, jsonb, jsonb) is
     'POST /auth/password-reset/confirm: one 400 invalid_reset_code for wrong, expired, used codes and unknown emails '
-    '(counted as failed logins; 429 when throttled); else a new password, all other tokens revoked, a new token.';
+    '(a code is void after a few wrong guesses; 429 only past the per-address ceiling); else a new password, '
+    'the email verified, all other tokens revoked, a new token.';
 
 -- Device = {id, label, created_at, last_used_at, expires_at, current}. label is the User-Agent
 -- the token was issued to; last_used_at is exact to token_touch_interval (an hour).

@@ -1,7 +1,11 @@
 -- api profile: the Profile object and GET/PATCH /me.
 
--- Profile = {id, email, display_name, balance, selected: {pet, sound, furniture},
---            settings: {show_tip_on_timer, time_zone}, has_avatar, avatar_version, created_at}
+-- Profile = {id, email, email_verified, pending_email, display_name, bio, balance,
+--            selected: {pet, sound, furniture}, settings: {show_tip_on_timer, time_zone},
+--            has_avatar, avatar_version, created_at}
+-- email is the sign-in and contact address; pending_email an address asked for by
+-- POST /me/email and not verified yet (null when none), which becomes email once verified.
+-- bio: what the person wrote about themselves (api.bio), null when unset.
 -- avatar_version: as in UserCard (sql/api/070_friends.sql), null without an avatar.
 
 -- An avatar's version: its updated_at in microseconds since 1970; null for no avatar.
@@ -17,7 +21,10 @@ as $$
     select jsonb_build_object(
         'id', u.id,
         'email', u.email,
+        'email_verified', u.email_verified_at is not null,
+        'pending_email', api.pending_email(u.id),
         'display_name', u.display_name,
+        'bio', u.bio,
         'balance', u.balance,
         'selected', api.selected_json(u.id),
         'settings', jsonb_build_object('show_tip_on_timer', u.show_tip_on_timer, 'time_zone', u.time_zone),
@@ -40,17 +47,19 @@ $$;
 grant execute on function api.me_get(text, jsonb, jsonb) to focus_api;
 comment on function api.me_get(text, jsonb, jsonb) is 'GET /me: the caller''s Profile.';
 
--- PATCH /me {display_name?, settings?: {show_tip_on_timer?, time_zone?}}
+-- PATCH /me {display_name?, bio?, settings?: {show_tip_on_timer?, time_zone?}}
 -- Guarantees: only the fields given change; unknown keys are 400 and change nothing; a time
--- zone is an IANA name PostgreSQL knows (pg_timezone_names, exact spelling), else 400 invalid_field.
+-- zone is an IANA name PostgreSQL knows (pg_timezone_names, exact spelling), else 400 invalid_field;
+-- a bio passes api.bio (400 invalid_field, inappropriate_bio), and null or "" clears it.
 create function api.me_update(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
     v_user_id uuid := api.authenticate(me_update.token);
-    v_body jsonb := api.only_keys(me_update.body, array['display_name', 'settings']);
+    v_body jsonb := api.only_keys(me_update.body, array['display_name', 'bio', 'settings']);
     v_display_name text := api.display_name_field(v_body, required => false);
+    v_bio text := api.bio(api.text_field(v_body, 'bio', required => false));
     v_settings jsonb := v_body -> 'settings';
     v_show_tip boolean;
     v_time_zone text;
@@ -69,6 +78,7 @@ begin
 
     update app.users u
     set display_name = coalesce(v_display_name, u.display_name),
+        bio = case when v_body ? 'bio' then v_bio else u.bio end,
         show_tip_on_timer = coalesce(v_show_tip, u.show_tip_on_timer),
         time_zone = coalesce(v_time_zone, u.time_zone),
         updated_at = now()
@@ -78,4 +88,4 @@ end
 $$;
 grant execute on function api.me_update(text, jsonb, jsonb) to focus_api;
 comment on function api.me_update(text, jsonb, jsonb) is
-    'PATCH /me: changes only the fields given; unknown keys are 400 and change nothing.';
+    'PATCH /me: changes only the fields given (a null or empty bio clears it); unknown keys are 400 and change nothing.';

@@ -35,14 +35,14 @@ as $$
                      where u.id = today_minutes.user_id), 0)
 $$;
 
--- Friend = UserCard + {selected, friends_since, today_minutes}
-create function api.friend_json(user_id uuid, friends_since timestamptz)
+-- Friend = UserCard + {selected, befriended_at, today_minutes}
+create function api.friend_json(user_id uuid, befriended_at timestamptz)
 returns jsonb
 language sql stable security definer set search_path = public, pg_temp
 as $$
     select api.user_card(friend_json.user_id)
            || jsonb_build_object('selected', api.selected_json(friend_json.user_id),
-                                 'friends_since', api.iso(friend_json.friends_since),
+                                 'befriended_at', api.iso(friend_json.befriended_at),
                                  'today_minutes', api.today_minutes(friend_json.user_id))
 $$;
 
@@ -82,6 +82,18 @@ as $$
     values (pair.id, pair.user_low, pair.user_high, record_friendship_event.actor, record_friendship_event.action)
 $$;
 
+-- A pending request its receiver never sees: the receiver blocked the sender. Its sender sees
+-- it as any other (outgoing, 201 then 200 when asked again, cancel), so a blocked user cannot
+-- tell they are blocked; no event tells the receiver of it, and unblocking ends it as declined.
+create function api.request_hidden(pair app.friendships)
+returns boolean
+language sql stable security definer set search_path = public, pg_temp
+as $$
+    select pair.status = 'pending'
+           and exists (select from app.blocks b
+                       where b.blocker = api.other_user(pair, pair.requested_by) and b.blocked = pair.requested_by)
+$$;
+
 -- A request the caller may act on: pending, and the caller on the given side
 -- ('receiver' or 'sender'). Anyone else, or a request no longer pending, gets 404.
 create function api.pending_request(request_id uuid, user_id uuid, side text)
@@ -97,7 +109,8 @@ begin
     end if;
     if v_row.id is distinct from pending_request.request_id or v_row.status <> 'pending'
        or (pending_request.side = 'receiver') <> (v_row.requested_by <> pending_request.user_id)
-       or pending_request.user_id not in (v_row.user_low, v_row.user_high) then
+       or pending_request.user_id not in (v_row.user_low, v_row.user_high)
+       or (pending_request.side = 'receiver' and api.request_hidden(v_row)) then
         perform api.fail(404, 'friend_request_not_found', 'There is no such pending request for you.');
     end if;
     return v_row;
@@ -122,8 +135,11 @@ $$;
 -- Every attempt a sender makes counts, unknown emails included (the 404 is answered without
 -- rolling back, so its count stays): past app.social_settings.max_friend_requests in
 -- friend_request_window the sender gets 429 too_many_friend_requests, so nobody can test
--- thousands of emails for accounts. An account that blocked the sender answers exactly as an
--- unknown email; one the sender blocked is 409 user_blocked.
+-- thousands of emails for accounts. An account that blocked the sender answers exactly as one
+-- that did not (201, then 200 when asked again): the request is stored but hidden from the
+-- receiver (api.request_hidden), so the answer does not tell the sender they are blocked. An
+-- account whose email is not verified answers as an unknown email. One the sender blocked is
+-- 409 user_blocked.
 create function api.friend_requests_create(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
@@ -150,8 +166,10 @@ begin
     end if;
     insert into app.friend_request_attempts (user_id) values (v_user_id);
 
-    select u.id into v_other from app.users u where u.email = v_email::citext;
-    if v_other is null or exists (select from app.blocks b where b.blocker = v_other and b.blocked = v_user_id) then
+    -- An unverified email finds nobody: the same 404 as an unknown one, so a squatter on an
+    -- address receives no request meant for its real owner, and the answer tells nothing.
+    select u.id into v_other from app.users u where u.email = v_email::citext and u.email_verified_at is not null;
+    if v_other is null then
         return api.problem(404, 'user_not_found', 'Nobody has an account with that email.');
     end if;
     if exists (select from app.blocks b where b.blocker = v_user_id and b.blocked = v_other) then
@@ -177,14 +195,16 @@ begin
     insert into app.friendships (user_low, user_high, requested_by, status)
     values (least(v_user_id, v_other), greatest(v_user_id, v_other), v_user_id, 'pending')
     returning * into v_pair;
-    perform api.record_friendship_event(v_pair, v_user_id, 'asked');
+    if not api.request_hidden(v_pair) then
+        perform api.record_friendship_event(v_pair, v_user_id, 'asked');
+    end if;
     return api.ok(jsonb_build_object('request', jsonb_build_object(
         'id', v_pair.id, 'to', api.user_card(v_other), 'created_at', api.iso(v_pair.created_at))));
 end
 $$;
 grant execute on function api.friend_requests_create(text, jsonb, jsonb) to focus_api;
 comment on function api.friend_requests_create(text, jsonb, jsonb) is
-    'POST /friend-requests: 404 user_not_found (also when they blocked you), 409 user_blocked, 429 too_many_friend_requests, 422 cannot_friend_self, 409 already_friends, '
+    'POST /friend-requests: 404 user_not_found, 409 user_blocked (you blocked them; their block on you answers as none), 429 too_many_friend_requests, 422 cannot_friend_self, 409 already_friends, '
     '429 too_many_pending (50); asking again answers the pending request (200); if they had asked you, accepts (200 auto_accepted).';
 
 -- POST /friend-requests/{id}/accept: only the receiver, only while pending.
@@ -224,7 +244,9 @@ declare
     v_pair app.friendships := api.pending_request(api.uuid_field(end_request.params, 'id'), v_user_id, end_request.side);
 begin
     delete from app.friendships f where f.id = v_pair.id;
-    perform api.record_friendship_event(v_pair, v_user_id, end_request.action);
+    if not api.request_hidden(v_pair) then  -- its receiver never saw it: nothing to hear of
+        perform api.record_friendship_event(v_pair, v_user_id, end_request.action);
+    end if;
     return api.ok(null);
 end
 $$;
@@ -272,6 +294,7 @@ grant execute on function api.friends_delete(text, jsonb, jsonb) to focus_api;
 comment on function api.friends_delete(text, jsonb, jsonb) is 'DELETE /friends/{user_id}: ends a friendship; 404 not_friends.';
 
 -- GET /friends: the ETag is a digest of the answer, so it changes exactly when the list does.
+-- A friend suspended by a moderator is left out while the suspension holds.
 create function api.friends_list(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql stable security definer set search_path = public, pg_temp
@@ -284,7 +307,7 @@ begin
     -- cost a function call with its own search_path (50 friends: 20 ms down to about 1).
     select jsonb_build_object('friends', coalesce(jsonb_agg(
                api.card_json(u.id, u.display_name, a.user_id is not null, a.updated_at)
-               || jsonb_build_object('selected', sel.selected, 'friends_since', api.iso(f.accepted_at),
+               || jsonb_build_object('selected', sel.selected, 'befriended_at', api.iso(f.accepted_at),
                                      'today_minutes', coalesce(d.minutes, 0))
                order by f.accepted_at, f.id), '[]'))
     into v_body
@@ -293,14 +316,15 @@ begin
     left join app.avatars a on a.user_id = u.id
     left join app.daily_minutes d on d.user_id = u.id and d.day = api.local_date(u.time_zone, now())
     cross join lateral api.selections_of(u.id) sel
-    where (f.user_low = v_user_id or f.user_high = v_user_id) and f.status = 'accepted';
+    where (f.user_low = v_user_id or f.user_high = v_user_id) and f.status = 'accepted'
+      and not exists (select from app.suspensions s where s.user_id = u.id and s.until > now());
     return api.ok(v_body, etag => md5(v_body::text));
 end
 $$;
 grant execute on function api.friends_list(text, jsonb, jsonb) to focus_api;
 comment on function api.friends_list(text, jsonb, jsonb) is 'GET /friends: the caller''s friends, with an ETag of the answer.';
 
--- GET /friend-requests
+-- GET /friend-requests: requests from users the caller blocked are not among the incoming.
 create function api.friend_requests_list(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql stable security definer set search_path = public, pg_temp
@@ -319,7 +343,8 @@ begin
                              filter (where f.requested_by = v_user_id), '[]'))
     into v_body
     from app.friendships f
-    where (f.user_low = v_user_id or f.user_high = v_user_id) and f.status = 'pending';
+    where (f.user_low = v_user_id or f.user_high = v_user_id) and f.status = 'pending'
+      and (f.requested_by = v_user_id or not api.request_hidden(f));
     return api.ok(v_body, etag => md5(v_body::text));
 end
 $$;
@@ -327,7 +352,8 @@ grant execute on function api.friend_requests_list(text, jsonb, jsonb) to focus_
 comment on function api.friend_requests_list(text, jsonb, jsonb) is
     'GET /friend-requests: pending requests to and from the caller, with an ETag of the answer.';
 
--- GET /users/{id}: a friend's island; anyone else is 404, exactly like an unknown id.
+-- GET /users/{id}: a friend's island; anyone else (or a friend while suspended) is 404, exactly like an unknown id.
+-- FriendProfile = Friend + {bio}: the bio is shown here only, not in the friends list.
 create function api.users_get(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql stable security definer set search_path = public, pg_temp
@@ -337,11 +363,13 @@ declare
     v_other uuid := api.uuid_field(users_get.params, 'id');
     v_pair app.friendships := api.pair(v_user_id, v_other);
 begin
-    if v_pair.status is distinct from 'accepted' then
+    if v_pair.status is distinct from 'accepted'
+       or exists (select from app.suspensions s where s.user_id = v_other and s.until > now()) then
         perform api.fail(404, 'user_not_found', 'There is no such friend.');
     end if;
-    return api.ok(api.friend_json(v_other, v_pair.accepted_at));
+    return api.ok(api.friend_json(v_other, v_pair.accepted_at)
+                  || jsonb_build_object('bio', (select u.bio from app.users u where u.id = v_other)));
 end
 $$;
 grant execute on function api.users_get(text, jsonb, jsonb) to focus_api;
-comment on function api.users_get(text, jsonb, jsonb) is 'GET /users/{id}: a friend''s island; 404 for anyone else.';
+comment on function api.users_get(text, jsonb, jsonb) is 'GET /users/{id}: a friend''s island with their bio; 404 for anyone else.';

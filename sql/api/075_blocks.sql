@@ -24,8 +24,10 @@ $$;
 -- Guarantees: a friendship or pending request between the two ends (recorded in
 -- friendship_events as removed, cancelled or declined) under both users' locks, so a racing
 -- accept ends before or finds nothing; from then on the blocked user's requests by email answer
--- as for an unknown email, the two are not friends (so they leave each other's friends
--- leaderboards, islands and avatars). Blocking again answers the same (204).
+-- as to anyone (201, a request the blocker never sees: api.request_hidden), the two are not
+-- friends (so they leave each other's friends leaderboards, islands and avatars) and neither
+-- is on the other's global board. Blocking again answers the same (204), and so does blocking
+-- a user who blocked you: nothing in the answer says whether they did.
 create function api.users_block_create(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
@@ -37,9 +39,11 @@ declare
 begin
     if v_pair.id is not null then
         delete from app.friendships f where f.id = v_pair.id;
-        perform api.record_friendship_event(v_pair, v_user_id,
-            case when v_pair.status = 'accepted' then 'removed'
-                 when v_pair.requested_by = v_user_id then 'cancelled' else 'declined' end);
+        if not api.request_hidden(v_pair) then  -- a request its receiver never saw ends unheard
+            perform api.record_friendship_event(v_pair, v_user_id,
+                case when v_pair.status = 'accepted' then 'removed'
+                     when v_pair.requested_by = v_user_id then 'cancelled' else 'declined' end);
+        end if;
     end if;
     insert into app.blocks (blocker, blocked) values (v_user_id, v_other) on conflict do nothing;
     return api.ok(null);
@@ -51,7 +55,8 @@ comment on function api.users_block_create(text, jsonb, jsonb) is
     'answer as an unknown email; 404 user_not_found, 422 cannot_block_self; blocking twice is the same.';
 
 -- DELETE /users/{id}/block: 404 block_not_found unless the caller had blocked that user.
--- Unblocking restores nothing: the two may ask each other again.
+-- Unblocking restores nothing: the two may ask each other again. A request the blocked user
+-- sent meanwhile (never shown to the caller) ends as declined, which is what its sender hears.
 create function api.users_block_delete(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
@@ -59,10 +64,18 @@ as $$
 declare
     v_user_id uuid := api.authenticate(users_block_delete.token);
     v_other uuid := api.uuid_field(users_block_delete.params, 'id');
+    v_pair app.friendships;
 begin
+    if exists (select from app.users u where u.id = v_other and u.deleted_at is null) then
+        v_pair := api.lock_pair(v_user_id, v_other);
+    end if;
     delete from app.blocks b where b.blocker = v_user_id and b.blocked = v_other;
     if not found then
         perform api.fail(404, 'block_not_found', 'You have not blocked that user.');
+    end if;
+    if v_pair.status = 'pending' and v_pair.requested_by = v_other then
+        delete from app.friendships f where f.id = v_pair.id;
+        perform api.record_friendship_event(v_pair, v_user_id, 'declined');
     end if;
     return api.ok(null);
 end
@@ -98,9 +111,15 @@ as $$
 $$;
 
 -- POST /users/{id}/report {reason, details?}
--- Guarantees: stored for moderators (report.user_reports) with the reporter; reason is one of
--- spam, harassment, inappropriate_name, inappropriate_avatar, other; details (trimmed) 1 to
--- 1000 characters. Answers {report: Report}. 404 user_not_found, 422 cannot_report_self.
+-- Guarantees: stored for moderators (report.user_reports, /moderation/reports) with the reporter
+-- and status open; reason is one of spam, harassment, inappropriate_name, inappropriate_avatar,
+-- other; details (trimmed) 1 to 1000 characters. Answers {report: Report} (201). While the
+-- caller's report of that user is still open, reporting them again answers it (200) and
+-- stores nothing (the unique index user_reports_one_open). More than
+-- app.moderation_settings.max_reports_per_day new reports in 24 hours: 429 too_many_reports.
+-- Reports by one reporter run one at a time (an advisory lock), so the count holds under
+-- racing requests. Whether the reported user blocked the caller changes nothing in the answer.
+-- 404 user_not_found, 422 cannot_report_self.
 create function api.users_report_create(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
@@ -112,10 +131,26 @@ declare
                                 array['spam', 'harassment', 'inappropriate_name', 'inappropriate_avatar', 'other']);
     v_details text := btrim(api.text_field(v_body, 'details', required => false));
     v_other uuid := api.other_user_param(users_report_create.params, v_user_id, 'cannot_report_self');
+    v_limit integer := (select s.max_reports_per_day from app.moderation_settings s);
+    v_count integer;
+    v_oldest timestamptz;
     v_report app.user_reports;
 begin
     if length(v_details) not between 1 and 1000 then
         perform api.fail_field('details', 'must be 1 to 1000 characters.');
+    end if;
+    perform pg_advisory_xact_lock(hashtext('user-reports:' || v_user_id));
+    select * into v_report from app.user_reports r
+    where r.reporter = v_user_id and r.reported = v_other and r.status = 'open';
+    if v_report.id is not null then
+        return api.ok(jsonb_build_object('report', api.report_json(v_report)), status => 200);
+    end if;
+    select count(*)::integer, min(r.created_at) into v_count, v_oldest
+    from app.user_reports r
+    where r.reporter = v_user_id and r.created_at > now() - interval '24 hours';
+    if v_count >= v_limit then
+        return api.problem(429, 'too_many_reports', 'You sent too many reports today; wait before sending more.',
+                           retry_after => greatest(1, ceil(extract(epoch from v_oldest + interval '24 hours' - now()))::integer));
     end if;
     insert into app.user_reports (reporter, reported, reason, details)
     values (v_user_id, v_other, v_reason, v_details)
@@ -125,4 +160,5 @@ end
 $$;
 grant execute on function api.users_report_create(text, jsonb, jsonb) to focus_api;
 comment on function api.users_report_create(text, jsonb, jsonb) is
-    'POST /users/{id}/report: a report for moderators (reason, optional details); 404 user_not_found, 422 cannot_report_self.';
+    'POST /users/{id}/report: a report for moderators (reason, optional details); again while open: the open one (200); '
+    '429 too_many_reports past the daily limit; 404 user_not_found, 422 cannot_report_self.';

@@ -16,26 +16,48 @@ as $$
            end
 $$;
 
--- The global board's top: the first `entries` rows of the period in the order (minutes desc,
--- user_id), deleted accounts left out. Read from the index (day, minutes desc, user_id) (0014)
+-- The users the global board leaves out for `viewer`: everyone suspended or banned now
+-- (app.suspensions, 0017) and whoever the viewer blocked or was blocked by. Few: read through
+-- app.suspensions and the two indexes of app.blocks, never the rollup.
+create function api.board_hidden(viewer uuid)
+returns table (user_id uuid)
+language sql stable
+as $$
+    select s.user_id from app.suspensions s where s.until > now()
+    union
+    select b.blocked from app.blocks b where b.blocker = board_hidden.viewer
+    union
+    select b.blocker from app.blocks b where b.blocked = board_hidden.viewer
+$$;
+
+-- The global board's top for `viewer`: the first `entries` rows of the period in the order
+-- (minutes desc, user_id), deleted accounts and api.board_hidden(viewer) left out. Read from the index (day, minutes desc, user_id) (0014)
 -- in that order: an index scan that stops after `entries` live rows, whatever the number of users
 -- tied at the edge (a Limit over a Nested Loop probing app.users by primary key; no Sort). A
 -- deleted account has no rollup rows (0012 removes them when deleted_at is set), so the probe
--- skips none in practice; if one were left, it is skipped and the scan reads one row more.
+-- skips none in practice; if one were left, it is skipped and the scan reads one row more. A
+-- hidden user is skipped the same way (a probe of app.suspensions and of app.blocks by primary
+-- key each way), one more row read per hidden user above the cut.
 -- Plain SQL, inlined where called (sql/tests/090_leaderboards_ties.sql checks the plan).
-create function api.board_top(period text, key date, entries integer)
+create function api.board_top(period text, key date, entries integer, viewer uuid)
 returns table (user_id uuid, minutes integer)
 language sql stable
 as $$
     (select d.user_id, d.minutes
      from app.daily_minutes d join app.users u on u.id = d.user_id
      where board_top.period = 'daily' and d.day = board_top.key and u.deleted_at is null
+       and not exists (select from app.suspensions s where s.user_id = d.user_id and s.until > now())
+       and not exists (select from app.blocks b where b.blocker = board_top.viewer and b.blocked = d.user_id)
+       and not exists (select from app.blocks b where b.blocker = d.user_id and b.blocked = board_top.viewer)
      order by d.minutes desc, d.user_id
      limit board_top.entries)
     union all
     (select w.user_id, w.minutes
      from app.weekly_minutes w join app.users u on u.id = w.user_id
      where board_top.period = 'weekly' and w.week = board_top.key and u.deleted_at is null
+       and not exists (select from app.suspensions s where s.user_id = w.user_id and s.until > now())
+       and not exists (select from app.blocks b where b.blocker = board_top.viewer and b.blocked = w.user_id)
+       and not exists (select from app.blocks b where b.blocker = w.user_id and b.blocked = board_top.viewer)
      order by w.minutes desc, w.user_id
      limit board_top.entries)
 $$;
@@ -61,7 +83,13 @@ $$;
 -- is listed last with 0. `me` is 1 + the users above the caller's minutes in the rank histogram
 -- (app.daily_minutes_counts / app.weekly_minutes_counts, migration 0013): a sum over the
 -- distinct minute values above, not over the users; the board never sums sessions.
--- Friends: you and your friends (zeros included), cut at `limit` by rank, then display name.
+-- Hidden users (api.board_hidden: suspended now, blocked either way) are not on the caller's
+-- global board and do not count in its ranks: the entries are ranked without them, and `me`
+-- subtracts those above the caller from the histogram's sum. The histogram itself counts every
+-- rollup row (so report.counter_reconciliation holds whatever is suspended or blocked), and a
+-- suspension that ends needs no write: from then on nobody subtracts the user.
+-- Friends: you and your friends (zeros included; a friend while suspended left out), cut at
+-- `limit` by rank, then display name.
 -- Within the returned entries, equal ranks are listed by display name (then id) in both scopes.
 create function api.leaderboards_get(token text, params jsonb, body jsonb)
 returns api.reply
@@ -82,22 +110,29 @@ begin
     if v_scope = 'global' then
         if v_period = 'daily' then
             v_my_rank := 1 + coalesce((select sum(c.users) from app.daily_minutes_counts c
-                                       where c.day = v_key and c.minutes > v_mine), 0);
+                                       where c.day = v_key and c.minutes > v_mine), 0)
+                           - (select count(*) from api.board_hidden(v_user_id) h
+                              join app.daily_minutes d on d.user_id = h.user_id and d.day = v_key
+                              where d.minutes > v_mine);
         else
             v_my_rank := 1 + coalesce((select sum(c.users) from app.weekly_minutes_counts c
-                                       where c.week = v_key and c.minutes > v_mine), 0);
+                                       where c.week = v_key and c.minutes > v_mine), 0)
+                           - (select count(*) from api.board_hidden(v_user_id) h
+                              join app.weekly_minutes w on w.user_id = h.user_id and w.week = v_key
+                              where w.minutes > v_mine);
         end if;
     end if;
 
     with top as (
-        select t.user_id, t.minutes from api.board_top(v_period, v_key, v_limit) t where v_scope = 'global'
+        select t.user_id, t.minutes from api.board_top(v_period, v_key, v_limit, v_user_id) t where v_scope = 'global'
     ),
     members as (
         (select v_user_id as id, v_mine as minutes where v_scope = 'friends'
          union
          select o.id, coalesce(api.rollup_minutes(o.id, v_period, v_key), 0)
          from app.friendships f cross join lateral (select api.other_user(f, v_user_id) as id) o
-         where v_scope = 'friends' and (f.user_low = v_user_id or f.user_high = v_user_id) and f.status = 'accepted')
+         where v_scope = 'friends' and (f.user_low = v_user_id or f.user_high = v_user_id) and f.status = 'accepted'
+          and not exists (select from app.suspensions s where s.user_id = o.id and s.until > now()))
         union all
         select t.user_id, t.minutes from top t
         union all

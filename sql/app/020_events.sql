@@ -95,14 +95,17 @@ begin
 end
 $$;
 
--- Users: a new display name → friends; a new balance → the user (however it moved).
+-- Users: a new display name or bio → friends; a new balance → the user (however it moved).
+-- The bio is read through to_jsonb: this definition is loaded before the migrations on an
+-- upgrade, and 0018's name clean-up fires this trigger before 0019 adds the column.
 create or replace function app.users_events()
 returns trigger
 language plpgsql
 set search_path = public, pg_temp
 as $$
 begin
-    if new.display_name is distinct from old.display_name then
+    if new.display_name is distinct from old.display_name
+       or to_jsonb(new) -> 'bio' is distinct from to_jsonb(old) -> 'bio' then
         perform app.tell_friends(new.id);
     end if;
     if new.balance is distinct from old.balance then

@@ -3,9 +3,10 @@
 -- in 0016_erasure_retention.sql.
 -- The live definitions: loaded on every migrate (create or replace), see sql/app/README.md.
 
--- Fill user_id where the writer left it null: the account holding the row's email now, or the
--- bearer of a 'user:<id>' Idempotency-Key. A key taken over after its retention starts again
--- (a new request, perhaps for another account that took the address since).
+-- Fill user_id where the writer left it null: the account holding the row's email now (a
+-- failure, a mail, a queued reset request), or the bearer of a 'user:<id>'
+-- Idempotency-Key. A key taken over after its retention starts again (a new request, perhaps
+-- for another account that took the address since).
 create or replace function app.link_login_failure()
 returns trigger
 language plpgsql
@@ -52,7 +53,22 @@ begin
 end
 $$;
 
--- Deletes sign-in failures, sign-in addresses and mail past their retention; returns how many
+create or replace function app.link_password_reset_request()
+returns trigger
+language plpgsql
+set search_path = public, pg_temp
+as $$
+begin
+    if new.user_id is null then
+        new.user_id := (select u.id from app.users u where u.email = new.email);
+    end if;
+    return new;
+end
+$$;
+
+-- Deletes sign-in failures, sign-in addresses and mail past their retention, reset requests the
+-- mailer never took once older than a reset code lives (reset_code_ttl: asked again by then) and
+-- 409 email_taken counts once outside taken_answer_window (the only reader); returns how many
 -- rows. Called hourly by the server (through api.events_prune) or by a DBA.
 create or replace function app.prune_personal_data()
 returns integer
@@ -60,25 +76,34 @@ language plpgsql
 set search_path = public, pg_temp
 as $$
 declare
-    v_retention app.retention_settings;
+    -- Scalars, not an app.retention_settings row: this file is loaded (and checked) after the
+    -- migrations of a database still before 0016, which creates that table.
+    v_failures_kept interval := (select r.login_failures from app.retention_settings r);
+    v_addresses_kept interval := (select r.login_addresses from app.retention_settings r);
+    v_mail_kept interval := (select r.outgoing_mail from app.retention_settings r);
     v_auth app.auth_settings;
     v_failures integer;
     v_addresses integer;
     v_mail integer;
+    v_requests integer;
+    v_taken integer;
 begin
-    select * into v_retention from app.retention_settings;
     select * into v_auth from app.auth_settings;
     delete from app.login_failures f
-    where f.failed_at < now() - greatest(v_retention.login_failures, v_auth.failed_login_window);
+    where f.failed_at < now() - greatest(v_failures_kept, v_auth.failed_login_window);
     get diagnostics v_failures = row_count;
     delete from app.login_addresses a
-    where a.last_success_at < now() - greatest(v_retention.login_addresses, v_auth.known_address_ttl);
+    where a.last_success_at < now() - greatest(v_addresses_kept, v_auth.known_address_ttl);
     get diagnostics v_addresses = row_count;
-    delete from app.outgoing_mail m where m.created_at < now() - v_retention.outgoing_mail;
+    delete from app.outgoing_mail m where m.created_at < now() - v_mail_kept;
     get diagnostics v_mail = row_count;
-    return v_failures + v_addresses + v_mail;
+    delete from app.password_reset_requests q where q.created_at < now() - v_auth.reset_code_ttl;
+    get diagnostics v_requests = row_count;
+    delete from app.taken_email_answers a where a.answered_at < now() - v_auth.taken_answer_window;
+    get diagnostics v_taken = row_count;
+    return v_failures + v_addresses + v_mail + v_requests + v_taken;
 end
 $$;
 comment on function app.prune_personal_data() is
     'Deletes login failures, login addresses and mail past app.retention_settings (never inside what '
-    'throttling reads). Called hourly by the server through api.events_prune; a DBA may run it any time.';
+    'throttling reads), reset requests older than reset_code_ttl and 409 counts older than taken_answer_window. Called hourly by the server through api.events_prune; a DBA may run it any time.';

@@ -11,11 +11,15 @@
 alter table app.login_failures add column user_id uuid;
 alter table app.outgoing_mail add column user_id uuid;
 alter table app.idempotency_keys add column user_id uuid;
+alter table app.password_reset_requests add column user_id uuid;
 create index login_failures_user on app.login_failures (user_id) where user_id is not null;
 create index login_failures_time on app.login_failures (failed_at);  -- app.prune_personal_data
 create index outgoing_mail_user on app.outgoing_mail (user_id) where user_id is not null;
 create index outgoing_mail_time on app.outgoing_mail (created_at);  -- app.prune_personal_data
 create index idempotency_keys_user on app.idempotency_keys (user_id) where user_id is not null;
+create index password_reset_requests_user on app.password_reset_requests (user_id) where user_id is not null;
+create index password_reset_requests_time on app.password_reset_requests (created_at);  -- app.prune_personal_data
+create index taken_email_answers_time on app.taken_email_answers (answered_at);  -- app.prune_personal_data
 create index login_addresses_time on app.login_addresses (last_success_at);  -- app.prune_personal_data
 comment on column app.login_failures.user_id is
     'The account that held the email when the failure was recorded (null: none); erased with it.';
@@ -24,6 +28,8 @@ comment on column app.outgoing_mail.user_id is
 comment on column app.idempotency_keys.user_id is
     'The account the stored answer belongs to: the bearer''s, or the one holding the email of a public '
     'route''s request (set once the answer is stored, for a sign-up); erased with it.';
+comment on column app.password_reset_requests.user_id is
+    'The account that held the email when the reset was asked for (null: none); erased with it.';
 
 -- Fill user_id where the writer left it null (the functions: sql/app/080_erasure.sql).
 create trigger login_failures_link
@@ -38,6 +44,10 @@ create trigger idempotency_keys_link
 before insert or update on app.idempotency_keys
 for each row execute function app.link_idempotency_key();
 
+create trigger password_reset_requests_link
+before insert on app.password_reset_requests
+for each row execute function app.link_password_reset_request();
+
 -- What is there already: linked by today's addresses (history before this migration cannot
 -- know an address the account gave up; the retention below removes those rows in time).
 update app.login_failures f set user_id = u.id from app.users u where u.email = f.email;
@@ -45,6 +55,7 @@ update app.outgoing_mail m set user_id = u.id from app.users u where u.email = m
 update app.idempotency_keys k set user_id = substr(k.scope, 6)::uuid where k.scope ~ '^user:[0-9a-f-]{36}$';
 update app.idempotency_keys k set user_id = u.id from app.users u
 where k.scope like 'email:%' and u.email = substr(k.scope, 7)::citext;
+update app.password_reset_requests q set user_id = u.id from app.users u where u.email = q.email;
 
 -- How long sign-in records and mail are kept (GDPR art. 5(1)(e), storage limitation). A DBA
 -- may change the periods; pruning never goes below what throttling reads

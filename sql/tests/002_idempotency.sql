@@ -6,8 +6,9 @@ select plan(24);
 select test.new_user('ann');
 select test.new_user('ben');
 select app.grant_coins(test.uid('ann'), 1000, 'test');
+-- The params the server passes with a key: the address, and its seal key (SealKey.swift).
 create function pg_temp.k(key text, extra jsonb default '{}') returns jsonb language sql as
-$$ select jsonb_build_object('idempotency_key', key, 'client_ip', '192.0.2.1') || extra $$;
+$$ select jsonb_build_object('idempotency_key', key, 'client_ip', '192.0.2.1', 'seal_key', repeat('s', 32)) || extra $$;
 create function pg_temp.spends(name text) returns integer language sql as
 $$ select count(*)::integer from app.coin_ledger where user_id = test.uid(name) and entry = 'spend' $$;
 

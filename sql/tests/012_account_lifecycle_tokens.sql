@@ -49,7 +49,7 @@ where digest = sha256(convert_to(test.token('dev'), 'UTF8'));
 select api.me_get(test.token('dev'), '{}', '{}');
 select is((select row(last_used_at, expires_at)::text from app.auth_tokens where digest = sha256(convert_to(test.token('dev'), 'UTF8'))),
           row(now(), now() + interval '30 days')::text, 'a use after an hour records it and slides the expiry to 30 days on');
-select is((select provolatile from pg_proc where oid = 'api.authenticate(text)'::regprocedure), 's',
+select is((select provolatile from pg_proc where oid = 'api.authenticate(text, boolean)'::regprocedure), 's',
           'authenticate stays STABLE: reads stay reads, the hourly write is in api.touch_token');
 
 select * from finish();

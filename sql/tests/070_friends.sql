@@ -84,8 +84,8 @@ select is(pg_temp.events('cat', 'dan'), array['asked', 'declined', 'asked', 'can
 select is(test.error_of($$ delete from app.friendship_events $$), '23001', 'the history cannot be rewritten');
 
 -- at most 50 pending outgoing requests
-insert into app.users (email, password_hash, display_name)
-select 'bulk' || n || '@example.com', '$2a$04$abcdefghijklmnopqrstuu', 'Bulk' from generate_series(1, 51) n;
+insert into app.users (email, password_hash, display_name, email_verified_at)
+select 'bulk' || n || '@example.com', '$2a$04$abcdefghijklmnopqrstuu', 'Bulk', now() from generate_series(1, 51) n;
 select count(api.friend_requests_create(test.token('ann'), '{}', jsonb_build_object('email', 'bulk' || n || '@example.com'))) from generate_series(1, 50) n;
 select is(test.error_of($$ select api.friend_requests_create(test.token('ann'), '{}', '{"email": "bulk51@example.com"}') $$), 'PT429 too_many_pending',
           'the 51st pending request is too_many_pending');

@@ -64,14 +64,15 @@ select is((api.leaderboards_get(test.token('zoe'), '{"period": "weekly", "scope"
           '{"rank": 3002, "minutes": 0}'::jsonb, '... and ranks the caller with nothing this week 3,002');
 
 -- The plans: the first rows of the index (day, minutes desc, user_id) in its order, each probed
--- in app.users for deleted accounts, stopped at the limit. (The other period's branch is planned
+-- in app.users for deleted accounts (and in app.suspensions and app.blocks for users hidden
+-- from the viewer), stopped at the limit. (The other period's branch is planned
 -- too, as a Sort over nothing: its one-time filter is false, so it reads no row.)
 select ok(p.plan ~ format('Index (Only )?Scan using %s_minutes_top on %s_minutes \w+ \(actual rows=10 loops=1\)', v.table_prefix, v.table_prefix)
           and p.plan ~ 'Limit \(actual rows=10 loops=1\)' and p.plan !~ 'Sort \(actual rows=[1-9]',
           format('the %s top reads 10 rows of %s_minutes_top in index order (a Limit, no Sort of the rows) out of 3,000 tied', v.period, v.table_prefix))
 from (values ('daily', 'daily', (test.day_start() at time zone 'UTC')::date), ('weekly', 'weekly', (test.week_start() at time zone 'UTC')::date))
      as v (period, table_prefix, key)
-cross join lateral (select test.plan_of(format('select * from api.board_top(%L, %L, 10)', v.period, v.key),
+cross join lateral (select test.plan_of(format('select * from api.board_top(%L, %L, 10, %L)', v.period, v.key, test.uid('zoe')),
                                         'analyze, costs off, timing off, summary off') as plan) p;
 
 -- A deleted account has no rollup rows (0012); one left over (written here after the deletion)

@@ -1,7 +1,7 @@
 -- Events: each change writes exactly its events, for exactly the users who should hear of it,
 -- in the change's own transaction (app.events, sql/migrations/0007_events.sql).
 begin;
-select plan(57);
+select plan(60);
 select test.new_user('ann');
 select test.new_user('bob');
 select test.new_user('cat');
@@ -47,6 +47,12 @@ select api.me_update(test.token('bob'), '{}', '{"display_name": "Robert"}');
 select is(test.new_events(), '{"ann friend.updated bob","cat friend.updated bob"}', 'bob''s new name: each friend hears, once');
 select api.me_update(test.token('bob'), '{}', '{"display_name": "Robert", "settings": {"show_tip_on_timer": false}}');
 select is(test.new_events(), '{}', 'the same name and a setting only bob sees: nobody hears');
+select api.me_update(test.token('bob'), '{}', '{"bio": "Gardener of small habits"}');
+select is(test.new_events(), '{"ann friend.updated bob","cat friend.updated bob"}', 'bob''s bio: his friends hear, once');
+select api.me_update(test.token('bob'), '{}', '{"bio": "Gardener of small habits"}');
+select is(test.new_events(), '{}', 'the same bio again: nobody hears');
+select api.me_update(test.token('bob'), '{}', '{"bio": null}');
+select is(test.new_events(), '{"ann friend.updated bob","cat friend.updated bob"}', 'bob''s bio cleared: they hear');
 select api.me_update(test.token('dan'), '{}', '{"display_name": "Daniel"}');
 select is(test.new_events(), '{}', 'dan has no friends: renaming tells nobody');
 

@@ -9,7 +9,7 @@ public actor SessionQueue {
     /// What one flush did.
     public struct FlushResult: Sendable, Equatable {
         /// Recorded (201) or already recorded (200): the session, the balance and any tip.
-        public var applied: [SessionBatchResults.ItemResult.Applied] = []
+        public var applied: [SessionBatchApplied] = []
         /// Refused for good (4xx): the session, and why.
         public var rejected: [Rejection] = []
         /// Still queued (nothing was sent, or the request failed in transit).

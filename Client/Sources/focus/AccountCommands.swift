@@ -1,5 +1,5 @@
-// AccountCommands: register, login, logout and me. Register and login save the new token in
-// the config directory (mode 0600); logout revokes it on the server, then forgets it.
+// AccountCommands: register, login, logout, me and the bio. Register and login save the new
+// token in the config directory (mode 0600); logout revokes it on the server, then forgets it.
 
 import FocusIslandClient
 import Foundation
@@ -38,15 +38,33 @@ enum AccountCommands {
         context.output.result(profile, describe(profile))
     }
 
+    static func emailVerify(_ context: Context, code: String) async throws {
+        let profile = try await context.signedIn().meEmailVerificationConfirm(EmailVerifyBody(code: code))
+        context.output.result(profile, "Email verified: \(profile.email)")
+    }
+
+    static func emailResend(_ context: Context) async throws {
+        try await context.signedIn().meEmailVerificationCreate()
+        context.output.say("A new code is on its way; confirm it with focus email verify CODE.")
+    }
+
+    /// `focus me bio TEXT`: the bio others see on your island ("" clears it).
+    static func setBio(_ context: Context, _ bio: String) async throws {
+        let profile = try await context.signedIn().meUpdate(ProfileChangeBody(bio: bio))
+        context.output.result(profile, describe(profile))
+    }
+
     static func describe(_ profile: Profile) -> String {
         let shown = [("pet", profile.selected.pet), ("sound", profile.selected.sound), ("furniture", profile.selected.furniture)]
             .map { "\($0.0): \($0.1?.name ?? "none")" }
             .joined(separator: ", ")
-        return """
-            \(profile.displayName) <\(profile.email)>
-            Balance: \(profile.balance) coins
-            Showing: \(shown)
-            """
+        var lines = [
+            "\(profile.displayName) <\(profile.email)>\(profile.emailVerified ? "" : " (not verified: focus email verify CODE)")"
+        ]
+        if let pending = profile.pendingEmail { lines.append("Changing email to \(pending) once verified") }
+        if let bio = profile.bio { lines.append("Bio: \(bio)") }
+        lines += ["Balance: \(profile.balance) coins", "Showing: \(shown)"]
+        return lines.joined(separator: "\n")
     }
 
     private static func save(_ signedIn: SignedIn, _ context: Context) throws(CLIError) {

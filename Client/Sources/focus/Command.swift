@@ -8,6 +8,11 @@ enum Command: Equatable {
     case login(email: String)
     case logout
     case me
+    /// The code mailed to your email, or to the address you asked to change to.
+    case emailVerify(code: String)
+    case emailResend
+    /// A new bio ("" clears it).
+    case meBio(String)
     case shop
     /// An item's name (any case) or id.
     case buy(String)
@@ -44,8 +49,19 @@ enum Command: Equatable {
             try Self.count(arguments, 0...0, "focus logout")
             self = .logout
         case "me":
-            try Self.count(arguments, 0...0, "focus me")
-            self = .me
+            if arguments.isEmpty {
+                self = .me
+            } else if arguments[0] == "bio" && arguments.count >= 2 {
+                self = .meBio(arguments.dropFirst().joined(separator: " "))
+            } else {
+                throw .usage("usage: focus me [bio TEXT]")
+            }
+        case "email":
+            switch arguments.first {
+            case "verify" where arguments.count == 2: self = .emailVerify(code: arguments[1])
+            case "resend" where arguments.count == 1: self = .emailResend
+            default: throw .usage("usage: focus email verify CODE | focus email resend")
+            }
         case "shop":
             try Self.count(arguments, 0...0, "focus shop")
             self = .shop

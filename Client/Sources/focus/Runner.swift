@@ -32,8 +32,11 @@ enum Runner {
         switch command {
         case .register(let email, let displayName): try await AccountCommands.register(context, email: email, displayName: displayName)
         case .login(let email): try await AccountCommands.login(context, email: email)
+        case .emailVerify(let code): try await AccountCommands.emailVerify(context, code: code)
+        case .emailResend: try await AccountCommands.emailResend(context)
         case .logout: try await AccountCommands.logout(context)
         case .me: try await AccountCommands.me(context)
+        case .meBio(let bio): try await AccountCommands.setBio(context, bio)
         case .shop: try await ShopCommands.shop(context)
         case .buy(let item): try await ShopCommands.buy(context, item)
         case .select(let kind, let item): try await ShopCommands.select(context, kind: kind, item)

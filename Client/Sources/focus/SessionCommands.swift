@@ -28,7 +28,9 @@ enum SessionCommands {
     }
 
     static func rate(_ context: Context, _ rating: String) async throws {
-        guard let value = Rating(rawValue: rating) else { throw CLIError.usage("usage: focus rate good|fine|bad") }
+        guard let value = Rating.allCases.first(where: { $0.rawValue == rating }) else {
+            throw CLIError.usage("usage: focus rate good|fine|bad")
+        }
         guard let text = context.config.read(Files.session), let id = UUID(uuidString: text) else {
             throw CLIError(.refused, "No session to rate: start one with focus start MINUTES, then focus finish.")
         }

@@ -40,7 +40,7 @@ enum ShopCommands {
 
     static func select(_ context: Context, kind: String, _ argument: String) async throws {
         let client = try context.signedIn()
-        guard let itemKind = ItemKind(rawValue: kind) else { throw CLIError.usage("no kind \(kind)") }
+        guard let itemKind = ItemKind.allCases.first(where: { $0.rawValue == kind }) else { throw CLIError.usage("no kind \(kind)") }
         let id = try await itemId(argument, kind: itemKind, client)
         let profile = try await client.meSelectedUpdate(kind: itemKind, ItemChoiceBody(itemId: id))
         let shown: Item?
@@ -48,6 +48,7 @@ enum ShopCommands {
         case .pet: shown = profile.selected.pet
         case .sound: shown = profile.selected.sound
         case .furniture: shown = profile.selected.furniture
+        case .unknown: shown = nil  // allCases above holds only the kinds this client knows
         }
         context.output.result(profile, "Your \(kind) is now \(shown?.name ?? argument).")
     }

@@ -14,6 +14,9 @@ enum Usage {
               focus login EMAIL                     sign in; the token is saved for the next commands
               focus logout                          end this token's session on the server and forget it
               focus me                              your profile, balance and what you show
+              focus email verify CODE               confirm the code mailed to your (new) email
+              focus email resend                    mail a new code for the email waiting to be verified
+              focus me bio TEXT                     the bio your friends see on your island ("" clears it)
 
             shop
               focus shop                            the catalog, with what you own

@@ -30,6 +30,8 @@ import Testing
             (["login", "ada@example.com"], .login(email: "ada@example.com")),
             (["logout"], .logout),
             (["me"], .me),
+            (["me", "bio", "Early", "riser"], .meBio("Early riser")),
+            (["me", "bio", ""], .meBio("")),
             (["shop"], .shop),
             (["buy", "potted", "fern"], .buy("potted fern")),
             (["select", "pet", "Mochi", "the", "Cat"], .select(kind: "pet", item: "Mochi the Cat")),
@@ -54,7 +56,7 @@ import Testing
 
     @Test func malformedCommandsAreUsageErrors() {
         let cases: [[String]] = [
-            [], ["frobnicate"], ["register"], ["login"], ["login", "a@b.c", "extra"], ["me", "extra"], ["buy"],
+            [], ["frobnicate"], ["register"], ["login"], ["login", "a@b.c", "extra"], ["me", "extra"], ["me", "bio"], ["buy"],
             ["select", "dragon", "Ember"], ["select", "pet"], ["start", "0"], ["start", "181"], ["start", "ten"],
             ["rate"], ["rate", "meh"], ["friends", "add"], ["friends", "remove"], ["friends", "poke"],
             ["events", "now"], ["tips"], ["tips", "list"],

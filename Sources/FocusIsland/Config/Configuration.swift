@@ -143,6 +143,9 @@ public struct Configuration: Sendable, Equatable {
         } else {
             logFormat = d.logFormat
         }
+        if let raw = env[SealKey.variable], raw.count < SealKey.minimumLength {
+            throw ConfigurationError(variable: SealKey.variable, reason: "must be at least \(SealKey.minimumLength) characters")
+        }
         if host.isEmpty { throw ConfigurationError(variable: "HOST", reason: "must not be empty") }
         if databaseURL.isEmpty { throw ConfigurationError(variable: "DATABASE_URL", reason: "must not be empty") }
     }

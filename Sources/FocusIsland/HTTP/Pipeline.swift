@@ -252,6 +252,8 @@ public struct Pipeline: Sendable {
         merged["user_agent"] = request.header("user-agent")
         // The Idempotency-Key header, and only the header: api.idempotent validates and keeps it.
         merged["idempotency_key"] = request.header("idempotency-key")
+        // With a key only: the seal key of stored answers that carry secrets (SealKey.swift).
+        if merged["idempotency_key"] != nil { merged["seal_key"] = SealKey.value }
         return merged
     }
 

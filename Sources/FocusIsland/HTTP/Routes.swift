@@ -35,6 +35,8 @@ public enum Routes {
         Route("GET", "/me/export", .sql("api.me_export_get")),
         Route("POST", "/me/password", .sql("api.me_password_update"), status: 204, body: .json),
         Route("POST", "/me/email", .sql("api.me_email_update"), body: .json),
+        Route("POST", "/me/email/verify", .sql("api.me_email_verification_confirm"), body: .json),
+        Route("POST", "/me/email/resend", .sql("api.me_email_verification_create"), status: 202),
         Route("GET", "/me/tokens", .sql("api.me_tokens_list")),
         Route("DELETE", "/me/tokens/{id}", .sql("api.me_tokens_delete"), status: 204),
 
@@ -88,6 +90,14 @@ public enum Routes {
         Route("DELETE", "/users/{id}/block", .sql("api.users_block_delete"), status: 204),
         Route("GET", "/me/blocks", .sql("api.me_blocks_list")),
         Route("POST", "/users/{id}/report", .sql("api.users_report_create"), status: 201, body: .json),
+
+        // Moderation: moderators only (app.moderators, granted by a DBA); 403 not_moderator for others.
+        Route("GET", "/moderation/reports", .sql("api.moderation_reports_list")),
+        Route("POST", "/moderation/reports/{id}/resolve", .sql("api.moderation_reports_resolve"), body: .json),
+        Route("POST", "/moderation/users/{id}/rename", .sql("api.moderation_users_rename"), body: .json),
+        Route("DELETE", "/moderation/users/{id}/avatar", .sql("api.moderation_users_avatar_delete"), body: .json),
+        Route("POST", "/moderation/users/{id}/suspend", .sql("api.moderation_users_suspend"), body: .json),
+        Route("POST", "/moderation/users/{id}/ban", .sql("api.moderation_users_ban"), body: .json),
 
         // Avatars
         Route("PUT", "/me/avatar", .sql("api.me_avatar_update"), status: 204, body: .image, bodyLimit: imageBodyLimit),

@@ -29,8 +29,8 @@ public struct Migrator: Sendable {
     static let statelessSchemas = ["api", "report"]
     /// The `app` functions' live definitions (trigger and helper functions), loaded after the
     /// migrations on every migrate. Migrations from `appFunctionsFirstNeeded` on may bind a
-    /// trigger to a function defined there, so the folder is also loaded (bodies unchecked, as
-    /// they may name what the migration creates) before the first such pending migration runs.
+    /// trigger to a function defined there, so before the first such pending migration runs the
+    /// functions it lacks are added (see addMissingAppFunctions).
     static let appFunctions = "app"
     static let appFunctionsFirstNeeded = 15
     /// Arbitrary constant naming the migration lock among advisory locks.
@@ -92,9 +92,7 @@ public struct Migrator: Sendable {
                     continue
                 }
                 if file.version >= Self.appFunctionsFirstNeeded && !appFunctionsLoaded {
-                    try connection.execute("set local check_function_bodies = off")
-                    try loadAppFunctions(on: connection)
-                    try connection.execute("set local check_function_bodies = on")
+                    try addMissingAppFunctions(on: connection)
                     appFunctionsLoaded = true
                 }
                 try run(text, from: file.path, on: connection)
@@ -140,6 +138,22 @@ public struct Migrator: Sendable {
             throw error
         }
         return files.count
+    }
+
+    /// Adds the sql/app functions the database does not have yet, and leaves the ones it has as
+    /// they are: the pending migrations run against the functions their database was made with
+    /// (a body written for a later column would fail on an earlier one), and the bindings they
+    /// create find their new functions. The folder is loaded with bodies unchecked (they may name
+    /// what the migrations create), then each function that existed before gets its old
+    /// definition back; the load after the migrations makes every one current.
+    private func addMissingAppFunctions(on connection: PGConnection) throws {
+        let existing = try connection.execute(
+            "select pg_get_functiondef(p.oid) from pg_proc p where p.pronamespace = 'app'::regnamespace and p.prokind = 'f'"
+        ).compactMap { $0[0] }
+        try connection.execute("set local check_function_bodies = off")
+        try loadAppFunctions(on: connection)
+        for definition in existing { try connection.execute(definition) }
+        try connection.execute("set local check_function_bodies = on")
     }
 
     private func loadAppFunctions(on connection: PGConnection) throws {

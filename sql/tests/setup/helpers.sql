@@ -84,7 +84,8 @@ create table if not exists test.accounts (
 );
 
 -- Registers <name>@example.com (password 'correct horse', display name initcap(name) unless
--- given) at bcrypt cost 4 for speed, remembers it under `name`, and returns {user, token, expires_at}.
+-- given) at bcrypt cost 4 for speed, with its email verified (as the mailed code would), remembers
+-- it under `name`, and returns {user, token, expires_at}.
 create or replace function test.new_user(name text, display_name text default null)
 returns jsonb
 language plpgsql
@@ -96,6 +97,8 @@ begin
     v_account := (api.auth_register(null, '{}', jsonb_build_object(
         'email', new_user.name || '@example.com', 'password', 'correct horse',
         'display_name', coalesce(new_user.display_name, initcap(new_user.name))))).body;
+    update app.users u set email_verified_at = now() where u.id = (v_account -> 'user' ->> 'id')::uuid;
+    v_account := jsonb_set(v_account, '{user,email_verified}', 'true');
     insert into test.accounts (name, account) values (new_user.name, v_account);
     return v_account;
 end

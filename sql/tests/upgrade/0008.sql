@@ -7,3 +7,6 @@ insert into app.password_resets (user_id, digest, expires_at)
 values ('22222222-2222-4222-8222-222222222222', sha256('12345678'), now() + interval '15 minutes');
 insert into app.outgoing_mail (recipient, subject, body) values ('second@example.com', 'Your Focus Island password reset code', 'Your code is 12345678.');
 update app.users set time_zone = 'Pacific/Kiritimati' where id = '11111111-1111-4111-8111-111111111111';
+-- The same report again, still open: 0017 dismisses the older of the two before it allows one open report per pair.
+insert into app.user_reports (reporter, reported, reason, created_at)
+values ('11111111-1111-4111-8111-111111111111', '22222222-2222-4222-8222-222222222222', 'harassment', now() + interval '1 second');

@@ -2,50 +2,419 @@
 // One struct per components.schemas entry.
 import Foundation
 
-public enum ItemKind: String, Codable, Sendable, CaseIterable {
+/// `unknown` keeps a value this client does not know yet (a new value is a minor change).
+public enum ItemKind: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
     case pet
     case sound
     case furniture
+    case unknown(String)
+
+    /// The values this client knows (not `unknown`).
+    public static let allCases: [ItemKind] = [.pet, .sound, .furniture]
+
+    public init(rawValue: String) {
+        switch rawValue {
+        case "pet": self = .pet
+        case "sound": self = .sound
+        case "furniture": self = .furniture
+        default: self = .unknown(rawValue)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .pet: "pet"
+        case .sound: "sound"
+        case .furniture: "furniture"
+        case .unknown(let value): value
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
 }
 
-public enum Rating: String, Codable, Sendable, CaseIterable {
+/// `unknown` keeps a value this client does not know yet (a new value is a minor change).
+public enum Rating: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
     case good
     case fine
     case bad
+    case unknown(String)
+
+    /// The values this client knows (not `unknown`).
+    public static let allCases: [Rating] = [.good, .fine, .bad]
+
+    public init(rawValue: String) {
+        switch rawValue {
+        case "good": self = .good
+        case "fine": self = .fine
+        case "bad": self = .bad
+        default: self = .unknown(rawValue)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .good: "good"
+        case .fine: "fine"
+        case .bad: "bad"
+        case .unknown(let value): value
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
 }
 
-public enum ReportReason: String, Codable, Sendable, CaseIterable {
+/// `unknown` keeps a value this client does not know yet (a new value is a minor change).
+public enum ReportReason: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
     case spam
     case harassment
-    case inappropriateName = "inappropriate_name"
-    case inappropriateAvatar = "inappropriate_avatar"
+    case inappropriateName
+    case inappropriateAvatar
     case other
+    case unknown(String)
+
+    /// The values this client knows (not `unknown`).
+    public static let allCases: [ReportReason] = [.spam, .harassment, .inappropriateName, .inappropriateAvatar, .other]
+
+    public init(rawValue: String) {
+        switch rawValue {
+        case "spam": self = .spam
+        case "harassment": self = .harassment
+        case "inappropriate_name": self = .inappropriateName
+        case "inappropriate_avatar": self = .inappropriateAvatar
+        case "other": self = .other
+        default: self = .unknown(rawValue)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .spam: "spam"
+        case .harassment: "harassment"
+        case .inappropriateName: "inappropriate_name"
+        case .inappropriateAvatar: "inappropriate_avatar"
+        case .other: "other"
+        case .unknown(let value): value
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
 }
 
-public enum SessionSource: String, Codable, Sendable, CaseIterable {
+/// `unknown` keeps a value this client does not know yet (a new value is a minor change).
+public enum SessionSource: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
     case live
     case offline
+    case unknown(String)
+
+    /// The values this client knows (not `unknown`).
+    public static let allCases: [SessionSource] = [.live, .offline]
+
+    public init(rawValue: String) {
+        switch rawValue {
+        case "live": self = .live
+        case "offline": self = .offline
+        default: self = .unknown(rawValue)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .live: "live"
+        case .offline: "offline"
+        case .unknown(let value): value
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
 }
 
-public enum FriendshipStatus: String, Codable, Sendable, CaseIterable {
+/// `unknown` keeps a value this client does not know yet (a new value is a minor change).
+public enum FriendshipStatus: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
     case pending
     case accepted
+    case unknown(String)
+
+    /// The values this client knows (not `unknown`).
+    public static let allCases: [FriendshipStatus] = [.pending, .accepted]
+
+    public init(rawValue: String) {
+        switch rawValue {
+        case "pending": self = .pending
+        case "accepted": self = .accepted
+        default: self = .unknown(rawValue)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .pending: "pending"
+        case .accepted: "accepted"
+        case .unknown(let value): value
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
 }
 
-public enum OriginalRatingLevel: String, Codable, Sendable, CaseIterable {
-    case good = "Good"
-    case fine = "Fine"
-    case bad = "Bad"
+/// `unknown` keeps a value this client does not know yet (a new value is a minor change).
+public enum OriginalRatingLevel: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
+    case good
+    case fine
+    case bad
+    case unknown(String)
+
+    /// The values this client knows (not `unknown`).
+    public static let allCases: [OriginalRatingLevel] = [.good, .fine, .bad]
+
+    public init(rawValue: String) {
+        switch rawValue {
+        case "Good": self = .good
+        case "Fine": self = .fine
+        case "Bad": self = .bad
+        default: self = .unknown(rawValue)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .good: "Good"
+        case .fine: "Fine"
+        case .bad: "Bad"
+        case .unknown(let value): value
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
 }
 
-public enum LeaderboardPeriod: String, Codable, Sendable, CaseIterable {
+/// `unknown` keeps a value this client does not know yet (a new value is a minor change).
+public enum ModerationReportStatus: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
+    case `open`
+    case actioned
+    case dismissed
+    case unknown(String)
+
+    /// The values this client knows (not `unknown`).
+    public static let allCases: [ModerationReportStatus] = [.`open`, .actioned, .dismissed]
+
+    public init(rawValue: String) {
+        switch rawValue {
+        case "open": self = .`open`
+        case "actioned": self = .actioned
+        case "dismissed": self = .dismissed
+        default: self = .unknown(rawValue)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .`open`: "open"
+        case .actioned: "actioned"
+        case .dismissed: "dismissed"
+        case .unknown(let value): value
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
+
+/// `unknown` keeps a value this client does not know yet (a new value is a minor change).
+public enum ModerationActionAction: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
+    case rename
+    case removeAvatar
+    case suspend
+    case ban
+    case resolveReport
+    case unknown(String)
+
+    /// The values this client knows (not `unknown`).
+    public static let allCases: [ModerationActionAction] = [.rename, .removeAvatar, .suspend, .ban, .resolveReport]
+
+    public init(rawValue: String) {
+        switch rawValue {
+        case "rename": self = .rename
+        case "remove_avatar": self = .removeAvatar
+        case "suspend": self = .suspend
+        case "ban": self = .ban
+        case "resolve_report": self = .resolveReport
+        default: self = .unknown(rawValue)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .rename: "rename"
+        case .removeAvatar: "remove_avatar"
+        case .suspend: "suspend"
+        case .ban: "ban"
+        case .resolveReport: "resolve_report"
+        case .unknown(let value): value
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
+
+/// `unknown` keeps a value this client does not know yet (a new value is a minor change).
+public enum ModerationResolveBodyStatus: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
+    case actioned
+    case dismissed
+    case unknown(String)
+
+    /// The values this client knows (not `unknown`).
+    public static let allCases: [ModerationResolveBodyStatus] = [.actioned, .dismissed]
+
+    public init(rawValue: String) {
+        switch rawValue {
+        case "actioned": self = .actioned
+        case "dismissed": self = .dismissed
+        default: self = .unknown(rawValue)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .actioned: "actioned"
+        case .dismissed: "dismissed"
+        case .unknown(let value): value
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
+
+/// `unknown` keeps a value this client does not know yet (a new value is a minor change).
+public enum LeaderboardPeriod: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
     case daily
     case weekly
+    case unknown(String)
+
+    /// The values this client knows (not `unknown`).
+    public static let allCases: [LeaderboardPeriod] = [.daily, .weekly]
+
+    public init(rawValue: String) {
+        switch rawValue {
+        case "daily": self = .daily
+        case "weekly": self = .weekly
+        default: self = .unknown(rawValue)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .daily: "daily"
+        case .weekly: "weekly"
+        case .unknown(let value): value
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
 }
 
-public enum LeaderboardScope: String, Codable, Sendable, CaseIterable {
+/// `unknown` keeps a value this client does not know yet (a new value is a minor change).
+public enum LeaderboardScope: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
     case friends
     case global
+    case unknown(String)
+
+    /// The values this client knows (not `unknown`).
+    public static let allCases: [LeaderboardScope] = [.friends, .global]
+
+    public init(rawValue: String) {
+        switch rawValue {
+        case "friends": self = .friends
+        case "global": self = .global
+        default: self = .unknown(rawValue)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .friends: "friends"
+        case .global: "global"
+        case .unknown(let value): value
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
 }
 
 /// RFC 3339 in UTC with microseconds, the one time format of answers.
@@ -69,7 +438,7 @@ public struct Time: Codable, Sendable, Equatable, Hashable, CustomStringConverti
     public var description: String { rawValue }
 }
 
-/// RFC 9457 problem+json. Each response lists the codes it may carry as an enum on `code`.
+/// RFC 9457 problem+json. `code` is stable (docs/errors.md) and open: a response lists the codes it carries today in `x-problem-codes`, and a newer server may add one (keep it, and act on the status).
 public struct Problem: Codable, Sendable, Equatable {
     public var type: String
     public var title: String
@@ -86,10 +455,12 @@ public struct Problem: Codable, Sendable, Equatable {
     public var price: Int?
     /// session_in_progress: the running session.
     public var id: UUID?
+    /// account_suspended: when the suspension ends; null for a ban.
+    public var suspendedUntil: Time?
 
     public init(
         type: String, title: String, status: Int, detail: String, code: String, field: String? = nil, balance: Int? = nil,
-        price: Int? = nil, id: UUID? = nil
+        price: Int? = nil, id: UUID? = nil, suspendedUntil: Time? = nil
     ) {
         self.type = type
         self.title = title
@@ -100,6 +471,7 @@ public struct Problem: Codable, Sendable, Equatable {
         self.balance = balance
         self.price = price
         self.id = id
+        self.suspendedUntil = suspendedUntil
     }
 
     enum CodingKeys: String, CodingKey {
@@ -112,6 +484,7 @@ public struct Problem: Codable, Sendable, Equatable {
         case balance = "balance"
         case price = "price"
         case id = "id"
+        case suspendedUntil = "suspended_until"
     }
 }
 
@@ -244,8 +617,15 @@ public struct Settings: Codable, Sendable, Equatable {
 
 public struct Profile: Codable, Sendable, Equatable {
     public var id: UUID
+    /// The sign-in and contact address. Unverified until the code mailed to it is confirmed (POST /me/email/verify).
     public var email: String
+    /// Whether the code mailed to `email` was confirmed (or a reset code reached it). Friend requests find verified emails only.
+    public var emailVerified: Bool
+    /// An address asked for with POST /me/email and not verified yet: it becomes `email` once its code is confirmed; null when none.
+    public var pendingEmail: String?
     public var displayName: String
+    /// What the person wrote about themselves (PATCH /me); null when unset.
+    public var bio: String?
     public var balance: Int
     public var selected: Selected
     public var settings: Settings
@@ -255,12 +635,15 @@ public struct Profile: Codable, Sendable, Equatable {
     public var createdAt: Time
 
     public init(
-        id: UUID, email: String, displayName: String, balance: Int, selected: Selected, settings: Settings, hasAvatar: Bool,
-        avatarVersion: Int? = nil, createdAt: Time
+        id: UUID, email: String, emailVerified: Bool, pendingEmail: String? = nil, displayName: String, bio: String? = nil, balance: Int,
+        selected: Selected, settings: Settings, hasAvatar: Bool, avatarVersion: Int? = nil, createdAt: Time
     ) {
         self.id = id
         self.email = email
+        self.emailVerified = emailVerified
+        self.pendingEmail = pendingEmail
         self.displayName = displayName
+        self.bio = bio
         self.balance = balance
         self.selected = selected
         self.settings = settings
@@ -272,7 +655,10 @@ public struct Profile: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case id = "id"
         case email = "email"
+        case emailVerified = "email_verified"
+        case pendingEmail = "pending_email"
         case displayName = "display_name"
+        case bio = "bio"
         case balance = "balance"
         case selected = "selected"
         case settings = "settings"
@@ -285,7 +671,10 @@ public struct Profile: Codable, Sendable, Equatable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)
         try container.encode(email, forKey: .email)
+        try container.encode(emailVerified, forKey: .emailVerified)
+        try container.encode(pendingEmail, forKey: .pendingEmail)
         try container.encode(displayName, forKey: .displayName)
+        try container.encode(bio, forKey: .bio)
         try container.encode(balance, forKey: .balance)
         try container.encode(selected, forKey: .selected)
         try container.encode(settings, forKey: .settings)
@@ -314,7 +703,7 @@ public struct SignedIn: Codable, Sendable, Equatable {
     }
 }
 
-public struct Device: Codable, Sendable, Equatable {
+public struct Token: Codable, Sendable, Equatable {
     public var id: UUID
     /// The User-Agent the token was issued to.
     public var label: String?
@@ -352,10 +741,10 @@ public struct Device: Codable, Sendable, Equatable {
     }
 }
 
-public struct Devices: Codable, Sendable, Equatable {
-    public var tokens: [Device]
+public struct TokenList: Codable, Sendable, Equatable {
+    public var tokens: [Token]
 
-    public init(tokens: [Device]) {
+    public init(tokens: [Token]) {
         self.tokens = tokens
     }
 
@@ -659,25 +1048,25 @@ public struct UserCard: Codable, Sendable, Equatable {
     }
 }
 
-/// UserCard + {selected, friends_since, today_minutes}.
+/// UserCard + {selected, befriended_at, today_minutes}.
 public struct Friend: Codable, Sendable, Equatable {
     public var id: UUID
     public var displayName: String
     public var hasAvatar: Bool
     public var avatarVersion: Int?
     public var selected: Selected
-    public var friendsSince: Time
+    public var befriendedAt: Time
     public var todayMinutes: Int
 
     public init(
-        id: UUID, displayName: String, hasAvatar: Bool, avatarVersion: Int? = nil, selected: Selected, friendsSince: Time, todayMinutes: Int
+        id: UUID, displayName: String, hasAvatar: Bool, avatarVersion: Int? = nil, selected: Selected, befriendedAt: Time, todayMinutes: Int
     ) {
         self.id = id
         self.displayName = displayName
         self.hasAvatar = hasAvatar
         self.avatarVersion = avatarVersion
         self.selected = selected
-        self.friendsSince = friendsSince
+        self.befriendedAt = befriendedAt
         self.todayMinutes = todayMinutes
     }
 
@@ -687,7 +1076,7 @@ public struct Friend: Codable, Sendable, Equatable {
         case hasAvatar = "has_avatar"
         case avatarVersion = "avatar_version"
         case selected = "selected"
-        case friendsSince = "friends_since"
+        case befriendedAt = "befriended_at"
         case todayMinutes = "today_minutes"
     }
 
@@ -698,8 +1087,58 @@ public struct Friend: Codable, Sendable, Equatable {
         try container.encode(hasAvatar, forKey: .hasAvatar)
         try container.encode(avatarVersion, forKey: .avatarVersion)
         try container.encode(selected, forKey: .selected)
-        try container.encode(friendsSince, forKey: .friendsSince)
+        try container.encode(befriendedAt, forKey: .befriendedAt)
         try container.encode(todayMinutes, forKey: .todayMinutes)
+    }
+}
+
+/// Friend + {bio}: a friend's island (GET /users/{id}). The friends list leaves the bio out.
+public struct FriendProfile: Codable, Sendable, Equatable {
+    public var id: UUID
+    public var displayName: String
+    public var hasAvatar: Bool
+    public var avatarVersion: Int?
+    public var selected: Selected
+    public var befriendedAt: Time
+    public var todayMinutes: Int
+    /// What the friend wrote about themselves; null when unset.
+    public var bio: String?
+
+    public init(
+        id: UUID, displayName: String, hasAvatar: Bool, avatarVersion: Int? = nil, selected: Selected, befriendedAt: Time,
+        todayMinutes: Int, bio: String? = nil
+    ) {
+        self.id = id
+        self.displayName = displayName
+        self.hasAvatar = hasAvatar
+        self.avatarVersion = avatarVersion
+        self.selected = selected
+        self.befriendedAt = befriendedAt
+        self.todayMinutes = todayMinutes
+        self.bio = bio
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case displayName = "display_name"
+        case hasAvatar = "has_avatar"
+        case avatarVersion = "avatar_version"
+        case selected = "selected"
+        case befriendedAt = "befriended_at"
+        case todayMinutes = "today_minutes"
+        case bio = "bio"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(displayName, forKey: .displayName)
+        try container.encode(hasAvatar, forKey: .hasAvatar)
+        try container.encode(avatarVersion, forKey: .avatarVersion)
+        try container.encode(selected, forKey: .selected)
+        try container.encode(befriendedAt, forKey: .befriendedAt)
+        try container.encode(todayMinutes, forKey: .todayMinutes)
+        try container.encode(bio, forKey: .bio)
     }
 }
 
@@ -927,9 +1366,329 @@ public struct ReportCreated: Codable, Sendable, Equatable {
     }
 }
 
-/// type: friend_request.received|accepted|ended, friend.removed|updated, balance.changed, catalog.changed, tips.changed, resync.
+/// One event; `type` tells which (a new type is a minor change: skip an event whose type you do not know).
 public struct Event: Codable, Sendable, Equatable {
+    /// The cursor: pass it as `after` (or Last-Event-ID).
     public var id: Int
+    /// Which event: friend_request.received, friend_request.accepted, friend_request.ended, friend.removed, friend.updated, balance.changed, catalog.changed, tips.changed, resync.
+    public var type: String
+    public var data: JSONValue
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: JSONValue, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
+/// To the receiver: someone asked you (user_id: the sender).
+public struct FriendRequestReceivedEvent: Codable, Sendable, Equatable {
+    public struct Data: Codable, Sendable, Equatable {
+        public var requestId: UUID
+        public var userId: UUID
+
+        public init(requestId: UUID, userId: UUID) {
+            self.requestId = requestId
+            self.userId = userId
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case requestId = "request_id"
+            case userId = "user_id"
+        }
+    }
+
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    /// `friend_request.received` (the discriminator).
+    public var type: String
+    public var data: Data
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: Data, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
+/// To the sender: the request was accepted (user_id: the new friend).
+public struct FriendRequestAcceptedEvent: Codable, Sendable, Equatable {
+    public struct Data: Codable, Sendable, Equatable {
+        public var requestId: UUID
+        public var userId: UUID
+
+        public init(requestId: UUID, userId: UUID) {
+            self.requestId = requestId
+            self.userId = userId
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case requestId = "request_id"
+            case userId = "user_id"
+        }
+    }
+
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    /// `friend_request.accepted` (the discriminator).
+    public var type: String
+    public var data: Data
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: Data, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
+/// To the other side: the request was declined or cancelled (never says which).
+public struct FriendRequestEndedEvent: Codable, Sendable, Equatable {
+    public struct Data: Codable, Sendable, Equatable {
+        public var requestId: UUID
+
+        public init(requestId: UUID) {
+            self.requestId = requestId
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case requestId = "request_id"
+        }
+    }
+
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    /// `friend_request.ended` (the discriminator).
+    public var type: String
+    public var data: Data
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: Data, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
+/// To the friend who did not remove: user_id removed you.
+public struct FriendRemovedEvent: Codable, Sendable, Equatable {
+    public struct Data: Codable, Sendable, Equatable {
+        public var userId: UUID
+
+        public init(userId: UUID) {
+            self.userId = userId
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case userId = "user_id"
+        }
+    }
+
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    /// `friend.removed` (the discriminator).
+    public var type: String
+    public var data: Data
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: Data, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
+/// To each friend: user_id's name, selection, avatar or today's minutes changed.
+public struct FriendUpdatedEvent: Codable, Sendable, Equatable {
+    public struct Data: Codable, Sendable, Equatable {
+        public var userId: UUID
+
+        public init(userId: UUID) {
+            self.userId = userId
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case userId = "user_id"
+        }
+    }
+
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    /// `friend.updated` (the discriminator).
+    public var type: String
+    public var data: Data
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: Data, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
+/// To the user: the new balance.
+public struct BalanceChangedEvent: Codable, Sendable, Equatable {
+    public struct Data: Codable, Sendable, Equatable {
+        public var balance: Int
+
+        public init(balance: Int) {
+            self.balance = balance
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case balance = "balance"
+        }
+    }
+
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    /// `balance.changed` (the discriminator).
+    public var type: String
+    public var data: Data
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: Data, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
+/// To everyone: the shop catalog changed (GET /shop/items again).
+public struct CatalogChangedEvent: Codable, Sendable, Equatable {
+    public struct Data: Codable, Sendable, Equatable {
+        public var version: Int
+
+        public init(version: Int) {
+            self.version = version
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case version = "version"
+        }
+    }
+
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    /// `catalog.changed` (the discriminator).
+    public var type: String
+    public var data: Data
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: Data, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
+/// To everyone: the tips changed (sync them again).
+public struct TipsChangedEvent: Codable, Sendable, Equatable {
+    public struct Data: Codable, Sendable, Equatable {
+        public var version: Int
+
+        public init(version: Int) {
+            self.version = version
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case version = "version"
+        }
+    }
+
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    /// `tips.changed` (the discriminator).
+    public var type: String
+    public var data: Data
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: Data, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
+/// The cursor is older than what the server keeps: events may have been missed; reload what you show, then go on from `next`.
+public struct ResyncEvent: Codable, Sendable, Equatable {
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    /// `resync` (the discriminator).
     public var type: String
     public var data: JSONValue
     public var createdAt: Time
@@ -1376,7 +2135,7 @@ public struct Export: Codable, Sendable, Equatable {
 public struct RegisterBody: Codable, Sendable, Equatable {
     /// Trimmed; one @ and a dot after it; no spaces, control characters, no-break space or BOM (400 invalid_email otherwise). The pattern spells the characters out (Basic Multilingual Plane only, which is what it can state).
     public var email: String
-    /// 8 characters to 72 bytes.
+    /// 8 characters to 72 bytes. No U+0000: PostgreSQL's text cannot hold it (400 invalid_json, as anywhere in a body).
     public var password: String
     /// Normalised to NFC and trimmed: 1 to 40 characters; no control, bidi (embedding, override, isolate, mark), zero-width or invisible characters (a zero-width joiner only between emoji), no run of 3 combining marks (400 invalid_display_name); not a reserved name such as "Deleted user" or "admin" (400 invalid_display_name); nothing on the operator's blocklist, however spelled (400 inappropriate_display_name).
     public var displayName: String
@@ -1397,6 +2156,7 @@ public struct RegisterBody: Codable, Sendable, Equatable {
 public struct LoginBody: Codable, Sendable, Equatable {
     /// Trimmed; one @ and a dot after it; no spaces, control characters, no-break space or BOM (400 invalid_email otherwise). The pattern spells the characters out (Basic Multilingual Plane only, which is what it can state).
     public var email: String
+    /// No U+0000: PostgreSQL's text cannot hold it (400 invalid_json, as anywhere in a body).
     public var password: String
 
     public init(email: String, password: String) {
@@ -1426,8 +2186,9 @@ public struct PasswordResetBody: Codable, Sendable, Equatable {
 public struct PasswordResetConfirmBody: Codable, Sendable, Equatable {
     /// Trimmed; one @ and a dot after it; no spaces, control characters, no-break space or BOM (400 invalid_email otherwise). The pattern spells the characters out (Basic Multilingual Plane only, which is what it can state).
     public var email: String
+    /// The 8-digit code from the mail (spaces around it are trimmed); any other is 400 invalid_reset_code, like a wrong one.
     public var code: String
-    /// 8 characters to 72 bytes.
+    /// 8 characters to 72 bytes. No U+0000: PostgreSQL's text cannot hold it (400 invalid_json, as anywhere in a body).
     public var newPassword: String
 
     public init(email: String, code: String, newPassword: String) {
@@ -1444,6 +2205,7 @@ public struct PasswordResetConfirmBody: Codable, Sendable, Equatable {
 }
 
 public struct PasswordBody: Codable, Sendable, Equatable {
+    /// No U+0000: PostgreSQL's text cannot hold it (400 invalid_json, as anywhere in a body).
     public var password: String
 
     public init(password: String) {
@@ -1456,8 +2218,9 @@ public struct PasswordBody: Codable, Sendable, Equatable {
 }
 
 public struct PasswordChangeBody: Codable, Sendable, Equatable {
+    /// No U+0000: PostgreSQL's text cannot hold it (400 invalid_json, as anywhere in a body).
     public var currentPassword: String
-    /// 8 characters to 72 bytes.
+    /// 8 characters to 72 bytes. No U+0000: PostgreSQL's text cannot hold it (400 invalid_json, as anywhere in a body).
     public var newPassword: String
 
     public init(currentPassword: String, newPassword: String) {
@@ -1472,6 +2235,7 @@ public struct PasswordChangeBody: Codable, Sendable, Equatable {
 }
 
 public struct EmailChangeBody: Codable, Sendable, Equatable {
+    /// No U+0000: PostgreSQL's text cannot hold it (400 invalid_json, as anywhere in a body).
     public var password: String
     /// Trimmed; one @ and a dot after it; no spaces, control characters, no-break space or BOM (400 invalid_email otherwise). The pattern spells the characters out (Basic Multilingual Plane only, which is what it can state).
     public var email: String
@@ -1490,7 +2254,7 @@ public struct EmailChangeBody: Codable, Sendable, Equatable {
 public struct ProfileChangeBody: Codable, Sendable, Equatable {
     public struct SettingsChange: Codable, Sendable, Equatable {
         public var showTipOnTimer: Bool?
-        /// An IANA name PostgreSQL knows (pg_timezone_names), e.g. Europe/Paris.
+        /// An IANA name PostgreSQL knows (pg_timezone_names), e.g. Europe/Paris; letters, digits and _ + - / only; a name it does not know is 400 invalid_field (field: time_zone).
         public var timeZone: String?
 
         public init(showTipOnTimer: Bool? = nil, timeZone: String? = nil) {
@@ -1506,15 +2270,19 @@ public struct ProfileChangeBody: Codable, Sendable, Equatable {
 
     /// Normalised to NFC and trimmed: 1 to 40 characters; no control, bidi (embedding, override, isolate, mark), zero-width or invisible characters (a zero-width joiner only between emoji), no run of 3 combining marks (400 invalid_display_name); not a reserved name such as "Deleted user" or "admin" (400 invalid_display_name); nothing on the operator's blocklist, however spelled (400 inappropriate_display_name).
     public var displayName: String?
+    /// Normalised to NFC and trimmed: at most 160 characters, with the character rules of a display name: no control characters (line breaks included), bidi, zero-width or invisible characters (a zero-width joiner only between emoji), no run of 3 combining marks (400 invalid_field); nothing on the operator's name blocklist, however spelled (400 inappropriate_bio). null or "" clears it; absent leaves it as it was.
+    public var bio: String?
     public var settings: SettingsChange?
 
-    public init(displayName: String? = nil, settings: SettingsChange? = nil) {
+    public init(displayName: String? = nil, bio: String? = nil, settings: SettingsChange? = nil) {
         self.displayName = displayName
+        self.bio = bio
         self.settings = settings
     }
 
     enum CodingKeys: String, CodingKey {
         case displayName = "display_name"
+        case bio = "bio"
         case settings = "settings"
     }
 }
@@ -1605,9 +2373,9 @@ public struct FriendRequestBody: Codable, Sendable, Equatable {
     }
 }
 
-public struct ReportBodyBody: Codable, Sendable, Equatable {
+public struct ReportBody: Codable, Sendable, Equatable {
     public var reason: ReportReason
-    /// Trimmed of spaces: 1 to 1000 characters.
+    /// Trimmed of spaces: 1 to 1000 characters. No U+0000: PostgreSQL's text cannot hold it (400 invalid_json, as anywhere in a body).
     public var details: String?
 
     public init(reason: ReportReason, details: String? = nil) {
@@ -1664,65 +2432,16 @@ public struct SessionBatchBody: Codable, Sendable, Equatable {
 public struct SessionBatchResults: Codable, Sendable, Equatable {
     /// One of several shapes: decoding tries each in order (their required members differ).
     public enum ItemResult: Codable, Sendable, Equatable {
-        public struct Applied: Codable, Sendable, Equatable {
-            public struct Body: Codable, Sendable, Equatable {
-                public var session: Session
-                public var balance: Int
-                /// Rated items only.
-                public var tip: Tip?
-
-                public init(session: Session, balance: Int, tip: Tip? = nil) {
-                    self.session = session
-                    self.balance = balance
-                    self.tip = tip
-                }
-
-                enum CodingKeys: String, CodingKey {
-                    case session = "session"
-                    case balance = "balance"
-                    case tip = "tip"
-                }
-            }
-
-            public var status: Int
-            public var body: Body
-
-            public init(status: Int, body: Body) {
-                self.status = status
-                self.body = body
-            }
-
-            enum CodingKeys: String, CodingKey {
-                case status = "status"
-                case body = "body"
-            }
-        }
-
-        public struct Rejected: Codable, Sendable, Equatable {
-            public var status: Int
-            public var problem: Problem
-
-            public init(status: Int, problem: Problem) {
-                self.status = status
-                self.problem = problem
-            }
-
-            enum CodingKeys: String, CodingKey {
-                case status = "status"
-                case problem = "problem"
-            }
-        }
-
-        case applied(Applied)
-        case rejected(Rejected)
+        case applied(SessionBatchApplied)
+        case rejected(SessionBatchRejected)
 
         public init(from decoder: any Decoder) throws {
             let container = try decoder.singleValueContainer()
-            if let value = try? container.decode(Applied.self) {
+            if let value = try? container.decode(SessionBatchApplied.self) {
                 self = .applied(value)
                 return
             }
-            if let value = try? container.decode(Rejected.self) {
+            if let value = try? container.decode(SessionBatchRejected.self) {
                 self = .rejected(value)
                 return
             }
@@ -1746,6 +2465,57 @@ public struct SessionBatchResults: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case results = "results"
+    }
+}
+
+/// An item recorded (201) or already recorded with the same times (200): what POST /focus-sessions answers.
+public struct SessionBatchApplied: Codable, Sendable, Equatable {
+    public struct Body: Codable, Sendable, Equatable {
+        public var session: Session
+        public var balance: Int
+        /// Rated items only.
+        public var tip: Tip?
+
+        public init(session: Session, balance: Int, tip: Tip? = nil) {
+            self.session = session
+            self.balance = balance
+            self.tip = tip
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case session = "session"
+            case balance = "balance"
+            case tip = "tip"
+        }
+    }
+
+    public var status: Int
+    public var body: Body
+
+    public init(status: Int, body: Body) {
+        self.status = status
+        self.body = body
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case status = "status"
+        case body = "body"
+    }
+}
+
+/// An item refused: its problem, as POST /focus-sessions would answer it.
+public struct SessionBatchRejected: Codable, Sendable, Equatable {
+    public var status: Int
+    public var problem: Problem
+
+    public init(status: Int, problem: Problem) {
+        self.status = status
+        self.problem = problem
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case status = "status"
+        case problem = "problem"
     }
 }
 
@@ -1865,6 +2635,277 @@ public struct OriginalTipSync: Codable, Sendable, Equatable {
     }
 }
 
+/// A UserCard with the user's suspension: banned, or suspended until (null when none holds).
+public struct ModerationUser: Codable, Sendable, Equatable {
+    public var id: UUID
+    public var displayName: String
+    public var hasAvatar: Bool
+    public var avatarVersion: Int?
+    public var banned: Bool
+    public var suspendedUntil: Time?
+
+    public init(id: UUID, displayName: String, hasAvatar: Bool, avatarVersion: Int? = nil, banned: Bool, suspendedUntil: Time? = nil) {
+        self.id = id
+        self.displayName = displayName
+        self.hasAvatar = hasAvatar
+        self.avatarVersion = avatarVersion
+        self.banned = banned
+        self.suspendedUntil = suspendedUntil
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case displayName = "display_name"
+        case hasAvatar = "has_avatar"
+        case avatarVersion = "avatar_version"
+        case banned = "banned"
+        case suspendedUntil = "suspended_until"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(displayName, forKey: .displayName)
+        try container.encode(hasAvatar, forKey: .hasAvatar)
+        try container.encode(avatarVersion, forKey: .avatarVersion)
+        try container.encode(banned, forKey: .banned)
+        try container.encode(suspendedUntil, forKey: .suspendedUntil)
+    }
+}
+
+/// A report as moderators see it.
+public struct ModerationReport: Codable, Sendable, Equatable {
+    public var id: UUID
+    public var status: ModerationReportStatus
+    public var reason: ReportReason
+    public var details: String?
+    public var createdAt: Time
+    public var reporter: UserCard
+    public var user: ModerationUser
+    public var reportsAboutUser: Int
+    public var resolvedAt: Time?
+    public var resolvedBy: UUID?
+    public var resolution: String?
+
+    public init(
+        id: UUID, status: ModerationReportStatus, reason: ReportReason, details: String? = nil, createdAt: Time, reporter: UserCard,
+        user: ModerationUser, reportsAboutUser: Int, resolvedAt: Time? = nil, resolvedBy: UUID? = nil, resolution: String? = nil
+    ) {
+        self.id = id
+        self.status = status
+        self.reason = reason
+        self.details = details
+        self.createdAt = createdAt
+        self.reporter = reporter
+        self.user = user
+        self.reportsAboutUser = reportsAboutUser
+        self.resolvedAt = resolvedAt
+        self.resolvedBy = resolvedBy
+        self.resolution = resolution
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case status = "status"
+        case reason = "reason"
+        case details = "details"
+        case createdAt = "created_at"
+        case reporter = "reporter"
+        case user = "user"
+        case reportsAboutUser = "reports_about_user"
+        case resolvedAt = "resolved_at"
+        case resolvedBy = "resolved_by"
+        case resolution = "resolution"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(status, forKey: .status)
+        try container.encode(reason, forKey: .reason)
+        try container.encode(details, forKey: .details)
+        try container.encode(createdAt, forKey: .createdAt)
+        try container.encode(reporter, forKey: .reporter)
+        try container.encode(user, forKey: .user)
+        try container.encode(reportsAboutUser, forKey: .reportsAboutUser)
+        try container.encode(resolvedAt, forKey: .resolvedAt)
+        try container.encode(resolvedBy, forKey: .resolvedBy)
+        try container.encode(resolution, forKey: .resolution)
+    }
+}
+
+public struct ModerationReports: Codable, Sendable, Equatable {
+    public var reports: [ModerationReport]
+    /// Pass as `after` for the next page; null when this page was not full.
+    public var nextCursor: UUID?
+
+    public init(reports: [ModerationReport], nextCursor: UUID? = nil) {
+        self.reports = reports
+        self.nextCursor = nextCursor
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case reports = "reports"
+        case nextCursor = "next_cursor"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(reports, forKey: .reports)
+        try container.encode(nextCursor, forKey: .nextCursor)
+    }
+}
+
+public struct ModerationReportResolved: Codable, Sendable, Equatable {
+    public var report: ModerationReport
+
+    public init(report: ModerationReport) {
+        self.report = report
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case report = "report"
+    }
+}
+
+/// One row of the moderators' audit.
+public struct ModerationAction: Codable, Sendable, Equatable {
+    public var id: UUID
+    public var createdAt: Time
+    public var moderatorId: UUID
+    public var action: ModerationActionAction
+    public var userId: UUID
+    public var reportId: UUID?
+    public var reason: String
+    /// rename: display_name; suspend: until; resolve_report: status.
+    public var details: JSONValue
+
+    public init(
+        id: UUID, createdAt: Time, moderatorId: UUID, action: ModerationActionAction, userId: UUID, reportId: UUID? = nil, reason: String,
+        details: JSONValue
+    ) {
+        self.id = id
+        self.createdAt = createdAt
+        self.moderatorId = moderatorId
+        self.action = action
+        self.userId = userId
+        self.reportId = reportId
+        self.reason = reason
+        self.details = details
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case createdAt = "created_at"
+        case moderatorId = "moderator_id"
+        case action = "action"
+        case userId = "user_id"
+        case reportId = "report_id"
+        case reason = "reason"
+        case details = "details"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(createdAt, forKey: .createdAt)
+        try container.encode(moderatorId, forKey: .moderatorId)
+        try container.encode(action, forKey: .action)
+        try container.encode(userId, forKey: .userId)
+        try container.encode(reportId, forKey: .reportId)
+        try container.encode(reason, forKey: .reason)
+        try container.encode(details, forKey: .details)
+    }
+}
+
+public struct ModerationActionTaken: Codable, Sendable, Equatable {
+    public var action: ModerationAction
+
+    public init(action: ModerationAction) {
+        self.action = action
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case action = "action"
+    }
+}
+
+public struct ModerationResolveBody: Codable, Sendable, Equatable {
+    public var status: ModerationResolveBodyStatus
+    /// Why, for the audit: trimmed, 1 to 1000 characters. No U+0000: PostgreSQL's text cannot hold it (400 invalid_json, as anywhere in a body).
+    public var reason: String
+
+    public init(status: ModerationResolveBodyStatus, reason: String) {
+        self.status = status
+        self.reason = reason
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case status = "status"
+        case reason = "reason"
+    }
+}
+
+public struct ModerationRenameBody: Codable, Sendable, Equatable {
+    /// Trimmed: 1 to 40 characters, no control characters.
+    public var displayName: String
+    /// Why, for the audit: trimmed, 1 to 1000 characters. No U+0000: PostgreSQL's text cannot hold it (400 invalid_json, as anywhere in a body).
+    public var reason: String
+
+    public init(displayName: String, reason: String) {
+        self.displayName = displayName
+        self.reason = reason
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case displayName = "display_name"
+        case reason = "reason"
+    }
+}
+
+public struct ModerationSuspendBody: Codable, Sendable, Equatable {
+    /// RFC 3339 with an offset, later than now.
+    public var until: Time
+    /// Why, for the audit: trimmed, 1 to 1000 characters. No U+0000: PostgreSQL's text cannot hold it (400 invalid_json, as anywhere in a body).
+    public var reason: String
+
+    public init(until: Time, reason: String) {
+        self.until = until
+        self.reason = reason
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case until = "until"
+        case reason = "reason"
+    }
+}
+
+public struct ModerationReasonBody: Codable, Sendable, Equatable {
+    /// Why, for the audit: trimmed, 1 to 1000 characters. No U+0000: PostgreSQL's text cannot hold it (400 invalid_json, as anywhere in a body).
+    public var reason: String
+
+    public init(reason: String) {
+        self.reason = reason
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case reason = "reason"
+    }
+}
+
+public struct EmailVerifyBody: Codable, Sendable, Equatable {
+    /// The 8-digit code from the mail (spaces around it are trimmed); any other is 400 invalid_verification_code, like a wrong one.
+    public var code: String
+
+    public init(code: String) {
+        self.code = code
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case code = "code"
+    }
+}
+
 /// Every components.schemas entry and its model, in the document's order (a test compares it with the document).
 public enum Schemas {
     public static let all: [(name: String, type: any (Codable & Sendable).Type)] = [
@@ -1877,8 +2918,8 @@ public enum Schemas {
         ("Settings", Settings.self),
         ("Profile", Profile.self),
         ("SignedIn", SignedIn.self),
-        ("Device", Device.self),
-        ("Devices", Devices.self),
+        ("Token", Token.self),
+        ("TokenList", TokenList.self),
         ("Catalog", Catalog.self),
         ("ItemSync", ItemSync.self),
         ("Purchase", Purchase.self),
@@ -1894,6 +2935,7 @@ public enum Schemas {
         ("TipSync", TipSync.self),
         ("UserCard", UserCard.self),
         ("Friend", Friend.self),
+        ("FriendProfile", FriendProfile.self),
         ("FriendList", FriendList.self),
         ("IncomingFriendRequest", IncomingFriendRequest.self),
         ("OutgoingFriendRequest", OutgoingFriendRequest.self),
@@ -1906,6 +2948,15 @@ public enum Schemas {
         ("Report", Report.self),
         ("ReportCreated", ReportCreated.self),
         ("Event", Event.self),
+        ("FriendRequestReceivedEvent", FriendRequestReceivedEvent.self),
+        ("FriendRequestAcceptedEvent", FriendRequestAcceptedEvent.self),
+        ("FriendRequestEndedEvent", FriendRequestEndedEvent.self),
+        ("FriendRemovedEvent", FriendRemovedEvent.self),
+        ("FriendUpdatedEvent", FriendUpdatedEvent.self),
+        ("BalanceChangedEvent", BalanceChangedEvent.self),
+        ("CatalogChangedEvent", CatalogChangedEvent.self),
+        ("TipsChangedEvent", TipsChangedEvent.self),
+        ("ResyncEvent", ResyncEvent.self),
         ("Events", Events.self),
         ("Export", Export.self),
         ("RegisterBody", RegisterBody.self),
@@ -1922,13 +2973,26 @@ public enum Schemas {
         ("SessionRecordBody", SessionRecordBody.self),
         ("RatingBody", RatingBody.self),
         ("FriendRequestBody", FriendRequestBody.self),
-        ("ReportBodyBody", ReportBodyBody.self),
+        ("ReportBody", ReportBody.self),
         ("SessionBatchItem", SessionBatchItem.self),
         ("SessionBatchBody", SessionBatchBody.self),
         ("SessionBatchResults", SessionBatchResults.self),
+        ("SessionBatchApplied", SessionBatchApplied.self),
+        ("SessionBatchRejected", SessionBatchRejected.self),
         ("SessionRunning", SessionRunning.self),
         ("SessionCurrent", SessionCurrent.self),
         ("OriginalTipsBody", OriginalTipsBody.self),
         ("OriginalTipSync", OriginalTipSync.self),
+        ("ModerationUser", ModerationUser.self),
+        ("ModerationReport", ModerationReport.self),
+        ("ModerationReports", ModerationReports.self),
+        ("ModerationReportResolved", ModerationReportResolved.self),
+        ("ModerationAction", ModerationAction.self),
+        ("ModerationActionTaken", ModerationActionTaken.self),
+        ("ModerationResolveBody", ModerationResolveBody.self),
+        ("ModerationRenameBody", ModerationRenameBody.self),
+        ("ModerationSuspendBody", ModerationSuspendBody.self),
+        ("ModerationReasonBody", ModerationReasonBody.self),
+        ("EmailVerifyBody", EmailVerifyBody.self),
     ]
 }

@@ -70,7 +70,7 @@ public enum MindfulnessTipsSyncResponse: Sendable, Equatable {
 }
 
 /// One of several shapes: decoding tries each in order (their required members differ).
-public enum MindfulnessTipsSyncSeedPathBody: Codable, Sendable, Equatable {
+public enum MindfulnessTipsSyncOriginalBody: Codable, Sendable, Equatable {
     case knownIdsBody(KnownIdsBody)
     case originalTipsBody(OriginalTipsBody)
 
@@ -84,7 +84,7 @@ public enum MindfulnessTipsSyncSeedPathBody: Codable, Sendable, Equatable {
             self = .originalTipsBody(value)
             return
         }
-        throw DecodingError.dataCorruptedError(in: container, debugDescription: "none of MindfulnessTipsSyncSeedPathBody's shapes")
+        throw DecodingError.dataCorruptedError(in: container, debugDescription: "none of MindfulnessTipsSyncOriginalBody's shapes")
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -96,8 +96,8 @@ public enum MindfulnessTipsSyncSeedPathBody: Codable, Sendable, Equatable {
     }
 }
 
-/// What `mindfulnessTipsSyncSeedPath` answers: one case per success status and shape.
-public enum MindfulnessTipsSyncSeedPathResponse: Sendable, Equatable {
+/// What `mindfulnessTipsSyncOriginal` answers: one case per success status and shape.
+public enum MindfulnessTipsSyncOriginalResponse: Sendable, Equatable {
     /// 200
     case tipSync(TipSync)
     /// 200
@@ -112,6 +112,22 @@ public enum FriendRequestsCreateResponse: Sendable, Equatable {
     case okFriendRequestCreated(FriendRequestCreated)
     /// 201
     case created(FriendRequestCreated)
+}
+
+/// What `usersReportCreate` answers: one case per success status.
+public enum UsersReportCreateResponse: Sendable, Equatable {
+    /// 200
+    case ok(ReportCreated)
+    /// 201
+    case created(ReportCreated)
+
+    /// The ReportCreated, whichever the status.
+    public var value: ReportCreated {
+        switch self {
+        case .ok(let value): value
+        case .created(let value): value
+        }
+    }
 }
 
 /// What `focusSessionsCurrentGet` answers: one case per success status.
@@ -225,7 +241,7 @@ extension FocusIslandClient {
         return try self.decode(Profile.self, from: try await send(request))
     }
 
-    /// Change the display name or settings (only the fields given).
+    /// Change the display name, bio or settings (only the fields given).
     /// `PATCH /me`
     public func meUpdate(_ body: ProfileChangeBody, idempotencyKey: String? = nil) async throws(FocusIslandError) -> Profile {
         let request = OperationRequest(
@@ -255,7 +271,7 @@ extension FocusIslandClient {
         _ = try await send(request)
     }
 
-    /// Change the email.
+    /// Ask to change the email: a code goes to the new address, which becomes the email once verified.
     /// `POST /me/email`
     public func meEmailUpdate(_ body: EmailChangeBody, idempotencyKey: String? = nil) async throws(FocusIslandError) -> Profile {
         let request = OperationRequest(
@@ -265,14 +281,35 @@ extension FocusIslandClient {
         return try self.decode(Profile.self, from: try await send(request))
     }
 
+    /// Confirm the code mailed to your email or to the address you asked to change to.
+    /// `POST /me/email/verify`
+    public func meEmailVerificationConfirm(_ body: EmailVerifyBody, idempotencyKey: String? = nil) async throws(FocusIslandError) -> Profile
+    {
+        let request = OperationRequest(
+            method: "POST", path: "/me/email/verify", query: [],
+            body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
+            conditional: false, statuses: [200])
+        return try self.decode(Profile.self, from: try await send(request))
+    }
+
+    /// Mail a new code for the address waiting for verification.
+    /// `POST /me/email/resend`
+    public func meEmailVerificationCreate(idempotencyKey: String? = nil) async throws(FocusIslandError) {
+        let request = OperationRequest(
+            method: "POST", path: "/me/email/resend", query: [],
+            body: nil, contentType: nil, idempotencyKey: idempotencyKey,
+            conditional: false, statuses: [202])
+        _ = try await send(request)
+    }
+
     /// The caller's working tokens (devices).
     /// `GET /me/tokens`
-    public func meTokensList() async throws(FocusIslandError) -> Devices {
+    public func meTokensList() async throws(FocusIslandError) -> TokenList {
         let request = OperationRequest(
             method: "GET", path: "/me/tokens", query: [],
             body: nil, contentType: nil, idempotencyKey: nil,
             conditional: false, statuses: [200])
-        return try self.decode(Devices.self, from: try await send(request))
+        return try self.decode(TokenList.self, from: try await send(request))
     }
 
     /// End one of the caller's tokens.
@@ -446,8 +483,8 @@ extension FocusIslandClient {
 
     /// The seed documents' path for /sync/mindfulness-tips.
     /// `POST /Sync/MindfulnessTips`
-    public func mindfulnessTipsSyncSeedPath(_ body: MindfulnessTipsSyncSeedPathBody, idempotencyKey: String? = nil)
-        async throws(FocusIslandError) -> MindfulnessTipsSyncSeedPathResponse
+    public func mindfulnessTipsSyncOriginal(_ body: MindfulnessTipsSyncOriginalBody, idempotencyKey: String? = nil)
+        async throws(FocusIslandError) -> MindfulnessTipsSyncOriginalResponse
     {
         let request = OperationRequest(
             method: "POST", path: "/Sync/MindfulnessTips", query: [],
@@ -548,14 +585,14 @@ extension FocusIslandClient {
         _ = try await send(request)
     }
 
-    /// A friend's island (anyone else: 404).
+    /// A friend's island, with their bio (anyone else: 404).
     /// `GET /users/{id}`
-    public func usersGet(id: UUID) async throws(FocusIslandError) -> Friend {
+    public func usersGet(id: UUID) async throws(FocusIslandError) -> FriendProfile {
         let request = OperationRequest(
             method: "GET", path: "/users/\(id.uuidString.lowercased())", query: [],
             body: nil, contentType: nil, idempotencyKey: nil,
             conditional: false, statuses: [200])
-        return try self.decode(Friend.self, from: try await send(request))
+        return try self.decode(FriendProfile.self, from: try await send(request))
     }
 
     /// Focused minutes ranked in the caller's day or week.
@@ -605,14 +642,22 @@ extension FocusIslandClient {
 
     /// Report a user to the moderators.
     /// `POST /users/{id}/report`
-    public func usersReportCreate(id: UUID, _ body: ReportBodyBody, idempotencyKey: String? = nil) async throws(FocusIslandError)
-        -> ReportCreated
+    public func usersReportCreate(id: UUID, _ body: ReportBody, idempotencyKey: String? = nil) async throws(FocusIslandError)
+        -> UsersReportCreateResponse
     {
         let request = OperationRequest(
             method: "POST", path: "/users/\(id.uuidString.lowercased())/report", query: [],
             body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
-            conditional: false, statuses: [201])
-        return try self.decode(ReportCreated.self, from: try await send(request))
+            conditional: false, statuses: [200, 201])
+        let response = try await send(request)
+        switch response.status {
+        case 200:
+            return .ok(try self.decode(ReportCreated.self, from: response))
+        case 201:
+            return .created(try self.decode(ReportCreated.self, from: response))
+        default:
+            throw FocusIslandError.unexpectedStatus(response.status)
+        }
     }
 
     /// Set the avatar (PNG or JPEG by its first bytes, at most 256 KiB as stored). Stored without metadata: JPEG APP1-APP13, APP15 and COM segments (EXIF, GPS, XMP, ICC), PNG tEXt, zTXt, iTXt, eXIf and tIME chunks and bytes after IEND are removed.
@@ -697,5 +742,82 @@ extension FocusIslandClient {
             body: nil, contentType: nil, idempotencyKey: idempotencyKey,
             conditional: false, statuses: [200])
         return try self.decode(SessionEnded.self, from: try await send(request))
+    }
+
+    /// Reports of a status, oldest first (moderators).
+    /// `GET /moderation/reports`
+    public func moderationReportsList(status: ModerationReportStatus? = nil, userId: UUID? = nil, limit: Int? = nil, after: UUID? = nil)
+        async throws(FocusIslandError) -> ModerationReports
+    {
+        var query: [URLQueryItem] = []
+        if let value = status.map({ $0.rawValue }) { query.append(URLQueryItem(name: "status", value: value)) }
+        if let value = userId.map({ $0.uuidString.lowercased() }) { query.append(URLQueryItem(name: "user_id", value: value)) }
+        if let value = limit.map({ String($0) }) { query.append(URLQueryItem(name: "limit", value: value)) }
+        if let value = after.map({ $0.uuidString.lowercased() }) { query.append(URLQueryItem(name: "after", value: value)) }
+        let request = OperationRequest(
+            method: "GET", path: "/moderation/reports", query: query,
+            body: nil, contentType: nil, idempotencyKey: nil,
+            conditional: false, statuses: [200])
+        return try self.decode(ModerationReports.self, from: try await send(request))
+    }
+
+    /// Resolve a report as actioned or dismissed, with a reason (moderators).
+    /// `POST /moderation/reports/{id}/resolve`
+    public func moderationReportsResolve(id: UUID, _ body: ModerationResolveBody, idempotencyKey: String? = nil)
+        async throws(FocusIslandError) -> ModerationReportResolved
+    {
+        let request = OperationRequest(
+            method: "POST", path: "/moderation/reports/\(id.uuidString.lowercased())/resolve", query: [],
+            body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
+            conditional: false, statuses: [200])
+        return try self.decode(ModerationReportResolved.self, from: try await send(request))
+    }
+
+    /// Rename a user (moderators).
+    /// `POST /moderation/users/{id}/rename`
+    public func moderationUsersRename(id: UUID, _ body: ModerationRenameBody, idempotencyKey: String? = nil) async throws(FocusIslandError)
+        -> ModerationActionTaken
+    {
+        let request = OperationRequest(
+            method: "POST", path: "/moderation/users/\(id.uuidString.lowercased())/rename", query: [],
+            body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
+            conditional: false, statuses: [200])
+        return try self.decode(ModerationActionTaken.self, from: try await send(request))
+    }
+
+    /// Remove a user's avatar (moderators).
+    /// `DELETE /moderation/users/{id}/avatar`
+    public func moderationUsersAvatarDelete(id: UUID, _ body: ModerationReasonBody, idempotencyKey: String? = nil)
+        async throws(FocusIslandError) -> ModerationActionTaken
+    {
+        let request = OperationRequest(
+            method: "DELETE", path: "/moderation/users/\(id.uuidString.lowercased())/avatar", query: [],
+            body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
+            conditional: false, statuses: [200])
+        return try self.decode(ModerationActionTaken.self, from: try await send(request))
+    }
+
+    /// Suspend a user until a time (moderators).
+    /// `POST /moderation/users/{id}/suspend`
+    public func moderationUsersSuspend(id: UUID, _ body: ModerationSuspendBody, idempotencyKey: String? = nil)
+        async throws(FocusIslandError) -> ModerationActionTaken
+    {
+        let request = OperationRequest(
+            method: "POST", path: "/moderation/users/\(id.uuidString.lowercased())/suspend", query: [],
+            body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
+            conditional: false, statuses: [200])
+        return try self.decode(ModerationActionTaken.self, from: try await send(request))
+    }
+
+    /// Ban a user (moderators).
+    /// `POST /moderation/users/{id}/ban`
+    public func moderationUsersBan(id: UUID, _ body: ModerationReasonBody, idempotencyKey: String? = nil) async throws(FocusIslandError)
+        -> ModerationActionTaken
+    {
+        let request = OperationRequest(
+            method: "POST", path: "/moderation/users/\(id.uuidString.lowercased())/ban", query: [],
+            body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
+            conditional: false, statuses: [200])
+        return try self.decode(ModerationActionTaken.self, from: try await send(request))
     }
 }

@@ -16,19 +16,27 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case invalidDisplayName
     /// 400: register or rename: the name contains a term of the operator's blocklist (app.blocked_name_terms), matched after folding case, accents, look-alike digits, symbols and letters, spacing and punctuation
     case inappropriateDisplayName
+    /// 400: PATCH /me: the bio contains a term of the operator's name blocklist (app.blocked_name_terms), matched as for display names
+    case inappropriateBio
     /// 401: token missing, unknown, expired or revoked (WWW-Authenticate: Bearer)
     case unauthorized
     /// 401: login: unknown email or wrong password (one answer for both)
     case invalidCredentials
-    /// 400: reset confirm: the code is wrong, expired or used, or the email unknown (one answer; counts as a failed login)
+    /// 400: reset confirm: the code is wrong, expired, used or void after 5 wrong guesses, or the email unknown (one answer; counts toward the address's ceiling of wrong codes)
     case invalidResetCode
-    /// 403: delete account, change password or email: the password given is wrong (counts as a failed login; nothing changes)
+    /// 400: verify email: the code is wrong, expired, used or void after 5 wrong guesses, or no code waits
+    case invalidVerificationCode
+    /// 403: every route but export, deletion and logout, while a moderator's suspension or ban of the account holds
+    case accountSuspended
+    /// 403: /moderation/…: the account is not a moderator (app.moderators)
+    case notModerator
+    /// 403: delete account, change password or email: the password given is wrong (counted for the account's own password checks; nothing changes)
     case wrongPassword
     /// 400: selecting an item as another kind than it is
     case kindMismatch
     /// 404: no route at that path
     case notFound
-    /// 404: no account with that email, or its owner blocked you (one answer); not your friend (GET /users/{id}); no such live user to block or report
+    /// 404: no account with that email; not your friend, or a friend while suspended (GET /users/{id}); no such live user to block, report or moderate
     case userNotFound
     /// 404: DELETE /me/tokens/{id}: no working token of yours with that id (someone else's answers the same)
     case tokenNotFound
@@ -36,9 +44,11 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case blockNotFound
     /// 404: no pending request you may act on (someone else's answers the same)
     case friendRequestNotFound
+    /// 404: /moderation/reports/{id}/resolve: no such report
+    case reportNotFound
     /// 404: removing someone who is not your friend
     case notFriends
-    /// 404: no avatar, or not yours or a friend's
+    /// 404: no avatar, or not yours or a friend's; a moderator removing an avatar the user does not have
     case avatarNotFound
     /// 404: no such session of yours (someone else's answers the same)
     case sessionNotFound
@@ -50,8 +60,10 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case methodNotAllowed
     /// 408: the request head was not complete within HEAD_TIMEOUT of connecting (or IDLE_TIMEOUT after the previous answer); the connection closes
     case requestTimeout
-    /// 409: register: the email exists, in any letter case
+    /// 409: register: the email exists, in any letter case (limited per address, see too_many_attempts); verify email: another account took the address meanwhile
     case emailTaken
+    /// 409: resend a verification code: the email is verified and no change waits
+    case nothingToVerify
     /// 409: purchase: the balance is below the price
     case insufficientFunds
     /// 409: selecting an item the user does not own
@@ -68,6 +80,8 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case alreadyFriends
     /// 409: retired: asking someone you already asked now answers 200 with the pending request (CHANGELOG)
     case requestPending
+    /// 409: resolving a report that is no longer open
+    case reportResolved
     /// 409: asking someone you blocked (unblock first)
     case userBlocked
     /// 409: a unique, exclusion or reference rule refused the change
@@ -88,6 +102,8 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case cannotBlockSelf
     /// 422: reporting yourself
     case cannotReportSelf
+    /// 422: a moderator acting on their own account
+    case cannotModerateSelf
     /// 422: a CHECK or NOT NULL rule refused the value
     case constraintViolation
     /// 429: 50 outgoing requests are already pending
@@ -98,10 +114,12 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case tooManyStreams
     /// 429: GET /events with wait: the user already holds max_polls_per_user waiting long-polls on this server (app.event_settings, default 5; Retry-After)
     case tooManyPolls
-    /// 429: login: 10 failures for the email from this address, or 50 from all addresses not known to the account, in 15 minutes; reset confirm or a password check: 10 failures for the email in 15 minutes (Retry-After)
+    /// 429: login: 10 failures for the email from this address, or 50 from all addresses not known to the account, in 15 minutes; password check (delete account, change password or email): 10 wrong passwords given with the account's own tokens in 15 minutes; reset confirm: 30 wrong codes from this address (IPv6: its /64) across all emails in 15 minutes; register: 20 email_taken answers to this address in an hour; change email or resend a code: 3 codes mailed in an hour (Retry-After)
     case tooManyAttempts
     /// 429: friend requests by email: over the sender's rate (app.social_settings, 100 a day), unknown emails included (Retry-After)
     case tooManyFriendRequests
+    /// 429: reports: over the reporter's rate (app.moderation_settings, 20 new reports in any 24 hours; reporting again while a report is open stores nothing and does not count) (Retry-After)
+    case tooManyReports
     /// 500: anything unexpected (details only in the server log)
     case internalError
     /// 503: the database is down or restarting (Retry-After: 1)
@@ -125,9 +143,13 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case "weak_password": self = .weakPassword
         case "invalid_display_name": self = .invalidDisplayName
         case "inappropriate_display_name": self = .inappropriateDisplayName
+        case "inappropriate_bio": self = .inappropriateBio
         case "unauthorized": self = .unauthorized
         case "invalid_credentials": self = .invalidCredentials
         case "invalid_reset_code": self = .invalidResetCode
+        case "invalid_verification_code": self = .invalidVerificationCode
+        case "account_suspended": self = .accountSuspended
+        case "not_moderator": self = .notModerator
         case "wrong_password": self = .wrongPassword
         case "kind_mismatch": self = .kindMismatch
         case "not_found": self = .notFound
@@ -135,6 +157,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case "token_not_found": self = .tokenNotFound
         case "block_not_found": self = .blockNotFound
         case "friend_request_not_found": self = .friendRequestNotFound
+        case "report_not_found": self = .reportNotFound
         case "not_friends": self = .notFriends
         case "avatar_not_found": self = .avatarNotFound
         case "session_not_found": self = .sessionNotFound
@@ -143,6 +166,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case "method_not_allowed": self = .methodNotAllowed
         case "request_timeout": self = .requestTimeout
         case "email_taken": self = .emailTaken
+        case "nothing_to_verify": self = .nothingToVerify
         case "insufficient_funds": self = .insufficientFunds
         case "not_owned": self = .notOwned
         case "session_in_progress": self = .sessionInProgress
@@ -151,6 +175,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case "session_not_finished": self = .sessionNotFinished
         case "already_friends": self = .alreadyFriends
         case "request_pending": self = .requestPending
+        case "report_resolved": self = .reportResolved
         case "user_blocked": self = .userBlocked
         case "conflict": self = .conflict
         case "body_too_large": self = .bodyTooLarge
@@ -161,6 +186,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case "cannot_friend_self": self = .cannotFriendSelf
         case "cannot_block_self": self = .cannotBlockSelf
         case "cannot_report_self": self = .cannotReportSelf
+        case "cannot_moderate_self": self = .cannotModerateSelf
         case "constraint_violation": self = .constraintViolation
         case "too_many_pending": self = .tooManyPending
         case "unsupported_image": self = .unsupportedImage
@@ -168,6 +194,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case "too_many_polls": self = .tooManyPolls
         case "too_many_attempts": self = .tooManyAttempts
         case "too_many_friend_requests": self = .tooManyFriendRequests
+        case "too_many_reports": self = .tooManyReports
         case "internal_error": self = .internalError
         case "database_unavailable": self = .databaseUnavailable
         case "busy": self = .busy
@@ -187,9 +214,13 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case .weakPassword: "weak_password"
         case .invalidDisplayName: "invalid_display_name"
         case .inappropriateDisplayName: "inappropriate_display_name"
+        case .inappropriateBio: "inappropriate_bio"
         case .unauthorized: "unauthorized"
         case .invalidCredentials: "invalid_credentials"
         case .invalidResetCode: "invalid_reset_code"
+        case .invalidVerificationCode: "invalid_verification_code"
+        case .accountSuspended: "account_suspended"
+        case .notModerator: "not_moderator"
         case .wrongPassword: "wrong_password"
         case .kindMismatch: "kind_mismatch"
         case .notFound: "not_found"
@@ -197,6 +228,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case .tokenNotFound: "token_not_found"
         case .blockNotFound: "block_not_found"
         case .friendRequestNotFound: "friend_request_not_found"
+        case .reportNotFound: "report_not_found"
         case .notFriends: "not_friends"
         case .avatarNotFound: "avatar_not_found"
         case .sessionNotFound: "session_not_found"
@@ -205,6 +237,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case .methodNotAllowed: "method_not_allowed"
         case .requestTimeout: "request_timeout"
         case .emailTaken: "email_taken"
+        case .nothingToVerify: "nothing_to_verify"
         case .insufficientFunds: "insufficient_funds"
         case .notOwned: "not_owned"
         case .sessionInProgress: "session_in_progress"
@@ -213,6 +246,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case .sessionNotFinished: "session_not_finished"
         case .alreadyFriends: "already_friends"
         case .requestPending: "request_pending"
+        case .reportResolved: "report_resolved"
         case .userBlocked: "user_blocked"
         case .conflict: "conflict"
         case .bodyTooLarge: "body_too_large"
@@ -223,6 +257,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case .cannotFriendSelf: "cannot_friend_self"
         case .cannotBlockSelf: "cannot_block_self"
         case .cannotReportSelf: "cannot_report_self"
+        case .cannotModerateSelf: "cannot_moderate_self"
         case .constraintViolation: "constraint_violation"
         case .tooManyPending: "too_many_pending"
         case .unsupportedImage: "unsupported_image"
@@ -230,6 +265,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case .tooManyPolls: "too_many_polls"
         case .tooManyAttempts: "too_many_attempts"
         case .tooManyFriendRequests: "too_many_friend_requests"
+        case .tooManyReports: "too_many_reports"
         case .internalError: "internal_error"
         case .databaseUnavailable: "database_unavailable"
         case .busy: "busy"
