@@ -2584,7 +2584,7 @@ begin
             sha256(convert_to(v_code, 'UTF8')), now() + v_settings.verification_code_ttl);
     insert into app.outgoing_mail (recipient, user_id, subject, body)
     values (send_email_verification.email,
-            case when v_taken then null else send_email_verification.user_id end,  -- null: the holder's (app.link_outgoing_mail)
+            case when v_taken then null else send_email_verification.user_id end,  -- null: the holder's (app.link_to_email_holder)
             case when v_taken then 'Someone tried to use your address at Focus Island'
                  else 'Confirm your email for Focus Island' end,
             case when v_taken then 'Someone asked to use this address for another Focus Island account. Your account is unchanged; nothing needs doing.'
@@ -3411,42 +3411,19 @@ begin
 end
 $_$;
 ALTER FUNCTION app.link_idempotency_key() OWNER TO focus_owner;
-CREATE FUNCTION app.link_login_failure() RETURNS trigger
+CREATE FUNCTION app.link_to_email_holder() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
     AS $$
 begin
+    -- TG_ARGV[0]: the row's email column (email, recipient), named by each binding.
     if new.user_id is null then
-        new.user_id := (select u.id from app.users u where u.email = new.email);
+        new.user_id := (select u.id from app.users u where u.email = (to_jsonb(new) ->> tg_argv[0])::citext);
     end if;
     return new;
 end
 $$;
-ALTER FUNCTION app.link_login_failure() OWNER TO focus_owner;
-CREATE FUNCTION app.link_outgoing_mail() RETURNS trigger
-    LANGUAGE plpgsql
-    SET search_path TO 'public', 'pg_temp'
-    AS $$
-begin
-    if new.user_id is null then
-        new.user_id := (select u.id from app.users u where u.email = new.recipient);
-    end if;
-    return new;
-end
-$$;
-ALTER FUNCTION app.link_outgoing_mail() OWNER TO focus_owner;
-CREATE FUNCTION app.link_password_reset_request() RETURNS trigger
-    LANGUAGE plpgsql
-    SET search_path TO 'public', 'pg_temp'
-    AS $$
-begin
-    if new.user_id is null then
-        new.user_id := (select u.id from app.users u where u.email = new.email);
-    end if;
-    return new;
-end
-$$;
-ALTER FUNCTION app.link_password_reset_request() OWNER TO focus_owner;
+ALTER FUNCTION app.link_to_email_holder() OWNER TO focus_owner;
 CREATE FUNCTION app.moderation_actions_append_only() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -4621,15 +4598,15 @@ CREATE CONSTRAINT TRIGGER focus_sessions_utc_day_totals AFTER INSERT OR DELETE O
 CREATE TRIGGER friendship_events_append_only BEFORE DELETE OR UPDATE ON app.friendship_events FOR EACH STATEMENT EXECUTE FUNCTION app.forbid_change();
 CREATE TRIGGER friendship_events_events AFTER INSERT ON app.friendship_events FOR EACH ROW EXECUTE FUNCTION app.friendship_events_events();
 CREATE TRIGGER idempotency_keys_link BEFORE INSERT OR UPDATE ON app.idempotency_keys FOR EACH ROW EXECUTE FUNCTION app.link_idempotency_key();
-CREATE TRIGGER login_failures_link BEFORE INSERT ON app.login_failures FOR EACH ROW EXECUTE FUNCTION app.link_login_failure();
+CREATE TRIGGER login_failures_link BEFORE INSERT ON app.login_failures FOR EACH ROW EXECUTE FUNCTION app.link_to_email_holder('email');
 CREATE TRIGGER mindfulness_tips_bump_version AFTER INSERT OR DELETE OR UPDATE ON app.mindfulness_tips FOR EACH ROW EXECUTE FUNCTION app.bump_tips_version();
 CREATE TRIGGER mindfulness_tips_deleted_events AFTER DELETE ON app.mindfulness_tips REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('tips.changed');
 CREATE TRIGGER mindfulness_tips_inserted_events AFTER INSERT ON app.mindfulness_tips REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('tips.changed');
 CREATE TRIGGER mindfulness_tips_updated_events AFTER UPDATE ON app.mindfulness_tips REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('tips.changed');
 CREATE TRIGGER moderation_actions_append_only BEFORE DELETE OR UPDATE ON app.moderation_actions FOR EACH ROW EXECUTE FUNCTION app.moderation_actions_append_only();
 CREATE TRIGGER moderation_actions_erase AFTER UPDATE OF deleted_at ON app.users FOR EACH ROW WHEN (((old.deleted_at IS NULL) AND (new.deleted_at IS NOT NULL))) EXECUTE FUNCTION app.moderation_actions_erase();
-CREATE TRIGGER outgoing_mail_link BEFORE INSERT ON app.outgoing_mail FOR EACH ROW EXECUTE FUNCTION app.link_outgoing_mail();
-CREATE TRIGGER password_reset_requests_link BEFORE INSERT ON app.password_reset_requests FOR EACH ROW EXECUTE FUNCTION app.link_password_reset_request();
+CREATE TRIGGER outgoing_mail_link BEFORE INSERT ON app.outgoing_mail FOR EACH ROW EXECUTE FUNCTION app.link_to_email_holder('recipient');
+CREATE TRIGGER password_reset_requests_link BEFORE INSERT ON app.password_reset_requests FOR EACH ROW EXECUTE FUNCTION app.link_to_email_holder('email');
 CREATE TRIGGER shop_items_bump_version AFTER INSERT OR DELETE OR UPDATE ON app.shop_items FOR EACH ROW EXECUTE FUNCTION app.bump_catalog_version();
 CREATE TRIGGER shop_items_deleted_events AFTER DELETE ON app.shop_items REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
 CREATE TRIGGER shop_items_inserted_events AFTER INSERT ON app.shop_items REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
@@ -4930,9 +4907,7 @@ REVOKE ALL ON FUNCTION app.friendship_events_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.grant_coins(user_id uuid, coins integer, reason text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.image_without_metadata(image bytea) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.link_idempotency_key() FROM PUBLIC;
-REVOKE ALL ON FUNCTION app.link_login_failure() FROM PUBLIC;
-REVOKE ALL ON FUNCTION app.link_outgoing_mail() FROM PUBLIC;
-REVOKE ALL ON FUNCTION app.link_password_reset_request() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.link_to_email_holder() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.moderation_actions_append_only() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.moderation_actions_erase() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.prune_events() FROM PUBLIC;

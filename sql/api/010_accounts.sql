@@ -259,7 +259,7 @@ begin
             sha256(convert_to(v_code, 'UTF8')), now() + v_settings.verification_code_ttl);
     insert into app.outgoing_mail (recipient, user_id, subject, body)
     values (send_email_verification.email,
-            case when v_taken then null else send_email_verification.user_id end,  -- null: the holder's (app.link_outgoing_mail)
+            case when v_taken then null else send_email_verification.user_id end,  -- null: the holder's (app.link_to_email_holder)
             case when v_taken then 'Someone tried to use your address at Focus Island'
                  else 'Confirm your email for Focus Island' end,
             case when v_taken then 'Someone asked to use this address for another Focus Island account. Your account is unchanged; nothing needs doing.'

@@ -7,27 +7,15 @@
 -- failure, a mail, a queued reset request), or the bearer of a 'user:<id>'
 -- Idempotency-Key. A key taken over after its retention starts again (a new request, perhaps
 -- for another account that took the address since).
-create or replace function app.link_login_failure()
+create or replace function app.link_to_email_holder()
 returns trigger
 language plpgsql
 set search_path = public, pg_temp
 as $$
 begin
+    -- TG_ARGV[0]: the row's email column (email, recipient), named by each binding.
     if new.user_id is null then
-        new.user_id := (select u.id from app.users u where u.email = new.email);
-    end if;
-    return new;
-end
-$$;
-
-create or replace function app.link_outgoing_mail()
-returns trigger
-language plpgsql
-set search_path = public, pg_temp
-as $$
-begin
-    if new.user_id is null then
-        new.user_id := (select u.id from app.users u where u.email = new.recipient);
+        new.user_id := (select u.id from app.users u where u.email = (to_jsonb(new) ->> tg_argv[0])::citext);
     end if;
     return new;
 end
@@ -48,19 +36,6 @@ begin
         new.user_id := substr(new.scope, 6)::uuid;
     elsif new.user_id is null and new.scope like 'email:%' then
         new.user_id := (select u.id from app.users u where u.email = substr(new.scope, 7)::citext);
-    end if;
-    return new;
-end
-$$;
-
-create or replace function app.link_password_reset_request()
-returns trigger
-language plpgsql
-set search_path = public, pg_temp
-as $$
-begin
-    if new.user_id is null then
-        new.user_id := (select u.id from app.users u where u.email = new.email);
     end if;
     return new;
 end

@@ -34,11 +34,11 @@ comment on column app.password_reset_requests.user_id is
 -- Fill user_id where the writer left it null (the functions: sql/app/080_erasure.sql).
 create trigger login_failures_link
 before insert on app.login_failures
-for each row execute function app.link_login_failure();
+for each row execute function app.link_to_email_holder('email');
 
 create trigger outgoing_mail_link
 before insert on app.outgoing_mail
-for each row execute function app.link_outgoing_mail();
+for each row execute function app.link_to_email_holder('recipient');
 
 create trigger idempotency_keys_link
 before insert or update on app.idempotency_keys
@@ -46,7 +46,7 @@ for each row execute function app.link_idempotency_key();
 
 create trigger password_reset_requests_link
 before insert on app.password_reset_requests
-for each row execute function app.link_password_reset_request();
+for each row execute function app.link_to_email_holder('email');
 
 -- What is there already: linked by today's addresses (history before this migration cannot
 -- know an address the account gave up; the retention below removes those rows in time).
