@@ -15,7 +15,9 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         // Only Server/MHD/ imports CMicroHTTPD; CLinux: epoll, eventfd and socket flags glibc's module lacks.
         .systemLibrary(name: "CLinux"),
-        .target(name: "FocusIsland", dependencies: ["CLibPQ", "CMicroHTTPD", "CLinux"]),
+        // libcurl: the push (HTTP/2 through nghttp2) and mail (SMTP with STARTTLS) senders.
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .target(name: "FocusIsland", dependencies: ["CLibPQ", "CMicroHTTPD", "CLinux", "CCurl"]),
         .executableTarget(name: "focus-island", dependencies: ["FocusIsland"]),
         .testTarget(name: "FocusIslandTests", dependencies: ["FocusIsland"]),
         .testTarget(
