@@ -90,9 +90,19 @@ import Testing
     }
 
     @Test func requestIDIsKeptOnlyWhenSafe() {
-        #expect(Pipeline.requestID(from: "abc-123") == "abc-123")
-        #expect(Pipeline.requestID(from: "bad id\n") != "bad id\n")
-        #expect(Pipeline.requestID(from: String(repeating: "x", count: 200)).count < 200)
+        let ids = RequestIDs()
+        #expect(ids.id(from: "abc-123") == "abc-123")
+        #expect(ids.id(from: "bad id\n") != "bad id\n")
+        #expect(ids.id(from: String(repeating: "x", count: 200)).count < 200)
+    }
+
+    @Test func requestIDsOfOneProcessAreDistinctAndShareTheirPrefix() {
+        let ids = RequestIDs()
+        let made = (0..<1000).map { _ in ids.id(from: nil) }
+        #expect(Set(made).count == 1000)
+        #expect(Set(made.map { $0.prefix(13) }).count == 1)
+        #expect(made.allSatisfy { $0.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7f } })
+        #expect(RequestIDs().id(from: nil).prefix(12) != ids.id(from: nil).prefix(12))
     }
 
     @Test func bearerTokenIsReadFromAuthorization() {

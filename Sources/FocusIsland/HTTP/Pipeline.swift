@@ -14,6 +14,8 @@ public struct Pipeline: Sendable {
     /// nil sends every route to `pool`.
     public let readPool: ConnectionPool?
     public let metrics: Metrics
+    /// X-Request-Id for answers whose request brought none (RequestIDs.swift).
+    public let requestIDs: RequestIDs
     /// The contract served at GET /openapi.json (docs/openapi.json, read at start); nil: 404.
     public var openAPI: StaticDocument?
     /// Shared answers kept in memory (Live/SharedCache.swift); nil: every request asks SQL.
@@ -23,7 +25,7 @@ public struct Pipeline: Sendable {
 
     public init(
         router: Router, pool: ConnectionPool, defaultBodyLimit: Int, logger: Logger, assets: AssetStore = .empty,
-        readPool: ConnectionPool? = nil, metrics: Metrics? = nil
+        readPool: ConnectionPool? = nil, metrics: Metrics? = nil, requestIDs: RequestIDs = RequestIDs()
     ) {
         self.router = router
         self.pool = pool
@@ -32,6 +34,7 @@ public struct Pipeline: Sendable {
         self.assets = assets
         self.readPool = readPool
         self.metrics = metrics ?? Metrics(routes: router.routes)
+        self.requestIDs = requestIDs
     }
 
     /// The body limit for a route match, known from the request head before the body is read.
@@ -43,7 +46,7 @@ public struct Pipeline: Sendable {
     /// Answers one request and writes its log line (unless `log` is false: a waiting
     /// long-poll asks again on each wake and logs once, when it answers).
     public func respond(to request: Request, startedAt: UInt64 = monotonicMicroseconds(), log: Bool = true) -> Response {
-        let requestID = Self.requestID(from: request.header("x-request-id"))
+        let requestID = requestIDs.id(from: request.header("x-request-id"))
         var template = "-"
         var response: Response
         do {
@@ -264,15 +267,5 @@ public struct Pipeline: Sendable {
             let value = candidate.trimming(" \t")
             return value == "*" || value == tag || value == "W/" + tag
         }
-    }
-
-    /// The client's request id if it is short and printable, else a new random one.
-    static func requestID(from header: String?) -> String {
-        if let header, (1...128).contains(header.utf8.count),
-            header.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f })
-        {
-            return header
-        }
-        return String(UInt64.random(in: .min ... .max), radix: 16) + String(UInt32.random(in: .min ... .max), radix: 16)
     }
 }

@@ -88,7 +88,7 @@ extension HTTPServer {
         MHD_add_response_header(response, "Connection", "close")
         pipeline.logRequest(
             request, template: "/events", status: 200, startedAt: state.startedAt,
-            requestID: Pipeline.requestID(from: request.header("x-request-id")))
+            requestID: pipeline.requestIDs.id(from: request.header("x-request-id")))
         return MHD_queue_response(connection, 200, response)
     }
 
@@ -238,13 +238,13 @@ extension HTTPServer {
     static func openPipeline(_ pipeline: Pipeline) -> Pipeline {
         Pipeline(
             router: openRouter, pool: pipeline.pool, defaultBodyLimit: pipeline.defaultBodyLimit, logger: pipeline.logger,
-            metrics: pipeline.metrics)
+            metrics: pipeline.metrics, requestIDs: pipeline.requestIDs)
     }
     static let openRouter = Router(routes: [Routes.eventsStreamOpen])
 
     private func finish(_ connection: OpaquePointer, _ request: Request, _ state: RequestState, _ response: Response) -> MHD_Result {
         var response = response
-        let requestID = Pipeline.requestID(from: request.header("x-request-id"))
+        let requestID = pipeline.requestIDs.id(from: request.header("x-request-id"))
         response.setHeader("X-Request-Id", requestID)
         pipeline.logRequest(request, template: "/events", status: response.status, startedAt: state.startedAt, requestID: requestID)
         return send(connection, response)
