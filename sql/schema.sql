@@ -3713,6 +3713,107 @@ begin
 end
 $$;
 ALTER FUNCTION app.weekly_minutes_count() OWNER TO focus_owner;
+CREATE FUNCTION report.counter_reconciliation_between(from_day date, to_day date) RETURNS TABLE(counter text, key jsonb, kept jsonb, recounted jsonb)
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+#variable_conflict use_column
+declare
+    first_week constant date := date_trunc('week', from_day)::date;
+    -- The sessions whose local day or week can fall in the range (the last week overlapping it
+    -- ends by to_day + 7, a day's local clock is within 14 hours of UTC), and its UTC bounds.
+    sessions_from constant timestamptz := (first_week - 1)::timestamp at time zone 'UTC';
+    sessions_to constant timestamptz := (to_day + 8)::timestamp at time zone 'UTC';
+    utc_from constant timestamptz := from_day::timestamp at time zone 'UTC';
+    utc_to constant timestamptz := (to_day + 1)::timestamp at time zone 'UTC';
+begin
+    return query
+        with kept (counter, key, value) as (
+            select 'daily_minutes', jsonb_build_object('user_id', d.user_id, 'day', d.day), jsonb_build_array(d.minutes::bigint)
+            from app.daily_minutes d where d.day between from_day and to_day
+            union all
+            select 'weekly_minutes', jsonb_build_object('user_id', w.user_id, 'week', w.week), jsonb_build_array(w.minutes::bigint)
+            from app.weekly_minutes w where w.week between first_week and to_day
+            union all
+            select 'daily_minutes_counts', jsonb_build_object('day', c.day, 'minutes', c.minutes, 'shard', c.shard), jsonb_build_array(c.users::bigint)
+            from app.daily_minutes_counts c where c.users <> 0 and c.day between from_day and to_day
+            union all
+            select 'weekly_minutes_counts', jsonb_build_object('week', c.week, 'minutes', c.minutes, 'shard', c.shard), jsonb_build_array(c.users::bigint)
+            from app.weekly_minutes_counts c where c.users <> 0 and c.week between first_week and to_day
+            union all
+            select 'session_day_totals', jsonb_build_object('day', t.day, 'source', t.source, 'shard', t.shard),
+                   jsonb_build_array(t.sessions, t.minutes, t.coins)
+            from app.session_day_totals t
+            where (t.sessions, t.minutes, t.coins) <> (0, 0, 0) and t.day between from_day and to_day
+            union all
+            select 'session_user_days', jsonb_build_object('user_id', d.user_id, 'day', d.day), jsonb_build_array(d.sessions::bigint)
+            from app.session_user_days d where d.day between from_day and to_day
+            union all
+            select 'active_users_per_day', jsonb_build_object('day', a.day, 'shard', a.shard), jsonb_build_array(a.users::bigint)
+            from app.active_users_per_day a where a.users <> 0 and a.day between from_day and to_day
+            union all
+            select 'ledger_day_totals', jsonb_build_object('day', l.day, 'shard', l.shard),
+                   jsonb_build_array(l.entries, l.earned, l.spent, l.granted)
+            from app.ledger_day_totals l where l.entries <> 0 and l.day between from_day and to_day
+        ),
+        -- The rows' own local days (weeks): the rollup counts accounts that are not deleted.
+        rollup as (
+            select s.user_id, (s.ended_at at time zone u.time_zone)::date as day,
+                   date_trunc('week', s.ended_at at time zone u.time_zone)::date as week, s.minutes
+            from app.focus_sessions s join app.users u on u.id = s.user_id
+            where u.deleted_at is null and s.minutes > 0 and s.ended_at >= sessions_from and s.ended_at < sessions_to
+        ),
+        daily as (select r.user_id, r.day, sum(r.minutes)::bigint as minutes from rollup r where r.day between from_day and to_day group by 1, 2),
+        weekly as (select r.user_id, r.week, sum(r.minutes)::bigint as minutes from rollup r where r.week between first_week and to_day
+                   group by 1, 2),
+        finished as (
+            select s.user_id, (s.ended_at at time zone 'UTC')::date as day, s.source, s.minutes, s.coins_earned
+            from app.focus_sessions s where s.ended_at >= utc_from and s.ended_at < utc_to
+        ),
+        user_days as (select f.user_id, f.day, count(*) as sessions from finished f group by 1, 2),
+        recounted (counter, key, value) as (
+            select 'daily_minutes', jsonb_build_object('user_id', d.user_id, 'day', d.day), jsonb_build_array(d.minutes)
+            from daily d
+            union all
+            select 'weekly_minutes', jsonb_build_object('user_id', w.user_id, 'week', w.week), jsonb_build_array(w.minutes)
+            from weekly w
+            union all
+            select 'daily_minutes_counts', jsonb_build_object('day', d.day, 'minutes', d.minutes, 'shard', app.counter_shard(d.user_id)),
+                   jsonb_build_array(count(*))
+            from daily d group by d.day, d.minutes, app.counter_shard(d.user_id)
+            union all
+            select 'weekly_minutes_counts', jsonb_build_object('week', w.week, 'minutes', w.minutes, 'shard', app.counter_shard(w.user_id)),
+                   jsonb_build_array(count(*))
+            from weekly w group by w.week, w.minutes, app.counter_shard(w.user_id)
+            union all
+            select 'session_day_totals', jsonb_build_object('day', f.day, 'source', f.source, 'shard', app.counter_shard(f.user_id)),
+                   jsonb_build_array(count(*), sum(f.minutes), sum(f.coins_earned))
+            from finished f group by f.day, f.source, app.counter_shard(f.user_id)
+            union all
+            select 'session_user_days', jsonb_build_object('user_id', d.user_id, 'day', d.day), jsonb_build_array(d.sessions)
+            from user_days d
+            union all
+            select 'active_users_per_day', jsonb_build_object('day', d.day, 'shard', app.counter_shard(d.user_id)), jsonb_build_array(count(*))
+            from user_days d group by d.day, app.counter_shard(d.user_id)
+            union all
+            select 'ledger_day_totals', jsonb_build_object('day', (c.created_at at time zone 'UTC')::date, 'shard', app.counter_shard(c.user_id)),
+                   jsonb_build_array(count(*),
+                                     coalesce(sum(c.amount) filter (where c.entry = 'earn'), 0),
+                                     coalesce(-sum(c.amount) filter (where c.entry = 'spend'), 0),
+                                     coalesce(sum(c.amount) filter (where c.entry = 'grant'), 0))
+            from app.coin_ledger c where c.created_at >= utc_from and c.created_at < utc_to
+            group by (c.created_at at time zone 'UTC')::date, app.counter_shard(c.user_id)
+        )
+        select coalesce(k.counter, r.counter) as counter,
+               coalesce(k.key, r.key) as key,
+               k.value as kept,
+               r.value as recounted
+        from kept k
+        full join recounted r on r.counter = k.counter and r.key = k.key
+        where k.value is distinct from r.value;
+end
+$$;
+ALTER FUNCTION report.counter_reconciliation_between(from_day date, to_day date) OWNER TO focus_owner;
 CREATE TABLE app.active_users_per_day (
     day date NOT NULL,
     shard smallint NOT NULL,
@@ -4175,138 +4276,11 @@ CREATE VIEW report.coin_economy_per_day AS
          HAVING (sum(l.entries) > (0)::numeric)) d;
 ALTER TABLE report.coin_economy_per_day OWNER TO focus_owner;
 CREATE VIEW report.counter_reconciliation AS
- WITH kept(counter, key, value) AS (
-         SELECT 'daily_minutes'::text AS "?column?",
-            jsonb_build_object('user_id', d.user_id, 'day', d.day) AS jsonb_build_object,
-            jsonb_build_array((d.minutes)::bigint) AS jsonb_build_array
-           FROM app.daily_minutes d
-        UNION ALL
-         SELECT 'weekly_minutes'::text,
-            jsonb_build_object('user_id', w.user_id, 'week', w.week) AS jsonb_build_object,
-            jsonb_build_array((w.minutes)::bigint) AS jsonb_build_array
-           FROM app.weekly_minutes w
-        UNION ALL
-         SELECT 'daily_minutes_counts'::text,
-            jsonb_build_object('day', c.day, 'minutes', c.minutes, 'shard', c.shard) AS jsonb_build_object,
-            jsonb_build_array((c.users)::bigint) AS jsonb_build_array
-           FROM app.daily_minutes_counts c
-          WHERE (c.users <> 0)
-        UNION ALL
-         SELECT 'weekly_minutes_counts'::text,
-            jsonb_build_object('week', c.week, 'minutes', c.minutes, 'shard', c.shard) AS jsonb_build_object,
-            jsonb_build_array((c.users)::bigint) AS jsonb_build_array
-           FROM app.weekly_minutes_counts c
-          WHERE (c.users <> 0)
-        UNION ALL
-         SELECT 'session_day_totals'::text,
-            jsonb_build_object('day', t.day, 'source', t.source, 'shard', t.shard) AS jsonb_build_object,
-            jsonb_build_array(t.sessions, t.minutes, t.coins) AS jsonb_build_array
-           FROM app.session_day_totals t
-          WHERE ((t.sessions <> 0) OR (t.minutes <> 0) OR (t.coins <> 0))
-        UNION ALL
-         SELECT 'session_user_days'::text,
-            jsonb_build_object('user_id', d.user_id, 'day', d.day) AS jsonb_build_object,
-            jsonb_build_array((d.sessions)::bigint) AS jsonb_build_array
-           FROM app.session_user_days d
-        UNION ALL
-         SELECT 'active_users_per_day'::text,
-            jsonb_build_object('day', a.day, 'shard', a.shard) AS jsonb_build_object,
-            jsonb_build_array((a.users)::bigint) AS jsonb_build_array
-           FROM app.active_users_per_day a
-          WHERE (a.users <> 0)
-        UNION ALL
-         SELECT 'ledger_day_totals'::text,
-            jsonb_build_object('day', l.day, 'shard', l.shard) AS jsonb_build_object,
-            jsonb_build_array(l.entries, l.earned, l.spent, l.granted) AS jsonb_build_array
-           FROM app.ledger_day_totals l
-          WHERE (l.entries <> 0)
-        ), rollup AS (
-         SELECT s.user_id,
-            ((s.ended_at AT TIME ZONE u.time_zone))::date AS day,
-            (date_trunc('week'::text, (s.ended_at AT TIME ZONE u.time_zone)))::date AS week,
-            s.minutes
-           FROM (app.focus_sessions s
-             JOIN app.users u ON ((u.id = s.user_id)))
-          WHERE ((u.deleted_at IS NULL) AND (s.minutes > 0))
-        ), daily AS (
-         SELECT r_1.user_id,
-            r_1.day,
-            sum(r_1.minutes) AS minutes
-           FROM rollup r_1
-          GROUP BY r_1.user_id, r_1.day
-        ), weekly AS (
-         SELECT r_1.user_id,
-            r_1.week,
-            sum(r_1.minutes) AS minutes
-           FROM rollup r_1
-          GROUP BY r_1.user_id, r_1.week
-        ), finished AS (
-         SELECT s.user_id,
-            ((s.ended_at AT TIME ZONE 'UTC'::text))::date AS day,
-            s.source,
-            s.minutes,
-            s.coins_earned
-           FROM app.focus_sessions s
-          WHERE (s.ended_at IS NOT NULL)
-        ), user_days AS (
-         SELECT f.user_id,
-            f.day,
-            count(*) AS sessions
-           FROM finished f
-          GROUP BY f.user_id, f.day
-        ), recounted(counter, key, value) AS (
-         SELECT 'daily_minutes'::text AS "?column?",
-            jsonb_build_object('user_id', d.user_id, 'day', d.day) AS jsonb_build_object,
-            jsonb_build_array(d.minutes) AS jsonb_build_array
-           FROM daily d
-        UNION ALL
-         SELECT 'weekly_minutes'::text,
-            jsonb_build_object('user_id', w.user_id, 'week', w.week) AS jsonb_build_object,
-            jsonb_build_array(w.minutes) AS jsonb_build_array
-           FROM weekly w
-        UNION ALL
-         SELECT 'daily_minutes_counts'::text,
-            jsonb_build_object('day', d.day, 'minutes', d.minutes, 'shard', app.counter_shard(d.user_id)) AS jsonb_build_object,
-            jsonb_build_array(count(*)) AS jsonb_build_array
-           FROM daily d
-          GROUP BY d.day, d.minutes, (app.counter_shard(d.user_id))
-        UNION ALL
-         SELECT 'weekly_minutes_counts'::text,
-            jsonb_build_object('week', w.week, 'minutes', w.minutes, 'shard', app.counter_shard(w.user_id)) AS jsonb_build_object,
-            jsonb_build_array(count(*)) AS jsonb_build_array
-           FROM weekly w
-          GROUP BY w.week, w.minutes, (app.counter_shard(w.user_id))
-        UNION ALL
-         SELECT 'session_day_totals'::text,
-            jsonb_build_object('day', f.day, 'source', f.source, 'shard', app.counter_shard(f.user_id)) AS jsonb_build_object,
-            jsonb_build_array(count(*), sum(f.minutes), sum(f.coins_earned)) AS jsonb_build_array
-           FROM finished f
-          GROUP BY f.day, f.source, (app.counter_shard(f.user_id))
-        UNION ALL
-         SELECT 'session_user_days'::text,
-            jsonb_build_object('user_id', d.user_id, 'day', d.day) AS jsonb_build_object,
-            jsonb_build_array(d.sessions) AS jsonb_build_array
-           FROM user_days d
-        UNION ALL
-         SELECT 'active_users_per_day'::text,
-            jsonb_build_object('day', d.day, 'shard', app.counter_shard(d.user_id)) AS jsonb_build_object,
-            jsonb_build_array(count(*)) AS jsonb_build_array
-           FROM user_days d
-          GROUP BY d.day, (app.counter_shard(d.user_id))
-        UNION ALL
-         SELECT 'ledger_day_totals'::text,
-            jsonb_build_object('day', ((c.created_at AT TIME ZONE 'UTC'::text))::date, 'shard', app.counter_shard(c.user_id)) AS jsonb_build_object,
-            jsonb_build_array(count(*), COALESCE(sum(c.amount) FILTER (WHERE (c.entry = 'earn'::text)), (0)::bigint), COALESCE((- sum(c.amount) FILTER (WHERE (c.entry = 'spend'::text))), (0)::bigint), COALESCE(sum(c.amount) FILTER (WHERE (c.entry = 'grant'::text)), (0)::bigint)) AS jsonb_build_array
-           FROM app.coin_ledger c
-          GROUP BY (((c.created_at AT TIME ZONE 'UTC'::text))::date), (app.counter_shard(c.user_id))
-        )
- SELECT COALESCE(k.counter, r.counter) AS counter,
-    COALESCE(k.key, r.key) AS key,
-    k.value AS kept,
-    r.value AS recounted
-   FROM (kept k
-     FULL JOIN recounted r ON (((r.counter = k.counter) AND (r.key = k.key))))
-  WHERE (k.value IS DISTINCT FROM r.value);
+ SELECT r.counter,
+    r.key,
+    r.kept,
+    r.recounted
+   FROM report.counter_reconciliation_between('-infinity'::date, 'infinity'::date) r(counter, key, kept, recounted);
 ALTER TABLE report.counter_reconciliation OWNER TO focus_owner;
 CREATE VIEW report.daily_active_users AS
  SELECT a.day,
@@ -4923,6 +4897,8 @@ REVOKE ALL ON FUNCTION app.tell_friends_of_row() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.users_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.users_rollup() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.weekly_minutes_count() FROM PUBLIC;
+REVOKE ALL ON FUNCTION report.counter_reconciliation_between(from_day date, to_day date) FROM PUBLIC;
+GRANT ALL ON FUNCTION report.counter_reconciliation_between(from_day date, to_day date) TO focus_report;
 GRANT SELECT ON TABLE report.coin_economy_per_day TO focus_report;
 GRANT SELECT ON TABLE report.counter_reconciliation TO focus_report;
 GRANT SELECT ON TABLE report.daily_active_users TO focus_report;
