@@ -18,6 +18,10 @@ table) for the shell:
                                       for RATE req/s in all
   half-peak-pace CONNECTIONS PEAK     the same for half of PEAK req/s, at least 1 ms (wrk
                                       pauses in whole milliseconds)
+  pgbench-latency PERCENTILE LOG...   a latency of pgbench's per-transaction logs (-l: the third
+                                      field, µs; with --rate it counts from the scheduled start,
+                                      as a paced wrk request counts from its send) in ms, two
+                                      decimals ("50%", "99%")
   rss PID                             the resident set of PID, "N MB"
   scale-table RESULTS                 RESULTS' lines "USERS CASE P50 P99" as one table: a row
                                       per case, a column per user count, and the p99 of the
@@ -89,6 +93,20 @@ def half_peak_pace(connections, peak):
     return 0
 
 
+def pgbench_latency(percentile, *logs):
+    times = []
+    for path in logs:
+        with open(path) as log:
+            times.extend(int(line.split()[2]) for line in log if len(line.split()) >= 3)
+    if not times:
+        print("")
+        return 0
+    times.sort()
+    rank = min(len(times) - 1, max(0, int(len(times) * number(percentile.rstrip("%")) / 100 + 0.5) - 1))
+    print(f"{times[rank] / 1000:.2f}")
+    return 0
+
+
 def rss(pid):
     with open(f"/proc/{pid}/status") as status:
         for line in status:
@@ -126,13 +144,16 @@ COMMANDS = {
     "ratio": (ratio, 2),
     "pace": (pace, 2),
     "half-peak-pace": (half_peak_pace, 2),
+    "pgbench-latency": (pgbench_latency, None),
     "rss": (rss, 1),
     "scale-table": (scale_table, 1),
 }
 
 
 def main(argv):
-    if len(argv) < 2 or argv[1] not in COMMANDS or len(argv) - 2 != COMMANDS[argv[1]][1]:
+    # None: one argument or more (a list of files).
+    arity = COMMANDS[argv[1]][1] if len(argv) >= 2 and argv[1] in COMMANDS else -1
+    if arity == -1 or (len(argv) - 2 != arity if arity is not None else len(argv) < 4):
         print(__doc__, file=sys.stderr)
         return 2
     return COMMANDS[argv[1]][0](*argv[2:])
