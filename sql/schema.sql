@@ -3113,7 +3113,6 @@ $$;
 ALTER FUNCTION app.coin_ledger_day_totals() OWNER TO focus_owner;
 CREATE FUNCTION app.counter_shard(user_id uuid) RETURNS smallint
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    SET search_path TO 'public', 'pg_temp'
     AS $$ select (get_byte(uuid_send(counter_shard.user_id), 15) % 8)::smallint $$;
 ALTER FUNCTION app.counter_shard(user_id uuid) OWNER TO focus_owner;
 CREATE FUNCTION app.daily_minutes_count() RETURNS trigger
