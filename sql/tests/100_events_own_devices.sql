@@ -2,7 +2,7 @@
 -- their other live tokens, never the acting token's own (app.events.origin_token,
 -- sql/app/025_own_events.sql); a person with one device gets no such rows at all.
 begin;
-select plan(28);
+select plan(29);
 select test.new_user('ada');
 select test.new_user('bo');
 select test.new_user('solo');
