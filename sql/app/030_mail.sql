@@ -170,6 +170,27 @@ comment on function app.outgoing_mail_failed(bigint, boolean, text) is
     'focus-island mail (focus_owner): a claimed mail was refused. Permanent (5xx) or its last attempt: failed, '
     'never retried; else queued again after a doubling delay. Returns the new state.';
 
+-- A claimed mail the sender did not try (the SMTP server could not be reached for an earlier
+-- mail of the batch, or the sender was stopped): queued again after retry_delay, its attempt
+-- not counted, `error` kept as the last error. True when a claimed row took it.
+create or replace function app.outgoing_mail_release(id bigint, error text)
+returns boolean
+language plpgsql
+set search_path = public, pg_temp
+as $$
+begin
+    update app.outgoing_mail m
+    set state = 'queued', attempts = greatest(m.attempts - 1, 0),
+        next_attempt_at = now() + (select s.retry_delay from app.mail_settings s),
+        last_error = left(coalesce(outgoing_mail_release.error, m.last_error), 1000)
+    where m.id = outgoing_mail_release.id and m.state = 'sending';
+    return found;
+end
+$$;
+comment on function app.outgoing_mail_release(bigint, text) is
+    'focus-island mail (focus_owner): a claimed mail it did not try goes back to the queue, due after retry_delay, '
+    'the attempt not counted.';
+
 -- A bounce that arrived after the mail was accepted (a delivery status notification naming the
 -- Message-ID <outgoing-mail-ID@...> the sender wrote): the mail is recorded as failed with the
 -- report's text. True when a sent or sending row took it.

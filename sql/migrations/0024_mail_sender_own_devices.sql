@@ -54,7 +54,7 @@ create index outgoing_mail_due on app.outgoing_mail (id) where state in ('queued
 -- in all; a claim older than claim_timeout (a sender that died mid-batch) is taken again.
 create table app.mail_settings (
     singleton        boolean primary key default true check (singleton),
-    max_attempts     integer not null default 5 check (max_attempts between 1 and 20),
+    max_attempts     integer not null default 8 check (max_attempts between 1 and 20),
     retry_delay      interval not null default interval '1 minute' check (retry_delay >= interval '1 second'),
     max_retry_delay  interval not null default interval '1 hour' check (max_retry_delay >= retry_delay),
     claim_timeout    interval not null default interval '10 minutes' check (claim_timeout >= interval '1 minute')

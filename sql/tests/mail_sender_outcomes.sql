@@ -2,7 +2,7 @@
 -- refused for good (a 5xx: failed, never claimed again), refused for now (a 4xx: queued again
 -- after a doubling delay, failed after max_attempts), bounced later (failed).
 begin;
-select plan(20);
+select plan(24);
 delete from app.outgoing_mail;
 insert into app.outgoing_mail (recipient, subject, body, kind, params) values
     ('ok@example.com', 'S', 'Your code is 12345678.', 'password_reset', '{"code": "12345678", "minutes": 15}'),
@@ -46,6 +46,17 @@ update app.outgoing_mail m set next_attempt_at = now() where m.recipient = 'busy
 select is((select attempts from app.claim_outgoing_mail(10)), 3, 'attempt 3');
 select is(app.outgoing_mail_failed(pg_temp.id('busy@example.com'), false, '451 still busy'), 'failed',
           'a 4xx on the last of max_attempts fails it: never retried forever');
+
+-- A mail the sender did not try goes back uncounted.
+insert into app.outgoing_mail (recipient, subject, body) values ('later@example.com', 'S', 'B');
+select is((select attempts from app.claim_outgoing_mail(10)), 1, 'a new mail claimed: attempt 1');
+select is(app.outgoing_mail_release((select id from app.outgoing_mail where recipient = 'later@example.com'), 'not tried'), true,
+          'released untried');
+select is(((pg_temp.row('later@example.com')).state, (pg_temp.row('later@example.com')).attempts,
+           (pg_temp.row('later@example.com')).next_attempt_at),
+          ('queued'::text, 0, now() + interval '1 minute'), '... queued again, the attempt not counted, due after retry_delay');
+select is(app.outgoing_mail_release((select id from app.outgoing_mail where recipient = 'later@example.com'), 'again'), false,
+          'a row not claimed is not released');
 
 -- A bounce after acceptance.
 select is(app.outgoing_mail_bounced(pg_temp.id('ok@example.com'), '5.1.1 user unknown'), true, 'a later bounce is recorded');
