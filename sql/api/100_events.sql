@@ -78,7 +78,8 @@ end
 $$;
 grant execute on function api.events_list(text, jsonb, jsonb) to focus_api;
 comment on function api.events_list(text, jsonb, jsonb) is
-    'GET /events (JSON): the caller''s and broadcast events after `after` in id order, with `next`; '
+    'GET /events (JSON): the caller''s and broadcast events after `after` in id order, with `next`, but none the '
+    'caller''s own token caused (those go to the person''s other devices); '
     'a pruned cursor answers one resync event; a malformed, negative or future `after`, a `limit` '
     'outside 1..1000 or a `wait` outside 0..60 is 400 invalid_field.';
 
