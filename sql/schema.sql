@@ -16,9 +16,12 @@ CREATE SCHEMA app;
 ALTER SCHEMA app OWNER TO focus_owner;
 CREATE SCHEMA report;
 ALTER SCHEMA report OWNER TO focus_owner;
+CREATE SCHEMA test;
+ALTER SCHEMA test OWNER TO postgres;
 CREATE EXTENSION IF NOT EXISTS btree_gist WITH SCHEMA public;
 CREATE EXTENSION IF NOT EXISTS citext WITH SCHEMA public;
 CREATE EXTENSION IF NOT EXISTS pgcrypto WITH SCHEMA public;
+CREATE EXTENSION IF NOT EXISTS pgtap WITH SCHEMA public;
 CREATE TYPE api.file_reply AS (
 	status integer,
 	content_type text,
@@ -309,6 +312,9 @@ begin
     if v_user_id is null then
         perform api.fail(401, 'unauthorized', 'The token is missing, unknown, expired or revoked.');
     end if;
+    -- The acting token, for this transaction: the events its changes write for the person's own
+    -- devices name it, and its own streams leave them out (sql/app/025_own_events.sql).
+    perform set_config('focus.acting_token', v_token_id::text, true);
     -- On a read replica (routes that read shared data, READ_DATABASE_URL) nothing can be
     -- written: the use is recorded by the next request the token makes to the primary.
     if v_stale and not pg_is_in_recovery() then
@@ -614,6 +620,7 @@ CREATE FUNCTION api.events_list(token text, params jsonb, body jsonb) RETURNS ap
     AS $$
 declare
     v_user_id uuid := api.authenticate(events_list.token);
+    v_token uuid := app.acting_token();  -- the caller's token: what it did itself is not told back
     v_after bigint := api.event_cursor(events_list.params);
     v_limit integer := api.integer_param(events_list.params, 'limit', 1, 1000, 100);
     v_newest bigint;
@@ -634,7 +641,9 @@ begin
     -- Event = {id, type, data, created_at}
     select jsonb_agg(jsonb_build_object('id', e.id, 'type', e.type, 'data', e.payload,
                                         'created_at', api.iso(e.created_at)) order by e.id), max(e.id) into v_events, v_last
-    from ((select * from app.events e where e.user_id = v_user_id and e.id > v_after order by e.id limit v_limit)
+    from ((select * from app.events e
+           where e.user_id = v_user_id and e.id > v_after and e.origin_token is distinct from v_token
+           order by e.id limit v_limit)
           union all
           (select * from app.events e where e.user_id is null and e.id > v_after order by e.id limit v_limit)
           order by id limit v_limit) e;
@@ -2582,14 +2591,17 @@ begin
     insert into app.email_verifications (user_id, email, digest, expires_at)
     values (send_email_verification.user_id, send_email_verification.email,
             sha256(convert_to(v_code, 'UTF8')), now() + v_settings.verification_code_ttl);
-    insert into app.outgoing_mail (recipient, user_id, subject, body)
+    insert into app.outgoing_mail (recipient, user_id, subject, body, kind, params)
     values (send_email_verification.email,
             case when v_taken then null else send_email_verification.user_id end,  -- null: the holder's (app.link_to_email_holder)
             case when v_taken then 'Someone tried to use your address at Focus Island'
                  else 'Confirm your email for Focus Island' end,
             case when v_taken then 'Someone asked to use this address for another Focus Island account. Your account is unchanged; nothing needs doing.'
                  else format(E'Your code is %s. Enter it in the app within %s hours to confirm this address.\nIf you did not ask for it, ignore this mail.',
-                             v_code, extract(epoch from v_settings.verification_code_ttl)::integer / 3600) end);
+                             v_code, extract(epoch from v_settings.verification_code_ttl)::integer / 3600) end,
+            case when v_taken then 'address_taken' else 'email_verification' end,
+            case when v_taken then '{}'::jsonb
+                 else jsonb_build_object('code', v_code, 'hours', extract(epoch from v_settings.verification_code_ttl)::integer / 3600) end);
     return null;
 end
 $$;
@@ -2961,6 +2973,13 @@ begin
 end
 $$;
 ALTER FUNCTION api.uuid_field(body jsonb, field text, required boolean) OWNER TO focus_owner;
+CREATE FUNCTION app.acting_token() RETURNS uuid
+    LANGUAGE sql STABLE
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select nullif(current_setting('focus.acting_token', true), '')::uuid
+$$;
+ALTER FUNCTION app.acting_token() OWNER TO focus_owner;
 CREATE FUNCTION app.add_rollup_minutes(user_id uuid, ended_at timestamp with time zone, minutes integer) RETURNS void
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -3074,6 +3093,30 @@ CREATE FUNCTION app.avatar_max_bytes() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$ select 256 * 1024 $$;
 ALTER FUNCTION app.avatar_max_bytes() OWNER TO focus_owner;
+CREATE FUNCTION app.avatars_own_events() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    perform app.tell_own_devices(case when tg_op = 'DELETE' then old.user_id else new.user_id end, 'profile.changed');
+    return null;
+end
+$$;
+ALTER FUNCTION app.avatars_own_events() OWNER TO focus_owner;
+CREATE FUNCTION app.blocks_own_events() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    if tg_op = 'INSERT' then
+        perform app.tell_own_devices(new.blocker, 'block.added', jsonb_build_object('user_id', new.blocked));
+    else
+        perform app.tell_own_devices(old.blocker, 'block.removed', jsonb_build_object('user_id', old.blocked));
+    end if;
+    return null;
+end
+$$;
+ALTER FUNCTION app.blocks_own_events() OWNER TO focus_owner;
 CREATE FUNCTION app.bump_catalog_version() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -3094,6 +3137,33 @@ begin
 end
 $$;
 ALTER FUNCTION app.bump_tips_version() OWNER TO focus_owner;
+CREATE FUNCTION app.claim_outgoing_mail(batch integer DEFAULT 20) RETURNS TABLE(id bigint, kind text, recipient public.citext, subject text, body text, params jsonb, attempts integer)
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_claim_timeout interval := (select s.claim_timeout from app.mail_settings s);
+begin
+    perform app.send_password_resets();
+    return query
+    with due as (
+        select m.id
+        from app.outgoing_mail m
+        where m.state in ('queued', 'sending')
+          and ((m.state = 'queued' and m.next_attempt_at <= now())
+               or (m.state = 'sending' and m.claimed_at < now() - v_claim_timeout))
+        order by m.id
+        limit greatest(claim_outgoing_mail.batch, 0)
+        for update skip locked
+    ), claimed as (
+        update app.outgoing_mail m set state = 'sending', claimed_at = now(), attempts = m.attempts + 1
+        from due d where m.id = d.id
+        returning m.id, m.kind, m.recipient, m.subject, m.body, m.params, m.attempts
+    )
+    select c.id, c.kind, c.recipient, c.subject, c.body, c.params, c.attempts from claimed c order by c.id;
+end
+$$;
+ALTER FUNCTION app.claim_outgoing_mail(batch integer) OWNER TO focus_owner;
 CREATE FUNCTION app.coin_ledger_day_totals() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -3259,6 +3329,24 @@ begin
 end
 $$;
 ALTER FUNCTION app.focus_sessions_events() OWNER TO focus_owner;
+CREATE FUNCTION app.focus_sessions_own_events() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    if tg_op = 'INSERT' then
+        perform app.tell_own_devices(new.user_id,
+                                     case when new.ended_at is null then 'session.started' else 'session.finished' end,
+                                     jsonb_build_object('session_id', new.id));
+    elsif old.ended_at is null and new.ended_at is not null then
+        perform app.tell_own_devices(new.user_id,
+                                     case when new.abandoned then 'session.abandoned' else 'session.finished' end,
+                                     jsonb_build_object('session_id', new.id));
+    end if;
+    return null;
+end
+$$;
+ALTER FUNCTION app.focus_sessions_own_events() OWNER TO focus_owner;
 CREATE FUNCTION app.focus_sessions_rollup() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -3452,6 +3540,76 @@ begin
 end
 $$;
 ALTER FUNCTION app.moderation_actions_erase() OWNER TO focus_owner;
+CREATE FUNCTION app.outgoing_mail_bounced(id bigint, error text) RETURNS boolean
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    update app.outgoing_mail m
+    set state = 'failed', sent_at = null, failed_at = now(), body = '(failed)', params = '{}',
+        last_error = left(coalesce(outgoing_mail_bounced.error, 'bounced'), 1000)
+    where m.id = outgoing_mail_bounced.id and m.state in ('sent', 'sending');
+    return found;
+end
+$$;
+ALTER FUNCTION app.outgoing_mail_bounced(id bigint, error text) OWNER TO focus_owner;
+CREATE FUNCTION app.outgoing_mail_failed(id bigint, permanent boolean, error text) RETURNS text
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_settings app.mail_settings;
+    v_attempts integer;
+    v_done boolean;
+begin
+    select * into v_settings from app.mail_settings;
+    select m.attempts into v_attempts from app.outgoing_mail m
+    where m.id = outgoing_mail_failed.id and m.state = 'sending'
+    for update;
+    if v_attempts is null then
+        return null;
+    end if;
+    v_done := outgoing_mail_failed.permanent or v_attempts >= v_settings.max_attempts;
+    update app.outgoing_mail m
+    set state = case when v_done then 'failed' else 'queued' end,
+        failed_at = case when v_done then now() end,
+        next_attempt_at = case when v_done then m.next_attempt_at
+                               else now() + least(v_settings.max_retry_delay,
+                                                  v_settings.retry_delay * power(2, least(v_attempts, 20) - 1)) end,
+        last_error = left(coalesce(outgoing_mail_failed.error, 'unknown error'), 1000),
+        body = case when v_done then '(failed)' else m.body end,
+        params = case when v_done then '{}' else m.params end
+    where m.id = outgoing_mail_failed.id;
+    return case when v_done then 'failed' else 'queued' end;
+end
+$$;
+ALTER FUNCTION app.outgoing_mail_failed(id bigint, permanent boolean, error text) OWNER TO focus_owner;
+CREATE FUNCTION app.outgoing_mail_release(id bigint, error text) RETURNS boolean
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    update app.outgoing_mail m
+    set state = 'queued', attempts = greatest(m.attempts - 1, 0),
+        next_attempt_at = now() + (select s.retry_delay from app.mail_settings s),
+        last_error = left(coalesce(outgoing_mail_release.error, m.last_error), 1000)
+    where m.id = outgoing_mail_release.id and m.state = 'sending';
+    return found;
+end
+$$;
+ALTER FUNCTION app.outgoing_mail_release(id bigint, error text) OWNER TO focus_owner;
+CREATE FUNCTION app.outgoing_mail_sent(id bigint) RETURNS boolean
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    update app.outgoing_mail m
+    set state = 'sent', sent_at = now(), body = '(sent)', params = '{}', last_error = null
+    where m.id = outgoing_mail_sent.id and m.state = 'sending';
+    return found;
+end
+$$;
+ALTER FUNCTION app.outgoing_mail_sent(id bigint) OWNER TO focus_owner;
 CREATE FUNCTION app.prune_events() RETURNS integer
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -3563,10 +3721,12 @@ begin
         update app.password_resets r set used_at = now() where r.user_id = v_user.id and r.used_at is null;
         insert into app.password_resets (user_id, digest, expires_at)
         values (v_user.id, sha256(convert_to(v_code, 'UTF8')), now() + v_settings.reset_code_ttl);
-        insert into app.outgoing_mail (recipient, subject, body)
+        insert into app.outgoing_mail (recipient, subject, body, kind, params)
         values (v_user.email, 'Your Focus Island password reset code',
                 format(E'Your code is %s. It works once, within %s minutes.\nIf you did not ask for it, ignore this mail: your password stays as it is.',
-                       v_code, extract(epoch from v_settings.reset_code_ttl)::integer / 60));
+                       v_code, extract(epoch from v_settings.reset_code_ttl)::integer / 60),
+                'password_reset',
+                jsonb_build_object('code', v_code, 'minutes', extract(epoch from v_settings.reset_code_ttl)::integer / 60));
     end loop;
     return v_taken;
 end
@@ -3595,12 +3755,12 @@ begin
     with taken as (
         select m.id, m.recipient, m.subject, m.body, m.created_at
         from app.outgoing_mail m
-        where m.sent_at is null
+        where m.state = 'queued'
         order by m.id
         limit take_outgoing_mail.batch
         for update skip locked
     ), marked as (
-        update app.outgoing_mail m set sent_at = now(), body = '(sent)'
+        update app.outgoing_mail m set state = 'sent', sent_at = now(), body = '(sent)', params = '{}'
         from taken t where m.id = t.id
     )
     select t.id, t.recipient, t.subject, t.body, t.created_at from taken t order by t.id;
@@ -3651,6 +3811,45 @@ begin
 end
 $$;
 ALTER FUNCTION app.tell_friends_of_row() OWNER TO focus_owner;
+CREATE FUNCTION app.tell_own_devices(user_id uuid, type text, payload jsonb DEFAULT '{}'::jsonb) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_acting uuid := app.acting_token();
+begin
+    if exists (select from app.auth_tokens t
+               where t.user_id = tell_own_devices.user_id and t.revoked_at is null and t.expires_at > now()
+                 and t.id is distinct from v_acting) then
+        insert into app.events (user_id, type, payload, origin_token)
+        values (tell_own_devices.user_id, tell_own_devices.type, tell_own_devices.payload, v_acting);
+    end if;
+end
+$$;
+ALTER FUNCTION app.tell_own_devices(user_id uuid, type text, payload jsonb) OWNER TO focus_owner;
+CREATE FUNCTION app.user_items_own_events() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    perform app.tell_own_devices(new.user_id, 'item.acquired', jsonb_build_object('item_id', new.item_id));
+    return null;
+end
+$$;
+ALTER FUNCTION app.user_items_own_events() OWNER TO focus_owner;
+CREATE FUNCTION app.user_selections_own_events() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    if tg_op = 'INSERT' or new.item_id is distinct from old.item_id then
+        perform app.tell_own_devices(new.user_id, 'selection.changed',
+                                     jsonb_build_object('kind', new.kind, 'item_id', new.item_id));
+    end if;
+    return null;
+end
+$$;
+ALTER FUNCTION app.user_selections_own_events() OWNER TO focus_owner;
 CREATE FUNCTION app.users_events() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -3668,6 +3867,22 @@ begin
 end
 $$;
 ALTER FUNCTION app.users_events() OWNER TO focus_owner;
+CREATE FUNCTION app.users_own_events() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    if new.display_name is distinct from old.display_name or new.bio is distinct from old.bio
+       or new.email is distinct from old.email then
+        perform app.tell_own_devices(new.id, 'profile.changed');
+    end if;
+    if new.time_zone is distinct from old.time_zone or new.show_tip_on_timer is distinct from old.show_tip_on_timer then
+        perform app.tell_own_devices(new.id, 'settings.changed');
+    end if;
+    return null;
+end
+$$;
+ALTER FUNCTION app.users_own_events() OWNER TO focus_owner;
 CREATE FUNCTION app.users_rollup() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -3713,6 +3928,198 @@ begin
 end
 $$;
 ALTER FUNCTION app.weekly_minutes_count() OWNER TO focus_owner;
+CREATE FUNCTION test.account(name text) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+    v_account jsonb;
+begin
+    select a.account into v_account from test.accounts a where a.name = account.name;
+    if v_account is null then
+        raise exception 'test.account: no account named % in this test file', account.name;
+    end if;
+    return v_account;
+end
+$$;
+ALTER FUNCTION test.account(name text) OWNER TO postgres;
+CREATE FUNCTION test.answer_of(statement text) RETURNS text
+    LANGUAGE plpgsql
+    AS $$
+declare
+    v_reply api.reply;
+    v_state text;
+    v_detail text;
+begin
+    execute 'select (r).* from (' || answer_of.statement || ') as t(r)' into v_reply;
+    return case when v_reply.code is null then 'ok' else 'PT' || v_reply.status || ' ' || v_reply.code end;
+exception when others then
+    get stacked diagnostics v_state = returned_sqlstate, v_detail = pg_exception_detail;
+    return case when v_state like 'PT%' then v_state || ' ' || v_detail else v_state end;
+end
+$$;
+ALTER FUNCTION test.answer_of(statement text) OWNER TO postgres;
+CREATE FUNCTION test.columns_holding(needles text[]) RETURNS text[]
+    LANGUAGE plpgsql
+    AS $_$
+declare
+    v_column record;
+    v_found boolean;
+    v_hits text[] := '{}';
+begin
+    for v_column in
+        select n.nspname, c.relname, a.attname,
+               coalesce(nullif(t.typbasetype, 0), t.oid) = 'bytea'::regtype as is_bytea
+        from pg_class c
+        join pg_namespace n on n.oid = c.relnamespace
+        join pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
+        join pg_type t on t.oid = a.atttypid
+        where c.relkind in ('r', 'p', 'm') and n.nspname not in ('pg_catalog', 'information_schema', 'test')
+          and n.nspname !~ '^pg_(toast|temp_)'
+        order by 1, 2, 3
+    loop
+        execute format(case when v_column.is_bytea
+                            then 'select exists (select from %I.%I r, unnest($1) x where position(convert_to(x, ''UTF8'') in r.%I) > 0)'
+                            else 'select exists (select from %I.%I r, unnest($1) x where strpos(lower(r.%I::text), lower(x)) > 0)' end,
+                       v_column.nspname, v_column.relname, v_column.attname)
+        into v_found using columns_holding.needles;
+        if v_found then
+            v_hits := v_hits || (v_column.nspname || '.' || v_column.relname || '.' || v_column.attname);
+        end if;
+    end loop;
+    return v_hits;
+end
+$_$;
+ALTER FUNCTION test.columns_holding(needles text[]) OWNER TO postgres;
+CREATE FUNCTION test.day_start(days_ago integer DEFAULT 0) RETURNS timestamp with time zone
+    LANGUAGE sql STABLE
+    AS $$ select (date_trunc('day', now() at time zone 'UTC') - make_interval(days => day_start.days_ago)) at time zone 'UTC' $$;
+ALTER FUNCTION test.day_start(days_ago integer) OWNER TO postgres;
+CREATE FUNCTION test.error_as(role name, statement text) RETURNS text
+    LANGUAGE plpgsql
+    AS $$
+declare
+    v_state text := 'ok';
+begin
+    execute format('set local role %I', role);
+    begin
+        execute statement;
+    exception when others then
+        get stacked diagnostics v_state = returned_sqlstate;
+    end;
+    reset role;
+    return v_state;
+end
+$$;
+ALTER FUNCTION test.error_as(role name, statement text) OWNER TO postgres;
+CREATE FUNCTION test.error_of(statement text) RETURNS text
+    LANGUAGE plpgsql
+    AS $$
+declare
+    v_state text;
+    v_detail text;
+begin
+    execute statement;
+    return 'ok';
+exception when others then
+    get stacked diagnostics v_state = returned_sqlstate, v_detail = pg_exception_detail;
+    return case when v_state like 'PT%' then v_state || ' ' || v_detail else v_state end;
+end
+$$;
+ALTER FUNCTION test.error_of(statement text) OWNER TO postgres;
+CREATE FUNCTION test.item(name text) RETURNS uuid
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+    v_id uuid;
+begin
+    select i.id into v_id from app.shop_items i where i.name = item.name;
+    if v_id is null then
+        raise exception 'test.item: no shop item named %', item.name;
+    end if;
+    return v_id;
+end
+$$;
+ALTER FUNCTION test.item(name text) OWNER TO postgres;
+CREATE FUNCTION test.local_day_start(time_zone text, days_ago integer DEFAULT 0) RETURNS timestamp with time zone
+    LANGUAGE sql STABLE
+    AS $$ select (date_trunc('day', now() at time zone local_day_start.time_zone)
+              - make_interval(days => local_day_start.days_ago)) at time zone local_day_start.time_zone $$;
+ALTER FUNCTION test.local_day_start(time_zone text, days_ago integer) OWNER TO postgres;
+CREATE FUNCTION test.new_events() RETURNS text[]
+    LANGUAGE plpgsql
+    AS $$
+declare
+    v_mark bigint := coalesce((select max(m.id) from test.event_mark m), 0);
+    v_lines text[];
+begin
+    select coalesce(array_agg(line order by line), '{}'), coalesce(max(id), v_mark)
+    into v_lines, v_mark
+    from (select e.id,
+                 coalesce(r.name, case when e.user_id is null then '*' else e.user_id::text end) || ' ' || e.type
+                 || coalesce(' ' || coalesce(w.name, e.payload ->> 'user_id'), '')
+                 || coalesce(' ' || (e.payload ->> 'balance'), '') as line
+          from app.events e
+          left join test.accounts r on (r.account -> 'user' ->> 'id')::uuid = e.user_id
+          left join test.accounts w on w.account -> 'user' ->> 'id' = e.payload ->> 'user_id'
+          where e.created_at = now() and e.id > v_mark) lines;
+    insert into test.event_mark (id) values (v_mark);
+    return v_lines;
+end
+$$;
+ALTER FUNCTION test.new_events() OWNER TO postgres;
+CREATE FUNCTION test.new_user(name text, display_name text DEFAULT NULL::text) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+    v_account jsonb;
+begin
+    update app.auth_settings set bcrypt_cost = 4;
+    v_account := (api.auth_register(null, '{}', jsonb_build_object(
+        'email', new_user.name || '@example.com', 'password', 'correct horse',
+        'display_name', coalesce(new_user.display_name, initcap(new_user.name))))).body;
+    update app.users u set email_verified_at = now() where u.id = (v_account -> 'user' ->> 'id')::uuid;
+    v_account := jsonb_set(v_account, '{user,email_verified}', 'true');
+    insert into test.accounts (name, account) values (new_user.name, v_account);
+    return v_account;
+end
+$$;
+ALTER FUNCTION test.new_user(name text, display_name text) OWNER TO postgres;
+CREATE FUNCTION test.plan_of(query text, options text DEFAULT NULL::text) RETURNS text
+    LANGUAGE plpgsql
+    AS $$
+declare
+    v_line text;
+    v_plan text := '';
+begin
+    for v_line in execute 'explain ' || coalesce('(' || options || ') ', '') || query loop
+        v_plan := v_plan || v_line || E'\n';
+    end loop;
+    return v_plan;
+end
+$$;
+ALTER FUNCTION test.plan_of(query text, options text) OWNER TO postgres;
+CREATE FUNCTION test.session(name text, ends_at timestamp with time zone, minutes integer, id uuid DEFAULT gen_random_uuid()) RETURNS uuid
+    LANGUAGE sql
+    AS $$
+    insert into app.focus_sessions (id, user_id, source, started_at, ended_at, occupies, minutes)
+    values (session.id, test.uid(session.name), 'offline', session.ends_at - make_interval(mins => session.minutes),
+            session.ends_at, tstzrange(session.ends_at - make_interval(mins => session.minutes), session.ends_at),
+            session.minutes)
+    returning focus_sessions.id
+$$;
+ALTER FUNCTION test.session(name text, ends_at timestamp with time zone, minutes integer, id uuid) OWNER TO postgres;
+CREATE FUNCTION test.token(name text) RETURNS text
+    LANGUAGE sql STABLE
+    AS $$ select test.account(token.name) ->> 'token' $$;
+ALTER FUNCTION test.token(name text) OWNER TO postgres;
+CREATE FUNCTION test.uid(name text) RETURNS uuid
+    LANGUAGE sql STABLE
+    AS $$ select (test.account(uid.name) -> 'user' ->> 'id')::uuid $$;
+ALTER FUNCTION test.uid(name text) OWNER TO postgres;
+CREATE FUNCTION test.week_start(weeks_ago integer DEFAULT 0) RETURNS timestamp with time zone
+    LANGUAGE sql STABLE
+    AS $$ select (date_trunc('week', now() at time zone 'UTC') - make_interval(weeks => week_start.weeks_ago)) at time zone 'UTC' $$;
+ALTER FUNCTION test.week_start(weeks_ago integer) OWNER TO postgres;
 CREATE TABLE app.active_users_per_day (
     day date NOT NULL,
     shard smallint NOT NULL,
@@ -3907,9 +4314,10 @@ CREATE TABLE app.events (
     type text NOT NULL,
     payload jsonb DEFAULT '{}'::jsonb NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
+    origin_token uuid,
     CONSTRAINT events_check CHECK (((user_id IS NULL) = (type = ANY (ARRAY['catalog.changed'::text, 'tips.changed'::text])))),
     CONSTRAINT events_payload_check CHECK (((jsonb_typeof(payload) = 'object'::text) AND (length((payload)::text) <= 1000))),
-    CONSTRAINT events_type_check CHECK ((type = ANY (ARRAY['friend_request.received'::text, 'friend_request.accepted'::text, 'friend_request.ended'::text, 'friend.removed'::text, 'friend.updated'::text, 'balance.changed'::text, 'catalog.changed'::text, 'tips.changed'::text])))
+    CONSTRAINT events_type_check CHECK ((type = ANY (ARRAY['friend_request.received'::text, 'friend_request.accepted'::text, 'friend_request.ended'::text, 'friend.removed'::text, 'friend.updated'::text, 'balance.changed'::text, 'catalog.changed'::text, 'tips.changed'::text, 'session.started'::text, 'session.finished'::text, 'session.abandoned'::text, 'selection.changed'::text, 'item.acquired'::text, 'profile.changed'::text, 'settings.changed'::text, 'block.added'::text, 'block.removed'::text])))
 );
 ALTER TABLE app.events OWNER TO focus_owner;
 ALTER TABLE app.events ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
@@ -3991,6 +4399,19 @@ CREATE TABLE app.login_failures (
     CONSTRAINT login_failures_kind_check CHECK ((kind = ANY (ARRAY['login'::text, 'code'::text, 'password'::text])))
 );
 ALTER TABLE app.login_failures OWNER TO focus_owner;
+CREATE TABLE app.mail_settings (
+    singleton boolean DEFAULT true NOT NULL,
+    max_attempts integer DEFAULT 8 NOT NULL,
+    retry_delay interval DEFAULT '00:01:00'::interval NOT NULL,
+    max_retry_delay interval DEFAULT '01:00:00'::interval NOT NULL,
+    claim_timeout interval DEFAULT '00:10:00'::interval NOT NULL,
+    CONSTRAINT mail_settings_check CHECK ((max_retry_delay >= retry_delay)),
+    CONSTRAINT mail_settings_claim_timeout_check CHECK ((claim_timeout >= '00:01:00'::interval)),
+    CONSTRAINT mail_settings_max_attempts_check CHECK (((max_attempts >= 1) AND (max_attempts <= 20))),
+    CONSTRAINT mail_settings_retry_delay_check CHECK ((retry_delay >= '00:00:01'::interval)),
+    CONSTRAINT mail_settings_singleton_check CHECK (singleton)
+);
+ALTER TABLE app.mail_settings OWNER TO focus_owner;
 CREATE TABLE app.moderation_settings (
     singleton boolean DEFAULT true NOT NULL,
     max_reports_per_day integer NOT NULL,
@@ -4013,7 +4434,23 @@ CREATE TABLE app.outgoing_mail (
     body text NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     sent_at timestamp with time zone,
-    user_id uuid
+    user_id uuid,
+    kind text DEFAULT 'message'::text NOT NULL,
+    params jsonb DEFAULT '{}'::jsonb NOT NULL,
+    state text DEFAULT 'queued'::text NOT NULL,
+    attempts integer DEFAULT 0 NOT NULL,
+    next_attempt_at timestamp with time zone DEFAULT now() NOT NULL,
+    claimed_at timestamp with time zone,
+    failed_at timestamp with time zone,
+    last_error text,
+    CONSTRAINT outgoing_mail_attempts_check CHECK ((attempts >= 0)),
+    CONSTRAINT outgoing_mail_claimed_check CHECK (((state <> 'sending'::text) OR (claimed_at IS NOT NULL))),
+    CONSTRAINT outgoing_mail_failed_check CHECK (((state = 'failed'::text) = (failed_at IS NOT NULL))),
+    CONSTRAINT outgoing_mail_kind_check CHECK ((kind = ANY (ARRAY['message'::text, 'password_reset'::text, 'email_verification'::text, 'address_taken'::text]))),
+    CONSTRAINT outgoing_mail_last_error_check CHECK ((length(last_error) <= 1000)),
+    CONSTRAINT outgoing_mail_params_check CHECK (((jsonb_typeof(params) = 'object'::text) AND (length((params)::text) <= 1000))),
+    CONSTRAINT outgoing_mail_sent_check CHECK (((state = 'sent'::text) = (sent_at IS NOT NULL))),
+    CONSTRAINT outgoing_mail_state_check CHECK ((state = ANY (ARRAY['queued'::text, 'sending'::text, 'sent'::text, 'failed'::text])))
 );
 ALTER TABLE app.outgoing_mail OWNER TO focus_owner;
 ALTER TABLE app.outgoing_mail ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
@@ -4417,6 +4854,15 @@ CREATE VIEW report.user_reports AS
    FROM (app.user_reports r
      JOIN app.users u ON ((u.id = r.reported)));
 ALTER TABLE report.user_reports OWNER TO focus_owner;
+CREATE TABLE test.accounts (
+    name text NOT NULL,
+    account jsonb NOT NULL
+);
+ALTER TABLE test.accounts OWNER TO postgres;
+CREATE TABLE test.event_mark (
+    id bigint NOT NULL
+);
+ALTER TABLE test.event_mark OWNER TO postgres;
 ALTER TABLE ONLY app.active_users_per_day
     ADD CONSTRAINT active_users_per_day_pkey PRIMARY KEY (day, shard);
 ALTER TABLE ONLY app.asset_settings
@@ -4469,6 +4915,8 @@ ALTER TABLE ONLY app.ledger_day_totals
     ADD CONSTRAINT ledger_day_totals_pkey PRIMARY KEY (day, shard);
 ALTER TABLE ONLY app.login_addresses
     ADD CONSTRAINT login_addresses_pkey PRIMARY KEY (user_id, client_ip);
+ALTER TABLE ONLY app.mail_settings
+    ADD CONSTRAINT mail_settings_pkey PRIMARY KEY (singleton);
 ALTER TABLE ONLY app.mindfulness_tips
     ADD CONSTRAINT mindfulness_tips_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.mindfulness_tips
@@ -4521,6 +4969,8 @@ ALTER TABLE ONLY app.weekly_minutes_counts
     ADD CONSTRAINT weekly_minutes_counts_pkey PRIMARY KEY (week, minutes, shard);
 ALTER TABLE ONLY app.weekly_minutes
     ADD CONSTRAINT weekly_minutes_pkey PRIMARY KEY (user_id, week);
+ALTER TABLE ONLY test.accounts
+    ADD CONSTRAINT accounts_pkey PRIMARY KEY (name);
 CREATE INDEX auth_tokens_user_id ON app.auth_tokens USING btree (user_id);
 CREATE INDEX blocks_blocked ON app.blocks USING btree (blocked);
 CREATE UNIQUE INDEX coin_ledger_one_earning_per_session ON app.coin_ledger USING btree (session_id) WHERE (entry = 'earn'::text);
@@ -4549,9 +4999,9 @@ CREATE INDEX login_failures_time ON app.login_failures USING btree (failed_at);
 CREATE INDEX login_failures_user ON app.login_failures USING btree (user_id) WHERE (user_id IS NOT NULL);
 CREATE INDEX moderation_actions_time ON app.moderation_actions USING btree (created_at);
 CREATE INDEX moderation_actions_user ON app.moderation_actions USING btree (user_id, created_at);
+CREATE INDEX outgoing_mail_due ON app.outgoing_mail USING btree (id) WHERE (state = ANY (ARRAY['queued'::text, 'sending'::text]));
 CREATE INDEX outgoing_mail_recipient ON app.outgoing_mail USING btree (recipient);
 CREATE INDEX outgoing_mail_time ON app.outgoing_mail USING btree (created_at);
-CREATE INDEX outgoing_mail_unsent ON app.outgoing_mail USING btree (id) WHERE (sent_at IS NULL);
 CREATE INDEX outgoing_mail_user ON app.outgoing_mail USING btree (user_id) WHERE (user_id IS NOT NULL);
 CREATE INDEX password_reset_requests_time ON app.password_reset_requests USING btree (created_at);
 CREATE INDEX password_reset_requests_user ON app.password_reset_requests USING btree (user_id) WHERE (user_id IS NOT NULL);
@@ -4585,6 +5035,8 @@ CREATE OR REPLACE VIEW report.sales_per_item AS
 CREATE TRIGGER auth_tokens_end_deleted AFTER DELETE ON app.auth_tokens FOR EACH ROW EXECUTE FUNCTION app.auth_tokens_notify_end();
 CREATE TRIGGER auth_tokens_end_revoked AFTER UPDATE OF revoked_at, expires_at ON app.auth_tokens FOR EACH ROW WHEN ((((old.revoked_at IS NULL) AND (new.revoked_at IS NOT NULL)) OR (new.expires_at < old.expires_at))) EXECUTE FUNCTION app.auth_tokens_notify_end();
 CREATE TRIGGER avatars_events AFTER INSERT OR DELETE OR UPDATE ON app.avatars FOR EACH ROW EXECUTE FUNCTION app.tell_friends_of_row();
+CREATE TRIGGER avatars_own_events AFTER INSERT OR DELETE OR UPDATE ON app.avatars FOR EACH ROW EXECUTE FUNCTION app.avatars_own_events();
+CREATE TRIGGER blocks_own_events AFTER INSERT OR DELETE ON app.blocks FOR EACH ROW EXECUTE FUNCTION app.blocks_own_events();
 CREATE TRIGGER coin_ledger_append_only BEFORE DELETE OR UPDATE ON app.coin_ledger FOR EACH STATEMENT EXECUTE FUNCTION app.forbid_change();
 CREATE TRIGGER coin_ledger_apply AFTER INSERT ON app.coin_ledger FOR EACH ROW EXECUTE FUNCTION app.apply_ledger_entry();
 CREATE CONSTRAINT TRIGGER coin_ledger_utc_day_totals AFTER INSERT ON app.coin_ledger DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION app.coin_ledger_day_totals();
@@ -4593,6 +5045,7 @@ CREATE TRIGGER events_append_only BEFORE DELETE OR UPDATE OR TRUNCATE ON app.eve
 CREATE TRIGGER events_commit_order BEFORE INSERT ON app.events FOR EACH STATEMENT EXECUTE FUNCTION app.events_commit_order();
 CREATE TRIGGER events_notify AFTER INSERT ON app.events FOR EACH ROW EXECUTE FUNCTION app.events_notify();
 CREATE TRIGGER focus_sessions_events AFTER INSERT OR DELETE OR UPDATE ON app.focus_sessions FOR EACH ROW EXECUTE FUNCTION app.focus_sessions_events();
+CREATE TRIGGER focus_sessions_own_events AFTER INSERT OR UPDATE OF ended_at ON app.focus_sessions FOR EACH ROW EXECUTE FUNCTION app.focus_sessions_own_events();
 CREATE TRIGGER focus_sessions_rollup AFTER INSERT OR DELETE OR UPDATE OF user_id, ended_at, minutes ON app.focus_sessions FOR EACH ROW EXECUTE FUNCTION app.focus_sessions_rollup();
 CREATE CONSTRAINT TRIGGER focus_sessions_utc_day_totals AFTER INSERT OR DELETE OR UPDATE OF user_id, source, ended_at, minutes, coins_earned ON app.focus_sessions DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION app.focus_sessions_day_totals();
 CREATE TRIGGER friendship_events_append_only BEFORE DELETE OR UPDATE ON app.friendship_events FOR EACH STATEMENT EXECUTE FUNCTION app.forbid_change();
@@ -4611,9 +5064,12 @@ CREATE TRIGGER shop_items_bump_version AFTER INSERT OR DELETE OR UPDATE ON app.s
 CREATE TRIGGER shop_items_deleted_events AFTER DELETE ON app.shop_items REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
 CREATE TRIGGER shop_items_inserted_events AFTER INSERT ON app.shop_items REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
 CREATE TRIGGER shop_items_updated_events AFTER UPDATE ON app.shop_items REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
+CREATE TRIGGER user_items_own_events AFTER INSERT ON app.user_items FOR EACH ROW EXECUTE FUNCTION app.user_items_own_events();
 CREATE TRIGGER user_selections_change_events AFTER UPDATE ON app.user_selections FOR EACH ROW WHEN ((new.item_id IS DISTINCT FROM old.item_id)) EXECUTE FUNCTION app.tell_friends_of_row();
 CREATE TRIGGER user_selections_events AFTER INSERT OR DELETE ON app.user_selections FOR EACH ROW EXECUTE FUNCTION app.tell_friends_of_row();
+CREATE TRIGGER user_selections_own_events AFTER INSERT OR UPDATE OF item_id ON app.user_selections FOR EACH ROW EXECUTE FUNCTION app.user_selections_own_events();
 CREATE TRIGGER users_events AFTER UPDATE ON app.users FOR EACH ROW WHEN (((new.display_name IS DISTINCT FROM old.display_name) OR (new.bio IS DISTINCT FROM old.bio) OR (new.balance IS DISTINCT FROM old.balance))) EXECUTE FUNCTION app.users_events();
+CREATE TRIGGER users_own_events AFTER UPDATE ON app.users FOR EACH ROW WHEN (((new.deleted_at IS NULL) AND ((new.display_name IS DISTINCT FROM old.display_name) OR (new.bio IS DISTINCT FROM old.bio) OR (new.email IS DISTINCT FROM old.email) OR (new.time_zone IS DISTINCT FROM old.time_zone) OR (new.show_tip_on_timer IS DISTINCT FROM old.show_tip_on_timer)))) EXECUTE FUNCTION app.users_own_events();
 CREATE TRIGGER users_rollup AFTER UPDATE OF time_zone, deleted_at ON app.users FOR EACH ROW WHEN (((new.time_zone IS DISTINCT FROM old.time_zone) OR (new.deleted_at IS DISTINCT FROM old.deleted_at))) EXECUTE FUNCTION app.users_rollup();
 CREATE CONSTRAINT TRIGGER weekly_minutes_count AFTER INSERT OR DELETE OR UPDATE ON app.weekly_minutes DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION app.weekly_minutes_count();
 ALTER TABLE ONLY app.auth_tokens
@@ -4885,14 +5341,18 @@ GRANT ALL ON FUNCTION api.users_get(token text, params jsonb, body jsonb) TO foc
 REVOKE ALL ON FUNCTION api.users_report_create(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.users_report_create(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.uuid_field(body jsonb, field text, required boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.acting_token() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.add_rollup_minutes(user_id uuid, ended_at timestamp with time zone, minutes integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.add_user_day(user_id uuid, day date, sessions integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.announce_version() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.apply_ledger_entry() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.auth_tokens_notify_end() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.avatar_max_bytes() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.avatars_own_events() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.blocks_own_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.bump_catalog_version() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.bump_tips_version() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.claim_outgoing_mail(batch integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.coin_ledger_day_totals() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.counter_shard(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.daily_minutes_count() FROM PUBLIC;
@@ -4901,6 +5361,7 @@ REVOKE ALL ON FUNCTION app.events_commit_order() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.events_notify() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.focus_sessions_day_totals() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.focus_sessions_events() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.focus_sessions_own_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.focus_sessions_rollup() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.forbid_change() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.friendship_events_events() FROM PUBLIC;
@@ -4910,6 +5371,10 @@ REVOKE ALL ON FUNCTION app.link_idempotency_key() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.link_to_email_holder() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.moderation_actions_append_only() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.moderation_actions_erase() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.outgoing_mail_bounced(id bigint, error text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.outgoing_mail_failed(id bigint, permanent boolean, error text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.outgoing_mail_release(id bigint, error text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.outgoing_mail_sent(id bigint) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.prune_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.prune_idempotency_keys() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.prune_personal_data() FROM PUBLIC;
@@ -4920,7 +5385,11 @@ REVOKE ALL ON FUNCTION app.take_outgoing_mail(batch integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.take_session_total(session app.focus_sessions) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.tell_friends(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.tell_friends_of_row() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.tell_own_devices(user_id uuid, type text, payload jsonb) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.user_items_own_events() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.user_selections_own_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.users_events() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.users_own_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.users_rollup() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.weekly_minutes_count() FROM PUBLIC;
 GRANT SELECT ON TABLE report.coin_economy_per_day TO focus_report;

@@ -111,7 +111,8 @@ public final class SMTPTransport {
         let detail = String(
             decoding: UnsafeBufferPointer(start: errorBuffer, count: strlen(errorBuffer)).map { UInt8(bitPattern: $0) },
             as: UTF8.self)
-        let error = (reply > 0 ? "\(reply): " : "") + (detail.isEmpty ? String(validatingCString: curl_easy_strerror(result)) ?? "libcurl error \(result.rawValue)" : detail)
+        let library = String(validatingCString: curl_easy_strerror(result)) ?? "libcurl error \(result.rawValue)"
+        let error = (reply > 0 ? "\(reply): " : "") + (detail.isEmpty ? library : detail)
         switch reply {
         case 500..<600 where result != CURLE_LOGIN_DENIED:
             return .refused(code: reply, error: error)
@@ -127,6 +128,6 @@ public final class SMTPTransport {
 /// Runs `body` with C strings for `strings` (nil stays nil), alive for the call.
 private func withStrings<R>(_ strings: [String?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
     let copies = strings.map { $0.map { strdup($0) } ?? nil }
-    defer { copies.forEach { free($0) } }
+    defer { for copy in copies { free(copy) } }
     return body(copies.map { $0.map { UnsafePointer($0) } })
 }
