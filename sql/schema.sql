@@ -16,12 +16,9 @@ CREATE SCHEMA app;
 ALTER SCHEMA app OWNER TO focus_owner;
 CREATE SCHEMA report;
 ALTER SCHEMA report OWNER TO focus_owner;
-CREATE SCHEMA test;
-ALTER SCHEMA test OWNER TO postgres;
 CREATE EXTENSION IF NOT EXISTS btree_gist WITH SCHEMA public;
 CREATE EXTENSION IF NOT EXISTS citext WITH SCHEMA public;
 CREATE EXTENSION IF NOT EXISTS pgcrypto WITH SCHEMA public;
-CREATE EXTENSION IF NOT EXISTS pgtap WITH SCHEMA public;
 CREATE TYPE api.file_reply AS (
 	status integer,
 	content_type text,
@@ -3928,198 +3925,6 @@ begin
 end
 $$;
 ALTER FUNCTION app.weekly_minutes_count() OWNER TO focus_owner;
-CREATE FUNCTION test.account(name text) RETURNS jsonb
-    LANGUAGE plpgsql STABLE
-    AS $$
-declare
-    v_account jsonb;
-begin
-    select a.account into v_account from test.accounts a where a.name = account.name;
-    if v_account is null then
-        raise exception 'test.account: no account named % in this test file', account.name;
-    end if;
-    return v_account;
-end
-$$;
-ALTER FUNCTION test.account(name text) OWNER TO postgres;
-CREATE FUNCTION test.answer_of(statement text) RETURNS text
-    LANGUAGE plpgsql
-    AS $$
-declare
-    v_reply api.reply;
-    v_state text;
-    v_detail text;
-begin
-    execute 'select (r).* from (' || answer_of.statement || ') as t(r)' into v_reply;
-    return case when v_reply.code is null then 'ok' else 'PT' || v_reply.status || ' ' || v_reply.code end;
-exception when others then
-    get stacked diagnostics v_state = returned_sqlstate, v_detail = pg_exception_detail;
-    return case when v_state like 'PT%' then v_state || ' ' || v_detail else v_state end;
-end
-$$;
-ALTER FUNCTION test.answer_of(statement text) OWNER TO postgres;
-CREATE FUNCTION test.columns_holding(needles text[]) RETURNS text[]
-    LANGUAGE plpgsql
-    AS $_$
-declare
-    v_column record;
-    v_found boolean;
-    v_hits text[] := '{}';
-begin
-    for v_column in
-        select n.nspname, c.relname, a.attname,
-               coalesce(nullif(t.typbasetype, 0), t.oid) = 'bytea'::regtype as is_bytea
-        from pg_class c
-        join pg_namespace n on n.oid = c.relnamespace
-        join pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
-        join pg_type t on t.oid = a.atttypid
-        where c.relkind in ('r', 'p', 'm') and n.nspname not in ('pg_catalog', 'information_schema', 'test')
-          and n.nspname !~ '^pg_(toast|temp_)'
-        order by 1, 2, 3
-    loop
-        execute format(case when v_column.is_bytea
-                            then 'select exists (select from %I.%I r, unnest($1) x where position(convert_to(x, ''UTF8'') in r.%I) > 0)'
-                            else 'select exists (select from %I.%I r, unnest($1) x where strpos(lower(r.%I::text), lower(x)) > 0)' end,
-                       v_column.nspname, v_column.relname, v_column.attname)
-        into v_found using columns_holding.needles;
-        if v_found then
-            v_hits := v_hits || (v_column.nspname || '.' || v_column.relname || '.' || v_column.attname);
-        end if;
-    end loop;
-    return v_hits;
-end
-$_$;
-ALTER FUNCTION test.columns_holding(needles text[]) OWNER TO postgres;
-CREATE FUNCTION test.day_start(days_ago integer DEFAULT 0) RETURNS timestamp with time zone
-    LANGUAGE sql STABLE
-    AS $$ select (date_trunc('day', now() at time zone 'UTC') - make_interval(days => day_start.days_ago)) at time zone 'UTC' $$;
-ALTER FUNCTION test.day_start(days_ago integer) OWNER TO postgres;
-CREATE FUNCTION test.error_as(role name, statement text) RETURNS text
-    LANGUAGE plpgsql
-    AS $$
-declare
-    v_state text := 'ok';
-begin
-    execute format('set local role %I', role);
-    begin
-        execute statement;
-    exception when others then
-        get stacked diagnostics v_state = returned_sqlstate;
-    end;
-    reset role;
-    return v_state;
-end
-$$;
-ALTER FUNCTION test.error_as(role name, statement text) OWNER TO postgres;
-CREATE FUNCTION test.error_of(statement text) RETURNS text
-    LANGUAGE plpgsql
-    AS $$
-declare
-    v_state text;
-    v_detail text;
-begin
-    execute statement;
-    return 'ok';
-exception when others then
-    get stacked diagnostics v_state = returned_sqlstate, v_detail = pg_exception_detail;
-    return case when v_state like 'PT%' then v_state || ' ' || v_detail else v_state end;
-end
-$$;
-ALTER FUNCTION test.error_of(statement text) OWNER TO postgres;
-CREATE FUNCTION test.item(name text) RETURNS uuid
-    LANGUAGE plpgsql STABLE
-    AS $$
-declare
-    v_id uuid;
-begin
-    select i.id into v_id from app.shop_items i where i.name = item.name;
-    if v_id is null then
-        raise exception 'test.item: no shop item named %', item.name;
-    end if;
-    return v_id;
-end
-$$;
-ALTER FUNCTION test.item(name text) OWNER TO postgres;
-CREATE FUNCTION test.local_day_start(time_zone text, days_ago integer DEFAULT 0) RETURNS timestamp with time zone
-    LANGUAGE sql STABLE
-    AS $$ select (date_trunc('day', now() at time zone local_day_start.time_zone)
-              - make_interval(days => local_day_start.days_ago)) at time zone local_day_start.time_zone $$;
-ALTER FUNCTION test.local_day_start(time_zone text, days_ago integer) OWNER TO postgres;
-CREATE FUNCTION test.new_events() RETURNS text[]
-    LANGUAGE plpgsql
-    AS $$
-declare
-    v_mark bigint := coalesce((select max(m.id) from test.event_mark m), 0);
-    v_lines text[];
-begin
-    select coalesce(array_agg(line order by line), '{}'), coalesce(max(id), v_mark)
-    into v_lines, v_mark
-    from (select e.id,
-                 coalesce(r.name, case when e.user_id is null then '*' else e.user_id::text end) || ' ' || e.type
-                 || coalesce(' ' || coalesce(w.name, e.payload ->> 'user_id'), '')
-                 || coalesce(' ' || (e.payload ->> 'balance'), '') as line
-          from app.events e
-          left join test.accounts r on (r.account -> 'user' ->> 'id')::uuid = e.user_id
-          left join test.accounts w on w.account -> 'user' ->> 'id' = e.payload ->> 'user_id'
-          where e.created_at = now() and e.id > v_mark) lines;
-    insert into test.event_mark (id) values (v_mark);
-    return v_lines;
-end
-$$;
-ALTER FUNCTION test.new_events() OWNER TO postgres;
-CREATE FUNCTION test.new_user(name text, display_name text DEFAULT NULL::text) RETURNS jsonb
-    LANGUAGE plpgsql
-    AS $$
-declare
-    v_account jsonb;
-begin
-    update app.auth_settings set bcrypt_cost = 4;
-    v_account := (api.auth_register(null, '{}', jsonb_build_object(
-        'email', new_user.name || '@example.com', 'password', 'correct horse',
-        'display_name', coalesce(new_user.display_name, initcap(new_user.name))))).body;
-    update app.users u set email_verified_at = now() where u.id = (v_account -> 'user' ->> 'id')::uuid;
-    v_account := jsonb_set(v_account, '{user,email_verified}', 'true');
-    insert into test.accounts (name, account) values (new_user.name, v_account);
-    return v_account;
-end
-$$;
-ALTER FUNCTION test.new_user(name text, display_name text) OWNER TO postgres;
-CREATE FUNCTION test.plan_of(query text, options text DEFAULT NULL::text) RETURNS text
-    LANGUAGE plpgsql
-    AS $$
-declare
-    v_line text;
-    v_plan text := '';
-begin
-    for v_line in execute 'explain ' || coalesce('(' || options || ') ', '') || query loop
-        v_plan := v_plan || v_line || E'\n';
-    end loop;
-    return v_plan;
-end
-$$;
-ALTER FUNCTION test.plan_of(query text, options text) OWNER TO postgres;
-CREATE FUNCTION test.session(name text, ends_at timestamp with time zone, minutes integer, id uuid DEFAULT gen_random_uuid()) RETURNS uuid
-    LANGUAGE sql
-    AS $$
-    insert into app.focus_sessions (id, user_id, source, started_at, ended_at, occupies, minutes)
-    values (session.id, test.uid(session.name), 'offline', session.ends_at - make_interval(mins => session.minutes),
-            session.ends_at, tstzrange(session.ends_at - make_interval(mins => session.minutes), session.ends_at),
-            session.minutes)
-    returning focus_sessions.id
-$$;
-ALTER FUNCTION test.session(name text, ends_at timestamp with time zone, minutes integer, id uuid) OWNER TO postgres;
-CREATE FUNCTION test.token(name text) RETURNS text
-    LANGUAGE sql STABLE
-    AS $$ select test.account(token.name) ->> 'token' $$;
-ALTER FUNCTION test.token(name text) OWNER TO postgres;
-CREATE FUNCTION test.uid(name text) RETURNS uuid
-    LANGUAGE sql STABLE
-    AS $$ select (test.account(uid.name) -> 'user' ->> 'id')::uuid $$;
-ALTER FUNCTION test.uid(name text) OWNER TO postgres;
-CREATE FUNCTION test.week_start(weeks_ago integer DEFAULT 0) RETURNS timestamp with time zone
-    LANGUAGE sql STABLE
-    AS $$ select (date_trunc('week', now() at time zone 'UTC') - make_interval(weeks => week_start.weeks_ago)) at time zone 'UTC' $$;
-ALTER FUNCTION test.week_start(weeks_ago integer) OWNER TO postgres;
 CREATE TABLE app.active_users_per_day (
     day date NOT NULL,
     shard smallint NOT NULL,
@@ -4854,15 +4659,6 @@ CREATE VIEW report.user_reports AS
    FROM (app.user_reports r
      JOIN app.users u ON ((u.id = r.reported)));
 ALTER TABLE report.user_reports OWNER TO focus_owner;
-CREATE TABLE test.accounts (
-    name text NOT NULL,
-    account jsonb NOT NULL
-);
-ALTER TABLE test.accounts OWNER TO postgres;
-CREATE TABLE test.event_mark (
-    id bigint NOT NULL
-);
-ALTER TABLE test.event_mark OWNER TO postgres;
 ALTER TABLE ONLY app.active_users_per_day
     ADD CONSTRAINT active_users_per_day_pkey PRIMARY KEY (day, shard);
 ALTER TABLE ONLY app.asset_settings
@@ -4969,8 +4765,6 @@ ALTER TABLE ONLY app.weekly_minutes_counts
     ADD CONSTRAINT weekly_minutes_counts_pkey PRIMARY KEY (week, minutes, shard);
 ALTER TABLE ONLY app.weekly_minutes
     ADD CONSTRAINT weekly_minutes_pkey PRIMARY KEY (user_id, week);
-ALTER TABLE ONLY test.accounts
-    ADD CONSTRAINT accounts_pkey PRIMARY KEY (name);
 CREATE INDEX auth_tokens_user_id ON app.auth_tokens USING btree (user_id);
 CREATE INDEX blocks_blocked ON app.blocks USING btree (blocked);
 CREATE UNIQUE INDEX coin_ledger_one_earning_per_session ON app.coin_ledger USING btree (session_id) WHERE (entry = 'earn'::text);
