@@ -3555,24 +3555,26 @@ CREATE FUNCTION app.outgoing_mail_failed(id bigint, permanent boolean, error tex
     SET search_path TO 'public', 'pg_temp'
     AS $$
 declare
-    v_settings app.mail_settings;
+    -- Scalars, not an app.mail_settings row: this file is loaded (and checked) after the
+    -- migrations of a database still before 0024, which creates that table.
+    v_max_attempts integer := (select s.max_attempts from app.mail_settings s);
+    v_retry_delay interval := (select s.retry_delay from app.mail_settings s);
+    v_max_retry_delay interval := (select s.max_retry_delay from app.mail_settings s);
     v_attempts integer;
     v_done boolean;
 begin
-    select * into v_settings from app.mail_settings;
     select m.attempts into v_attempts from app.outgoing_mail m
     where m.id = outgoing_mail_failed.id and m.state = 'sending'
     for update;
     if v_attempts is null then
         return null;
     end if;
-    v_done := outgoing_mail_failed.permanent or v_attempts >= v_settings.max_attempts;
+    v_done := outgoing_mail_failed.permanent or v_attempts >= v_max_attempts;
     update app.outgoing_mail m
     set state = case when v_done then 'failed' else 'queued' end,
         failed_at = case when v_done then now() end,
         next_attempt_at = case when v_done then m.next_attempt_at
-                               else now() + least(v_settings.max_retry_delay,
-                                                  v_settings.retry_delay * power(2, least(v_attempts, 20) - 1)) end,
+                               else now() + least(v_max_retry_delay, v_retry_delay * power(2, least(v_attempts, 20) - 1)) end,
         last_error = left(coalesce(outgoing_mail_failed.error, 'unknown error'), 1000),
         body = case when v_done then '(failed)' else m.body end,
         params = case when v_done then '{}' else m.params end
