@@ -309,6 +309,9 @@ begin
     if v_user_id is null then
         perform api.fail(401, 'unauthorized', 'The token is missing, unknown, expired or revoked.');
     end if;
+    -- The acting token, for this transaction: the events its changes write for the person's own
+    -- devices name it, and its own streams leave them out (sql/app/025_own_events.sql).
+    perform set_config('focus.acting_token', v_token_id::text, true);
     -- On a read replica (routes that read shared data, READ_DATABASE_URL) nothing can be
     -- written: the use is recorded by the next request the token makes to the primary.
     if v_stale and not pg_is_in_recovery() then
@@ -614,6 +617,7 @@ CREATE FUNCTION api.events_list(token text, params jsonb, body jsonb) RETURNS ap
     AS $$
 declare
     v_user_id uuid := api.authenticate(events_list.token);
+    v_token uuid := app.acting_token();  -- the caller's token: what it did itself is not told back
     v_after bigint := api.event_cursor(events_list.params);
     v_limit integer := api.integer_param(events_list.params, 'limit', 1, 1000, 100);
     v_newest bigint;
@@ -634,7 +638,9 @@ begin
     -- Event = {id, type, data, created_at}
     select jsonb_agg(jsonb_build_object('id', e.id, 'type', e.type, 'data', e.payload,
                                         'created_at', api.iso(e.created_at)) order by e.id), max(e.id) into v_events, v_last
-    from ((select * from app.events e where e.user_id = v_user_id and e.id > v_after order by e.id limit v_limit)
+    from ((select * from app.events e
+           where e.user_id = v_user_id and e.id > v_after and e.origin_token is distinct from v_token
+           order by e.id limit v_limit)
           union all
           (select * from app.events e where e.user_id is null and e.id > v_after order by e.id limit v_limit)
           order by id limit v_limit) e;
@@ -2582,14 +2588,17 @@ begin
     insert into app.email_verifications (user_id, email, digest, expires_at)
     values (send_email_verification.user_id, send_email_verification.email,
             sha256(convert_to(v_code, 'UTF8')), now() + v_settings.verification_code_ttl);
-    insert into app.outgoing_mail (recipient, user_id, subject, body)
+    insert into app.outgoing_mail (recipient, user_id, subject, body, kind, params)
     values (send_email_verification.email,
             case when v_taken then null else send_email_verification.user_id end,  -- null: the holder's (app.link_to_email_holder)
             case when v_taken then 'Someone tried to use your address at Focus Island'
                  else 'Confirm your email for Focus Island' end,
             case when v_taken then 'Someone asked to use this address for another Focus Island account. Your account is unchanged; nothing needs doing.'
                  else format(E'Your code is %s. Enter it in the app within %s hours to confirm this address.\nIf you did not ask for it, ignore this mail.',
-                             v_code, extract(epoch from v_settings.verification_code_ttl)::integer / 3600) end);
+                             v_code, extract(epoch from v_settings.verification_code_ttl)::integer / 3600) end,
+            case when v_taken then 'address_taken' else 'email_verification' end,
+            case when v_taken then '{}'::jsonb
+                 else jsonb_build_object('code', v_code, 'hours', extract(epoch from v_settings.verification_code_ttl)::integer / 3600) end);
     return null;
 end
 $$;
@@ -2961,6 +2970,13 @@ begin
 end
 $$;
 ALTER FUNCTION api.uuid_field(body jsonb, field text, required boolean) OWNER TO focus_owner;
+CREATE FUNCTION app.acting_token() RETURNS uuid
+    LANGUAGE sql STABLE
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select nullif(current_setting('focus.acting_token', true), '')::uuid
+$$;
+ALTER FUNCTION app.acting_token() OWNER TO focus_owner;
 CREATE FUNCTION app.add_rollup_minutes(user_id uuid, ended_at timestamp with time zone, minutes integer) RETURNS void
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -3074,6 +3090,30 @@ CREATE FUNCTION app.avatar_max_bytes() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$ select 256 * 1024 $$;
 ALTER FUNCTION app.avatar_max_bytes() OWNER TO focus_owner;
+CREATE FUNCTION app.avatars_own_events() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    perform app.tell_own_devices(case when tg_op = 'DELETE' then old.user_id else new.user_id end, 'profile.changed');
+    return null;
+end
+$$;
+ALTER FUNCTION app.avatars_own_events() OWNER TO focus_owner;
+CREATE FUNCTION app.blocks_own_events() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    if tg_op = 'INSERT' then
+        perform app.tell_own_devices(new.blocker, 'block.added', jsonb_build_object('user_id', new.blocked));
+    else
+        perform app.tell_own_devices(old.blocker, 'block.removed', jsonb_build_object('user_id', old.blocked));
+    end if;
+    return null;
+end
+$$;
+ALTER FUNCTION app.blocks_own_events() OWNER TO focus_owner;
 CREATE FUNCTION app.bump_catalog_version() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -3094,6 +3134,33 @@ begin
 end
 $$;
 ALTER FUNCTION app.bump_tips_version() OWNER TO focus_owner;
+CREATE FUNCTION app.claim_outgoing_mail(batch integer DEFAULT 20) RETURNS TABLE(id bigint, kind text, recipient public.citext, subject text, body text, params jsonb, attempts integer)
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_claim_timeout interval := (select s.claim_timeout from app.mail_settings s);
+begin
+    perform app.send_password_resets();
+    return query
+    with due as (
+        select m.id
+        from app.outgoing_mail m
+        where m.state in ('queued', 'sending')
+          and ((m.state = 'queued' and m.next_attempt_at <= now())
+               or (m.state = 'sending' and m.claimed_at < now() - v_claim_timeout))
+        order by m.id
+        limit greatest(claim_outgoing_mail.batch, 0)
+        for update skip locked
+    ), claimed as (
+        update app.outgoing_mail m set state = 'sending', claimed_at = now(), attempts = m.attempts + 1
+        from due d where m.id = d.id
+        returning m.id, m.kind, m.recipient, m.subject, m.body, m.params, m.attempts
+    )
+    select c.id, c.kind, c.recipient, c.subject, c.body, c.params, c.attempts from claimed c order by c.id;
+end
+$$;
+ALTER FUNCTION app.claim_outgoing_mail(batch integer) OWNER TO focus_owner;
 CREATE FUNCTION app.coin_ledger_day_totals() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -3258,6 +3325,24 @@ begin
 end
 $$;
 ALTER FUNCTION app.focus_sessions_events() OWNER TO focus_owner;
+CREATE FUNCTION app.focus_sessions_own_events() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    if tg_op = 'INSERT' then
+        perform app.tell_own_devices(new.user_id,
+                                     case when new.ended_at is null then 'session.started' else 'session.finished' end,
+                                     jsonb_build_object('session_id', new.id));
+    elsif old.ended_at is null and new.ended_at is not null then
+        perform app.tell_own_devices(new.user_id,
+                                     case when new.abandoned then 'session.abandoned' else 'session.finished' end,
+                                     jsonb_build_object('session_id', new.id));
+    end if;
+    return null;
+end
+$$;
+ALTER FUNCTION app.focus_sessions_own_events() OWNER TO focus_owner;
 CREATE FUNCTION app.focus_sessions_rollup() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -3451,6 +3536,78 @@ begin
 end
 $$;
 ALTER FUNCTION app.moderation_actions_erase() OWNER TO focus_owner;
+CREATE FUNCTION app.outgoing_mail_bounced(id bigint, error text) RETURNS boolean
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    update app.outgoing_mail m
+    set state = 'failed', sent_at = null, failed_at = now(), body = '(failed)', params = '{}',
+        last_error = left(coalesce(outgoing_mail_bounced.error, 'bounced'), 1000)
+    where m.id = outgoing_mail_bounced.id and m.state in ('sent', 'sending');
+    return found;
+end
+$$;
+ALTER FUNCTION app.outgoing_mail_bounced(id bigint, error text) OWNER TO focus_owner;
+CREATE FUNCTION app.outgoing_mail_failed(id bigint, permanent boolean, error text) RETURNS text
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    -- Scalars, not an app.mail_settings row: this file is loaded (and checked) after the
+    -- migrations of a database still before 0024, which creates that table.
+    v_max_attempts integer := (select s.max_attempts from app.mail_settings s);
+    v_retry_delay interval := (select s.retry_delay from app.mail_settings s);
+    v_max_retry_delay interval := (select s.max_retry_delay from app.mail_settings s);
+    v_attempts integer;
+    v_done boolean;
+begin
+    select m.attempts into v_attempts from app.outgoing_mail m
+    where m.id = outgoing_mail_failed.id and m.state = 'sending'
+    for update;
+    if v_attempts is null then
+        return null;
+    end if;
+    v_done := outgoing_mail_failed.permanent or v_attempts >= v_max_attempts;
+    update app.outgoing_mail m
+    set state = case when v_done then 'failed' else 'queued' end,
+        failed_at = case when v_done then now() end,
+        next_attempt_at = case when v_done then m.next_attempt_at
+                               else now() + least(v_max_retry_delay, v_retry_delay * power(2, least(v_attempts, 20) - 1)) end,
+        last_error = left(coalesce(outgoing_mail_failed.error, 'unknown error'), 1000),
+        body = case when v_done then '(failed)' else m.body end,
+        params = case when v_done then '{}' else m.params end
+    where m.id = outgoing_mail_failed.id;
+    return case when v_done then 'failed' else 'queued' end;
+end
+$$;
+ALTER FUNCTION app.outgoing_mail_failed(id bigint, permanent boolean, error text) OWNER TO focus_owner;
+CREATE FUNCTION app.outgoing_mail_release(id bigint, error text) RETURNS boolean
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    update app.outgoing_mail m
+    set state = 'queued', attempts = greatest(m.attempts - 1, 0),
+        next_attempt_at = now() + (select s.retry_delay from app.mail_settings s),
+        last_error = left(coalesce(outgoing_mail_release.error, m.last_error), 1000)
+    where m.id = outgoing_mail_release.id and m.state = 'sending';
+    return found;
+end
+$$;
+ALTER FUNCTION app.outgoing_mail_release(id bigint, error text) OWNER TO focus_owner;
+CREATE FUNCTION app.outgoing_mail_sent(id bigint) RETURNS boolean
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    update app.outgoing_mail m
+    set state = 'sent', sent_at = now(), body = '(sent)', params = '{}', last_error = null
+    where m.id = outgoing_mail_sent.id and m.state = 'sending';
+    return found;
+end
+$$;
+ALTER FUNCTION app.outgoing_mail_sent(id bigint) OWNER TO focus_owner;
 CREATE FUNCTION app.prune_events() RETURNS integer
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -3562,10 +3719,12 @@ begin
         update app.password_resets r set used_at = now() where r.user_id = v_user.id and r.used_at is null;
         insert into app.password_resets (user_id, digest, expires_at)
         values (v_user.id, sha256(convert_to(v_code, 'UTF8')), now() + v_settings.reset_code_ttl);
-        insert into app.outgoing_mail (recipient, subject, body)
+        insert into app.outgoing_mail (recipient, subject, body, kind, params)
         values (v_user.email, 'Your Focus Island password reset code',
                 format(E'Your code is %s. It works once, within %s minutes.\nIf you did not ask for it, ignore this mail: your password stays as it is.',
-                       v_code, extract(epoch from v_settings.reset_code_ttl)::integer / 60));
+                       v_code, extract(epoch from v_settings.reset_code_ttl)::integer / 60),
+                'password_reset',
+                jsonb_build_object('code', v_code, 'minutes', extract(epoch from v_settings.reset_code_ttl)::integer / 60));
     end loop;
     return v_taken;
 end
@@ -3594,12 +3753,12 @@ begin
     with taken as (
         select m.id, m.recipient, m.subject, m.body, m.created_at
         from app.outgoing_mail m
-        where m.sent_at is null
+        where m.state = 'queued'
         order by m.id
         limit take_outgoing_mail.batch
         for update skip locked
     ), marked as (
-        update app.outgoing_mail m set sent_at = now(), body = '(sent)'
+        update app.outgoing_mail m set state = 'sent', sent_at = now(), body = '(sent)', params = '{}'
         from taken t where m.id = t.id
     )
     select t.id, t.recipient, t.subject, t.body, t.created_at from taken t order by t.id;
@@ -3650,6 +3809,45 @@ begin
 end
 $$;
 ALTER FUNCTION app.tell_friends_of_row() OWNER TO focus_owner;
+CREATE FUNCTION app.tell_own_devices(user_id uuid, type text, payload jsonb DEFAULT '{}'::jsonb) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_acting uuid := app.acting_token();
+begin
+    if exists (select from app.auth_tokens t
+               where t.user_id = tell_own_devices.user_id and t.revoked_at is null and t.expires_at > now()
+                 and t.id is distinct from v_acting) then
+        insert into app.events (user_id, type, payload, origin_token)
+        values (tell_own_devices.user_id, tell_own_devices.type, tell_own_devices.payload, v_acting);
+    end if;
+end
+$$;
+ALTER FUNCTION app.tell_own_devices(user_id uuid, type text, payload jsonb) OWNER TO focus_owner;
+CREATE FUNCTION app.user_items_own_events() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    perform app.tell_own_devices(new.user_id, 'item.acquired', jsonb_build_object('item_id', new.item_id));
+    return null;
+end
+$$;
+ALTER FUNCTION app.user_items_own_events() OWNER TO focus_owner;
+CREATE FUNCTION app.user_selections_own_events() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    if tg_op = 'INSERT' or new.item_id is distinct from old.item_id then
+        perform app.tell_own_devices(new.user_id, 'selection.changed',
+                                     jsonb_build_object('kind', new.kind, 'item_id', new.item_id));
+    end if;
+    return null;
+end
+$$;
+ALTER FUNCTION app.user_selections_own_events() OWNER TO focus_owner;
 CREATE FUNCTION app.users_events() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -3667,6 +3865,22 @@ begin
 end
 $$;
 ALTER FUNCTION app.users_events() OWNER TO focus_owner;
+CREATE FUNCTION app.users_own_events() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    if new.display_name is distinct from old.display_name or new.bio is distinct from old.bio
+       or new.email is distinct from old.email then
+        perform app.tell_own_devices(new.id, 'profile.changed');
+    end if;
+    if new.time_zone is distinct from old.time_zone or new.show_tip_on_timer is distinct from old.show_tip_on_timer then
+        perform app.tell_own_devices(new.id, 'settings.changed');
+    end if;
+    return null;
+end
+$$;
+ALTER FUNCTION app.users_own_events() OWNER TO focus_owner;
 CREATE FUNCTION app.users_rollup() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -4007,9 +4221,10 @@ CREATE TABLE app.events (
     type text NOT NULL,
     payload jsonb DEFAULT '{}'::jsonb NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
+    origin_token uuid,
     CONSTRAINT events_check CHECK (((user_id IS NULL) = (type = ANY (ARRAY['catalog.changed'::text, 'tips.changed'::text])))),
     CONSTRAINT events_payload_check CHECK (((jsonb_typeof(payload) = 'object'::text) AND (length((payload)::text) <= 1000))),
-    CONSTRAINT events_type_check CHECK ((type = ANY (ARRAY['friend_request.received'::text, 'friend_request.accepted'::text, 'friend_request.ended'::text, 'friend.removed'::text, 'friend.updated'::text, 'balance.changed'::text, 'catalog.changed'::text, 'tips.changed'::text])))
+    CONSTRAINT events_type_check CHECK ((type = ANY (ARRAY['friend_request.received'::text, 'friend_request.accepted'::text, 'friend_request.ended'::text, 'friend.removed'::text, 'friend.updated'::text, 'balance.changed'::text, 'catalog.changed'::text, 'tips.changed'::text, 'session.started'::text, 'session.finished'::text, 'session.abandoned'::text, 'selection.changed'::text, 'item.acquired'::text, 'profile.changed'::text, 'settings.changed'::text, 'block.added'::text, 'block.removed'::text])))
 );
 ALTER TABLE app.events OWNER TO focus_owner;
 ALTER TABLE app.events ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
@@ -4091,6 +4306,19 @@ CREATE TABLE app.login_failures (
     CONSTRAINT login_failures_kind_check CHECK ((kind = ANY (ARRAY['login'::text, 'code'::text, 'password'::text])))
 );
 ALTER TABLE app.login_failures OWNER TO focus_owner;
+CREATE TABLE app.mail_settings (
+    singleton boolean DEFAULT true NOT NULL,
+    max_attempts integer DEFAULT 8 NOT NULL,
+    retry_delay interval DEFAULT '00:01:00'::interval NOT NULL,
+    max_retry_delay interval DEFAULT '01:00:00'::interval NOT NULL,
+    claim_timeout interval DEFAULT '00:10:00'::interval NOT NULL,
+    CONSTRAINT mail_settings_check CHECK ((max_retry_delay >= retry_delay)),
+    CONSTRAINT mail_settings_claim_timeout_check CHECK ((claim_timeout >= '00:01:00'::interval)),
+    CONSTRAINT mail_settings_max_attempts_check CHECK (((max_attempts >= 1) AND (max_attempts <= 20))),
+    CONSTRAINT mail_settings_retry_delay_check CHECK ((retry_delay >= '00:00:01'::interval)),
+    CONSTRAINT mail_settings_singleton_check CHECK (singleton)
+);
+ALTER TABLE app.mail_settings OWNER TO focus_owner;
 CREATE TABLE app.moderation_settings (
     singleton boolean DEFAULT true NOT NULL,
     max_reports_per_day integer NOT NULL,
@@ -4113,7 +4341,23 @@ CREATE TABLE app.outgoing_mail (
     body text NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     sent_at timestamp with time zone,
-    user_id uuid
+    user_id uuid,
+    kind text DEFAULT 'message'::text NOT NULL,
+    params jsonb DEFAULT '{}'::jsonb NOT NULL,
+    state text DEFAULT 'queued'::text NOT NULL,
+    attempts integer DEFAULT 0 NOT NULL,
+    next_attempt_at timestamp with time zone DEFAULT now() NOT NULL,
+    claimed_at timestamp with time zone,
+    failed_at timestamp with time zone,
+    last_error text,
+    CONSTRAINT outgoing_mail_attempts_check CHECK ((attempts >= 0)),
+    CONSTRAINT outgoing_mail_claimed_check CHECK (((state <> 'sending'::text) OR (claimed_at IS NOT NULL))),
+    CONSTRAINT outgoing_mail_failed_check CHECK (((state = 'failed'::text) = (failed_at IS NOT NULL))),
+    CONSTRAINT outgoing_mail_kind_check CHECK ((kind = ANY (ARRAY['message'::text, 'password_reset'::text, 'email_verification'::text, 'address_taken'::text]))),
+    CONSTRAINT outgoing_mail_last_error_check CHECK ((length(last_error) <= 1000)),
+    CONSTRAINT outgoing_mail_params_check CHECK (((jsonb_typeof(params) = 'object'::text) AND (length((params)::text) <= 1000))),
+    CONSTRAINT outgoing_mail_sent_check CHECK (((state = 'sent'::text) = (sent_at IS NOT NULL))),
+    CONSTRAINT outgoing_mail_state_check CHECK ((state = ANY (ARRAY['queued'::text, 'sending'::text, 'sent'::text, 'failed'::text])))
 );
 ALTER TABLE app.outgoing_mail OWNER TO focus_owner;
 ALTER TABLE app.outgoing_mail ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
@@ -4442,6 +4686,8 @@ ALTER TABLE ONLY app.ledger_day_totals
     ADD CONSTRAINT ledger_day_totals_pkey PRIMARY KEY (day, shard);
 ALTER TABLE ONLY app.login_addresses
     ADD CONSTRAINT login_addresses_pkey PRIMARY KEY (user_id, client_ip);
+ALTER TABLE ONLY app.mail_settings
+    ADD CONSTRAINT mail_settings_pkey PRIMARY KEY (singleton);
 ALTER TABLE ONLY app.mindfulness_tips
     ADD CONSTRAINT mindfulness_tips_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.mindfulness_tips
@@ -4522,9 +4768,9 @@ CREATE INDEX login_failures_time ON app.login_failures USING btree (failed_at);
 CREATE INDEX login_failures_user ON app.login_failures USING btree (user_id) WHERE (user_id IS NOT NULL);
 CREATE INDEX moderation_actions_time ON app.moderation_actions USING btree (created_at);
 CREATE INDEX moderation_actions_user ON app.moderation_actions USING btree (user_id, created_at);
+CREATE INDEX outgoing_mail_due ON app.outgoing_mail USING btree (id) WHERE (state = ANY (ARRAY['queued'::text, 'sending'::text]));
 CREATE INDEX outgoing_mail_recipient ON app.outgoing_mail USING btree (recipient);
 CREATE INDEX outgoing_mail_time ON app.outgoing_mail USING btree (created_at);
-CREATE INDEX outgoing_mail_unsent ON app.outgoing_mail USING btree (id) WHERE (sent_at IS NULL);
 CREATE INDEX outgoing_mail_user ON app.outgoing_mail USING btree (user_id) WHERE (user_id IS NOT NULL);
 CREATE INDEX password_reset_requests_time ON app.password_reset_requests USING btree (created_at);
 CREATE INDEX password_reset_requests_user ON app.password_reset_requests USING btree (user_id) WHERE (user_id IS NOT NULL);
@@ -4558,6 +4804,8 @@ CREATE OR REPLACE VIEW report.sales_per_item AS
 CREATE TRIGGER auth_tokens_end_deleted AFTER DELETE ON app.auth_tokens FOR EACH ROW EXECUTE FUNCTION app.auth_tokens_notify_end();
 CREATE TRIGGER auth_tokens_end_revoked AFTER UPDATE OF revoked_at, expires_at ON app.auth_tokens FOR EACH ROW WHEN ((((old.revoked_at IS NULL) AND (new.revoked_at IS NOT NULL)) OR (new.expires_at < old.expires_at))) EXECUTE FUNCTION app.auth_tokens_notify_end();
 CREATE TRIGGER avatars_events AFTER INSERT OR DELETE OR UPDATE ON app.avatars FOR EACH ROW EXECUTE FUNCTION app.tell_friends_of_row();
+CREATE TRIGGER avatars_own_events AFTER INSERT OR DELETE OR UPDATE ON app.avatars FOR EACH ROW EXECUTE FUNCTION app.avatars_own_events();
+CREATE TRIGGER blocks_own_events AFTER INSERT OR DELETE ON app.blocks FOR EACH ROW EXECUTE FUNCTION app.blocks_own_events();
 CREATE TRIGGER coin_ledger_append_only BEFORE DELETE OR UPDATE ON app.coin_ledger FOR EACH STATEMENT EXECUTE FUNCTION app.forbid_change();
 CREATE TRIGGER coin_ledger_apply AFTER INSERT ON app.coin_ledger FOR EACH ROW EXECUTE FUNCTION app.apply_ledger_entry();
 CREATE CONSTRAINT TRIGGER coin_ledger_utc_day_totals AFTER INSERT ON app.coin_ledger DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION app.coin_ledger_day_totals();
@@ -4566,6 +4814,7 @@ CREATE TRIGGER events_append_only BEFORE DELETE OR UPDATE OR TRUNCATE ON app.eve
 CREATE TRIGGER events_commit_order BEFORE INSERT ON app.events FOR EACH STATEMENT EXECUTE FUNCTION app.events_commit_order();
 CREATE TRIGGER events_notify AFTER INSERT ON app.events FOR EACH ROW EXECUTE FUNCTION app.events_notify();
 CREATE TRIGGER focus_sessions_events AFTER INSERT OR DELETE OR UPDATE ON app.focus_sessions FOR EACH ROW EXECUTE FUNCTION app.focus_sessions_events();
+CREATE TRIGGER focus_sessions_own_events AFTER INSERT OR UPDATE OF ended_at ON app.focus_sessions FOR EACH ROW EXECUTE FUNCTION app.focus_sessions_own_events();
 CREATE TRIGGER focus_sessions_rollup AFTER INSERT OR DELETE OR UPDATE OF user_id, ended_at, minutes ON app.focus_sessions FOR EACH ROW EXECUTE FUNCTION app.focus_sessions_rollup();
 CREATE CONSTRAINT TRIGGER focus_sessions_utc_day_totals AFTER INSERT OR DELETE OR UPDATE OF user_id, source, ended_at, minutes, coins_earned ON app.focus_sessions DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION app.focus_sessions_day_totals();
 CREATE TRIGGER friendship_events_append_only BEFORE DELETE OR UPDATE ON app.friendship_events FOR EACH STATEMENT EXECUTE FUNCTION app.forbid_change();
@@ -4584,9 +4833,12 @@ CREATE TRIGGER shop_items_bump_version AFTER INSERT OR DELETE OR UPDATE ON app.s
 CREATE TRIGGER shop_items_deleted_events AFTER DELETE ON app.shop_items REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
 CREATE TRIGGER shop_items_inserted_events AFTER INSERT ON app.shop_items REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
 CREATE TRIGGER shop_items_updated_events AFTER UPDATE ON app.shop_items REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
+CREATE TRIGGER user_items_own_events AFTER INSERT ON app.user_items FOR EACH ROW EXECUTE FUNCTION app.user_items_own_events();
 CREATE TRIGGER user_selections_change_events AFTER UPDATE ON app.user_selections FOR EACH ROW WHEN ((new.item_id IS DISTINCT FROM old.item_id)) EXECUTE FUNCTION app.tell_friends_of_row();
 CREATE TRIGGER user_selections_events AFTER INSERT OR DELETE ON app.user_selections FOR EACH ROW EXECUTE FUNCTION app.tell_friends_of_row();
+CREATE TRIGGER user_selections_own_events AFTER INSERT OR UPDATE OF item_id ON app.user_selections FOR EACH ROW EXECUTE FUNCTION app.user_selections_own_events();
 CREATE TRIGGER users_events AFTER UPDATE ON app.users FOR EACH ROW WHEN (((new.display_name IS DISTINCT FROM old.display_name) OR (new.bio IS DISTINCT FROM old.bio) OR (new.balance IS DISTINCT FROM old.balance))) EXECUTE FUNCTION app.users_events();
+CREATE TRIGGER users_own_events AFTER UPDATE ON app.users FOR EACH ROW WHEN (((new.deleted_at IS NULL) AND ((new.display_name IS DISTINCT FROM old.display_name) OR (new.bio IS DISTINCT FROM old.bio) OR (new.email IS DISTINCT FROM old.email) OR (new.time_zone IS DISTINCT FROM old.time_zone) OR (new.show_tip_on_timer IS DISTINCT FROM old.show_tip_on_timer)))) EXECUTE FUNCTION app.users_own_events();
 CREATE TRIGGER users_rollup AFTER UPDATE OF time_zone, deleted_at ON app.users FOR EACH ROW WHEN (((new.time_zone IS DISTINCT FROM old.time_zone) OR (new.deleted_at IS DISTINCT FROM old.deleted_at))) EXECUTE FUNCTION app.users_rollup();
 CREATE CONSTRAINT TRIGGER weekly_minutes_count AFTER INSERT OR DELETE OR UPDATE ON app.weekly_minutes DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION app.weekly_minutes_count();
 ALTER TABLE ONLY app.auth_tokens
@@ -4858,14 +5110,18 @@ GRANT ALL ON FUNCTION api.users_get(token text, params jsonb, body jsonb) TO foc
 REVOKE ALL ON FUNCTION api.users_report_create(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.users_report_create(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.uuid_field(body jsonb, field text, required boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.acting_token() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.add_rollup_minutes(user_id uuid, ended_at timestamp with time zone, minutes integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.add_user_day(user_id uuid, day date, sessions integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.announce_version() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.apply_ledger_entry() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.auth_tokens_notify_end() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.avatar_max_bytes() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.avatars_own_events() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.blocks_own_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.bump_catalog_version() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.bump_tips_version() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.claim_outgoing_mail(batch integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.coin_ledger_day_totals() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.counter_shard(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.daily_minutes_count() FROM PUBLIC;
@@ -4874,6 +5130,7 @@ REVOKE ALL ON FUNCTION app.events_commit_order() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.events_notify() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.focus_sessions_day_totals() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.focus_sessions_events() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.focus_sessions_own_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.focus_sessions_rollup() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.forbid_change() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.friendship_events_events() FROM PUBLIC;
@@ -4883,6 +5140,10 @@ REVOKE ALL ON FUNCTION app.link_idempotency_key() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.link_to_email_holder() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.moderation_actions_append_only() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.moderation_actions_erase() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.outgoing_mail_bounced(id bigint, error text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.outgoing_mail_failed(id bigint, permanent boolean, error text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.outgoing_mail_release(id bigint, error text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.outgoing_mail_sent(id bigint) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.prune_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.prune_idempotency_keys() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.prune_personal_data() FROM PUBLIC;
@@ -4893,7 +5154,11 @@ REVOKE ALL ON FUNCTION app.take_outgoing_mail(batch integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.take_session_total(session app.focus_sessions) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.tell_friends(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.tell_friends_of_row() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.tell_own_devices(user_id uuid, type text, payload jsonb) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.user_items_own_events() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.user_selections_own_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.users_events() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.users_own_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.users_rollup() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.weekly_minutes_count() FROM PUBLIC;
 REVOKE ALL ON FUNCTION report.counter_reconciliation_between(from_day date, to_day date) FROM PUBLIC;

@@ -1,4 +1,4 @@
-// focus-island: `serve` (default), `migrate`, `seed`. Configuration comes from the environment.
+// focus-island: `serve` (default), `migrate`, `seed`, `mail` (the mail sender). Configuration comes from the environment.
 import FocusIsland
 import Foundation
 import Glibc
@@ -67,6 +67,20 @@ case "migrate", "seed":
         fail("\(command): \(error)")
     }
 
+case "mail":
+    // The mail sender (docs/mail.md): `focus-island mail` runs until SIGTERM; `--once` drains
+    // what is due and exits.
+    setenv("PGCONNECT_TIMEOUT", "3", 0)
+    do {
+        let settings = try MailSettings(
+            environment: ProcessInfo.processInfo.environment, defaultDatabaseURL: configuration.migrationDatabaseURL)
+        let sender = MailSender(
+            settings: settings, templates: try MailTemplates(directory: settings.templateDirectory), logger: logger)
+        try sender.run(once: arguments.dropFirst().contains("--once"))
+    } catch {
+        fail("mail: \(error)")
+    }
+
 default:
-    fail("usage: focus-island [serve|migrate|seed]")
+    fail("usage: focus-island [serve|migrate|seed|mail [--once]]")
 }

@@ -263,7 +263,8 @@ as $$ select to_char(iso.value at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z
 -- only when the token's last use is older than auth_settings.token_touch_interval (an hour)
 -- does it call the volatile api.touch_token, which records the use and slides the expiry;
 -- PostgreSQL forbids writes in the statements of a non-volatile function itself, not in a
--- volatile function it calls, and that write commits with the request.
+-- volatile function it calls, and that write commits with the request. It names the token for
+-- the rest of the transaction (focus.acting_token, read by app.acting_token).
 create function api.authenticate(token text, suspended_too boolean default false)
 returns uuid
 language plpgsql stable security definer set search_path = public, pg_temp
@@ -283,6 +284,9 @@ begin
     if v_user_id is null then
         perform api.fail(401, 'unauthorized', 'The token is missing, unknown, expired or revoked.');
     end if;
+    -- The acting token, for this transaction: the events its changes write for the person's own
+    -- devices name it, and its own streams leave them out (sql/app/025_own_events.sql).
+    perform set_config('focus.acting_token', v_token_id::text, true);
     -- On a read replica (routes that read shared data, READ_DATABASE_URL) nothing can be
     -- written: the use is recorded by the next request the token makes to the primary.
     if v_stale and not pg_is_in_recovery() then

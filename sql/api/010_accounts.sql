@@ -257,14 +257,17 @@ begin
     insert into app.email_verifications (user_id, email, digest, expires_at)
     values (send_email_verification.user_id, send_email_verification.email,
             sha256(convert_to(v_code, 'UTF8')), now() + v_settings.verification_code_ttl);
-    insert into app.outgoing_mail (recipient, user_id, subject, body)
+    insert into app.outgoing_mail (recipient, user_id, subject, body, kind, params)
     values (send_email_verification.email,
             case when v_taken then null else send_email_verification.user_id end,  -- null: the holder's (app.link_to_email_holder)
             case when v_taken then 'Someone tried to use your address at Focus Island'
                  else 'Confirm your email for Focus Island' end,
             case when v_taken then 'Someone asked to use this address for another Focus Island account. Your account is unchanged; nothing needs doing.'
                  else format(E'Your code is %s. Enter it in the app within %s hours to confirm this address.\nIf you did not ask for it, ignore this mail.',
-                             v_code, extract(epoch from v_settings.verification_code_ttl)::integer / 3600) end);
+                             v_code, extract(epoch from v_settings.verification_code_ttl)::integer / 3600) end,
+            case when v_taken then 'address_taken' else 'email_verification' end,
+            case when v_taken then '{}'::jsonb
+                 else jsonb_build_object('code', v_code, 'hours', extract(epoch from v_settings.verification_code_ttl)::integer / 3600) end);
     return null;
 end
 $$;

@@ -33,7 +33,8 @@ end
 $$;
 
 -- GET /events?after=&limit=&wait= as JSON.
--- Guarantees: the caller's events and the broadcast ones (catalog, tips) with id > after, in id
+-- Guarantees: the caller's events (but those the caller's own token caused, which its answer
+-- said: events to one's own other devices) and the broadcast ones (catalog, tips) with id > after, in id
 -- order, at most `limit` (1 to 1000, default 100); `next` is the last id answered, or `after`
 -- when there is none. No `after`: nothing, and `next` = the newest id (start from now). An
 -- `after` below what was pruned answers one {type: "resync"} event (id = next = the newest id):
@@ -45,6 +46,7 @@ language plpgsql stable security definer set search_path = public, pg_temp
 as $$
 declare
     v_user_id uuid := api.authenticate(events_list.token);
+    v_token uuid := app.acting_token();  -- the caller's token: what it did itself is not told back
     v_after bigint := api.event_cursor(events_list.params);
     v_limit integer := api.integer_param(events_list.params, 'limit', 1, 1000, 100);
     v_newest bigint;
@@ -65,7 +67,9 @@ begin
     -- Event = {id, type, data, created_at}
     select jsonb_agg(jsonb_build_object('id', e.id, 'type', e.type, 'data', e.payload,
                                         'created_at', api.iso(e.created_at)) order by e.id), max(e.id) into v_events, v_last
-    from ((select * from app.events e where e.user_id = v_user_id and e.id > v_after order by e.id limit v_limit)
+    from ((select * from app.events e
+           where e.user_id = v_user_id and e.id > v_after and e.origin_token is distinct from v_token
+           order by e.id limit v_limit)
           union all
           (select * from app.events e where e.user_id is null and e.id > v_after order by e.id limit v_limit)
           order by id limit v_limit) e;
@@ -74,7 +78,8 @@ end
 $$;
 grant execute on function api.events_list(text, jsonb, jsonb) to focus_api;
 comment on function api.events_list(text, jsonb, jsonb) is
-    'GET /events (JSON): the caller''s and broadcast events after `after` in id order, with `next`; '
+    'GET /events (JSON): the caller''s and broadcast events after `after` in id order, with `next`, but none the '
+    'caller''s own token caused (those go to the person''s other devices); '
     'a pruned cursor answers one resync event; a malformed, negative or future `after`, a `limit` '
     'outside 1..1000 or a `wait` outside 0..60 is 400 invalid_field.';
 

@@ -13,10 +13,10 @@ values ('ret@example.com', '203.0.113.1', now() - interval '31 days'), ('ret@exa
        ('stranger@example.com', '203.0.113.3', now() - interval '31 days');
 insert into app.login_addresses (user_id, client_ip, last_success_at)
 values (test.uid('ret'), '198.51.100.1', now() - interval '91 days'), (test.uid('ret'), '198.51.100.2', now() - interval '89 days');
-insert into app.outgoing_mail (recipient, subject, body, created_at, sent_at)
-values ('ret@example.com', 'old', '(sent)', now() - interval '31 days', now() - interval '31 days'),
-       ('ret@example.com', 'never sent', 'code 12345678', now() - interval '31 days', null),
-       ('ret@example.com', 'recent', '(sent)', now() - interval '29 days', now() - interval '29 days');
+insert into app.outgoing_mail (recipient, subject, body, created_at, sent_at, state)
+values ('ret@example.com', 'old', '(sent)', now() - interval '31 days', now() - interval '31 days', 'sent'),
+       ('ret@example.com', 'never sent', 'code 12345678', now() - interval '31 days', null, 'queued'),
+       ('ret@example.com', 'recent', '(sent)', now() - interval '29 days', now() - interval '29 days', 'sent');
 insert into app.password_reset_requests (email, created_at)
 values ('ret@example.com', now() - interval '16 minutes'), ('stranger@example.com', now() - interval '16 minutes'),
        ('ret@example.com', now() - interval '14 minutes');

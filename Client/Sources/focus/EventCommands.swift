@@ -65,6 +65,18 @@ struct EventDescriber {
             return "the shop changed (focus shop)."
         case "tips.changed":
             return "new mindfulness tips (focus tips sync)."
+        case "session.started":
+            return "you started a session on another device."
+        case "session.finished":
+            return "you finished a session on another device."
+        case "session.abandoned":
+            return "you abandoned a session on another device."
+        case "selection.changed", "item.acquired":
+            return "your items changed on another device (focus me)."
+        case "profile.changed", "settings.changed":
+            return "your profile or settings changed on another device (focus me)."
+        case "block.added", "block.removed":
+            return "your blocked list changed on another device."
         case "resync":
             return "some events are too old to list: read focus me and focus friends again."
         default:

@@ -1370,7 +1370,7 @@ public struct ReportCreated: Codable, Sendable, Equatable {
 public struct Event: Codable, Sendable, Equatable {
     /// The cursor: pass it as `after` (or Last-Event-ID).
     public var id: Int
-    /// Which event: friend_request.received, friend_request.accepted, friend_request.ended, friend.removed, friend.updated, balance.changed, catalog.changed, tips.changed, resync.
+    /// Which event: friend_request.received, friend_request.accepted, friend_request.ended, friend.removed, friend.updated, balance.changed, catalog.changed, tips.changed, session.started, session.finished, session.abandoned, selection.changed, item.acquired, profile.changed, settings.changed, block.added, block.removed, resync.
     public var type: String
     public var data: JSONValue
     public var createdAt: Time
@@ -1665,6 +1665,309 @@ public struct TipsChangedEvent: Codable, Sendable, Equatable {
     /// The cursor: pass it as `after` (or Last-Event-ID).
     public var id: Int
     /// `tips.changed` (the discriminator).
+    public var type: String
+    public var data: Data
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: Data, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
+/// To the user: a live session started (GET /focus-sessions/current). Sent to the person's other signed-in devices, not to the token whose request caused it.
+public struct SessionStartedEvent: Codable, Sendable, Equatable {
+    public struct Data: Codable, Sendable, Equatable {
+        public var sessionId: UUID
+
+        public init(sessionId: UUID) {
+            self.sessionId = sessionId
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case sessionId = "session_id"
+        }
+    }
+
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    /// `session.started` (the discriminator).
+    public var type: String
+    public var data: Data
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: Data, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
+/// To the user: a session finished, or one recorded offline was added. Sent to the person's other signed-in devices, not to the token whose request caused it.
+public struct SessionFinishedEvent: Codable, Sendable, Equatable {
+    public struct Data: Codable, Sendable, Equatable {
+        public var sessionId: UUID
+
+        public init(sessionId: UUID) {
+            self.sessionId = sessionId
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case sessionId = "session_id"
+        }
+    }
+
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    /// `session.finished` (the discriminator).
+    public var type: String
+    public var data: Data
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: Data, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
+/// To the user: the live session was abandoned. Sent to the person's other signed-in devices, not to the token whose request caused it.
+public struct SessionAbandonedEvent: Codable, Sendable, Equatable {
+    public struct Data: Codable, Sendable, Equatable {
+        public var sessionId: UUID
+
+        public init(sessionId: UUID) {
+            self.sessionId = sessionId
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case sessionId = "session_id"
+        }
+    }
+
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    /// `session.abandoned` (the discriminator).
+    public var type: String
+    public var data: Data
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: Data, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
+/// To the user: the item shown for a kind changed. Sent to the person's other signed-in devices, not to the token whose request caused it.
+public struct SelectionChangedEvent: Codable, Sendable, Equatable {
+    public struct Data: Codable, Sendable, Equatable {
+        public var kind: String
+        public var itemId: UUID
+
+        public init(kind: String, itemId: UUID) {
+            self.kind = kind
+            self.itemId = itemId
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case kind = "kind"
+            case itemId = "item_id"
+        }
+    }
+
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    /// `selection.changed` (the discriminator).
+    public var type: String
+    public var data: Data
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: Data, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
+/// To the user: an item was bought (or otherwise added to the inventory). Sent to the person's other signed-in devices, not to the token whose request caused it.
+public struct ItemAcquiredEvent: Codable, Sendable, Equatable {
+    public struct Data: Codable, Sendable, Equatable {
+        public var itemId: UUID
+
+        public init(itemId: UUID) {
+            self.itemId = itemId
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case itemId = "item_id"
+        }
+    }
+
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    /// `item.acquired` (the discriminator).
+    public var type: String
+    public var data: Data
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: Data, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
+/// To the user: the name, bio, email or avatar changed (GET /me again). Sent to the person's other signed-in devices, not to the token whose request caused it.
+public struct ProfileChangedEvent: Codable, Sendable, Equatable {
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    /// `profile.changed` (the discriminator).
+    public var type: String
+    public var data: JSONValue
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: JSONValue, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
+/// To the user: the settings (time zone, tip on the timer) changed (GET /me again). Sent to the person's other signed-in devices, not to the token whose request caused it.
+public struct SettingsChangedEvent: Codable, Sendable, Equatable {
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    /// `settings.changed` (the discriminator).
+    public var type: String
+    public var data: JSONValue
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: JSONValue, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
+/// To the user: they blocked user_id. Sent to the person's other signed-in devices, not to the token whose request caused it.
+public struct BlockAddedEvent: Codable, Sendable, Equatable {
+    public struct Data: Codable, Sendable, Equatable {
+        public var userId: UUID
+
+        public init(userId: UUID) {
+            self.userId = userId
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case userId = "user_id"
+        }
+    }
+
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    /// `block.added` (the discriminator).
+    public var type: String
+    public var data: Data
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: Data, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
+/// To the user: they unblocked user_id (or that account was deleted). Sent to the person's other signed-in devices, not to the token whose request caused it.
+public struct BlockRemovedEvent: Codable, Sendable, Equatable {
+    public struct Data: Codable, Sendable, Equatable {
+        public var userId: UUID
+
+        public init(userId: UUID) {
+            self.userId = userId
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case userId = "user_id"
+        }
+    }
+
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    /// `block.removed` (the discriminator).
     public var type: String
     public var data: Data
     public var createdAt: Time
@@ -2956,6 +3259,15 @@ public enum Schemas {
         ("BalanceChangedEvent", BalanceChangedEvent.self),
         ("CatalogChangedEvent", CatalogChangedEvent.self),
         ("TipsChangedEvent", TipsChangedEvent.self),
+        ("SessionStartedEvent", SessionStartedEvent.self),
+        ("SessionFinishedEvent", SessionFinishedEvent.self),
+        ("SessionAbandonedEvent", SessionAbandonedEvent.self),
+        ("SelectionChangedEvent", SelectionChangedEvent.self),
+        ("ItemAcquiredEvent", ItemAcquiredEvent.self),
+        ("ProfileChangedEvent", ProfileChangedEvent.self),
+        ("SettingsChangedEvent", SettingsChangedEvent.self),
+        ("BlockAddedEvent", BlockAddedEvent.self),
+        ("BlockRemovedEvent", BlockRemovedEvent.self),
         ("ResyncEvent", ResyncEvent.self),
         ("Events", Events.self),
         ("Export", Export.self),
