@@ -1,7 +1,7 @@
 -- Translations: items and tips in the request's language, English for a language or a row
 -- that has none, the catalog's ETag per language, versions and events on a change, the rules.
 begin;
-select plan(22);
+select plan(21);
 select test.new_user('lector');
 select test.session('lector', test.day_start(1) + interval '2 hours', 30, md5('lector1')::uuid);
 select test.session('lector', test.day_start(1) + interval '4 hours', 30, md5('lector2')::uuid);
