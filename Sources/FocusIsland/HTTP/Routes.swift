@@ -119,7 +119,7 @@ public enum Routes {
         "api.me_export_get", "api.me_email_update", "api.me_email_verification_confirm",
         "api.me_get", "api.me_update", "api.me_selected_update",
         "api.shop_items_list", "api.shop_items_sync", "api.shop_purchases_create", "api.me_items_list",
-        "api.focus_sessions_rate", "api.mindfulness_tips_sync",
+        "api.focus_sessions_rate", "api.focus_sessions_batch_create", "api.mindfulness_tips_sync",
         "api.friends_list", "api.friend_requests_create", "api.friend_requests_accept", "api.users_get",
     ]
 
