@@ -420,6 +420,13 @@ CREATE FUNCTION app.display_name_is_clean(name text) RETURNS boolean
        and length(display_name_is_clean.name) between 1 and 40
 $$;
 ALTER FUNCTION app.display_name_is_clean(name text) OWNER TO focus_owner;
+CREATE FUNCTION app.language_tag_is_canonical(tag text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $_$
+    select length(language_tag_is_canonical.tag) <= 35
+       and language_tag_is_canonical.tag ~ '^[a-z]{2,3}(-[A-Z][a-z]{3})?(-([A-Z]{2}|[0-9]{3}))?(-([a-z0-9]{5,8}|[0-9][a-z0-9]{3}))*$'
+$_$;
+ALTER FUNCTION app.language_tag_is_canonical(tag text) OWNER TO focus_owner;
 CREATE TABLE app.users (
     id uuid DEFAULT gen_random_uuid() NOT NULL,
     email public.citext,
@@ -433,6 +440,7 @@ CREATE TABLE app.users (
     time_zone text DEFAULT 'UTC'::text NOT NULL,
     email_verified_at timestamp with time zone,
     bio text,
+    locale text DEFAULT 'en'::text NOT NULL,
     CONSTRAINT users_balance_check CHECK ((balance >= 0)),
     CONSTRAINT users_bio_check CHECK (app.bio_is_clean(bio)),
     CONSTRAINT users_deleted_are_anonymous CHECK (
@@ -442,6 +450,7 @@ CASE
 END),
     CONSTRAINT users_display_name_check CHECK (app.display_name_is_clean(display_name)),
     CONSTRAINT users_email_check CHECK (((length((email)::text) <= 254) AND (email OPERATOR(public.~) '^[^@\s]+@[^@\s]+\.[^@\s]+$'::public.citext))),
+    CONSTRAINT users_locale_check CHECK (app.language_tag_is_canonical(locale)),
     CONSTRAINT users_password_hash_check CHECK ((password_hash ~~ '$2_$%'::text)),
     CONSTRAINT users_time_zone_check CHECK (((length(time_zone) >= 1) AND (length(time_zone) <= 64)))
 );
@@ -1255,9 +1264,11 @@ begin
         end if;
     end if;
     -- With somebody to keep the key for (else the endpoint answers: 401, 400): the key first.
+    -- The negotiated language is not part of the request: a retry with another Accept-Language
+    -- replays the first answer, in the first answer's language.
     if v_scope is not null and length(v_scope) <= 400 then
         v_request := jsonb_build_object('route', idempotent.endpoint,
-                                        'params', v_params - array['client_ip', 'user_agent', 'idempotency_key'],
+                                        'params', v_params - array['client_ip', 'user_agent', 'idempotency_key', 'language'],
                                         'body', idempotent.body);
         v_seal := encode(hmac(convert_to(v_request::text, 'UTF8'), convert_to(v_seal_key, 'UTF8'), 'sha256'), 'hex');
         v_digest := sha256(convert_to(jsonb_set(v_request, '{body}', idempotent.body - api.secret_fields())::text, 'UTF8'));
@@ -1394,11 +1405,13 @@ CREATE FUNCTION api.item_json(item app.shop_items) RETURNS jsonb
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
-    select jsonb_build_object('id', item.id, 'kind', item.kind, 'name', item.name,
-                              'description', item.description, 'price', item.price,
+    select jsonb_build_object('id', item.id, 'kind', item.kind, 'name', coalesce(t.name, item.name),
+                              'description', coalesce(t.description, item.description), 'price', item.price,
                               'image', item.image, 'image_url', api.asset_url(item.image), 'sort_order', item.sort_order)
            || case when item.sound is not null
                    then jsonb_build_object('sound', item.sound, 'sound_url', api.asset_url(item.sound)) else '{}' end
+    from (values (1)) as one (n)
+    left join app.shop_item_translations t on t.item_id = item.id and t.language = api.language()
 $$;
 ALTER FUNCTION api.item_json(item app.shop_items) OWNER TO focus_owner;
 CREATE FUNCTION api.json_field(body jsonb, field text, json_type text, required boolean, expected text) RETURNS jsonb
@@ -1445,6 +1458,20 @@ begin
 end
 $$;
 ALTER FUNCTION api.known_ids(body jsonb, field text) OWNER TO focus_owner;
+CREATE FUNCTION api.language() RETURNS text
+    LANGUAGE sql STABLE
+    AS $$ select coalesce(nullif(current_setting('focus.language', true), ''), 'en') $$;
+ALTER FUNCTION api.language() OWNER TO focus_owner;
+CREATE FUNCTION api.languages_offered() RETURNS text
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select string_agg(t.tag, ',' order by t.n, t.tag)
+    from (select 'en' as tag, 0 as n
+          union all
+          select l.tag, 1 from app.languages l where l.offered) t
+$$;
+ALTER FUNCTION api.languages_offered() OWNER TO focus_owner;
 CREATE FUNCTION api.leaderboards_get(token text, params jsonb, body jsonb) RETURNS api.reply
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -1507,7 +1534,7 @@ begin
         'me', case when v_scope = 'global' then jsonb_build_object('rank', v_my_rank, 'minutes', v_mine)
                    else (select jsonb_build_object('rank', r.rank, 'minutes', r.minutes) from ranked r where r.id = v_user_id) end)
     into v_body;
-    return api.ok(v_body);
+    return api.ok(v_body, etag => md5(v_body::text));
 end
 $$;
 ALTER FUNCTION api.leaderboards_get(token text, params jsonb, body jsonb) OWNER TO focus_owner;
@@ -1676,7 +1703,7 @@ begin
     delete from app.friend_request_attempts a where a.user_id = v_user_id;
     update app.users u
     set email = null, email_verified_at = null, password_hash = null, display_name = 'Deleted user', bio = null, time_zone = 'UTC',
-        show_tip_on_timer = true, deleted_at = now(), updated_at = now()
+        locale = 'en', show_tip_on_timer = true, deleted_at = now(), updated_at = now()
     where u.id = v_user_id;
     return api.ok(null);
 end
@@ -1839,8 +1866,10 @@ CREATE FUNCTION api.me_get(token text, params jsonb, body jsonb) RETURNS api.rep
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
+declare
+    v_body jsonb := api.profile(api.authenticate(me_get.token));
 begin
-    return api.ok(api.profile(api.authenticate(me_get.token)));
+    return api.ok(v_body, etag => md5(v_body::text));
 end
 $$;
 ALTER FUNCTION api.me_get(token text, params jsonb, body jsonb) OWNER TO focus_owner;
@@ -1851,12 +1880,14 @@ CREATE FUNCTION api.me_items_list(token text, params jsonb, body jsonb) RETURNS 
 declare
     v_user_id uuid := api.authenticate(me_items_list.token);
     v_kind text := api.kind_param(me_items_list.params, required => false);
+    v_body jsonb;
 begin
-    return api.ok(jsonb_build_object('items', coalesce(
+    v_body := jsonb_build_object('items', coalesce(
         (select jsonb_agg(jsonb_build_object('item', api.item_json(i), 'acquired_at', api.iso(ui.acquired_at))
                           order by i.kind, i.sort_order)
          from app.user_items ui join app.shop_items i on i.id = ui.item_id
-         where ui.user_id = v_user_id and (v_kind is null or i.kind = v_kind)), '[]')));
+         where ui.user_id = v_user_id and (v_kind is null or i.kind = v_kind)), '[]'));
+    return api.ok(v_body, etag => md5(v_body::text));
 end
 $$;
 ALTER FUNCTION api.me_items_list(token text, params jsonb, body jsonb) OWNER TO focus_owner;
@@ -1933,13 +1964,14 @@ begin
                   from days d where d.minutes > 0) numbered
             group by run
         )
-        select api.ok(jsonb_build_object(
+        select api.ok(s.body, etag => md5(s.body::text))
+        from (select jsonb_build_object(
             'today_minutes', coalesce((select sum(minutes) from days where day = v_today), 0),
             'week_minutes', coalesce((select sum(minutes) from days where day >= date_trunc('week', v_today)::date), 0),
             'total_minutes', coalesce((select sum(minutes) from days), 0),
             'total_coins_earned', coalesce((select sum(coins) from days), 0),
             'current_streak_days', coalesce((select length from runs where last_day >= v_today - 1), 0),
-            'longest_streak_days', coalesce((select max(length) from runs), 0))));
+            'longest_streak_days', coalesce((select max(length) from runs), 0)) as body) s);
 end
 $$;
 ALTER FUNCTION api.me_stats_get(token text, params jsonb, body jsonb) OWNER TO focus_owner;
@@ -1987,16 +2019,21 @@ declare
     v_settings jsonb := v_body -> 'settings';
     v_show_tip boolean;
     v_time_zone text;
+    v_locale text;
 begin
     if v_settings is not null and jsonb_typeof(v_settings) <> 'null' then
         if jsonb_typeof(v_settings) <> 'object' then
             perform api.fail_field('settings', 'must be an object.');
         end if;
-        perform api.only_keys(v_settings, array['show_tip_on_timer', 'time_zone']);
+        perform api.only_keys(v_settings, array['show_tip_on_timer', 'time_zone', 'locale']);
         v_show_tip := api.boolean_field(v_settings, 'show_tip_on_timer', required => false);
         v_time_zone := api.text_field(v_settings, 'time_zone', required => false);
         if v_time_zone is not null and not exists (select from pg_timezone_names z where z.name = v_time_zone) then
             perform api.fail_field('time_zone', 'must be an IANA time zone name, like Europe/Paris.');
+        end if;
+        v_locale := api.text_field(v_settings, 'locale', required => false, max_length => 35);
+        if v_locale is not null and app.language_tag_canonical(v_locale) is null then
+            perform api.fail_field('locale', 'must be a BCP 47 language tag, like es or pt-BR.');
         end if;
     end if;
     update app.users u
@@ -2004,6 +2041,7 @@ begin
         bio = case when v_body ? 'bio' then v_bio else u.bio end,
         show_tip_on_timer = coalesce(v_show_tip, u.show_tip_on_timer),
         time_zone = coalesce(v_time_zone, u.time_zone),
+        locale = coalesce(app.language_tag_canonical(v_locale), u.locale),
         updated_at = now()
     where u.id = v_user_id;
     return api.ok(api.profile(v_user_id));
@@ -2024,10 +2062,11 @@ begin
         v_body := api.only_keys(mindfulness_tips_sync.body, array[v_original]);
         v_known := api.known_ids(v_body, v_original);
         return api.ok(jsonb_build_object('missingItems', coalesce(
-            (select jsonb_agg(jsonb_build_object('id', t.id, 'title', t.title, 'content', t.content,
+            (select jsonb_agg(jsonb_build_object('id', t.id, 'title', j.tip ->> 'title', 'content', j.tip ->> 'content',
                                                  'sessionRatingLevel', initcap(t.rating_level))
                               order by t.rating_level, t.title)
-             from app.mindfulness_tips t where t.active and t.id <> all (v_known)), '[]')));
+             from app.mindfulness_tips t cross join lateral (select api.tip_json(t) as tip) j
+             where t.active and t.id <> all (v_known)), '[]')));
     end if;
     v_body := api.only_keys(mindfulness_tips_sync.body, array['known_ids']);
     v_known := api.known_ids(v_body);
@@ -2453,7 +2492,8 @@ CREATE FUNCTION api.profile(user_id uuid) RETURNS jsonb
         'bio', u.bio,
         'balance', u.balance,
         'selected', api.selected_json(u.id),
-        'settings', jsonb_build_object('show_tip_on_timer', u.show_tip_on_timer, 'time_zone', u.time_zone),
+        'settings', jsonb_build_object('show_tip_on_timer', u.show_tip_on_timer, 'time_zone', u.time_zone,
+                                       'locale', u.locale),
         'has_avatar', a.user_id is not null,
         'avatar_version', api.avatar_version(a.updated_at),
         'created_at', api.iso(u.created_at))
@@ -2622,7 +2662,7 @@ CREATE FUNCTION api.shop_items_list(token text, params jsonb, body jsonb) RETURN
                'pets', coalesce(jsonb_agg(api.item_json(i) order by i.sort_order, i.name) filter (where i.kind = 'pet'), '[]'),
                'sounds', coalesce(jsonb_agg(api.item_json(i) order by i.sort_order, i.name) filter (where i.kind = 'sound'), '[]'),
                'furniture', coalesce(jsonb_agg(api.item_json(i) order by i.sort_order, i.name) filter (where i.kind = 'furniture'), '[]')),
-           etag => 'catalog-' || v.version)
+           etag => 'catalog-' || v.version || '-' || api.language())
     from app.catalog_version v
     left join app.shop_items i on i.active
     group by v.version
@@ -2761,10 +2801,13 @@ CREATE TABLE app.mindfulness_tips (
 );
 ALTER TABLE app.mindfulness_tips OWNER TO focus_owner;
 CREATE FUNCTION api.tip_json(tip app.mindfulness_tips) RETURNS jsonb
-    LANGUAGE sql IMMUTABLE
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
     AS $$
-    select jsonb_build_object('id', tip.id, 'title', tip.title, 'content', tip.content,
+    select jsonb_build_object('id', tip.id, 'title', coalesce(t.title, tip.title), 'content', coalesce(t.content, tip.content),
                               'rating_level', tip.rating_level)
+    from (values (1)) as one (n)
+    left join app.mindfulness_tip_translations t on t.tip_id = tip.id and t.language = api.language()
 $$;
 ALTER FUNCTION api.tip_json(tip app.mindfulness_tips) OWNER TO focus_owner;
 CREATE FUNCTION api.today_minutes(user_id uuid) RETURNS integer
@@ -2809,6 +2852,16 @@ CREATE FUNCTION api.touch_token(token_id uuid) RETURNS void
     where t.id = touch_token.token_id and t.last_used_at < now() - s.token_touch_interval
 $$;
 ALTER FUNCTION api.touch_token(token_id uuid) OWNER TO focus_owner;
+CREATE FUNCTION api.use_language(params jsonb) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    perform set_config('focus.language', coalesce(app.language_tag_canonical(use_language.params ->> 'language'), 'en'), true);
+    return use_language.params;
+end
+$$;
+ALTER FUNCTION api.use_language(params jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.user_card(user_id uuid) RETURNS jsonb
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -3392,6 +3445,31 @@ begin
 end
 $$;
 ALTER FUNCTION app.image_without_metadata(image bytea) OWNER TO focus_owner;
+CREATE FUNCTION app.language_for(locale text) RETURNS text
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $_$
+    with recursive candidates(tag, n) as (
+        select lower(language_for.locale), 1
+        union all
+        select regexp_replace(regexp_replace(c.tag, '-[^-]*$', ''), '-[^-]$', ''), c.n + 1
+        from candidates c where c.tag like '%-%'
+    )
+    select coalesce((select l.tag from candidates c join app.languages l on lower(l.tag) = c.tag
+                     where l.offered order by c.n limit 1), 'en')
+$_$;
+ALTER FUNCTION app.language_for(locale text) OWNER TO focus_owner;
+CREATE FUNCTION app.language_tag_canonical(tag text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $_$
+    select case when app.language_tag_is_canonical(c.tag) then c.tag end
+    from (select string_agg(case when p.n = 1 then lower(p.part)
+                                 when length(p.part) = 4 and p.part ~ '^[A-Za-z]+$' and p.n = 2 then initcap(p.part)
+                                 when length(p.part) = 2 and p.n between 2 and 3 then upper(p.part)
+                                 else lower(p.part) end, '-' order by p.n) as tag
+          from unnest(string_to_array(language_tag_canonical.tag, '-')) with ordinality as p(part, n)) c
+$_$;
+ALTER FUNCTION app.language_tag_canonical(tag text) OWNER TO focus_owner;
 CREATE FUNCTION app.link_idempotency_key() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -3966,6 +4044,16 @@ CREATE TABLE app.idempotency_settings (
     CONSTRAINT idempotency_settings_singleton_check CHECK (singleton)
 );
 ALTER TABLE app.idempotency_settings OWNER TO focus_owner;
+CREATE TABLE app.languages (
+    tag text NOT NULL,
+    name text NOT NULL,
+    offered boolean DEFAULT false NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT languages_name_check CHECK (((length(name) >= 1) AND (length(name) <= 60))),
+    CONSTRAINT languages_tag_check CHECK ((app.language_tag_is_canonical(tag) AND (tag <> 'en'::text)))
+);
+ALTER TABLE app.languages OWNER TO focus_owner;
 CREATE TABLE app.ledger_day_totals (
     day date NOT NULL,
     shard smallint NOT NULL,
@@ -3991,6 +4079,17 @@ CREATE TABLE app.login_failures (
     CONSTRAINT login_failures_kind_check CHECK ((kind = ANY (ARRAY['login'::text, 'code'::text, 'password'::text])))
 );
 ALTER TABLE app.login_failures OWNER TO focus_owner;
+CREATE TABLE app.mindfulness_tip_translations (
+    tip_id uuid NOT NULL,
+    language text NOT NULL,
+    title text NOT NULL,
+    content text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT mindfulness_tip_translations_content_check CHECK (((length(content) >= 1) AND (length(content) <= 1000))),
+    CONSTRAINT mindfulness_tip_translations_title_check CHECK (((length(title) >= 1) AND (length(title) <= 80)))
+);
+ALTER TABLE app.mindfulness_tip_translations OWNER TO focus_owner;
 CREATE TABLE app.moderation_settings (
     singleton boolean DEFAULT true NOT NULL,
     max_reports_per_day integer NOT NULL,
@@ -4089,6 +4188,17 @@ CREATE TABLE app.session_user_days (
     CONSTRAINT session_user_days_sessions_check CHECK ((sessions > 0))
 );
 ALTER TABLE app.session_user_days OWNER TO focus_owner;
+CREATE TABLE app.shop_item_translations (
+    item_id uuid NOT NULL,
+    language text NOT NULL,
+    name text NOT NULL,
+    description text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT shop_item_translations_description_check CHECK (((length(description) >= 1) AND (length(description) <= 200))),
+    CONSTRAINT shop_item_translations_name_check CHECK (((length(name) >= 1) AND (length(name) <= 60)))
+);
+ALTER TABLE app.shop_item_translations OWNER TO focus_owner;
 CREATE TABLE app.social_settings (
     singleton boolean DEFAULT true NOT NULL,
     max_friend_requests integer NOT NULL,
@@ -4465,10 +4575,14 @@ ALTER TABLE ONLY app.idempotency_keys
     ADD CONSTRAINT idempotency_keys_pkey PRIMARY KEY (scope, key);
 ALTER TABLE ONLY app.idempotency_settings
     ADD CONSTRAINT idempotency_settings_pkey PRIMARY KEY (singleton);
+ALTER TABLE ONLY app.languages
+    ADD CONSTRAINT languages_pkey PRIMARY KEY (tag);
 ALTER TABLE ONLY app.ledger_day_totals
     ADD CONSTRAINT ledger_day_totals_pkey PRIMARY KEY (day, shard);
 ALTER TABLE ONLY app.login_addresses
     ADD CONSTRAINT login_addresses_pkey PRIMARY KEY (user_id, client_ip);
+ALTER TABLE ONLY app.mindfulness_tip_translations
+    ADD CONSTRAINT mindfulness_tip_translations_pkey PRIMARY KEY (tip_id, language);
 ALTER TABLE ONLY app.mindfulness_tips
     ADD CONSTRAINT mindfulness_tips_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.mindfulness_tips
@@ -4493,6 +4607,8 @@ ALTER TABLE ONLY app.session_day_totals
     ADD CONSTRAINT session_day_totals_pkey PRIMARY KEY (day, source, shard);
 ALTER TABLE ONLY app.session_user_days
     ADD CONSTRAINT session_user_days_pkey PRIMARY KEY (user_id, day);
+ALTER TABLE ONLY app.shop_item_translations
+    ADD CONSTRAINT shop_item_translations_pkey PRIMARY KEY (item_id, language);
 ALTER TABLE ONLY app.shop_items
     ADD CONSTRAINT shop_items_id_kind_key UNIQUE (id, kind);
 ALTER TABLE ONLY app.shop_items
@@ -4598,7 +4714,19 @@ CREATE CONSTRAINT TRIGGER focus_sessions_utc_day_totals AFTER INSERT OR DELETE O
 CREATE TRIGGER friendship_events_append_only BEFORE DELETE OR UPDATE ON app.friendship_events FOR EACH STATEMENT EXECUTE FUNCTION app.forbid_change();
 CREATE TRIGGER friendship_events_events AFTER INSERT ON app.friendship_events FOR EACH ROW EXECUTE FUNCTION app.friendship_events_events();
 CREATE TRIGGER idempotency_keys_link BEFORE INSERT OR UPDATE ON app.idempotency_keys FOR EACH ROW EXECUTE FUNCTION app.link_idempotency_key();
+CREATE TRIGGER languages_bump_catalog_version AFTER INSERT OR DELETE OR UPDATE ON app.languages FOR EACH ROW EXECUTE FUNCTION app.bump_catalog_version();
+CREATE TRIGGER languages_bump_tips_version AFTER INSERT OR DELETE OR UPDATE ON app.languages FOR EACH ROW EXECUTE FUNCTION app.bump_tips_version();
+CREATE TRIGGER languages_deleted_catalog_events AFTER DELETE ON app.languages REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
+CREATE TRIGGER languages_deleted_tips_events AFTER DELETE ON app.languages REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('tips.changed');
+CREATE TRIGGER languages_inserted_catalog_events AFTER INSERT ON app.languages REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
+CREATE TRIGGER languages_inserted_tips_events AFTER INSERT ON app.languages REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('tips.changed');
+CREATE TRIGGER languages_updated_catalog_events AFTER UPDATE ON app.languages REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
+CREATE TRIGGER languages_updated_tips_events AFTER UPDATE ON app.languages REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('tips.changed');
 CREATE TRIGGER login_failures_link BEFORE INSERT ON app.login_failures FOR EACH ROW EXECUTE FUNCTION app.link_to_email_holder('email');
+CREATE TRIGGER mindfulness_tip_translations_bump_version AFTER INSERT OR DELETE OR UPDATE ON app.mindfulness_tip_translations FOR EACH ROW EXECUTE FUNCTION app.bump_tips_version();
+CREATE TRIGGER mindfulness_tip_translations_deleted_events AFTER DELETE ON app.mindfulness_tip_translations REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('tips.changed');
+CREATE TRIGGER mindfulness_tip_translations_inserted_events AFTER INSERT ON app.mindfulness_tip_translations REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('tips.changed');
+CREATE TRIGGER mindfulness_tip_translations_updated_events AFTER UPDATE ON app.mindfulness_tip_translations REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('tips.changed');
 CREATE TRIGGER mindfulness_tips_bump_version AFTER INSERT OR DELETE OR UPDATE ON app.mindfulness_tips FOR EACH ROW EXECUTE FUNCTION app.bump_tips_version();
 CREATE TRIGGER mindfulness_tips_deleted_events AFTER DELETE ON app.mindfulness_tips REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('tips.changed');
 CREATE TRIGGER mindfulness_tips_inserted_events AFTER INSERT ON app.mindfulness_tips REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('tips.changed');
@@ -4607,6 +4735,10 @@ CREATE TRIGGER moderation_actions_append_only BEFORE DELETE OR UPDATE ON app.mod
 CREATE TRIGGER moderation_actions_erase AFTER UPDATE OF deleted_at ON app.users FOR EACH ROW WHEN (((old.deleted_at IS NULL) AND (new.deleted_at IS NOT NULL))) EXECUTE FUNCTION app.moderation_actions_erase();
 CREATE TRIGGER outgoing_mail_link BEFORE INSERT ON app.outgoing_mail FOR EACH ROW EXECUTE FUNCTION app.link_to_email_holder('recipient');
 CREATE TRIGGER password_reset_requests_link BEFORE INSERT ON app.password_reset_requests FOR EACH ROW EXECUTE FUNCTION app.link_to_email_holder('email');
+CREATE TRIGGER shop_item_translations_bump_version AFTER INSERT OR DELETE OR UPDATE ON app.shop_item_translations FOR EACH ROW EXECUTE FUNCTION app.bump_catalog_version();
+CREATE TRIGGER shop_item_translations_deleted_events AFTER DELETE ON app.shop_item_translations REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
+CREATE TRIGGER shop_item_translations_inserted_events AFTER INSERT ON app.shop_item_translations REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
+CREATE TRIGGER shop_item_translations_updated_events AFTER UPDATE ON app.shop_item_translations REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
 CREATE TRIGGER shop_items_bump_version AFTER INSERT OR DELETE OR UPDATE ON app.shop_items FOR EACH ROW EXECUTE FUNCTION app.bump_catalog_version();
 CREATE TRIGGER shop_items_deleted_events AFTER DELETE ON app.shop_items REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
 CREATE TRIGGER shop_items_inserted_events AFTER INSERT ON app.shop_items REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
@@ -4642,6 +4774,10 @@ ALTER TABLE ONLY app.friendships
     ADD CONSTRAINT friendships_user_low_fkey FOREIGN KEY (user_low) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.login_addresses
     ADD CONSTRAINT login_addresses_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+ALTER TABLE ONLY app.mindfulness_tip_translations
+    ADD CONSTRAINT mindfulness_tip_translations_language_fkey FOREIGN KEY (language) REFERENCES app.languages(tag) ON UPDATE CASCADE;
+ALTER TABLE ONLY app.mindfulness_tip_translations
+    ADD CONSTRAINT mindfulness_tip_translations_tip_id_fkey FOREIGN KEY (tip_id) REFERENCES app.mindfulness_tips(id);
 ALTER TABLE ONLY app.moderation_actions
     ADD CONSTRAINT moderation_actions_moderator_fkey FOREIGN KEY (moderator) REFERENCES app.users(id);
 ALTER TABLE ONLY app.moderation_actions
@@ -4652,6 +4788,10 @@ ALTER TABLE ONLY app.moderators
     ADD CONSTRAINT moderators_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.password_resets
     ADD CONSTRAINT password_resets_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+ALTER TABLE ONLY app.shop_item_translations
+    ADD CONSTRAINT shop_item_translations_item_id_fkey FOREIGN KEY (item_id) REFERENCES app.shop_items(id);
+ALTER TABLE ONLY app.shop_item_translations
+    ADD CONSTRAINT shop_item_translations_language_fkey FOREIGN KEY (language) REFERENCES app.languages(tag) ON UPDATE CASCADE;
 ALTER TABLE ONLY app.suspensions
     ADD CONSTRAINT suspensions_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.tip_views
@@ -4704,6 +4844,7 @@ REVOKE ALL ON FUNCTION api.boolean_field(body jsonb, field text, required boolea
 REVOKE ALL ON FUNCTION api.card_json(id uuid, display_name text, has_avatar boolean, avatar_updated_at timestamp with time zone) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.bio_is_clean(bio text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.display_name_is_clean(name text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.language_tag_is_canonical(tag text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.check_password(account app.users, password text, client_ip inet) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.choice(value text, field text, choices text[]) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.client_address(params jsonb) FROM PUBLIC;
@@ -4767,6 +4908,9 @@ REVOKE ALL ON FUNCTION api.item_json(item app.shop_items) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.json_field(body jsonb, field text, json_type text, required boolean, expected text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.kind_param(params jsonb, required boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.known_ids(body jsonb, field text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.language() FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.languages_offered() FROM PUBLIC;
+GRANT ALL ON FUNCTION api.languages_offered() TO focus_api;
 REVOKE ALL ON FUNCTION api.leaderboards_get(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.leaderboards_get(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.live_end(session app.focus_sessions) FROM PUBLIC;
@@ -4872,6 +5016,8 @@ REVOKE ALL ON FUNCTION api.tip_json(tip app.mindfulness_tips) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.today_minutes(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.token_json(token app.auth_tokens, current_digest bytea) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.touch_token(token_id uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.use_language(params jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.use_language(params jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.user_card(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.user_time_zone(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.users_avatar_get(token text, params jsonb, body jsonb) FROM PUBLIC;
@@ -4906,6 +5052,8 @@ REVOKE ALL ON FUNCTION app.forbid_change() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.friendship_events_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.grant_coins(user_id uuid, coins integer, reason text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.image_without_metadata(image bytea) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.language_for(locale text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.language_tag_canonical(tag text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.link_idempotency_key() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.link_to_email_holder() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.moderation_actions_append_only() FROM PUBLIC;

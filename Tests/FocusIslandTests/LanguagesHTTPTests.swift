@@ -118,6 +118,27 @@ import Testing
         #expect(query.header("Content-Language") == "en" && names(query, "pets").contains("Pip the Fox"))
     }
 
+    /// The language is not part of an Idempotency-Key's request: a retry after the phone's
+    /// language changed replays the first answer (in the first language), never a 422.
+    @Test(arguments: Transport.allCases)
+    func aReplayInAnotherLanguageAnswersTheFirstAnswer(transport: Transport) throws {
+        let client = transport.client
+        let account = try client.register("replay-language")
+        try TestEnvironment.owner().execute("select app.grant_coins($1, 500, 'test')", [account.id])
+        let itemID = try #require(try TestEnvironment.scalar("select id::text from app.shop_items where name = 'Bao the Panda'"))
+        let body = #"{"item_id":"\#(itemID)"}"#
+        let key = UUID().uuidString
+        let first = try client.send(
+            "POST", "/shop/purchases", token: account.token, json: body,
+            headers: ["Idempotency-Key": key, "Accept-Language": "es"])
+        #expect(first.status == 201 && (first.json["item"] as? [String: Any])?["name"] as? String == "Bao el panda")
+        let replay = try client.send(
+            "POST", "/shop/purchases", token: account.token, json: body,
+            headers: ["Idempotency-Key": key, "Accept-Language": "en"])
+        #expect(replay.status == 201 && replay.body == first.body)
+        #expect(try TestEnvironment.scalar("select balance from app.users where id = $1", [account.id]) == "260")
+    }
+
     @Test(arguments: Transport.allCases)
     func localeIsASettingForPushAndMail(transport: Transport) throws {
         let client = transport.client
