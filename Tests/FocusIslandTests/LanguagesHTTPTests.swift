@@ -210,7 +210,9 @@ import Testing
                 let again = try client.send("GET", path, token: account.token, headers: ["If-None-Match": tag])
                 let listed = try client.send("GET", path, token: account.token, headers: ["If-None-Match": #""x", \#(tag)"#])
                 let stale = try client.send("GET", path, token: account.token, headers: ["If-None-Match": #""stale""#])
-                statuses.append("\(path) \(first.status) \(tag.isEmpty ? "-" : "tag") \(again.status) \(again.body.count) \(listed.status) \(stale.status)")
+                statuses.append(
+                    "\(path) \(first.status) \(tag.isEmpty ? "-" : "tag") \(again.status) \(again.body.count) \(listed.status) \(stale.status)"
+                )
             }
             return (account, statuses, itemsTag)
         }
