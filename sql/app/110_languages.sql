@@ -40,16 +40,23 @@ comment on function app.language_tag_canonical(text) is
 -- offered tag as app.languages spells it ('en' when English). What push and mail are written in.
 create or replace function app.language_for(locale text)
 returns text
-language sql stable security definer set search_path = public, pg_temp
+language plpgsql stable security definer set search_path = public, pg_temp
 as $$
-    with recursive candidates(tag, n) as (
-        select lower(language_for.locale), 1
-        union all
-        select regexp_replace(regexp_replace(c.tag, '-[^-]*$', ''), '-[^-]$', ''), c.n + 1
-        from candidates c where c.tag like '%-%'
-    )
-    select coalesce((select l.tag from candidates c join app.languages l on lower(l.tag) = c.tag
-                     where l.offered order by c.n limit 1), 'en')
+declare
+    v_tag text := lower(language_for.locale);
+    v_found text;
+begin
+    -- PL/pgSQL, not SQL: a database upgraded from before 0021 loads this file before
+    -- app.languages exists, and only a SQL function's body is checked when it is created.
+    while v_tag <> '' loop
+        select l.tag into v_found from app.languages l where lower(l.tag) = v_tag and l.offered;
+        if v_found is not null then
+            return v_found;
+        end if;
+        v_tag := regexp_replace(regexp_replace(v_tag, '-?[^-]*$', ''), '-[^-]$', '');
+    end loop;
+    return 'en';
+end
 $$;
 comment on function app.language_for(text) is
     'The offered language that serves a locale (RFC 4647 lookup: es-MX → es-MX, es, then English); '
