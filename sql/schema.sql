@@ -3446,17 +3446,24 @@ end
 $$;
 ALTER FUNCTION app.image_without_metadata(image bytea) OWNER TO focus_owner;
 CREATE FUNCTION app.language_for(locale text) RETURNS text
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $_$
-    with recursive candidates(tag, n) as (
-        select lower(language_for.locale), 1
-        union all
-        select regexp_replace(regexp_replace(c.tag, '-[^-]*$', ''), '-[^-]$', ''), c.n + 1
-        from candidates c where c.tag like '%-%'
-    )
-    select coalesce((select l.tag from candidates c join app.languages l on lower(l.tag) = c.tag
-                     where l.offered order by c.n limit 1), 'en')
+declare
+    v_tag text := lower(language_for.locale);
+    v_found text;
+begin
+    -- PL/pgSQL, not SQL: a database upgraded from before 0021 loads this file before
+    -- app.languages exists, and only a SQL function's body is checked when it is created.
+    while v_tag <> '' loop
+        select l.tag into v_found from app.languages l where lower(l.tag) = v_tag and l.offered;
+        if v_found is not null then
+            return v_found;
+        end if;
+        v_tag := regexp_replace(regexp_replace(v_tag, '-?[^-]*$', ''), '-[^-]$', '');
+    end loop;
+    return 'en';
+end
 $_$;
 ALTER FUNCTION app.language_for(locale text) OWNER TO focus_owner;
 CREATE FUNCTION app.language_tag_canonical(tag text) RETURNS text
