@@ -263,7 +263,9 @@ public struct Pipeline: Sendable {
         if let etag = reply.etag {
             let tag = "\"" + etag + "\""
             response.setHeader("ETag", tag)
-            response.setHeader("Cache-Control", "no-cache")
+            // A signed-in person's own answer (/me, /friends…) may be kept by their own client
+            // only, never by a shared cache; a public one (the catalog) by any.
+            response.setHeader("Cache-Control", route.access == .bearer ? "private, no-cache" : "no-cache")
             if Self.matches(ifNoneMatch: request.header("if-none-match"), tag: tag) {
                 response.status = 304
                 response.body = []
