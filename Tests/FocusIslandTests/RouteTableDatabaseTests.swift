@@ -64,6 +64,27 @@ import Testing
         #expect(untested == [], "endpoints no file in sql/tests calls")
     }
 
+    /// Routes.localized names exactly the endpoints whose SQL reaches api.item_json or
+    /// api.tip_json (followed through the sources of the api functions they call), so every
+    /// answer holding item or tip text negotiates its language and says it (docs/languages.md).
+    @Test func theLocalizedRoutesAreTheEndpointsThatShowItemsOrTips() throws {
+        let reaching = try TestEnvironment.owner().execute(
+            """
+            with recursive showing(oid, name) as (
+                select p.oid, p.proname from pg_proc p
+                where p.pronamespace = 'api'::regnamespace and p.proname in ('item_json', 'tip_json')
+                union
+                select p.oid, p.proname from pg_proc p, showing s
+                where p.pronamespace = 'api'::regnamespace and p.prosrc ~ ('api\\.' || s.name || '\\(')
+            )
+            select 'api.' || p.proname from pg_proc p join showing s on s.oid = p.oid
+            where oidvectortypes(p.proargtypes) in ('text, jsonb, jsonb', 'text, jsonb, bytea')
+            order by 1
+            """
+        ).compactMap { $0[0] }
+        #expect(Set(reaching) == Routes.localized)
+    }
+
     @Test func everyEndpointTheServerMayExecuteIsNamedByARoute() throws {
         let named = Set(Self.sqlRoutes.map(\.function))
         let executable = try Self.endpoints().filter(\.executable).map(\.name)

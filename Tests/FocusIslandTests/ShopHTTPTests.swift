@@ -120,6 +120,23 @@ import Testing
         #expect(stale.status == 200)
     }
 
+    /// One ETag per language (docs/languages.md); a tag answers If-None-Match in its own language only.
+    @Test(arguments: Transport.allCases)
+    func theCatalogHasAnETagPerLanguage(transport: Transport) throws {
+        let client = transport.client
+        let spanish = try client.send("GET", "/shop/items", headers: ["Accept-Language": "es"])
+        let english = try client.send("GET", "/shop/items", headers: ["Accept-Language": "fr"])
+        let spanishTag = try #require(spanish.header("ETag"))
+        #expect(spanishTag.hasSuffix("-es\"") && english.header("ETag")?.hasSuffix("-en\"") == true)
+        let revalidated = try client.send(
+            "GET", "/shop/items", headers: ["Accept-Language": "es-MX", "If-None-Match": spanishTag])
+        #expect(revalidated.status == 304 && revalidated.body.isEmpty)
+        #expect(revalidated.header("Vary") == "Accept-Language" && revalidated.header("ETag") == spanishTag)
+        let otherLanguage = try client.send(
+            "GET", "/shop/items", headers: ["Accept-Language": "en", "If-None-Match": spanishTag])
+        #expect(otherLanguage.status == 200 && otherLanguage.header("ETag") == english.header("ETag"))
+    }
+
     @Test(arguments: Transport.allCases)
     func syncReturnsTheSetDifferenceForTenThousandIDs(transport: Transport) throws {
         let client = transport.client

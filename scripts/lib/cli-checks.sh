@@ -10,7 +10,7 @@
 #      price (and the balance.changed events reach her stream); she writes a bio (`focus me bio`);
 #      Bo's events as JSON lines, then nothing new on a second `focus events`;
 #   5. a session started, finished and rated through the CLI; tips synced twice (the second
-#      time nothing new);
+#      time nothing new); the catalog with --language es-MX (Spanish) and fr (English);
 #   6. bad input: an unknown item, a wrong password, no token, an unknown command, each a clear
 #      sentence on stderr and its documented non-zero exit status; logout forgets the token.
 #
@@ -188,6 +188,11 @@ cli_checks() {
     cli_expect "tips sync: the tips arrive the first time" 0 "[1-9][0-9]* new tips?"
     cli_run ada tips sync
     cli_expect "tips sync: nothing new the second time" 0 "0 new tips"
+    cli_note "With --language, items and tips come in that language when the server offers it (Spanish ships), else English."
+    cli_run bo --language es-MX shop
+    cli_expect "shop --language es-MX: the catalog in Spanish" 0 "Pip el zorro"
+    cli_run bo --language fr shop
+    cli_expect "shop --language fr: French is not offered, so English" 0 "Pip the Fox"
 
     # 6. Bad input: a sentence on stderr and the status --help documents.
     cli_note "Bad input: a clear sentence and a non-zero exit status (listed by focus --help)."

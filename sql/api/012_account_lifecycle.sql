@@ -190,7 +190,7 @@ begin
     delete from app.friend_request_attempts a where a.user_id = v_user_id;
     update app.users u
     set email = null, email_verified_at = null, password_hash = null, display_name = 'Deleted user', bio = null, time_zone = 'UTC',
-        show_tip_on_timer = true, deleted_at = now(), updated_at = now()
+        locale = 'en', show_tip_on_timer = true, deleted_at = now(), updated_at = now()
     where u.id = v_user_id;
     return api.ok(null);
 end

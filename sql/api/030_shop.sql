@@ -13,15 +13,19 @@ $$;
 
 -- Item = {id, kind, name, description, price, image, image_url, sort_order}
 -- (+ sound and sound_url for sounds). image and sound are the bare keys; the URLs are absolute.
+-- name and description are in the request's language (api.language()): its row of
+-- app.shop_item_translations, else the item's own English.
 create function api.item_json(item app.shop_items)
 returns jsonb
 language sql stable security definer set search_path = public, pg_temp
 as $$
-    select jsonb_build_object('id', item.id, 'kind', item.kind, 'name', item.name,
-                              'description', item.description, 'price', item.price,
+    select jsonb_build_object('id', item.id, 'kind', item.kind, 'name', coalesce(t.name, item.name),
+                              'description', coalesce(t.description, item.description), 'price', item.price,
                               'image', item.image, 'image_url', api.asset_url(item.image), 'sort_order', item.sort_order)
            || case when item.sound is not null
                    then jsonb_build_object('sound', item.sound, 'sound_url', api.asset_url(item.sound)) else '{}' end
+    from (values (1)) as one (n)
+    left join app.shop_item_translations t on t.item_id = item.id and t.language = api.language()
 $$;
 
 -- Not an endpoint: the server calls it at start with ASSET_BASE_URL (or its own /assets/) and
@@ -107,14 +111,15 @@ as $$
                'pets', coalesce(jsonb_agg(api.item_json(i) order by i.sort_order, i.name) filter (where i.kind = 'pet'), '[]'),
                'sounds', coalesce(jsonb_agg(api.item_json(i) order by i.sort_order, i.name) filter (where i.kind = 'sound'), '[]'),
                'furniture', coalesce(jsonb_agg(api.item_json(i) order by i.sort_order, i.name) filter (where i.kind = 'furniture'), '[]')),
-           etag => 'catalog-' || v.version)
+           etag => 'catalog-' || v.version || '-' || api.language())
     from app.catalog_version v
     left join app.shop_items i on i.active
     group by v.version
 $$;
 grant execute on function api.shop_items_list(text, jsonb, jsonb) to focus_api;
 comment on function api.shop_items_list(text, jsonb, jsonb) is
-    'GET /shop/items: active items by kind; the ETag is the catalog version, which changes exactly when an item does.';
+    'GET /shop/items: active items by kind, in the request''s language; the ETag is the catalog version and the language: '
+    'it changes exactly when an item or a translation does.';
 
 -- POST /sync/shop-items {known_ids} (public)
 create function api.shop_items_sync(token text, params jsonb, body jsonb)
@@ -199,16 +204,19 @@ as $$
 declare
     v_user_id uuid := api.authenticate(me_items_list.token);
     v_kind text := api.kind_param(me_items_list.params, required => false);
+    v_body jsonb;
 begin
-    return api.ok(jsonb_build_object('items', coalesce(
+    v_body := jsonb_build_object('items', coalesce(
         (select jsonb_agg(jsonb_build_object('item', api.item_json(i), 'acquired_at', api.iso(ui.acquired_at))
                           order by i.kind, i.sort_order)
          from app.user_items ui join app.shop_items i on i.id = ui.item_id
-         where ui.user_id = v_user_id and (v_kind is null or i.kind = v_kind)), '[]')));
+         where ui.user_id = v_user_id and (v_kind is null or i.kind = v_kind)), '[]'));
+    return api.ok(v_body, etag => md5(v_body::text));
 end
 $$;
 grant execute on function api.me_items_list(text, jsonb, jsonb) to focus_api;
-comment on function api.me_items_list(text, jsonb, jsonb) is 'GET /me/items: the caller''s items, of one kind or all.';
+comment on function api.me_items_list(text, jsonb, jsonb) is
+    'GET /me/items: the caller''s items, of one kind or all, in the request''s language, with an ETag of the answer.';
 
 -- PUT /me/selected/{kind} {item_id}
 create function api.me_selected_update(token text, params jsonb, body jsonb)

@@ -1,7 +1,7 @@
 -- api profile: the Profile object and GET/PATCH /me.
 
 -- Profile = {id, email, email_verified, pending_email, display_name, bio, balance,
---            selected: {pet, sound, furniture}, settings: {show_tip_on_timer, time_zone},
+--            selected: {pet, sound, furniture}, settings: {show_tip_on_timer, time_zone, locale},
 --            has_avatar, avatar_version, created_at}
 -- email is the sign-in and contact address; pending_email an address asked for by
 -- POST /me/email and not verified yet (null when none), which becomes email once verified.
@@ -27,7 +27,8 @@ as $$
         'bio', u.bio,
         'balance', u.balance,
         'selected', api.selected_json(u.id),
-        'settings', jsonb_build_object('show_tip_on_timer', u.show_tip_on_timer, 'time_zone', u.time_zone),
+        'settings', jsonb_build_object('show_tip_on_timer', u.show_tip_on_timer, 'time_zone', u.time_zone,
+                                       'locale', u.locale),
         'has_avatar', a.user_id is not null,
         'avatar_version', api.avatar_version(a.updated_at),
         'created_at', api.iso(u.created_at))
@@ -35,21 +36,26 @@ as $$
     where u.id = profile.user_id
 $$;
 
--- GET /me
+-- GET /me: the ETag is a digest of the answer (its bytes), so it changes exactly when the
+-- Profile does (a purchase changes the balance, a selection the items shown).
 create function api.me_get(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql stable security definer set search_path = public, pg_temp
 as $$
+declare
+    v_body jsonb := api.profile(api.authenticate(me_get.token));
 begin
-    return api.ok(api.profile(api.authenticate(me_get.token)));
+    return api.ok(v_body, etag => md5(v_body::text));
 end
 $$;
 grant execute on function api.me_get(text, jsonb, jsonb) to focus_api;
-comment on function api.me_get(text, jsonb, jsonb) is 'GET /me: the caller''s Profile.';
+comment on function api.me_get(text, jsonb, jsonb) is 'GET /me: the caller''s Profile, with an ETag of the answer.';
 
--- PATCH /me {display_name?, bio?, settings?: {show_tip_on_timer?, time_zone?}}
+-- PATCH /me {display_name?, bio?, settings?: {show_tip_on_timer?, time_zone?, locale?}}
 -- Guarantees: only the fields given change; unknown keys are 400 and change nothing; a time
 -- zone is an IANA name PostgreSQL knows (pg_timezone_names, exact spelling), else 400 invalid_field;
+-- a locale is a BCP 47 tag (app.language_tag_canonical: any case in, canonical case stored),
+-- offered or not (push and mail use app.language_for), else 400 invalid_field;
 -- a bio passes api.bio (400 invalid_field, inappropriate_bio), and null or "" clears it.
 create function api.me_update(token text, params jsonb, body jsonb)
 returns api.reply
@@ -63,16 +69,21 @@ declare
     v_settings jsonb := v_body -> 'settings';
     v_show_tip boolean;
     v_time_zone text;
+    v_locale text;
 begin
     if v_settings is not null and jsonb_typeof(v_settings) <> 'null' then
         if jsonb_typeof(v_settings) <> 'object' then
             perform api.fail_field('settings', 'must be an object.');
         end if;
-        perform api.only_keys(v_settings, array['show_tip_on_timer', 'time_zone']);
+        perform api.only_keys(v_settings, array['show_tip_on_timer', 'time_zone', 'locale']);
         v_show_tip := api.boolean_field(v_settings, 'show_tip_on_timer', required => false);
         v_time_zone := api.text_field(v_settings, 'time_zone', required => false);
         if v_time_zone is not null and not exists (select from pg_timezone_names z where z.name = v_time_zone) then
             perform api.fail_field('time_zone', 'must be an IANA time zone name, like Europe/Paris.');
+        end if;
+        v_locale := api.text_field(v_settings, 'locale', required => false, max_length => 35);
+        if v_locale is not null and app.language_tag_canonical(v_locale) is null then
+            perform api.fail_field('locale', 'must be a BCP 47 language tag, like es or pt-BR.');
         end if;
     end if;
 
@@ -81,6 +92,7 @@ begin
         bio = case when v_body ? 'bio' then v_bio else u.bio end,
         show_tip_on_timer = coalesce(v_show_tip, u.show_tip_on_timer),
         time_zone = coalesce(v_time_zone, u.time_zone),
+        locale = coalesce(app.language_tag_canonical(v_locale), u.locale),
         updated_at = now()
     where u.id = v_user_id;
     return api.ok(api.profile(v_user_id));

@@ -273,18 +273,20 @@ begin
                   from days d where d.minutes > 0) numbered
             group by run
         )
-        select api.ok(jsonb_build_object(
+        select api.ok(s.body, etag => md5(s.body::text))
+        from (select jsonb_build_object(
             'today_minutes', coalesce((select sum(minutes) from days where day = v_today), 0),
             'week_minutes', coalesce((select sum(minutes) from days where day >= date_trunc('week', v_today)::date), 0),
             'total_minutes', coalesce((select sum(minutes) from days), 0),
             'total_coins_earned', coalesce((select sum(coins) from days), 0),
             'current_streak_days', coalesce((select length from runs where last_day >= v_today - 1), 0),
-            'longest_streak_days', coalesce((select max(length) from runs), 0))));
+            'longest_streak_days', coalesce((select max(length) from runs), 0)) as body) s);
 end
 $$;
 grant execute on function api.me_stats_get(text, jsonb, jsonb) to focus_api;
 comment on function api.me_stats_get(text, jsonb, jsonb) is
-    'GET /me/stats: minutes today, this week and in all, coins earned, current and longest streak (the user''s own days).';
+    'GET /me/stats: minutes today, this week and in all, coins earned, current and longest streak (the user''s own days); '
+    'the ETag is a digest of the answer.';
 
 -- GET /focus-sessions/current: {session: Session + {ends_at}, now}, or
 -- 204 when no live session runs. ends_at is where finishing stops counting (the plan, or the

@@ -1,18 +1,23 @@
 -- api tips: rating a session returns a tip of that level; tip sync for the phone's cache.
 
 -- Tip = {id, title, content, rating_level}
+-- title and content are in the request's language (api.language()): its row of
+-- app.mindfulness_tip_translations, else the tip's own English.
 create function api.tip_json(tip app.mindfulness_tips)
 returns jsonb
-language sql immutable
+language sql stable security definer set search_path = public, pg_temp
 as $$
-    select jsonb_build_object('id', tip.id, 'title', tip.title, 'content', tip.content,
+    select jsonb_build_object('id', tip.id, 'title', coalesce(t.title, tip.title), 'content', coalesce(t.content, tip.content),
                               'rating_level', tip.rating_level)
+    from (values (1)) as one (n)
+    left join app.mindfulness_tip_translations t on t.tip_id = tip.id and t.language = api.language()
 $$;
 
 -- POST /focus-sessions/{id}/rating {rating}
 -- Guarantees: the tip has the rating's level (bad → for stressful moments, good → for calm
 -- ones); it is the one this user saw least recently, never-seen first, so no tip repeats
--- until every tip of that level was shown. The tip shown is recorded.
+-- until every tip of that level was shown. The tip shown is recorded. It is in the request's
+-- language (api.tip_json), and a retry in another language gets the same tip in that one.
 create function api.focus_sessions_rate(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
@@ -65,6 +70,7 @@ comment on function api.focus_sessions_rate(text, jsonb, jsonb) is
     'the same rating again returns the same tip and records nothing.';
 
 -- POST /sync/mindfulness-tips {known_ids} (public; also at /Sync/MindfulnessTips)
+-- Tips are in the request's language (api.tip_json), in the same order in every language.
 -- Also the body of the app the product comes from, {"itemIds": [uuid]}, its name matched
 -- ignoring case as that app's server bound it (ItemIds, itemids): then the answer is that
 -- app's shape, {"missingItems": [{id, title, content, sessionRatingLevel}]} with the level
@@ -83,10 +89,11 @@ begin
         v_body := api.only_keys(mindfulness_tips_sync.body, array[v_original]);
         v_known := api.known_ids(v_body, v_original);
         return api.ok(jsonb_build_object('missingItems', coalesce(
-            (select jsonb_agg(jsonb_build_object('id', t.id, 'title', t.title, 'content', t.content,
+            (select jsonb_agg(jsonb_build_object('id', t.id, 'title', j.tip ->> 'title', 'content', j.tip ->> 'content',
                                                  'sessionRatingLevel', initcap(t.rating_level))
                               order by t.rating_level, t.title)
-             from app.mindfulness_tips t where t.active and t.id <> all (v_known)), '[]')));
+             from app.mindfulness_tips t cross join lateral (select api.tip_json(t) as tip) j
+             where t.active and t.id <> all (v_known)), '[]')));
     end if;
     v_body := api.only_keys(mindfulness_tips_sync.body, array['known_ids']);
     v_known := api.known_ids(v_body);

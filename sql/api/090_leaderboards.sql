@@ -154,9 +154,10 @@ begin
         'me', case when v_scope = 'global' then jsonb_build_object('rank', v_my_rank, 'minutes', v_mine)
                    else (select jsonb_build_object('rank', r.rank, 'minutes', r.minutes) from ranked r where r.id = v_user_id) end)
     into v_body;
-    return api.ok(v_body);
+    return api.ok(v_body, etag => md5(v_body::text));
 end
 $$;
 grant execute on function api.leaderboards_get(text, jsonb, jsonb) to focus_api;
 comment on function api.leaderboards_get(text, jsonb, jsonb) is
-    'GET /leaderboards/{daily|weekly}: ranks by focused minutes, ties sharing a rank, with the caller''s own rank; the global top cut among ties by user id.';
+    'GET /leaderboards/{daily|weekly}: ranks by focused minutes, ties sharing a rank, with the caller''s own rank; the global top cut among ties by user id; '
+    'the ETag is a digest of the answer.';

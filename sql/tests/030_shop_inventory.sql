@@ -5,7 +5,7 @@ select test.new_user('owner');
 
 select is((select jsonb_array_length((api.shop_items_list(null, '{}', '{}')).body -> 'pets')), 8, 'the shop lists 8 pets');
 select is((select jsonb_array_length((api.shop_items_list(null, '{}', '{}')).body -> 'furniture')), 10, '... and 10 pieces of furniture');
-select is((api.shop_items_list(null, '{}', '{}')).etag, 'catalog-' || (select version from app.catalog_version),
+select is((api.shop_items_list(null, '{}', '{}')).etag, 'catalog-' || (select version from app.catalog_version) || '-en',
           'the ETag is the catalog version');
 create temporary table tag on commit drop as select (api.shop_items_list(null, '{}', '{}')).etag as before;
 update app.shop_items set price = price + 1 where name = 'Campfire';

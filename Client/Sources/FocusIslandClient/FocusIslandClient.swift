@@ -16,6 +16,9 @@ public final class FocusIslandClient: Sendable {
     public let retryPolicy: RetryPolicy
     /// Also refuse an answer with members its model lacks (tests: keeps the document honest).
     public let strictDecoding: Bool
+    /// Sent as Accept-Language with every request (e.g. "es-MX, es;q=0.9"): item and tip text
+    /// come in the offered language it falls back to, else English. nil sends none (English).
+    public let language: String?
     let session: URLSession
     let cache: ConditionalCache
     private let state: Locked<String?>
@@ -25,9 +28,11 @@ public final class FocusIslandClient: Sendable {
     /// turns URLSession's own cache off (it keeps its own, by ETag). Throws
     /// `.invalidBaseURL` unless `baseURL` is an absolute http or https URL with a host and
     /// neither query nor fragment (a path, like /v1, is kept before every route's).
+    /// `language`: the Accept-Language of every request (one client per language: its cache
+    /// holds answers in that language).
     public init(
         baseURL: URL, token: String? = nil, retryPolicy: RetryPolicy = RetryPolicy(),
-        configuration: URLSessionConfiguration = .ephemeral, strictDecoding: Bool = false
+        configuration: URLSessionConfiguration = .ephemeral, strictDecoding: Bool = false, language: String? = nil
     ) throws(FocusIslandError) {
         guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: true),
             let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
@@ -39,6 +44,7 @@ public final class FocusIslandClient: Sendable {
         self.baseComponents = components
         self.retryPolicy = retryPolicy
         self.strictDecoding = strictDecoding
+        self.language = language
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         self.session = URLSession(configuration: configuration)
@@ -95,6 +101,7 @@ public final class FocusIslandClient: Sendable {
         request.httpMethod = operation.method
         if let timeout = operation.timeout { request.timeoutInterval = timeout }
         request.setValue("application/json", forHTTPHeaderField: "Accept")
+        if let language { request.setValue(language, forHTTPHeaderField: "Accept-Language") }
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         if let key { request.setValue(key, forHTTPHeaderField: "Idempotency-Key") }
         if let body = operation.body {

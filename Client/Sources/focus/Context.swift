@@ -43,7 +43,7 @@ struct Context {
 
     private func client(token: String?) throws(CLIError) -> FocusIslandClient {
         do {
-            return try FocusIslandClient(baseURL: baseURL, token: token)
+            return try FocusIslandClient(baseURL: baseURL, token: token, language: invocation.language)
         } catch {
             throw .usage("FOCUS_URL is not a server's base URL (\(error))")
         }

@@ -12,13 +12,22 @@ struct Invocation: Equatable {
     var follow = false
     /// `--help` or `-h`: print the usage and exit 0.
     var help = false
+    /// `--language TAG` (or `--language=TAG`): sent as Accept-Language, so items and tips come
+    /// in that language when the server offers it (else English).
+    var language: String?
 
-    static let options = ["--json", "--follow", "--help", "-h"]
+    static let options = ["--json", "--follow", "--help", "-h", "--language"]
 
     /// Parses the arguments after the program's name.
     init(_ arguments: [String]) throws(CLIError) {
         var optionsEnded = false
+        var expectsLanguage = false
         for argument in arguments {
+            if expectsLanguage {
+                language = try Self.language(argument)
+                expectsLanguage = false
+                continue
+            }
             if optionsEnded || !argument.hasPrefix("-") || argument == "-" {
                 words.append(argument)
                 continue
@@ -28,8 +37,24 @@ struct Invocation: Equatable {
             case "--json": json = true
             case "--follow", "-f": follow = true
             case "--help", "-h": help = true
-            default: throw .usage("unknown option \(argument) (options: --json, --follow, --help)")
+            case "--language": expectsLanguage = true
+            case _ where argument.hasPrefix("--language="):
+                language = try Self.language(String(argument.dropFirst("--language=".count)))
+            default: throw .usage("unknown option \(argument) (options: --json, --follow, --help, --language TAG)")
             }
         }
+        if expectsLanguage { throw .usage("--language needs a language tag, like es or es-MX") }
+    }
+
+    /// A language tag or an Accept-Language list: letters, digits, - , ; = . * and spaces only,
+    /// so nothing else can reach a request header.
+    static func language(_ text: String) throws(CLIError) -> String {
+        guard !text.isEmpty, text.count <= 200,
+            text.utf8.allSatisfy({ byte in
+                (0x30...0x39).contains(byte) || (0x41...0x5a).contains(byte) || (0x61...0x7a).contains(byte)
+                    || "-,;=.* ".utf8.contains(byte)
+            })
+        else { throw .usage("--language needs a language tag, like es or es-MX") }
+        return text
     }
 }

@@ -47,6 +47,8 @@ enum Usage {
               --json          the server's JSON instead of sentences, one object per line
               --follow, -f    with events: keep streaming (Ctrl-C to stop)
               --help, -h      this text
+              --language TAG  items and tips in that language when the server offers it (Accept-Language,
+                              e.g. es or "es-MX, es;q=0.9"); else English
 
             environment
               FOCUS_URL       the server (default http://127.0.0.1:8080)

@@ -14,6 +14,17 @@ import Testing
         #expect(dashed.words == ["friends", "remove", "--json"] && !dashed.json)
     }
 
+    @Test func languageTakesATagOrAnAcceptLanguageList() throws {
+        let spaced = try Invocation(["--language", "es", "shop"])
+        #expect(spaced.words == ["shop"] && spaced.language == "es")
+        let joined = try Invocation(["shop", "--language=es-MX, es;q=0.9"])
+        #expect(joined.words == ["shop"] && joined.language == "es-MX, es;q=0.9")
+        #expect(try Invocation(["shop"]).language == nil)
+        for bad in [["shop", "--language"], ["--language=", "shop"], ["--language", "es\r\nX-Evil: 1", "shop"]] {
+            #expect(throws: CLIError.self, "\(bad)") { try Invocation(bad) }
+        }
+    }
+
     @Test func anUnknownOptionIsAUsageError() {
         #expect(throws: CLIError.self) { try Invocation(["--jsn", "me"]) }
         do {

@@ -99,10 +99,54 @@ public struct Pipeline: Sendable {
             if route.access == .bearer && token == nil {
                 throw Problem(401, "unauthorized", "Sign in: this needs an Authorization: Bearer token.")
             }
-            let arguments = JSONText.object(Self.parameters(request, path: parameters))
+            var merged = Self.parameters(request, path: parameters)
+            // Set by the server only, for a localized route (a client's own ?language= is dropped).
+            merged["language"] = route.localized ? try language(request) : nil
+            let arguments = JSONText.object(merged)
             let body = route.body == .none ? [] : [bodyText(request, route)]
             let pool = readsReplica(route, request) ? readPool ?? pool : pool
-            return response(for: try cachedCall(route, [token, arguments] + body, pool: pool), route: route, request: request)
+            var response = response(
+                for: try cachedCall(route, [token, arguments] + body, pool: pool), route: route, request: request)
+            if let language = merged["language"] {
+                // On every answer of the route, problems and 304s too: a cache must key them by it.
+                response.setHeader("Vary", "Accept-Language")
+                if response.status < 300 || response.status == 304 { response.setHeader("Content-Language", language) }
+            }
+            return response
+        }
+    }
+
+    /// The language of a localized answer: Accept-Language negotiated against the languages the
+    /// database offers (AcceptLanguage.swift), which the shared cache keeps while it listens.
+    private func language(_ request: Request) throws(Problem) -> String {
+        let header = request.header("accept-language")
+        guard header != nil else { return AcceptLanguage.fallback }
+        switch cache?.lookupLanguages() ?? .off {
+        case .hit(let offered):
+            return AcceptLanguage.negotiate(header, offered: offered)
+        case .off:
+            return AcceptLanguage.negotiate(header, offered: try offeredLanguages())
+        case .miss(let generation):
+            let offered = try offeredLanguages()
+            cache?.storeLanguages(offered, generation: generation)
+            return AcceptLanguage.negotiate(header, offered: offered)
+        }
+    }
+
+    /// api.languages_offered(): English first, then each offered tag.
+    private func offeredLanguages() throws(Problem) -> [String] {
+        do throws(DatabaseError) {
+            let rows = try pool.withConnection { connection throws(DatabaseError) in
+                try connection.executePrepared("api.languages_offered", "select api.languages_offered()", [])
+            }
+            guard let text = rows.first?.first ?? nil else {
+                throw DatabaseError(sqlState: "XX000", message: "api.languages_offered returned no row")
+            }
+            return text.split(separator: ",").map(String.init)
+        } catch {
+            let problem = Problem(error)
+            if problem.status >= 500 { logger.error("api.languages_offered: \(error)") }
+            throw problem
         }
     }
 
@@ -222,7 +266,9 @@ public struct Pipeline: Sendable {
         if let etag = reply.etag {
             let tag = "\"" + etag + "\""
             response.setHeader("ETag", tag)
-            response.setHeader("Cache-Control", "no-cache")
+            // A signed-in person's own answer (/me, /friends…) may be kept by their own client
+            // only, never by a shared cache; a public one (the catalog) by any.
+            response.setHeader("Cache-Control", route.access == .bearer ? "private, no-cache" : "no-cache")
             if Self.matches(ifNoneMatch: request.header("if-none-match"), tag: tag) {
                 response.status = 304
                 response.body = []

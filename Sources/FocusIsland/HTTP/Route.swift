@@ -51,6 +51,8 @@ public struct Route: Sendable {
     public let bodyLimit: Int?
     public let response: ResponseKind
     public let reads: Reads
+    /// The answer holds item or tip text, in the negotiated language (Routes.localized).
+    public let localized: Bool
     let segments: [Segment]
     /// The one statement this route runs and its prepared name, made once (not per call).
     let statement: String?
@@ -75,6 +77,7 @@ public struct Route: Sendable {
         self.bodyLimit = bodyLimit
         self.response = response
         self.reads = reads
+        if case .sql(let function) = action { localized = Routes.localized.contains(function) } else { localized = false }
         self.statement = Self.statement(method, action, body, response)
         // The same function under another method may run another statement (api.idempotent).
         if case .sql(let function) = action {
@@ -101,9 +104,11 @@ public struct Route: Sendable {
         return parameters
     }
 
-    /// The one statement a route runs: token, path and query parameters, body.
+    /// The one statement a route runs: token, path and query parameters, body. A localized
+    /// route's parameters pass through api.use_language, which sets params.language for SQL.
     static func statement(_ method: String, _ action: Action, _ bodyKind: BodyKind, _ response: ResponseKind) -> String? {
         guard case .sql(let function) = action else { return nil }
+        let params = Routes.localized.contains(function) ? "api.use_language($2::jsonb)" : "$2::jsonb"
         let body =
             switch bodyKind {
             case .none: "'{}'::jsonb"
@@ -118,8 +123,8 @@ public struct Route: Sendable {
         // A POST or DELETE runs under its Idempotency-Key (params.idempotency_key): api.idempotent
         // decides everything (which endpoints change state, scope, replay, 422).
         if (method == "POST" || method == "DELETE") && bodyKind != .image && response == .json {
-            return "select \(columns) from api.idempotent('\(function)', $1, $2::jsonb, \(body))"
+            return "select \(columns) from api.idempotent('\(function)', $1, \(params), \(body))"
         }
-        return "select \(columns) from \(function)($1, $2::jsonb, \(body))"
+        return "select \(columns) from \(function)($1, \(params), \(body))"
     }
 }

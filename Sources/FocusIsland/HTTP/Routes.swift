@@ -109,6 +109,20 @@ public enum Routes {
         Route("GET", "/events", .sql("api.events_list")),
     ]
 
+    /// Functions whose answers hold item or tip text (api.item_json, api.tip_json): the pipeline
+    /// negotiates their language from Accept-Language, their statement sets it for SQL
+    /// (api.use_language), and they answer with Content-Language and Vary: Accept-Language
+    /// (docs/languages.md). RouteTableDatabaseTests checks this set against the SQL that reaches
+    /// those two functions.
+    public static let localized: Set<String> = [
+        "api.auth_register", "api.auth_login", "api.auth_password_reset_confirm",
+        "api.me_export_get", "api.me_email_update", "api.me_email_verification_confirm",
+        "api.me_get", "api.me_update", "api.me_selected_update",
+        "api.shop_items_list", "api.shop_items_sync", "api.shop_purchases_create", "api.me_items_list",
+        "api.focus_sessions_rate", "api.focus_sessions_batch_create", "api.mindfulness_tips_sync",
+        "api.friends_list", "api.friend_requests_create", "api.friend_requests_accept", "api.users_get",
+    ]
+
     /// What the server calls at GET /events before it holds a stream or a long-poll open:
     /// the user, their stream limit and the starting cursor.
     public static let eventsStreamOpen = Route("GET", "/events", .sql("api.events_stream_open"))

@@ -1,5 +1,7 @@
-// SharedCache: the server's copy of shared, slowly changing answers (the catalog, the tips),
-// so their 200s and 304s cost no database round trip. HTTP caching, not a business rule: an
+// SharedCache: the server's copy of shared, slowly changing answers (the catalog, the tips, one
+// entry per language, since the language is among the parameters of the key) and of the
+// languages Accept-Language is negotiated against, so their 200s and 304s cost no database
+// round trip. HTTP caching, not a business rule: an
 // entry is exactly the reply SQL gave for exactly that request (function, query, body), and
 // SQL still decides what the catalog is and which tips a phone lacks.
 //
@@ -23,12 +25,15 @@ public final class SharedCache: Sendable {
         var generation: UInt64 = 0
         var entries: [String: Reply] = [:]
         var bytes = 0
+        /// api.languages_offered(), English first; nil until asked again after an empty.
+        var languages: [String]?
 
         /// Drops every entry; a reply fetched before this is not stored.
         mutating func empty() {
             generation &+= 1
             entries.removeAll()
             bytes = 0
+            languages = nil
         }
     }
     private let state = Mutex(State())
@@ -61,6 +66,31 @@ public final class SharedCache: Sendable {
             }
             state.entries[key] = reply
             state.bytes += size
+        }
+    }
+
+    enum LanguagesLookup {
+        case hit([String])
+        /// Not kept: ask SQL, then `storeLanguages` with this generation.
+        case miss(UInt64)
+        /// No listener: every request asks SQL.
+        case off
+    }
+
+    /// The offered languages, as `lookup` for answers. Any change to app.languages announces
+    /// catalog.changed and tips.changed, which empty the cache and these with it.
+    func lookupLanguages() -> LanguagesLookup {
+        state.withLock { state in
+            guard state.listening else { return .off }
+            if let languages = state.languages { return .hit(languages) }
+            return .miss(state.generation)
+        }
+    }
+
+    func storeLanguages(_ languages: [String], generation expected: UInt64) {
+        state.withLock { state in
+            guard state.listening, state.generation == expected else { return }
+            state.languages = languages
         }
     }
 

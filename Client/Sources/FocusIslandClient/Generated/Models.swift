@@ -603,15 +603,19 @@ public struct Settings: Codable, Sendable, Equatable {
     public var showTipOnTimer: Bool
     /// IANA name, default UTC.
     public var timeZone: String
+    /// The person's language for what is sent without a request (push, mail): a BCP 47 tag in canonical case, default en. Answers to requests follow Accept-Language instead (docs/languages.md).
+    public var locale: String
 
-    public init(showTipOnTimer: Bool, timeZone: String) {
+    public init(showTipOnTimer: Bool, timeZone: String, locale: String) {
         self.showTipOnTimer = showTipOnTimer
         self.timeZone = timeZone
+        self.locale = locale
     }
 
     enum CodingKeys: String, CodingKey {
         case showTipOnTimer = "show_tip_on_timer"
         case timeZone = "time_zone"
+        case locale = "locale"
     }
 }
 
@@ -2559,15 +2563,19 @@ public struct ProfileChangeBody: Codable, Sendable, Equatable {
         public var showTipOnTimer: Bool?
         /// An IANA name PostgreSQL knows (pg_timezone_names), e.g. Europe/Paris; letters, digits and _ + - / only; a name it does not know is 400 invalid_field (field: time_zone).
         public var timeZone: String?
+        /// A BCP 47 language tag (language, optional script, region and variants; no extensions or private use), in any case: stored in canonical case (es-mx → es-MX). Any well-formed tag, offered or not: push and mail use the offered language it falls back to (RFC 4647 lookup), else English. Otherwise 400 invalid_field (field: locale).
+        public var locale: String?
 
-        public init(showTipOnTimer: Bool? = nil, timeZone: String? = nil) {
+        public init(showTipOnTimer: Bool? = nil, timeZone: String? = nil, locale: String? = nil) {
             self.showTipOnTimer = showTipOnTimer
             self.timeZone = timeZone
+            self.locale = locale
         }
 
         enum CodingKeys: String, CodingKey {
             case showTipOnTimer = "show_tip_on_timer"
             case timeZone = "time_zone"
+            case locale = "locale"
         }
     }
 

@@ -231,13 +231,13 @@ extension FocusIslandClient {
         _ = try await send(request)
     }
 
-    /// The caller's profile.
+    /// The caller's profile (ETag of the answer).
     /// `GET /me`
     public func meGet() async throws(FocusIslandError) -> Profile {
         let request = OperationRequest(
             method: "GET", path: "/me", query: [],
             body: nil, contentType: nil, idempotencyKey: nil,
-            conditional: false, statuses: [200])
+            conditional: true, statuses: [200])
         return try self.decode(Profile.self, from: try await send(request))
     }
 
@@ -322,7 +322,7 @@ extension FocusIslandClient {
         _ = try await send(request)
     }
 
-    /// The active catalog by kind (ETag: the catalog version).
+    /// The active catalog by kind, in the negotiated language (ETag: the catalog version and the language).
     /// `GET /shop/items`
     public func shopItemsList() async throws(FocusIslandError) -> Catalog {
         let request = OperationRequest(
@@ -362,7 +362,7 @@ extension FocusIslandClient {
         }
     }
 
-    /// The caller's items, of one kind or all.
+    /// The caller's items, of one kind or all (ETag of the answer).
     /// `GET /me/items`
     public func meItemsList(kind: ItemKind? = nil) async throws(FocusIslandError) -> Inventory {
         var query: [URLQueryItem] = []
@@ -370,7 +370,7 @@ extension FocusIslandClient {
         let request = OperationRequest(
             method: "GET", path: "/me/items", query: query,
             body: nil, contentType: nil, idempotencyKey: nil,
-            conditional: false, statuses: [200])
+            conditional: true, statuses: [200])
         return try self.decode(Inventory.self, from: try await send(request))
     }
 
@@ -450,13 +450,13 @@ extension FocusIslandClient {
         return try self.decode(Rated.self, from: try await send(request))
     }
 
-    /// Minutes, coins and streaks in the caller's own days.
+    /// Minutes, coins and streaks in the caller's own days (ETag of the answer).
     /// `GET /me/stats`
     public func meStatsGet() async throws(FocusIslandError) -> Stats {
         let request = OperationRequest(
             method: "GET", path: "/me/stats", query: [],
             body: nil, contentType: nil, idempotencyKey: nil,
-            conditional: false, statuses: [200])
+            conditional: true, statuses: [200])
         return try self.decode(Stats.self, from: try await send(request))
     }
 
@@ -595,7 +595,7 @@ extension FocusIslandClient {
         return try self.decode(FriendProfile.self, from: try await send(request))
     }
 
-    /// Focused minutes ranked in the caller's day or week.
+    /// Focused minutes ranked in the caller's day or week (ETag of the answer).
     /// `GET /leaderboards/{period}`
     public func leaderboardsGet(period: LeaderboardPeriod, scope: LeaderboardScope? = nil, limit: Int? = nil) async throws(FocusIslandError)
         -> Leaderboard
@@ -606,7 +606,7 @@ extension FocusIslandClient {
         let request = OperationRequest(
             method: "GET", path: "/leaderboards/\(period.rawValue)", query: query,
             body: nil, contentType: nil, idempotencyKey: nil,
-            conditional: false, statuses: [200])
+            conditional: true, statuses: [200])
         return try self.decode(Leaderboard.self, from: try await send(request))
     }
 

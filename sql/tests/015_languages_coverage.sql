@@ -1,0 +1,18 @@
+-- Every offered language covers every active item and tip (the seed ships Spanish whole).
+begin;
+select plan(3);
+
+select ok(exists (select from app.languages where offered), 'the seed offers a language besides English');
+select is_empty($$
+    select l.tag, i.kind, i.name from app.languages l cross join app.shop_items i
+    where l.offered and i.active
+      and not exists (select from app.shop_item_translations t where t.item_id = i.id and t.language = l.tag)
+$$, 'every offered language names and describes every active item');
+select is_empty($$
+    select l.tag, t.rating_level, t.title from app.languages l cross join app.mindfulness_tips t
+    where l.offered and t.active
+      and not exists (select from app.mindfulness_tip_translations x where x.tip_id = t.id and x.language = l.tag)
+$$, 'every offered language has every active tip');
+
+select * from finish();
+rollback;
