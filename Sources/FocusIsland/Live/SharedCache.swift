@@ -1,4 +1,5 @@
-// SharedCache: the server's copy of shared, slowly changing answers (the catalog, the tips),
+// SharedCache: the server's copy of shared, slowly changing answers (the catalog, the tips,
+// GET /config and the release controls admission reads from it),
 // so their 200s and 304s cost no database round trip. HTTP caching, not a business rule: an
 // entry is exactly the reply SQL gave for exactly that request (function, query, body), and
 // SQL still decides what the catalog is and which tips a phone lacks.
@@ -14,7 +15,7 @@ import Synchronization
 public final class SharedCache: Sendable {
     /// Public endpoints whose answer is the same for everyone and changes only with a
     /// broadcast event. Per-user answers are never cached in the server.
-    static let functions: Set<String> = ["api.shop_items_list", "api.mindfulness_tips_sync"]
+    static let functions: Set<String> = ["api.shop_items_list", "api.mindfulness_tips_sync", "api.config_get"]
     /// Bounds: sync bodies are up to 1 MiB each, so the distinct bodies kept are few.
     static let maxEntries = 64, maxBytes = 8 << 20
 
@@ -23,12 +24,15 @@ public final class SharedCache: Sendable {
         var generation: UInt64 = 0
         var entries: [String: Reply] = [:]
         var bytes = 0
+        /// GET /config's release controls, parsed, for admission (ReleaseControls.swift).
+        var controls: ReleaseControls?
 
         /// Drops every entry; a reply fetched before this is not stored.
         mutating func empty() {
             generation &+= 1
             entries.removeAll()
             bytes = 0
+            controls = nil
         }
     }
     private let state = Mutex(State())
@@ -61,6 +65,29 @@ public final class SharedCache: Sendable {
             }
             state.entries[key] = reply
             state.bytes += size
+        }
+    }
+
+    enum ControlsLookup {
+        case hit(ReleaseControls)
+        /// Not kept: read them from SQL, then `storeControls` with this generation.
+        case miss(UInt64)
+        /// No listener: every request reads them from SQL.
+        case off
+    }
+
+    func lookupControls() -> ControlsLookup {
+        state.withLock { state in
+            guard state.listening else { return .off }
+            if let controls = state.controls { return .hit(controls) }
+            return .miss(state.generation)
+        }
+    }
+
+    func storeControls(_ controls: ReleaseControls, generation expected: UInt64) {
+        state.withLock { state in
+            guard state.listening, state.generation == expected else { return }
+            state.controls = controls
         }
     }
 
