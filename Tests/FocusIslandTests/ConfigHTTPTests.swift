@@ -43,7 +43,7 @@ import Testing
         let info = (document as? [String: Any])?["info"] as? [String: Any]
         #expect(first.json["api_version"] as? String == info?["version"] as? String)
         let platforms = first.json["platforms"] as? [String: Any]
-        #expect(Set(platforms?.keys.map { $0 } ?? []).isSuperset(of: ["ios", "android"]))
+        #expect(Set((platforms ?? [:]).keys).isSuperset(of: ["ios", "android"]))
         let economy = first.json["economy"] as? [String: Any]
         #expect(
             economy?["min_minutes_to_earn"] as? Int
