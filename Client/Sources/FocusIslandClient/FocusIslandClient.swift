@@ -16,6 +16,9 @@ public final class FocusIslandClient: Sendable {
     public let retryPolicy: RetryPolicy
     /// Also refuse an answer with members its model lacks (tests: keeps the document honest).
     public let strictDecoding: Bool
+    /// Sent as `X-Client-Version` on every request (`ios/1.2.9`): below the platform's minimum
+    /// (`configGet()`) the server answers 426 upgrade_required; nil sends none (the CLI, tools).
+    public let clientVersion: String?
     let session: URLSession
     let cache: ConditionalCache
     private let state: Locked<String?>
@@ -25,9 +28,10 @@ public final class FocusIslandClient: Sendable {
     /// turns URLSession's own cache off (it keeps its own, by ETag). Throws
     /// `.invalidBaseURL` unless `baseURL` is an absolute http or https URL with a host and
     /// neither query nor fragment (a path, like /v1, is kept before every route's).
+    /// `clientVersion`: the app's `<platform>/<version>`, sent as X-Client-Version.
     public init(
         baseURL: URL, token: String? = nil, retryPolicy: RetryPolicy = RetryPolicy(),
-        configuration: URLSessionConfiguration = .ephemeral, strictDecoding: Bool = false
+        configuration: URLSessionConfiguration = .ephemeral, strictDecoding: Bool = false, clientVersion: String? = nil
     ) throws(FocusIslandError) {
         guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: true),
             let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
@@ -39,6 +43,7 @@ public final class FocusIslandClient: Sendable {
         self.baseComponents = components
         self.retryPolicy = retryPolicy
         self.strictDecoding = strictDecoding
+        self.clientVersion = clientVersion
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         self.session = URLSession(configuration: configuration)
@@ -97,6 +102,7 @@ public final class FocusIslandClient: Sendable {
         request.setValue("application/json", forHTTPHeaderField: "Accept")
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         if let key { request.setValue(key, forHTTPHeaderField: "Idempotency-Key") }
+        if let clientVersion { request.setValue(clientVersion, forHTTPHeaderField: "X-Client-Version") }
         if let body = operation.body {
             request.httpBody = body
             request.setValue(operation.contentType ?? "application/json", forHTTPHeaderField: "Content-Type")

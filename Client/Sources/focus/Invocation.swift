@@ -12,23 +12,38 @@ struct Invocation: Equatable {
     var follow = false
     /// `--help` or `-h`: print the usage and exit 0.
     var help = false
+    /// `--ended-at TIME`: when the session finished really ended (RFC 3339), for `focus finish`.
+    var endedAt: String?
+    /// `--time-zone ZONE`: the new account's IANA time zone, for `focus register`.
+    var timeZone: String?
 
-    static let options = ["--json", "--follow", "--help", "-h"]
+    static let options = ["--json", "--follow", "--help", "-h", "--ended-at", "--time-zone"]
 
-    /// Parses the arguments after the program's name.
+    /// Parses the arguments after the program's name. An option with a value takes the next
+    /// word (`--ended-at 2026-12-01T10:15:00Z`) or what follows `=` (`--time-zone=Asia/Tokyo`).
     init(_ arguments: [String]) throws(CLIError) {
         var optionsEnded = false
-        for argument in arguments {
+        var rest = arguments[...]
+        while let argument = rest.popFirst() {
             if optionsEnded || !argument.hasPrefix("-") || argument == "-" {
                 words.append(argument)
                 continue
             }
-            switch argument {
+            let (name, inline) =
+                argument.firstIndex(of: "=").map { (String(argument[..<$0]), String(argument[argument.index(after: $0)...])) }
+                ?? (argument, nil)
+            switch name {
             case "--": optionsEnded = true
             case "--json": json = true
             case "--follow", "-f": follow = true
             case "--help", "-h": help = true
-            default: throw .usage("unknown option \(argument) (options: --json, --follow, --help)")
+            case "--ended-at", "--time-zone":
+                guard let value = inline ?? rest.popFirst(), !value.isEmpty else {
+                    throw .usage("\(name) needs a value")
+                }
+                if name == "--ended-at" { endedAt = value } else { timeZone = value }
+            default:
+                throw .usage("unknown option \(argument) (options: --json, --follow, --ended-at, --time-zone, --help)")
             }
         }
     }
