@@ -210,17 +210,18 @@ import Testing
     }
 
     /// An app names its version; below the platform's minimum (1.0.0 as seeded) it is told to
-    /// update, with the store's URL, and may still read the config.
+    /// update, with the store's URL, and may still read the config. Android: ConfigHTTPTests
+    /// moves the iOS minimum while other suites run.
     @Test func anOldAppIsToldToUpdateAndStillReadsTheConfig() async throws {
         let (client, _, _) = try await newAccount("old-build")
         let old = try FocusIslandClient(
-            baseURL: try JourneyServer.baseURL(), token: client.token, strictDecoding: true, clientVersion: "ios/0.9")
+            baseURL: try JourneyServer.baseURL(), token: client.token, strictDecoding: true, clientVersion: "android/0.9")
         let config = try await old.configGet()
         #expect(config.economy.minMinutesToEarn >= 1)
-        guard case .object(let platforms) = config.platforms, case .object(let ios)? = platforms["ios"],
-            case .string(let store)? = ios["store_url"]
+        guard case .object(let platforms) = config.platforms, case .object(let android)? = platforms["android"],
+            case .string(let store)? = android["store_url"]
         else {
-            Issue.record("no iOS platform in \(config.platforms)")
+            Issue.record("no Android platform in \(config.platforms)")
             return
         }
         do {
@@ -230,7 +231,7 @@ import Testing
             #expect(error.code == .upgradeRequired && error.status == 426)
             if case .problem(let problem) = error { #expect(problem.problem?.storeUrl == store) }
         }
-        let current = try FocusIslandClient(baseURL: try JourneyServer.baseURL(), token: client.token, clientVersion: "ios/1.0.0")
+        let current = try FocusIslandClient(baseURL: try JourneyServer.baseURL(), token: client.token, clientVersion: "android/1.0.0")
         _ = try await current.meGet()
     }
 
