@@ -65,6 +65,8 @@ struct EventDescriber {
             return "the shop changed (focus shop)."
         case "tips.changed":
             return "new mindfulness tips (focus tips sync)."
+        case "config.changed":
+            return "the server's settings changed (focus config)."
         case "resync":
             return "some events are too old to list: read focus me and focus friends again."
         default:
