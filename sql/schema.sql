@@ -72,6 +72,10 @@ CREATE FUNCTION api.address_bucket(client_ip inet) RETURNS inet
     select network(set_masklen(address_bucket.client_ip, case when family(address_bucket.client_ip) = 6 then 64 else 32 end))::inet
 $$;
 ALTER FUNCTION api.address_bucket(client_ip inet) OWNER TO focus_owner;
+CREATE FUNCTION api.api_version() RETURNS text
+    LANGUAGE sql IMMUTABLE
+    AS $$ select '1.1.0' $$;
+ALTER FUNCTION api.api_version() OWNER TO focus_owner;
 CREATE FUNCTION api.asset_url(key text) RETURNS text
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -255,10 +259,11 @@ CREATE FUNCTION api.auth_register(token text, params jsonb, body jsonb) RETURNS 
     SET search_path TO 'public', 'pg_temp'
     AS $$
 declare
-    v_body jsonb := api.only_keys(auth_register.body, array['email', 'password', 'display_name']);
+    v_body jsonb := api.only_keys(auth_register.body, array['email', 'password', 'display_name', 'time_zone']);
     v_email text := api.email_field(v_body);
     v_password text := api.password_field(v_body, 'password');
     v_display_name text := api.display_name_field(v_body, required => true);
+    v_time_zone text := api.time_zone_field(v_body, 'time_zone');
     v_hash text := api.hash_password(v_password);  -- before the address's lock, which it need not hold
     v_bucket inet := api.address_bucket(api.client_address(auth_register.params));
     v_settings app.auth_settings;
@@ -276,8 +281,8 @@ begin
                            retry_after => greatest(1, ceil(extract(epoch from
                                v_oldest + v_settings.taken_answer_window - now()))::integer));
     end if;
-    insert into app.users (email, password_hash, display_name)
-    values (v_email, v_hash, v_display_name)
+    insert into app.users (email, password_hash, display_name, time_zone)
+    values (v_email, v_hash, v_display_name, coalesce(v_time_zone, 'UTC'))
     on conflict (email) do nothing
     returning id into v_user_id;
     if v_user_id is null then
@@ -491,6 +496,36 @@ exception when data_exception then
 end
 $_$;
 ALTER FUNCTION api.client_address(params jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.config_get(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_body jsonb;
+begin
+    select jsonb_build_object(
+               'api_version', api.api_version(),
+               'platforms', coalesce((select jsonb_object_agg(p.platform, jsonb_build_object(
+                                                 'min_version', p.min_version, 'latest_version', p.latest_version,
+                                                 'store_url', p.store_url))
+                                      from app.client_platforms p), '{}'),
+               'maintenance', jsonb_build_object('active', r.maintenance, 'message', r.maintenance_message,
+                                                 'retry_after_seconds', r.retry_after_seconds),
+               'features', r.feature_flags,
+               'economy', jsonb_build_object(
+                   'coins_per_minute', e.coins_per_minute, 'min_minutes_to_earn', e.min_minutes_to_earn,
+                   'max_session_minutes', e.max_session_minutes, 'offline_daily_coin_cap', e.offline_daily_coin_cap,
+                   'offline_max_age_days', floor(extract(epoch from e.offline_max_age) / 86400)::integer,
+                   'clock_skew_seconds', floor(extract(epoch from e.clock_skew))::integer),
+               'limits', jsonb_build_object(
+                   'max_planned_minutes', 1440, 'batch_max_sessions', 100,
+                   'avatar_max_bytes', app.avatar_max_bytes(), 'avatar_types', jsonb_build_array('image/png', 'image/jpeg')))
+    into v_body
+    from app.release_settings r cross join app.economy_settings e;
+    return api.ok(v_body, etag => 'config-' || left(md5(v_body::text), 16));
+end
+$$;
+ALTER FUNCTION api.config_get(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.display_name(name text) RETURNS text
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -893,6 +928,8 @@ CREATE FUNCTION api.focus_sessions_finish(token text, params jsonb, body jsonb) 
 declare
     v_user_id uuid := api.authenticate(focus_sessions_finish.token);
     v_id uuid := api.uuid_field(focus_sessions_finish.params, 'id');
+    v_body jsonb := api.only_keys(focus_sessions_finish.body, array['ended_at']);
+    v_ended timestamptz := api.time_field(v_body, 'ended_at', required => false);
     v_session app.focus_sessions;
     v_end timestamptz;
 begin
@@ -901,6 +938,15 @@ begin
         return api.session_reply(v_id);  -- finishing twice answers the same (an abandoned one: as abandoned)
     end if;
     v_end := api.live_end(v_session);
+    if v_ended is not null then
+        if v_ended <= v_session.started_at then
+            perform api.fail(422, 'invalid_session', 'ended_at must be after the session started.');
+        end if;
+        if v_ended > now() + (select e.clock_skew from app.economy_settings e) then
+            perform api.fail(422, 'invalid_session', 'ended_at is in the future.');
+        end if;
+        v_end := least(v_end, v_ended);
+    end if;
     update app.focus_sessions s
     set ended_at = v_end, occupies = tstzrange(s.started_at, v_end),
         minutes = floor(extract(epoch from v_end - s.started_at) / 60)::integer
@@ -2747,6 +2793,19 @@ begin
 end
 $_$;
 ALTER FUNCTION api.time_field(body jsonb, field text, required boolean) OWNER TO focus_owner;
+CREATE FUNCTION api.time_zone_field(body jsonb, field text) RETURNS text
+    LANGUAGE plpgsql
+    AS $$
+declare
+    v_time_zone text := api.text_field(time_zone_field.body, time_zone_field.field, required => false, max_length => 64);
+begin
+    if v_time_zone is not null and not exists (select from pg_timezone_names z where z.name = v_time_zone) then
+        perform api.fail_field(time_zone_field.field, 'must be an IANA time zone name, like Europe/Paris.');
+    end if;
+    return v_time_zone;
+end
+$$;
+ALTER FUNCTION api.time_zone_field(body jsonb, field text) OWNER TO focus_owner;
 CREATE TABLE app.mindfulness_tips (
     id uuid DEFAULT gen_random_uuid() NOT NULL,
     rating_level text NOT NULL,
@@ -3029,6 +3088,16 @@ begin
 end
 $$;
 ALTER FUNCTION app.add_user_day(user_id uuid, day date, sessions integer) OWNER TO focus_owner;
+CREATE FUNCTION app.announce_config() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    insert into app.events (user_id, type, payload) values (null, 'config.changed', '{}');
+    return null;
+end
+$$;
+ALTER FUNCTION app.announce_config() OWNER TO focus_owner;
 CREATE FUNCTION app.announce_version() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -3094,6 +3163,13 @@ begin
 end
 $$;
 ALTER FUNCTION app.bump_tips_version() OWNER TO focus_owner;
+CREATE FUNCTION app.client_version_key(version text) RETURNS integer[]
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $_$
+    select case when client_version_key.version ~ '^[0-9]{1,5}(\.[0-9]{1,5}){0,2}$'
+                then (string_to_array(client_version_key.version, '.')::integer[] || array[0, 0])[1:3] end
+$_$;
+ALTER FUNCTION app.client_version_key(version text) OWNER TO focus_owner;
 CREATE FUNCTION app.coin_ledger_day_totals() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -3806,6 +3882,18 @@ CREATE TABLE app.catalog_version (
     CONSTRAINT catalog_version_singleton_check CHECK (singleton)
 );
 ALTER TABLE app.catalog_version OWNER TO focus_owner;
+CREATE TABLE app.client_platforms (
+    platform text NOT NULL,
+    min_version text NOT NULL,
+    latest_version text NOT NULL,
+    store_url text NOT NULL,
+    CONSTRAINT client_platforms_check CHECK ((app.client_version_key(min_version) <= app.client_version_key(latest_version))),
+    CONSTRAINT client_platforms_latest_version_check CHECK ((app.client_version_key(latest_version) IS NOT NULL)),
+    CONSTRAINT client_platforms_min_version_check CHECK ((app.client_version_key(min_version) IS NOT NULL)),
+    CONSTRAINT client_platforms_platform_check CHECK ((platform ~ '^[a-z][a-z0-9-]{0,15}$'::text)),
+    CONSTRAINT client_platforms_store_url_check CHECK (((store_url ~ '^https://[^\s]+$'::text) AND (length(store_url) <= 500)))
+);
+ALTER TABLE app.client_platforms OWNER TO focus_owner;
 CREATE TABLE app.coin_ledger (
     id bigint NOT NULL,
     user_id uuid NOT NULL,
@@ -3907,9 +3995,9 @@ CREATE TABLE app.events (
     type text NOT NULL,
     payload jsonb DEFAULT '{}'::jsonb NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT events_check CHECK (((user_id IS NULL) = (type = ANY (ARRAY['catalog.changed'::text, 'tips.changed'::text])))),
+    CONSTRAINT events_check CHECK (((user_id IS NULL) = (type = ANY (ARRAY['catalog.changed'::text, 'tips.changed'::text, 'config.changed'::text])))),
     CONSTRAINT events_payload_check CHECK (((jsonb_typeof(payload) = 'object'::text) AND (length((payload)::text) <= 1000))),
-    CONSTRAINT events_type_check CHECK ((type = ANY (ARRAY['friend_request.received'::text, 'friend_request.accepted'::text, 'friend_request.ended'::text, 'friend.removed'::text, 'friend.updated'::text, 'balance.changed'::text, 'catalog.changed'::text, 'tips.changed'::text])))
+    CONSTRAINT events_type_check CHECK ((type = ANY (ARRAY['friend_request.received'::text, 'friend_request.accepted'::text, 'friend_request.ended'::text, 'friend.removed'::text, 'friend.updated'::text, 'balance.changed'::text, 'catalog.changed'::text, 'tips.changed'::text, 'config.changed'::text])))
 );
 ALTER TABLE app.events OWNER TO focus_owner;
 ALTER TABLE app.events ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
@@ -4052,6 +4140,18 @@ CREATE TABLE app.password_resets (
     CONSTRAINT password_resets_failed_attempts_check CHECK ((failed_attempts >= 0))
 );
 ALTER TABLE app.password_resets OWNER TO focus_owner;
+CREATE TABLE app.release_settings (
+    singleton boolean DEFAULT true NOT NULL,
+    maintenance boolean DEFAULT false NOT NULL,
+    maintenance_message text DEFAULT 'Focus Island is being updated and will be back shortly.'::text NOT NULL,
+    retry_after_seconds integer DEFAULT 300 NOT NULL,
+    feature_flags jsonb DEFAULT '{}'::jsonb NOT NULL,
+    CONSTRAINT release_settings_feature_flags_check CHECK (((jsonb_typeof(feature_flags) = 'object'::text) AND (length((feature_flags)::text) <= 4000) AND (NOT jsonb_path_exists(feature_flags, '$.keyvalue()?(!(@."key" like_regex "^[a-z][a-z0-9_]{0,39}$") || @."value".type() != "boolean")'::jsonpath)))),
+    CONSTRAINT release_settings_maintenance_message_check CHECK (((length(maintenance_message) >= 1) AND (length(maintenance_message) <= 500))),
+    CONSTRAINT release_settings_retry_after_seconds_check CHECK (((retry_after_seconds >= 1) AND (retry_after_seconds <= 86400))),
+    CONSTRAINT release_settings_singleton_check CHECK (singleton)
+);
+ALTER TABLE app.release_settings OWNER TO focus_owner;
 CREATE TABLE app.retention_settings (
     singleton boolean DEFAULT true NOT NULL,
     login_failures interval DEFAULT '30 days'::interval NOT NULL,
@@ -4437,6 +4537,8 @@ ALTER TABLE ONLY app.blocks
     ADD CONSTRAINT blocks_pkey PRIMARY KEY (blocker, blocked);
 ALTER TABLE ONLY app.catalog_version
     ADD CONSTRAINT catalog_version_pkey PRIMARY KEY (singleton);
+ALTER TABLE ONLY app.client_platforms
+    ADD CONSTRAINT client_platforms_pkey PRIMARY KEY (platform);
 ALTER TABLE ONLY app.coin_ledger
     ADD CONSTRAINT coin_ledger_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.daily_minutes_counts
@@ -4485,6 +4587,8 @@ ALTER TABLE ONLY app.password_reset_requests
     ADD CONSTRAINT password_reset_requests_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.password_resets
     ADD CONSTRAINT password_resets_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY app.release_settings
+    ADD CONSTRAINT release_settings_pkey PRIMARY KEY (singleton);
 ALTER TABLE ONLY app.retention_settings
     ADD CONSTRAINT retention_settings_pkey PRIMARY KEY (singleton);
 ALTER TABLE ONLY app.schema_migrations
@@ -4585,10 +4689,12 @@ CREATE OR REPLACE VIEW report.sales_per_item AS
 CREATE TRIGGER auth_tokens_end_deleted AFTER DELETE ON app.auth_tokens FOR EACH ROW EXECUTE FUNCTION app.auth_tokens_notify_end();
 CREATE TRIGGER auth_tokens_end_revoked AFTER UPDATE OF revoked_at, expires_at ON app.auth_tokens FOR EACH ROW WHEN ((((old.revoked_at IS NULL) AND (new.revoked_at IS NOT NULL)) OR (new.expires_at < old.expires_at))) EXECUTE FUNCTION app.auth_tokens_notify_end();
 CREATE TRIGGER avatars_events AFTER INSERT OR DELETE OR UPDATE ON app.avatars FOR EACH ROW EXECUTE FUNCTION app.tell_friends_of_row();
+CREATE TRIGGER client_platforms_config_changed AFTER INSERT OR DELETE OR UPDATE ON app.client_platforms FOR EACH STATEMENT EXECUTE FUNCTION app.announce_config();
 CREATE TRIGGER coin_ledger_append_only BEFORE DELETE OR UPDATE ON app.coin_ledger FOR EACH STATEMENT EXECUTE FUNCTION app.forbid_change();
 CREATE TRIGGER coin_ledger_apply AFTER INSERT ON app.coin_ledger FOR EACH ROW EXECUTE FUNCTION app.apply_ledger_entry();
 CREATE CONSTRAINT TRIGGER coin_ledger_utc_day_totals AFTER INSERT ON app.coin_ledger DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION app.coin_ledger_day_totals();
 CREATE CONSTRAINT TRIGGER daily_minutes_count AFTER INSERT OR DELETE OR UPDATE ON app.daily_minutes DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION app.daily_minutes_count();
+CREATE TRIGGER economy_settings_config_changed AFTER INSERT OR DELETE OR UPDATE ON app.economy_settings FOR EACH STATEMENT EXECUTE FUNCTION app.announce_config();
 CREATE TRIGGER events_append_only BEFORE DELETE OR UPDATE OR TRUNCATE ON app.events FOR EACH STATEMENT EXECUTE FUNCTION app.events_append_only();
 CREATE TRIGGER events_commit_order BEFORE INSERT ON app.events FOR EACH STATEMENT EXECUTE FUNCTION app.events_commit_order();
 CREATE TRIGGER events_notify AFTER INSERT ON app.events FOR EACH ROW EXECUTE FUNCTION app.events_notify();
@@ -4607,6 +4713,7 @@ CREATE TRIGGER moderation_actions_append_only BEFORE DELETE OR UPDATE ON app.mod
 CREATE TRIGGER moderation_actions_erase AFTER UPDATE OF deleted_at ON app.users FOR EACH ROW WHEN (((old.deleted_at IS NULL) AND (new.deleted_at IS NOT NULL))) EXECUTE FUNCTION app.moderation_actions_erase();
 CREATE TRIGGER outgoing_mail_link BEFORE INSERT ON app.outgoing_mail FOR EACH ROW EXECUTE FUNCTION app.link_to_email_holder('recipient');
 CREATE TRIGGER password_reset_requests_link BEFORE INSERT ON app.password_reset_requests FOR EACH ROW EXECUTE FUNCTION app.link_to_email_holder('email');
+CREATE TRIGGER release_settings_config_changed AFTER INSERT OR DELETE OR UPDATE ON app.release_settings FOR EACH STATEMENT EXECUTE FUNCTION app.announce_config();
 CREATE TRIGGER shop_items_bump_version AFTER INSERT OR DELETE OR UPDATE ON app.shop_items FOR EACH ROW EXECUTE FUNCTION app.bump_catalog_version();
 CREATE TRIGGER shop_items_deleted_events AFTER DELETE ON app.shop_items REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
 CREATE TRIGGER shop_items_inserted_events AFTER INSERT ON app.shop_items REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
@@ -4681,6 +4788,7 @@ REVOKE USAGE ON SCHEMA public FROM PUBLIC;
 GRANT USAGE ON SCHEMA report TO focus_report;
 REVOKE ALL ON FUNCTION api.accept_pair(pair app.friendships, actor uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.address_bucket(client_ip inet) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.api_version() FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.asset_url(key text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.assets_publish(base_url text, manifest jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.assets_publish(base_url text, manifest jsonb) TO focus_api;
@@ -4707,6 +4815,8 @@ REVOKE ALL ON FUNCTION app.display_name_is_clean(name text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.check_password(account app.users, password text, client_ip inet) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.choice(value text, field text, choices text[]) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.client_address(params jsonb) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.config_get(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.config_get(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.display_name(name text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.display_name_field(body jsonb, required boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.email_field(body jsonb, field text) FROM PUBLIC;
@@ -4868,6 +4978,7 @@ REVOKE ALL ON FUNCTION api.suspension_json(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.sync_difference(known uuid[], active jsonb) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.text_field(body jsonb, field text, required boolean, max_length integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.time_field(body jsonb, field text, required boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.time_zone_field(body jsonb, field text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.tip_json(tip app.mindfulness_tips) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.today_minutes(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.token_json(token app.auth_tokens, current_digest bytea) FROM PUBLIC;
@@ -4887,12 +4998,14 @@ GRANT ALL ON FUNCTION api.users_report_create(token text, params jsonb, body jso
 REVOKE ALL ON FUNCTION api.uuid_field(body jsonb, field text, required boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.add_rollup_minutes(user_id uuid, ended_at timestamp with time zone, minutes integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.add_user_day(user_id uuid, day date, sessions integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.announce_config() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.announce_version() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.apply_ledger_entry() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.auth_tokens_notify_end() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.avatar_max_bytes() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.bump_catalog_version() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.bump_tips_version() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.client_version_key(version text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.coin_ledger_day_totals() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.counter_shard(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.daily_minutes_count() FROM PUBLIC;

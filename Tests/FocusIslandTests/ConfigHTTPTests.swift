@@ -226,7 +226,8 @@ import Testing
             #expect(answer.status == status && answer.code == code, "\(body) \(type ?? "")")
         }
         let unknown = try client.send(
-            "POST", "/focus-sessions/\(UUID().uuidString)/finish", token: account.token, json: #"{"ended_at":"\#((startDate + 900).rfc3339)"}"#)
+            "POST", "/focus-sessions/\(UUID().uuidString)/finish", token: account.token,
+            json: #"{"ended_at":"\#((startDate + 900).rfc3339)"}"#)
         #expect(unknown.status == 404 && unknown.code == "session_not_found")
         #expect(try TestEnvironment.scalar("select ended_at is null from app.focus_sessions where id = $1", [id]) == "t")
         #expect(try TestEnvironment.scalar("select balance from app.users where id = $1", [account.id]) == "0")
