@@ -191,6 +191,13 @@ import Testing
             if case .problem(let problem) = error { #expect(problem.problem?.id == started.session.id) }
         }
 
+        // A stated end: not after the start is refused (422) and the session keeps running.
+        do {
+            _ = try await client.focusSessionsFinish(id: started.session.id, SessionFinishBody(endedAt: started.session.startedAt))
+            Issue.record("an ended_at at the start was accepted")
+        } catch {
+            #expect(error.code == .invalidSession && error.status == 422)
+        }
         let finished = try await client.focusSessionsFinish(id: started.session.id)
         #expect(finished.session.id == started.session.id)
         #expect(finished.session.endedAt != nil)
@@ -200,6 +207,32 @@ import Testing
         let list = try await client.focusSessionsList(from: before)
         #expect(list.sessions.map(\.id) == [started.session.id])
         _ = try await client.meStatsGet()
+    }
+
+    /// An app names its version; below the platform's minimum (1.0.0 as seeded) it is told to
+    /// update, with the store's URL, and may still read the config. Android: ConfigHTTPTests
+    /// moves the iOS minimum while other suites run.
+    @Test func anOldAppIsToldToUpdateAndStillReadsTheConfig() async throws {
+        let (client, _, _) = try await newAccount("old-build")
+        let old = try FocusIslandClient(
+            baseURL: try JourneyServer.baseURL(), token: client.token, strictDecoding: true, clientVersion: "android/0.9")
+        let config = try await old.configGet()
+        #expect(config.economy.minMinutesToEarn >= 1)
+        guard case .object(let platforms) = config.platforms, case .object(let android)? = platforms["android"],
+            case .string(let store)? = android["store_url"]
+        else {
+            Issue.record("no Android platform in \(config.platforms)")
+            return
+        }
+        do {
+            _ = try await old.meGet()
+            Issue.record("an app below the minimum was served")
+        } catch {
+            #expect(error.code == .upgradeRequired && error.status == 426)
+            if case .problem(let problem) = error { #expect(problem.problem?.storeUrl == store) }
+        }
+        let current = try FocusIslandClient(baseURL: try JourneyServer.baseURL(), token: client.token, clientVersion: "android/1.0.0")
+        _ = try await current.meGet()
     }
 
     @Test func theOfflineQueueKeepsSessionsUntilTheNetworkIsBack() async throws {

@@ -3,12 +3,12 @@ import Testing
 
 // GET /events end to end: SSE streams over the socket (only a socket can hold one), long-polls
 // in-process and over the socket, and the bad input list. Broadcast events (catalog.changed,
-// tips.changed) may come from other tests' re-seeds at any time, so checks on one user's
+// tips.changed, config.changed) may come from other tests' re-seeds at any time, so checks on one user's
 // events look at that user's own ones (`personal`).
 @testable import FocusIsland
 
 @Suite struct EventsHTTPTests {
-    static let broadcastTypes: Set<String?> = ["catalog.changed", "tips.changed"]
+    static let broadcastTypes: Set<String?> = ["catalog.changed", "tips.changed", "config.changed"]
 
     func stream(_ account: Account?, headers: [String: String] = [:], target: String = "/events") throws -> EventStreamClient {
         try EventStreamClient(port: TestServer.client().port, target: target, token: account?.token, headers: headers)

@@ -146,6 +146,9 @@ import Testing
         switch route.body {
         case .none: #expect(content == nil, "\(name): no body")
         case .json: #expect(content == ["application/json"], "\(name): JSON body")
+        case .optionalJSON:
+            #expect(content == ["application/json"], "\(name): JSON body")
+            #expect((operation["requestBody"] as? JSON)?["required"] as? Bool == false, "\(name): the body is optional")
         case .image: #expect(content == ["image/png", "image/jpeg"], "\(name): image body")
         }
 

@@ -9,8 +9,9 @@
 #   4. Ada is granted coins, buys an item by its name, and her balance is the grant minus its
 #      price (and the balance.changed events reach her stream); she writes a bio (`focus me bio`);
 #      Bo's events as JSON lines, then nothing new on a second `focus events`;
-#   5. a session started, finished and rated through the CLI; tips synced twice (the second
-#      time nothing new); the catalog with --language es-MX (Spanish) and fr (English);
+#   5. a session started, finished (a stated end before its start refused first) and rated
+#      through the CLI; tips synced twice (the second time nothing new); the catalog with
+#      --language es-MX (Spanish) and fr (English); the server's config;
 #   6. bad input: an unknown item, a wrong password, no token, an unknown command, each a clear
 #      sentence on stderr and its documented non-zero exit status; logout forgets the token.
 #
@@ -180,6 +181,8 @@ cli_checks() {
     cli_note "A focus session (finished at once: no minutes, no coins), rated; then the tips."
     cli_run ada start 25
     cli_expect "start: a 25-minute session runs" 0 "Session started: 25 minutes"
+    cli_run ada finish --ended-at 2000-01-01T00:00:00Z
+    cli_expect "finish --ended-at before the start: exit 1 and the server's detail" 1 "after the session started"
     cli_run ada finish
     cli_expect "finish: the running session is finished" 0 "Session finished"
     cli_run ada rate good
@@ -193,6 +196,8 @@ cli_checks() {
     cli_expect "shop --language es-MX: the catalog in Spanish" 0 "Pip el zorro"
     cli_run bo --language fr shop
     cli_expect "shop --language fr: French is not offered, so English" 0 "Pip the Fox"
+    cli_run ada config
+    cli_expect "config: the app versions served and the economy" 0 "ios: at least [0-9]"
 
     # 6. Bad input: a sentence on stderr and the status --help documents.
     cli_note "Bad input: a clear sentence and a non-zero exit status (listed by focus --help)."

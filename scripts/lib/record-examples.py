@@ -95,6 +95,7 @@ class Story:
         c = self.call
         c("health", "GET", "/health", expect=200)
         c("ready", "GET", "/ready", expect=200)
+        c("config_get", "GET", "/config", expect=200)
         document = c(None, "GET", "/openapi.json", expect=200)
         self.answers["openapi"] = {"200": {k: v for k, v in document.items() if k not in ("paths", "components")}}
 
@@ -122,6 +123,7 @@ class Story:
         cat_id = c(None, "GET", "/me", token=cat, expect=200)["id"]
         dan_id = c(None, "GET", "/me", token=dan, expect=200)["id"]
         c("me_get", "GET", "/me", expect=401)
+        c("me_get", "GET", "/me", token=ann, headers={"X-Client-Version": "ios/0.1"}, expect=426)
         c("me_update", "PATCH", "/me", {"bio": "Mornings, tea, 25-minute islands."},
           token=ann, expect=200)
         c("me_update", "PATCH", "/me", {"display_name": ""}, token=ann, expect=400)
@@ -150,6 +152,8 @@ class Story:
         session_id = started["id"] if "id" in started else started["session"]["id"]
         c("focus_sessions_start", "POST", "/focus-sessions/start", {"planned_minutes": 25}, token=ann, expect=409)
         c("focus_sessions_current_get", "GET", "/focus-sessions/current", token=ann, expect=200)
+        c("focus_sessions_finish", "POST", f"/focus-sessions/{session_id}/finish", {"ended_at": "2020-01-01T00:00:00Z"},
+          token=ann, expect=422)
         c("focus_sessions_finish", "POST", f"/focus-sessions/{session_id}/finish", token=ann)
         c("focus_sessions_abandon", "POST", f"/focus-sessions/{session_id}/abandon", token=ann)
         c("focus_sessions_finish", "POST", f"/focus-sessions/{UNKNOWN}/finish", token=ann, expect=404)

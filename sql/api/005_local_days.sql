@@ -28,3 +28,19 @@ create function api.local_date(time_zone text, at timestamptz)
 returns date
 language sql stable
 as $$ select (local_date.at at time zone local_date.time_zone)::date $$;
+
+-- An optional time zone field of a body: null when absent, else an IANA name PostgreSQL knows
+-- (pg_timezone_names), else 400 invalid_field; the rule PATCH /me applies to settings.time_zone.
+create function api.time_zone_field(body jsonb, field text)
+returns text
+language plpgsql volatile
+as $$
+declare
+    v_time_zone text := api.text_field(time_zone_field.body, time_zone_field.field, required => false, max_length => 64);
+begin
+    if v_time_zone is not null and not exists (select from pg_timezone_names z where z.name = v_time_zone) then
+        perform api.fail_field(time_zone_field.field, 'must be an IANA time zone name, like Europe/Paris.');
+    end if;
+    return v_time_zone;
+end
+$$;

@@ -272,7 +272,9 @@ begin
 end
 $$;
 
--- POST /auth/register {email, password, display_name}
+-- POST /auth/register {email, password, display_name, time_zone?}
+-- time_zone (2026-12-01): the person's days from the first one (stats, boards, streaks); an
+-- IANA name checked as PATCH /me checks settings.time_zone (400 invalid_field), UTC when left out.
 -- Guarantees: emails are unique ignoring case (409 email_taken, also for two racing sign-ups);
 -- the password is stored only as a bcrypt hash; the starters are owned and selected; the email
 -- starts unverified and a code to verify it is mailed; the answer carries the first token.
@@ -285,10 +287,11 @@ returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
-    v_body jsonb := api.only_keys(auth_register.body, array['email', 'password', 'display_name']);
+    v_body jsonb := api.only_keys(auth_register.body, array['email', 'password', 'display_name', 'time_zone']);
     v_email text := api.email_field(v_body);
     v_password text := api.password_field(v_body, 'password');
     v_display_name text := api.display_name_field(v_body, required => true);
+    v_time_zone text := api.time_zone_field(v_body, 'time_zone');
     v_hash text := api.hash_password(v_password);  -- before the address's lock, which it need not hold
     v_bucket inet := api.address_bucket(api.client_address(auth_register.params));
     v_settings app.auth_settings;
@@ -306,8 +309,8 @@ begin
                            retry_after => greatest(1, ceil(extract(epoch from
                                v_oldest + v_settings.taken_answer_window - now()))::integer));
     end if;
-    insert into app.users (email, password_hash, display_name)
-    values (v_email, v_hash, v_display_name)
+    insert into app.users (email, password_hash, display_name, time_zone)
+    values (v_email, v_hash, v_display_name, coalesce(v_time_zone, 'UTC'))
     on conflict (email) do nothing
     returning id into v_user_id;
     if v_user_id is null then
@@ -323,7 +326,7 @@ $$;
 grant execute on function api.auth_register(text, jsonb, jsonb) to focus_api;
 comment on function api.auth_register(text, jsonb, jsonb) is
     'POST /auth/register: unique email ignoring case (409 email_taken, 429 after too many from one address), '
-    'bcrypt-hashed password, a verification code mailed, first token.';
+    'bcrypt-hashed password, optional IANA time_zone (default UTC), a verification code mailed, first token.';
 
 -- POST /auth/login {email, password}
 -- Guarantees: unknown email and wrong password answer the same 401 invalid_credentials, after

@@ -133,7 +133,15 @@ grant execute on function api.focus_sessions_start(text, jsonb, jsonb) to focus_
 comment on function api.focus_sessions_start(text, jsonb, jsonb) is
     'POST /focus-sessions/start: the server''s clock starts; 409 session_in_progress (with its id) while one runs.';
 
--- POST /focus-sessions/{id}/finish
+-- POST /focus-sessions/{id}/finish {ended_at?}
+-- Without ended_at the server's clock ends the session now. With it, a phone that stopped
+-- while offline says when (2026-12-01): the session ends there, so it counts the minutes
+-- really focused, not the time until the phone reconnected. Guarantees: ended_at after the
+-- start and not past now (a phone's clock may run ahead by clock_skew, read as now), else 422
+-- invalid_session and nothing changes; the end is never past the plan or the maximum length
+-- (api.live_end), so an ended_at cannot earn more than finishing now would; coins by the
+-- minutes between start and that end (api.pay_session, the same rates as any session).
+-- Finishing an ended session answers it as it is, whatever ended_at says.
 create function api.focus_sessions_finish(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
@@ -141,6 +149,8 @@ as $$
 declare
     v_user_id uuid := api.authenticate(focus_sessions_finish.token);
     v_id uuid := api.uuid_field(focus_sessions_finish.params, 'id');
+    v_body jsonb := api.only_keys(focus_sessions_finish.body, array['ended_at']);
+    v_ended timestamptz := api.time_field(v_body, 'ended_at', required => false);
     v_session app.focus_sessions;
     v_end timestamptz;
 begin
@@ -149,6 +159,15 @@ begin
         return api.session_reply(v_id);  -- finishing twice answers the same (an abandoned one: as abandoned)
     end if;
     v_end := api.live_end(v_session);
+    if v_ended is not null then
+        if v_ended <= v_session.started_at then
+            perform api.fail(422, 'invalid_session', 'ended_at must be after the session started.');
+        end if;
+        if v_ended > now() + (select e.clock_skew from app.economy_settings e) then
+            perform api.fail(422, 'invalid_session', 'ended_at is in the future.');
+        end if;
+        v_end := least(v_end, v_ended);
+    end if;
     update app.focus_sessions s
     set ended_at = v_end, occupies = tstzrange(s.started_at, v_end),
         minutes = floor(extract(epoch from v_end - s.started_at) / 60)::integer
@@ -159,8 +178,9 @@ end
 $$;
 grant execute on function api.focus_sessions_finish(text, jsonb, jsonb) to focus_api;
 comment on function api.focus_sessions_finish(text, jsonb, jsonb) is
-    'POST /focus-sessions/{id}/finish: minutes from the server''s clock (at most the plan), coins paid once; '
-    'finishing again answers the same; someone else''s id is 404 session_not_found.';
+    'POST /focus-sessions/{id}/finish {ended_at?}: ends now or at ended_at (after the start, not in the future: '
+    '422 invalid_session), never past the plan; coins by the minutes counted, paid once; finishing again '
+    'answers the same; someone else''s id is 404 session_not_found.';
 
 -- POST /focus-sessions {id, started_at, ended_at, planned_minutes?}: a session the phone recorded.
 create function api.focus_sessions_create(token text, params jsonb, body jsonb)

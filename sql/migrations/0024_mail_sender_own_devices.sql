@@ -74,7 +74,7 @@ alter table app.events drop constraint events_type_check;
 alter table app.events add constraint events_type_check check (type in (
     'friend_request.received', 'friend_request.accepted', 'friend_request.ended',
     'friend.removed', 'friend.updated', 'balance.changed',
-    'catalog.changed', 'tips.changed',
+    'catalog.changed', 'tips.changed', 'config.changed',
     'session.started', 'session.finished', 'session.abandoned', 'selection.changed', 'item.acquired',
     'profile.changed', 'settings.changed', 'block.added', 'block.removed'));
 

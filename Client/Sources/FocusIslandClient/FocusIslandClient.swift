@@ -19,6 +19,9 @@ public final class FocusIslandClient: Sendable {
     /// Sent as Accept-Language with every request (e.g. "es-MX, es;q=0.9"): item and tip text
     /// come in the offered language it falls back to, else English. nil sends none (English).
     public let language: String?
+    /// Sent as `X-Client-Version` on every request (`ios/1.2.9`): below the platform's minimum
+    /// (`configGet()`) the server answers 426 upgrade_required; nil sends none (the CLI, tools).
+    public let clientVersion: String?
     let session: URLSession
     let cache: ConditionalCache
     private let state: Locked<String?>
@@ -29,10 +32,12 @@ public final class FocusIslandClient: Sendable {
     /// `.invalidBaseURL` unless `baseURL` is an absolute http or https URL with a host and
     /// neither query nor fragment (a path, like /v1, is kept before every route's).
     /// `language`: the Accept-Language of every request (one client per language: its cache
-    /// holds answers in that language).
+    /// holds answers in that language). `clientVersion`: the app's `<platform>/<version>`, sent
+    /// as X-Client-Version.
     public init(
         baseURL: URL, token: String? = nil, retryPolicy: RetryPolicy = RetryPolicy(),
-        configuration: URLSessionConfiguration = .ephemeral, strictDecoding: Bool = false, language: String? = nil
+        configuration: URLSessionConfiguration = .ephemeral, strictDecoding: Bool = false, language: String? = nil,
+        clientVersion: String? = nil
     ) throws(FocusIslandError) {
         guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: true),
             let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
@@ -45,6 +50,7 @@ public final class FocusIslandClient: Sendable {
         self.retryPolicy = retryPolicy
         self.strictDecoding = strictDecoding
         self.language = language
+        self.clientVersion = clientVersion
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         self.session = URLSession(configuration: configuration)
@@ -104,6 +110,7 @@ public final class FocusIslandClient: Sendable {
         if let language { request.setValue(language, forHTTPHeaderField: "Accept-Language") }
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         if let key { request.setValue(key, forHTTPHeaderField: "Idempotency-Key") }
+        if let clientVersion { request.setValue(clientVersion, forHTTPHeaderField: "X-Client-Version") }
         if let body = operation.body {
             request.httpBody = body
             request.setValue(operation.contentType ?? "application/json", forHTTPHeaderField: "Content-Type")

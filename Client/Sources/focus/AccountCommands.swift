@@ -8,7 +8,8 @@ enum AccountCommands {
     static func register(_ context: Context, email: String, displayName: String?) async throws {
         let name = displayName ?? String(email.prefix { $0 != "@" })
         let password = try Password.read(prompt: "Password for \(email) (8 characters or more): ")
-        let signedIn = try await context.anonymous().authRegister(RegisterBody(email: email, password: password, displayName: name))
+        let signedIn = try await context.anonymous().authRegister(
+            RegisterBody(email: email, password: password, displayName: name, timeZone: context.invocation.timeZone))
         try save(signedIn, context)
         context.output.result(
             signedIn, "Signed in as \(signedIn.user.displayName) <\(signedIn.user.email)>; balance \(signedIn.user.balance) coins.")

@@ -30,6 +30,8 @@ enum Command: Equatable {
     case friendsRemove(String)
     case events
     case tipsSync
+    /// GET /config: versions, maintenance, feature flags, the economy.
+    case config
 
     static let kinds = ["pet", "sound", "furniture"]
     static let ratings = ["good", "fine", "bad"]
@@ -81,7 +83,7 @@ enum Command: Equatable {
             }
             self = .start(minutes: minutes)
         case "finish":
-            try Self.count(arguments, 0...0, "focus finish")
+            try Self.count(arguments, 0...0, "focus finish [--ended-at TIME]")
             self = .finish
         case "rate":
             guard arguments.count == 1, Self.ratings.contains(arguments[0]) else {
@@ -96,6 +98,9 @@ enum Command: Equatable {
         case "tips":
             guard arguments == ["sync"] else { throw .usage("usage: focus tips sync") }
             self = .tipsSync
+        case "config":
+            try Self.count(arguments, 0...0, "focus config")
+            self = .config
         default:
             throw .usage("unknown command \(name)")
         }

@@ -77,6 +77,8 @@ struct EventDescriber {
             return "your profile or settings changed on another device (focus me)."
         case "block.added", "block.removed":
             return "your blocked list changed on another device."
+        case "config.changed":
+            return "the server's settings changed (focus config)."
         case "resync":
             return "some events are too old to list: read focus me and focus friends again."
         default:

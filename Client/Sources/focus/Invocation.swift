@@ -15,35 +15,46 @@ struct Invocation: Equatable {
     /// `--language TAG` (or `--language=TAG`): sent as Accept-Language, so items and tips come
     /// in that language when the server offers it (else English).
     var language: String?
+    /// `--ended-at TIME`: when the session finished really ended (RFC 3339), for `focus finish`.
+    var endedAt: String?
+    /// `--time-zone ZONE`: the new account's IANA time zone, for `focus register`.
+    var timeZone: String?
 
-    static let options = ["--json", "--follow", "--help", "-h", "--language"]
+    static let options = ["--json", "--follow", "--help", "-h", "--language", "--ended-at", "--time-zone"]
 
-    /// Parses the arguments after the program's name.
+    /// Parses the arguments after the program's name. An option with a value takes the next
+    /// word (`--ended-at 2026-12-01T10:15:00Z`) or what follows `=` (`--time-zone=Asia/Tokyo`).
     init(_ arguments: [String]) throws(CLIError) {
         var optionsEnded = false
-        var expectsLanguage = false
-        for argument in arguments {
-            if expectsLanguage {
-                language = try Self.language(argument)
-                expectsLanguage = false
-                continue
-            }
+        var rest = arguments[...]
+        while let argument = rest.popFirst() {
             if optionsEnded || !argument.hasPrefix("-") || argument == "-" {
                 words.append(argument)
                 continue
             }
-            switch argument {
+            let (name, inline) =
+                argument.firstIndex(of: "=").map { (String(argument[..<$0]), String(argument[argument.index(after: $0)...])) }
+                ?? (argument, nil)
+            switch name {
             case "--": optionsEnded = true
             case "--json": json = true
             case "--follow", "-f": follow = true
             case "--help", "-h": help = true
-            case "--language": expectsLanguage = true
-            case _ where argument.hasPrefix("--language="):
-                language = try Self.language(String(argument.dropFirst("--language=".count)))
-            default: throw .usage("unknown option \(argument) (options: --json, --follow, --help, --language TAG)")
+            case "--language", "--ended-at", "--time-zone":
+                guard let value = inline ?? rest.popFirst(), !value.isEmpty else {
+                    if name == "--language" { throw .usage("--language needs a language tag, like es or es-MX") }
+                    throw .usage("\(name) needs a value")
+                }
+                switch name {
+                case "--language": language = try Self.language(value)
+                case "--ended-at": endedAt = value
+                default: timeZone = value
+                }
+            default:
+                throw .usage(
+                    "unknown option \(argument) (options: --json, --follow, --language TAG, --ended-at, --time-zone, --help)")
             }
         }
-        if expectsLanguage { throw .usage("--language needs a language tag, like es or es-MX") }
     }
 
     /// A language tag or an Accept-Language list: letters, digits, - , ; = . * and spaces only,

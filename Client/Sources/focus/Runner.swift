@@ -18,6 +18,11 @@ enum Runner {
             }
             let command = try Command(invocation.words)
             if invocation.follow && command != .events { throw CLIError.usage("--follow goes with focus events only") }
+            if invocation.endedAt != nil && command != .finish { throw CLIError.usage("--ended-at goes with focus finish only") }
+            if invocation.timeZone != nil, case .register = command {
+            } else if invocation.timeZone != nil {
+                throw CLIError.usage("--time-zone goes with focus register only")
+            }
             try await perform(command, try Context(invocation))
             return .success
         } catch {
@@ -51,6 +56,7 @@ enum Runner {
         case .friendsRemove(let name): try await FriendCommands.remove(context, name)
         case .events: try await EventCommands.events(context)
         case .tipsSync: try await TipCommands.sync(context)
+        case .config: try await ConfigCommands.show(context)
         }
     }
 

@@ -1,5 +1,5 @@
 // SessionCommands: start, finish and rate a live focus session. Start remembers the session's
-// id in the config directory; finish takes the running session from the server
+// id in the config directory; finish (now, or at --ended-at) takes the running session from the server
 // (GET /focus-sessions/current, so one started on the phone finishes here too), and rate the
 // last session this config directory started or finished.
 
@@ -18,7 +18,9 @@ enum SessionCommands {
         guard case .ok(let current) = try await client.focusSessionsCurrentGet() else {
             throw CLIError(.refused, "No session is running: start one with focus start MINUTES.")
         }
-        let ended = try await client.focusSessionsFinish(id: current.session.id)
+        // --ended-at: when it really ended (a session left running); the server checks the time.
+        let body = context.invocation.endedAt.map { SessionFinishBody(endedAt: Time(rawValue: $0)) }
+        let ended = try await client.focusSessionsFinish(id: current.session.id, body)
         try context.config.write(Files.session, text: ended.session.id.uuidString.lowercased())
         let minutes = ended.session.minutes ?? 0
         context.output.result(

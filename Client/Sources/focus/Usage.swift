@@ -11,6 +11,7 @@ enum Usage {
 
             account
               focus register EMAIL [DISPLAY NAME]   create an account and sign in (name: the email's local part)
+                [--time-zone ZONE]                  your days in an IANA zone from the start (Europe/Paris; default UTC)
               focus login EMAIL                     sign in; the token is saved for the next commands
               focus logout                          end this token's session on the server and forget it
               focus me                              your profile, balance and what you show
@@ -27,6 +28,7 @@ enum Usage {
             focus sessions
               focus start [MINUTES]                 start a live session (default 25, 1 to 180)
               focus finish                          finish the running session; coins for the minutes focused
+                [--ended-at TIME]                   it really ended then (RFC 3339, 2026-12-01T10:15:00Z), not now
               focus rate good|fine|bad              rate the last session; prints a tip for it
 
             friends
@@ -43,9 +45,15 @@ enum Usage {
               focus events --follow                 stay connected and print events as they happen
               focus tips sync                       fetch new mindfulness tips, drop retired ones
 
+            server
+              focus config                          app versions served, maintenance, feature flags, the economy
+
             options
               --json          the server's JSON instead of sentences, one object per line
               --follow, -f    with events: keep streaming (Ctrl-C to stop)
+              --ended-at TIME with finish: when the session really ended
+              --time-zone ZONE
+                              with register: the account's time zone
               --help, -h      this text
               --language TAG  items and tips in that language when the server offers it (Accept-Language,
                               e.g. es or "es-MX, es;q=0.9"); else English

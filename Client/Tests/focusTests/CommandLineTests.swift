@@ -25,6 +25,21 @@ import Testing
         }
     }
 
+    @Test func optionsWithAValueTakeTheNextWordOrWhatFollowsTheEqualsSign() throws {
+        let finish = try Invocation(["finish", "--ended-at", "2026-12-01T10:15:00Z"])
+        #expect(finish.words == ["finish"] && finish.endedAt == "2026-12-01T10:15:00Z")
+        let register = try Invocation(["register", "--time-zone=Asia/Tokyo", "ada@example.com", "Ada"])
+        #expect(register.words == ["register", "ada@example.com", "Ada"] && register.timeZone == "Asia/Tokyo")
+        for arguments in [["finish", "--ended-at"], ["register", "a@b.c", "--time-zone="]] {
+            #expect(throws: CLIError.self, "\(arguments)") { try Invocation(arguments) }
+        }
+    }
+
+    @Test func anOptionWithAValueGoesWithItsCommandOnly() async {
+        #expect(await Runner.run(["me", "--ended-at", "2026-12-01T10:15:00Z"]) == .usage)
+        #expect(await Runner.run(["finish", "--time-zone", "Asia/Tokyo"]) == .usage)
+    }
+
     @Test func anUnknownOptionIsAUsageError() {
         #expect(throws: CLIError.self) { try Invocation(["--jsn", "me"]) }
         do {
@@ -59,6 +74,7 @@ import Testing
             (["friends", "remove", "Bo"], .friendsRemove("Bo")),
             (["events"], .events),
             (["tips", "sync"], .tipsSync),
+            (["config"], .config),
         ]
         for (words, command) in cases {
             #expect(try Command(words) == command, "focus \(words.joined(separator: " "))")
@@ -70,7 +86,7 @@ import Testing
             [], ["frobnicate"], ["register"], ["login"], ["login", "a@b.c", "extra"], ["me", "extra"], ["me", "bio"], ["buy"],
             ["select", "dragon", "Ember"], ["select", "pet"], ["start", "0"], ["start", "181"], ["start", "ten"],
             ["rate"], ["rate", "meh"], ["friends", "add"], ["friends", "remove"], ["friends", "poke"],
-            ["events", "now"], ["tips"], ["tips", "list"],
+            ["events", "now"], ["tips"], ["tips", "list"], ["config", "show"], ["finish", "2026-12-01T10:00:00Z"],
         ]
         for words in cases {
             do {

@@ -1,5 +1,6 @@
 // Pipeline: the request path in stages, one job each, callable without sockets:
-//   route → check body → check credentials → call SQL (one round trip) → conditional → respond.
+//   route → admit (release controls) → check body → check credentials → call SQL (one round
+//   trip) → conditional → respond.
 // It holds no business rule: SQL decides every answer except HTTP-level ones (404/405/413/415).
 
 public struct Pipeline: Sendable {
@@ -85,6 +86,7 @@ public struct Pipeline: Sendable {
         }
         let (route, parameters) = try findRoute(request)
         template = route.template
+        try admit(request, route)
         switch route.action {
         case .health:
             return .json(200, #"{"status":"ok"}"#)
@@ -150,6 +152,29 @@ public struct Pipeline: Sendable {
         }
     }
 
+    /// The release controls (Live/ReleaseControls.swift): 426 for an app below its platform's
+    /// minimum, 503 during maintenance, 400 for a malformed X-Client-Version; routes marked
+    /// `.always` and the account pages under /account/ pass whatever the header says.
+    private func admit(_ request: Request, _ route: Route) throws(Problem) {
+        guard route.admission == .controlled, !request.path.hasPrefix("/account/") else { return }
+        let client = try ClientVersion(header: request.header("x-client-version"))
+        try releaseControls().admit(client)
+    }
+
+    /// The controls from memory, or read from SQL (api.config_get) and kept until the next
+    /// config.changed; without a listener, read on every request.
+    private func releaseControls() throws(Problem) -> ReleaseControls {
+        let lookup = cache?.lookupControls() ?? .off
+        if case .hit(let controls) = lookup { return controls }
+        let reply = try call(Routes.configGet, [nil, "{}"], pool: pool)
+        guard reply.code == nil, let body = reply.body, let controls = ReleaseControls(configBody: body) else {
+            logger.error("/config: api.config_get gave no release controls")
+            throw Problem(500, "internal_error", "Something went wrong on our side.")
+        }
+        if case .miss(let generation) = lookup { cache?.storeControls(controls, generation: generation) }
+        return controls
+    }
+
     /// Whether this request may be answered by the replica (Route.reads).
     private func readsReplica(_ route: Route, _ request: Request) -> Bool {
         switch route.reads {
@@ -182,7 +207,8 @@ public struct Pipeline: Sendable {
         switch route.body {
         case .none:
             return
-        case .json:
+        case .json, .optionalJSON:
+            if route.body == .optionalJSON && request.body.isEmpty { return }
             guard mediaType == "application/json" else {
                 throw Problem(415, "unsupported_media_type", "Send the body as Content-Type: application/json.")
             }
@@ -201,6 +227,7 @@ public struct Pipeline: Sendable {
     private func bodyText(_ request: Request, _ route: Route) -> String {
         switch route.body {
         case .image: return hex(request.body)
+        case .optionalJSON where request.body.isEmpty: return "{}"
         default: return String(decoding: request.body, as: UTF8.self)
         }
     }

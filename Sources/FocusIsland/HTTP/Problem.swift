@@ -10,13 +10,19 @@ public struct Problem: Error, Sendable, Equatable {
     public let extensions: String?
     /// The Allow header of a 405.
     public let allow: String?
+    /// The Retry-After header of a 503 (seconds); nil: 1.
+    public let retryAfter: String?
 
-    public init(_ status: Int, _ code: String, _ detail: String, extensions: String? = nil, allow: String? = nil) {
+    public init(
+        _ status: Int, _ code: String, _ detail: String, extensions: String? = nil, allow: String? = nil,
+        retryAfter: String? = nil
+    ) {
         self.status = status
         self.code = code
         self.detail = detail
         self.extensions = extensions
         self.allow = allow
+        self.retryAfter = retryAfter
     }
 
     public var json: String {
@@ -36,7 +42,7 @@ public struct Problem: Error, Sendable, Equatable {
             status: status, headers: [("Content-Type", "application/problem+json")],
             body: Array(json.utf8))
         if status == 401 { response.setHeader("WWW-Authenticate", "Bearer") }
-        if status == 503 { response.setHeader("Retry-After", "1") }
+        if status == 503 { response.setHeader("Retry-After", retryAfter ?? "1") }
         if let allow { response.setHeader("Allow", allow) }
         return response
     }
@@ -59,6 +65,7 @@ public enum HTTPStatus {
         case 413: "Content Too Large"
         case 415: "Unsupported Media Type"
         case 422: "Unprocessable Content"
+        case 426: "Upgrade Required"
         case 429: "Too Many Requests"
         case 431: "Request Header Fields Too Large"
         case 500: "Internal Server Error"

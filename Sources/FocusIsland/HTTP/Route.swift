@@ -3,11 +3,22 @@
 
 public enum Access: Sendable { case `public`, bearer }
 
+/// Whether the release controls hold the route (Live/ReleaseControls.swift): an app below its
+/// platform's minimum gets 426, every app 503 during maintenance. `.always`: what must work
+/// whatever the app's version or the server's state: reading the controls themselves (GET
+/// /config), liveness and readiness (a load balancer must not drop every instance during
+/// maintenance), deleting an account and exporting its data (a person's rights do not wait for
+/// an update).
+public enum Admission: Sendable { case controlled, always }
+
 public enum BodyKind: Sendable {
     /// No body is read; anything sent is ignored.
     case none
     /// `application/json`, parsed and validated by SQL.
     case json
+    /// `application/json` when there is a body; none at all is read as `{}` (finish, whose
+    /// fields are all optional and which older apps call without a body).
+    case optionalJSON
     /// Raw `image/png` or `image/jpeg` bytes, checked by SQL.
     case image
 }
@@ -53,6 +64,7 @@ public struct Route: Sendable {
     public let reads: Reads
     /// The answer holds item or tip text, in the negotiated language (Routes.localized).
     public let localized: Bool
+    public let admission: Admission
     let segments: [Segment]
     /// The one statement this route runs and its prepared name, made once (not per call).
     let statement: String?
@@ -66,7 +78,7 @@ public struct Route: Sendable {
     public init(
         _ method: String, _ template: String, _ action: Action, access: Access = .bearer,
         status: Int = 200, body: BodyKind = .none, bodyLimit: Int? = nil, response: ResponseKind = .json,
-        reads: Reads = .primary
+        reads: Reads = .primary, admission: Admission = .controlled
     ) {
         self.method = method
         self.template = template
@@ -78,6 +90,7 @@ public struct Route: Sendable {
         self.response = response
         self.reads = reads
         if case .sql(let function) = action { localized = Routes.localized.contains(function) } else { localized = false }
+        self.admission = admission
         self.statement = Self.statement(method, action, body, response)
         // The same function under another method may run another statement (api.idempotent).
         if case .sql(let function) = action {
@@ -112,7 +125,7 @@ public struct Route: Sendable {
         let body =
             switch bodyKind {
             case .none: "'{}'::jsonb"
-            case .json: "api.parse_body($3)"
+            case .json, .optionalJSON: "api.parse_body($3)"
             case .image: "api.parse_image($3)"
             }
         let columns =

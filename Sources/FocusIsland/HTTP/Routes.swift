@@ -15,8 +15,8 @@ public enum Routes {
 
     public static let all: [Route] = [
         // Service
-        Route("GET", "/health", .health, access: .public),
-        Route("GET", "/ready", .ready, access: .public),
+        Route("GET", "/health", .health, access: .public, admission: .always),
+        Route("GET", "/ready", .ready, access: .public, admission: .always),
         Route("GET", "/openapi.json", .openAPI, access: .public),
 
         // Accounts
@@ -31,8 +31,8 @@ public enum Routes {
             body: .json),
 
         // Account lifecycle and devices
-        Route("DELETE", "/me", .sql("api.me_delete"), status: 204, body: .json),
-        Route("GET", "/me/export", .sql("api.me_export_get")),
+        Route("DELETE", "/me", .sql("api.me_delete"), status: 204, body: .json, admission: .always),
+        Route("GET", "/me/export", .sql("api.me_export_get"), admission: .always),
         Route("POST", "/me/password", .sql("api.me_password_update"), status: 204, body: .json),
         Route("POST", "/me/email", .sql("api.me_email_update"), body: .json),
         Route("POST", "/me/email/verify", .sql("api.me_email_verification_confirm"), body: .json),
@@ -55,7 +55,7 @@ public enum Routes {
 
         // Focus sessions and tips
         Route("POST", "/focus-sessions/start", .sql("api.focus_sessions_start"), status: 201, body: .json),
-        Route("POST", "/focus-sessions/{id}/finish", .sql("api.focus_sessions_finish")),
+        Route("POST", "/focus-sessions/{id}/finish", .sql("api.focus_sessions_finish"), body: .optionalJSON),
         Route("POST", "/focus-sessions", .sql("api.focus_sessions_create"), status: 201, body: .json),
         Route("POST", "/focus-sessions/batch", .sql("api.focus_sessions_batch_create"), body: .json),
         // 204 when no session runs; the running session is an explicit 200 from SQL.
@@ -104,6 +104,10 @@ public enum Routes {
         Route("DELETE", "/me/avatar", .sql("api.me_avatar_delete"), status: 204),
         Route("GET", "/users/{id}/avatar", .sql("api.users_avatar_get"), response: .file, reads: .replica),
 
+        // Release controls: public, the same for everyone, kept in memory (SharedCache), and
+        // what admission reads (Live/ReleaseControls.swift); answered whatever the app's version.
+        Route("GET", "/config", .sql("api.config_get"), access: .public, admission: .always),
+
         // Live events: JSON here; over the socket also an SSE stream or a waiting long-poll
         // (Server/MHD/EventsEndpoint.swift), which first call `eventsStreamOpen`.
         Route("GET", "/events", .sql("api.events_list")),
@@ -126,4 +130,7 @@ public enum Routes {
     /// What the server calls at GET /events before it holds a stream or a long-poll open:
     /// the user, their stream limit and the starting cursor.
     public static let eventsStreamOpen = Route("GET", "/events", .sql("api.events_stream_open"))
+
+    /// What admission reads the release controls from when they are not in memory.
+    static let configGet = Route("GET", "/config", .sql("api.config_get"), access: .public, admission: .always)
 }

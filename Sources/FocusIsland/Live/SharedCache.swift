@@ -1,7 +1,7 @@
 // SharedCache: the server's copy of shared, slowly changing answers (the catalog, the tips, one
-// entry per language, since the language is among the parameters of the key) and of the
-// languages Accept-Language is negotiated against, so their 200s and 304s cost no database
-// round trip. HTTP caching, not a business rule: an
+// entry per language, since the language is among the parameters of the key; GET /config and the
+// release controls admission reads from it) and of the languages Accept-Language is negotiated
+// against, so their 200s and 304s cost no database round trip. HTTP caching, not a business rule: an
 // entry is exactly the reply SQL gave for exactly that request (function, query, body), and
 // SQL still decides what the catalog is and which tips a phone lacks.
 //
@@ -16,7 +16,7 @@ import Synchronization
 public final class SharedCache: Sendable {
     /// Public endpoints whose answer is the same for everyone and changes only with a
     /// broadcast event. Per-user answers are never cached in the server.
-    static let functions: Set<String> = ["api.shop_items_list", "api.mindfulness_tips_sync"]
+    static let functions: Set<String> = ["api.shop_items_list", "api.mindfulness_tips_sync", "api.config_get"]
     /// Bounds: sync bodies are up to 1 MiB each, so the distinct bodies kept are few.
     static let maxEntries = 64, maxBytes = 8 << 20
 
@@ -27,6 +27,8 @@ public final class SharedCache: Sendable {
         var bytes = 0
         /// api.languages_offered(), English first; nil until asked again after an empty.
         var languages: [String]?
+        /// GET /config's release controls, parsed, for admission (ReleaseControls.swift).
+        var controls: ReleaseControls?
 
         /// Drops every entry; a reply fetched before this is not stored.
         mutating func empty() {
@@ -34,6 +36,7 @@ public final class SharedCache: Sendable {
             entries.removeAll()
             bytes = 0
             languages = nil
+            controls = nil
         }
     }
     private let state = Mutex(State())
@@ -91,6 +94,29 @@ public final class SharedCache: Sendable {
         state.withLock { state in
             guard state.listening, state.generation == expected else { return }
             state.languages = languages
+        }
+    }
+
+    enum ControlsLookup {
+        case hit(ReleaseControls)
+        /// Not kept: read them from SQL, then `storeControls` with this generation.
+        case miss(UInt64)
+        /// No listener: every request reads them from SQL.
+        case off
+    }
+
+    func lookupControls() -> ControlsLookup {
+        state.withLock { state in
+            guard state.listening else { return .off }
+            if let controls = state.controls { return .hit(controls) }
+            return .miss(state.generation)
+        }
+    }
+
+    func storeControls(_ controls: ReleaseControls, generation expected: UInt64) {
+        state.withLock { state in
+            guard state.listening, state.generation == expected else { return }
+            state.controls = controls
         }
     }
 

@@ -397,12 +397,15 @@ extension FocusIslandClient {
         return try self.decode(SessionStarted.self, from: try await send(request))
     }
 
-    /// Finish a live session; coins paid once (finishing again answers the same).
+    /// Finish a live session, now or at ended_at; coins paid once by the minutes counted (finishing again answers the same).
     /// `POST /focus-sessions/{id}/finish`
-    public func focusSessionsFinish(id: UUID, idempotencyKey: String? = nil) async throws(FocusIslandError) -> SessionEnded {
+    public func focusSessionsFinish(id: UUID, _ body: SessionFinishBody? = nil, idempotencyKey: String? = nil)
+        async throws(FocusIslandError) -> SessionEnded
+    {
         let request = OperationRequest(
             method: "POST", path: "/focus-sessions/\(id.uuidString.lowercased())/finish", query: [],
-            body: nil, contentType: nil, idempotencyKey: idempotencyKey,
+            body: try body.map { (value) throws(FocusIslandError) in try FocusIslandClient.encode(value) },
+            contentType: body == nil ? nil : "application/json", idempotencyKey: idempotencyKey,
             conditional: false, statuses: [200])
         return try self.decode(SessionEnded.self, from: try await send(request))
     }
@@ -819,5 +822,15 @@ extension FocusIslandClient {
             body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
             conditional: false, statuses: [200])
         return try self.decode(ModerationActionTaken.self, from: try await send(request))
+    }
+
+    /// Release controls, feature flags, the economy and limits (public; ETag).
+    /// `GET /config`
+    public func configGet() async throws(FocusIslandError) -> Config {
+        let request = OperationRequest(
+            method: "GET", path: "/config", query: [],
+            body: nil, contentType: nil, idempotencyKey: nil,
+            conditional: true, statuses: [200])
+        return try self.decode(Config.self, from: try await send(request))
     }
 }

@@ -4,7 +4,7 @@
 public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     /// 400: body empty, not JSON (nested too deep included), not an object, not UTF-8
     case invalidJson
-    /// 400: a field is missing, of the wrong type, out of range, too long (1,000 characters unless the field says less), or unknown; an Idempotency-Key that is not 1 to 255 visible ASCII characters (a space included)
+    /// 400: a field is missing, of the wrong type, out of range, too long (1,000 characters unless the field says less), or unknown; an Idempotency-Key that is not 1 to 255 visible ASCII characters (a space included); an X-Client-Version that is not <platform>/<version>
     case invalidField
     /// 400: any other malformed value PostgreSQL refused (class 22)
     case invalidInput
@@ -94,7 +94,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case unsupportedMediaType
     /// 422: an Idempotency-Key sent again with another route, body or password
     case idempotencyKeyReused
-    /// 422: record: ends in the future (beyond 2 minutes of skew), before it starts, is too long or too old
+    /// 422: record: ends in the future (beyond 2 minutes of skew), before it starts, is too long or too old; finish: ended_at not after the start, or in the future (beyond the skew)
     case invalidSession
     /// 422: asking yourself
     case cannotFriendSelf
@@ -120,6 +120,8 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case tooManyFriendRequests
     /// 429: reports: over the reporter's rate (app.moderation_settings, 20 new reports in any 24 hours; reporting again while a report is open stores nothing and does not count) (Retry-After)
     case tooManyReports
+    /// 426: X-Client-Version below its platform's min_version (GET /config): every route but GET /config, /health, /ready, DELETE /me, GET /me/export and the pages under /account/
+    case upgradeRequired
     /// 500: anything unexpected (details only in the server log)
     case internalError
     /// 503: the database is down or restarting (Retry-After: 1)
@@ -128,6 +130,8 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case busy
     /// 503: the statement ran past statement_timeout (5 s for focus_api)
     case timeout
+    /// 503: maintenance mode (app.release_settings): the routes upgrade_required holds; detail is the operator's message (Retry-After)
+    case maintenance
     /// 503: /ready: database unreachable or not migrated
     case notReady
     /// 503: GET /events: a stream asked for while the server stops (reconnect to another)
@@ -195,10 +199,12 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case "too_many_attempts": self = .tooManyAttempts
         case "too_many_friend_requests": self = .tooManyFriendRequests
         case "too_many_reports": self = .tooManyReports
+        case "upgrade_required": self = .upgradeRequired
         case "internal_error": self = .internalError
         case "database_unavailable": self = .databaseUnavailable
         case "busy": self = .busy
         case "timeout": self = .timeout
+        case "maintenance": self = .maintenance
         case "not_ready": self = .notReady
         case "shutting_down": self = .shuttingDown
         default: self = .unknown(rawValue)
@@ -266,10 +272,12 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case .tooManyAttempts: "too_many_attempts"
         case .tooManyFriendRequests: "too_many_friend_requests"
         case .tooManyReports: "too_many_reports"
+        case .upgradeRequired: "upgrade_required"
         case .internalError: "internal_error"
         case .databaseUnavailable: "database_unavailable"
         case .busy: "busy"
         case .timeout: "timeout"
+        case .maintenance: "maintenance"
         case .notReady: "not_ready"
         case .shuttingDown: "shutting_down"
         case .unknown(let code): code
