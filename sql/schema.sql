@@ -72,6 +72,10 @@ CREATE FUNCTION api.address_bucket(client_ip inet) RETURNS inet
     select network(set_masklen(address_bucket.client_ip, case when family(address_bucket.client_ip) = 6 then 64 else 32 end))::inet
 $$;
 ALTER FUNCTION api.address_bucket(client_ip inet) OWNER TO focus_owner;
+CREATE FUNCTION api.api_version() RETURNS text
+    LANGUAGE sql IMMUTABLE
+    AS $$ select '1.1.0' $$;
+ALTER FUNCTION api.api_version() OWNER TO focus_owner;
 CREATE FUNCTION api.asset_url(key text) RETURNS text
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -255,10 +259,11 @@ CREATE FUNCTION api.auth_register(token text, params jsonb, body jsonb) RETURNS 
     SET search_path TO 'public', 'pg_temp'
     AS $$
 declare
-    v_body jsonb := api.only_keys(auth_register.body, array['email', 'password', 'display_name']);
+    v_body jsonb := api.only_keys(auth_register.body, array['email', 'password', 'display_name', 'time_zone']);
     v_email text := api.email_field(v_body);
     v_password text := api.password_field(v_body, 'password');
     v_display_name text := api.display_name_field(v_body, required => true);
+    v_time_zone text := api.time_zone_field(v_body, 'time_zone');
     v_hash text := api.hash_password(v_password);  -- before the address's lock, which it need not hold
     v_bucket inet := api.address_bucket(api.client_address(auth_register.params));
     v_settings app.auth_settings;
@@ -276,8 +281,8 @@ begin
                            retry_after => greatest(1, ceil(extract(epoch from
                                v_oldest + v_settings.taken_answer_window - now()))::integer));
     end if;
-    insert into app.users (email, password_hash, display_name)
-    values (v_email, v_hash, v_display_name)
+    insert into app.users (email, password_hash, display_name, time_zone)
+    values (v_email, v_hash, v_display_name, coalesce(v_time_zone, 'UTC'))
     on conflict (email) do nothing
     returning id into v_user_id;
     if v_user_id is null then
@@ -423,6 +428,13 @@ CREATE FUNCTION app.display_name_is_clean(name text) RETURNS boolean
        and length(display_name_is_clean.name) between 1 and 40
 $$;
 ALTER FUNCTION app.display_name_is_clean(name text) OWNER TO focus_owner;
+CREATE FUNCTION app.language_tag_is_canonical(tag text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $_$
+    select length(language_tag_is_canonical.tag) <= 35
+       and language_tag_is_canonical.tag ~ '^[a-z]{2,3}(-[A-Z][a-z]{3})?(-([A-Z]{2}|[0-9]{3}))?(-([a-z0-9]{5,8}|[0-9][a-z0-9]{3}))*$'
+$_$;
+ALTER FUNCTION app.language_tag_is_canonical(tag text) OWNER TO focus_owner;
 CREATE TABLE app.users (
     id uuid DEFAULT gen_random_uuid() NOT NULL,
     email public.citext,
@@ -436,6 +448,7 @@ CREATE TABLE app.users (
     time_zone text DEFAULT 'UTC'::text NOT NULL,
     email_verified_at timestamp with time zone,
     bio text,
+    locale text DEFAULT 'en'::text NOT NULL,
     CONSTRAINT users_balance_check CHECK ((balance >= 0)),
     CONSTRAINT users_bio_check CHECK (app.bio_is_clean(bio)),
     CONSTRAINT users_deleted_are_anonymous CHECK (
@@ -445,6 +458,7 @@ CASE
 END),
     CONSTRAINT users_display_name_check CHECK (app.display_name_is_clean(display_name)),
     CONSTRAINT users_email_check CHECK (((length((email)::text) <= 254) AND (email OPERATOR(public.~) '^[^@\s]+@[^@\s]+\.[^@\s]+$'::public.citext))),
+    CONSTRAINT users_locale_check CHECK (app.language_tag_is_canonical(locale)),
     CONSTRAINT users_password_hash_check CHECK ((password_hash ~~ '$2_$%'::text)),
     CONSTRAINT users_time_zone_check CHECK (((length(time_zone) >= 1) AND (length(time_zone) <= 64)))
 );
@@ -494,6 +508,36 @@ exception when data_exception then
 end
 $_$;
 ALTER FUNCTION api.client_address(params jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.config_get(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_body jsonb;
+begin
+    select jsonb_build_object(
+               'api_version', api.api_version(),
+               'platforms', coalesce((select jsonb_object_agg(p.platform, jsonb_build_object(
+                                                 'min_version', p.min_version, 'latest_version', p.latest_version,
+                                                 'store_url', p.store_url))
+                                      from app.client_platforms p), '{}'),
+               'maintenance', jsonb_build_object('active', r.maintenance, 'message', r.maintenance_message,
+                                                 'retry_after_seconds', r.retry_after_seconds),
+               'features', r.feature_flags,
+               'economy', jsonb_build_object(
+                   'coins_per_minute', e.coins_per_minute, 'min_minutes_to_earn', e.min_minutes_to_earn,
+                   'max_session_minutes', e.max_session_minutes, 'offline_daily_coin_cap', e.offline_daily_coin_cap,
+                   'offline_max_age_days', floor(extract(epoch from e.offline_max_age) / 86400)::integer,
+                   'clock_skew_seconds', floor(extract(epoch from e.clock_skew))::integer),
+               'limits', jsonb_build_object(
+                   'max_planned_minutes', 1440, 'batch_max_sessions', 100,
+                   'avatar_max_bytes', app.avatar_max_bytes(), 'avatar_types', jsonb_build_array('image/png', 'image/jpeg')))
+    into v_body
+    from app.release_settings r cross join app.economy_settings e;
+    return api.ok(v_body, etag => 'config-' || left(md5(v_body::text), 16));
+end
+$$;
+ALTER FUNCTION api.config_get(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.display_name(name text) RETURNS text
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -899,6 +943,8 @@ CREATE FUNCTION api.focus_sessions_finish(token text, params jsonb, body jsonb) 
 declare
     v_user_id uuid := api.authenticate(focus_sessions_finish.token);
     v_id uuid := api.uuid_field(focus_sessions_finish.params, 'id');
+    v_body jsonb := api.only_keys(focus_sessions_finish.body, array['ended_at']);
+    v_ended timestamptz := api.time_field(v_body, 'ended_at', required => false);
     v_session app.focus_sessions;
     v_end timestamptz;
 begin
@@ -907,6 +953,15 @@ begin
         return api.session_reply(v_id);  -- finishing twice answers the same (an abandoned one: as abandoned)
     end if;
     v_end := api.live_end(v_session);
+    if v_ended is not null then
+        if v_ended <= v_session.started_at then
+            perform api.fail(422, 'invalid_session', 'ended_at must be after the session started.');
+        end if;
+        if v_ended > now() + (select e.clock_skew from app.economy_settings e) then
+            perform api.fail(422, 'invalid_session', 'ended_at is in the future.');
+        end if;
+        v_end := least(v_end, v_ended);
+    end if;
     update app.focus_sessions s
     set ended_at = v_end, occupies = tstzrange(s.started_at, v_end),
         minutes = floor(extract(epoch from v_end - s.started_at) / 60)::integer
@@ -1261,9 +1316,11 @@ begin
         end if;
     end if;
     -- With somebody to keep the key for (else the endpoint answers: 401, 400): the key first.
+    -- The negotiated language is not part of the request: a retry with another Accept-Language
+    -- replays the first answer, in the first answer's language.
     if v_scope is not null and length(v_scope) <= 400 then
         v_request := jsonb_build_object('route', idempotent.endpoint,
-                                        'params', v_params - array['client_ip', 'user_agent', 'idempotency_key'],
+                                        'params', v_params - array['client_ip', 'user_agent', 'idempotency_key', 'language'],
                                         'body', idempotent.body);
         v_seal := encode(hmac(convert_to(v_request::text, 'UTF8'), convert_to(v_seal_key, 'UTF8'), 'sha256'), 'hex');
         v_digest := sha256(convert_to(jsonb_set(v_request, '{body}', idempotent.body - api.secret_fields())::text, 'UTF8'));
@@ -1400,11 +1457,13 @@ CREATE FUNCTION api.item_json(item app.shop_items) RETURNS jsonb
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
-    select jsonb_build_object('id', item.id, 'kind', item.kind, 'name', item.name,
-                              'description', item.description, 'price', item.price,
+    select jsonb_build_object('id', item.id, 'kind', item.kind, 'name', coalesce(t.name, item.name),
+                              'description', coalesce(t.description, item.description), 'price', item.price,
                               'image', item.image, 'image_url', api.asset_url(item.image), 'sort_order', item.sort_order)
            || case when item.sound is not null
                    then jsonb_build_object('sound', item.sound, 'sound_url', api.asset_url(item.sound)) else '{}' end
+    from (values (1)) as one (n)
+    left join app.shop_item_translations t on t.item_id = item.id and t.language = api.language()
 $$;
 ALTER FUNCTION api.item_json(item app.shop_items) OWNER TO focus_owner;
 CREATE FUNCTION api.json_field(body jsonb, field text, json_type text, required boolean, expected text) RETURNS jsonb
@@ -1451,6 +1510,20 @@ begin
 end
 $$;
 ALTER FUNCTION api.known_ids(body jsonb, field text) OWNER TO focus_owner;
+CREATE FUNCTION api.language() RETURNS text
+    LANGUAGE sql STABLE
+    AS $$ select coalesce(nullif(current_setting('focus.language', true), ''), 'en') $$;
+ALTER FUNCTION api.language() OWNER TO focus_owner;
+CREATE FUNCTION api.languages_offered() RETURNS text
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select string_agg(t.tag, ',' order by t.n, t.tag)
+    from (select 'en' as tag, 0 as n
+          union all
+          select l.tag, 1 from app.languages l where l.offered) t
+$$;
+ALTER FUNCTION api.languages_offered() OWNER TO focus_owner;
 CREATE FUNCTION api.leaderboards_get(token text, params jsonb, body jsonb) RETURNS api.reply
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -1513,7 +1586,7 @@ begin
         'me', case when v_scope = 'global' then jsonb_build_object('rank', v_my_rank, 'minutes', v_mine)
                    else (select jsonb_build_object('rank', r.rank, 'minutes', r.minutes) from ranked r where r.id = v_user_id) end)
     into v_body;
-    return api.ok(v_body);
+    return api.ok(v_body, etag => md5(v_body::text));
 end
 $$;
 ALTER FUNCTION api.leaderboards_get(token text, params jsonb, body jsonb) OWNER TO focus_owner;
@@ -1682,7 +1755,7 @@ begin
     delete from app.friend_request_attempts a where a.user_id = v_user_id;
     update app.users u
     set email = null, email_verified_at = null, password_hash = null, display_name = 'Deleted user', bio = null, time_zone = 'UTC',
-        show_tip_on_timer = true, deleted_at = now(), updated_at = now()
+        locale = 'en', show_tip_on_timer = true, deleted_at = now(), updated_at = now()
     where u.id = v_user_id;
     return api.ok(null);
 end
@@ -1845,8 +1918,10 @@ CREATE FUNCTION api.me_get(token text, params jsonb, body jsonb) RETURNS api.rep
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
+declare
+    v_body jsonb := api.profile(api.authenticate(me_get.token));
 begin
-    return api.ok(api.profile(api.authenticate(me_get.token)));
+    return api.ok(v_body, etag => md5(v_body::text));
 end
 $$;
 ALTER FUNCTION api.me_get(token text, params jsonb, body jsonb) OWNER TO focus_owner;
@@ -1857,12 +1932,14 @@ CREATE FUNCTION api.me_items_list(token text, params jsonb, body jsonb) RETURNS 
 declare
     v_user_id uuid := api.authenticate(me_items_list.token);
     v_kind text := api.kind_param(me_items_list.params, required => false);
+    v_body jsonb;
 begin
-    return api.ok(jsonb_build_object('items', coalesce(
+    v_body := jsonb_build_object('items', coalesce(
         (select jsonb_agg(jsonb_build_object('item', api.item_json(i), 'acquired_at', api.iso(ui.acquired_at))
                           order by i.kind, i.sort_order)
          from app.user_items ui join app.shop_items i on i.id = ui.item_id
-         where ui.user_id = v_user_id and (v_kind is null or i.kind = v_kind)), '[]')));
+         where ui.user_id = v_user_id and (v_kind is null or i.kind = v_kind)), '[]'));
+    return api.ok(v_body, etag => md5(v_body::text));
 end
 $$;
 ALTER FUNCTION api.me_items_list(token text, params jsonb, body jsonb) OWNER TO focus_owner;
@@ -1939,13 +2016,14 @@ begin
                   from days d where d.minutes > 0) numbered
             group by run
         )
-        select api.ok(jsonb_build_object(
+        select api.ok(s.body, etag => md5(s.body::text))
+        from (select jsonb_build_object(
             'today_minutes', coalesce((select sum(minutes) from days where day = v_today), 0),
             'week_minutes', coalesce((select sum(minutes) from days where day >= date_trunc('week', v_today)::date), 0),
             'total_minutes', coalesce((select sum(minutes) from days), 0),
             'total_coins_earned', coalesce((select sum(coins) from days), 0),
             'current_streak_days', coalesce((select length from runs where last_day >= v_today - 1), 0),
-            'longest_streak_days', coalesce((select max(length) from runs), 0))));
+            'longest_streak_days', coalesce((select max(length) from runs), 0)) as body) s);
 end
 $$;
 ALTER FUNCTION api.me_stats_get(token text, params jsonb, body jsonb) OWNER TO focus_owner;
@@ -1993,16 +2071,21 @@ declare
     v_settings jsonb := v_body -> 'settings';
     v_show_tip boolean;
     v_time_zone text;
+    v_locale text;
 begin
     if v_settings is not null and jsonb_typeof(v_settings) <> 'null' then
         if jsonb_typeof(v_settings) <> 'object' then
             perform api.fail_field('settings', 'must be an object.');
         end if;
-        perform api.only_keys(v_settings, array['show_tip_on_timer', 'time_zone']);
+        perform api.only_keys(v_settings, array['show_tip_on_timer', 'time_zone', 'locale']);
         v_show_tip := api.boolean_field(v_settings, 'show_tip_on_timer', required => false);
         v_time_zone := api.text_field(v_settings, 'time_zone', required => false);
         if v_time_zone is not null and not exists (select from pg_timezone_names z where z.name = v_time_zone) then
             perform api.fail_field('time_zone', 'must be an IANA time zone name, like Europe/Paris.');
+        end if;
+        v_locale := api.text_field(v_settings, 'locale', required => false, max_length => 35);
+        if v_locale is not null and app.language_tag_canonical(v_locale) is null then
+            perform api.fail_field('locale', 'must be a BCP 47 language tag, like es or pt-BR.');
         end if;
     end if;
     update app.users u
@@ -2010,6 +2093,7 @@ begin
         bio = case when v_body ? 'bio' then v_bio else u.bio end,
         show_tip_on_timer = coalesce(v_show_tip, u.show_tip_on_timer),
         time_zone = coalesce(v_time_zone, u.time_zone),
+        locale = coalesce(app.language_tag_canonical(v_locale), u.locale),
         updated_at = now()
     where u.id = v_user_id;
     return api.ok(api.profile(v_user_id));
@@ -2030,10 +2114,11 @@ begin
         v_body := api.only_keys(mindfulness_tips_sync.body, array[v_original]);
         v_known := api.known_ids(v_body, v_original);
         return api.ok(jsonb_build_object('missingItems', coalesce(
-            (select jsonb_agg(jsonb_build_object('id', t.id, 'title', t.title, 'content', t.content,
+            (select jsonb_agg(jsonb_build_object('id', t.id, 'title', j.tip ->> 'title', 'content', j.tip ->> 'content',
                                                  'sessionRatingLevel', initcap(t.rating_level))
                               order by t.rating_level, t.title)
-             from app.mindfulness_tips t where t.active and t.id <> all (v_known)), '[]')));
+             from app.mindfulness_tips t cross join lateral (select api.tip_json(t) as tip) j
+             where t.active and t.id <> all (v_known)), '[]')));
     end if;
     v_body := api.only_keys(mindfulness_tips_sync.body, array['known_ids']);
     v_known := api.known_ids(v_body);
@@ -2459,7 +2544,8 @@ CREATE FUNCTION api.profile(user_id uuid) RETURNS jsonb
         'bio', u.bio,
         'balance', u.balance,
         'selected', api.selected_json(u.id),
-        'settings', jsonb_build_object('show_tip_on_timer', u.show_tip_on_timer, 'time_zone', u.time_zone),
+        'settings', jsonb_build_object('show_tip_on_timer', u.show_tip_on_timer, 'time_zone', u.time_zone,
+                                       'locale', u.locale),
         'has_avatar', a.user_id is not null,
         'avatar_version', api.avatar_version(a.updated_at),
         'created_at', api.iso(u.created_at))
@@ -2631,7 +2717,7 @@ CREATE FUNCTION api.shop_items_list(token text, params jsonb, body jsonb) RETURN
                'pets', coalesce(jsonb_agg(api.item_json(i) order by i.sort_order, i.name) filter (where i.kind = 'pet'), '[]'),
                'sounds', coalesce(jsonb_agg(api.item_json(i) order by i.sort_order, i.name) filter (where i.kind = 'sound'), '[]'),
                'furniture', coalesce(jsonb_agg(api.item_json(i) order by i.sort_order, i.name) filter (where i.kind = 'furniture'), '[]')),
-           etag => 'catalog-' || v.version)
+           etag => 'catalog-' || v.version || '-' || api.language())
     from app.catalog_version v
     left join app.shop_items i on i.active
     group by v.version
@@ -2756,6 +2842,19 @@ begin
 end
 $_$;
 ALTER FUNCTION api.time_field(body jsonb, field text, required boolean) OWNER TO focus_owner;
+CREATE FUNCTION api.time_zone_field(body jsonb, field text) RETURNS text
+    LANGUAGE plpgsql
+    AS $$
+declare
+    v_time_zone text := api.text_field(time_zone_field.body, time_zone_field.field, required => false, max_length => 64);
+begin
+    if v_time_zone is not null and not exists (select from pg_timezone_names z where z.name = v_time_zone) then
+        perform api.fail_field(time_zone_field.field, 'must be an IANA time zone name, like Europe/Paris.');
+    end if;
+    return v_time_zone;
+end
+$$;
+ALTER FUNCTION api.time_zone_field(body jsonb, field text) OWNER TO focus_owner;
 CREATE TABLE app.mindfulness_tips (
     id uuid DEFAULT gen_random_uuid() NOT NULL,
     rating_level text NOT NULL,
@@ -2770,10 +2869,13 @@ CREATE TABLE app.mindfulness_tips (
 );
 ALTER TABLE app.mindfulness_tips OWNER TO focus_owner;
 CREATE FUNCTION api.tip_json(tip app.mindfulness_tips) RETURNS jsonb
-    LANGUAGE sql IMMUTABLE
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
     AS $$
-    select jsonb_build_object('id', tip.id, 'title', tip.title, 'content', tip.content,
+    select jsonb_build_object('id', tip.id, 'title', coalesce(t.title, tip.title), 'content', coalesce(t.content, tip.content),
                               'rating_level', tip.rating_level)
+    from (values (1)) as one (n)
+    left join app.mindfulness_tip_translations t on t.tip_id = tip.id and t.language = api.language()
 $$;
 ALTER FUNCTION api.tip_json(tip app.mindfulness_tips) OWNER TO focus_owner;
 CREATE FUNCTION api.today_minutes(user_id uuid) RETURNS integer
@@ -2818,6 +2920,16 @@ CREATE FUNCTION api.touch_token(token_id uuid) RETURNS void
     where t.id = touch_token.token_id and t.last_used_at < now() - s.token_touch_interval
 $$;
 ALTER FUNCTION api.touch_token(token_id uuid) OWNER TO focus_owner;
+CREATE FUNCTION api.use_language(params jsonb) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    perform set_config('focus.language', coalesce(app.language_tag_canonical(use_language.params ->> 'language'), 'en'), true);
+    return use_language.params;
+end
+$$;
+ALTER FUNCTION api.use_language(params jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.user_card(user_id uuid) RETURNS jsonb
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -3045,6 +3157,16 @@ begin
 end
 $$;
 ALTER FUNCTION app.add_user_day(user_id uuid, day date, sessions integer) OWNER TO focus_owner;
+CREATE FUNCTION app.announce_config() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    insert into app.events (user_id, type, payload) values (null, 'config.changed', '{}');
+    return null;
+end
+$$;
+ALTER FUNCTION app.announce_config() OWNER TO focus_owner;
 CREATE FUNCTION app.announce_version() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -3161,6 +3283,13 @@ begin
 end
 $$;
 ALTER FUNCTION app.claim_outgoing_mail(batch integer) OWNER TO focus_owner;
+CREATE FUNCTION app.client_version_key(version text) RETURNS integer[]
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $_$
+    select case when client_version_key.version ~ '^[0-9]{1,5}(\.[0-9]{1,5}){0,2}$'
+                then (string_to_array(client_version_key.version, '.')::integer[] || array[0, 0])[1:3] end
+$_$;
+ALTER FUNCTION app.client_version_key(version text) OWNER TO focus_owner;
 CREATE FUNCTION app.coin_ledger_day_totals() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -3476,6 +3605,38 @@ begin
 end
 $$;
 ALTER FUNCTION app.image_without_metadata(image bytea) OWNER TO focus_owner;
+CREATE FUNCTION app.language_for(locale text) RETURNS text
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $_$
+declare
+    v_tag text := lower(language_for.locale);
+    v_found text;
+begin
+    -- PL/pgSQL, not SQL: a database upgraded from before 0021 loads this file before
+    -- app.languages exists, and only a SQL function's body is checked when it is created.
+    while v_tag <> '' loop
+        select l.tag into v_found from app.languages l where lower(l.tag) = v_tag and l.offered;
+        if v_found is not null then
+            return v_found;
+        end if;
+        v_tag := regexp_replace(regexp_replace(v_tag, '-?[^-]*$', ''), '-[^-]$', '');
+    end loop;
+    return 'en';
+end
+$_$;
+ALTER FUNCTION app.language_for(locale text) OWNER TO focus_owner;
+CREATE FUNCTION app.language_tag_canonical(tag text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $_$
+    select case when app.language_tag_is_canonical(c.tag) then c.tag end
+    from (select string_agg(case when p.n = 1 then lower(p.part)
+                                 when length(p.part) = 4 and p.part ~ '^[A-Za-z]+$' and p.n = 2 then initcap(p.part)
+                                 when length(p.part) = 2 and p.n between 2 and 3 then upper(p.part)
+                                 else lower(p.part) end, '-' order by p.n) as tag
+          from unnest(string_to_array(language_tag_canonical.tag, '-')) with ordinality as p(part, n)) c
+$_$;
+ALTER FUNCTION app.language_tag_canonical(tag text) OWNER TO focus_owner;
 CREATE FUNCTION app.link_idempotency_key() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -4120,6 +4281,18 @@ CREATE TABLE app.catalog_version (
     CONSTRAINT catalog_version_singleton_check CHECK (singleton)
 );
 ALTER TABLE app.catalog_version OWNER TO focus_owner;
+CREATE TABLE app.client_platforms (
+    platform text NOT NULL,
+    min_version text NOT NULL,
+    latest_version text NOT NULL,
+    store_url text NOT NULL,
+    CONSTRAINT client_platforms_check CHECK ((app.client_version_key(min_version) <= app.client_version_key(latest_version))),
+    CONSTRAINT client_platforms_latest_version_check CHECK ((app.client_version_key(latest_version) IS NOT NULL)),
+    CONSTRAINT client_platforms_min_version_check CHECK ((app.client_version_key(min_version) IS NOT NULL)),
+    CONSTRAINT client_platforms_platform_check CHECK ((platform ~ '^[a-z][a-z0-9-]{0,15}$'::text)),
+    CONSTRAINT client_platforms_store_url_check CHECK (((store_url ~ '^https://[^\s]+$'::text) AND (length(store_url) <= 500)))
+);
+ALTER TABLE app.client_platforms OWNER TO focus_owner;
 CREATE TABLE app.coin_ledger (
     id bigint NOT NULL,
     user_id uuid NOT NULL,
@@ -4222,9 +4395,9 @@ CREATE TABLE app.events (
     payload jsonb DEFAULT '{}'::jsonb NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     origin_token uuid,
-    CONSTRAINT events_check CHECK (((user_id IS NULL) = (type = ANY (ARRAY['catalog.changed'::text, 'tips.changed'::text])))),
+    CONSTRAINT events_check CHECK (((user_id IS NULL) = (type = ANY (ARRAY['catalog.changed'::text, 'tips.changed'::text, 'config.changed'::text])))),
     CONSTRAINT events_payload_check CHECK (((jsonb_typeof(payload) = 'object'::text) AND (length((payload)::text) <= 1000))),
-    CONSTRAINT events_type_check CHECK ((type = ANY (ARRAY['friend_request.received'::text, 'friend_request.accepted'::text, 'friend_request.ended'::text, 'friend.removed'::text, 'friend.updated'::text, 'balance.changed'::text, 'catalog.changed'::text, 'tips.changed'::text, 'session.started'::text, 'session.finished'::text, 'session.abandoned'::text, 'selection.changed'::text, 'item.acquired'::text, 'profile.changed'::text, 'settings.changed'::text, 'block.added'::text, 'block.removed'::text])))
+    CONSTRAINT events_type_check CHECK ((type = ANY (ARRAY['friend_request.received'::text, 'friend_request.accepted'::text, 'friend_request.ended'::text, 'friend.removed'::text, 'friend.updated'::text, 'balance.changed'::text, 'catalog.changed'::text, 'tips.changed'::text, 'config.changed'::text, 'session.started'::text, 'session.finished'::text, 'session.abandoned'::text, 'selection.changed'::text, 'item.acquired'::text, 'profile.changed'::text, 'settings.changed'::text, 'block.added'::text, 'block.removed'::text])))
 );
 ALTER TABLE app.events OWNER TO focus_owner;
 ALTER TABLE app.events ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
@@ -4281,6 +4454,16 @@ CREATE TABLE app.idempotency_settings (
     CONSTRAINT idempotency_settings_singleton_check CHECK (singleton)
 );
 ALTER TABLE app.idempotency_settings OWNER TO focus_owner;
+CREATE TABLE app.languages (
+    tag text NOT NULL,
+    name text NOT NULL,
+    offered boolean DEFAULT false NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT languages_name_check CHECK (((length(name) >= 1) AND (length(name) <= 60))),
+    CONSTRAINT languages_tag_check CHECK ((app.language_tag_is_canonical(tag) AND (tag <> 'en'::text)))
+);
+ALTER TABLE app.languages OWNER TO focus_owner;
 CREATE TABLE app.ledger_day_totals (
     day date NOT NULL,
     shard smallint NOT NULL,
@@ -4319,6 +4502,17 @@ CREATE TABLE app.mail_settings (
     CONSTRAINT mail_settings_singleton_check CHECK (singleton)
 );
 ALTER TABLE app.mail_settings OWNER TO focus_owner;
+CREATE TABLE app.mindfulness_tip_translations (
+    tip_id uuid NOT NULL,
+    language text NOT NULL,
+    title text NOT NULL,
+    content text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT mindfulness_tip_translations_content_check CHECK (((length(content) >= 1) AND (length(content) <= 1000))),
+    CONSTRAINT mindfulness_tip_translations_title_check CHECK (((length(title) >= 1) AND (length(title) <= 80)))
+);
+ALTER TABLE app.mindfulness_tip_translations OWNER TO focus_owner;
 CREATE TABLE app.moderation_settings (
     singleton boolean DEFAULT true NOT NULL,
     max_reports_per_day integer NOT NULL,
@@ -4396,6 +4590,18 @@ CREATE TABLE app.password_resets (
     CONSTRAINT password_resets_failed_attempts_check CHECK ((failed_attempts >= 0))
 );
 ALTER TABLE app.password_resets OWNER TO focus_owner;
+CREATE TABLE app.release_settings (
+    singleton boolean DEFAULT true NOT NULL,
+    maintenance boolean DEFAULT false NOT NULL,
+    maintenance_message text DEFAULT 'Focus Island is being updated and will be back shortly.'::text NOT NULL,
+    retry_after_seconds integer DEFAULT 300 NOT NULL,
+    feature_flags jsonb DEFAULT '{}'::jsonb NOT NULL,
+    CONSTRAINT release_settings_feature_flags_check CHECK (((jsonb_typeof(feature_flags) = 'object'::text) AND (length((feature_flags)::text) <= 4000) AND (NOT jsonb_path_exists(feature_flags, '$.keyvalue()?(!(@."key" like_regex "^[a-z][a-z0-9_]{0,39}$") || @."value".type() != "boolean")'::jsonpath)))),
+    CONSTRAINT release_settings_maintenance_message_check CHECK (((length(maintenance_message) >= 1) AND (length(maintenance_message) <= 500))),
+    CONSTRAINT release_settings_retry_after_seconds_check CHECK (((retry_after_seconds >= 1) AND (retry_after_seconds <= 86400))),
+    CONSTRAINT release_settings_singleton_check CHECK (singleton)
+);
+ALTER TABLE app.release_settings OWNER TO focus_owner;
 CREATE TABLE app.retention_settings (
     singleton boolean DEFAULT true NOT NULL,
     login_failures interval DEFAULT '30 days'::interval NOT NULL,
@@ -4433,6 +4639,17 @@ CREATE TABLE app.session_user_days (
     CONSTRAINT session_user_days_sessions_check CHECK ((sessions > 0))
 );
 ALTER TABLE app.session_user_days OWNER TO focus_owner;
+CREATE TABLE app.shop_item_translations (
+    item_id uuid NOT NULL,
+    language text NOT NULL,
+    name text NOT NULL,
+    description text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT shop_item_translations_description_check CHECK (((length(description) >= 1) AND (length(description) <= 200))),
+    CONSTRAINT shop_item_translations_name_check CHECK (((length(name) >= 1) AND (length(name) <= 60)))
+);
+ALTER TABLE app.shop_item_translations OWNER TO focus_owner;
 CREATE TABLE app.social_settings (
     singleton boolean DEFAULT true NOT NULL,
     max_friend_requests integer NOT NULL,
@@ -4654,6 +4871,8 @@ ALTER TABLE ONLY app.blocks
     ADD CONSTRAINT blocks_pkey PRIMARY KEY (blocker, blocked);
 ALTER TABLE ONLY app.catalog_version
     ADD CONSTRAINT catalog_version_pkey PRIMARY KEY (singleton);
+ALTER TABLE ONLY app.client_platforms
+    ADD CONSTRAINT client_platforms_pkey PRIMARY KEY (platform);
 ALTER TABLE ONLY app.coin_ledger
     ADD CONSTRAINT coin_ledger_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.daily_minutes_counts
@@ -4682,12 +4901,16 @@ ALTER TABLE ONLY app.idempotency_keys
     ADD CONSTRAINT idempotency_keys_pkey PRIMARY KEY (scope, key);
 ALTER TABLE ONLY app.idempotency_settings
     ADD CONSTRAINT idempotency_settings_pkey PRIMARY KEY (singleton);
+ALTER TABLE ONLY app.languages
+    ADD CONSTRAINT languages_pkey PRIMARY KEY (tag);
 ALTER TABLE ONLY app.ledger_day_totals
     ADD CONSTRAINT ledger_day_totals_pkey PRIMARY KEY (day, shard);
 ALTER TABLE ONLY app.login_addresses
     ADD CONSTRAINT login_addresses_pkey PRIMARY KEY (user_id, client_ip);
 ALTER TABLE ONLY app.mail_settings
     ADD CONSTRAINT mail_settings_pkey PRIMARY KEY (singleton);
+ALTER TABLE ONLY app.mindfulness_tip_translations
+    ADD CONSTRAINT mindfulness_tip_translations_pkey PRIMARY KEY (tip_id, language);
 ALTER TABLE ONLY app.mindfulness_tips
     ADD CONSTRAINT mindfulness_tips_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.mindfulness_tips
@@ -4704,6 +4927,8 @@ ALTER TABLE ONLY app.password_reset_requests
     ADD CONSTRAINT password_reset_requests_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.password_resets
     ADD CONSTRAINT password_resets_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY app.release_settings
+    ADD CONSTRAINT release_settings_pkey PRIMARY KEY (singleton);
 ALTER TABLE ONLY app.retention_settings
     ADD CONSTRAINT retention_settings_pkey PRIMARY KEY (singleton);
 ALTER TABLE ONLY app.schema_migrations
@@ -4712,6 +4937,8 @@ ALTER TABLE ONLY app.session_day_totals
     ADD CONSTRAINT session_day_totals_pkey PRIMARY KEY (day, source, shard);
 ALTER TABLE ONLY app.session_user_days
     ADD CONSTRAINT session_user_days_pkey PRIMARY KEY (user_id, day);
+ALTER TABLE ONLY app.shop_item_translations
+    ADD CONSTRAINT shop_item_translations_pkey PRIMARY KEY (item_id, language);
 ALTER TABLE ONLY app.shop_items
     ADD CONSTRAINT shop_items_id_kind_key UNIQUE (id, kind);
 ALTER TABLE ONLY app.shop_items
@@ -4806,10 +5033,12 @@ CREATE TRIGGER auth_tokens_end_revoked AFTER UPDATE OF revoked_at, expires_at ON
 CREATE TRIGGER avatars_events AFTER INSERT OR DELETE OR UPDATE ON app.avatars FOR EACH ROW EXECUTE FUNCTION app.tell_friends_of_row();
 CREATE TRIGGER avatars_own_events AFTER INSERT OR DELETE OR UPDATE ON app.avatars FOR EACH ROW EXECUTE FUNCTION app.avatars_own_events();
 CREATE TRIGGER blocks_own_events AFTER INSERT OR DELETE ON app.blocks FOR EACH ROW EXECUTE FUNCTION app.blocks_own_events();
+CREATE TRIGGER client_platforms_config_changed AFTER INSERT OR DELETE OR UPDATE ON app.client_platforms FOR EACH STATEMENT EXECUTE FUNCTION app.announce_config();
 CREATE TRIGGER coin_ledger_append_only BEFORE DELETE OR UPDATE ON app.coin_ledger FOR EACH STATEMENT EXECUTE FUNCTION app.forbid_change();
 CREATE TRIGGER coin_ledger_apply AFTER INSERT ON app.coin_ledger FOR EACH ROW EXECUTE FUNCTION app.apply_ledger_entry();
 CREATE CONSTRAINT TRIGGER coin_ledger_utc_day_totals AFTER INSERT ON app.coin_ledger DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION app.coin_ledger_day_totals();
 CREATE CONSTRAINT TRIGGER daily_minutes_count AFTER INSERT OR DELETE OR UPDATE ON app.daily_minutes DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION app.daily_minutes_count();
+CREATE TRIGGER economy_settings_config_changed AFTER INSERT OR DELETE OR UPDATE ON app.economy_settings FOR EACH STATEMENT EXECUTE FUNCTION app.announce_config();
 CREATE TRIGGER events_append_only BEFORE DELETE OR UPDATE OR TRUNCATE ON app.events FOR EACH STATEMENT EXECUTE FUNCTION app.events_append_only();
 CREATE TRIGGER events_commit_order BEFORE INSERT ON app.events FOR EACH STATEMENT EXECUTE FUNCTION app.events_commit_order();
 CREATE TRIGGER events_notify AFTER INSERT ON app.events FOR EACH ROW EXECUTE FUNCTION app.events_notify();
@@ -4820,7 +5049,19 @@ CREATE CONSTRAINT TRIGGER focus_sessions_utc_day_totals AFTER INSERT OR DELETE O
 CREATE TRIGGER friendship_events_append_only BEFORE DELETE OR UPDATE ON app.friendship_events FOR EACH STATEMENT EXECUTE FUNCTION app.forbid_change();
 CREATE TRIGGER friendship_events_events AFTER INSERT ON app.friendship_events FOR EACH ROW EXECUTE FUNCTION app.friendship_events_events();
 CREATE TRIGGER idempotency_keys_link BEFORE INSERT OR UPDATE ON app.idempotency_keys FOR EACH ROW EXECUTE FUNCTION app.link_idempotency_key();
+CREATE TRIGGER languages_bump_catalog_version AFTER INSERT OR DELETE OR UPDATE ON app.languages FOR EACH ROW EXECUTE FUNCTION app.bump_catalog_version();
+CREATE TRIGGER languages_bump_tips_version AFTER INSERT OR DELETE OR UPDATE ON app.languages FOR EACH ROW EXECUTE FUNCTION app.bump_tips_version();
+CREATE TRIGGER languages_deleted_catalog_events AFTER DELETE ON app.languages REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
+CREATE TRIGGER languages_deleted_tips_events AFTER DELETE ON app.languages REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('tips.changed');
+CREATE TRIGGER languages_inserted_catalog_events AFTER INSERT ON app.languages REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
+CREATE TRIGGER languages_inserted_tips_events AFTER INSERT ON app.languages REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('tips.changed');
+CREATE TRIGGER languages_updated_catalog_events AFTER UPDATE ON app.languages REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
+CREATE TRIGGER languages_updated_tips_events AFTER UPDATE ON app.languages REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('tips.changed');
 CREATE TRIGGER login_failures_link BEFORE INSERT ON app.login_failures FOR EACH ROW EXECUTE FUNCTION app.link_to_email_holder('email');
+CREATE TRIGGER mindfulness_tip_translations_bump_version AFTER INSERT OR DELETE OR UPDATE ON app.mindfulness_tip_translations FOR EACH ROW EXECUTE FUNCTION app.bump_tips_version();
+CREATE TRIGGER mindfulness_tip_translations_deleted_events AFTER DELETE ON app.mindfulness_tip_translations REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('tips.changed');
+CREATE TRIGGER mindfulness_tip_translations_inserted_events AFTER INSERT ON app.mindfulness_tip_translations REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('tips.changed');
+CREATE TRIGGER mindfulness_tip_translations_updated_events AFTER UPDATE ON app.mindfulness_tip_translations REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('tips.changed');
 CREATE TRIGGER mindfulness_tips_bump_version AFTER INSERT OR DELETE OR UPDATE ON app.mindfulness_tips FOR EACH ROW EXECUTE FUNCTION app.bump_tips_version();
 CREATE TRIGGER mindfulness_tips_deleted_events AFTER DELETE ON app.mindfulness_tips REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('tips.changed');
 CREATE TRIGGER mindfulness_tips_inserted_events AFTER INSERT ON app.mindfulness_tips REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('tips.changed');
@@ -4829,6 +5070,11 @@ CREATE TRIGGER moderation_actions_append_only BEFORE DELETE OR UPDATE ON app.mod
 CREATE TRIGGER moderation_actions_erase AFTER UPDATE OF deleted_at ON app.users FOR EACH ROW WHEN (((old.deleted_at IS NULL) AND (new.deleted_at IS NOT NULL))) EXECUTE FUNCTION app.moderation_actions_erase();
 CREATE TRIGGER outgoing_mail_link BEFORE INSERT ON app.outgoing_mail FOR EACH ROW EXECUTE FUNCTION app.link_to_email_holder('recipient');
 CREATE TRIGGER password_reset_requests_link BEFORE INSERT ON app.password_reset_requests FOR EACH ROW EXECUTE FUNCTION app.link_to_email_holder('email');
+CREATE TRIGGER release_settings_config_changed AFTER INSERT OR DELETE OR UPDATE ON app.release_settings FOR EACH STATEMENT EXECUTE FUNCTION app.announce_config();
+CREATE TRIGGER shop_item_translations_bump_version AFTER INSERT OR DELETE OR UPDATE ON app.shop_item_translations FOR EACH ROW EXECUTE FUNCTION app.bump_catalog_version();
+CREATE TRIGGER shop_item_translations_deleted_events AFTER DELETE ON app.shop_item_translations REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
+CREATE TRIGGER shop_item_translations_inserted_events AFTER INSERT ON app.shop_item_translations REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
+CREATE TRIGGER shop_item_translations_updated_events AFTER UPDATE ON app.shop_item_translations REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
 CREATE TRIGGER shop_items_bump_version AFTER INSERT OR DELETE OR UPDATE ON app.shop_items FOR EACH ROW EXECUTE FUNCTION app.bump_catalog_version();
 CREATE TRIGGER shop_items_deleted_events AFTER DELETE ON app.shop_items REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
 CREATE TRIGGER shop_items_inserted_events AFTER INSERT ON app.shop_items REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
@@ -4867,6 +5113,10 @@ ALTER TABLE ONLY app.friendships
     ADD CONSTRAINT friendships_user_low_fkey FOREIGN KEY (user_low) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.login_addresses
     ADD CONSTRAINT login_addresses_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+ALTER TABLE ONLY app.mindfulness_tip_translations
+    ADD CONSTRAINT mindfulness_tip_translations_language_fkey FOREIGN KEY (language) REFERENCES app.languages(tag) ON UPDATE CASCADE;
+ALTER TABLE ONLY app.mindfulness_tip_translations
+    ADD CONSTRAINT mindfulness_tip_translations_tip_id_fkey FOREIGN KEY (tip_id) REFERENCES app.mindfulness_tips(id);
 ALTER TABLE ONLY app.moderation_actions
     ADD CONSTRAINT moderation_actions_moderator_fkey FOREIGN KEY (moderator) REFERENCES app.users(id);
 ALTER TABLE ONLY app.moderation_actions
@@ -4877,6 +5127,10 @@ ALTER TABLE ONLY app.moderators
     ADD CONSTRAINT moderators_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.password_resets
     ADD CONSTRAINT password_resets_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+ALTER TABLE ONLY app.shop_item_translations
+    ADD CONSTRAINT shop_item_translations_item_id_fkey FOREIGN KEY (item_id) REFERENCES app.shop_items(id);
+ALTER TABLE ONLY app.shop_item_translations
+    ADD CONSTRAINT shop_item_translations_language_fkey FOREIGN KEY (language) REFERENCES app.languages(tag) ON UPDATE CASCADE;
 ALTER TABLE ONLY app.suspensions
     ADD CONSTRAINT suspensions_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.tip_views
@@ -4906,6 +5160,7 @@ REVOKE USAGE ON SCHEMA public FROM PUBLIC;
 GRANT USAGE ON SCHEMA report TO focus_report;
 REVOKE ALL ON FUNCTION api.accept_pair(pair app.friendships, actor uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.address_bucket(client_ip inet) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.api_version() FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.asset_url(key text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.assets_publish(base_url text, manifest jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.assets_publish(base_url text, manifest jsonb) TO focus_api;
@@ -4929,9 +5184,12 @@ REVOKE ALL ON FUNCTION api.boolean_field(body jsonb, field text, required boolea
 REVOKE ALL ON FUNCTION api.card_json(id uuid, display_name text, has_avatar boolean, avatar_updated_at timestamp with time zone) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.bio_is_clean(bio text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.display_name_is_clean(name text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.language_tag_is_canonical(tag text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.check_password(account app.users, password text, client_ip inet) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.choice(value text, field text, choices text[]) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.client_address(params jsonb) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.config_get(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.config_get(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.display_name(name text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.display_name_field(body jsonb, required boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.email_field(body jsonb, field text) FROM PUBLIC;
@@ -4992,6 +5250,9 @@ REVOKE ALL ON FUNCTION api.item_json(item app.shop_items) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.json_field(body jsonb, field text, json_type text, required boolean, expected text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.kind_param(params jsonb, required boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.known_ids(body jsonb, field text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.language() FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.languages_offered() FROM PUBLIC;
+GRANT ALL ON FUNCTION api.languages_offered() TO focus_api;
 REVOKE ALL ON FUNCTION api.leaderboards_get(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.leaderboards_get(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.live_end(session app.focus_sessions) FROM PUBLIC;
@@ -5093,10 +5354,13 @@ REVOKE ALL ON FUNCTION api.suspension_json(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.sync_difference(known uuid[], active jsonb) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.text_field(body jsonb, field text, required boolean, max_length integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.time_field(body jsonb, field text, required boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.time_zone_field(body jsonb, field text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.tip_json(tip app.mindfulness_tips) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.today_minutes(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.token_json(token app.auth_tokens, current_digest bytea) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.touch_token(token_id uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.use_language(params jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.use_language(params jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.user_card(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.user_time_zone(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.users_avatar_get(token text, params jsonb, body jsonb) FROM PUBLIC;
@@ -5113,6 +5377,7 @@ REVOKE ALL ON FUNCTION api.uuid_field(body jsonb, field text, required boolean) 
 REVOKE ALL ON FUNCTION app.acting_token() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.add_rollup_minutes(user_id uuid, ended_at timestamp with time zone, minutes integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.add_user_day(user_id uuid, day date, sessions integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.announce_config() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.announce_version() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.apply_ledger_entry() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.auth_tokens_notify_end() FROM PUBLIC;
@@ -5122,6 +5387,7 @@ REVOKE ALL ON FUNCTION app.blocks_own_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.bump_catalog_version() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.bump_tips_version() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.claim_outgoing_mail(batch integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.client_version_key(version text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.coin_ledger_day_totals() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.counter_shard(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.daily_minutes_count() FROM PUBLIC;
@@ -5136,6 +5402,8 @@ REVOKE ALL ON FUNCTION app.forbid_change() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.friendship_events_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.grant_coins(user_id uuid, coins integer, reason text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.image_without_metadata(image bytea) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.language_for(locale text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.language_tag_canonical(tag text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.link_idempotency_key() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.link_to_email_holder() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.moderation_actions_append_only() FROM PUBLIC;

@@ -457,10 +457,19 @@ public struct Problem: Codable, Sendable, Equatable {
     public var id: UUID?
     /// account_suspended: when the suspension ends; null for a ban.
     public var suspendedUntil: Time?
+    /// upgrade_required: the platform of X-Client-Version.
+    public var platform: String?
+    /// upgrade_required: the oldest version served on that platform.
+    public var minVersion: String?
+    /// upgrade_required: where to update.
+    public var storeUrl: String?
+    /// maintenance: as Retry-After.
+    public var retryAfterSeconds: Int?
 
     public init(
         type: String, title: String, status: Int, detail: String, code: String, field: String? = nil, balance: Int? = nil,
-        price: Int? = nil, id: UUID? = nil, suspendedUntil: Time? = nil
+        price: Int? = nil, id: UUID? = nil, suspendedUntil: Time? = nil, platform: String? = nil, minVersion: String? = nil,
+        storeUrl: String? = nil, retryAfterSeconds: Int? = nil
     ) {
         self.type = type
         self.title = title
@@ -472,6 +481,10 @@ public struct Problem: Codable, Sendable, Equatable {
         self.price = price
         self.id = id
         self.suspendedUntil = suspendedUntil
+        self.platform = platform
+        self.minVersion = minVersion
+        self.storeUrl = storeUrl
+        self.retryAfterSeconds = retryAfterSeconds
     }
 
     enum CodingKeys: String, CodingKey {
@@ -485,6 +498,10 @@ public struct Problem: Codable, Sendable, Equatable {
         case price = "price"
         case id = "id"
         case suspendedUntil = "suspended_until"
+        case platform = "platform"
+        case minVersion = "min_version"
+        case storeUrl = "store_url"
+        case retryAfterSeconds = "retry_after_seconds"
     }
 }
 
@@ -1374,7 +1391,7 @@ public struct ReportCreated: Codable, Sendable, Equatable {
 public struct Event: Codable, Sendable, Equatable {
     /// The cursor: pass it as `after` (or Last-Event-ID).
     public var id: Int
-    /// Which event: friend_request.received, friend_request.accepted, friend_request.ended, friend.removed, friend.updated, balance.changed, catalog.changed, tips.changed, session.started, session.finished, session.abandoned, selection.changed, item.acquired, profile.changed, settings.changed, block.added, block.removed, resync.
+    /// Which event: friend_request.received, friend_request.accepted, friend_request.ended, friend.removed, friend.updated, balance.changed, catalog.changed, tips.changed, session.started, session.finished, session.abandoned, selection.changed, item.acquired, profile.changed, settings.changed, block.added, block.removed, resync, config.changed.
     public var type: String
     public var data: JSONValue
     public var createdAt: Time
@@ -2446,17 +2463,21 @@ public struct RegisterBody: Codable, Sendable, Equatable {
     public var password: String
     /// Normalised to NFC and trimmed: 1 to 40 characters; no control, bidi (embedding, override, isolate, mark), zero-width or invisible characters (a zero-width joiner only between emoji), no run of 3 combining marks (400 invalid_display_name); not a reserved name such as "Deleted user" or "admin" (400 invalid_display_name); nothing on the operator's blocklist, however spelled (400 inappropriate_display_name).
     public var displayName: String
+    /// An IANA time zone name (Europe/Paris): the person's days (stats, boards, streaks) from the first one; left out or null, UTC. Unknown: 400 invalid_field.
+    public var timeZone: String?
 
-    public init(email: String, password: String, displayName: String) {
+    public init(email: String, password: String, displayName: String, timeZone: String? = nil) {
         self.email = email
         self.password = password
         self.displayName = displayName
+        self.timeZone = timeZone
     }
 
     enum CodingKeys: String, CodingKey {
         case email = "email"
         case password = "password"
         case displayName = "display_name"
+        case timeZone = "time_zone"
     }
 }
 
@@ -3217,6 +3238,175 @@ public struct EmailVerifyBody: Codable, Sendable, Equatable {
     }
 }
 
+/// What an installed app reads first: release controls, feature flags, the economy and limits it shows.
+public struct Config: Codable, Sendable, Equatable {
+    /// This document's info.version.
+    public var apiVersion: String
+    /// By platform name (`ios`, `android`).
+    public var platforms: JSONValue
+    public var maintenance: Maintenance
+    /// Feature flags by name.
+    public var features: JSONValue
+    public var economy: EconomySettings
+    public var limits: ClientLimits
+
+    public init(
+        apiVersion: String, platforms: JSONValue, maintenance: Maintenance, features: JSONValue, economy: EconomySettings,
+        limits: ClientLimits
+    ) {
+        self.apiVersion = apiVersion
+        self.platforms = platforms
+        self.maintenance = maintenance
+        self.features = features
+        self.economy = economy
+        self.limits = limits
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case apiVersion = "api_version"
+        case platforms = "platforms"
+        case maintenance = "maintenance"
+        case features = "features"
+        case economy = "economy"
+        case limits = "limits"
+    }
+}
+
+public struct ClientPlatform: Codable, Sendable, Equatable {
+    /// Older builds get 426 upgrade_required.
+    public var minVersion: String
+    /// The newest build in the store.
+    public var latestVersion: String
+    public var storeUrl: String
+
+    public init(minVersion: String, latestVersion: String, storeUrl: String) {
+        self.minVersion = minVersion
+        self.latestVersion = latestVersion
+        self.storeUrl = storeUrl
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case minVersion = "min_version"
+        case latestVersion = "latest_version"
+        case storeUrl = "store_url"
+    }
+}
+
+public struct Maintenance: Codable, Sendable, Equatable {
+    /// While true, operations answer 503 maintenance.
+    public var active: Bool
+    /// What to show people meanwhile.
+    public var message: String
+    public var retryAfterSeconds: Int
+
+    public init(active: Bool, message: String, retryAfterSeconds: Int) {
+        self.active = active
+        self.message = message
+        self.retryAfterSeconds = retryAfterSeconds
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case active = "active"
+        case message = "message"
+        case retryAfterSeconds = "retry_after_seconds"
+    }
+}
+
+public struct EconomySettings: Codable, Sendable, Equatable {
+    public var coinsPerMinute: Double
+    /// A session shorter than this earns nothing.
+    public var minMinutesToEarn: Int
+    /// The most a live plan may be and the most any session (live or recorded) counts; a longer record is 422 invalid_session.
+    public var maxSessionMinutes: Int
+    /// Coins recorded sessions earn per UTC day, at most.
+    public var offlineDailyCoinCap: Int
+    /// A recorded session must have ended within this many days.
+    public var offlineMaxAgeDays: Int
+    /// How far ahead of the server a phone's end time may be.
+    public var clockSkewSeconds: Int
+
+    public init(
+        coinsPerMinute: Double, minMinutesToEarn: Int, maxSessionMinutes: Int, offlineDailyCoinCap: Int, offlineMaxAgeDays: Int,
+        clockSkewSeconds: Int
+    ) {
+        self.coinsPerMinute = coinsPerMinute
+        self.minMinutesToEarn = minMinutesToEarn
+        self.maxSessionMinutes = maxSessionMinutes
+        self.offlineDailyCoinCap = offlineDailyCoinCap
+        self.offlineMaxAgeDays = offlineMaxAgeDays
+        self.clockSkewSeconds = clockSkewSeconds
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case coinsPerMinute = "coins_per_minute"
+        case minMinutesToEarn = "min_minutes_to_earn"
+        case maxSessionMinutes = "max_session_minutes"
+        case offlineDailyCoinCap = "offline_daily_coin_cap"
+        case offlineMaxAgeDays = "offline_max_age_days"
+        case clockSkewSeconds = "clock_skew_seconds"
+    }
+}
+
+public struct ClientLimits: Codable, Sendable, Equatable {
+    /// The largest plan a recorded session may state (a label; the minutes counted are bounded by max_session_minutes).
+    public var maxPlannedMinutes: Int
+    public var batchMaxSessions: Int
+    public var avatarMaxBytes: Int
+    public var avatarTypes: [String]
+
+    public init(maxPlannedMinutes: Int, batchMaxSessions: Int, avatarMaxBytes: Int, avatarTypes: [String]) {
+        self.maxPlannedMinutes = maxPlannedMinutes
+        self.batchMaxSessions = batchMaxSessions
+        self.avatarMaxBytes = avatarMaxBytes
+        self.avatarTypes = avatarTypes
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case maxPlannedMinutes = "max_planned_minutes"
+        case batchMaxSessions = "batch_max_sessions"
+        case avatarMaxBytes = "avatar_max_bytes"
+        case avatarTypes = "avatar_types"
+    }
+}
+
+/// To everyone: GET /config changed (fetch it again).
+public struct ConfigChangedEvent: Codable, Sendable, Equatable {
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    /// `config.changed` (the discriminator).
+    public var type: String
+    public var data: JSONValue
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: JSONValue, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
+/// All optional: an empty object, or no body at all, ends the session now.
+public struct SessionFinishBody: Codable, Sendable, Equatable {
+    /// When the session really ended (a phone that stopped while offline): after the start and not in the future (the clock skew allowed; else 422 invalid_session); past the plan counts the plan. RFC 3339 with an offset.
+    public var endedAt: Time?
+
+    public init(endedAt: Time? = nil) {
+        self.endedAt = endedAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case endedAt = "ended_at"
+    }
+}
+
 /// Every components.schemas entry and its model, in the document's order (a test compares it with the document).
 public enum Schemas {
     public static let all: [(name: String, type: any (Codable & Sendable).Type)] = [
@@ -3314,5 +3504,12 @@ public enum Schemas {
         ("ModerationSuspendBody", ModerationSuspendBody.self),
         ("ModerationReasonBody", ModerationReasonBody.self),
         ("EmailVerifyBody", EmailVerifyBody.self),
+        ("Config", Config.self),
+        ("ClientPlatform", ClientPlatform.self),
+        ("Maintenance", Maintenance.self),
+        ("EconomySettings", EconomySettings.self),
+        ("ClientLimits", ClientLimits.self),
+        ("ConfigChangedEvent", ConfigChangedEvent.self),
+        ("SessionFinishBody", SessionFinishBody.self),
     ]
 }
