@@ -50,6 +50,7 @@ struct KeyedRequest: Sendable {
         "friend-request", "accept", "decline", "cancel", "block", "unblock", "report", "avatar-delete",
         "email-verify", "email-resend", "moderation-resolve", "moderation-rename", "moderation-avatar-delete",
         "moderation-suspend", "moderation-ban",
+        "finish-at",
     ]
 
     /// The route each scenario replays. Every POST and DELETE in the route table that changes
@@ -70,6 +71,7 @@ struct KeyedRequest: Sendable {
         "moderation-resolve": "POST /moderation/reports/{id}/resolve", "moderation-rename": "POST /moderation/users/{id}/rename",
         "moderation-avatar-delete": "DELETE /moderation/users/{id}/avatar",
         "moderation-suspend": "POST /moderation/users/{id}/suspend", "moderation-ban": "POST /moderation/users/{id}/ban",
+        "finish-at": "POST /focus-sessions/{id}/finish",
     ]
     /// POSTs that only read (a sync sends the client's state and gets the difference): a replay
     /// is the same read, so they need no scenario.
@@ -165,6 +167,21 @@ struct KeyedRequest: Sendable {
             return request(
                 "POST", "/focus-sessions/\(id)/\(scenario)", nil,
                 other: ("POST", "/focus-sessions/\(UUID().uuidString)/\(scenario)", nil))
+        case "finish-at":
+            // A stated end (finish {ended_at}); the other body states another one.
+            let started = try client.send("POST", "/focus-sessions/start", token: me.token, json: #"{"planned_minutes":25}"#)
+            let id = startedID(started)
+            let at =
+                try TestEnvironment.owner().execute(
+                    """
+                    select to_char((started_at + interval '30 seconds') at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+                           to_char((started_at + interval '40 seconds') at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
+                    from app.focus_sessions where id = $1
+                    """, [id]
+                ).first ?? []
+            return request(
+                "POST", "/focus-sessions/\(id)/finish", #"{"ended_at":"\#(at.first.flatMap { $0 } ?? "")"}"#,
+                other: ("POST", "/focus-sessions/\(id)/finish", #"{"ended_at":"\#(at.last.flatMap { $0 } ?? "")"}"#))
         case "record":
             return request(
                 "POST", "/focus-sessions", offline(UUID().uuidString, endingAt: now - 600, minutes: 30),

@@ -1,7 +1,8 @@
 // Pipeline: the request path in stages, one job each, callable without sockets:
 //   route → admit (release controls) → check body → check credentials → call SQL (one round
 //   trip) → conditional → respond.
-// It holds no business rule: SQL decides every answer except HTTP-level ones (404/405/413/415).
+// It holds no business rule: SQL decides every answer except HTTP-level ones (404/405/413/415)
+// and admission by the release controls SQL serves (426/503, Live/ReleaseControls.swift).
 
 public struct Pipeline: Sendable {
     public let router: Router

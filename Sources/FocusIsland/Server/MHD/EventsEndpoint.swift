@@ -234,11 +234,14 @@ extension HTTPServer {
         return .success(Opened(userID: userID, maxStreams: maxStreams, maxPolls: maxPolls, next: next, tokenEnds: tokenEnds))
     }
 
-    /// The same pool and checks (401 without a token, problems, retries) with a one-route table.
+    /// The same pool and checks (401 without a token, problems, retries, the release controls
+    /// read from the same cache) with a one-route table.
     static func openPipeline(_ pipeline: Pipeline) -> Pipeline {
-        Pipeline(
+        var open = Pipeline(
             router: openRouter, pool: pipeline.pool, defaultBodyLimit: pipeline.defaultBodyLimit, logger: pipeline.logger,
             metrics: pipeline.metrics, requestIDs: pipeline.requestIDs)
+        open.cache = pipeline.cache
+        return open
     }
     static let openRouter = Router(routes: [Routes.eventsStreamOpen])
 
