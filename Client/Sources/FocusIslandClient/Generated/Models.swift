@@ -2667,11 +2667,13 @@ public struct SessionRunning: Codable, Sendable, Equatable {
     public var rating: Rating?
     /// Ended by POST /focus-sessions/{id}/abandon: 0 minutes, no coins.
     public var abandoned: Bool
+    /// The person's label for the session (lower case, single spaces, 1 to 32 characters); null when unset.
+    public var tag: String?
     public var endsAt: Time
 
     public init(
         id: UUID, startedAt: Time, endedAt: Time? = nil, plannedMinutes: Int? = nil, minutes: Int? = nil, coinsEarned: Int,
-        rating: Rating? = nil, abandoned: Bool, endsAt: Time
+        rating: Rating? = nil, abandoned: Bool, tag: String? = nil, endsAt: Time
     ) {
         self.id = id
         self.startedAt = startedAt
@@ -2681,6 +2683,7 @@ public struct SessionRunning: Codable, Sendable, Equatable {
         self.coinsEarned = coinsEarned
         self.rating = rating
         self.abandoned = abandoned
+        self.tag = tag
         self.endsAt = endsAt
     }
 
@@ -2693,6 +2696,7 @@ public struct SessionRunning: Codable, Sendable, Equatable {
         case coinsEarned = "coins_earned"
         case rating = "rating"
         case abandoned = "abandoned"
+        case tag = "tag"
         case endsAt = "ends_at"
     }
 
@@ -2706,6 +2710,7 @@ public struct SessionRunning: Codable, Sendable, Equatable {
         try container.encode(coinsEarned, forKey: .coinsEarned)
         try container.encode(rating, forKey: .rating)
         try container.encode(abandoned, forKey: .abandoned)
+        try container.encode(tag, forKey: .tag)
         try container.encode(endsAt, forKey: .endsAt)
     }
 }
