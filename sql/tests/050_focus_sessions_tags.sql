@@ -3,7 +3,7 @@
 -- before the table's CHECK would; a replay may leave it out but not change it; GET /me/stats/tags
 -- sums minutes and sessions by tag over a range of local days, untagged as tag null.
 begin;
-select plan(22);
+select plan(24);
 select test.new_user(name) from unnest(array['tia', 'uma']) as name;
 create function pg_temp.start(body jsonb, name text default 'tia') returns text language sql as $$
     select test.error_of(format($f$ select api.focus_sessions_start(test.token(%L), '{}', %L) $f$, name, body))
@@ -21,24 +21,31 @@ $$;
 select is(((api.focus_sessions_start(test.token('tia'), '{}', jsonb_build_object('planned_minutes', 25, 'tag', E'  Deep \t  WORK  ')))
            .body -> 'session' ->> 'tag'), 'deep work', 'a tag at start is trimmed, its spaces made one, lower-cased');
 select is((select tag from app.focus_sessions where user_id = test.uid('tia')), 'deep work', '... and stored so');
-delete from app.focus_sessions;  -- one transaction, one moment: the next start would overlap it
+-- One transaction, one moment: the next start would overlap a session ended now.
+delete from app.focus_sessions where user_id in (test.uid('tia'), test.uid('uma'));
 select is(((api.focus_sessions_start(test.token('uma'), '{}', '{"planned_minutes": 25, "tag": "   "}')).body -> 'session' -> 'tag'),
           'null'::jsonb, 'a tag of only spaces is no tag');
 select is(((api.focus_sessions_start(test.token('tia'), '{}', '{"planned_minutes": 25}')).body -> 'session' -> 'tag'),
           'null'::jsonb, 'no tag: null');
-delete from app.focus_sessions;
+delete from app.focus_sessions where user_id in (test.uid('tia'), test.uid('uma'));
 select is(pg_temp.start(jsonb_build_object('planned_minutes', 25, 'tag', repeat('x', 33))), 'PT400 invalid_field', '33 characters: 400 invalid_field');
 select is(pg_temp.start(jsonb_build_object('planned_minutes', 25, 'tag', 'a' || U&'\200B' || 'b')), 'PT400 invalid_field',
           'an invisible character: 400 invalid_field');
 select is(pg_temp.start(jsonb_build_object('planned_minutes', 25, 'tag', 'a' || chr(7))), 'PT400 invalid_field', 'a control character: 400 invalid_field');
 select is(pg_temp.start('{"planned_minutes": 25, "tag": 7}'), 'PT400 invalid_field', 'a number: 400 invalid_field');
-select is((select count(*) from app.focus_sessions), 0::bigint, '... and no refused start stored a session');
+select is((select count(*) from app.focus_sessions where user_id in (test.uid('tia'), test.uid('uma'))), 0::bigint, '... and no refused start stored a session');
 select is(pg_temp.start(jsonb_build_object('planned_minutes', 25, 'tag', repeat('É', 32))), 'ok', '32 letters, any script: ok');
-select is((select tag from app.focus_sessions), repeat('é', 32), '... lower-cased');
-delete from app.focus_sessions;
+select is((select tag from app.focus_sessions where user_id = test.uid('tia')), repeat('é', 32), '... lower-cased');
+delete from app.focus_sessions where user_id in (test.uid('tia'), test.uid('uma'));
 select throws_ok($$ insert into app.focus_sessions (id, user_id, source, planned_minutes, started_at, occupies, tag)
                     values (gen_random_uuid(), test.uid('tia'), 'live', 25, now(), tstzrange(now(), null), 'Math') $$,
                  '23514', null, 'the table refuses a tag not in its normal form (focus_sessions_tag_check)');
+
+select is(array(select app.session_tag_is_clean(t) from unnest(array['deep work', 'é', repeat('x', 32)]) t), array[true, true, true],
+          'the normal form: lower case, single spaces, up to 32 characters');
+select is(array(select app.session_tag_is_clean(t) from unnest(array['Deep', 'a  b', ' a', 'a ', '', repeat('x', 33), 'a' || U&'\200B' || 'b']) t),
+          array[false, false, false, false, false, false, false],
+          'not the normal form: upper case, two spaces, a space at an end, empty, 33 characters, an invisible character');
 
 -- Offline, replays, batch.
 select is((pg_temp.offline('00000000-0000-4000-8000-0000000000a1', test.day_start(), 'Math')).body -> 'session' ->> 'tag', 'math',

@@ -9,7 +9,7 @@ select test.uid('bea'), test.uid(v.name), test.week_start() + v.shift
 from (values ('b1', interval '-1 day'), ('b2', interval '-1 microsecond'), ('b3', interval '0'), ('b4', interval '0'),
              ('b5', interval '1 hour')) v(name, shift);
 create temporary table expected on commit drop as
-select array_agg(b.blocked order by b.created_at desc, b.blocked desc) as ids from app.blocks b;
+select array_agg(b.blocked order by b.created_at desc, b.blocked desc) as ids from app.blocks b where b.blocker = test.uid('bea');
 
 create function pg_temp.page(params jsonb) returns jsonb language sql as $$
     select (api.me_blocks_list(test.token('bea'), params, '{}')).body
