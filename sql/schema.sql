@@ -498,7 +498,6 @@ declare
     v_text text := cursor_decode.params ->> 'cursor';
     v_key jsonb;
     v_value text;
-    i integer;
 begin
     if v_text is null then
         return null;
@@ -556,6 +555,7 @@ begin
         end;
     end if;
     perform api.fail_field(date_param.name, 'must be a calendar date, YYYY-MM-DD.');
+    return null;  -- not reached: api.fail_field raises
 end
 $_$;
 ALTER FUNCTION api.date_param(params jsonb, name text) OWNER TO focus_owner;

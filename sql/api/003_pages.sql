@@ -27,7 +27,6 @@ declare
     v_text text := cursor_decode.params ->> 'cursor';
     v_key jsonb;
     v_value text;
-    i integer;
 begin
     if v_text is null then
         return null;

@@ -353,6 +353,7 @@ begin
         end;
     end if;
     perform api.fail_field(date_param.name, 'must be a calendar date, YYYY-MM-DD.');
+    return null;  -- not reached: api.fail_field raises
 end
 $$;
 
