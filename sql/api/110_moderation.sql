@@ -93,7 +93,8 @@ $$;
 -- most `limit` (1 to 100, 50 unless given); about one user when user_id is given. next_cursor
 -- (null on the last page) is sent back as `cursor` for the next page; a cursor this list did
 -- not give is 400 invalid_cursor. `after`, the id of the last report of the previous page, is
--- still read (the page after that report; an unknown id is 400 invalid_field), but not with a
+-- still read (the page after that report; an unknown id is 400 invalid_field), and so is a
+-- next_cursor sent back as `after` (as clients did when next_cursor was that id); not with a
 -- cursor. Read from user_reports_status, or user_reports_reported_status with user_id
 -- (migration 0022). 403 not_moderator for anyone else.
 create function api.moderation_reports_list(token text, params jsonb, body jsonb)
@@ -116,9 +117,16 @@ begin
     v_limit := api.page_limit(moderation_reports_list.params, 50, 100);
     v_user := api.uuid_field(moderation_reports_list.params, 'user_id', required => false);
     v_key := api.cursor_decode(moderation_reports_list.params, 'reports', array['time', 'uuid']);
-    v_after := api.uuid_field(moderation_reports_list.params, 'after', required => false);
-    if v_after is not null and v_key is not null then
-        perform api.fail_field('after', 'cannot be sent with cursor; send cursor alone.');
+    if moderation_reports_list.params ? 'after' then
+        if v_key is not null then
+            perform api.fail_field('after', 'cannot be sent with cursor; send cursor alone.');
+        end if;
+        if api.is_uuid(moderation_reports_list.params ->> 'after') then
+            v_after := (moderation_reports_list.params ->> 'after')::uuid;
+        else  -- a client written when next_cursor was an id sends the opaque one back as `after`
+            v_key := api.cursor_decode(jsonb_build_object('cursor', moderation_reports_list.params ->> 'after'),
+                                       'reports', array['time', 'uuid']);
+        end if;
     end if;
     if v_after is not null then
         select r.created_at, r.id into v_after_at, v_after_id from app.user_reports r where r.id = v_after;

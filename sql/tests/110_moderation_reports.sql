@@ -1,7 +1,7 @@
 -- Moderators read reports by status, oldest first, page by cursor, and resolve them as actioned
 -- or dismissed with a reason, each resolution audited; nobody else may (403 not_moderator).
 begin;
-select plan(27);
+select plan(29);
 select test.new_user(name) from unnest(array['mod', 'rex', 'ray', 'tom', 'zed']) as name;
 insert into app.moderators (user_id, note) values (test.uid('mod'), 'pgTAP');
 select api.users_report_create(test.token(a), jsonb_build_object('id', test.uid(b)), jsonb_build_object('reason', r))
@@ -37,6 +37,11 @@ select is(pg_temp.list('{"limit": "3"}') -> 'next_cursor', 'null'::jsonb, 'a pag
 select is(pg_temp.ids(pg_temp.list(jsonb_build_object('after', (pg_temp.ids(pg_temp.list('{"limit": "2"}')))[2]))),
           (select array_agg(id order by created_at, id) from (select * from app.user_reports order by created_at, id offset 2) r),
           'after=<id of the last report> still gives the rest');
+select is(pg_temp.ids(pg_temp.list(jsonb_build_object('after', pg_temp.list('{"limit": "2"}') ->> 'next_cursor'))),
+          (select array_agg(id order by created_at, id) from (select * from app.user_reports order by created_at, id offset 2) r),
+          'after=next_cursor, as clients sent it back when it was an id, gives the rest too');
+select is(test.error_of($$ select api.moderation_reports_list(test.token('mod'), '{"after": "not-a-cursor"}', '{}') $$),
+          'PT400 invalid_cursor', 'after that is neither an id nor a cursor is 400 invalid_cursor');
 select is(test.error_of(format($$ select api.moderation_reports_list(test.token('mod'), %L, '{}') $$,
                                jsonb_build_object('after', (pg_temp.ids(pg_temp.list('{}')))[1],
                                                   'cursor', pg_temp.list('{"limit": "1"}') ->> 'next_cursor'))),
