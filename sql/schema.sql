@@ -2311,9 +2311,16 @@ begin
     v_limit := api.page_limit(moderation_reports_list.params, 50, 100);
     v_user := api.uuid_field(moderation_reports_list.params, 'user_id', required => false);
     v_key := api.cursor_decode(moderation_reports_list.params, 'reports', array['time', 'uuid']);
-    v_after := api.uuid_field(moderation_reports_list.params, 'after', required => false);
-    if v_after is not null and v_key is not null then
-        perform api.fail_field('after', 'cannot be sent with cursor; send cursor alone.');
+    if moderation_reports_list.params ? 'after' then
+        if v_key is not null then
+            perform api.fail_field('after', 'cannot be sent with cursor; send cursor alone.');
+        end if;
+        if api.is_uuid(moderation_reports_list.params ->> 'after') then
+            v_after := (moderation_reports_list.params ->> 'after')::uuid;
+        else  -- a client written when next_cursor was an id sends the opaque one back as `after`
+            v_key := api.cursor_decode(jsonb_build_object('cursor', moderation_reports_list.params ->> 'after'),
+                                       'reports', array['time', 'uuid']);
+        end if;
     end if;
     if v_after is not null then
         select r.created_at, r.id into v_after_at, v_after_id from app.user_reports r where r.id = v_after;
