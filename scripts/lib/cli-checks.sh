@@ -10,8 +10,9 @@
 #      price (and the balance.changed events reach her stream); she writes a bio (`focus me bio`);
 #      Bo's events as JSON lines, then nothing new on a second `focus events`;
 #   5. a session started, finished (a stated end before its start refused first) and rated
-#      through the CLI; tips synced twice (the second time nothing new); the catalog with
-#      --language es-MX (Spanish) and fr (English); the server's config;
+#      through the CLI; a tagged one, the history in pages, stats per day and by tag; tips synced
+#      twice (the second time nothing new); the catalog with --language es-MX (Spanish) and fr
+#      (English); the server's config;
 #   6. bad input: an unknown item, a wrong password, no token, an unknown command, each a clear
 #      sentence on stderr and its documented non-zero exit status; logout forgets the token.
 #
@@ -187,6 +188,22 @@ cli_checks() {
     cli_expect "finish: the running session is finished" 0 "Session finished"
     cli_run ada rate good
     cli_expect "rate: the last session is rated good" 0 "Rated good"
+    cli_note "A tagged session; the history a page at a time; minutes per day and by tag."
+    cli_run ada start 25 --tag "Deep  Work"
+    cli_expect "start --tag: the tag is stored in its normal form" 0 "Session started: 25 minutes \\(deep work\\)"
+    cli_run ada finish
+    cli_expect "finish: the tagged session is finished" 0 "Session finished"
+    cli_run ada history --limit 1
+    cli_expect "history --limit 1: one session and how to read the next page" 0 "More: focus history --limit 1 --cursor "
+    local cursor
+    cursor=$(sed -n 's/^More: focus history --limit 1 --cursor \([A-Za-z0-9_-]*\)$/\1/p' <<<"$cli_out")
+    cli_run ada history --limit 1 --cursor "$cursor"
+    cli_expect "history --cursor: the next page, the last" 0 "Sessions, newest first"
+    if grep -q "^More:" <<<"$cli_out"; then check "history --cursor: a third page after the last" FAILED; server_stop; return 1; fi
+    cli_run ada stats daily
+    cli_expect "stats daily: 7 days of the person's time zone" 0 "Minutes per day \\(UTC\\)"
+    cli_run ada stats tags
+    cli_expect "stats tags: the tagged session counted under its tag" 0 "deep work: 0 minutes, 1 session"
     cli_run ada tips sync
     cli_expect "tips sync: the tips arrive the first time" 0 "[1-9][0-9]* new tips?"
     cli_run ada tips sync
@@ -203,6 +220,10 @@ cli_checks() {
     cli_note "Bad input: a clear sentence and a non-zero exit status (listed by focus --help)."
     cli_run ada buy unicorn
     cli_expect "buy an unknown item: exit 1 and a sentence" 1 "No item named unicorn"
+    cli_run ada friends --cursor not-a-cursor
+    cli_expect "friends with a cursor no page gave: exit 1 and the server's detail" 1 "cursor"
+    cli_run ada stats daily --from 30/11/2026
+    cli_expect "stats daily with a malformed day: a usage error before anything is sent" 2 "YYYY-MM-DD"
     cli_run ada buy 00000000-0000-4000-8000-000000000000
     cli_expect "buy an unknown id: the server's 404 detail, exit 1" 1 "."
     CLI_PASSWORD="wrong password" cli_run ada login "$ada"

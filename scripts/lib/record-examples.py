@@ -147,8 +147,8 @@ class Story:
                        "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')")
         start = self.sql("select to_char((now() - interval '35 minutes') at time zone 'utc', "
                          "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')")
-        started = c("focus_sessions_start", "POST", "/focus-sessions/start", {"planned_minutes": 25}, token=ann,
-                    expect=201)
+        started = c("focus_sessions_start", "POST", "/focus-sessions/start", {"planned_minutes": 25, "tag": "Reading"},
+                    token=ann, expect=201)
         session_id = started["id"] if "id" in started else started["session"]["id"]
         c("focus_sessions_start", "POST", "/focus-sessions/start", {"planned_minutes": 25}, token=ann, expect=409)
         c("focus_sessions_current_get", "GET", "/focus-sessions/current", token=ann, expect=200)
@@ -159,21 +159,27 @@ class Story:
         c("focus_sessions_finish", "POST", f"/focus-sessions/{UNKNOWN}/finish", token=ann, expect=404)
         c("focus_sessions_abandon", "POST", f"/focus-sessions/{UNKNOWN}/abandon", token=ann, expect=404)
         recorded = str(uuid.uuid4())
-        c("focus_sessions_create", "POST", "/focus-sessions", {"id": recorded, "started_at": start, "ended_at": now},
-          token=ann, expect=201)
+        c("focus_sessions_create", "POST", "/focus-sessions", {"id": recorded, "started_at": start, "ended_at": now,
+                                                               "tag": "math"}, token=ann, expect=201)
         c("focus_sessions_create", "POST", "/focus-sessions", {"id": str(uuid.uuid4()), "started_at": now,
                                                                "ended_at": start}, token=ann, expect=422)
         c("focus_sessions_rate", "POST", f"/focus-sessions/{recorded}/rating", {"rating": "good"}, token=ann,
           expect=200)
         c("focus_sessions_rate", "POST", f"/focus-sessions/{UNKNOWN}/rating", {"rating": "good"}, token=ann,
           expect=404)
-        c("focus_sessions_list", "GET", "/focus-sessions", token=ann, expect=200)
+        listed = c("focus_sessions_list", "GET", "/focus-sessions?limit=1", token=ann, expect=200)
+        c("focus_sessions_list", "GET", f"/focus-sessions?limit=1&cursor={listed['next_cursor']}", token=ann, expect=200)
         c("focus_sessions_list", "GET", "/focus-sessions?from=yesterday", token=ann, expect=400)
+        c("focus_sessions_list", "GET", "/focus-sessions?cursor=bm90LWEtY3Vyc29y", token=ann, expect=400)
         c("focus_sessions_batch_create", "POST", "/focus-sessions/batch", {"sessions": [
             {"id": str(uuid.uuid4()), "started_at": start, "ended_at": now},
             {"id": str(uuid.uuid4()), "started_at": now, "ended_at": start}]}, token=bob, expect=200)
         c("focus_sessions_batch_create", "POST", "/focus-sessions/batch", {"sessions": []}, token=bob, expect=400)
         c("me_stats_get", "GET", "/me/stats", token=ann, expect=200)
+        c("me_stats_daily_get", "GET", "/me/stats/daily", token=ann, expect=200)
+        c("me_stats_daily_get", "GET", "/me/stats/daily?from=2026-12-07&to=2026-12-01", token=ann, expect=400)
+        c("me_stats_tags_get", "GET", "/me/stats/tags", token=ann, expect=200)
+        c("me_stats_tags_get", "GET", "/me/stats/tags?from=2026-02-30", token=ann, expect=400)
         c("focus_sessions_current_get", "GET", "/focus-sessions/current", token=cat, expect=204)
 
         # tips
@@ -190,7 +196,8 @@ class Story:
         request_id = request["id"] if "id" in request else request["request"]["id"]
         c("friend_requests_accept", "POST", f"/friend-requests/{request_id}/accept", token=bob, expect=200)
         c("friend_requests_accept", "POST", f"/friend-requests/{UNKNOWN}/accept", token=bob, expect=404)
-        c("friends_list", "GET", "/friends", token=ann, expect=200)
+        c("friends_list", "GET", "/friends?limit=20", token=ann, expect=200)
+        c("friends_list", "GET", "/friends?limit=0", token=ann, expect=400)
         declined = c(None, "POST", "/friend-requests", {"email": self.email("cat")}, token=ann, expect=201)
         c("friend_requests_decline", "POST", f"/friend-requests/{UNKNOWN}/decline", token=cat, expect=404)
         declined_id = declined["id"] if "id" in declined else declined["request"]["id"]
@@ -209,6 +216,7 @@ class Story:
         c("users_block_create", "POST", f"/users/{UNKNOWN}/block", token=ann, expect=404)
         c("users_block_create", "POST", f"/users/{cat_id}/block", token=ann, expect=204)
         c("me_blocks_list", "GET", "/me/blocks", token=ann, expect=200)
+        c("me_blocks_list", "GET", "/me/blocks?cursor=bm90LWEtY3Vyc29y", token=ann, expect=400)
         c("users_block_delete", "DELETE", f"/users/{UNKNOWN}/block", token=ann, expect=404)
         c("users_block_delete", "DELETE", f"/users/{cat_id}/block", token=ann, expect=204)
         c("users_report_create", "POST", f"/users/{bob_id}/report", {"reason": "inappropriate_name",

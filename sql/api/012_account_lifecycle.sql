@@ -153,7 +153,7 @@ $$;
 -- Idempotency-Key answers (its own and others' naming it: api.erase_account_traces),
 -- friendships and requests (each recorded in friendship_events as
 -- removed, cancelled or declined), blocks either way, reports about the user and friend-request
--- attempts. What keeps the numbers true stays, tied only to the anonymous row: sessions and
+-- attempts, and session tags. What keeps the numbers true stays, tied only to the anonymous row: sessions and
 -- ratings, tips shown, items, the ledger and its balance (report.ledger_reconciliation stays
 -- empty), and reports the user made (moderators may still act on them). The email may register
 -- again. The account is locked first, so a racing purchase ends before (and is kept) or after
@@ -188,6 +188,7 @@ begin
     delete from app.blocks b where v_user_id in (b.blocker, b.blocked);
     delete from app.user_reports r where r.reported = v_user_id;
     delete from app.friend_request_attempts a where a.user_id = v_user_id;
+    update app.focus_sessions s set tag = null where s.user_id = v_user_id and s.tag is not null;
     update app.users u
     set email = null, email_verified_at = null, password_hash = null, display_name = 'Deleted user', bio = null, time_zone = 'UTC',
         locale = 'en', show_tip_on_timer = true, deleted_at = now(), updated_at = now()

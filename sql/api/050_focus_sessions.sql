@@ -1,9 +1,10 @@
 -- api focus sessions: the live path (server's clock), the offline path (phone's id and times),
 -- listing and stats. Coins come only from here, computed from minutes and app.economy_settings.
 
--- Session = {id, started_at, ended_at, planned_minutes, minutes, coins_earned, rating, abandoned}
+-- Session = {id, started_at, ended_at, planned_minutes, minutes, coins_earned, rating, abandoned, tag}
 -- ended_at and minutes are null while a live session runs; planned_minutes is null for an
--- offline session recorded without a plan; abandoned: ended by abandon (0 minutes, no coins).
+-- offline session recorded without a plan; abandoned: ended by abandon (0 minutes, no coins);
+-- tag: the person's label (api.session_tag), null when unset.
 create function api.session_json(session app.focus_sessions)
 returns jsonb
 language sql immutable
@@ -12,7 +13,29 @@ as $$
                               'ended_at', api.iso(session.ended_at), 'planned_minutes', session.planned_minutes,
                               'minutes', session.minutes,
                               'coins_earned', session.coins_earned, 'rating', session.rating,
-                              'abandoned', session.abandoned)
+                              'abandoned', session.abandoned, 'tag', session.tag)
+$$;
+
+-- The optional `tag` of a session's body in its one normal form (app.session_tag_is_clean):
+-- NFC, trimmed, runs of white space made one space, lower case. Absent, null or only spaces:
+-- null (no tag). Longer than 32 characters, or holding a control, bidi or invisible character:
+-- 400 invalid_field.
+create function api.session_tag(body jsonb)
+returns text
+language plpgsql volatile
+as $$
+declare
+    v_text text := api.text_field(session_tag.body, 'tag', required => false, max_length => 200);
+begin
+    v_text := lower(regexp_replace(regexp_replace(normalize(v_text, nfc), '\s+', ' ', 'g'), '^ | $', '', 'g'));
+    if v_text = '' then
+        return null;
+    end if;
+    if not app.session_tag_is_clean(v_text) then
+        perform api.fail_field('tag', 'must be 1 to 32 characters without control or invisible characters.');
+    end if;
+    return v_text;
+end
 $$;
 
 -- The caller's own session, read under the caller's lock (api.lock_user): one earning, rating
@@ -96,7 +119,7 @@ as $$
     from app.economy_settings e
 $$;
 
--- POST /focus-sessions/start {planned_minutes}: answers {session}, like finish (without the
+-- POST /focus-sessions/start {planned_minutes, tag?}: answers {session}, like finish (without the
 -- balance, which starting does not move).
 create function api.focus_sessions_start(token text, params jsonb, body jsonb)
 returns api.reply
@@ -104,9 +127,10 @@ language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
     v_user_id uuid := api.authenticate(focus_sessions_start.token);
-    v_body jsonb := api.only_keys(focus_sessions_start.body, array['planned_minutes']);
+    v_body jsonb := api.only_keys(focus_sessions_start.body, array['planned_minutes', 'tag']);
     v_settings app.economy_settings;
     v_planned integer;
+    v_tag text := api.session_tag(v_body);
     v_running uuid;
     v_session app.focus_sessions;
 begin
@@ -119,9 +143,9 @@ begin
                          jsonb_build_object('id', v_running));
     end if;
     begin
-        insert into app.focus_sessions (id, user_id, source, planned_minutes, started_at, occupies)
+        insert into app.focus_sessions (id, user_id, source, planned_minutes, started_at, occupies, tag)
         values (gen_random_uuid(), v_user_id, 'live', v_planned, now(),
-                tstzrange(now(), now() + make_interval(mins => v_settings.max_session_minutes)))
+                tstzrange(now(), now() + make_interval(mins => v_settings.max_session_minutes)), v_tag)
         returning * into v_session;
     exception when exclusion_violation then
         perform api.fail(409, 'session_overlap', 'Another session already covers this time.');
@@ -182,18 +206,19 @@ comment on function api.focus_sessions_finish(text, jsonb, jsonb) is
     '422 invalid_session), never past the plan; coins by the minutes counted, paid once; finishing again '
     'answers the same; someone else''s id is 404 session_not_found.';
 
--- POST /focus-sessions {id, started_at, ended_at, planned_minutes?}: a session the phone recorded.
+-- POST /focus-sessions {id, started_at, ended_at, planned_minutes?, tag?}: a session the phone recorded.
 create function api.focus_sessions_create(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
     v_user_id uuid := api.authenticate(focus_sessions_create.token);
-    v_body jsonb := api.only_keys(focus_sessions_create.body, array['id', 'started_at', 'ended_at', 'planned_minutes']);
+    v_body jsonb := api.only_keys(focus_sessions_create.body, array['id', 'started_at', 'ended_at', 'planned_minutes', 'tag']);
     v_id uuid := api.uuid_field(v_body, 'id');
     v_started timestamptz := api.time_field(v_body, 'started_at');
     v_ended timestamptz := api.time_field(v_body, 'ended_at');
     v_planned integer := api.integer_field(v_body, 'planned_minutes', 1, 1440, required => false);
+    v_tag text := api.session_tag(v_body);
     v_settings app.economy_settings;
     v_existing app.focus_sessions;
 begin
@@ -214,21 +239,22 @@ begin
 
     perform api.lock_user(v_user_id);
     -- The same id again: the same session answers 200 as before; anything else is a conflict.
-    -- A replay may leave out the optional planned_minutes (a phone that lost it in its queue).
+    -- A replay may leave out the optional planned_minutes and tag (a phone that lost them in its queue).
     select * into v_existing from app.focus_sessions s where s.id = v_id;
     if v_existing.id is not null then
         if v_existing.user_id = v_user_id and v_existing.source = 'offline'
            and v_existing.started_at = v_started and v_existing.ended_at = v_ended
-           and (v_planned is null or v_existing.planned_minutes is not distinct from v_planned) then
+           and (v_planned is null or v_existing.planned_minutes is not distinct from v_planned)
+           and (v_tag is null or v_existing.tag is not distinct from v_tag) then
             return api.session_reply(v_id, status => 200);
         end if;
         perform api.fail(409, 'session_conflict', 'A different session was already recorded with this id.');
     end if;
 
     begin
-        insert into app.focus_sessions (id, user_id, source, planned_minutes, started_at, ended_at, occupies, minutes)
+        insert into app.focus_sessions (id, user_id, source, planned_minutes, started_at, ended_at, occupies, minutes, tag)
         values (v_id, v_user_id, 'offline', v_planned, v_started, v_ended, tstzrange(v_started, v_ended),
-                floor(extract(epoch from v_ended - v_started) / 60)::integer);
+                floor(extract(epoch from v_ended - v_started) / 60)::integer, v_tag);
     exception
         when exclusion_violation then
             perform api.fail(409, 'session_overlap', 'Another session already covers part of this time.');
@@ -244,7 +270,12 @@ comment on function api.focus_sessions_create(text, jsonb, jsonb) is
     'POST /focus-sessions: idempotent by the phone''s id (same body, planned_minutes optional: 200, nothing earned twice; other body: 409 '
     'session_conflict); 409 session_overlap; 422 invalid_session (future, reversed, too long, too old).';
 
--- GET /focus-sessions?from=&to= (started_at in [from, to); default the last 30 days)
+-- GET /focus-sessions?from=&to=&limit=&cursor=: the sessions started in [from, to) (default the
+-- last 30 days), newest first (started_at, then id, both descending, read from
+-- focus_sessions_user_start, migration 0022), at most `limit` (1 to 500; 500 when absent: 30
+-- days of sixteen sessions a day come whole, as before pages), and next_cursor (null on the
+-- last page). total_minutes and total_coins_earned add up the whole range, not the page, so
+-- every page answers the same totals.
 create function api.focus_sessions_list(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql stable security definer set search_path = public, pg_temp
@@ -253,10 +284,23 @@ declare
     v_user_id uuid := api.authenticate(focus_sessions_list.token);
     v_from timestamptz := coalesce(api.time_field(focus_sessions_list.params, 'from', required => false), now() - interval '30 days');
     v_to timestamptz := coalesce(api.time_field(focus_sessions_list.params, 'to', required => false), 'infinity');
+    v_limit integer := api.page_limit(focus_sessions_list.params, 500, 500);
+    v_key jsonb := api.cursor_decode(focus_sessions_list.params, 'sessions', array['time', 'uuid']);
+    v_page app.focus_sessions[];
 begin
+    select coalesce(array_agg(p.s order by (p.s).started_at desc, (p.s).id desc), '{}') into v_page
+    from (select s from app.focus_sessions s
+          where s.user_id = v_user_id and s.started_at >= v_from and s.started_at < v_to
+            and (v_key is null or (s.started_at, s.id) < ((v_key ->> 0)::timestamptz, (v_key ->> 1)::uuid))
+          order by s.started_at desc, s.id desc
+          limit v_limit + 1) p;
     return (
         select api.ok(jsonb_build_object(
-            'sessions', coalesce(jsonb_agg(api.session_json(s) order by s.started_at desc), '[]'),
+            'sessions', coalesce((select jsonb_agg(api.session_json(p) order by p.started_at desc, p.id desc)
+                                  from unnest(v_page[1:v_limit]) p), '[]'),
+            'next_cursor', case when cardinality(v_page) > v_limit
+                                then api.cursor_encode('sessions', jsonb_build_array(api.iso(v_page[v_limit].started_at),
+                                                                                     v_page[v_limit].id)) end,
             'total_minutes', coalesce(sum(s.minutes), 0),
             'total_coins_earned', coalesce(sum(s.coins_earned), 0)))
         from app.focus_sessions s
@@ -265,7 +309,8 @@ end
 $$;
 grant execute on function api.focus_sessions_list(text, jsonb, jsonb) to focus_api;
 comment on function api.focus_sessions_list(text, jsonb, jsonb) is
-    'GET /focus-sessions: the caller''s sessions started in [from, to) with totals.';
+    'GET /focus-sessions: the caller''s sessions started in [from, to), newest first, paged (limit 1 to 500, 500 by '
+    'default; cursor, next_cursor; 400 invalid_cursor), with the totals of the whole range.';
 
 -- GET /me/stats: days are the user's own days (settings.time_zone) of a session's end; weeks
 -- start on Monday.
@@ -307,6 +352,127 @@ grant execute on function api.me_stats_get(text, jsonb, jsonb) to focus_api;
 comment on function api.me_stats_get(text, jsonb, jsonb) is
     'GET /me/stats: minutes today, this week and in all, coins earned, current and longest streak (the user''s own days); '
     'the ETag is a digest of the answer.';
+
+-- A calendar date query parameter, YYYY-MM-DD (2026-02-30 is refused); null when absent.
+-- 400 invalid_field otherwise.
+create function api.date_param(params jsonb, name text)
+returns date
+language plpgsql volatile
+as $$
+declare
+    v_text text := date_param.params ->> date_param.name;
+begin
+    if v_text is null then
+        return null;
+    end if;
+    if v_text ~ '^\d{4}-\d\d-\d\d$' then
+        begin
+            if to_char(v_text::date, 'YYYY-MM-DD') = v_text then
+                return v_text::date;
+            end if;
+        exception when data_exception then
+            null;
+        end;
+    end if;
+    perform api.fail_field(date_param.name, 'must be a calendar date, YYYY-MM-DD.');
+    return null;  -- not reached: api.fail_field raises
+end
+$$;
+
+-- [from, to] from the query (both days included): 400 invalid_date_range when from is after to
+-- or the range holds more than `max_days` days (no bound when null).
+create function api.date_range(params jsonb, default_from date, default_to date, max_days integer)
+returns daterange
+language plpgsql volatile
+as $$
+declare
+    v_from date := coalesce(api.date_param(date_range.params, 'from'), date_range.default_from);
+    v_to date := coalesce(api.date_param(date_range.params, 'to'), date_range.default_to);
+begin
+    if v_from > v_to then
+        perform api.fail(400, 'invalid_date_range', 'from is after to.');
+    end if;
+    if date_range.max_days is not null and v_to - v_from + 1 > date_range.max_days then
+        perform api.fail(400, 'invalid_date_range', format('A range holds at most %s days.', date_range.max_days));
+    end if;
+    return daterange(v_from, v_to, '[]');
+end
+$$;
+
+-- GET /me/stats/daily?from=&to=: for charts, one row per calendar day of the person's time zone
+-- (settings.time_zone, as GET /me/stats counts them) from `from` to `to`, both included (the
+-- last 7 days up to today when absent; at most 366 days), each {date, minutes, sessions}: the
+-- minutes of the sessions that ended that local day and how many they were (abandoned ones left
+-- out). A day with nothing is there with zeros. A local day is as long as its wall clock says
+-- (23 or 25 hours across daylight saving). Answers {time_zone, from, to, days, total_minutes,
+-- total_sessions}. 400 invalid_field for a date that is not YYYY-MM-DD, 400 invalid_date_range.
+create function api.me_stats_daily_get(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql stable security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(me_stats_daily_get.token);
+    v_time_zone text := api.user_time_zone(v_user_id);
+    v_today date := api.local_date(v_time_zone, now());
+    v_range daterange := api.date_range(me_stats_daily_get.params, v_today - 6, v_today, 366);
+    v_from date := lower(v_range);
+    v_to date := upper(v_range) - 1;
+begin
+    return (
+        with ended as (
+            select api.local_date(v_time_zone, s.ended_at) as day, s.minutes
+            from app.focus_sessions s
+            where s.user_id = v_user_id and not s.abandoned
+              and s.ended_at >= v_from::timestamp at time zone v_time_zone
+              and s.ended_at < (v_to + 1)::timestamp at time zone v_time_zone
+        ),
+        days as (
+            select d::date as day, coalesce(sum(e.minutes), 0)::integer as minutes, count(e.day)::integer as sessions
+            from generate_series(v_from, v_to, interval '1 day') d
+            left join ended e on e.day = d::date
+            group by 1
+        )
+        select api.ok(jsonb_build_object(
+            'time_zone', v_time_zone, 'from', v_from, 'to', v_to,
+            'days', jsonb_agg(jsonb_build_object('date', days.day, 'minutes', days.minutes, 'sessions', days.sessions)
+                              order by days.day),
+            'total_minutes', sum(days.minutes), 'total_sessions', sum(days.sessions)))
+        from days);
+end
+$$;
+grant execute on function api.me_stats_daily_get(text, jsonb, jsonb) to focus_api;
+comment on function api.me_stats_daily_get(text, jsonb, jsonb) is
+    'GET /me/stats/daily: minutes and sessions per local day from `from` to `to` (7 days to today by default, at most 366), '
+    'days with nothing as zeros; 400 invalid_field, invalid_date_range.';
+
+-- GET /me/stats/tags?from=&to=: minutes and sessions by tag, over the sessions that ended on a
+-- local day from `from` to `to` (both included, any length; every session when both are
+-- absent), abandoned ones left out. Answers {tags: [{tag, minutes, sessions}]}, most minutes
+-- first (then by tag); untagged sessions are the one row with tag null. 400 invalid_field,
+-- invalid_date_range as GET /me/stats/daily.
+create function api.me_stats_tags_get(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql stable security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(me_stats_tags_get.token);
+    v_time_zone text := api.user_time_zone(v_user_id);
+    v_range daterange := api.date_range(me_stats_tags_get.params, '-infinity', 'infinity', null);
+begin
+    return (
+        select api.ok(jsonb_build_object('tags', coalesce(jsonb_agg(jsonb_build_object(
+                   'tag', t.tag, 'minutes', t.minutes, 'sessions', t.sessions) order by t.minutes desc, t.tag nulls last), '[]')))
+        from (select s.tag, coalesce(sum(s.minutes), 0)::integer as minutes, count(*)::integer as sessions
+              from app.focus_sessions s
+              where s.user_id = v_user_id and s.ended_at is not null and not s.abandoned
+                and api.local_date(v_time_zone, s.ended_at) <@ v_range
+              group by s.tag) t);
+end
+$$;
+grant execute on function api.me_stats_tags_get(text, jsonb, jsonb) to focus_api;
+comment on function api.me_stats_tags_get(text, jsonb, jsonb) is
+    'GET /me/stats/tags: minutes and sessions by tag (untagged: tag null), most minutes first, over a range of local '
+    'days (all by default); 400 invalid_field, invalid_date_range.';
 
 -- GET /focus-sessions/current: {session: Session + {ends_at}, now}, or
 -- 204 when no live session runs. ends_at is where finishing stops counting (the plan, or the

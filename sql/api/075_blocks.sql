@@ -84,22 +84,39 @@ grant execute on function api.users_block_delete(text, jsonb, jsonb) to focus_ap
 comment on function api.users_block_delete(text, jsonb, jsonb) is
     'DELETE /users/{id}/block: lifts the caller''s block; 404 block_not_found if there was none.';
 
--- GET /me/blocks: {blocks: [{user: UserCard, created_at}]}, newest first.
+-- GET /me/blocks?limit=&cursor=: {blocks: [{user: UserCard, created_at}], next_cursor}, newest
+-- first (created_at, then the blocked user's id, both descending, read from blocks_blocker_time,
+-- migration 0022), at most `limit` (1 to 200; 200 when absent, as for friends); next_cursor
+-- null on the last page.
 create function api.me_blocks_list(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql stable security definer set search_path = public, pg_temp
 as $$
 declare
     v_user_id uuid := api.authenticate(me_blocks_list.token);
+    v_limit integer := api.page_limit(me_blocks_list.params, 200, 200);
+    v_key jsonb := api.cursor_decode(me_blocks_list.params, 'blocks', array['time', 'uuid']);
+    v_page app.blocks[];
 begin
-    return api.ok(jsonb_build_object('blocks', coalesce(
-        (select jsonb_agg(jsonb_build_object('user', api.user_card(b.blocked), 'created_at', api.iso(b.created_at))
-                          order by b.created_at desc, b.blocked)
-         from app.blocks b where b.blocker = v_user_id), '[]')));
+    select coalesce(array_agg(p.b order by (p.b).created_at desc, (p.b).blocked desc), '{}') into v_page
+    from (select b from app.blocks b
+          where b.blocker = v_user_id
+            and (v_key is null or (b.created_at, b.blocked) < ((v_key ->> 0)::timestamptz, (v_key ->> 1)::uuid))
+          order by b.created_at desc, b.blocked desc
+          limit v_limit + 1) p;
+    return api.ok(jsonb_build_object(
+        'blocks', coalesce((select jsonb_agg(jsonb_build_object('user', api.user_card(b.blocked), 'created_at', api.iso(b.created_at))
+                                             order by b.created_at desc, b.blocked desc)
+                            from unnest(v_page[1:v_limit]) b), '[]'),
+        'next_cursor', case when cardinality(v_page) > v_limit
+                            then api.cursor_encode('blocks', jsonb_build_array(api.iso(v_page[v_limit].created_at),
+                                                                               v_page[v_limit].blocked)) end));
 end
 $$;
 grant execute on function api.me_blocks_list(text, jsonb, jsonb) to focus_api;
-comment on function api.me_blocks_list(text, jsonb, jsonb) is 'GET /me/blocks: the users the caller blocked.';
+comment on function api.me_blocks_list(text, jsonb, jsonb) is
+    'GET /me/blocks: the users the caller blocked, newest first, paged (limit 1 to 200, 200 by default; cursor, '
+    'next_cursor; 400 invalid_cursor).';
 
 -- Report = {id, user_id, reason, details, created_at}: user_id is the reported user.
 create function api.report_json(report app.user_reports)

@@ -88,11 +88,15 @@ as $$
         'resolved_at', api.iso(report.resolved_at), 'resolved_by', report.resolved_by, 'resolution', report.resolution)
 $$;
 
--- GET /moderation/reports?status=open|actioned|dismissed&user_id=&limit=&after=
+-- GET /moderation/reports?status=open|actioned|dismissed&user_id=&limit=&cursor=
 -- Guarantees: the reports of one status (open unless given), oldest first (created_at, id), at
--- most `limit` (1 to 100, 50 unless given); about one user when user_id is given. `after` is
--- the id of the last report of the previous page (next_cursor, null on the last page); an
--- unknown cursor is 400 invalid_field. 403 not_moderator for anyone else.
+-- most `limit` (1 to 100, 50 unless given); about one user when user_id is given. next_cursor
+-- (null on the last page) is sent back as `cursor` for the next page; a cursor this list did
+-- not give is 400 invalid_cursor. `after`, the id of the last report of the previous page, is
+-- still read (the page after that report; an unknown id is 400 invalid_field), and so is a
+-- next_cursor sent back as `after` (as clients did when next_cursor was that id); not with a
+-- cursor. Read from user_reports_status, or user_reports_reported_status with user_id
+-- (migration 0022). 403 not_moderator for anyone else.
 create function api.moderation_reports_list(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql stable security definer set search_path = public, pg_temp
@@ -102,36 +106,56 @@ declare
     v_limit integer;
     v_user uuid;
     v_after uuid;
-    v_cursor app.user_reports;
+    v_key jsonb;
+    v_after_at timestamptz;
+    v_after_id uuid;
     v_page app.user_reports[];
 begin
     -- Who first: anyone else gets 403 whatever the parameters.
     perform api.authenticate_moderator(moderation_reports_list.token);
     v_status := api.choice(coalesce(moderation_reports_list.params ->> 'status', 'open'), 'status', array['open', 'actioned', 'dismissed']);
-    v_limit := api.integer_param(moderation_reports_list.params, 'limit', 1, 100, 50);
+    v_limit := api.page_limit(moderation_reports_list.params, 50, 100);
     v_user := api.uuid_field(moderation_reports_list.params, 'user_id', required => false);
-    v_after := api.uuid_field(moderation_reports_list.params, 'after', required => false);
+    v_key := api.cursor_decode(moderation_reports_list.params, 'reports', array['time', 'uuid']);
+    if moderation_reports_list.params ? 'after' then
+        if v_key is not null then
+            perform api.fail_field('after', 'cannot be sent with cursor; send cursor alone.');
+        end if;
+        if api.is_uuid(moderation_reports_list.params ->> 'after') then
+            v_after := (moderation_reports_list.params ->> 'after')::uuid;
+        else  -- a client written when next_cursor was an id sends the opaque one back as `after`
+            v_key := api.cursor_decode(jsonb_build_object('cursor', moderation_reports_list.params ->> 'after'),
+                                       'reports', array['time', 'uuid']);
+        end if;
+    end if;
     if v_after is not null then
-        select * into v_cursor from app.user_reports r where r.id = v_after;
-        if v_cursor.id is null then
+        select r.created_at, r.id into v_after_at, v_after_id from app.user_reports r where r.id = v_after;
+        if v_after_id is null then
             perform api.fail_field('after', 'is not a report; use next_cursor from the previous page.');
         end if;
+    elsif v_key is not null then
+        v_after_at := (v_key ->> 0)::timestamptz;
+        v_after_id := (v_key ->> 1)::uuid;
     end if;
     select coalesce(array_agg(p.r order by (p.r).created_at, (p.r).id), '{}') into v_page
     from (select r from app.user_reports r
           where r.status = v_status
             and (v_user is null or r.reported = v_user)
-            and (v_after is null or (r.created_at, r.id) > (v_cursor.created_at, v_cursor.id))
+            and (v_after_id is null or (r.created_at, r.id) > (v_after_at, v_after_id))
           order by r.created_at, r.id
-          limit v_limit) p;
+          limit v_limit + 1) p;
     return api.ok(jsonb_build_object(
-        'reports', coalesce((select jsonb_agg(api.moderation_report_json(r) order by r.created_at, r.id) from unnest(v_page) r), '[]'),
-        'next_cursor', case when cardinality(v_page) = v_limit then v_page[v_limit].id end));
+        'reports', coalesce((select jsonb_agg(api.moderation_report_json(r) order by r.created_at, r.id)
+                             from unnest(v_page[1:v_limit]) r), '[]'),
+        'next_cursor', case when cardinality(v_page) > v_limit
+                            then api.cursor_encode('reports', jsonb_build_array(api.iso(v_page[v_limit].created_at),
+                                                                                v_page[v_limit].id)) end));
 end
 $$;
 grant execute on function api.moderation_reports_list(text, jsonb, jsonb) to focus_api;
 comment on function api.moderation_reports_list(text, jsonb, jsonb) is
-    'GET /moderation/reports: reports of a status (open by default), oldest first, paged by next_cursor; 403 not_moderator.';
+    'GET /moderation/reports: reports of a status (open by default), oldest first, paged (limit 1 to 100, 50 by default; '
+    'cursor, next_cursor; 400 invalid_cursor); 403 not_moderator.';
 
 -- POST /moderation/reports/{id}/resolve {status: actioned|dismissed, reason}
 -- Guarantees: an open report becomes actioned or dismissed with the moderator, the time and

@@ -3,7 +3,7 @@
 -- verification codes, the 409 email_taken counts of addresses it used, its stored
 -- Idempotency-Key answers under 'user:' and 'email:' scopes (sealed ones included), a friend's
 -- stored answer naming it, its sign-in addresses. Then a scan of every column of every table
--- (from the catalog: test.columns_holding) finds none of its emails, its name, its bio nor the addresses
+-- (from the catalog: test.columns_holding) finds none of its emails, its name, its bio, its session tags nor the addresses
 -- it signed in or failed from. Other people's rows stay.
 begin;
 select plan(18);
@@ -15,6 +15,7 @@ create function pg_temp.k(key text, address text default '192.0.2.1') returns js
 $$;
 create function pg_temp.needles() returns text[] language sql as $$
     select array['zqera@example.com', 'zqera.new@example.com', 'zqera.next@example.com', 'Zenobia Quillfeather', 'Keeper of the marsh lanterns',
+                 'lantern polishing',
                  '198.51.100.23', '203.0.113.77', '203.0.113.78', '2001:db8::77']
 $$;
 -- The code of the newest verification mail to an address (as the HTTP tests read it).
@@ -24,6 +25,7 @@ create function pg_temp.mailed_code(address text) returns text language sql as $
 $$;
 
 select api.me_update(test.token('zqera'), '{}', '{"bio": "Keeper of the marsh lanterns"}');
+select api.focus_sessions_start(test.token('zqera'), '{}', '{"planned_minutes": 25, "tag": "Lantern polishing"}');
 -- Under the first address: a sign-in from an address, a failed one from another, a reset
 -- request (queued until the mailer takes it), a sign-up refused 409 email_taken (counted by
 -- address), each through an Idempotency-Key.
@@ -63,7 +65,7 @@ select api.auth_register(null, '{"client_ip": "203.0.113.99"}',
 select ok(test.columns_holding(pg_temp.needles()) @> array['app.email_verifications.email', 'app.idempotency_keys.reply',
               'app.idempotency_keys.scope', 'app.login_addresses.client_ip', 'app.login_failures.client_ip',
               'app.login_failures.email', 'app.outgoing_mail.recipient', 'app.password_reset_requests.email',
-              'app.taken_email_answers.client_ip', 'app.users.bio', 'app.users.display_name', 'app.users.email'],
+              'app.taken_email_answers.client_ip', 'app.focus_sessions.tag', 'app.users.bio', 'app.users.display_name', 'app.users.email'],
           'before: the scan finds the emails, the name, the bio and the addresses where they are');
 select is((select array_agg(email::text order by id) from app.password_reset_requests where email like 'zqera%'),
           array['zqera@example.com', 'zqera.new@example.com', 'zqera.next@example.com'],

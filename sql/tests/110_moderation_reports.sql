@@ -1,7 +1,7 @@
 -- Moderators read reports by status, oldest first, page by cursor, and resolve them as actioned
 -- or dismissed with a reason, each resolution audited; nobody else may (403 not_moderator).
 begin;
-select plan(22);
+select plan(29);
 select test.new_user(name) from unnest(array['mod', 'rex', 'ray', 'tom', 'zed']) as name;
 insert into app.moderators (user_id, note) values (test.uid('mod'), 'pgTAP');
 select api.users_report_create(test.token(a), jsonb_build_object('id', test.uid(b)), jsonb_build_object('reason', r))
@@ -30,9 +30,27 @@ select is(pg_temp.ids(pg_temp.list('{}')), (select array_agg(id order by created
           'the open reports, oldest first (created_at, then id)');
 select is(pg_temp.list('{}') -> 'next_cursor', 'null'::jsonb, 'a page not full has no next_cursor');
 select is(jsonb_array_length(pg_temp.list('{"limit": "2"}') -> 'reports'), 2, 'limit=2 gives two');
+select is(pg_temp.ids(pg_temp.list(jsonb_build_object('cursor', pg_temp.list('{"limit": "2"}') ->> 'next_cursor'))),
+          (select array_agg(id order by created_at, id) from (select * from app.user_reports order by created_at, id offset 2) r),
+          'cursor=next_cursor gives the rest, and nothing twice');
+select is(pg_temp.list('{"limit": "3"}') -> 'next_cursor', 'null'::jsonb, 'a page that ends the list exactly has no next_cursor');
+select is(pg_temp.ids(pg_temp.list(jsonb_build_object('after', (pg_temp.ids(pg_temp.list('{"limit": "2"}')))[2]))),
+          (select array_agg(id order by created_at, id) from (select * from app.user_reports order by created_at, id offset 2) r),
+          'after=<id of the last report> still gives the rest');
 select is(pg_temp.ids(pg_temp.list(jsonb_build_object('after', pg_temp.list('{"limit": "2"}') ->> 'next_cursor'))),
           (select array_agg(id order by created_at, id) from (select * from app.user_reports order by created_at, id offset 2) r),
-          'after=next_cursor gives the rest, and nothing twice');
+          'after=next_cursor, as clients sent it back when it was an id, gives the rest too');
+select is(test.error_of($$ select api.moderation_reports_list(test.token('mod'), '{"after": "not-a-cursor"}', '{}') $$),
+          'PT400 invalid_cursor', 'after that is neither an id nor a cursor is 400 invalid_cursor');
+select is(test.error_of(format($$ select api.moderation_reports_list(test.token('mod'), %L, '{}') $$,
+                               jsonb_build_object('after', (pg_temp.ids(pg_temp.list('{}')))[1],
+                                                  'cursor', pg_temp.list('{"limit": "1"}') ->> 'next_cursor'))),
+          'PT400 invalid_field', 'after with cursor is 400 invalid_field');
+select is(test.error_of($$ select api.moderation_reports_list(test.token('mod'), '{"cursor": "00000000-0000-4000-8000-000000000000"}', '{}') $$),
+          'PT400 invalid_cursor', 'a cursor this list did not give (an id) is 400 invalid_cursor');
+select is(test.error_of(format($$ select api.moderation_reports_list(test.token('mod'), %L, '{}') $$,
+                               jsonb_build_object('cursor', api.cursor_encode('sessions', jsonb_build_array(api.iso(now()), test.uid('tom')))))),
+          'PT400 invalid_cursor', 'a cursor of another list is 400 invalid_cursor');
 select is(pg_temp.ids(pg_temp.list(jsonb_build_object('user_id', test.uid('ray')))), array[pg_temp.report_of('rex', 'ray')],
           'user_id filters the reports about one user');
 select is((pg_temp.list(jsonb_build_object('user_id', test.uid('tom'))) -> 'reports' -> 0) - 'id' - 'created_at' - 'reporter' - 'reason',
@@ -42,7 +60,7 @@ select is((pg_temp.list(jsonb_build_object('user_id', test.uid('tom'))) -> 'repo
                              'reports_about_user', 2, 'resolved_at', null, 'resolved_by', null, 'resolution', null),
           'a report shows the user reported, their suspension and how often they were reported');
 select is(test.error_of($$ select api.moderation_reports_list(test.token('mod'), '{"after": "00000000-0000-4000-8000-000000000000"}', '{}') $$),
-          'PT400 invalid_field', 'an unknown cursor is 400 invalid_field');
+          'PT400 invalid_field', 'an unknown report as after is 400 invalid_field');
 select is(test.error_of($$ select api.moderation_reports_list(test.token('mod'), '{"status": "closed"}', '{}') $$),
           'PT400 invalid_field', 'an unknown status is 400 invalid_field');
 select is(test.error_of($$ select api.moderation_reports_list(test.token('mod'), '{"limit": "0"}', '{}') $$),

@@ -17,10 +17,18 @@ enum Command: Equatable {
     /// An item's name (any case) or id.
     case buy(String)
     case select(kind: String, item: String)
-    case start(minutes: Int)
+    /// A live session's plan, and its tag (`--tag`).
+    case start(minutes: Int, tag: String?)
     case finish
     case rate(String)
-    case friends
+    /// Your sessions, newest first, one page (`--limit`, `--cursor`).
+    case history(Page)
+    /// Minutes and sessions per day of your time zone (`--from`, `--to`: YYYY-MM-DD).
+    case statsDaily(from: String?, to: String?)
+    /// Minutes and sessions by tag (`--from`, `--to`).
+    case statsTags(from: String?, to: String?)
+    /// Friends (one page: `--limit`, `--cursor`) and pending requests.
+    case friends(Page)
     case friendsAdd(email: String)
     /// A pending request, named by its id, the other user's id or display name; nil: the only one.
     case friendsAccept(String?)
@@ -33,13 +41,34 @@ enum Command: Equatable {
     /// GET /config: versions, maintenance, feature flags, the economy.
     case config
 
+    /// One page of a list: at most `limit` rows (the server's default when nil), after `cursor`
+    /// (the `next_cursor` a previous page printed; nil: the first page).
+    struct Page: Equatable {
+        var limit: Int?
+        var cursor: String?
+    }
+
     static let kinds = ["pet", "sound", "furniture"]
     static let ratings = ["good", "fine", "bad"]
 
-    /// The command the words name; a usage error says what is wrong.
-    init(_ words: [String]) throws(CLIError) {
+    /// The command the words and value options (`Invocation.values`) name; a usage error says
+    /// what is wrong, an option the command does not take included.
+    init(_ words: [String], options: [String: String] = [:]) throws(CLIError) {
         guard let name = words.first else { throw .usage("no command given") }
         let arguments = Array(words.dropFirst())
+        let taken: Set<String>
+        switch (name, arguments.first) {
+        case ("start", _): taken = ["tag"]
+        case ("finish", _): taken = ["ended-at"]
+        case ("register", _): taken = ["time-zone"]
+        case ("history", _), ("friends", nil), ("friend", nil): taken = ["limit", "cursor"]
+        case ("stats", _): taken = ["from", "to"]
+        default: taken = []
+        }
+        // --language goes with every command (it only sets Accept-Language).
+        if let extra = options.keys.sorted().first(where: { !taken.contains($0) && $0 != "language" }) {
+            throw .usage("--\(extra) does not go with focus \(name)")
+        }
         switch name {
         case "register":
             try Self.count(arguments, 1...2, "focus register EMAIL [DISPLAY NAME]")
@@ -76,12 +105,22 @@ enum Command: Equatable {
             }
             self = .select(kind: arguments[0], item: arguments.dropFirst().joined(separator: " "))
         case "start":
-            try Self.count(arguments, 0...1, "focus start [MINUTES]")
+            try Self.count(arguments, 0...1, "focus start [MINUTES] [--tag TAG]")
             let text = arguments.first ?? "25"
             guard let minutes = Int(text), (1...180).contains(minutes) else {
                 throw .usage("minutes must be a whole number from 1 to 180, not \(text)")
             }
-            self = .start(minutes: minutes)
+            self = .start(minutes: minutes, tag: options["tag"])
+        case "history":
+            try Self.count(arguments, 0...0, "focus history [--limit N] [--cursor CURSOR]")
+            self = .history(try Self.page(options))
+        case "stats":
+            let from = try Self.date(options["from"]), to = try Self.date(options["to"])
+            switch arguments {
+            case ["daily"]: self = .statsDaily(from: from, to: to)
+            case ["tags"]: self = .statsTags(from: from, to: to)
+            default: throw .usage("usage: focus stats daily|tags [--from YYYY-MM-DD] [--to YYYY-MM-DD]")
+            }
         case "finish":
             try Self.count(arguments, 0...0, "focus finish [--ended-at TIME]")
             self = .finish
@@ -91,7 +130,7 @@ enum Command: Equatable {
             }
             self = .rate(arguments[0])
         case "friends", "friend":
-            self = try Self.friends(arguments)
+            self = try Self.friends(arguments, options)
         case "events":
             try Self.count(arguments, 0...0, "focus events [--follow]")
             self = .events
@@ -106,8 +145,8 @@ enum Command: Equatable {
         }
     }
 
-    private static func friends(_ arguments: [String]) throws(CLIError) -> Command {
-        guard let action = arguments.first else { return .friends }
+    private static func friends(_ arguments: [String], _ options: [String: String]) throws(CLIError) -> Command {
+        guard let action = arguments.first else { return .friends(try page(options)) }
         let rest = arguments.dropFirst().joined(separator: " ")
         let named: String? = rest.isEmpty ? nil : rest
         switch action {
@@ -123,6 +162,26 @@ enum Command: Equatable {
         default:
             throw .usage("unknown friends command \(action) (add, accept, decline, cancel, remove)")
         }
+    }
+
+    /// `--limit` (a whole number from 1; the server says how many at most) and `--cursor`.
+    private static func page(_ options: [String: String]) throws(CLIError) -> Page {
+        var page = Page(cursor: options["cursor"])
+        if let text = options["limit"] {
+            guard let limit = Int(text), limit >= 1 else { throw .usage("--limit must be a whole number from 1, not \(text)") }
+            page.limit = limit
+        }
+        return page
+    }
+
+    /// A `--from` or `--to` day: YYYY-MM-DD (the server refuses a day that does not exist).
+    private static func date(_ text: String?) throws(CLIError) -> String? {
+        guard let text else { return nil }
+        let digits = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard digits.map(\.count) == [4, 2, 2], digits.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }) else {
+            throw .usage("a day is YYYY-MM-DD, not \(text)")
+        }
+        return text
     }
 
     private static func count(_ arguments: [String], _ allowed: ClosedRange<Int>, _ usage: String) throws(CLIError) {

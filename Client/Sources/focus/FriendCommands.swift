@@ -6,9 +6,9 @@ import FocusIslandClient
 import Foundation
 
 enum FriendCommands {
-    static func list(_ context: Context) async throws {
+    static func list(_ context: Context, _ page: Command.Page) async throws {
         let client = try context.signedIn()
-        let friends = try await client.friendsList()
+        let friends = try await client.friendsList(limit: page.limit, cursor: page.cursor)
         let requests = try await client.friendRequestsList()
         guard !context.output.json else {
             context.output.object(friends)
@@ -18,6 +18,9 @@ enum FriendCommands {
         Output.write(friends.friends.isEmpty ? "No friends yet: focus friends add EMAIL." : "Friends:")
         for friend in friends.friends {
             Output.write("  \(friend.displayName), \(friend.todayMinutes) minutes today (id \(lower(friend.id)))")
+        }
+        if let cursor = friends.nextCursor {
+            Output.write("More: focus friends --limit \(page.limit ?? friends.friends.count) --cursor \(cursor)")
         }
         for request in requests.incoming {
             Output.write(

@@ -12,15 +12,21 @@ struct Invocation: Equatable {
     var follow = false
     /// `--help` or `-h`: print the usage and exit 0.
     var help = false
-    /// `--language TAG` (or `--language=TAG`): sent as Accept-Language, so items and tips come
-    /// in that language when the server offers it (else English).
-    var language: String?
-    /// `--ended-at TIME`: when the session finished really ended (RFC 3339), for `focus finish`.
-    var endedAt: String?
-    /// `--time-zone ZONE`: the new account's IANA time zone, for `focus register`.
-    var timeZone: String?
+    /// The options that take a value (`--limit 20` or `--limit=20`), by name without the dashes:
+    /// limit, cursor (a list's page), tag (a session's), from, to (a range of days), language,
+    /// ended-at (finish), time-zone (register).
+    var values: [String: String] = [:]
 
-    static let options = ["--json", "--follow", "--help", "-h", "--language", "--ended-at", "--time-zone"]
+    /// `--language TAG`: sent as Accept-Language, so items and tips come in that language when
+    /// the server offers it (else English).
+    var language: String? { values["language"] }
+    /// `--ended-at TIME`: when the session finished really ended (RFC 3339), for `focus finish`.
+    var endedAt: String? { values["ended-at"] }
+    /// `--time-zone ZONE`: the new account's IANA time zone, for `focus register`.
+    var timeZone: String? { values["time-zone"] }
+
+    static let options = ["--json", "--follow", "--help", "-h"]
+    static let valueOptions = ["limit", "cursor", "tag", "from", "to", "language", "ended-at", "time-zone"]
 
     /// Parses the arguments after the program's name. An option with a value takes the next
     /// word (`--ended-at 2026-12-01T10:15:00Z`) or what follows `=` (`--time-zone=Asia/Tokyo`).
@@ -32,27 +38,25 @@ struct Invocation: Equatable {
                 words.append(argument)
                 continue
             }
-            let (name, inline) =
-                argument.firstIndex(of: "=").map { (String(argument[..<$0]), String(argument[argument.index(after: $0)...])) }
-                ?? (argument, nil)
-            switch name {
+            let name = String(argument.dropFirst(2).prefix(while: { $0 != "=" }))
+            if argument.hasPrefix("--"), Self.valueOptions.contains(name) {
+                let inline = argument.firstIndex(of: "=").map { String(argument[argument.index(after: $0)...]) }
+                guard let value = inline ?? rest.popFirst(), !value.isEmpty else {
+                    if name == "language" { throw .usage("--language needs a language tag, like es or es-MX") }
+                    throw .usage("--\(name) needs a value")
+                }
+                values[name] = name == "language" ? try Self.language(value) : value
+                continue
+            }
+            switch argument {
             case "--": optionsEnded = true
             case "--json": json = true
             case "--follow", "-f": follow = true
             case "--help", "-h": help = true
-            case "--language", "--ended-at", "--time-zone":
-                guard let value = inline ?? rest.popFirst(), !value.isEmpty else {
-                    if name == "--language" { throw .usage("--language needs a language tag, like es or es-MX") }
-                    throw .usage("\(name) needs a value")
-                }
-                switch name {
-                case "--language": language = try Self.language(value)
-                case "--ended-at": endedAt = value
-                default: timeZone = value
-                }
             default:
                 throw .usage(
-                    "unknown option \(argument) (options: --json, --follow, --language TAG, --ended-at, --time-zone, --help)")
+                    "unknown option \(argument) (options: --json, --follow, --help, --limit, --cursor, --tag, --from, --to, "
+                        + "--language TAG, --ended-at, --time-zone)")
             }
         }
     }

@@ -16,13 +16,8 @@ enum Runner {
                 Output.write(Usage.text)
                 return .success
             }
-            let command = try Command(invocation.words)
+            let command = try Command(invocation.words, options: invocation.values)
             if invocation.follow && command != .events { throw CLIError.usage("--follow goes with focus events only") }
-            if invocation.endedAt != nil && command != .finish { throw CLIError.usage("--ended-at goes with focus finish only") }
-            if invocation.timeZone != nil, case .register = command {
-            } else if invocation.timeZone != nil {
-                throw CLIError.usage("--time-zone goes with focus register only")
-            }
             try await perform(command, try Context(invocation))
             return .success
         } catch {
@@ -45,10 +40,13 @@ enum Runner {
         case .shop: try await ShopCommands.shop(context)
         case .buy(let item): try await ShopCommands.buy(context, item)
         case .select(let kind, let item): try await ShopCommands.select(context, kind: kind, item)
-        case .start(let minutes): try await SessionCommands.start(context, minutes: minutes)
+        case .start(let minutes, let tag): try await SessionCommands.start(context, minutes: minutes, tag: tag)
         case .finish: try await SessionCommands.finish(context)
         case .rate(let rating): try await SessionCommands.rate(context, rating)
-        case .friends: try await FriendCommands.list(context)
+        case .history(let page): try await SessionCommands.history(context, page)
+        case .statsDaily(let from, let to): try await SessionCommands.daily(context, from: from, to: to)
+        case .statsTags(let from, let to): try await SessionCommands.tags(context, from: from, to: to)
+        case .friends(let page): try await FriendCommands.list(context, page)
         case .friendsAdd(let email): try await FriendCommands.add(context, email: email)
         case .friendsAccept(let name): try await FriendCommands.accept(context, name)
         case .friendsDecline(let name): try await FriendCommands.decline(context, name)

@@ -26,13 +26,20 @@ enum Usage {
                                                     show an item you own
 
             focus sessions
-              focus start [MINUTES]                 start a live session (default 25, 1 to 180)
+              focus start [MINUTES] [--tag TAG]     start a live session (default 25, 1 to 180), with a label
               focus finish                          finish the running session; coins for the minutes focused
                 [--ended-at TIME]                   it really ended then (RFC 3339, 2026-12-01T10:15:00Z), not now
               focus rate good|fine|bad              rate the last session; prints a tip for it
+              focus history [--limit N] [--cursor CURSOR]
+                                                    your sessions of the last 30 days, newest first, a page at a time
+              focus stats daily [--from DAY] [--to DAY]
+                                                    minutes and sessions per day of your time zone (default: 7 days)
+              focus stats tags [--from DAY] [--to DAY]
+                                                    minutes and sessions by tag (default: all)
 
             friends
-              focus friends                         friends and pending requests
+              focus friends [--limit N] [--cursor CURSOR]
+                                                    friends (a page at a time) and pending requests
               focus friends add EMAIL               ask someone (accepted at once if they had asked you)
               focus friends accept [NAME|ID]        accept a request to you (no name: the only one pending)
               focus friends decline [NAME|ID]       decline a request to you
@@ -57,6 +64,11 @@ enum Usage {
               --help, -h      this text
               --language TAG  items and tips in that language when the server offers it (Accept-Language,
                               e.g. es or "es-MX, es;q=0.9"); else English
+              --limit N, --cursor CURSOR
+                              with friends and history: a page of N; the cursor a page printed as "More:"
+              --tag TAG       with start: the session's label ("math"; stats tags sums by it)
+              --from DAY, --to DAY
+                              with stats: the first and last day, YYYY-MM-DD
 
             environment
               FOCUS_URL       the server (default http://127.0.0.1:8080)

@@ -61,11 +61,14 @@ import Testing
             (["shop"], .shop),
             (["buy", "potted", "fern"], .buy("potted fern")),
             (["select", "pet", "Mochi", "the", "Cat"], .select(kind: "pet", item: "Mochi the Cat")),
-            (["start"], .start(minutes: 25)),
-            (["start", "50"], .start(minutes: 50)),
+            (["start"], .start(minutes: 25, tag: nil)),
+            (["start", "50"], .start(minutes: 50, tag: nil)),
             (["finish"], .finish),
             (["rate", "fine"], .rate("fine")),
-            (["friends"], .friends),
+            (["friends"], .friends(Command.Page())),
+            (["history"], .history(Command.Page())),
+            (["stats", "daily"], .statsDaily(from: nil, to: nil)),
+            (["stats", "tags"], .statsTags(from: nil, to: nil)),
             (["friends", "add", "bo@example.com"], .friendsAdd(email: "bo@example.com")),
             (["friends", "accept"], .friendsAccept(nil)),
             (["friends", "accept", "Bo"], .friendsAccept("Bo")),
@@ -87,6 +90,7 @@ import Testing
             ["select", "dragon", "Ember"], ["select", "pet"], ["start", "0"], ["start", "181"], ["start", "ten"],
             ["rate"], ["rate", "meh"], ["friends", "add"], ["friends", "remove"], ["friends", "poke"],
             ["events", "now"], ["tips"], ["tips", "list"], ["config", "show"], ["finish", "2026-12-01T10:00:00Z"],
+            ["events", "now"], ["tips"], ["tips", "list"], ["history", "all"], ["stats"], ["stats", "weekly"],
         ]
         for words in cases {
             do {
@@ -94,6 +98,35 @@ import Testing
                 Issue.record("focus \(words.joined(separator: " ")) parsed")
             } catch {
                 #expect(error.status == .usage, "focus \(words.joined(separator: " "))")
+            }
+        }
+    }
+
+    @Test func valueOptionsReachTheCommandsThatTakeThem() throws {
+        let page = try Invocation(["friends", "--limit", "2", "--cursor=WyJmcmllbmRzIl0"])
+        #expect(page.words == ["friends"] && page.values == ["limit": "2", "cursor": "WyJmcmllbmRzIl0"])
+        #expect(try Command(page.words, options: page.values) == .friends(Command.Page(limit: 2, cursor: "WyJmcmllbmRzIl0")))
+        #expect(try Command(["history"], options: ["limit": "5"]) == .history(Command.Page(limit: 5)))
+        #expect(try Command(["start", "30"], options: ["tag": "Deep work"]) == .start(minutes: 30, tag: "Deep work"))
+        #expect(
+            try Command(["stats", "daily"], options: ["from": "2026-11-23", "to": "2026-11-29"])
+                == .statsDaily(from: "2026-11-23", to: "2026-11-29"))
+        #expect(throws: CLIError.self) { try Invocation(["friends", "--limit"]) }
+    }
+
+    @Test func valueOptionsAreCheckedBeforeAnythingIsSent() {
+        let cases: [([String], [String: String])] = [
+            (["friends"], ["limit": "0"]), (["friends"], ["limit": "ten"]), (["history"], ["limit": "-3"]),
+            (["stats", "daily"], ["from": "30/11/2026"]), (["stats", "daily"], ["to": "2026-1-1"]),
+            (["me"], ["limit": "2"]), (["friends", "add", "bo@example.com"], ["cursor": "x"]), (["finish"], ["tag": "math"]),
+            (["start"], ["from": "2026-11-30"]),
+        ]
+        for (words, options) in cases {
+            do {
+                _ = try Command(words, options: options)
+                Issue.record("focus \(words.joined(separator: " ")) \(options) parsed")
+            } catch {
+                #expect(error.status == .usage, "focus \(words.joined(separator: " ")) \(options)")
             }
         }
     }

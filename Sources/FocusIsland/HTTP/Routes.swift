@@ -64,6 +64,8 @@ public enum Routes {
         Route("GET", "/focus-sessions", .sql("api.focus_sessions_list")),
         Route("POST", "/focus-sessions/{id}/rating", .sql("api.focus_sessions_rate"), body: .json),
         Route("GET", "/me/stats", .sql("api.me_stats_get")),
+        Route("GET", "/me/stats/daily", .sql("api.me_stats_daily_get")),
+        Route("GET", "/me/stats/tags", .sql("api.me_stats_tags_get")),
         Route(
             "POST", "/sync/mindfulness-tips", .sql("api.mindfulness_tips_sync"), access: .public, body: .json,
             bodyLimit: syncBodyLimit, reads: .replica),

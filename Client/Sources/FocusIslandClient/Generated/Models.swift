@@ -869,10 +869,12 @@ public struct Session: Codable, Sendable, Equatable {
     public var rating: Rating?
     /// Ended by POST /focus-sessions/{id}/abandon: 0 minutes, no coins.
     public var abandoned: Bool
+    /// The person's label for the session (lower case, single spaces, 1 to 32 characters); null when unset.
+    public var tag: String?
 
     public init(
         id: UUID, startedAt: Time, endedAt: Time? = nil, plannedMinutes: Int? = nil, minutes: Int? = nil, coinsEarned: Int,
-        rating: Rating? = nil, abandoned: Bool
+        rating: Rating? = nil, abandoned: Bool, tag: String? = nil
     ) {
         self.id = id
         self.startedAt = startedAt
@@ -882,6 +884,7 @@ public struct Session: Codable, Sendable, Equatable {
         self.coinsEarned = coinsEarned
         self.rating = rating
         self.abandoned = abandoned
+        self.tag = tag
     }
 
     enum CodingKeys: String, CodingKey {
@@ -893,6 +896,7 @@ public struct Session: Codable, Sendable, Equatable {
         case coinsEarned = "coins_earned"
         case rating = "rating"
         case abandoned = "abandoned"
+        case tag = "tag"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -905,6 +909,7 @@ public struct Session: Codable, Sendable, Equatable {
         try container.encode(coinsEarned, forKey: .coinsEarned)
         try container.encode(rating, forKey: .rating)
         try container.encode(abandoned, forKey: .abandoned)
+        try container.encode(tag, forKey: .tag)
     }
 }
 
@@ -938,19 +943,33 @@ public struct SessionEnded: Codable, Sendable, Equatable {
 
 public struct SessionList: Codable, Sendable, Equatable {
     public var sessions: [Session]
+    /// Send as `cursor` for the next page (opaque); null on the last page.
+    public var nextCursor: String?
+    /// Of the whole range [from, to), not of the page.
     public var totalMinutes: Int
+    /// Of the whole range [from, to), not of the page.
     public var totalCoinsEarned: Int
 
-    public init(sessions: [Session], totalMinutes: Int, totalCoinsEarned: Int) {
+    public init(sessions: [Session], nextCursor: String? = nil, totalMinutes: Int, totalCoinsEarned: Int) {
         self.sessions = sessions
+        self.nextCursor = nextCursor
         self.totalMinutes = totalMinutes
         self.totalCoinsEarned = totalCoinsEarned
     }
 
     enum CodingKeys: String, CodingKey {
         case sessions = "sessions"
+        case nextCursor = "next_cursor"
         case totalMinutes = "total_minutes"
         case totalCoinsEarned = "total_coins_earned"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(sessions, forKey: .sessions)
+        try container.encode(nextCursor, forKey: .nextCursor)
+        try container.encode(totalMinutes, forKey: .totalMinutes)
+        try container.encode(totalCoinsEarned, forKey: .totalCoinsEarned)
     }
 }
 
@@ -980,6 +999,92 @@ public struct Stats: Codable, Sendable, Equatable {
         case totalCoinsEarned = "total_coins_earned"
         case currentStreakDays = "current_streak_days"
         case longestStreakDays = "longest_streak_days"
+    }
+}
+
+public struct DailyStats: Codable, Sendable, Equatable {
+    /// The zone the days are counted in (settings.time_zone).
+    public var timeZone: String
+    public var from: String
+    public var to: String
+    /// Every day from `from` to `to`, in order.
+    public var days: [DailyStat]
+    public var totalMinutes: Int
+    public var totalSessions: Int
+
+    public init(timeZone: String, from: String, to: String, days: [DailyStat], totalMinutes: Int, totalSessions: Int) {
+        self.timeZone = timeZone
+        self.from = from
+        self.to = to
+        self.days = days
+        self.totalMinutes = totalMinutes
+        self.totalSessions = totalSessions
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case timeZone = "time_zone"
+        case from = "from"
+        case to = "to"
+        case days = "days"
+        case totalMinutes = "total_minutes"
+        case totalSessions = "total_sessions"
+    }
+}
+
+public struct DailyStat: Codable, Sendable, Equatable {
+    public var date: String
+    public var minutes: Int
+    /// Sessions that ended that day (abandoned ones left out).
+    public var sessions: Int
+
+    public init(date: String, minutes: Int, sessions: Int) {
+        self.date = date
+        self.minutes = minutes
+        self.sessions = sessions
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case date = "date"
+        case minutes = "minutes"
+        case sessions = "sessions"
+    }
+}
+
+public struct TagStats: Codable, Sendable, Equatable {
+    public var tags: [TagStat]
+
+    public init(tags: [TagStat]) {
+        self.tags = tags
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case tags = "tags"
+    }
+}
+
+public struct TagStat: Codable, Sendable, Equatable {
+    /// null: the sessions without a tag.
+    public var tag: String?
+    public var minutes: Int
+    public var sessions: Int
+
+    public init(tag: String? = nil, minutes: Int, sessions: Int) {
+        self.tag = tag
+        self.minutes = minutes
+        self.sessions = sessions
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case tag = "tag"
+        case minutes = "minutes"
+        case sessions = "sessions"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(tag, forKey: .tag)
+        try container.encode(minutes, forKey: .minutes)
+        try container.encode(sessions, forKey: .sessions)
     }
 }
 
@@ -1165,13 +1270,23 @@ public struct FriendProfile: Codable, Sendable, Equatable {
 
 public struct FriendList: Codable, Sendable, Equatable {
     public var friends: [Friend]
+    /// Send as `cursor` for the next page (opaque); null on the last page.
+    public var nextCursor: String?
 
-    public init(friends: [Friend]) {
+    public init(friends: [Friend], nextCursor: String? = nil) {
         self.friends = friends
+        self.nextCursor = nextCursor
     }
 
     enum CodingKeys: String, CodingKey {
         case friends = "friends"
+        case nextCursor = "next_cursor"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(friends, forKey: .friends)
+        try container.encode(nextCursor, forKey: .nextCursor)
     }
 }
 
@@ -1331,13 +1446,23 @@ public struct Block: Codable, Sendable, Equatable {
 
 public struct Blocks: Codable, Sendable, Equatable {
     public var blocks: [Block]
+    /// Send as `cursor` for the next page (opaque); null on the last page.
+    public var nextCursor: String?
 
-    public init(blocks: [Block]) {
+    public init(blocks: [Block], nextCursor: String? = nil) {
         self.blocks = blocks
+        self.nextCursor = nextCursor
     }
 
     enum CodingKeys: String, CodingKey {
         case blocks = "blocks"
+        case nextCursor = "next_cursor"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(blocks, forKey: .blocks)
+        try container.encode(nextCursor, forKey: .nextCursor)
     }
 }
 
@@ -2646,13 +2771,17 @@ public struct ItemChoiceBody: Codable, Sendable, Equatable {
 
 public struct SessionStartBody: Codable, Sendable, Equatable {
     public var plannedMinutes: Int
+    /// A short label ("math", "reading"), stored in one normal form: NFC, trimmed, runs of white space made one space, lower case; then at most 32 characters without control, bidi or invisible characters (400 invalid_field otherwise). null, "" or only spaces: no tag.
+    public var tag: String?
 
-    public init(plannedMinutes: Int) {
+    public init(plannedMinutes: Int, tag: String? = nil) {
         self.plannedMinutes = plannedMinutes
+        self.tag = tag
     }
 
     enum CodingKeys: String, CodingKey {
         case plannedMinutes = "planned_minutes"
+        case tag = "tag"
     }
 }
 
@@ -2664,12 +2793,15 @@ public struct SessionRecordBody: Codable, Sendable, Equatable {
     /// RFC 3339 with an offset (at most ±15:59), e.g. 2026-11-30T08:00:00Z.
     public var endedAt: Time
     public var plannedMinutes: Int?
+    /// A short label ("math", "reading"), stored in one normal form: NFC, trimmed, runs of white space made one space, lower case; then at most 32 characters without control, bidi or invisible characters (400 invalid_field otherwise). null, "" or only spaces: no tag. A replay of the same id may leave it out, but not change it (409 session_conflict).
+    public var tag: String?
 
-    public init(id: UUID, startedAt: Time, endedAt: Time, plannedMinutes: Int? = nil) {
+    public init(id: UUID, startedAt: Time, endedAt: Time, plannedMinutes: Int? = nil, tag: String? = nil) {
         self.id = id
         self.startedAt = startedAt
         self.endedAt = endedAt
         self.plannedMinutes = plannedMinutes
+        self.tag = tag
     }
 
     enum CodingKeys: String, CodingKey {
@@ -2677,6 +2809,7 @@ public struct SessionRecordBody: Codable, Sendable, Equatable {
         case startedAt = "started_at"
         case endedAt = "ended_at"
         case plannedMinutes = "planned_minutes"
+        case tag = "tag"
     }
 }
 
@@ -2730,13 +2863,16 @@ public struct SessionBatchItem: Codable, Sendable, Equatable {
     public var endedAt: Time
     public var plannedMinutes: Int?
     public var rating: Rating?
+    /// A short label ("math", "reading"), stored in one normal form: NFC, trimmed, runs of white space made one space, lower case; then at most 32 characters without control, bidi or invisible characters (400 invalid_field otherwise). null, "" or only spaces: no tag.
+    public var tag: String?
 
-    public init(id: UUID, startedAt: Time, endedAt: Time, plannedMinutes: Int? = nil, rating: Rating? = nil) {
+    public init(id: UUID, startedAt: Time, endedAt: Time, plannedMinutes: Int? = nil, rating: Rating? = nil, tag: String? = nil) {
         self.id = id
         self.startedAt = startedAt
         self.endedAt = endedAt
         self.plannedMinutes = plannedMinutes
         self.rating = rating
+        self.tag = tag
     }
 
     enum CodingKeys: String, CodingKey {
@@ -2745,6 +2881,7 @@ public struct SessionBatchItem: Codable, Sendable, Equatable {
         case endedAt = "ended_at"
         case plannedMinutes = "planned_minutes"
         case rating = "rating"
+        case tag = "tag"
     }
 }
 
@@ -2862,11 +2999,13 @@ public struct SessionRunning: Codable, Sendable, Equatable {
     public var rating: Rating?
     /// Ended by POST /focus-sessions/{id}/abandon: 0 minutes, no coins.
     public var abandoned: Bool
+    /// The person's label for the session (lower case, single spaces, 1 to 32 characters); null when unset.
+    public var tag: String?
     public var endsAt: Time
 
     public init(
         id: UUID, startedAt: Time, endedAt: Time? = nil, plannedMinutes: Int? = nil, minutes: Int? = nil, coinsEarned: Int,
-        rating: Rating? = nil, abandoned: Bool, endsAt: Time
+        rating: Rating? = nil, abandoned: Bool, tag: String? = nil, endsAt: Time
     ) {
         self.id = id
         self.startedAt = startedAt
@@ -2876,6 +3015,7 @@ public struct SessionRunning: Codable, Sendable, Equatable {
         self.coinsEarned = coinsEarned
         self.rating = rating
         self.abandoned = abandoned
+        self.tag = tag
         self.endsAt = endsAt
     }
 
@@ -2888,6 +3028,7 @@ public struct SessionRunning: Codable, Sendable, Equatable {
         case coinsEarned = "coins_earned"
         case rating = "rating"
         case abandoned = "abandoned"
+        case tag = "tag"
         case endsAt = "ends_at"
     }
 
@@ -2901,6 +3042,7 @@ public struct SessionRunning: Codable, Sendable, Equatable {
         try container.encode(coinsEarned, forKey: .coinsEarned)
         try container.encode(rating, forKey: .rating)
         try container.encode(abandoned, forKey: .abandoned)
+        try container.encode(tag, forKey: .tag)
         try container.encode(endsAt, forKey: .endsAt)
     }
 }
@@ -3068,10 +3210,10 @@ public struct ModerationReport: Codable, Sendable, Equatable {
 
 public struct ModerationReports: Codable, Sendable, Equatable {
     public var reports: [ModerationReport]
-    /// Pass as `after` for the next page; null when this page was not full.
-    public var nextCursor: UUID?
+    /// Send as `cursor` for the next page (opaque); null on the last page.
+    public var nextCursor: String?
 
-    public init(reports: [ModerationReport], nextCursor: UUID? = nil) {
+    public init(reports: [ModerationReport], nextCursor: String? = nil) {
         self.reports = reports
         self.nextCursor = nextCursor
     }
@@ -3431,6 +3573,10 @@ public enum Schemas {
         ("SessionEnded", SessionEnded.self),
         ("SessionList", SessionList.self),
         ("Stats", Stats.self),
+        ("DailyStats", DailyStats.self),
+        ("DailyStat", DailyStat.self),
+        ("TagStats", TagStats.self),
+        ("TagStat", TagStat.self),
         ("Tip", Tip.self),
         ("Rated", Rated.self),
         ("TipSync", TipSync.self),

@@ -430,12 +430,16 @@ extension FocusIslandClient {
         }
     }
 
-    /// The caller's sessions started in [from, to) (default: the last 30 days).
+    /// The caller's sessions started in [from, to) (default: the last 30 days), newest first, in pages.
     /// `GET /focus-sessions`
-    public func focusSessionsList(from: Time? = nil, to: Time? = nil) async throws(FocusIslandError) -> SessionList {
+    public func focusSessionsList(from: Time? = nil, to: Time? = nil, limit: Int? = nil, cursor: String? = nil)
+        async throws(FocusIslandError) -> SessionList
+    {
         var query: [URLQueryItem] = []
         if let value = from.map({ $0.rawValue }) { query.append(URLQueryItem(name: "from", value: value)) }
         if let value = to.map({ $0.rawValue }) { query.append(URLQueryItem(name: "to", value: value)) }
+        if let value = limit.map({ String($0) }) { query.append(URLQueryItem(name: "limit", value: value)) }
+        if let value = cursor.map({ $0 }) { query.append(URLQueryItem(name: "cursor", value: value)) }
         let request = OperationRequest(
             method: "GET", path: "/focus-sessions", query: query,
             body: nil, contentType: nil, idempotencyKey: nil,
@@ -461,6 +465,32 @@ extension FocusIslandClient {
             body: nil, contentType: nil, idempotencyKey: nil,
             conditional: true, statuses: [200])
         return try self.decode(Stats.self, from: try await send(request))
+    }
+
+    /// Minutes and sessions per local day, for charts.
+    /// `GET /me/stats/daily`
+    public func meStatsDailyGet(from: String? = nil, to: String? = nil) async throws(FocusIslandError) -> DailyStats {
+        var query: [URLQueryItem] = []
+        if let value = from.map({ $0 }) { query.append(URLQueryItem(name: "from", value: value)) }
+        if let value = to.map({ $0 }) { query.append(URLQueryItem(name: "to", value: value)) }
+        let request = OperationRequest(
+            method: "GET", path: "/me/stats/daily", query: query,
+            body: nil, contentType: nil, idempotencyKey: nil,
+            conditional: false, statuses: [200])
+        return try self.decode(DailyStats.self, from: try await send(request))
+    }
+
+    /// Minutes and sessions by tag.
+    /// `GET /me/stats/tags`
+    public func meStatsTagsGet(from: String? = nil, to: String? = nil) async throws(FocusIslandError) -> TagStats {
+        var query: [URLQueryItem] = []
+        if let value = from.map({ $0 }) { query.append(URLQueryItem(name: "from", value: value)) }
+        if let value = to.map({ $0 }) { query.append(URLQueryItem(name: "to", value: value)) }
+        let request = OperationRequest(
+            method: "GET", path: "/me/stats/tags", query: query,
+            body: nil, contentType: nil, idempotencyKey: nil,
+            conditional: false, statuses: [200])
+        return try self.decode(TagStats.self, from: try await send(request))
     }
 
     /// Active tips the phone lacks, and its ids no longer active.
@@ -505,11 +535,14 @@ extension FocusIslandClient {
         }
     }
 
-    /// The caller's friends (ETag of the answer).
+    /// The caller's friends, oldest friendship first, in pages (ETag of the page).
     /// `GET /friends`
-    public func friendsList() async throws(FocusIslandError) -> FriendList {
+    public func friendsList(limit: Int? = nil, cursor: String? = nil) async throws(FocusIslandError) -> FriendList {
+        var query: [URLQueryItem] = []
+        if let value = limit.map({ String($0) }) { query.append(URLQueryItem(name: "limit", value: value)) }
+        if let value = cursor.map({ $0 }) { query.append(URLQueryItem(name: "cursor", value: value)) }
         let request = OperationRequest(
-            method: "GET", path: "/friends", query: [],
+            method: "GET", path: "/friends", query: query,
             body: nil, contentType: nil, idempotencyKey: nil,
             conditional: true, statuses: [200])
         return try self.decode(FriendList.self, from: try await send(request))
@@ -633,11 +666,14 @@ extension FocusIslandClient {
         _ = try await send(request)
     }
 
-    /// The users the caller blocked.
+    /// The users the caller blocked, newest first, in pages.
     /// `GET /me/blocks`
-    public func meBlocksList() async throws(FocusIslandError) -> Blocks {
+    public func meBlocksList(limit: Int? = nil, cursor: String? = nil) async throws(FocusIslandError) -> Blocks {
+        var query: [URLQueryItem] = []
+        if let value = limit.map({ String($0) }) { query.append(URLQueryItem(name: "limit", value: value)) }
+        if let value = cursor.map({ $0 }) { query.append(URLQueryItem(name: "cursor", value: value)) }
         let request = OperationRequest(
-            method: "GET", path: "/me/blocks", query: [],
+            method: "GET", path: "/me/blocks", query: query,
             body: nil, contentType: nil, idempotencyKey: nil,
             conditional: false, statuses: [200])
         return try self.decode(Blocks.self, from: try await send(request))
@@ -749,13 +785,14 @@ extension FocusIslandClient {
 
     /// Reports of a status, oldest first (moderators).
     /// `GET /moderation/reports`
-    public func moderationReportsList(status: ModerationReportStatus? = nil, userId: UUID? = nil, limit: Int? = nil, after: UUID? = nil)
-        async throws(FocusIslandError) -> ModerationReports
-    {
+    public func moderationReportsList(
+        status: ModerationReportStatus? = nil, userId: UUID? = nil, limit: Int? = nil, cursor: String? = nil, after: UUID? = nil
+    ) async throws(FocusIslandError) -> ModerationReports {
         var query: [URLQueryItem] = []
         if let value = status.map({ $0.rawValue }) { query.append(URLQueryItem(name: "status", value: value)) }
         if let value = userId.map({ $0.uuidString.lowercased() }) { query.append(URLQueryItem(name: "user_id", value: value)) }
         if let value = limit.map({ String($0) }) { query.append(URLQueryItem(name: "limit", value: value)) }
+        if let value = cursor.map({ $0 }) { query.append(URLQueryItem(name: "cursor", value: value)) }
         if let value = after.map({ $0.uuidString.lowercased() }) { query.append(URLQueryItem(name: "after", value: value)) }
         let request = OperationRequest(
             method: "GET", path: "/moderation/reports", query: query,

@@ -12,6 +12,10 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case invalidEmail
     /// 400: register, change or reset password: under 8 characters
     case weakPassword
+    /// 400: a paged list (GET /friends, /me/blocks, /focus-sessions, /moderation/reports): the cursor is not a next_cursor this list gave (malformed, another list's, altered); send it back as it came, or leave it out for the first page
+    case invalidCursor
+    /// 400: GET /me/stats/daily, /me/stats/tags: from is after to, or the range holds more days than the route allows (366 for daily)
+    case invalidDateRange
     /// 400: blank or over 40 characters (after NFC), control, bidi (embedding, override, isolate, mark), zero-width or invisible characters, 3 combining marks in a row, or a reserved name (Deleted user, admin, moderator, Focus Island, …, in any case, spacing or look-alike spelling)
     case invalidDisplayName
     /// 400: register or rename: the name contains a term of the operator's blocklist (app.blocked_name_terms), matched after folding case, accents, look-alike digits, symbols and letters, spacing and punctuation
@@ -145,6 +149,8 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case "invalid_input": self = .invalidInput
         case "invalid_email": self = .invalidEmail
         case "weak_password": self = .weakPassword
+        case "invalid_cursor": self = .invalidCursor
+        case "invalid_date_range": self = .invalidDateRange
         case "invalid_display_name": self = .invalidDisplayName
         case "inappropriate_display_name": self = .inappropriateDisplayName
         case "inappropriate_bio": self = .inappropriateBio
@@ -218,6 +224,8 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case .invalidInput: "invalid_input"
         case .invalidEmail: "invalid_email"
         case .weakPassword: "weak_password"
+        case .invalidCursor: "invalid_cursor"
+        case .invalidDateRange: "invalid_date_range"
         case .invalidDisplayName: "invalid_display_name"
         case .inappropriateDisplayName: "inappropriate_display_name"
         case .inappropriateBio: "inappropriate_bio"
