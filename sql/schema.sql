@@ -538,6 +538,91 @@ begin
 end
 $$;
 ALTER FUNCTION api.config_get(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.cursor_decode(params jsonb, list text, shape text[]) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $_$
+declare
+    v_text text := cursor_decode.params ->> 'cursor';
+    v_key jsonb;
+    v_value text;
+begin
+    if v_text is null then
+        return null;
+    end if;
+    begin
+        if length(v_text) > 200 or v_text !~ '^[A-Za-z0-9_-]+$' then
+            raise exception using errcode = 'data_exception';
+        end if;
+        v_key := convert_from(decode(rpad(translate(v_text, '-_', '+/'), (length(v_text) + 3) / 4 * 4, '='), 'base64'),
+                              'UTF8')::jsonb;
+        if jsonb_typeof(v_key) <> 'array' or jsonb_array_length(v_key) <> cardinality(cursor_decode.shape) + 1
+           or v_key ->> 0 is distinct from cursor_decode.list then
+            raise exception using errcode = 'data_exception';
+        end if;
+        for i in 1 .. cardinality(cursor_decode.shape) loop
+            v_value := v_key ->> i;
+            if jsonb_typeof(v_key -> i) <> 'string'
+               or (cursor_decode.shape[i] = 'uuid' and not api.is_uuid(v_value))
+               or (cursor_decode.shape[i] = 'time'
+                   and (v_value !~ '^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$' or api.iso(v_value::timestamptz) <> v_value)) then
+                raise exception using errcode = 'data_exception';
+            end if;
+        end loop;
+    exception when data_exception or invalid_parameter_value or character_not_in_repertoire then
+        perform api.fail(400, 'invalid_cursor', 'The cursor is not one this list gave; send back next_cursor as it came, '
+                                                 'or leave it out for the first page.');
+    end;
+    return v_key - 0;
+end
+$_$;
+ALTER FUNCTION api.cursor_decode(params jsonb, list text, shape text[]) OWNER TO focus_owner;
+CREATE FUNCTION api.cursor_encode(list text, key jsonb) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    AS $$
+    select translate(rtrim(replace(encode(convert_to((jsonb_build_array(cursor_encode.list) || cursor_encode.key)::text, 'UTF8'),
+                                          'base64'), E'\n', ''), '='), '+/', '-_')
+$$;
+ALTER FUNCTION api.cursor_encode(list text, key jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.date_param(params jsonb, name text) RETURNS date
+    LANGUAGE plpgsql
+    AS $_$
+declare
+    v_text text := date_param.params ->> date_param.name;
+begin
+    if v_text is null then
+        return null;
+    end if;
+    if v_text ~ '^\d{4}-\d\d-\d\d$' then
+        begin
+            if to_char(v_text::date, 'YYYY-MM-DD') = v_text then
+                return v_text::date;
+            end if;
+        exception when data_exception then
+            null;
+        end;
+    end if;
+    perform api.fail_field(date_param.name, 'must be a calendar date, YYYY-MM-DD.');
+    return null;  -- not reached: api.fail_field raises
+end
+$_$;
+ALTER FUNCTION api.date_param(params jsonb, name text) OWNER TO focus_owner;
+CREATE FUNCTION api.date_range(params jsonb, default_from date, default_to date, max_days integer) RETURNS daterange
+    LANGUAGE plpgsql
+    AS $$
+declare
+    v_from date := coalesce(api.date_param(date_range.params, 'from'), date_range.default_from);
+    v_to date := coalesce(api.date_param(date_range.params, 'to'), date_range.default_to);
+begin
+    if v_from > v_to then
+        perform api.fail(400, 'invalid_date_range', 'from is after to.');
+    end if;
+    if date_range.max_days is not null and v_to - v_from + 1 > date_range.max_days then
+        perform api.fail(400, 'invalid_date_range', format('A range holds at most %s days.', date_range.max_days));
+    end if;
+    return daterange(v_from, v_to, '[]');
+end
+$$;
+ALTER FUNCTION api.date_range(params jsonb, default_from date, default_to date, max_days integer) OWNER TO focus_owner;
 CREATE FUNCTION api.display_name(name text) RETURNS text
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -866,11 +951,12 @@ CREATE FUNCTION api.focus_sessions_create(token text, params jsonb, body jsonb) 
     AS $$
 declare
     v_user_id uuid := api.authenticate(focus_sessions_create.token);
-    v_body jsonb := api.only_keys(focus_sessions_create.body, array['id', 'started_at', 'ended_at', 'planned_minutes']);
+    v_body jsonb := api.only_keys(focus_sessions_create.body, array['id', 'started_at', 'ended_at', 'planned_minutes', 'tag']);
     v_id uuid := api.uuid_field(v_body, 'id');
     v_started timestamptz := api.time_field(v_body, 'started_at');
     v_ended timestamptz := api.time_field(v_body, 'ended_at');
     v_planned integer := api.integer_field(v_body, 'planned_minutes', 1, 1440, required => false);
+    v_tag text := api.session_tag(v_body);
     v_settings app.economy_settings;
     v_existing app.focus_sessions;
 begin
@@ -890,20 +976,21 @@ begin
     end if;
     perform api.lock_user(v_user_id);
     -- The same id again: the same session answers 200 as before; anything else is a conflict.
-    -- A replay may leave out the optional planned_minutes (a phone that lost it in its queue).
+    -- A replay may leave out the optional planned_minutes and tag (a phone that lost them in its queue).
     select * into v_existing from app.focus_sessions s where s.id = v_id;
     if v_existing.id is not null then
         if v_existing.user_id = v_user_id and v_existing.source = 'offline'
            and v_existing.started_at = v_started and v_existing.ended_at = v_ended
-           and (v_planned is null or v_existing.planned_minutes is not distinct from v_planned) then
+           and (v_planned is null or v_existing.planned_minutes is not distinct from v_planned)
+           and (v_tag is null or v_existing.tag is not distinct from v_tag) then
             return api.session_reply(v_id, status => 200);
         end if;
         perform api.fail(409, 'session_conflict', 'A different session was already recorded with this id.');
     end if;
     begin
-        insert into app.focus_sessions (id, user_id, source, planned_minutes, started_at, ended_at, occupies, minutes)
+        insert into app.focus_sessions (id, user_id, source, planned_minutes, started_at, ended_at, occupies, minutes, tag)
         values (v_id, v_user_id, 'offline', v_planned, v_started, v_ended, tstzrange(v_started, v_ended),
-                floor(extract(epoch from v_ended - v_started) / 60)::integer);
+                floor(extract(epoch from v_ended - v_started) / 60)::integer, v_tag);
     exception
         when exclusion_violation then
             perform api.fail(409, 'session_overlap', 'Another session already covers part of this time.');
@@ -979,10 +1066,23 @@ declare
     v_user_id uuid := api.authenticate(focus_sessions_list.token);
     v_from timestamptz := coalesce(api.time_field(focus_sessions_list.params, 'from', required => false), now() - interval '30 days');
     v_to timestamptz := coalesce(api.time_field(focus_sessions_list.params, 'to', required => false), 'infinity');
+    v_limit integer := api.page_limit(focus_sessions_list.params, 500, 500);
+    v_key jsonb := api.cursor_decode(focus_sessions_list.params, 'sessions', array['time', 'uuid']);
+    v_page app.focus_sessions[];
 begin
+    select coalesce(array_agg(p.s order by (p.s).started_at desc, (p.s).id desc), '{}') into v_page
+    from (select s from app.focus_sessions s
+          where s.user_id = v_user_id and s.started_at >= v_from and s.started_at < v_to
+            and (v_key is null or (s.started_at, s.id) < ((v_key ->> 0)::timestamptz, (v_key ->> 1)::uuid))
+          order by s.started_at desc, s.id desc
+          limit v_limit + 1) p;
     return (
         select api.ok(jsonb_build_object(
-            'sessions', coalesce(jsonb_agg(api.session_json(s) order by s.started_at desc), '[]'),
+            'sessions', coalesce((select jsonb_agg(api.session_json(p) order by p.started_at desc, p.id desc)
+                                  from unnest(v_page[1:v_limit]) p), '[]'),
+            'next_cursor', case when cardinality(v_page) > v_limit
+                                then api.cursor_encode('sessions', jsonb_build_array(api.iso(v_page[v_limit].started_at),
+                                                                                     v_page[v_limit].id)) end,
             'total_minutes', coalesce(sum(s.minutes), 0),
             'total_coins_earned', coalesce(sum(s.coins_earned), 0)))
         from app.focus_sessions s
@@ -1042,9 +1142,10 @@ CREATE FUNCTION api.focus_sessions_start(token text, params jsonb, body jsonb) R
     AS $$
 declare
     v_user_id uuid := api.authenticate(focus_sessions_start.token);
-    v_body jsonb := api.only_keys(focus_sessions_start.body, array['planned_minutes']);
+    v_body jsonb := api.only_keys(focus_sessions_start.body, array['planned_minutes', 'tag']);
     v_settings app.economy_settings;
     v_planned integer;
+    v_tag text := api.session_tag(v_body);
     v_running uuid;
     v_session app.focus_sessions;
 begin
@@ -1057,9 +1158,9 @@ begin
                          jsonb_build_object('id', v_running));
     end if;
     begin
-        insert into app.focus_sessions (id, user_id, source, planned_minutes, started_at, occupies)
+        insert into app.focus_sessions (id, user_id, source, planned_minutes, started_at, occupies, tag)
         values (gen_random_uuid(), v_user_id, 'live', v_planned, now(),
-                tstzrange(now(), now() + make_interval(mins => v_settings.max_session_minutes)))
+                tstzrange(now(), now() + make_interval(mins => v_settings.max_session_minutes)), v_tag)
         returning * into v_session;
     exception when exclusion_violation then
         perform api.fail(409, 'session_overlap', 'Another session already covers this time.');
@@ -1224,23 +1325,44 @@ CREATE FUNCTION api.friends_list(token text, params jsonb, body jsonb) RETURNS a
     AS $$
 declare
     v_user_id uuid := api.authenticate(friends_list.token);
+    v_limit integer := api.page_limit(friends_list.params, 200, 200);
+    v_key jsonb := api.cursor_decode(friends_list.params, 'friends', array['time', 'uuid']);
+    v_after_at timestamptz := (v_key ->> 0)::timestamptz;
+    v_after_id uuid := (v_key ->> 1)::uuid;
+    v_page app.friendships[];
     v_body jsonb;
 begin
+    with sides as (
+        (select f from app.friendships f
+         where f.user_low = v_user_id and f.status = 'accepted'
+           and (v_key is null or (f.accepted_at, f.id) > (v_after_at, v_after_id))
+           and not exists (select from app.suspensions s where s.user_id = f.user_high and s.until > now())
+         order by f.accepted_at, f.id limit v_limit + 1)
+        union all
+        (select f from app.friendships f
+         where f.user_high = v_user_id and f.status = 'accepted'
+           and (v_key is null or (f.accepted_at, f.id) > (v_after_at, v_after_id))
+           and not exists (select from app.suspensions s where s.user_id = f.user_low and s.until > now())
+         order by f.accepted_at, f.id limit v_limit + 1)
+    )
+    select coalesce(array_agg(p.f order by (p.f).accepted_at, (p.f).id), '{}') into v_page
+    from (select sides.f from sides order by (sides.f).accepted_at, (sides.f).id limit v_limit + 1) p;
     -- One set-based query, not api.friend_json per friend: each security-definer call per row
     -- cost a function call with its own search_path (50 friends: 20 ms down to about 1).
     select jsonb_build_object('friends', coalesce(jsonb_agg(
                api.card_json(u.id, u.display_name, a.user_id is not null, a.updated_at)
                || jsonb_build_object('selected', sel.selected, 'befriended_at', api.iso(f.accepted_at),
                                      'today_minutes', coalesce(d.minutes, 0))
-               order by f.accepted_at, f.id), '[]'))
+               order by f.accepted_at, f.id), '[]'),
+           'next_cursor', case when cardinality(v_page) > v_limit
+                               then api.cursor_encode('friends', jsonb_build_array(api.iso(v_page[v_limit].accepted_at),
+                                                                                   v_page[v_limit].id)) end)
     into v_body
-    from app.friendships f
+    from unnest(v_page[1:v_limit]) f
     join app.users u on u.id = api.other_user(f, v_user_id)
     left join app.avatars a on a.user_id = u.id
     left join app.daily_minutes d on d.user_id = u.id and d.day = api.local_date(u.time_zone, now())
-    cross join lateral api.selections_of(u.id) sel
-    where (f.user_low = v_user_id or f.user_high = v_user_id) and f.status = 'accepted'
-      and not exists (select from app.suspensions s where s.user_id = u.id and s.until > now());
+    cross join lateral api.selections_of(u.id) sel;
     return api.ok(v_body, etag => md5(v_body::text));
 end
 $$;
@@ -1590,6 +1712,15 @@ begin
 end
 $$;
 ALTER FUNCTION api.leaderboards_get(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION app.session_tag_is_clean(tag text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    select app.shown_text_is_clean(session_tag_is_clean.tag)
+       and session_tag_is_clean.tag = lower(session_tag_is_clean.tag)
+       and position('  ' in session_tag_is_clean.tag) = 0
+       and length(session_tag_is_clean.tag) between 1 and 32
+$$;
+ALTER FUNCTION app.session_tag_is_clean(tag text) OWNER TO focus_owner;
 CREATE TABLE app.focus_sessions (
     id uuid NOT NULL,
     user_id uuid NOT NULL,
@@ -1604,6 +1735,7 @@ CREATE TABLE app.focus_sessions (
     rated_at timestamp with time zone,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     abandoned boolean DEFAULT false NOT NULL,
+    tag text,
     CONSTRAINT focus_sessions_abandoned_earns_nothing CHECK (((NOT abandoned) OR ((source = 'live'::text) AND (ended_at IS NOT NULL) AND (minutes = 0) AND (coins_earned = 0)))),
     CONSTRAINT focus_sessions_check CHECK (((ended_at IS NULL) OR (ended_at > started_at))),
     CONSTRAINT focus_sessions_check1 CHECK (((ended_at IS NULL) = (minutes IS NULL))),
@@ -1614,7 +1746,8 @@ CREATE TABLE app.focus_sessions (
     CONSTRAINT focus_sessions_minutes_check CHECK ((minutes >= 0)),
     CONSTRAINT focus_sessions_planned_minutes_check CHECK (((planned_minutes >= 1) AND (planned_minutes <= 1440))),
     CONSTRAINT focus_sessions_rating_check CHECK ((rating = ANY (ARRAY['good'::text, 'fine'::text, 'bad'::text]))),
-    CONSTRAINT focus_sessions_source_check CHECK ((source = ANY (ARRAY['live'::text, 'offline'::text])))
+    CONSTRAINT focus_sessions_source_check CHECK ((source = ANY (ARRAY['live'::text, 'offline'::text]))),
+    CONSTRAINT focus_sessions_tag_check CHECK (app.session_tag_is_clean(tag))
 );
 ALTER TABLE app.focus_sessions OWNER TO focus_owner;
 CREATE FUNCTION api.live_end(session app.focus_sessions) RETURNS timestamp with time zone
@@ -1715,11 +1848,23 @@ CREATE FUNCTION api.me_blocks_list(token text, params jsonb, body jsonb) RETURNS
     AS $$
 declare
     v_user_id uuid := api.authenticate(me_blocks_list.token);
+    v_limit integer := api.page_limit(me_blocks_list.params, 200, 200);
+    v_key jsonb := api.cursor_decode(me_blocks_list.params, 'blocks', array['time', 'uuid']);
+    v_page app.blocks[];
 begin
-    return api.ok(jsonb_build_object('blocks', coalesce(
-        (select jsonb_agg(jsonb_build_object('user', api.user_card(b.blocked), 'created_at', api.iso(b.created_at))
-                          order by b.created_at desc, b.blocked)
-         from app.blocks b where b.blocker = v_user_id), '[]')));
+    select coalesce(array_agg(p.b order by (p.b).created_at desc, (p.b).blocked desc), '{}') into v_page
+    from (select b from app.blocks b
+          where b.blocker = v_user_id
+            and (v_key is null or (b.created_at, b.blocked) < ((v_key ->> 0)::timestamptz, (v_key ->> 1)::uuid))
+          order by b.created_at desc, b.blocked desc
+          limit v_limit + 1) p;
+    return api.ok(jsonb_build_object(
+        'blocks', coalesce((select jsonb_agg(jsonb_build_object('user', api.user_card(b.blocked), 'created_at', api.iso(b.created_at))
+                                             order by b.created_at desc, b.blocked desc)
+                            from unnest(v_page[1:v_limit]) b), '[]'),
+        'next_cursor', case when cardinality(v_page) > v_limit
+                            then api.cursor_encode('blocks', jsonb_build_array(api.iso(v_page[v_limit].created_at),
+                                                                               v_page[v_limit].blocked)) end));
 end
 $$;
 ALTER FUNCTION api.me_blocks_list(token text, params jsonb, body jsonb) OWNER TO focus_owner;
@@ -1753,6 +1898,7 @@ begin
     delete from app.blocks b where v_user_id in (b.blocker, b.blocked);
     delete from app.user_reports r where r.reported = v_user_id;
     delete from app.friend_request_attempts a where a.user_id = v_user_id;
+    update app.focus_sessions s set tag = null where s.user_id = v_user_id and s.tag is not null;
     update app.users u
     set email = null, email_verified_at = null, password_hash = null, display_name = 'Deleted user', bio = null, time_zone = 'UTC',
         locale = 'en', show_tip_on_timer = true, deleted_at = now(), updated_at = now()
@@ -1994,6 +2140,41 @@ begin
 end
 $$;
 ALTER FUNCTION api.me_selected_update(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.me_stats_daily_get(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(me_stats_daily_get.token);
+    v_time_zone text := api.user_time_zone(v_user_id);
+    v_today date := api.local_date(v_time_zone, now());
+    v_range daterange := api.date_range(me_stats_daily_get.params, v_today - 6, v_today, 366);
+    v_from date := lower(v_range);
+    v_to date := upper(v_range) - 1;
+begin
+    return (
+        with ended as (
+            select api.local_date(v_time_zone, s.ended_at) as day, s.minutes
+            from app.focus_sessions s
+            where s.user_id = v_user_id and not s.abandoned
+              and s.ended_at >= v_from::timestamp at time zone v_time_zone
+              and s.ended_at < (v_to + 1)::timestamp at time zone v_time_zone
+        ),
+        days as (
+            select d::date as day, coalesce(sum(e.minutes), 0)::integer as minutes, count(e.day)::integer as sessions
+            from generate_series(v_from, v_to, interval '1 day') d
+            left join ended e on e.day = d::date
+            group by 1
+        )
+        select api.ok(jsonb_build_object(
+            'time_zone', v_time_zone, 'from', v_from, 'to', v_to,
+            'days', jsonb_agg(jsonb_build_object('date', days.day, 'minutes', days.minutes, 'sessions', days.sessions)
+                              order by days.day),
+            'total_minutes', sum(days.minutes), 'total_sessions', sum(days.sessions)))
+        from days);
+end
+$$;
+ALTER FUNCTION api.me_stats_daily_get(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.me_stats_get(token text, params jsonb, body jsonb) RETURNS api.reply
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -2027,6 +2208,26 @@ begin
 end
 $$;
 ALTER FUNCTION api.me_stats_get(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.me_stats_tags_get(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(me_stats_tags_get.token);
+    v_time_zone text := api.user_time_zone(v_user_id);
+    v_range daterange := api.date_range(me_stats_tags_get.params, '-infinity', 'infinity', null);
+begin
+    return (
+        select api.ok(jsonb_build_object('tags', coalesce(jsonb_agg(jsonb_build_object(
+                   'tag', t.tag, 'minutes', t.minutes, 'sessions', t.sessions) order by t.minutes desc, t.tag nulls last), '[]')))
+        from (select s.tag, coalesce(sum(s.minutes), 0)::integer as minutes, count(*)::integer as sessions
+              from app.focus_sessions s
+              where s.user_id = v_user_id and s.ended_at is not null and not s.abandoned
+                and api.local_date(v_time_zone, s.ended_at) <@ v_range
+              group by s.tag) t);
+end
+$$;
+ALTER FUNCTION api.me_stats_tags_get(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.me_tokens_delete(token text, params jsonb, body jsonb) RETURNS api.reply
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -2190,31 +2391,50 @@ declare
     v_limit integer;
     v_user uuid;
     v_after uuid;
-    v_cursor app.user_reports;
+    v_key jsonb;
+    v_after_at timestamptz;
+    v_after_id uuid;
     v_page app.user_reports[];
 begin
     -- Who first: anyone else gets 403 whatever the parameters.
     perform api.authenticate_moderator(moderation_reports_list.token);
     v_status := api.choice(coalesce(moderation_reports_list.params ->> 'status', 'open'), 'status', array['open', 'actioned', 'dismissed']);
-    v_limit := api.integer_param(moderation_reports_list.params, 'limit', 1, 100, 50);
+    v_limit := api.page_limit(moderation_reports_list.params, 50, 100);
     v_user := api.uuid_field(moderation_reports_list.params, 'user_id', required => false);
-    v_after := api.uuid_field(moderation_reports_list.params, 'after', required => false);
+    v_key := api.cursor_decode(moderation_reports_list.params, 'reports', array['time', 'uuid']);
+    if moderation_reports_list.params ? 'after' then
+        if v_key is not null then
+            perform api.fail_field('after', 'cannot be sent with cursor; send cursor alone.');
+        end if;
+        if api.is_uuid(moderation_reports_list.params ->> 'after') then
+            v_after := (moderation_reports_list.params ->> 'after')::uuid;
+        else  -- a client written when next_cursor was an id sends the opaque one back as `after`
+            v_key := api.cursor_decode(jsonb_build_object('cursor', moderation_reports_list.params ->> 'after'),
+                                       'reports', array['time', 'uuid']);
+        end if;
+    end if;
     if v_after is not null then
-        select * into v_cursor from app.user_reports r where r.id = v_after;
-        if v_cursor.id is null then
+        select r.created_at, r.id into v_after_at, v_after_id from app.user_reports r where r.id = v_after;
+        if v_after_id is null then
             perform api.fail_field('after', 'is not a report; use next_cursor from the previous page.');
         end if;
+    elsif v_key is not null then
+        v_after_at := (v_key ->> 0)::timestamptz;
+        v_after_id := (v_key ->> 1)::uuid;
     end if;
     select coalesce(array_agg(p.r order by (p.r).created_at, (p.r).id), '{}') into v_page
     from (select r from app.user_reports r
           where r.status = v_status
             and (v_user is null or r.reported = v_user)
-            and (v_after is null or (r.created_at, r.id) > (v_cursor.created_at, v_cursor.id))
+            and (v_after_id is null or (r.created_at, r.id) > (v_after_at, v_after_id))
           order by r.created_at, r.id
-          limit v_limit) p;
+          limit v_limit + 1) p;
     return api.ok(jsonb_build_object(
-        'reports', coalesce((select jsonb_agg(api.moderation_report_json(r) order by r.created_at, r.id) from unnest(v_page) r), '[]'),
-        'next_cursor', case when cardinality(v_page) = v_limit then v_page[v_limit].id end));
+        'reports', coalesce((select jsonb_agg(api.moderation_report_json(r) order by r.created_at, r.id)
+                             from unnest(v_page[1:v_limit]) r), '[]'),
+        'next_cursor', case when cardinality(v_page) > v_limit
+                            then api.cursor_encode('reports', jsonb_build_array(api.iso(v_page[v_limit].created_at),
+                                                                                v_page[v_limit].id)) end));
 end
 $$;
 ALTER FUNCTION api.moderation_reports_list(token text, params jsonb, body jsonb) OWNER TO focus_owner;
@@ -2396,6 +2616,10 @@ begin
 end
 $$;
 ALTER FUNCTION api.own_session(user_id uuid, session_id uuid) OWNER TO focus_owner;
+CREATE FUNCTION api.page_limit(params jsonb, fallback integer, maximum integer) RETURNS integer
+    LANGUAGE sql
+    AS $$ select api.integer_param(page_limit.params, 'limit', 1, page_limit.maximum, page_limit.fallback) $$;
+ALTER FUNCTION api.page_limit(params jsonb, fallback integer, maximum integer) OWNER TO focus_owner;
 CREATE FUNCTION api.pair(a uuid, b uuid) RETURNS app.friendships
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -2696,7 +2920,7 @@ CREATE FUNCTION api.session_json(session app.focus_sessions) RETURNS jsonb
                               'ended_at', api.iso(session.ended_at), 'planned_minutes', session.planned_minutes,
                               'minutes', session.minutes,
                               'coins_earned', session.coins_earned, 'rating', session.rating,
-                              'abandoned', session.abandoned)
+                              'abandoned', session.abandoned, 'tag', session.tag)
 $$;
 ALTER FUNCTION api.session_json(session app.focus_sessions) OWNER TO focus_owner;
 CREATE FUNCTION api.session_reply(session_id uuid, status integer DEFAULT NULL::integer) RETURNS api.reply
@@ -2708,6 +2932,23 @@ CREATE FUNCTION api.session_reply(session_id uuid, status integer DEFAULT NULL::
     where s.id = session_reply.session_id
 $$;
 ALTER FUNCTION api.session_reply(session_id uuid, status integer) OWNER TO focus_owner;
+CREATE FUNCTION api.session_tag(body jsonb) RETURNS text
+    LANGUAGE plpgsql
+    AS $_$
+declare
+    v_text text := api.text_field(session_tag.body, 'tag', required => false, max_length => 200);
+begin
+    v_text := lower(regexp_replace(regexp_replace(normalize(v_text, nfc), '\s+', ' ', 'g'), '^ | $', '', 'g'));
+    if v_text = '' then
+        return null;
+    end if;
+    if not app.session_tag_is_clean(v_text) then
+        perform api.fail_field('tag', 'must be 1 to 32 characters without control or invisible characters.');
+    end if;
+    return v_text;
+end
+$_$;
+ALTER FUNCTION api.session_tag(body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.shop_items_list(token text, params jsonb, body jsonb) RETURNS api.reply
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -4969,6 +5210,7 @@ ALTER TABLE ONLY app.weekly_minutes
     ADD CONSTRAINT weekly_minutes_pkey PRIMARY KEY (user_id, week);
 CREATE INDEX auth_tokens_user_id ON app.auth_tokens USING btree (user_id);
 CREATE INDEX blocks_blocked ON app.blocks USING btree (blocked);
+CREATE INDEX blocks_blocker_time ON app.blocks USING btree (blocker, created_at DESC, blocked DESC);
 CREATE UNIQUE INDEX coin_ledger_one_earning_per_session ON app.coin_ledger USING btree (session_id) WHERE (entry = 'earn'::text);
 CREATE INDEX coin_ledger_time ON app.coin_ledger USING btree (created_at);
 CREATE INDEX coin_ledger_user_time ON app.coin_ledger USING btree (user_id, created_at);
@@ -4979,10 +5221,14 @@ CREATE INDEX events_created_at ON app.events USING btree (created_at);
 CREATE INDEX events_user_id ON app.events USING btree (user_id, id) WHERE (user_id IS NOT NULL);
 CREATE INDEX focus_sessions_end ON app.focus_sessions USING btree (ended_at);
 CREATE INDEX focus_sessions_user_end ON app.focus_sessions USING btree (user_id, ended_at);
+CREATE INDEX focus_sessions_user_start ON app.focus_sessions USING btree (user_id, started_at DESC, id DESC);
+CREATE INDEX focus_sessions_user_tag ON app.focus_sessions USING btree (user_id, tag) WHERE (tag IS NOT NULL);
 CREATE INDEX friend_request_attempts_user_time ON app.friend_request_attempts USING btree (user_id, attempted_at);
 CREATE INDEX friendship_events_day ON app.friendship_events USING btree ((((created_at AT TIME ZONE 'UTC'::text))::date));
 CREATE INDEX friendship_events_pair ON app.friendship_events USING btree (user_low, user_high);
 CREATE INDEX friendship_events_time ON app.friendship_events USING btree (created_at);
+CREATE INDEX friendships_high_accepted ON app.friendships USING btree (user_high, accepted_at, id) WHERE (status = 'accepted'::text);
+CREATE INDEX friendships_low_accepted ON app.friendships USING btree (user_low, accepted_at, id) WHERE (status = 'accepted'::text);
 CREATE INDEX friendships_pending_by ON app.friendships USING btree (requested_by) WHERE (status = 'pending'::text);
 CREATE INDEX friendships_user_high ON app.friendships USING btree (user_high);
 CREATE INDEX idempotency_keys_created_at ON app.idempotency_keys USING btree (created_at);
@@ -5009,6 +5255,7 @@ CREATE INDEX tip_views_time ON app.tip_views USING btree (shown_at);
 CREATE INDEX tip_views_user_tip ON app.tip_views USING btree (user_id, tip_id, shown_at);
 CREATE UNIQUE INDEX user_reports_one_open ON app.user_reports USING btree (reporter, reported) WHERE (status = 'open'::text);
 CREATE INDEX user_reports_reported ON app.user_reports USING btree (reported, created_at);
+CREATE INDEX user_reports_reported_status ON app.user_reports USING btree (reported, status, created_at, id);
 CREATE INDEX user_reports_reporter ON app.user_reports USING btree (reporter, created_at);
 CREATE INDEX user_reports_status ON app.user_reports USING btree (status, created_at, id);
 CREATE INDEX user_reports_time ON app.user_reports USING btree (created_at);
@@ -5190,6 +5437,10 @@ REVOKE ALL ON FUNCTION api.choice(value text, field text, choices text[]) FROM P
 REVOKE ALL ON FUNCTION api.client_address(params jsonb) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.config_get(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.config_get(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.cursor_decode(params jsonb, list text, shape text[]) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.cursor_encode(list text, key jsonb) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.date_param(params jsonb, name text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.date_range(params jsonb, default_from date, default_to date, max_days integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.display_name(name text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.display_name_field(body jsonb, required boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.email_field(body jsonb, field text) FROM PUBLIC;
@@ -5255,6 +5506,7 @@ REVOKE ALL ON FUNCTION api.languages_offered() FROM PUBLIC;
 GRANT ALL ON FUNCTION api.languages_offered() TO focus_api;
 REVOKE ALL ON FUNCTION api.leaderboards_get(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.leaderboards_get(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION app.session_tag_is_clean(tag text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.live_end(session app.focus_sessions) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.local_date(time_zone text, at timestamp with time zone) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.local_period_start(time_zone text, at timestamp with time zone, period text, shift integer) FROM PUBLIC;
@@ -5285,8 +5537,12 @@ REVOKE ALL ON FUNCTION api.me_password_update(token text, params jsonb, body jso
 GRANT ALL ON FUNCTION api.me_password_update(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.me_selected_update(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.me_selected_update(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.me_stats_daily_get(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.me_stats_daily_get(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.me_stats_get(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.me_stats_get(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.me_stats_tags_get(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.me_stats_tags_get(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.me_tokens_delete(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.me_tokens_delete(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.me_tokens_list(token text, params jsonb, body jsonb) FROM PUBLIC;
@@ -5316,6 +5572,7 @@ REVOKE ALL ON FUNCTION api.only_keys(body jsonb, allowed text[]) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.other_user(pair app.friendships, me uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.other_user_param(params jsonb, user_id uuid, self_code text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.own_session(user_id uuid, session_id uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.page_limit(params jsonb, fallback integer, maximum integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.pair(a uuid, b uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.parse_body(body text) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.parse_body(body text) TO focus_api;
@@ -5343,6 +5600,7 @@ REVOKE ALL ON FUNCTION api.selections_of(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.send_email_verification(user_id uuid, email text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.session_json(session app.focus_sessions) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.session_reply(session_id uuid, status integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.session_tag(body jsonb) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.shop_items_list(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.shop_items_list(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.shop_items_sync(token text, params jsonb, body jsonb) FROM PUBLIC;

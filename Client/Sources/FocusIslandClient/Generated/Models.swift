@@ -1002,92 +1002,6 @@ public struct Stats: Codable, Sendable, Equatable {
     }
 }
 
-public struct DailyStats: Codable, Sendable, Equatable {
-    /// The zone the days are counted in (settings.time_zone).
-    public var timeZone: String
-    public var from: String
-    public var to: String
-    /// Every day from `from` to `to`, in order.
-    public var days: [DailyStat]
-    public var totalMinutes: Int
-    public var totalSessions: Int
-
-    public init(timeZone: String, from: String, to: String, days: [DailyStat], totalMinutes: Int, totalSessions: Int) {
-        self.timeZone = timeZone
-        self.from = from
-        self.to = to
-        self.days = days
-        self.totalMinutes = totalMinutes
-        self.totalSessions = totalSessions
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case timeZone = "time_zone"
-        case from = "from"
-        case to = "to"
-        case days = "days"
-        case totalMinutes = "total_minutes"
-        case totalSessions = "total_sessions"
-    }
-}
-
-public struct DailyStat: Codable, Sendable, Equatable {
-    public var date: String
-    public var minutes: Int
-    /// Sessions that ended that day (abandoned ones left out).
-    public var sessions: Int
-
-    public init(date: String, minutes: Int, sessions: Int) {
-        self.date = date
-        self.minutes = minutes
-        self.sessions = sessions
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case date = "date"
-        case minutes = "minutes"
-        case sessions = "sessions"
-    }
-}
-
-public struct TagStats: Codable, Sendable, Equatable {
-    public var tags: [TagStat]
-
-    public init(tags: [TagStat]) {
-        self.tags = tags
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case tags = "tags"
-    }
-}
-
-public struct TagStat: Codable, Sendable, Equatable {
-    /// null: the sessions without a tag.
-    public var tag: String?
-    public var minutes: Int
-    public var sessions: Int
-
-    public init(tag: String? = nil, minutes: Int, sessions: Int) {
-        self.tag = tag
-        self.minutes = minutes
-        self.sessions = sessions
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case tag = "tag"
-        case minutes = "minutes"
-        case sessions = "sessions"
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(tag, forKey: .tag)
-        try container.encode(minutes, forKey: .minutes)
-        try container.encode(sessions, forKey: .sessions)
-    }
-}
-
 public struct Tip: Codable, Sendable, Equatable {
     public var id: UUID
     public var title: String
@@ -3549,6 +3463,92 @@ public struct SessionFinishBody: Codable, Sendable, Equatable {
     }
 }
 
+public struct DailyStats: Codable, Sendable, Equatable {
+    /// The zone the days are counted in (settings.time_zone).
+    public var timeZone: String
+    public var from: String
+    public var to: String
+    /// Every day from `from` to `to`, in order.
+    public var days: [DailyStat]
+    public var totalMinutes: Int
+    public var totalSessions: Int
+
+    public init(timeZone: String, from: String, to: String, days: [DailyStat], totalMinutes: Int, totalSessions: Int) {
+        self.timeZone = timeZone
+        self.from = from
+        self.to = to
+        self.days = days
+        self.totalMinutes = totalMinutes
+        self.totalSessions = totalSessions
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case timeZone = "time_zone"
+        case from = "from"
+        case to = "to"
+        case days = "days"
+        case totalMinutes = "total_minutes"
+        case totalSessions = "total_sessions"
+    }
+}
+
+public struct DailyStat: Codable, Sendable, Equatable {
+    public var date: String
+    public var minutes: Int
+    /// Sessions that ended that day (abandoned ones left out).
+    public var sessions: Int
+
+    public init(date: String, minutes: Int, sessions: Int) {
+        self.date = date
+        self.minutes = minutes
+        self.sessions = sessions
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case date = "date"
+        case minutes = "minutes"
+        case sessions = "sessions"
+    }
+}
+
+public struct TagStats: Codable, Sendable, Equatable {
+    public var tags: [TagStat]
+
+    public init(tags: [TagStat]) {
+        self.tags = tags
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case tags = "tags"
+    }
+}
+
+public struct TagStat: Codable, Sendable, Equatable {
+    /// null: the sessions without a tag.
+    public var tag: String?
+    public var minutes: Int
+    public var sessions: Int
+
+    public init(tag: String? = nil, minutes: Int, sessions: Int) {
+        self.tag = tag
+        self.minutes = minutes
+        self.sessions = sessions
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case tag = "tag"
+        case minutes = "minutes"
+        case sessions = "sessions"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(tag, forKey: .tag)
+        try container.encode(minutes, forKey: .minutes)
+        try container.encode(sessions, forKey: .sessions)
+    }
+}
+
 /// Every components.schemas entry and its model, in the document's order (a test compares it with the document).
 public enum Schemas {
     public static let all: [(name: String, type: any (Codable & Sendable).Type)] = [
@@ -3573,10 +3573,6 @@ public enum Schemas {
         ("SessionEnded", SessionEnded.self),
         ("SessionList", SessionList.self),
         ("Stats", Stats.self),
-        ("DailyStats", DailyStats.self),
-        ("DailyStat", DailyStat.self),
-        ("TagStats", TagStats.self),
-        ("TagStat", TagStat.self),
         ("Tip", Tip.self),
         ("Rated", Rated.self),
         ("TipSync", TipSync.self),
@@ -3657,5 +3653,9 @@ public enum Schemas {
         ("ClientLimits", ClientLimits.self),
         ("ConfigChangedEvent", ConfigChangedEvent.self),
         ("SessionFinishBody", SessionFinishBody.self),
+        ("DailyStats", DailyStats.self),
+        ("DailyStat", DailyStat.self),
+        ("TagStats", TagStats.self),
+        ("TagStat", TagStat.self),
     ]
 }

@@ -467,32 +467,6 @@ extension FocusIslandClient {
         return try self.decode(Stats.self, from: try await send(request))
     }
 
-    /// Minutes and sessions per local day, for charts.
-    /// `GET /me/stats/daily`
-    public func meStatsDailyGet(from: String? = nil, to: String? = nil) async throws(FocusIslandError) -> DailyStats {
-        var query: [URLQueryItem] = []
-        if let value = from.map({ $0 }) { query.append(URLQueryItem(name: "from", value: value)) }
-        if let value = to.map({ $0 }) { query.append(URLQueryItem(name: "to", value: value)) }
-        let request = OperationRequest(
-            method: "GET", path: "/me/stats/daily", query: query,
-            body: nil, contentType: nil, idempotencyKey: nil,
-            conditional: false, statuses: [200])
-        return try self.decode(DailyStats.self, from: try await send(request))
-    }
-
-    /// Minutes and sessions by tag.
-    /// `GET /me/stats/tags`
-    public func meStatsTagsGet(from: String? = nil, to: String? = nil) async throws(FocusIslandError) -> TagStats {
-        var query: [URLQueryItem] = []
-        if let value = from.map({ $0 }) { query.append(URLQueryItem(name: "from", value: value)) }
-        if let value = to.map({ $0 }) { query.append(URLQueryItem(name: "to", value: value)) }
-        let request = OperationRequest(
-            method: "GET", path: "/me/stats/tags", query: query,
-            body: nil, contentType: nil, idempotencyKey: nil,
-            conditional: false, statuses: [200])
-        return try self.decode(TagStats.self, from: try await send(request))
-    }
-
     /// Active tips the phone lacks, and its ids no longer active.
     /// `POST /sync/mindfulness-tips`
     public func mindfulnessTipsSync(_ body: MindfulnessTipsSyncBody, idempotencyKey: String? = nil) async throws(FocusIslandError)
@@ -869,5 +843,31 @@ extension FocusIslandClient {
             body: nil, contentType: nil, idempotencyKey: nil,
             conditional: true, statuses: [200])
         return try self.decode(Config.self, from: try await send(request))
+    }
+
+    /// Minutes and sessions per local day, for charts.
+    /// `GET /me/stats/daily`
+    public func meStatsDailyGet(from: String? = nil, to: String? = nil) async throws(FocusIslandError) -> DailyStats {
+        var query: [URLQueryItem] = []
+        if let value = from.map({ $0 }) { query.append(URLQueryItem(name: "from", value: value)) }
+        if let value = to.map({ $0 }) { query.append(URLQueryItem(name: "to", value: value)) }
+        let request = OperationRequest(
+            method: "GET", path: "/me/stats/daily", query: query,
+            body: nil, contentType: nil, idempotencyKey: nil,
+            conditional: false, statuses: [200])
+        return try self.decode(DailyStats.self, from: try await send(request))
+    }
+
+    /// Minutes and sessions by tag.
+    /// `GET /me/stats/tags`
+    public func meStatsTagsGet(from: String? = nil, to: String? = nil) async throws(FocusIslandError) -> TagStats {
+        var query: [URLQueryItem] = []
+        if let value = from.map({ $0 }) { query.append(URLQueryItem(name: "from", value: value)) }
+        if let value = to.map({ $0 }) { query.append(URLQueryItem(name: "to", value: value)) }
+        let request = OperationRequest(
+            method: "GET", path: "/me/stats/tags", query: query,
+            body: nil, contentType: nil, idempotencyKey: nil,
+            conditional: false, statuses: [200])
+        return try self.decode(TagStats.self, from: try await send(request))
     }
 }
