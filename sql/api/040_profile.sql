@@ -1,12 +1,13 @@
 -- api profile: the Profile object and GET/PATCH /me.
 
 -- Profile = {id, email, email_verified, pending_email, display_name, bio, balance,
---            selected: {pet, sound, furniture}, settings: {show_tip_on_timer, time_zone},
+--            selected: {pet, sound, furniture}, settings: {show_tip_on_timer, time_zone, push},
 --            has_avatar, avatar_version, created_at}
 -- email is the sign-in and contact address; pending_email an address asked for by
 -- POST /me/email and not verified yet (null when none), which becomes email once verified.
 -- bio: what the person wrote about themselves (api.bio), null when unset.
 -- avatar_version: as in UserCard (sql/api/070_friends.sql), null without an avatar.
+-- settings.push: PushSettings (sql/api/038_push_settings.sql).
 
 -- An avatar's version: its updated_at in microseconds since 1970; null for no avatar.
 create function api.avatar_version(updated_at timestamptz)
@@ -27,7 +28,8 @@ as $$
         'bio', u.bio,
         'balance', u.balance,
         'selected', api.selected_json(u.id),
-        'settings', jsonb_build_object('show_tip_on_timer', u.show_tip_on_timer, 'time_zone', u.time_zone),
+        'settings', jsonb_build_object('show_tip_on_timer', u.show_tip_on_timer, 'time_zone', u.time_zone)
+                    || jsonb_build_object('push', api.push_settings_json(u.id)),
         'has_avatar', a.user_id is not null,
         'avatar_version', api.avatar_version(a.updated_at),
         'created_at', api.iso(u.created_at))
@@ -47,10 +49,11 @@ $$;
 grant execute on function api.me_get(text, jsonb, jsonb) to focus_api;
 comment on function api.me_get(text, jsonb, jsonb) is 'GET /me: the caller''s Profile.';
 
--- PATCH /me {display_name?, bio?, settings?: {show_tip_on_timer?, time_zone?}}
+-- PATCH /me {display_name?, bio?, settings?: {show_tip_on_timer?, time_zone?, push?}}
 -- Guarantees: only the fields given change; unknown keys are 400 and change nothing; a time
 -- zone is an IANA name PostgreSQL knows (pg_timezone_names, exact spelling), else 400 invalid_field;
--- a bio passes api.bio (400 invalid_field, inappropriate_bio), and null or "" clears it.
+-- a bio passes api.bio (400 invalid_field, inappropriate_bio), and null or "" clears it;
+-- settings.push: quiet hours and muted push types (api.push_settings_apply, 400 invalid_field).
 create function api.me_update(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
@@ -68,11 +71,16 @@ begin
         if jsonb_typeof(v_settings) <> 'object' then
             perform api.fail_field('settings', 'must be an object.');
         end if;
-        perform api.only_keys(v_settings, array['show_tip_on_timer', 'time_zone']);
+        perform api.only_keys(v_settings, array['show_tip_on_timer', 'time_zone', 'push']);
         v_show_tip := api.boolean_field(v_settings, 'show_tip_on_timer', required => false);
         v_time_zone := api.text_field(v_settings, 'time_zone', required => false);
         if v_time_zone is not null and not exists (select from pg_timezone_names z where z.name = v_time_zone) then
             perform api.fail_field('time_zone', 'must be an IANA time zone name, like Europe/Paris.');
+        end if;
+        if jsonb_typeof(v_settings -> 'push') = 'object' then
+            perform api.push_settings_apply(v_user_id, v_settings -> 'push');
+        elsif v_settings ? 'push' then
+            perform api.fail_field('push', 'must be an object.');
         end if;
     end if;
 

@@ -18,7 +18,8 @@ select is_empty($$
     where p.pronamespace = 'api'::regnamespace
       and has_function_privilege('focus_api', p.oid, 'execute')
       and oidvectortypes(p.proargtypes) not in ('text, jsonb, jsonb', 'text, jsonb, bytea')
-      and p.proname not in ('parse_body', 'parse_image', 'ready', 'events_prune', 'idempotent', 'assets_publish')
+      and p.proname not in ('parse_body', 'parse_image', 'ready', 'events_prune', 'idempotent', 'assets_publish',
+                             'push_claim', 'push_settle')
 $$, 'focus_api executes endpoints, body parsers, events_prune, idempotent and assets_publish only, no internal helper');
 
 select is_empty($$
