@@ -100,21 +100,23 @@ grant execute on function api.me_push_tokens_delete(text, jsonb, jsonb) to focus
 comment on function api.me_push_tokens_delete(text, jsonb, jsonb) is
     'DELETE /me/push-tokens/{token}: deletes one of the caller''s push tokens; anyone else''s is 404 push_token_not_found.';
 
--- For the push sender: up to `batch` due outbox rows (send_after passed), oldest first, locked
+-- For the push sender: up to `batch` due outbox rows (send_after passed) for tokens of
+-- `platforms` (the ones the sender is configured for), oldest first, locked
 -- FOR UPDATE SKIP LOCKED until the caller's transaction ends, so senders running at once never
 -- claim one row twice. Each comes as the message to send: PushMessage = {id, token, platform,
 -- environment, locale, type, loc_key, loc_args: [the actor's display name now], data: {the
 -- event's ids, type, event_id}, attempts}. No address is ever in it.
-create function api.push_claim(batch integer)
+create function api.push_claim(batch integer, platforms text[])
 returns jsonb
 language sql volatile security definer set search_path = public, pg_temp
 as $$
     with due as (
         select o.id from app.push_outbox o
-        where o.send_after <= now()
+        join app.push_tokens p on p.token = o.token
+        where o.send_after <= now() and p.platform = any (push_claim.platforms)
         order by o.send_after, o.id
         limit least(greatest(push_claim.batch, 1), 500)
-        for update skip locked
+        for update of o skip locked
     )
     select coalesce(jsonb_agg(jsonb_build_object(
                'id', o.id, 'token', o.token, 'platform', p.platform, 'environment', p.environment, 'locale', p.locale,
@@ -127,8 +129,8 @@ as $$
     join app.push_types t on t.type = o.type
     left join app.users u on u.id = (o.data ->> 'user_id')::uuid
 $$;
-grant execute on function api.push_claim(integer) to focus_api;
-comment on function api.push_claim(integer) is
+grant execute on function api.push_claim(integer, text[]) to focus_api;
+comment on function api.push_claim(integer, text[]) is
     'Not an endpoint: `focus-island push` claims due outbox rows (FOR UPDATE SKIP LOCKED) in a transaction it ends '
     'with api.push_settle; each row comes as the message to send, with ids and a localisation key, never an address.';
 

@@ -10,7 +10,7 @@ select api.me_push_tokens_update(test.token('ada'), '{}', jsonb_build_object('to
 from generate_series(1, 2) n;
 select api.friend_requests_create(test.token('bo'), '{}', '{"email": "ada@example.com"}');
 update app.push_outbox set send_after = now() + interval '1 minute' where token = pg_temp.apns(1);
-create temporary table claimed on commit drop as select m from jsonb_array_elements(api.push_claim(10)) m;
+create temporary table claimed on commit drop as select m from jsonb_array_elements(api.push_claim(10, '{apns,fcm}')) m;
 
 select is((select count(*)::integer from claimed), 1, 'a row not yet due is not claimed');
 select is((select array_agg(k order by k) from claimed, jsonb_object_keys(m) k),
