@@ -50,6 +50,7 @@ struct KeyedRequest: Sendable {
         "friend-request", "accept", "decline", "cancel", "block", "unblock", "report", "avatar-delete",
         "email-verify", "email-resend", "moderation-resolve", "moderation-rename", "moderation-avatar-delete",
         "moderation-suspend", "moderation-ban",
+        "push-token-delete",
     ]
 
     /// The route each scenario replays. Every POST and DELETE in the route table that changes
@@ -70,6 +71,7 @@ struct KeyedRequest: Sendable {
         "moderation-resolve": "POST /moderation/reports/{id}/resolve", "moderation-rename": "POST /moderation/users/{id}/rename",
         "moderation-avatar-delete": "DELETE /moderation/users/{id}/avatar",
         "moderation-suspend": "POST /moderation/users/{id}/suspend", "moderation-ban": "POST /moderation/users/{id}/ban",
+        "push-token-delete": "DELETE /me/push-tokens/{token}",
     ]
     /// POSTs that only read (a sync sends the client's state and gets the difference): a replay
     /// is the same read, so they need no scenario.
@@ -255,6 +257,14 @@ struct KeyedRequest: Sendable {
             }
         case "avatar-delete":
             return request("DELETE", "/me/avatar", nil, other: ("POST", "/auth/logout", nil))
+        case "push-token-delete":
+            let tokens = [PushHTTPTests.apns(), PushHTTPTests.apns()]
+            for token in tokens {
+                _ = try client.send("PUT", "/me/push-tokens", token: me.token, json: PushHTTPTests.body(token))
+            }
+            return request(
+                "DELETE", "/me/push-tokens/\(tokens[0])", nil, other: ("DELETE", "/me/push-tokens/\(tokens[1])", nil),
+                marks: tokens)
         default:
             throw HTTPClientError(description: "no scenario \(scenario)")
         }

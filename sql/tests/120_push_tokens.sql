@@ -1,7 +1,7 @@
 -- Push tokens: PUT /me/push-tokens (one row per token, moved between accounts, limits per
 -- sign-in and per account) and DELETE /me/push-tokens/{token}; tokens end with their sign-in.
 begin;
-select plan(27);
+select plan(28);
 select test.new_user('ada');
 select test.new_user('bo');
 create function pg_temp.put(name text, body jsonb) returns jsonb language sql as $$
@@ -93,8 +93,10 @@ select is(pg_temp.count('ada'), 6, 'a logout takes its push tokens');
 select api.me_password_update((select token from sign_ins where n = 4), '{}',
                               '{"current_password": "correct horse", "new_password": "new horse 1"}');
 select is(pg_temp.count('ada'), 2, 'a password change takes the push tokens of every other sign-in');
+insert into app.push_settings (user_id, muted) values (test.uid('ada'), '{friend_request.accepted}');
 select api.me_delete((select token from sign_ins where n = 4), '{}', '{"password": "new horse 1"}');
 select is(pg_temp.count('ada'), 0, 'account deletion takes them all');
+select ok(not exists (select from app.push_settings where user_id = test.uid('ada')), '... and the push settings');
 
 select * from finish();
 rollback;
