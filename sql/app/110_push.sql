@@ -38,10 +38,11 @@ begin
 end
 $$;
 
--- An event of a type in app.push_types queues one outbox row per push token of its recipient
--- whose sign-in is live, in the event's transaction. Nothing is queued when the recipient
--- muted the type, or when either of the two blocked the other (the actor is the payload's
--- user_id). The row holds the event's ids only (no address, no name).
+-- An event of a type in app.push_types queues one outbox row per push token of its recipient,
+-- in the event's transaction. The recipient's tokens whose sign-in expired are deleted first
+-- (a revoked or deleted sign-in's went at once). Nothing is queued when the recipient muted
+-- the type, or when either of the two blocked the other (the actor is the payload's user_id).
+-- The row holds the event's ids only (no address, no name).
 create or replace function app.events_push()
 returns trigger
 language plpgsql
@@ -58,6 +59,8 @@ begin
                      or (b.blocker = v_actor and b.blocked = new.user_id)) then
         return null;
     end if;
+    delete from app.push_tokens p using app.auth_tokens a
+    where p.user_id = new.user_id and a.id = p.auth_token_id and (a.revoked_at is not null or a.expires_at <= now());
     insert into app.push_outbox (token, event_id, type, data, send_after)
     select p.token, new.id, new.type, new.payload, app.push_send_after(new.user_id, now())
     from app.push_tokens p

@@ -2,7 +2,7 @@
 -- accepted), one row per live push token of the recipient, ids only; nothing for a blocked
 -- pair, a muted type, or a rolled-back change; quiet hours move send_after to their end.
 begin;
-select plan(16);
+select plan(18);
 select test.new_user('ada');
 select test.new_user('bo');
 select test.new_user('cy');
@@ -47,6 +47,16 @@ select is((select type from app.push_outbox o where o.token = pg_temp.apns(9)), 
 -- A revoked sign-in's token is not pushed (its row went with it).
 select api.auth_logout((select token from phones where n = 1), '{}', '{}');
 select is(pg_temp.queued('ada'), 2::bigint, 'a logged-out phone''s queued pushes went with its token');
+
+-- A sign-in that expired by time: its token goes the next time its account is pushed.
+update app.auth_tokens set created_at = now() - interval '40 days', last_used_at = now() - interval '31 days',
+                           expires_at = now() - interval '1 day'
+where digest = sha256(convert_to((select token from phones where n = 2), 'UTF8'));
+delete from app.push_outbox;
+insert into app.events (user_id, type, payload)
+values (test.uid('ada'), 'friend_request.accepted', jsonb_build_object('request_id', gen_random_uuid(), 'user_id', test.uid('bo')));
+select is(pg_temp.queued('ada'), 1::bigint, 'an expired sign-in''s token is not pushed');
+select ok(not exists (select from app.push_tokens where token = pg_temp.apns(2)), '... and is deleted');
 
 -- Blocked: nothing queued either way.
 select api.users_block_create(test.token('ada'), jsonb_build_object('id', test.uid('cy')), '{}');
