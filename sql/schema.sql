@@ -1671,6 +1671,7 @@ begin
     perform api.failed_attempts(v_user.email, 'clear');
     delete from app.login_addresses a where a.user_id = v_user_id;
     delete from app.avatars a where a.user_id = v_user_id;
+    delete from app.push_settings s where s.user_id = v_user_id;  -- push tokens went with the sign-ins
     delete from app.blocks b where v_user_id in (b.blocker, b.blocked);
     delete from app.user_reports r where r.reported = v_user_id;
     delete from app.friend_request_attempts a where a.user_id = v_user_id;
@@ -3439,6 +3440,8 @@ begin
                      or (b.blocker = v_actor and b.blocked = new.user_id)) then
         return null;
     end if;
+    delete from app.push_tokens p using app.auth_tokens a
+    where p.user_id = new.user_id and a.id = p.auth_token_id and (a.revoked_at is not null or a.expires_at <= now());
     insert into app.push_outbox (token, event_id, type, data, send_after)
     select p.token, new.id, new.type, new.payload, app.push_send_after(new.user_id, now())
     from app.push_tokens p
