@@ -20,7 +20,7 @@ select is_empty($$
       and oidvectortypes(p.proargtypes) not in ('text, jsonb, jsonb', 'text, jsonb, bytea')
       and p.proname not in ('parse_body', 'parse_image', 'ready', 'events_prune', 'idempotent', 'assets_publish',
                              'push_claim', 'push_settle')
-$$, 'focus_api executes endpoints, body parsers, events_prune, idempotent and assets_publish only, no internal helper');
+$$, 'focus_api executes endpoints, body parsers, events_prune, idempotent, assets_publish and the push sender''s two only, no internal helper');
 
 select is_empty($$
     select p.oid::regprocedure::text from pg_proc p

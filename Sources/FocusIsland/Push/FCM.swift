@@ -93,7 +93,8 @@ final class FCM {
             } catch {
                 return .retry(after: nil, error: error.description)
             }
-            let error = (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])?["error"]
+            let error =
+                (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])?["error"]
                 as? [String: Any]
             let details = (error?["details"] as? [[String: Any]]) ?? []
             let codes = details.compactMap { $0["errorCode"] as? String } + [(error?["status"] as? String) ?? ""]

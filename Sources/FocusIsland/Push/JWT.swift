@@ -11,7 +11,10 @@ public struct PushError: Error, CustomStringConvertible, Sendable {
 
 /// A private key read from PEM text, signing with SHA-256.
 final class SigningKey: @unchecked Sendable {
-    enum Algorithm: String { case es256 = "ES256", rs256 = "RS256" }
+    enum Algorithm: String {
+        case es256 = "ES256"
+        case rs256 = "RS256"
+    }
     let algorithm: Algorithm
     private let key: OpaquePointer
 
