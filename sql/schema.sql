@@ -2640,18 +2640,18 @@ begin
     end if;
     with gone as (delete from app.push_outbox o using api.push_results(push_settle.results) r
                   where o.id = r.id and r.outcome = 'sent' returning o.id)
-    select count(*) into v_sent from gone;
+    select count(*)::integer into v_sent from gone;
     with gone as (delete from app.push_outbox o using api.push_results(push_settle.results) r
                   where o.id = r.id and r.outcome = 'failed' returning o.id)
-    select count(*) into v_failed from gone;
+    select count(*)::integer into v_failed from gone;
     with gone as (delete from app.push_tokens p
                   where p.token in (select o.token from app.push_outbox o
                                     join api.push_results(push_settle.results) r on r.id = o.id
                                     where r.outcome = 'dead') returning p.token)
-    select count(*) into v_dead from gone;
+    select count(*)::integer into v_dead from gone;
     with gone as (delete from app.push_outbox o using api.push_results(push_settle.results) r
                   where o.id = r.id and r.outcome = 'retry' and o.attempts + 1 >= v_max returning o.id)
-    select count(*) into v_dropped from gone;
+    select count(*)::integer into v_dropped from gone;
     with moved as (
         update app.push_outbox o
         set attempts = o.attempts + 1, last_error = left(r.error, 200),
@@ -2659,7 +2659,7 @@ begin
         from api.push_results(push_settle.results) r
         where o.id = r.id and r.outcome = 'retry'
         returning o.id)
-    select count(*) into v_retried from moved;
+    select count(*)::integer into v_retried from moved;
     return jsonb_build_object('sent', v_sent, 'dead', v_dead, 'retried', v_retried, 'dropped', v_dropped, 'failed', v_failed);
 end
 $$;
