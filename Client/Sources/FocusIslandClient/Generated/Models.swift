@@ -3064,8 +3064,9 @@ public struct PushTokenBody: Codable, Sendable, Equatable {
     public var platform: PushTokenPlatform
     /// APNs: the development (sandbox) or production gateway the token belongs to; FCM: informative.
     public var environment: PushTokenEnvironment
+    /// null or "": none.
     public var appVersion: String?
-    /// A language tag (es, pt-BR).
+    /// A language tag (es, pt-BR); null or "": none.
     public var locale: String?
 
     public init(
