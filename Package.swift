@@ -17,7 +17,9 @@ let package = Package(
         .systemLibrary(name: "CLinux"),
         // libcurl: the push (HTTP/2 through nghttp2) and mail (SMTP with STARTTLS) senders.
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
-        .target(name: "FocusIsland", dependencies: ["CLibPQ", "CMicroHTTPD", "CLinux", "CCurl"]),
+        // libcrypto: the push sender's ES256 (APNs) and RS256 (FCM) JWT signatures.
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .target(name: "FocusIsland", dependencies: ["CLibPQ", "CMicroHTTPD", "CLinux", "CCurl", "CCrypto"]),
         .executableTarget(name: "focus-island", dependencies: ["FocusIsland"]),
         .testTarget(name: "FocusIslandTests", dependencies: ["FocusIsland"]),
         .testTarget(

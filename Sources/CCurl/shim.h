@@ -1,1 +1,2 @@
 #include <curl/curl.h>
+#include "push.h"

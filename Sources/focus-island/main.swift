@@ -81,6 +81,43 @@ case "mail":
         fail("mail: \(error)")
     }
 
+case "push":
+    // The push sender (docs/push.md): drains the outbox until SIGTERM or SIGINT; `--once` until
+    // nothing is due.
+    var stopSignals = sigset_t()
+    sigemptyset(&stopSignals)
+    sigaddset(&stopSignals, SIGTERM)
+    sigaddset(&stopSignals, SIGINT)
+    pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
+    setenv("PGCONNECT_TIMEOUT", "3", 0)
+    let sender: PushSender
+    do {
+        sender = PushSender(
+            settings: try PushSettings(environment: ProcessInfo.processInfo.environment),
+            conninfo: configuration.databaseURL, logger: logger)
+    } catch {
+        fail(error.description)
+    }
+    let once = arguments.contains("--once")
+    let done = DispatchSemaphore(value: 0)
+    Thread {
+        do {
+            let settled = try sender.run(once: once)
+            logger.info("push: stopped after \(settled) pushes")
+        } catch {
+            logger.error("\(error)")
+            exit(1)
+        }
+        done.signal()
+    }.start()
+    if !once {
+        var received: Int32 = 0
+        sigwait(&stopSignals, &received)
+        logger.info("signal \(received): finishing the round in flight")
+        sender.stop()
+    }
+    done.wait()
+
 default:
-    fail("usage: focus-island [serve|migrate|seed|mail [--once]]")
+    fail("usage: focus-island [serve|migrate|seed|mail [--once]|push [--once]]")
 }

@@ -51,6 +51,7 @@ struct KeyedRequest: Sendable {
         "email-verify", "email-resend", "moderation-resolve", "moderation-rename", "moderation-avatar-delete",
         "moderation-suspend", "moderation-ban",
         "finish-at",
+        "push-token-delete",
     ]
 
     /// The route each scenario replays. Every POST and DELETE in the route table that changes
@@ -72,6 +73,7 @@ struct KeyedRequest: Sendable {
         "moderation-avatar-delete": "DELETE /moderation/users/{id}/avatar",
         "moderation-suspend": "POST /moderation/users/{id}/suspend", "moderation-ban": "POST /moderation/users/{id}/ban",
         "finish-at": "POST /focus-sessions/{id}/finish",
+        "push-token-delete": "DELETE /me/push-tokens/{token}",
     ]
     /// POSTs that only read (a sync sends the client's state and gets the difference): a replay
     /// is the same read, so they need no scenario.
@@ -272,6 +274,14 @@ struct KeyedRequest: Sendable {
             }
         case "avatar-delete":
             return request("DELETE", "/me/avatar", nil, other: ("POST", "/auth/logout", nil))
+        case "push-token-delete":
+            let tokens = [PushHTTPTests.apns(), PushHTTPTests.apns()]
+            for token in tokens {
+                _ = try client.send("PUT", "/me/push-tokens", token: me.token, json: PushHTTPTests.body(token))
+            }
+            return request(
+                "DELETE", "/me/push-tokens/\(tokens[0])", nil, other: ("DELETE", "/me/push-tokens/\(tokens[1])", nil),
+                marks: tokens)
         default:
             throw HTTPClientError(description: "no scenario \(scenario)")
         }

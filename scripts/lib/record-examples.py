@@ -141,6 +141,12 @@ class Story:
         c("me_items_list", "GET", "/me/items", token=ann, expect=200)
         c("me_selected_update", "PUT", f"/me/selected/{cheapest['kind']}", {"item_id": cheapest["id"]}, token=ann)
         c("me_selected_update", "PUT", f"/me/selected/{cheapest['kind']}", {"item_id": UNKNOWN}, token=ann)
+        phone = "5f1b" + uuid.uuid4().hex + uuid.uuid4().hex[:28]
+        c("me_push_tokens_update", "PUT", "/me/push-tokens", {"token": phone, "platform": "apns", "environment": "production",
+                                                             "app_version": "2.1.0", "locale": "en-GB"}, token=ann, expect=200)
+        c("me_push_tokens_update", "PUT", "/me/push-tokens", {"token": "not-a-token", "platform": "apns",
+                                                             "environment": "production"}, token=ann, expect=400)
+        c("me_push_tokens_delete", "DELETE", f"/me/push-tokens/{'0' * 64}", token=ann, expect=404)
 
         # focus sessions: an offline one recorded from 35 to 5 minutes ago, before the live one starts
         now = self.sql("select to_char((now() - interval '5 minutes') at time zone 'utc', "

@@ -1,12 +1,13 @@
 -- api profile: the Profile object and GET/PATCH /me.
 
 -- Profile = {id, email, email_verified, pending_email, display_name, bio, balance,
---            selected: {pet, sound, furniture}, settings: {show_tip_on_timer, time_zone, locale},
+--            selected: {pet, sound, furniture}, settings: {show_tip_on_timer, time_zone, locale, push},
 --            has_avatar, avatar_version, created_at}
 -- email is the sign-in and contact address; pending_email an address asked for by
 -- POST /me/email and not verified yet (null when none), which becomes email once verified.
 -- bio: what the person wrote about themselves (api.bio), null when unset.
 -- avatar_version: as in UserCard (sql/api/070_friends.sql), null without an avatar.
+-- settings.push: PushSettings (sql/api/038_push_settings.sql).
 
 -- An avatar's version: its updated_at in microseconds since 1970; null for no avatar.
 create function api.avatar_version(updated_at timestamptz)
@@ -28,7 +29,8 @@ as $$
         'balance', u.balance,
         'selected', api.selected_json(u.id),
         'settings', jsonb_build_object('show_tip_on_timer', u.show_tip_on_timer, 'time_zone', u.time_zone,
-                                       'locale', u.locale),
+                                       'locale', u.locale)
+                    || jsonb_build_object('push', api.push_settings_json(u.id)),
         'has_avatar', a.user_id is not null,
         'avatar_version', api.avatar_version(a.updated_at),
         'created_at', api.iso(u.created_at))
@@ -51,12 +53,13 @@ $$;
 grant execute on function api.me_get(text, jsonb, jsonb) to focus_api;
 comment on function api.me_get(text, jsonb, jsonb) is 'GET /me: the caller''s Profile, with an ETag of the answer.';
 
--- PATCH /me {display_name?, bio?, settings?: {show_tip_on_timer?, time_zone?, locale?}}
+-- PATCH /me {display_name?, bio?, settings?: {show_tip_on_timer?, time_zone?, locale?, push?}}
 -- Guarantees: only the fields given change; unknown keys are 400 and change nothing; a time
 -- zone is an IANA name PostgreSQL knows (pg_timezone_names, exact spelling), else 400 invalid_field;
 -- a locale is a BCP 47 tag (app.language_tag_canonical: any case in, canonical case stored),
 -- offered or not (push and mail use app.language_for), else 400 invalid_field;
--- a bio passes api.bio (400 invalid_field, inappropriate_bio), and null or "" clears it.
+-- a bio passes api.bio (400 invalid_field, inappropriate_bio), and null or "" clears it;
+-- settings.push: quiet hours and muted push types (api.push_settings_apply, 400 invalid_field).
 create function api.me_update(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
@@ -75,7 +78,7 @@ begin
         if jsonb_typeof(v_settings) <> 'object' then
             perform api.fail_field('settings', 'must be an object.');
         end if;
-        perform api.only_keys(v_settings, array['show_tip_on_timer', 'time_zone', 'locale']);
+        perform api.only_keys(v_settings, array['show_tip_on_timer', 'time_zone', 'locale', 'push']);
         v_show_tip := api.boolean_field(v_settings, 'show_tip_on_timer', required => false);
         v_time_zone := api.text_field(v_settings, 'time_zone', required => false);
         if v_time_zone is not null and not exists (select from pg_timezone_names z where z.name = v_time_zone) then
@@ -84,6 +87,11 @@ begin
         v_locale := api.text_field(v_settings, 'locale', required => false, max_length => 35);
         if v_locale is not null and app.language_tag_canonical(v_locale) is null then
             perform api.fail_field('locale', 'must be a BCP 47 language tag, like es or pt-BR.');
+        end if;
+        if jsonb_typeof(v_settings -> 'push') = 'object' then
+            perform api.push_settings_apply(v_user_id, v_settings -> 'push');
+        elsif v_settings ? 'push' then
+            perform api.fail_field('push', 'must be an object.');
         end if;
     end if;
 

@@ -19,8 +19,8 @@ select is_empty($$
       and has_function_privilege('focus_api', p.oid, 'execute')
       and oidvectortypes(p.proargtypes) not in ('text, jsonb, jsonb', 'text, jsonb, bytea')
       and p.proname not in ('parse_body', 'parse_image', 'ready', 'events_prune', 'idempotent', 'assets_publish',
-                          'use_language', 'languages_offered')
-$$, 'focus_api executes endpoints, body parsers, events_prune, idempotent, assets_publish, use_language and languages_offered only, no internal helper');
+                          'use_language', 'languages_offered', 'push_claim', 'push_settle')
+$$, 'focus_api executes endpoints, body parsers, events_prune, idempotent, assets_publish, use_language, languages_offered and the push sender''s two only, no internal helper');
 
 select is_empty($$
     select p.oid::regprocedure::text from pg_proc p

@@ -40,6 +40,10 @@ public enum Routes {
         Route("GET", "/me/tokens", .sql("api.me_tokens_list")),
         Route("DELETE", "/me/tokens/{id}", .sql("api.me_tokens_delete"), status: 204),
 
+        // Push tokens (docs/push.md)
+        Route("PUT", "/me/push-tokens", .sql("api.me_push_tokens_update"), body: .json),
+        Route("DELETE", "/me/push-tokens/{token}", .sql("api.me_push_tokens_delete"), status: 204),
+
         // Profile
         Route("GET", "/me", .sql("api.me_get")),
         Route("PATCH", "/me", .sql("api.me_update"), body: .json),

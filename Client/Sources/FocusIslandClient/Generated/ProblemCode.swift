@@ -44,6 +44,8 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case userNotFound
     /// 404: DELETE /me/tokens/{id}: no working token of yours with that id (someone else's answers the same)
     case tokenNotFound
+    /// 404: DELETE /me/push-tokens/{token}: no push token of yours with that value (another account's answers the same)
+    case pushTokenNotFound
     /// 404: unblocking someone you have not blocked
     case blockNotFound
     /// 404: no pending request you may act on (someone else's answers the same)
@@ -165,6 +167,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case "not_found": self = .notFound
         case "user_not_found": self = .userNotFound
         case "token_not_found": self = .tokenNotFound
+        case "push_token_not_found": self = .pushTokenNotFound
         case "block_not_found": self = .blockNotFound
         case "friend_request_not_found": self = .friendRequestNotFound
         case "report_not_found": self = .reportNotFound
@@ -240,6 +243,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case .notFound: "not_found"
         case .userNotFound: "user_not_found"
         case .tokenNotFound: "token_not_found"
+        case .pushTokenNotFound: "push_token_not_found"
         case .blockNotFound: "block_not_found"
         case .friendRequestNotFound: "friend_request_not_found"
         case .reportNotFound: "report_not_found"

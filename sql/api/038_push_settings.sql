@@ -1,0 +1,79 @@
+-- api push settings: the `push` member of the Profile's settings and its PATCH /me reader
+-- (before 040_profile.sql, which builds and changes the Profile with them).
+
+-- PushSettings = {quiet_hours: {start: "HH:MM", end: "HH:MM"} | null, muted: [push type]}
+-- quiet_hours: local wall times in settings.time_zone; a push due inside them waits for `end`.
+-- muted: the push types (app.push_types) the person wants no push for.
+create function api.push_settings_json(user_id uuid)
+returns jsonb
+language sql stable security definer set search_path = public, pg_temp
+as $$
+    select jsonb_build_object(
+        'quiet_hours', case when s.quiet_start is not null then
+            jsonb_build_object('start', to_char(s.quiet_start, 'HH24:MI'), 'end', to_char(s.quiet_end, 'HH24:MI')) end,
+        'muted', to_jsonb(coalesce(s.muted, '{}')))
+    from (select push_settings_json.user_id as id) u
+    left join app.push_settings s on s.user_id = u.id
+$$;
+
+-- A local time "HH:MM" (00:00 to 23:59) of settings.push.quiet_hours, else 400 invalid_field.
+create function api.quiet_time(quiet_hours jsonb, field text)
+returns time
+language plpgsql volatile
+as $$
+declare
+    v_text text := api.text_field(quiet_time.quiet_hours, quiet_time.field, max_length => 5);
+begin
+    if v_text !~ '^([01][0-9]|2[0-3]):[0-5][0-9]$' then
+        perform api.fail_field('quiet_hours.' || quiet_time.field, 'must be a local time HH:MM, 00:00 to 23:59.');
+    end if;
+    return v_text::time;
+end
+$$;
+
+-- Checks PATCH /me's settings.push and stores it; only the members given change
+-- (quiet_hours null clears them, muted replaces the list). Raises 400 invalid_field before
+-- anything is written: unknown keys, start equal to end, a type app.push_types lacks.
+create function api.push_settings_apply(user_id uuid, push jsonb)
+returns void
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_push jsonb := api.only_keys(push_settings_apply.push, array['quiet_hours', 'muted']);
+    v_quiet jsonb := v_push -> 'quiet_hours';
+    v_start time;
+    v_end time;
+    v_muted text[];
+begin
+    if v_quiet is not null and jsonb_typeof(v_quiet) <> 'null' then
+        if jsonb_typeof(v_quiet) <> 'object' then
+            perform api.fail_field('quiet_hours', 'must be an object {start, end} or null.');
+        end if;
+        perform api.only_keys(v_quiet, array['start', 'end']);
+        v_start := api.quiet_time(v_quiet, 'start');
+        v_end := api.quiet_time(v_quiet, 'end');
+        if v_start = v_end then
+            perform api.fail_field('quiet_hours', 'must end at another time than it starts.');
+        end if;
+    end if;
+    if v_push ? 'muted' then
+        if jsonb_typeof(v_push -> 'muted') <> 'array'
+           or exists (select from jsonb_array_elements(v_push -> 'muted') m where jsonb_typeof(m) <> 'string') then
+            perform api.fail_field('muted', 'must be a list of push types.');
+        end if;
+        select coalesce(array_agg(distinct m order by m), '{}') into v_muted
+        from jsonb_array_elements_text(v_push -> 'muted') m;
+        if exists (select from unnest(v_muted) m where not exists (select from app.push_types t where t.type = m)) then
+            perform api.fail_field('muted', 'must name push types: '
+                || (select string_agg(t.type, ', ' order by t.type) from app.push_types t) || '.');
+        end if;
+    end if;
+
+    insert into app.push_settings as s (user_id, quiet_start, quiet_end, muted)
+    values (push_settings_apply.user_id, v_start, v_end, coalesce(v_muted, '{}'))
+    on conflict on constraint push_settings_pkey do update
+    set quiet_start = case when v_push ? 'quiet_hours' then excluded.quiet_start else s.quiet_start end,
+        quiet_end = case when v_push ? 'quiet_hours' then excluded.quiet_end else s.quiet_end end,
+        muted = case when v_push ? 'muted' then excluded.muted else s.muted end;
+end
+$$;
