@@ -1895,6 +1895,7 @@ begin
     perform api.failed_attempts(v_user.email, 'clear');
     delete from app.login_addresses a where a.user_id = v_user_id;
     delete from app.avatars a where a.user_id = v_user_id;
+    delete from app.push_settings s where s.user_id = v_user_id;  -- push tokens went with the sign-ins
     delete from app.blocks b where v_user_id in (b.blocker, b.blocked);
     delete from app.user_reports r where r.reported = v_user_id;
     delete from app.friend_request_attempts a where a.user_id = v_user_id;
@@ -2113,6 +2114,77 @@ begin
 end
 $$;
 ALTER FUNCTION api.me_password_update(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.me_push_tokens_delete(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(me_push_tokens_delete.token);
+    v_push_token text := api.text_field(me_push_tokens_delete.params, 'token', max_length => 4096);
+begin
+    delete from app.push_tokens p
+    where p.user_id = v_user_id and (p.token = v_push_token or (p.platform = 'apns' and p.token = lower(v_push_token)));
+    if not found then
+        perform api.fail(404, 'push_token_not_found', 'You have no such push token.');
+    end if;
+    return api.ok(null);
+end
+$$;
+ALTER FUNCTION api.me_push_tokens_delete(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.me_push_tokens_update(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $_$
+declare
+    v_user_id uuid := api.authenticate(me_push_tokens_update.token);
+    v_body jsonb := api.only_keys(me_push_tokens_update.body, array['token', 'platform', 'environment', 'app_version', 'locale']);
+    v_platform text := api.choice(api.text_field(v_body, 'platform', required => false), 'platform', array['apns', 'fcm']);
+    v_environment text := api.choice(api.text_field(v_body, 'environment', required => false), 'environment',
+                                     array['sandbox', 'production']);
+    v_push_token text := api.text_field(v_body, 'token', max_length => 4096);
+    v_app_version text := nullif(btrim(api.text_field(v_body, 'app_version', required => false, max_length => 40)), '');
+    v_locale text := nullif(api.text_field(v_body, 'locale', required => false, max_length => 35), '');
+    v_auth_token_id uuid;
+    v_previous uuid;
+    v_limits app.push_limits;
+    v_row app.push_tokens;
+begin
+    if v_platform = 'apns' then
+        v_push_token := lower(v_push_token);
+        if v_push_token !~ '^[0-9a-f]{64,200}$' then
+            perform api.fail_field('token', 'must be the APNs device token in hexadecimal (64 digits or more).');
+        end if;
+    elsif length(v_push_token) < 32 or v_push_token !~ '^[A-Za-z0-9_:.-]+$' then
+        perform api.fail_field('token', 'must be the FCM registration token (32 to 4096 letters, digits and _:.-).');
+    end if;
+    if v_locale !~ '^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8}){0,3}$' then
+        perform api.fail_field('locale', 'must be a language tag, like es or pt-BR.');
+    end if;
+    perform api.lock_user(v_user_id);
+    select t.id into v_auth_token_id from app.auth_tokens t
+    where t.digest = sha256(convert_to(me_push_tokens_update.token, 'UTF8'));
+    select p.user_id into v_previous from app.push_tokens p where p.token = v_push_token for update;
+    if v_previous is distinct from v_user_id then
+        delete from app.push_outbox o where o.token = v_push_token;
+    end if;
+    insert into app.push_tokens as p (token, user_id, auth_token_id, platform, environment, app_version, locale, updated_at)
+    values (v_push_token, v_user_id, v_auth_token_id, v_platform, v_environment, v_app_version, v_locale, clock_timestamp())
+    on conflict on constraint push_tokens_pkey do update
+    set user_id = excluded.user_id, auth_token_id = excluded.auth_token_id, platform = excluded.platform,
+        environment = excluded.environment, app_version = excluded.app_version, locale = excluded.locale,
+        created_at = case when p.user_id = excluded.user_id then p.created_at else now() end, updated_at = clock_timestamp()
+    returning * into v_row;
+    select * into v_limits from app.push_limits;
+    delete from app.push_tokens p
+    where p.token in (select q.token from app.push_tokens q where q.auth_token_id = v_auth_token_id
+                      order by q.token = v_push_token desc, q.updated_at desc, q.token offset v_limits.per_sign_in);
+    delete from app.push_tokens p
+    where p.token in (select q.token from app.push_tokens q where q.user_id = v_user_id
+                      order by q.token = v_push_token desc, q.updated_at desc, q.token offset v_limits.per_account);
+    return api.ok(api.push_token_json(v_row));
+end
+$_$;
+ALTER FUNCTION api.me_push_tokens_update(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.me_selected_update(token text, params jsonb, body jsonb) RETURNS api.reply
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -2278,7 +2350,7 @@ begin
         if jsonb_typeof(v_settings) <> 'object' then
             perform api.fail_field('settings', 'must be an object.');
         end if;
-        perform api.only_keys(v_settings, array['show_tip_on_timer', 'time_zone', 'locale']);
+        perform api.only_keys(v_settings, array['show_tip_on_timer', 'time_zone', 'locale', 'push']);
         v_show_tip := api.boolean_field(v_settings, 'show_tip_on_timer', required => false);
         v_time_zone := api.text_field(v_settings, 'time_zone', required => false);
         if v_time_zone is not null and not exists (select from pg_timezone_names z where z.name = v_time_zone) then
@@ -2287,6 +2359,11 @@ begin
         v_locale := api.text_field(v_settings, 'locale', required => false, max_length => 35);
         if v_locale is not null and app.language_tag_canonical(v_locale) is null then
             perform api.fail_field('locale', 'must be a BCP 47 language tag, like es or pt-BR.');
+        end if;
+        if jsonb_typeof(v_settings -> 'push') = 'object' then
+            perform api.push_settings_apply(v_user_id, v_settings -> 'push');
+        elsif v_settings ? 'push' then
+            perform api.fail_field('push', 'must be an object.');
         end if;
     end if;
     update app.users u
@@ -2769,7 +2846,8 @@ CREATE FUNCTION api.profile(user_id uuid) RETURNS jsonb
         'balance', u.balance,
         'selected', api.selected_json(u.id),
         'settings', jsonb_build_object('show_tip_on_timer', u.show_tip_on_timer, 'time_zone', u.time_zone,
-                                       'locale', u.locale),
+                                       'locale', u.locale)
+                    || jsonb_build_object('push', api.push_settings_json(u.id)),
         'has_avatar', a.user_id is not null,
         'avatar_version', api.avatar_version(a.updated_at),
         'created_at', api.iso(u.created_at))
@@ -2777,6 +2855,170 @@ CREATE FUNCTION api.profile(user_id uuid) RETURNS jsonb
     where u.id = profile.user_id
 $$;
 ALTER FUNCTION api.profile(user_id uuid) OWNER TO focus_owner;
+CREATE FUNCTION api.push_claim(batch integer, platforms text[]) RETURNS jsonb
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    with due as (
+        select o.id from app.push_outbox o
+        join app.push_tokens p on p.token = o.token
+        where o.send_after <= now() and p.platform = any (push_claim.platforms)
+        order by o.send_after, o.id
+        limit least(greatest(push_claim.batch, 1), 500)
+        for update of o skip locked
+    )
+    select coalesce(jsonb_agg(jsonb_build_object(
+               'id', o.id, 'token', o.token, 'platform', p.platform, 'environment', p.environment, 'locale', p.locale,
+               'type', o.type, 'loc_key', t.loc_key, 'loc_args', jsonb_build_array(coalesce(u.display_name, 'Deleted user')),
+               'data', o.data || jsonb_build_object('type', o.type, 'event_id', o.event_id), 'attempts', o.attempts)
+               order by o.id), '[]')
+    from due
+    join app.push_outbox o on o.id = due.id
+    join app.push_tokens p on p.token = o.token
+    join app.push_types t on t.type = o.type
+    left join app.users u on u.id = (o.data ->> 'user_id')::uuid
+$$;
+ALTER FUNCTION api.push_claim(batch integer, platforms text[]) OWNER TO focus_owner;
+CREATE FUNCTION api.push_results(results jsonb) RETURNS TABLE(id bigint, outcome text, retry_after integer, error text)
+    LANGUAGE sql IMMUTABLE
+    AS $$ select * from jsonb_to_recordset(push_results.results) as r(id bigint, outcome text, retry_after integer, error text) $$;
+ALTER FUNCTION api.push_results(results jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.push_settings_apply(user_id uuid, push jsonb) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_push jsonb := api.only_keys(push_settings_apply.push, array['quiet_hours', 'muted']);
+    v_quiet jsonb := v_push -> 'quiet_hours';
+    v_start time;
+    v_end time;
+    v_muted text[];
+begin
+    if v_quiet is not null and jsonb_typeof(v_quiet) <> 'null' then
+        if jsonb_typeof(v_quiet) <> 'object' then
+            perform api.fail_field('quiet_hours', 'must be an object {start, end} or null.');
+        end if;
+        perform api.only_keys(v_quiet, array['start', 'end']);
+        v_start := api.quiet_time(v_quiet, 'start');
+        v_end := api.quiet_time(v_quiet, 'end');
+        if v_start = v_end then
+            perform api.fail_field('quiet_hours', 'must end at another time than it starts.');
+        end if;
+    end if;
+    if v_push ? 'muted' then
+        if jsonb_typeof(v_push -> 'muted') <> 'array'
+           or exists (select from jsonb_array_elements(v_push -> 'muted') m where jsonb_typeof(m) <> 'string') then
+            perform api.fail_field('muted', 'must be a list of push types.');
+        end if;
+        select coalesce(array_agg(distinct m order by m), '{}') into v_muted
+        from jsonb_array_elements_text(v_push -> 'muted') m;
+        if exists (select from unnest(v_muted) m where not exists (select from app.push_types t where t.type = m)) then
+            perform api.fail_field('muted', 'must name push types: '
+                || (select string_agg(t.type, ', ' order by t.type) from app.push_types t) || '.');
+        end if;
+    end if;
+    insert into app.push_settings as s (user_id, quiet_start, quiet_end, muted)
+    values (push_settings_apply.user_id, v_start, v_end, coalesce(v_muted, '{}'))
+    on conflict on constraint push_settings_pkey do update
+    set quiet_start = case when v_push ? 'quiet_hours' then excluded.quiet_start else s.quiet_start end,
+        quiet_end = case when v_push ? 'quiet_hours' then excluded.quiet_end else s.quiet_end end,
+        muted = case when v_push ? 'muted' then excluded.muted else s.muted end;
+end
+$$;
+ALTER FUNCTION api.push_settings_apply(user_id uuid, push jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.push_settings_json(user_id uuid) RETURNS jsonb
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select jsonb_build_object(
+        'quiet_hours', case when s.quiet_start is not null then
+            jsonb_build_object('start', to_char(s.quiet_start, 'HH24:MI'), 'end', to_char(s.quiet_end, 'HH24:MI')) end,
+        'muted', to_jsonb(coalesce(s.muted, '{}')))
+    from (select push_settings_json.user_id as id) u
+    left join app.push_settings s on s.user_id = u.id
+$$;
+ALTER FUNCTION api.push_settings_json(user_id uuid) OWNER TO focus_owner;
+CREATE FUNCTION api.push_settle(results jsonb) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_max integer := (select l.max_attempts from app.push_limits l);
+    v_sent integer;
+    v_dead integer;
+    v_failed integer;
+    v_retried integer;
+    v_dropped integer;
+begin
+    if exists (select from api.push_results(push_settle.results) r
+               where r.outcome is null or r.outcome not in ('sent', 'dead', 'retry', 'failed')) then
+        raise exception 'api.push_settle: an outcome is not sent, dead, retry or failed';
+    end if;
+    with gone as (delete from app.push_outbox o using api.push_results(push_settle.results) r
+                  where o.id = r.id and r.outcome = 'sent' returning o.id)
+    select count(*)::integer into v_sent from gone;
+    with gone as (delete from app.push_outbox o using api.push_results(push_settle.results) r
+                  where o.id = r.id and r.outcome = 'failed' returning o.id)
+    select count(*)::integer into v_failed from gone;
+    with gone as (delete from app.push_tokens p
+                  where p.token in (select o.token from app.push_outbox o
+                                    join api.push_results(push_settle.results) r on r.id = o.id
+                                    where r.outcome = 'dead') returning p.token)
+    select count(*)::integer into v_dead from gone;
+    with gone as (delete from app.push_outbox o using api.push_results(push_settle.results) r
+                  where o.id = r.id and r.outcome = 'retry' and o.attempts + 1 >= v_max returning o.id)
+    select count(*)::integer into v_dropped from gone;
+    with moved as (
+        update app.push_outbox o
+        set attempts = o.attempts + 1, last_error = left(r.error, 200),
+            send_after = now() + make_interval(secs => least(greatest(coalesce(r.retry_after, 0), 2 ^ (o.attempts + 1)), 3600))
+        from api.push_results(push_settle.results) r
+        where o.id = r.id and r.outcome = 'retry'
+        returning o.id)
+    select count(*)::integer into v_retried from moved;
+    return jsonb_build_object('sent', v_sent, 'dead', v_dead, 'retried', v_retried, 'dropped', v_dropped, 'failed', v_failed);
+end
+$$;
+ALTER FUNCTION api.push_settle(results jsonb) OWNER TO focus_owner;
+CREATE TABLE app.push_tokens (
+    token text NOT NULL,
+    user_id uuid NOT NULL,
+    auth_token_id uuid NOT NULL,
+    platform text NOT NULL,
+    environment text NOT NULL,
+    app_version text,
+    locale text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT push_tokens_app_version_check CHECK (((length(app_version) >= 1) AND (length(app_version) <= 40))),
+    CONSTRAINT push_tokens_check CHECK (((platform <> 'apns'::text) OR (token ~ '^[0-9a-f]{64,200}$'::text))),
+    CONSTRAINT push_tokens_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'production'::text]))),
+    CONSTRAINT push_tokens_locale_check CHECK ((locale ~ '^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8}){0,3}$'::text)),
+    CONSTRAINT push_tokens_platform_check CHECK ((platform = ANY (ARRAY['apns'::text, 'fcm'::text]))),
+    CONSTRAINT push_tokens_token_check CHECK ((((length(token) >= 32) AND (length(token) <= 4096)) AND (token ~ '^[A-Za-z0-9_:.-]+$'::text)))
+);
+ALTER TABLE app.push_tokens OWNER TO focus_owner;
+CREATE FUNCTION api.push_token_json(push_token app.push_tokens) RETURNS jsonb
+    LANGUAGE sql IMMUTABLE
+    AS $$
+    select jsonb_build_object('token', push_token.token, 'platform', push_token.platform,
+                              'environment', push_token.environment, 'app_version', push_token.app_version,
+                              'locale', push_token.locale, 'created_at', api.iso(push_token.created_at))
+$$;
+ALTER FUNCTION api.push_token_json(push_token app.push_tokens) OWNER TO focus_owner;
+CREATE FUNCTION api.quiet_time(quiet_hours jsonb, field text) RETURNS time without time zone
+    LANGUAGE plpgsql
+    AS $_$
+declare
+    v_text text := api.text_field(quiet_time.quiet_hours, quiet_time.field, max_length => 5);
+begin
+    if v_text !~ '^([01][0-9]|2[0-3]):[0-5][0-9]$' then
+        perform api.fail_field('quiet_hours.' || quiet_time.field, 'must be a local time HH:MM, 00:00 to 23:59.');
+    end if;
+    return v_text::time;
+end
+$_$;
+ALTER FUNCTION api.quiet_time(quiet_hours jsonb, field text) OWNER TO focus_owner;
 CREATE FUNCTION api.ready() RETURNS jsonb
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -3619,6 +3861,33 @@ begin
 end
 $$;
 ALTER FUNCTION app.events_notify() OWNER TO focus_owner;
+CREATE FUNCTION app.events_push() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_actor uuid := (new.payload ->> 'user_id')::uuid;
+begin
+    if not exists (select from app.push_types t where t.type = new.type)
+       or not exists (select from app.push_tokens p where p.user_id = new.user_id)
+       or exists (select from app.push_settings s where s.user_id = new.user_id and new.type = any (s.muted))
+       or exists (select from app.blocks b
+                  where (b.blocker = new.user_id and b.blocked = v_actor)
+                     or (b.blocker = v_actor and b.blocked = new.user_id)) then
+        return null;
+    end if;
+    delete from app.push_tokens p using app.auth_tokens a
+    where p.user_id = new.user_id and a.id = p.auth_token_id and (a.revoked_at is not null or a.expires_at <= now());
+    insert into app.push_outbox (token, event_id, type, data, send_after)
+    select p.token, new.id, new.type, new.payload, app.push_send_after(new.user_id, now())
+    from app.push_tokens p
+    join app.auth_tokens a on a.id = p.auth_token_id
+    where p.user_id = new.user_id and a.revoked_at is null and a.expires_at > now()
+    order by p.token;
+    return null;
+end
+$$;
+ALTER FUNCTION app.events_push() OWNER TO focus_owner;
 CREATE FUNCTION app.focus_sessions_day_totals() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -4078,6 +4347,46 @@ begin
 end
 $$;
 ALTER FUNCTION app.prune_personal_data() OWNER TO focus_owner;
+CREATE FUNCTION app.push_send_after(user_id uuid, at timestamp with time zone) RETURNS timestamp with time zone
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_zone text;
+    v_start time;
+    v_end time;
+    v_local timestamp;
+    v_now time;
+begin
+    select u.time_zone, s.quiet_start, s.quiet_end into v_zone, v_start, v_end
+    from app.users u left join app.push_settings s on s.user_id = u.id
+    where u.id = push_send_after.user_id;
+    if v_start is null then
+        return push_send_after.at;
+    end if;
+    v_local := push_send_after.at at time zone v_zone;
+    v_now := v_local::time;
+    if v_start < v_end and v_now >= v_start and v_now < v_end then
+        return (v_local::date + v_end) at time zone v_zone;
+    elsif v_start > v_end and v_now >= v_start then
+        return (v_local::date + 1 + v_end) at time zone v_zone;
+    elsif v_start > v_end and v_now < v_end then
+        return (v_local::date + v_end) at time zone v_zone;
+    end if;
+    return push_send_after.at;
+end
+$$;
+ALTER FUNCTION app.push_send_after(user_id uuid, at timestamp with time zone) OWNER TO focus_owner;
+CREATE FUNCTION app.push_tokens_revoked() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    delete from app.push_tokens p where p.auth_token_id = new.id;
+    return null;
+end
+$$;
+ALTER FUNCTION app.push_tokens_revoked() OWNER TO focus_owner;
 CREATE FUNCTION app.rebuild_rollup(user_id uuid) RETURNS void
     LANGUAGE sql
     SET search_path TO 'public', 'pg_temp'
@@ -4831,6 +5140,55 @@ CREATE TABLE app.password_resets (
     CONSTRAINT password_resets_failed_attempts_check CHECK ((failed_attempts >= 0))
 );
 ALTER TABLE app.password_resets OWNER TO focus_owner;
+CREATE TABLE app.push_limits (
+    singleton boolean DEFAULT true NOT NULL,
+    per_sign_in integer DEFAULT 2 NOT NULL,
+    per_account integer DEFAULT 10 NOT NULL,
+    max_attempts integer DEFAULT 5 NOT NULL,
+    CONSTRAINT push_limits_max_attempts_check CHECK (((max_attempts >= 1) AND (max_attempts <= 20))),
+    CONSTRAINT push_limits_per_account_check CHECK (((per_account >= 1) AND (per_account <= 100))),
+    CONSTRAINT push_limits_per_sign_in_check CHECK (((per_sign_in >= 1) AND (per_sign_in <= 10))),
+    CONSTRAINT push_limits_singleton_check CHECK (singleton)
+);
+ALTER TABLE app.push_limits OWNER TO focus_owner;
+CREATE TABLE app.push_outbox (
+    id bigint NOT NULL,
+    token text NOT NULL,
+    event_id bigint NOT NULL,
+    type text NOT NULL,
+    data jsonb NOT NULL,
+    send_after timestamp with time zone DEFAULT now() NOT NULL,
+    attempts integer DEFAULT 0 NOT NULL,
+    last_error text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT push_outbox_attempts_check CHECK ((attempts >= 0)),
+    CONSTRAINT push_outbox_last_error_check CHECK ((length(last_error) <= 200))
+);
+ALTER TABLE app.push_outbox OWNER TO focus_owner;
+ALTER TABLE app.push_outbox ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app.push_outbox_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+CREATE TABLE app.push_settings (
+    user_id uuid NOT NULL,
+    quiet_start time without time zone,
+    quiet_end time without time zone,
+    muted text[] DEFAULT '{}'::text[] NOT NULL,
+    CONSTRAINT push_settings_check CHECK (((quiet_start IS NULL) = (quiet_end IS NULL))),
+    CONSTRAINT push_settings_check1 CHECK (((quiet_start IS DISTINCT FROM quiet_end) OR (quiet_start IS NULL)))
+);
+ALTER TABLE app.push_settings OWNER TO focus_owner;
+CREATE TABLE app.push_types (
+    type text NOT NULL,
+    loc_key text NOT NULL,
+    CONSTRAINT push_types_loc_key_check CHECK ((loc_key ~ '^[a-z_]+(\.[a-z_]+)+$'::text)),
+    CONSTRAINT push_types_type_check CHECK ((type ~ '^[a-z_]+(\.[a-z_]+)+$'::text))
+);
+ALTER TABLE app.push_types OWNER TO focus_owner;
 CREATE TABLE app.release_settings (
     singleton boolean DEFAULT true NOT NULL,
     maintenance boolean DEFAULT false NOT NULL,
@@ -5168,6 +5526,18 @@ ALTER TABLE ONLY app.password_reset_requests
     ADD CONSTRAINT password_reset_requests_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.password_resets
     ADD CONSTRAINT password_resets_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY app.push_limits
+    ADD CONSTRAINT push_limits_pkey PRIMARY KEY (singleton);
+ALTER TABLE ONLY app.push_outbox
+    ADD CONSTRAINT push_outbox_event_id_token_key UNIQUE (event_id, token);
+ALTER TABLE ONLY app.push_outbox
+    ADD CONSTRAINT push_outbox_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY app.push_settings
+    ADD CONSTRAINT push_settings_pkey PRIMARY KEY (user_id);
+ALTER TABLE ONLY app.push_tokens
+    ADD CONSTRAINT push_tokens_pkey PRIMARY KEY (token);
+ALTER TABLE ONLY app.push_types
+    ADD CONSTRAINT push_types_pkey PRIMARY KEY (type);
 ALTER TABLE ONLY app.release_settings
     ADD CONSTRAINT release_settings_pkey PRIMARY KEY (singleton);
 ALTER TABLE ONLY app.retention_settings
@@ -5248,6 +5618,10 @@ CREATE INDEX outgoing_mail_user ON app.outgoing_mail USING btree (user_id) WHERE
 CREATE INDEX password_reset_requests_time ON app.password_reset_requests USING btree (created_at);
 CREATE INDEX password_reset_requests_user ON app.password_reset_requests USING btree (user_id) WHERE (user_id IS NOT NULL);
 CREATE INDEX password_resets_user ON app.password_resets USING btree (user_id, created_at);
+CREATE INDEX push_outbox_due ON app.push_outbox USING btree (send_after, id);
+CREATE INDEX push_outbox_token ON app.push_outbox USING btree (token);
+CREATE INDEX push_tokens_auth_token_id ON app.push_tokens USING btree (auth_token_id, updated_at);
+CREATE INDEX push_tokens_user_id ON app.push_tokens USING btree (user_id, updated_at);
 CREATE UNIQUE INDEX shop_items_one_starter_per_kind ON app.shop_items USING btree (kind) WHERE is_starter;
 CREATE INDEX taken_email_answers_address_time ON app.taken_email_answers USING btree (client_ip, answered_at);
 CREATE INDEX taken_email_answers_time ON app.taken_email_answers USING btree (answered_at);
@@ -5289,6 +5663,7 @@ CREATE TRIGGER economy_settings_config_changed AFTER INSERT OR DELETE OR UPDATE 
 CREATE TRIGGER events_append_only BEFORE DELETE OR UPDATE OR TRUNCATE ON app.events FOR EACH STATEMENT EXECUTE FUNCTION app.events_append_only();
 CREATE TRIGGER events_commit_order BEFORE INSERT ON app.events FOR EACH STATEMENT EXECUTE FUNCTION app.events_commit_order();
 CREATE TRIGGER events_notify AFTER INSERT ON app.events FOR EACH ROW EXECUTE FUNCTION app.events_notify();
+CREATE TRIGGER events_push AFTER INSERT ON app.events FOR EACH ROW WHEN ((new.user_id IS NOT NULL)) EXECUTE FUNCTION app.events_push();
 CREATE TRIGGER focus_sessions_events AFTER INSERT OR DELETE OR UPDATE ON app.focus_sessions FOR EACH ROW EXECUTE FUNCTION app.focus_sessions_events();
 CREATE TRIGGER focus_sessions_own_events AFTER INSERT OR UPDATE OF ended_at ON app.focus_sessions FOR EACH ROW EXECUTE FUNCTION app.focus_sessions_own_events();
 CREATE TRIGGER focus_sessions_rollup AFTER INSERT OR DELETE OR UPDATE OF user_id, ended_at, minutes ON app.focus_sessions FOR EACH ROW EXECUTE FUNCTION app.focus_sessions_rollup();
@@ -5317,6 +5692,7 @@ CREATE TRIGGER moderation_actions_append_only BEFORE DELETE OR UPDATE ON app.mod
 CREATE TRIGGER moderation_actions_erase AFTER UPDATE OF deleted_at ON app.users FOR EACH ROW WHEN (((old.deleted_at IS NULL) AND (new.deleted_at IS NOT NULL))) EXECUTE FUNCTION app.moderation_actions_erase();
 CREATE TRIGGER outgoing_mail_link BEFORE INSERT ON app.outgoing_mail FOR EACH ROW EXECUTE FUNCTION app.link_to_email_holder('recipient');
 CREATE TRIGGER password_reset_requests_link BEFORE INSERT ON app.password_reset_requests FOR EACH ROW EXECUTE FUNCTION app.link_to_email_holder('email');
+CREATE TRIGGER push_tokens_revoked AFTER UPDATE OF revoked_at ON app.auth_tokens FOR EACH ROW WHEN (((old.revoked_at IS NULL) AND (new.revoked_at IS NOT NULL))) EXECUTE FUNCTION app.push_tokens_revoked();
 CREATE TRIGGER release_settings_config_changed AFTER INSERT OR DELETE OR UPDATE ON app.release_settings FOR EACH STATEMENT EXECUTE FUNCTION app.announce_config();
 CREATE TRIGGER shop_item_translations_bump_version AFTER INSERT OR DELETE OR UPDATE ON app.shop_item_translations FOR EACH ROW EXECUTE FUNCTION app.bump_catalog_version();
 CREATE TRIGGER shop_item_translations_deleted_events AFTER DELETE ON app.shop_item_translations REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
@@ -5374,6 +5750,16 @@ ALTER TABLE ONLY app.moderators
     ADD CONSTRAINT moderators_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.password_resets
     ADD CONSTRAINT password_resets_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+ALTER TABLE ONLY app.push_outbox
+    ADD CONSTRAINT push_outbox_token_fkey FOREIGN KEY (token) REFERENCES app.push_tokens(token) ON UPDATE CASCADE ON DELETE CASCADE;
+ALTER TABLE ONLY app.push_outbox
+    ADD CONSTRAINT push_outbox_type_fkey FOREIGN KEY (type) REFERENCES app.push_types(type);
+ALTER TABLE ONLY app.push_settings
+    ADD CONSTRAINT push_settings_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+ALTER TABLE ONLY app.push_tokens
+    ADD CONSTRAINT push_tokens_auth_token_id_fkey FOREIGN KEY (auth_token_id) REFERENCES app.auth_tokens(id) ON DELETE CASCADE;
+ALTER TABLE ONLY app.push_tokens
+    ADD CONSTRAINT push_tokens_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.shop_item_translations
     ADD CONSTRAINT shop_item_translations_item_id_fkey FOREIGN KEY (item_id) REFERENCES app.shop_items(id);
 ALTER TABLE ONLY app.shop_item_translations
@@ -5535,6 +5921,10 @@ REVOKE ALL ON FUNCTION api.me_items_list(token text, params jsonb, body jsonb) F
 GRANT ALL ON FUNCTION api.me_items_list(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.me_password_update(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.me_password_update(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.me_push_tokens_delete(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.me_push_tokens_delete(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.me_push_tokens_update(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.me_push_tokens_update(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.me_selected_update(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.me_selected_update(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.me_stats_daily_get(token text, params jsonb, body jsonb) FROM PUBLIC;
@@ -5585,6 +5975,15 @@ REVOKE ALL ON FUNCTION api.pending_request(request_id uuid, user_id uuid, side t
 REVOKE ALL ON FUNCTION api.problem(status integer, code text, message text, extra jsonb, retry_after integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.problem_json(status integer, code text, message text, extra text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.profile(user_id uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.push_claim(batch integer, platforms text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.push_claim(batch integer, platforms text[]) TO focus_api;
+REVOKE ALL ON FUNCTION api.push_results(results jsonb) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.push_settings_apply(user_id uuid, push jsonb) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.push_settings_json(user_id uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.push_settle(results jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.push_settle(results jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.push_token_json(push_token app.push_tokens) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.quiet_time(quiet_hours jsonb, field text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.ready() FROM PUBLIC;
 GRANT ALL ON FUNCTION api.ready() TO focus_api;
 REVOKE ALL ON FUNCTION api.reason_field(body jsonb) FROM PUBLIC;
@@ -5652,6 +6051,7 @@ REVOKE ALL ON FUNCTION app.daily_minutes_count() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.events_append_only() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.events_commit_order() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.events_notify() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.events_push() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.focus_sessions_day_totals() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.focus_sessions_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.focus_sessions_own_events() FROM PUBLIC;
@@ -5673,6 +6073,8 @@ REVOKE ALL ON FUNCTION app.outgoing_mail_sent(id bigint) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.prune_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.prune_idempotency_keys() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.prune_personal_data() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.push_send_after(user_id uuid, at timestamp with time zone) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.push_tokens_revoked() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.rebuild_rollup(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.send_password_resets() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.shown_text_is_clean(value text) FROM PUBLIC;

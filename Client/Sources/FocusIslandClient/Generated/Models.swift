@@ -348,6 +348,111 @@ public enum ModerationResolveBodyStatus: RawRepresentable, Codable, Sendable, Ha
 }
 
 /// `unknown` keeps a value this client does not know yet (a new value is a minor change).
+public enum PushTokenPlatform: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
+    case apns
+    case fcm
+    case unknown(String)
+
+    /// The values this client knows (not `unknown`).
+    public static let allCases: [PushTokenPlatform] = [.apns, .fcm]
+
+    public init(rawValue: String) {
+        switch rawValue {
+        case "apns": self = .apns
+        case "fcm": self = .fcm
+        default: self = .unknown(rawValue)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .apns: "apns"
+        case .fcm: "fcm"
+        case .unknown(let value): value
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
+
+/// `unknown` keeps a value this client does not know yet (a new value is a minor change).
+public enum PushTokenEnvironment: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
+    case sandbox
+    case production
+    case unknown(String)
+
+    /// The values this client knows (not `unknown`).
+    public static let allCases: [PushTokenEnvironment] = [.sandbox, .production]
+
+    public init(rawValue: String) {
+        switch rawValue {
+        case "sandbox": self = .sandbox
+        case "production": self = .production
+        default: self = .unknown(rawValue)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .sandbox: "sandbox"
+        case .production: "production"
+        case .unknown(let value): value
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
+
+/// `unknown` keeps a value this client does not know yet (a new value is a minor change).
+public enum PushSettingsChangeMutedEntry: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
+    case friendRequestReceived
+    case friendRequestAccepted
+    case unknown(String)
+
+    /// The values this client knows (not `unknown`).
+    public static let allCases: [PushSettingsChangeMutedEntry] = [.friendRequestReceived, .friendRequestAccepted]
+
+    public init(rawValue: String) {
+        switch rawValue {
+        case "friend_request.received": self = .friendRequestReceived
+        case "friend_request.accepted": self = .friendRequestAccepted
+        default: self = .unknown(rawValue)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .friendRequestReceived: "friend_request.received"
+        case .friendRequestAccepted: "friend_request.accepted"
+        case .unknown(let value): value
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
+
+/// `unknown` keeps a value this client does not know yet (a new value is a minor change).
 public enum LeaderboardPeriod: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
     case daily
     case weekly
@@ -622,17 +727,20 @@ public struct Settings: Codable, Sendable, Equatable {
     public var timeZone: String
     /// The person's language for what is sent without a request (push, mail): a BCP 47 tag in canonical case, default en. Answers to requests follow Accept-Language instead (docs/languages.md).
     public var locale: String
+    public var push: PushSettings
 
-    public init(showTipOnTimer: Bool, timeZone: String, locale: String) {
+    public init(showTipOnTimer: Bool, timeZone: String, locale: String, push: PushSettings) {
         self.showTipOnTimer = showTipOnTimer
         self.timeZone = timeZone
         self.locale = locale
+        self.push = push
     }
 
     enum CodingKeys: String, CodingKey {
         case showTipOnTimer = "show_tip_on_timer"
         case timeZone = "time_zone"
         case locale = "locale"
+        case push = "push"
     }
 }
 
@@ -2625,17 +2733,20 @@ public struct ProfileChangeBody: Codable, Sendable, Equatable {
         public var timeZone: String?
         /// A BCP 47 language tag (language, optional script, region and variants; no extensions or private use), in any case: stored in canonical case (es-mx → es-MX). Any well-formed tag, offered or not: push and mail use the offered language it falls back to (RFC 4647 lookup), else English. Otherwise 400 invalid_field (field: locale).
         public var locale: String?
+        public var push: PushSettingsChange?
 
-        public init(showTipOnTimer: Bool? = nil, timeZone: String? = nil, locale: String? = nil) {
+        public init(showTipOnTimer: Bool? = nil, timeZone: String? = nil, locale: String? = nil, push: PushSettingsChange? = nil) {
             self.showTipOnTimer = showTipOnTimer
             self.timeZone = timeZone
             self.locale = locale
+            self.push = push
         }
 
         enum CodingKeys: String, CodingKey {
             case showTipOnTimer = "show_tip_on_timer"
             case timeZone = "time_zone"
             case locale = "locale"
+            case push = "push"
         }
     }
 
@@ -3549,6 +3660,133 @@ public struct TagStat: Codable, Sendable, Equatable {
     }
 }
 
+/// A push token as registered: APNs tokens in lower-case hexadecimal.
+public struct PushToken: Codable, Sendable, Equatable {
+    public var token: String
+    public var platform: PushTokenPlatform
+    public var environment: PushTokenEnvironment
+    public var appVersion: String?
+    public var locale: String?
+    public var createdAt: Time
+
+    public init(
+        token: String, platform: PushTokenPlatform, environment: PushTokenEnvironment, appVersion: String? = nil, locale: String? = nil,
+        createdAt: Time
+    ) {
+        self.token = token
+        self.platform = platform
+        self.environment = environment
+        self.appVersion = appVersion
+        self.locale = locale
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case token = "token"
+        case platform = "platform"
+        case environment = "environment"
+        case appVersion = "app_version"
+        case locale = "locale"
+        case createdAt = "created_at"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(token, forKey: .token)
+        try container.encode(platform, forKey: .platform)
+        try container.encode(environment, forKey: .environment)
+        try container.encode(appVersion, forKey: .appVersion)
+        try container.encode(locale, forKey: .locale)
+        try container.encode(createdAt, forKey: .createdAt)
+    }
+}
+
+public struct PushTokenBody: Codable, Sendable, Equatable {
+    /// The APNs device token in hexadecimal (64 digits or more, any case), or the FCM registration token.
+    public var token: String
+    public var platform: PushTokenPlatform
+    /// APNs: the development (sandbox) or production gateway the token belongs to; FCM: informative.
+    public var environment: PushTokenEnvironment
+    /// null or "": none.
+    public var appVersion: String?
+    /// A language tag (es, pt-BR); null or "": none.
+    public var locale: String?
+
+    public init(
+        token: String, platform: PushTokenPlatform, environment: PushTokenEnvironment, appVersion: String? = nil, locale: String? = nil
+    ) {
+        self.token = token
+        self.platform = platform
+        self.environment = environment
+        self.appVersion = appVersion
+        self.locale = locale
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case token = "token"
+        case platform = "platform"
+        case environment = "environment"
+        case appVersion = "app_version"
+        case locale = "locale"
+    }
+}
+
+/// Quiet hours (local times in settings.time_zone: a push due inside them waits for their end) and muted push types.
+public struct PushSettings: Codable, Sendable, Equatable {
+    public var quietHours: QuietHours?
+    /// Push types with no push: friend_request.received, friend_request.accepted.
+    public var muted: [String]
+
+    public init(quietHours: QuietHours? = nil, muted: [String]) {
+        self.quietHours = quietHours
+        self.muted = muted
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case quietHours = "quiet_hours"
+        case muted = "muted"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(quietHours, forKey: .quietHours)
+        try container.encode(muted, forKey: .muted)
+    }
+}
+
+/// Local wall times HH:MM; may run past midnight (22:00 to 07:00); start and end differ.
+public struct QuietHours: Codable, Sendable, Equatable {
+    public var start: String
+    public var end: String
+
+    public init(start: String, end: String) {
+        self.start = start
+        self.end = end
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case start = "start"
+        case end = "end"
+    }
+}
+
+public struct PushSettingsChange: Codable, Sendable, Equatable {
+    /// null clears them; absent leaves them as they were.
+    public var quietHours: QuietHours?
+    /// Replaces the list; an unknown type is 400 invalid_field (field: muted).
+    public var muted: [PushSettingsChangeMutedEntry]?
+
+    public init(quietHours: QuietHours? = nil, muted: [PushSettingsChangeMutedEntry]? = nil) {
+        self.quietHours = quietHours
+        self.muted = muted
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case quietHours = "quiet_hours"
+        case muted = "muted"
+    }
+}
+
 /// Every components.schemas entry and its model, in the document's order (a test compares it with the document).
 public enum Schemas {
     public static let all: [(name: String, type: any (Codable & Sendable).Type)] = [
@@ -3657,5 +3895,10 @@ public enum Schemas {
         ("DailyStat", DailyStat.self),
         ("TagStats", TagStats.self),
         ("TagStat", TagStat.self),
+        ("PushToken", PushToken.self),
+        ("PushTokenBody", PushTokenBody.self),
+        ("PushSettings", PushSettings.self),
+        ("QuietHours", QuietHours.self),
+        ("PushSettingsChange", PushSettingsChange.self),
     ]
 }

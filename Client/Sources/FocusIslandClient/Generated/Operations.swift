@@ -870,4 +870,24 @@ extension FocusIslandClient {
             conditional: false, statuses: [200])
         return try self.decode(TagStats.self, from: try await send(request))
     }
+
+    /// Register this device's push token.
+    /// `PUT /me/push-tokens`
+    public func mePushTokensUpdate(_ body: PushTokenBody, idempotencyKey: String? = nil) async throws(FocusIslandError) -> PushToken {
+        let request = OperationRequest(
+            method: "PUT", path: "/me/push-tokens", query: [],
+            body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
+            conditional: false, statuses: [200])
+        return try self.decode(PushToken.self, from: try await send(request))
+    }
+
+    /// Stop pushes to a device.
+    /// `DELETE /me/push-tokens/{token}`
+    public func mePushTokensDelete(token: String, idempotencyKey: String? = nil) async throws(FocusIslandError) {
+        let request = OperationRequest(
+            method: "DELETE", path: "/me/push-tokens/\(String(token))", query: [],
+            body: nil, contentType: nil, idempotencyKey: idempotencyKey,
+            conditional: false, statuses: [204])
+        _ = try await send(request)
+    }
 }
