@@ -44,7 +44,7 @@ comment on function app.send_password_resets() is
     'Mailer tool (focus_owner; app.take_outgoing_mail calls it first): queued reset requests become codes and mails '
     'for live accounts under the mail throttle; unknown emails get nothing.';
 
--- The mailer's call: first turns queued reset requests into mails, then takes a batch.
+-- The mailer's call: first turns queued reset and deletion requests into mails, then takes a batch.
 create or replace function app.take_outgoing_mail(batch integer default 50)
 returns table (id bigint, recipient citext, subject text, body text, created_at timestamptz)
 language plpgsql
@@ -52,6 +52,7 @@ set search_path = public, pg_temp
 as $$
 begin
     perform app.send_password_resets();
+    perform app.send_deletion_codes();
     return query
     with taken as (
         select m.id, m.recipient, m.subject, m.body, m.created_at
