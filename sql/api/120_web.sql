@@ -314,8 +314,8 @@ comment on function api.moderation_audit_list(text, jsonb, jsonb) is
 -- then exactly the action's own function with its checks and audit row:
 --   rename {user_id, display_name}  api.moderation_users_rename
 --   remove_avatar {user_id}         api.moderation_users_avatar_delete
---   suspend {user_id, until}        api.moderation_users_suspend (until: RFC 3339, or a form's
---                                   date and time without an offset, read as UTC)
+--   suspend {user_id, until}        api.moderation_users_suspend (until: RFC 3339, or a date
+--                                   and time without an offset, YYYY-MM-DD HH:MM, read as UTC)
 --   ban {user_id}                   api.moderation_users_ban
 --   resolve | dismiss {report_id}   api.moderation_reports_resolve (actioned | dismissed)
 -- each with a reason. Its answer is {action, location}: the page to go back to.
@@ -342,8 +342,8 @@ begin
         return api.ok(jsonb_build_object('action', v_reply.body -> 'report', 'location', '/moderation'));
     end if;
     v_id := jsonb_build_object('id', api.uuid_field(v_body, 'user_id'));
-    if v_until ~ '^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d)?$' then
-        v_until := v_until || 'Z';  -- <input type="datetime-local"> sends no offset: the page says UTC
+    if v_until ~ '^\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d)?$' then
+        v_until := v_until || 'Z';  -- a time typed in the form has no offset: the page says UTC
     end if;
     v_reply := case v_action
         when 'rename' then api.moderation_users_rename(moderation_action_create.token, v_id,

@@ -107,7 +107,7 @@ public enum WebPages {
 
     /// The headers of every page and static file (2026-12-01, docs/web.md): scripts, styles and
     /// images from this origin only (images also as data: URLs, the avatars a moderator sees),
-    /// no inline script or style, no framing, forms post here only, no referrer leaves.
+    /// no inline script or style, no framing, forms post here only, no referrer leaves for another site.
     public static let securityHeaders: [(name: String, value: String)] = [
         (
             "Content-Security-Policy",
@@ -115,7 +115,7 @@ public enum WebPages {
                 + "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
         ),
         ("X-Frame-Options", "DENY"),
-        ("Referrer-Policy", "no-referrer"),
+        ("Referrer-Policy", "same-origin"),
         ("Cross-Origin-Opener-Policy", "same-origin"),
     ]
 
