@@ -190,7 +190,7 @@ language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
     v_body jsonb := api.only_keys(moderation_session_delete.body, array['csrf_token']);
-    v_csrf text := api.text_field(v_body, 'csrf_token');
+    v_csrf text := coalesce(api.text_field(v_body, 'csrf_token', required => false), '');
     v_digest bytea := sha256(convert_to(coalesce(moderation_session_delete.token, ''), 'UTF8'));
     v_session app.web_sessions;
 begin

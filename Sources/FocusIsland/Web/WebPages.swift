@@ -310,9 +310,7 @@ extension Pipeline {
             }
             // A form posted from another site: SameSite=Strict keeps the cookie off it and the
             // CSRF token catches the rest; this refuses even the sign-in and deletion forms.
-            if let origin = request.header("origin"), let host = request.header("host"),
-                !(origin.hasSuffix("://" + host))
-            {
+            if let origin = request.header("origin"), !origin.hasSuffix("://" + (request.header("host") ?? "-")) {
                 return render(page.failure, status: 403, error: "This form came from another site.", form: [:])
             }
             form = fields
