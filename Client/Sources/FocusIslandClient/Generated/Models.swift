@@ -1370,7 +1370,7 @@ public struct ReportCreated: Codable, Sendable, Equatable {
 public struct Event: Codable, Sendable, Equatable {
     /// The cursor: pass it as `after` (or Last-Event-ID).
     public var id: Int
-    /// Which event: friend_request.received, friend_request.accepted, friend_request.ended, friend.removed, friend.updated, balance.changed, catalog.changed, tips.changed, resync.
+    /// Which event: friend_request.received, friend_request.accepted, friend_request.ended, friend.removed, friend.updated, balance.changed, catalog.changed, tips.changed, resync, report.created.
     public var type: String
     public var data: JSONValue
     public var createdAt: Time
@@ -1665,6 +1665,45 @@ public struct TipsChangedEvent: Codable, Sendable, Equatable {
     /// The cursor: pass it as `after` (or Last-Event-ID).
     public var id: Int
     /// `tips.changed` (the discriminator).
+    public var type: String
+    public var data: Data
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: Data, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
+/// To each moderator (app.moderators): a report was filed (the web console's queue updates live).
+public struct ReportCreatedEvent: Codable, Sendable, Equatable {
+    public struct Data: Codable, Sendable, Equatable {
+        public var reportId: UUID
+        public var reason: ReportReason
+
+        public init(reportId: UUID, reason: ReportReason) {
+            self.reportId = reportId
+            self.reason = reason
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case reportId = "report_id"
+            case reason = "reason"
+        }
+    }
+
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    /// `report.created` (the discriminator).
     public var type: String
     public var data: Data
     public var createdAt: Time
@@ -2956,6 +2995,7 @@ public enum Schemas {
         ("BalanceChangedEvent", BalanceChangedEvent.self),
         ("CatalogChangedEvent", CatalogChangedEvent.self),
         ("TipsChangedEvent", TipsChangedEvent.self),
+        ("ReportCreatedEvent", ReportCreatedEvent.self),
         ("ResyncEvent", ResyncEvent.self),
         ("Events", Events.self),
         ("Export", Export.self),
