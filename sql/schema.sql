@@ -2202,17 +2202,20 @@ CREATE FUNCTION api.moderation_action_create(token text, params jsonb, body json
     SET search_path TO 'public', 'pg_temp'
     AS $_$
 declare
-    v_moderator uuid := api.console_moderator(moderation_action_create.token,
-                                              coalesce(moderation_action_create.body ->> 'csrf_token', ''));
-    v_body jsonb := api.only_keys(moderation_action_create.body,
-                                  array['csrf_token', 'action', 'user_id', 'report_id', 'reason', 'display_name', 'until']);
-    v_action text := api.choice(api.text_field(v_body, 'action'), 'action',
-                                array['rename', 'remove_avatar', 'suspend', 'ban', 'resolve', 'dismiss']);
-    v_reason jsonb := jsonb_build_object('reason', coalesce(v_body -> 'reason', 'null'));
-    v_until text := api.text_field(v_body, 'until', required => v_action = 'suspend');
+    v_body jsonb;
+    v_action text;
+    v_reason jsonb;
+    v_until text;
     v_id jsonb;
     v_reply api.reply;
 begin
+    -- The session and its CSRF token first: a forged form learns nothing about its fields.
+    perform api.console_moderator(moderation_action_create.token, coalesce(moderation_action_create.body ->> 'csrf_token', ''));
+    v_body := api.only_keys(moderation_action_create.body,
+                            array['csrf_token', 'action', 'user_id', 'report_id', 'reason', 'display_name', 'until']);
+    v_action := api.choice(api.text_field(v_body, 'action'), 'action', array['rename', 'remove_avatar', 'suspend', 'ban', 'resolve', 'dismiss']);
+    v_reason := jsonb_build_object('reason', coalesce(v_body -> 'reason', 'null'));
+    v_until := api.text_field(v_body, 'until', required => v_action = 'suspend');
     if v_action in ('resolve', 'dismiss') then
         v_id := jsonb_build_object('id', api.uuid_field(v_body, 'report_id'));
         v_reply := api.moderation_reports_resolve(moderation_action_create.token, v_id, v_reason || jsonb_build_object(
@@ -2261,12 +2264,15 @@ CREATE FUNCTION api.moderation_queue_list(token text, params jsonb, body jsonb) 
     SET search_path TO 'public', 'pg_temp'
     AS $$
 declare
-    v_moderator uuid := api.console_moderator(moderation_queue_list.token);
     v_reasons text[] := array['all', 'spam', 'harassment', 'inappropriate_name', 'inappropriate_avatar', 'other'];
     v_statuses text[] := array['open', 'actioned', 'dismissed', 'all'];
-    v_status text := api.choice(coalesce(nullif(moderation_queue_list.params ->> 'status', ''), 'open'), 'status', v_statuses);
-    v_reason text := api.choice(coalesce(nullif(moderation_queue_list.params ->> 'reason', ''), 'all'), 'reason', v_reasons);
+    v_status text;
+    v_reason text;
 begin
+    -- Who first: anyone else gets 401 or 403 whatever the parameters.
+    perform api.console_moderator(moderation_queue_list.token);
+    v_status := api.choice(coalesce(nullif(moderation_queue_list.params ->> 'status', ''), 'open'), 'status', v_statuses);
+    v_reason := api.choice(coalesce(nullif(moderation_queue_list.params ->> 'reason', ''), 'all'), 'reason', v_reasons);
     return api.ok(api.console_session_json(moderation_queue_list.token) || jsonb_build_object(
         'status', v_status, 'reason', v_reason,
         'statuses', api.console_options(v_statuses, v_status), 'reasons', api.console_options(v_reasons, v_reason),

@@ -41,10 +41,11 @@ import Testing
 
     /// The route table, the one route the server calls itself (opening an event stream), and the
     /// web pages' functions (Web/WebPages.swift).
-    static let sqlRoutes: [(function: String, route: Route)] = (Routes.all + [Routes.eventsStreamOpen]
+    static let sqlRoutes: [(function: String, route: Route)] =
+        (Routes.all + [Routes.eventsStreamOpen]
         + WebPages.all.compactMap(\.route)).compactMap { route in
-        if case .sql(let function) = route.action { (function, route) } else { nil }
-    }
+            if case .sql(let function) = route.action { (function, route) } else { nil }
+        }
 
     @Test func everyRouteCallsAnEndpointOfItsShapeThatTheServerMayExecute() throws {
         let endpoints = try Self.endpoints()

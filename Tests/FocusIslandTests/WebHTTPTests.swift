@@ -210,7 +210,9 @@ import Testing
         let csrf = try #require(try Self.csrf(session))
         #expect(try Self.post(client, "/moderation/act", fields + [("csrf_token", csrf)], cookie: moderator.token).status == 303)
         #expect(try TestEnvironment.scalar(audit, [user.id]) == "0", "an app token in the cookie acts on nothing")
-        #expect(try Self.post(client, "/moderation/act", [("action", "ban"), ("user_id", user.id), ("csrf_token", csrf)], cookie: session).status == 400)
+        #expect(
+            try Self.post(client, "/moderation/act", [("action", "ban"), ("user_id", user.id), ("csrf_token", csrf)], cookie: session)
+                .status == 400)
         #expect(
             try Self.post(
                 client, "/moderation/act", [("action", "ban"), ("user_id", UUID().uuidString), ("reason", "x"), ("csrf_token", csrf)],
@@ -242,8 +244,11 @@ import Testing
         let session = try Self.signIn(client, moderator)
         let csrf = try #require(try Self.csrf(session))
         _ = try Self.post(
-            client, "/moderation/act", [("action", "suspend"), ("user_id", named.id), ("until", "2099-01-01 10:00"),
-                                        ("reason", "\"><b>bold</b>"), ("csrf_token", csrf)], cookie: session)
+            client, "/moderation/act",
+            [
+                ("action", "suspend"), ("user_id", named.id), ("until", "2099-01-01 10:00"),
+                ("reason", "\"><b>bold</b>"), ("csrf_token", csrf),
+            ], cookie: session)
         for path in ["/moderation", "/moderation/people/\(named.id)", "/moderation/audit"] {
             let page = try Self.get(client, path, cookie: session).text
             #expect(page.contains("&lt;img src=x onerror=alert(1)&gt;"), "\(path)")
@@ -273,8 +278,9 @@ import Testing
     }
 
     @Test func valuesAreEscapedAndSectionsFollowMustache() throws {
-        #expect(try render("<p title=\"{{a}}\">{{a}}</p>", #"{"a":"<x> & \"y\" 'z'"}"#)
-            == "<p title=\"&lt;x&gt; &amp; &quot;y&quot; &#39;z&#39;\">&lt;x&gt; &amp; &quot;y&quot; &#39;z&#39;</p>")
+        #expect(
+            try render("<p title=\"{{a}}\">{{a}}</p>", #"{"a":"<x> & \"y\" 'z'"}"#)
+                == "<p title=\"&lt;x&gt; &amp; &quot;y&quot; &#39;z&#39;\">&lt;x&gt; &amp; &quot;y&quot; &#39;z&#39;</p>")
         #expect(try render("{{#l}}[{{n}}{{top}}]{{/l}}", #"{"l":[{"n":1},{"n":2.5}],"top":"T"}"#) == "[1T][2.5T]")
         #expect(try render("{{#b}}yes{{/b}}{{^b}}no{{/b}}", #"{"b":false}"#) == "no")
         #expect(try render("{{^l}}empty{{/l}}", #"{"l":[]}"#) == "empty")

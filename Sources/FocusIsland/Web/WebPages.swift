@@ -290,7 +290,8 @@ extension Pipeline {
         guard let file = web.files[String(request.path.dropFirst(WebPages.staticPrefix.count))] else {
             return Problem(404, "not_found", "There is nothing at \(request.path).").response
         }
-        var response = Response(status: 200, headers: [("Content-Type", file.contentType), ("Cache-Control", "no-cache")], body: file.bytes)
+        var response = Response(
+            status: 200, headers: [("Content-Type", file.contentType), ("Cache-Control", "no-cache")], body: file.bytes)
         for (name, value) in WebPages.securityHeaders { response.setHeader(name, value) }
         return response
     }
@@ -371,7 +372,9 @@ extension Pipeline {
     }
 
     private func redirect(_ location: String) -> Response {
-        Response(status: 303, headers: [("Location", location), ("Content-Type", "text/plain; charset=utf-8")], body: Array("See \(location)\n".utf8))
+        Response(
+            status: 303, headers: [("Location", location), ("Content-Type", "text/plain; charset=utf-8")],
+            body: Array("See \(location)\n".utf8))
     }
 
     private func render(_ name: String, status: Int, error: String?, form: [String: String]) -> Response {
