@@ -52,7 +52,9 @@ set search_path = public, pg_temp
 as $$
 declare
     v_settings app.auth_settings;
-    v_request app.account_deletion_requests;
+    -- A record, not app.account_deletion_requests: this file is loaded (and checked) after the
+    -- migrations of a database still before 0025, which creates that table.
+    v_request record;
     v_user app.users;
     v_code text;
     v_taken integer := 0;

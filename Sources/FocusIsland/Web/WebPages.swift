@@ -272,8 +272,9 @@ extension Pipeline {
         }
         guard WebPages.owns(request.path) else { return nil }
         guard let (page, parameters) = WebPages.match(method: request.method, path: request.path) else {
-            let allowed = WebPages.all.filter { $0.parameters(for: request.path) != nil }.map(\.method)
-            template = request.path
+            let pages = WebPages.all.filter { $0.parameters(for: request.path) != nil }
+            template = pages.first?.template ?? "-"
+            let allowed = pages.map(\.method)
             return Problem(405, "method_not_allowed", "\(request.method) is not allowed here.", allow: allowed.joined(separator: ", "))
                 .response
         }
