@@ -3877,7 +3877,9 @@ CREATE FUNCTION app.send_deletion_codes() RETURNS integer
     AS $$
 declare
     v_settings app.auth_settings;
-    v_request app.account_deletion_requests;
+    -- A record, not app.account_deletion_requests: this file is loaded (and checked) after the
+    -- migrations of a database still before 0025, which creates that table.
+    v_request record;
     v_user app.users;
     v_code text;
     v_taken integer := 0;
