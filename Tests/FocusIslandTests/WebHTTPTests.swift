@@ -193,6 +193,15 @@ import Testing
         #expect(try Self.get(client, "/moderation/people/nope", cookie: session).status == 400)
         #expect(try Self.get(client, "/moderation/people/\(member.id)", cookie: session).status == 200)
         #expect(try Self.get(client, "/moderation/audit", cookie: session).status == 200)
+        // An expired session goes back to the sign-in page, its cookie cleared.
+        let other = try Self.signIn(client, moderator)
+        _ = try TestEnvironment.owner().execute(
+            """
+            update app.auth_tokens set created_at = now() - interval '1 hour', expires_at = now() - interval '1 minute'
+            where digest = sha256(convert_to($1, 'UTF8'))
+            """, [other])
+        let expired = try Self.get(client, "/moderation", cookie: other)
+        #expect(expired.status == 303 && expired.header("set-cookie")?.contains("Max-Age=0") == true)
         // The role taken away: 403 with the same cookie at once.
         _ = try TestEnvironment.owner().execute("delete from app.moderators where user_id = $1", [moderator.id])
         #expect(try Self.get(client, "/moderation", cookie: session).status == 403)
