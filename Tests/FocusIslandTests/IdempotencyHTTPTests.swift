@@ -32,6 +32,9 @@ struct KeyedRequest: Sendable {
         let parts = tables.map { table in
             "select '\(table)' as t, md5(coalesce(string_agg(md5(to_jsonb(x)::text), '' order by md5(to_jsonb(x)::text)), '')) as h "
                 + "from app.\(table) x where exists (select from unnest($1::text[]) m where strpos(to_jsonb(x)::text, m) > 0)"
+                // report.created reaches every moderator whenever anyone reports: tests running
+                // at the same time write them to this scenario's moderator too.
+                + (table == "events" ? " and to_jsonb(x) ->> 'type' <> 'report.created'" : "")
         }
         let array = "{" + marks.map { "\"\($0)\"" }.joined(separator: ",") + "}"
         return try TestEnvironment.scalar(

@@ -172,7 +172,10 @@ import Testing
         let documented = Set(Self.operations.flatMap { Self.problemCodes($0.operation).map(\.code) })
         let raised = Self.raisedCodes(Self.sqlFunctions.values.joined(separator: "\n"))
         #expect(!raised.isEmpty)
-        #expect(raised.subtracting(documented).sorted() == [], "codes sql/api raises that no operation documents")
+        // The web pages (docs/web.md) answer HTML, not operations of this document: the codes
+        // only they raise are in docs/errors.md and shown on the pages (WebHTTPTests).
+        let pagesOnly: Set<String> = ["csrf_failed", "invalid_deletion_code"]
+        #expect(raised.subtracting(documented).subtracting(pagesOnly).sorted() == [], "codes sql/api raises that no operation documents")
         // What no operation answers: not_found and method_not_allowed are for paths and methods
         // the document has no operation for; invalid_input, conflict and constraint_violation
         // are PostgreSQL's own refusals (ErrorMapping.swift), which every route's own checks
@@ -181,7 +184,7 @@ import Testing
         let unanswered: Set<String> = [
             "not_found", "method_not_allowed", "invalid_input", "conflict", "constraint_violation", "request_pending",
         ]
-        #expect(Set(Self.registry.keys).subtracting(documented).sorted() == unanswered.sorted())
+        #expect(Set(Self.registry.keys).subtracting(documented).sorted() == unanswered.union(pagesOnly).sorted())
     }
 
     @Test(arguments: Transport.allCases)

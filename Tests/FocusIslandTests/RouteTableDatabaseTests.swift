@@ -39,10 +39,13 @@ import Testing
         }
     }
 
-    /// The route table, and the one route the server calls itself (opening an event stream).
-    static let sqlRoutes: [(function: String, route: Route)] = (Routes.all + [Routes.eventsStreamOpen]).compactMap { route in
-        if case .sql(let function) = route.action { (function, route) } else { nil }
-    }
+    /// The route table, the one route the server calls itself (opening an event stream), and the
+    /// web pages' functions (Web/WebPages.swift).
+    static let sqlRoutes: [(function: String, route: Route)] =
+        (Routes.all + [Routes.eventsStreamOpen]
+        + WebPages.all.compactMap(\.route)).compactMap { route in
+            if case .sql(let function) = route.action { (function, route) } else { nil }
+        }
 
     @Test func everyRouteCallsAnEndpointOfItsShapeThatTheServerMayExecute() throws {
         let endpoints = try Self.endpoints()

@@ -131,6 +131,7 @@ enum TestServer {
         configuration.preparedStatements = ProcessInfo.processInfo.environment["DB_PREPARED_STATEMENTS"] != "off"
         configuration.assetDirectory = try TestEnvironment.sqlDirectory() + "/../assets"
         configuration.openAPIFile = TestEnvironment.openAPIPath
+        configuration.webDirectory = TestEnvironment.repositoryRoot + "/web"
         let application = try Application(configuration: configuration, logger: Logger(format: .off))
         try application.start()
         return Running(application: application)

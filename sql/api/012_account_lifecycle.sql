@@ -101,7 +101,7 @@ $$;
 
 -- Erases what DELETE /me cannot reach through a user_id column of its own table: rows keyed by
 -- the account's addresses or naming it in someone else's stored answer. Guarantees: no sign-in
--- failure, mail, queued reset request or Idempotency-Key linked to the account (app.link_*
+-- failure, mail, queued reset or deletion request or Idempotency-Key linked to the account (app.link_*
 -- triggers: it held the address, or made the request) or under its current email stays, nor one
 -- under an address it asked to change to (pending, or never confirmed) that no other account
 -- holds; no 409 email_taken count stays for an address (api.address_bucket) the account signed
@@ -136,6 +136,9 @@ begin
     delete from app.password_reset_requests q
     where q.user_id = erase_account_traces.user_id or q.email = erase_account_traces.email::citext
        or (q.user_id is null and q.email = any(v_pending));
+    delete from app.account_deletion_requests q
+    where q.user_id = erase_account_traces.user_id or q.email = erase_account_traces.email::citext
+       or (q.user_id is null and q.email = any(v_pending));
     delete from app.idempotency_keys k
     where (k.user_id = erase_account_traces.user_id or k.scope = 'email:' || lower(erase_account_traces.email)
            or (k.user_id is null and k.scope in (select 'email:' || lower(p::text) from unnest(v_pending) p))
@@ -144,35 +147,31 @@ begin
 end
 $$;
 
--- DELETE /me {password}
--- Guarantees: with the right password, everything that names or reaches the person goes at once:
--- email, password, display name (now 'Deleted user'), bio, avatar, time zone, tokens, reset codes and
--- queued reset requests, email verification codes and a pending address, mail and login
+-- Turns a live account into the anonymous tombstone, under its lock (api.lock_account: a
+-- racing purchase ends before, and is kept, or after, and gets 401). Guarantees: everything
+-- that names or reaches the person goes at once:
+-- email, password, display name (now 'Deleted user') and its history, bio, avatar, time zone,
+-- tokens (and the console sessions on them), reset and deletion codes and queued requests,
+-- email verification codes and a pending address, mail and login
 -- failures (to any address the account held or asked for), sign-in addresses and the 409
 -- email_taken counts of those addresses, stored
--- Idempotency-Key answers (its own and others' naming it: api.erase_account_traces),
--- friendships and requests (each recorded in friendship_events as
--- removed, cancelled or declined), blocks either way, reports about the user and friend-request
--- attempts, and session tags. What keeps the numbers true stays, tied only to the anonymous row: sessions and
--- ratings, tips shown, items, the ledger and its balance (report.ledger_reconciliation stays
--- empty), and reports the user made (moderators may still act on them). The email may register
--- again. The account is locked first, so a racing purchase ends before (and is kept) or after
--- (and gets 401). Wrong password: 403 wrong_password and nothing changes.
-create function api.me_delete(token text, params jsonb, body jsonb)
-returns api.reply
+-- Idempotency-Key answers (its own and others' naming it: api.erase_account_traces; keep_key
+-- is the one kept, a DELETE /me request's own), friendships and requests (each recorded in
+-- friendship_events as removed, cancelled or declined), blocks either way, reports about the
+-- user and friend-request attempts, and session tags. What keeps the numbers true stays, tied
+-- only to the anonymous row: sessions and ratings, tips shown, items, the ledger and its balance
+-- (report.ledger_reconciliation stays empty), and reports the user made (moderators may still
+-- act on them). The email may register again. Called by DELETE /me, the web deletion page
+-- (api.account_deletion_confirm) and support (app.delete_user).
+create function api.erase_account(user_id uuid, keep_key text)
+returns void
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
-    v_user_id uuid := api.authenticate(me_delete.token, suspended_too => true);
-    v_body jsonb := api.only_keys(me_delete.body, array['password']);
-    v_password text := api.text_field(v_body, 'password');
+    v_user_id uuid := erase_account.user_id;
     v_user app.users := api.lock_account(v_user_id);
-    v_check api.reply := api.check_password(v_user, v_password, api.client_address(me_delete.params));
     v_pair app.friendships;
 begin
-    if v_check.code is not null then
-        return v_check;
-    end if;
     for v_pair in delete from app.friendships f where v_user_id in (f.user_low, f.user_high) returning * loop
         perform api.record_friendship_event(v_pair, v_user_id,
             case when v_pair.status = 'accepted' then 'removed'
@@ -180,7 +179,8 @@ begin
     end loop;
     delete from app.auth_tokens t where t.user_id = v_user_id;
     delete from app.password_resets r where r.user_id = v_user_id;
-    perform api.erase_account_traces(v_user_id, v_user.email, me_delete.params ->> 'idempotency_key');
+    delete from app.account_deletion_codes c where c.user_id = v_user_id;
+    perform api.erase_account_traces(v_user_id, v_user.email, erase_account.keep_key);
     delete from app.email_verifications v where v.user_id = v_user_id;
     perform api.failed_attempts(v_user.email, 'clear');
     delete from app.login_addresses a where a.user_id = v_user_id;
@@ -194,6 +194,29 @@ begin
     set email = null, email_verified_at = null, password_hash = null, display_name = 'Deleted user', bio = null, time_zone = 'UTC',
         locale = 'en', show_tip_on_timer = true, deleted_at = now(), updated_at = now()
     where u.id = v_user_id;
+end
+$$;
+
+-- DELETE /me {password}
+-- Guarantees: with the right password, the account becomes the anonymous tombstone
+-- (api.erase_account says what goes and what stays). The account is locked first, so a racing
+-- purchase ends before (and is kept) or after (and gets 401). Wrong password: 403
+-- wrong_password and nothing changes.
+create function api.me_delete(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(me_delete.token, suspended_too => true);
+    v_body jsonb := api.only_keys(me_delete.body, array['password']);
+    v_password text := api.text_field(v_body, 'password');
+    v_user app.users := api.lock_account(v_user_id);
+    v_check api.reply := api.check_password(v_user, v_password, api.client_address(me_delete.params));
+begin
+    if v_check.code is not null then
+        return v_check;
+    end if;
+    perform api.erase_account(v_user_id, me_delete.params ->> 'idempotency_key');
     return api.ok(null);
 end
 $$;

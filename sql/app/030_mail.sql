@@ -46,9 +46,9 @@ comment on function app.send_password_resets() is
     'Mailer tool (focus_owner; app.take_outgoing_mail calls it first): queued reset requests become codes and mails '
     'for live accounts under the mail throttle; unknown emails get nothing.';
 
--- An operator's own mailer (docs/mail.md): first turns queued reset requests into mails, then
--- takes up to `batch` queued mails, oldest first, and marks them sent with body and params
--- blanked in the same transaction; concurrent callers skip each other's rows.
+-- An operator's own mailer (docs/mail.md): first turns queued reset and deletion requests into
+-- mails, then takes up to `batch` queued mails, oldest first, and marks them sent with body and
+-- params blanked in the same transaction; concurrent callers skip each other's rows.
 create or replace function app.take_outgoing_mail(batch integer default 50)
 returns table (id bigint, recipient citext, subject text, body text, created_at timestamptz)
 language plpgsql
@@ -56,6 +56,7 @@ set search_path = public, pg_temp
 as $$
 begin
     perform app.send_password_resets();
+    perform app.send_deletion_codes();
     return query
     with taken as (
         select m.id, m.recipient, m.subject, m.body, m.created_at
@@ -75,7 +76,7 @@ comment on function app.take_outgoing_mail(integer) is
     'An operator''s own mailer (focus_owner), instead of focus-island mail: up to `batch` queued mails, oldest first, '
     'marked sent with body and params blanked in the same transaction; concurrent mailers skip each other''s rows.';
 
--- focus-island mail's claim: first turns queued reset requests into mails, then claims up to
+-- focus-island mail's claim: first turns queued reset and deletion requests into mails, then claims up to
 -- `batch` mails, oldest first: queued ones that are due, and claims older than
 -- mail_settings.claim_timeout (a sender that died mid-batch). Each becomes 'sending' with
 -- claimed_at = now() and one more attempt, in this transaction; FOR UPDATE SKIP LOCKED makes
@@ -90,6 +91,7 @@ declare
     v_claim_timeout interval := (select s.claim_timeout from app.mail_settings s);
 begin
     perform app.send_password_resets();
+    perform app.send_deletion_codes();
     return query
     with due as (
         select m.id

@@ -41,7 +41,7 @@ begin
 end
 $$;
 
--- Deletes sign-in failures, sign-in addresses and mail past their retention, reset requests the
+-- Deletes sign-in failures, sign-in addresses and mail past their retention, reset and deletion requests the
 -- mailer never took once older than a reset code lives (reset_code_ttl: asked again by then) and
 -- 409 email_taken counts once outside taken_answer_window (the only reader); returns how many
 -- rows. Called hourly by the server (through api.events_prune) or by a DBA.
@@ -61,6 +61,7 @@ declare
     v_addresses integer;
     v_mail integer;
     v_requests integer;
+    v_deletion_requests integer;
     v_taken integer;
 begin
     select * into v_auth from app.auth_settings;
@@ -74,9 +75,11 @@ begin
     get diagnostics v_mail = row_count;
     delete from app.password_reset_requests q where q.created_at < now() - v_auth.reset_code_ttl;
     get diagnostics v_requests = row_count;
+    delete from app.account_deletion_requests q where q.created_at < now() - v_auth.reset_code_ttl;
+    get diagnostics v_deletion_requests = row_count;
     delete from app.taken_email_answers a where a.answered_at < now() - v_auth.taken_answer_window;
     get diagnostics v_taken = row_count;
-    return v_failures + v_addresses + v_mail + v_requests + v_taken;
+    return v_failures + v_addresses + v_mail + v_requests + v_deletion_requests + v_taken;
 end
 $$;
 comment on function app.prune_personal_data() is

@@ -60,6 +60,8 @@ public struct Configuration: Sendable, Equatable {
     /// GET /metrics listens here, apart from the public port; nil port (the default): off.
     public var metricsHost = "127.0.0.1"
     public var metricsPort: UInt16? = nil
+    /// The pages' templates and static files (WEB_DIR, else web/ beside sql/).
+    public var webDirectory = "web"
     /// The OpenAPI document served at GET /openapi.json: OPENAPI_FILE, else docs/openapi.json
     /// beside SQL_DIR (the repository's layout), read once at start.
     public var openAPIFile = "docs/openapi.json"
@@ -135,6 +137,7 @@ public struct Configuration: Sendable, Equatable {
             metricsPort = UInt16(try Self.integer(env, "METRICS_PORT", 0, in: 0...65535))
         }
         openAPIFile = env["OPENAPI_FILE"] ?? sqlDirectory + "/../docs/openapi.json"
+        webDirectory = env["WEB_DIR"] ?? sqlDirectory + "/../web"
         if let raw = env["LOG_FORMAT"] {
             guard let format = LogFormat(rawValue: raw) else {
                 throw ConfigurationError(variable: "LOG_FORMAT", reason: "must be text, json or off, got '\(raw)'")

@@ -22,6 +22,8 @@ public struct Pipeline: Sendable {
     public var openAPI: StaticDocument?
     /// Shared answers kept in memory (Live/SharedCache.swift); nil: every request asks SQL.
     public var cache: SharedCache?
+    /// The pages' templates and static files (web/, Web/WebPages.swift); empty: no pages.
+    public var web: WebSite = .empty
     /// How often a statement that hit a serialization failure or deadlock is tried in all.
     static let attempts = 3
 
@@ -77,6 +79,8 @@ public struct Pipeline: Sendable {
     }
 
     private func answer(_ request: Request, template: inout String) throws(Problem) -> Response {
+        // The web pages (/account/…, /moderation…, /web/…), outside the route table too.
+        if let response = answerWeb(request, template: &template) { return response }
         // Static files, outside the route table (which maps routes to SQL functions one to one).
         if request.path.hasPrefix(Self.assetsPrefix) {
             template = Self.assetsPrefix + "{name}"
@@ -253,7 +257,7 @@ public struct Pipeline: Sendable {
     }
 
     /// One round trip; serialization failures and deadlocks rolled back, so they are retried.
-    private func call(_ route: Route, _ parameters: [String?], pool: ConnectionPool) throws(Problem) -> Reply {
+    func call(_ route: Route, _ parameters: [String?], pool: ConnectionPool) throws(Problem) -> Reply {
         guard case .sql(let function) = route.action, let statement = route.statement else {
             throw Problem(500, "internal_error", "Something went wrong on our side.")
         }

@@ -42,6 +42,7 @@ public final class Application: Sendable {
             router: Router(routes: Routes.all), pool: pool, defaultBodyLimit: configuration.bodyLimit,
             logger: logger, assets: assets, readPool: readPool)
         pipeline.openAPI = try StaticDocument(path: configuration.openAPIFile, contentType: "application/json")
+        pipeline.web = try WebSite(directory: configuration.webDirectory)
         // Live events: one LISTEN connection rings the waiting clients and keeps the shared
         // cache fresh. The listener connects straight to PostgreSQL (LISTEN_DATABASE_URL) even
         // when the pool goes through PgBouncer.

@@ -28,12 +28,16 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case invalidCredentials
     /// 400: reset confirm: the code is wrong, expired, used or void after 5 wrong guesses, or the email unknown (one answer; counts toward the address's ceiling of wrong codes)
     case invalidResetCode
+    /// 400: POST /account/delete/confirm (web page): the deletion code is wrong, expired, used or void after 5 wrong guesses, or the email unknown (one answer; counts toward the address's ceiling of wrong codes, shared with reset codes); shown on the page
+    case invalidDeletionCode
     /// 400: verify email: the code is wrong, expired, used or void after 5 wrong guesses, or no code waits
     case invalidVerificationCode
     /// 403: every route but export, deletion and logout, while a moderator's suspension or ban of the account holds
     case accountSuspended
     /// 403: /moderation/…: the account is not a moderator (app.moderators)
     case notModerator
+    /// 403: moderation console (web page): a form that changes something without the session's CSRF token, or with another (a stale page, another site)
+    case csrfFailed
     /// 403: delete account, change password or email: the password given is wrong (counted for the account's own password checks; nothing changes)
     case wrongPassword
     /// 400: selecting an item as another kind than it is
@@ -120,7 +124,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case tooManyStreams
     /// 429: GET /events with wait: the user already holds max_polls_per_user waiting long-polls on this server (app.event_settings, default 5; Retry-After)
     case tooManyPolls
-    /// 429: login: 10 failures for the email from this address, or 50 from all addresses not known to the account, in 15 minutes; password check (delete account, change password or email): 10 wrong passwords given with the account's own tokens in 15 minutes; reset confirm: 30 wrong codes from this address (IPv6: its /64) across all emails in 15 minutes; register: 20 email_taken answers to this address in an hour; change email or resend a code: 3 codes mailed in an hour (Retry-After)
+    /// 429: login: 10 failures for the email from this address, or 50 from all addresses not known to the account, in 15 minutes; password check (delete account, change password or email): 10 wrong passwords given with the account's own tokens in 15 minutes; reset confirm and web account deletion confirm: 30 wrong codes (of either kind) from this address (IPv6: its /64) across all emails in 15 minutes; moderation console sign-in: as login; register: 20 email_taken answers to this address in an hour; change email or resend a code: 3 codes mailed in an hour (Retry-After)
     case tooManyAttempts
     /// 429: friend requests by email: over the sender's rate (app.social_settings, 100 a day), unknown emails included (Retry-After)
     case tooManyFriendRequests
@@ -159,9 +163,11 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case "unauthorized": self = .unauthorized
         case "invalid_credentials": self = .invalidCredentials
         case "invalid_reset_code": self = .invalidResetCode
+        case "invalid_deletion_code": self = .invalidDeletionCode
         case "invalid_verification_code": self = .invalidVerificationCode
         case "account_suspended": self = .accountSuspended
         case "not_moderator": self = .notModerator
+        case "csrf_failed": self = .csrfFailed
         case "wrong_password": self = .wrongPassword
         case "kind_mismatch": self = .kindMismatch
         case "not_found": self = .notFound
@@ -235,9 +241,11 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case .unauthorized: "unauthorized"
         case .invalidCredentials: "invalid_credentials"
         case .invalidResetCode: "invalid_reset_code"
+        case .invalidDeletionCode: "invalid_deletion_code"
         case .invalidVerificationCode: "invalid_verification_code"
         case .accountSuspended: "account_suspended"
         case .notModerator: "not_moderator"
+        case .csrfFailed: "csrf_failed"
         case .wrongPassword: "wrong_password"
         case .kindMismatch: "kind_mismatch"
         case .notFound: "not_found"

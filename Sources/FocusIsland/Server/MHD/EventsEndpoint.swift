@@ -33,6 +33,8 @@ extension HTTPServer {
 
     func answerEvents(_ connection: OpaquePointer, _ state: RequestState, _ request: Request) -> MHD_Result {
         guard let streams else { return MHD_Result.NO }
+        // The moderation console's page listens with its session cookie (Web/WebPages.swift).
+        let request = WebPages.withSessionAsBearer(request)
         if let client = state.live { return pollAgain(connection, state, request, client) }
         let wantsStream =
             request.header("accept")?.lowercased().contains("text/event-stream") == true

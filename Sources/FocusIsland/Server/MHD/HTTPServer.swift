@@ -191,7 +191,7 @@ private func makeRequest(_ connection: OpaquePointer, _ method: String, _ path: 
     var headers: [String: String] = [:]
     for name in [
         "authorization", "content-type", "if-none-match", "x-request-id", "user-agent", "accept", "last-event-id",
-        "idempotency-key", "accept-language", "x-client-version",
+        "idempotency-key", "accept-language", "x-client-version", "cookie", "host", "origin",
     ] {
         if let value = header(connection, name) { headers[name] = value }
     }

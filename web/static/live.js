@@ -1,0 +1,38 @@
+// The moderation queue, live: the page listens on GET /events (the console's cookie signs the
+// stream in) and, when a report.created event arrives, fetches this same page again and puts
+// its queue in place of the old one. Everything shown was escaped by the server; nothing here
+// builds markup from data. Without JavaScript the page works the same, refreshed by hand.
+'use strict';
+(function () {
+  var queue = document.getElementById('queue');
+  var status = document.getElementById('live-status');
+  if (!queue || !status || !window.EventSource) { return; }
+  var pending = false;
+
+  function busy() {
+    var active = document.activeElement;
+    return active && queue.contains(active) && active.tagName === 'INPUT' && active.value !== '';
+  }
+
+  function refresh() {
+    if (busy()) { pending = true; status.textContent = 'New reports arrived; they show once you finish this form.'; return; }
+    pending = false;
+    fetch(window.location.href, { credentials: 'same-origin', headers: { Accept: 'text/html' } })
+      .then(function (response) { return response.ok ? response.text() : Promise.reject(response.status); })
+      .then(function (html) {
+        var fresh = new DOMParser().parseFromString(html, 'text/html').getElementById('queue');
+        if (!fresh) { return; }
+        queue.replaceWith(document.importNode(fresh, true));
+        queue = document.getElementById('queue');
+        status.textContent = 'Queue updated at ' + new Date().toLocaleTimeString() + '.';
+      })
+      .catch(function () { status.textContent = 'Could not refresh the queue; reload the page.'; });
+  }
+
+  var source = new EventSource('/events');
+  source.addEventListener('open', function () { status.textContent = 'Live: new reports appear here as they arrive.'; });
+  source.addEventListener('report.created', refresh);
+  source.addEventListener('resync', refresh);
+  source.addEventListener('error', function () { status.textContent = 'Live updates paused; reconnecting.'; });
+  document.addEventListener('focusout', function () { if (pending) { window.setTimeout(refresh, 0); } });
+})();
