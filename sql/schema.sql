@@ -66,6 +66,57 @@ begin
 end
 $$;
 ALTER FUNCTION api.accept_pair(pair app.friendships, actor uuid) OWNER TO focus_owner;
+CREATE FUNCTION api.account_deletion_confirm(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_body jsonb := api.only_keys(account_deletion_confirm.body, array['email', 'code']);
+    v_email text := api.email_field(v_body);
+    v_code text := btrim(api.text_field(v_body, 'code', max_length => 100));
+    v_address inet := api.client_address(account_deletion_confirm.params);
+    v_wait integer := api.failed_attempts(v_email, 'check', v_address, 'code');
+    v_settings app.auth_settings;
+    v_row app.account_deletion_codes;
+begin
+    if v_wait is not null then
+        return api.problem(429, 'too_many_attempts', 'Too many wrong codes; wait before trying again.', retry_after => v_wait);
+    end if;
+    select * into v_settings from app.auth_settings;
+    select c.* into v_row
+    from app.account_deletion_codes c join app.users u on u.id = c.user_id
+    where u.email = v_email::citext and u.deleted_at is null and c.used_at is null and c.expires_at > now()
+    order by c.created_at desc limit 1
+    for update of c;
+    if v_row.id is null or v_row.digest <> sha256(convert_to(v_code, 'UTF8')) then
+        update app.account_deletion_codes c
+        set failed_attempts = c.failed_attempts + 1,
+            used_at = case when c.failed_attempts + 1 >= v_settings.max_code_attempts then now() end
+        where c.id = v_row.id;
+        perform api.failed_attempts(v_email, 'record', v_address, 'code');
+        return api.problem(400, 'invalid_deletion_code', 'The code is wrong, expired or already used.');
+    end if;
+    perform api.erase_account(v_row.user_id, null);
+    perform api.failed_attempts(v_email, 'clear', v_address);
+    insert into app.account_deletions (user_id, via, reason)
+    values (v_row.user_id, 'web', 'Asked on the account deletion page; confirmed with the code mailed to the address.');
+    return api.ok(jsonb_build_object('deleted', true));
+end
+$$;
+ALTER FUNCTION api.account_deletion_confirm(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.account_deletion_create(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_body jsonb := api.only_keys(account_deletion_create.body, array['email']);
+    v_email text := api.email_field(v_body);
+begin
+    insert into app.account_deletion_requests (email) values (v_email);
+    return api.ok(jsonb_build_object('email', v_email));
+end
+$$;
+ALTER FUNCTION api.account_deletion_create(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.address_bucket(client_ip inet) RETURNS inet
     LANGUAGE sql IMMUTABLE
     AS $$
@@ -538,6 +589,100 @@ begin
 end
 $$;
 ALTER FUNCTION api.config_get(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE TABLE app.moderation_actions (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    moderator uuid NOT NULL,
+    action text NOT NULL,
+    user_id uuid NOT NULL,
+    report_id uuid,
+    reason text NOT NULL,
+    details jsonb DEFAULT '{}'::jsonb NOT NULL,
+    CONSTRAINT moderation_actions_action_check CHECK ((action = ANY (ARRAY['rename'::text, 'remove_avatar'::text, 'suspend'::text, 'ban'::text, 'resolve_report'::text]))),
+    CONSTRAINT moderation_actions_details_check CHECK ((jsonb_typeof(details) = 'object'::text)),
+    CONSTRAINT moderation_actions_reason_check CHECK (((length(reason) >= 1) AND (length(reason) <= 1000)))
+);
+ALTER TABLE app.moderation_actions OWNER TO focus_owner;
+CREATE FUNCTION api.console_action_json(action app.moderation_actions) RETURNS jsonb
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select api.moderation_action_json(action)
+           || jsonb_build_object('moderator', api.user_card(action.moderator), 'user', api.user_card(action.user_id),
+                                 'details_text', nullif(action.details, '{}')::text)
+$$;
+ALTER FUNCTION api.console_action_json(action app.moderation_actions) OWNER TO focus_owner;
+CREATE FUNCTION api.console_moderator(token text, csrf text DEFAULT NULL::text) RETURNS uuid
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_moderator uuid := api.authenticate_moderator(console_moderator.token);
+    v_session app.web_sessions;
+begin
+    select * into v_session from app.web_sessions s where s.digest = sha256(convert_to(console_moderator.token, 'UTF8'));
+    if v_session.digest is null then
+        perform api.fail(401, 'unauthorized', 'Sign in to the moderation console.');
+    end if;
+    if console_moderator.csrf is not null and console_moderator.csrf is distinct from v_session.csrf_token then
+        perform api.fail(403, 'csrf_failed', 'This form is stale or came from another site; reload the page and try again.');
+    end if;
+    return v_moderator;
+end
+$$;
+ALTER FUNCTION api.console_moderator(token text, csrf text) OWNER TO focus_owner;
+CREATE FUNCTION api.console_options(choices text[], chosen text) RETURNS jsonb
+    LANGUAGE sql IMMUTABLE
+    AS $$
+    select jsonb_agg(jsonb_build_object('value', c, 'selected', c = console_options.chosen) order by o)
+    from unnest(console_options.choices) with ordinality as x(c, o)
+$$;
+ALTER FUNCTION api.console_options(choices text[], chosen text) OWNER TO focus_owner;
+CREATE TABLE app.user_reports (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    reporter uuid NOT NULL,
+    reported uuid NOT NULL,
+    reason text NOT NULL,
+    details text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    status text DEFAULT 'open'::text NOT NULL,
+    resolved_at timestamp with time zone,
+    resolved_by uuid,
+    resolution text,
+    CONSTRAINT user_reports_check CHECK ((reporter <> reported)),
+    CONSTRAINT user_reports_details_check CHECK (((length(details) >= 1) AND (length(details) <= 1000))),
+    CONSTRAINT user_reports_reason_check CHECK ((reason = ANY (ARRAY['spam'::text, 'harassment'::text, 'inappropriate_name'::text, 'inappropriate_avatar'::text, 'other'::text]))),
+    CONSTRAINT user_reports_resolution_check CHECK (((length(resolution) >= 1) AND (length(resolution) <= 1000))),
+    CONSTRAINT user_reports_resolved CHECK ((((status = 'open'::text) = (resolved_at IS NULL)) AND ((status = 'open'::text) = (resolution IS NULL)) AND ((status <> 'open'::text) OR (resolved_by IS NULL)))),
+    CONSTRAINT user_reports_status_check CHECK ((status = ANY (ARRAY['open'::text, 'actioned'::text, 'dismissed'::text])))
+);
+ALTER TABLE app.user_reports OWNER TO focus_owner;
+CREATE FUNCTION api.console_report_json(report app.user_reports) RETURNS jsonb
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select api.moderation_report_json(report) || jsonb_build_object('open', report.status = 'open')
+$$;
+ALTER FUNCTION api.console_report_json(report app.user_reports) OWNER TO focus_owner;
+CREATE FUNCTION api.console_session_json(token text) RETURNS jsonb
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select jsonb_build_object('csrf_token', s.csrf_token, 'moderator', api.user_card(t.user_id),
+                              'session_expires_at', api.iso(t.expires_at))
+    from app.web_sessions s join app.auth_tokens t on t.digest = s.digest
+    where s.digest = sha256(convert_to(console_session_json.token, 'UTF8'))
+$$;
+ALTER FUNCTION api.console_session_json(token text) OWNER TO focus_owner;
+CREATE FUNCTION api.console_user_json(user_id uuid) RETURNS jsonb
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select api.user_card(u.id) || api.suspension_json(u.id)
+           || jsonb_build_object('deleted', u.deleted_at is not null, 'created_at', api.iso(u.created_at))
+    from app.users u where u.id = console_user_json.user_id
+$$;
+ALTER FUNCTION api.console_user_json(user_id uuid) OWNER TO focus_owner;
 CREATE FUNCTION api.cursor_decode(params jsonb, list text, shape text[]) RETURNS jsonb
     LANGUAGE plpgsql
     AS $_$
@@ -689,6 +834,40 @@ begin
 end
 $$;
 ALTER FUNCTION api.end_request(token text, params jsonb, side text, action text) OWNER TO focus_owner;
+CREATE FUNCTION api.erase_account(user_id uuid, keep_key text) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := erase_account.user_id;
+    v_user app.users := api.lock_account(v_user_id);
+    v_pair app.friendships;
+begin
+    for v_pair in delete from app.friendships f where v_user_id in (f.user_low, f.user_high) returning * loop
+        perform api.record_friendship_event(v_pair, v_user_id,
+            case when v_pair.status = 'accepted' then 'removed'
+                 when v_pair.requested_by = v_user_id then 'cancelled' else 'declined' end);
+    end loop;
+    delete from app.auth_tokens t where t.user_id = v_user_id;
+    delete from app.password_resets r where r.user_id = v_user_id;
+    delete from app.account_deletion_codes c where c.user_id = v_user_id;
+    perform api.erase_account_traces(v_user_id, v_user.email, erase_account.keep_key);
+    delete from app.email_verifications v where v.user_id = v_user_id;
+    perform api.failed_attempts(v_user.email, 'clear');
+    delete from app.login_addresses a where a.user_id = v_user_id;
+    delete from app.avatars a where a.user_id = v_user_id;
+    delete from app.push_settings s where s.user_id = v_user_id;  -- push tokens went with the sign-ins
+    delete from app.blocks b where v_user_id in (b.blocker, b.blocked);
+    delete from app.user_reports r where r.reported = v_user_id;
+    delete from app.friend_request_attempts a where a.user_id = v_user_id;
+    update app.focus_sessions s set tag = null where s.user_id = v_user_id and s.tag is not null;
+    update app.users u
+    set email = null, email_verified_at = null, password_hash = null, display_name = 'Deleted user', bio = null, time_zone = 'UTC',
+        locale = 'en', show_tip_on_timer = true, deleted_at = now(), updated_at = now()
+    where u.id = v_user_id;
+end
+$$;
+ALTER FUNCTION api.erase_account(user_id uuid, keep_key text) OWNER TO focus_owner;
 CREATE FUNCTION api.erase_account_traces(user_id uuid, email text, keep_key text) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -713,6 +892,9 @@ begin
     where f.user_id = erase_account_traces.user_id or f.email = erase_account_traces.email::citext
        or (f.user_id is null and f.email = any(v_pending));
     delete from app.password_reset_requests q
+    where q.user_id = erase_account_traces.user_id or q.email = erase_account_traces.email::citext
+       or (q.user_id is null and q.email = any(v_pending));
+    delete from app.account_deletion_requests q
     where q.user_id = erase_account_traces.user_id or q.email = erase_account_traces.email::citext
        or (q.user_id is null and q.email = any(v_pending));
     delete from app.idempotency_keys k
@@ -1878,32 +2060,11 @@ declare
     v_password text := api.text_field(v_body, 'password');
     v_user app.users := api.lock_account(v_user_id);
     v_check api.reply := api.check_password(v_user, v_password, api.client_address(me_delete.params));
-    v_pair app.friendships;
 begin
     if v_check.code is not null then
         return v_check;
     end if;
-    for v_pair in delete from app.friendships f where v_user_id in (f.user_low, f.user_high) returning * loop
-        perform api.record_friendship_event(v_pair, v_user_id,
-            case when v_pair.status = 'accepted' then 'removed'
-                 when v_pair.requested_by = v_user_id then 'cancelled' else 'declined' end);
-    end loop;
-    delete from app.auth_tokens t where t.user_id = v_user_id;
-    delete from app.password_resets r where r.user_id = v_user_id;
-    perform api.erase_account_traces(v_user_id, v_user.email, me_delete.params ->> 'idempotency_key');
-    delete from app.email_verifications v where v.user_id = v_user_id;
-    perform api.failed_attempts(v_user.email, 'clear');
-    delete from app.login_addresses a where a.user_id = v_user_id;
-    delete from app.avatars a where a.user_id = v_user_id;
-    delete from app.push_settings s where s.user_id = v_user_id;  -- push tokens went with the sign-ins
-    delete from app.blocks b where v_user_id in (b.blocker, b.blocked);
-    delete from app.user_reports r where r.reported = v_user_id;
-    delete from app.friend_request_attempts a where a.user_id = v_user_id;
-    update app.focus_sessions s set tag = null where s.user_id = v_user_id and s.tag is not null;
-    update app.users u
-    set email = null, email_verified_at = null, password_hash = null, display_name = 'Deleted user', bio = null, time_zone = 'UTC',
-        locale = 'en', show_tip_on_timer = true, deleted_at = now(), updated_at = now()
-    where u.id = v_user_id;
+    perform api.erase_account(v_user_id, me_delete.params ->> 'idempotency_key');
     return api.ok(null);
 end
 $$;
@@ -2405,20 +2566,47 @@ begin
 end
 $$;
 ALTER FUNCTION api.mindfulness_tips_sync(token text, params jsonb, body jsonb) OWNER TO focus_owner;
-CREATE TABLE app.moderation_actions (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
-    moderator uuid NOT NULL,
-    action text NOT NULL,
-    user_id uuid NOT NULL,
-    report_id uuid,
-    reason text NOT NULL,
-    details jsonb DEFAULT '{}'::jsonb NOT NULL,
-    CONSTRAINT moderation_actions_action_check CHECK ((action = ANY (ARRAY['rename'::text, 'remove_avatar'::text, 'suspend'::text, 'ban'::text, 'resolve_report'::text]))),
-    CONSTRAINT moderation_actions_details_check CHECK ((jsonb_typeof(details) = 'object'::text)),
-    CONSTRAINT moderation_actions_reason_check CHECK (((length(reason) >= 1) AND (length(reason) <= 1000)))
-);
-ALTER TABLE app.moderation_actions OWNER TO focus_owner;
+CREATE FUNCTION api.moderation_action_create(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $_$
+declare
+    v_body jsonb;
+    v_action text;
+    v_reason jsonb;
+    v_until text;
+    v_id jsonb;
+    v_reply api.reply;
+begin
+    -- The session and its CSRF token first: a forged form learns nothing about its fields.
+    perform api.console_moderator(moderation_action_create.token, coalesce(moderation_action_create.body ->> 'csrf_token', ''));
+    v_body := api.only_keys(moderation_action_create.body,
+                            array['csrf_token', 'action', 'user_id', 'report_id', 'reason', 'display_name', 'until']);
+    v_action := api.choice(api.text_field(v_body, 'action'), 'action', array['rename', 'remove_avatar', 'suspend', 'ban', 'resolve', 'dismiss']);
+    v_reason := jsonb_build_object('reason', coalesce(v_body -> 'reason', 'null'));
+    v_until := api.text_field(v_body, 'until', required => v_action = 'suspend');
+    if v_action in ('resolve', 'dismiss') then
+        v_id := jsonb_build_object('id', api.uuid_field(v_body, 'report_id'));
+        v_reply := api.moderation_reports_resolve(moderation_action_create.token, v_id, v_reason || jsonb_build_object(
+            'status', case v_action when 'resolve' then 'actioned' else 'dismissed' end));
+        return api.ok(jsonb_build_object('action', v_reply.body -> 'report', 'location', '/moderation'));
+    end if;
+    v_id := jsonb_build_object('id', api.uuid_field(v_body, 'user_id'));
+    if v_until ~ '^\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d)?$' then
+        v_until := v_until || 'Z';  -- a time typed in the form has no offset: the page says UTC
+    end if;
+    v_reply := case v_action
+        when 'rename' then api.moderation_users_rename(moderation_action_create.token, v_id,
+                                                        v_reason || jsonb_build_object('display_name', coalesce(v_body -> 'display_name', 'null')))
+        when 'remove_avatar' then api.moderation_users_avatar_delete(moderation_action_create.token, v_id, v_reason)
+        when 'suspend' then api.moderation_users_suspend(moderation_action_create.token, v_id,
+                                                          v_reason || jsonb_build_object('until', v_until))
+        else api.moderation_users_ban(moderation_action_create.token, v_id, v_reason)
+    end;
+    return api.ok(jsonb_build_object('action', v_reply.body -> 'action', 'location', '/moderation/people/' || (v_id ->> 'id')));
+end
+$_$;
+ALTER FUNCTION api.moderation_action_create(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.moderation_action_json(action app.moderation_actions) RETURNS jsonb
     LANGUAGE sql IMMUTABLE
     AS $$
@@ -2427,25 +2615,44 @@ CREATE FUNCTION api.moderation_action_json(action app.moderation_actions) RETURN
                               'reason', action.reason, 'details', action.details)
 $$;
 ALTER FUNCTION api.moderation_action_json(action app.moderation_actions) OWNER TO focus_owner;
-CREATE TABLE app.user_reports (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
-    reporter uuid NOT NULL,
-    reported uuid NOT NULL,
-    reason text NOT NULL,
-    details text,
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
-    status text DEFAULT 'open'::text NOT NULL,
-    resolved_at timestamp with time zone,
-    resolved_by uuid,
-    resolution text,
-    CONSTRAINT user_reports_check CHECK ((reporter <> reported)),
-    CONSTRAINT user_reports_details_check CHECK (((length(details) >= 1) AND (length(details) <= 1000))),
-    CONSTRAINT user_reports_reason_check CHECK ((reason = ANY (ARRAY['spam'::text, 'harassment'::text, 'inappropriate_name'::text, 'inappropriate_avatar'::text, 'other'::text]))),
-    CONSTRAINT user_reports_resolution_check CHECK (((length(resolution) >= 1) AND (length(resolution) <= 1000))),
-    CONSTRAINT user_reports_resolved CHECK ((((status = 'open'::text) = (resolved_at IS NULL)) AND ((status = 'open'::text) = (resolution IS NULL)) AND ((status <> 'open'::text) OR (resolved_by IS NULL)))),
-    CONSTRAINT user_reports_status_check CHECK ((status = ANY (ARRAY['open'::text, 'actioned'::text, 'dismissed'::text])))
-);
-ALTER TABLE app.user_reports OWNER TO focus_owner;
+CREATE FUNCTION api.moderation_audit_list(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    perform api.console_moderator(moderation_audit_list.token);
+    return api.ok(api.console_session_json(moderation_audit_list.token) || jsonb_build_object(
+        'actions', coalesce((select jsonb_agg(api.console_action_json(m) order by m.created_at desc, m.id desc)
+                             from (select * from app.moderation_actions m
+                                   order by m.created_at desc, m.id desc limit 200) m), '[]')));
+end
+$$;
+ALTER FUNCTION api.moderation_audit_list(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.moderation_queue_list(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_reasons text[] := array['all', 'spam', 'harassment', 'inappropriate_name', 'inappropriate_avatar', 'other'];
+    v_statuses text[] := array['open', 'actioned', 'dismissed', 'all'];
+    v_status text;
+    v_reason text;
+begin
+    -- Who first: anyone else gets 401 or 403 whatever the parameters.
+    perform api.console_moderator(moderation_queue_list.token);
+    v_status := api.choice(coalesce(nullif(moderation_queue_list.params ->> 'status', ''), 'open'), 'status', v_statuses);
+    v_reason := api.choice(coalesce(nullif(moderation_queue_list.params ->> 'reason', ''), 'all'), 'reason', v_reasons);
+    return api.ok(api.console_session_json(moderation_queue_list.token) || jsonb_build_object(
+        'status', v_status, 'reason', v_reason,
+        'statuses', api.console_options(v_statuses, v_status), 'reasons', api.console_options(v_reasons, v_reason),
+        'reports', coalesce((select jsonb_agg(api.console_report_json(r) order by r.created_at desc, r.id desc)
+                             from (select * from app.user_reports r
+                                   where (v_status = 'all' or r.status = v_status) and (v_reason = 'all' or r.reason = v_reason)
+                                   order by r.created_at desc, r.id desc
+                                   limit 100) r), '[]')));
+end
+$$;
+ALTER FUNCTION api.moderation_queue_list(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.moderation_report_json(report app.user_reports) RETURNS jsonb
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -2544,6 +2751,90 @@ begin
 end
 $$;
 ALTER FUNCTION api.moderation_reports_resolve(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.moderation_session_create(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_login api.reply := api.auth_login(null, moderation_session_create.params, moderation_session_create.body);
+    v_token text;
+    v_digest bytea;
+    v_ttl interval := (select s.moderator_session_ttl from app.web_settings s);
+    v_expires_at timestamptz;
+begin
+    if v_login.code is not null then
+        return v_login;
+    end if;
+    v_token := v_login.body ->> 'token';
+    v_digest := sha256(convert_to(v_token, 'UTF8'));
+    if not exists (select from app.moderators m where m.user_id = (v_login.body -> 'user' ->> 'id')::uuid) then
+        update app.auth_tokens t set revoked_at = now() where t.digest = v_digest;
+        return api.problem(403, 'not_moderator', 'Only moderators may sign in here.');
+    end if;
+    perform api.authenticate_moderator(v_token);  -- 403 account_suspended
+    update app.auth_tokens t set expires_at = least(t.expires_at, now() + v_ttl)
+    where t.digest = v_digest
+    returning t.expires_at into v_expires_at;
+    insert into app.web_sessions (digest, csrf_token) values (v_digest, encode(gen_random_bytes(32), 'hex'));
+    return api.ok(jsonb_build_object('token', v_token, 'expires_at', api.iso(v_expires_at),
+                                     'max_age', ceil(extract(epoch from v_expires_at - now()))::integer));
+end
+$$;
+ALTER FUNCTION api.moderation_session_create(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.moderation_session_delete(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_body jsonb := api.only_keys(moderation_session_delete.body, array['csrf_token']);
+    v_csrf text := coalesce(api.text_field(v_body, 'csrf_token', required => false), '');
+    v_digest bytea := sha256(convert_to(coalesce(moderation_session_delete.token, ''), 'UTF8'));
+    v_session app.web_sessions;
+begin
+    perform api.authenticate(moderation_session_delete.token, suspended_too => true);
+    select * into v_session from app.web_sessions s where s.digest = v_digest;
+    if v_session.digest is null then
+        perform api.fail(401, 'unauthorized', 'Sign in to the moderation console.');
+    end if;
+    if v_csrf is distinct from v_session.csrf_token then
+        perform api.fail(403, 'csrf_failed', 'This form is stale or came from another site; reload the page and try again.');
+    end if;
+    update app.auth_tokens t set revoked_at = now() where t.digest = v_digest;
+    return api.ok(null);
+end
+$$;
+ALTER FUNCTION api.moderation_session_delete(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.moderation_user_get(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_moderator uuid := api.console_moderator(moderation_user_get.token);
+    v_user_id uuid := api.uuid_field(moderation_user_get.params, 'id');
+begin
+    if not exists (select from app.users u where u.id = v_user_id) then
+        perform api.fail(404, 'user_not_found', 'There is no such user.');
+    end if;
+    return api.ok(api.console_session_json(moderation_user_get.token) || jsonb_build_object(
+        'user', api.console_user_json(v_user_id) || jsonb_build_object('is_self', v_user_id = v_moderator),
+        'avatar', (select jsonb_build_object('data_url', 'data:' || a.content_type || ';base64,' || translate(encode(a.data, 'base64'), E'\n', ''),
+                                             'updated_at', api.iso(a.updated_at))
+                   from app.avatars a where a.user_id = v_user_id),
+        'display_names', coalesce((select jsonb_agg(jsonb_build_object('display_name', h.display_name, 'set_at', api.iso(h.set_at))
+                                                    order by h.set_at desc, h.id desc)
+                                   from app.display_name_history h where h.user_id = v_user_id), '[]'),
+        'reports_against', coalesce((select jsonb_agg(api.console_report_json(r) order by r.created_at desc, r.id desc)
+                                     from (select * from app.user_reports r where r.reported = v_user_id
+                                           order by r.created_at desc, r.id desc limit 100) r), '[]'),
+        'reports_by', coalesce((select jsonb_agg(api.console_report_json(r) order by r.created_at desc, r.id desc)
+                                from (select * from app.user_reports r where r.reporter = v_user_id
+                                      order by r.created_at desc, r.id desc limit 100) r), '[]'),
+        'actions', coalesce((select jsonb_agg(api.console_action_json(m) order by m.created_at desc, m.id desc)
+                             from (select * from app.moderation_actions m where m.user_id = v_user_id
+                                   order by m.created_at desc, m.id desc limit 100) m), '[]')));
+end
+$$;
+ALTER FUNCTION api.moderation_user_get(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.moderation_users_avatar_delete(token text, params jsonb, body jsonb) RETURNS api.reply
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -3747,6 +4038,7 @@ declare
     v_claim_timeout interval := (select s.claim_timeout from app.mail_settings s);
 begin
     perform app.send_password_resets();
+    perform app.send_deletion_codes();
     return query
     with due as (
         select m.id
@@ -3829,6 +4121,45 @@ begin
 end
 $$;
 ALTER FUNCTION app.daily_minutes_count() OWNER TO focus_owner;
+CREATE FUNCTION app.delete_user(user_id uuid, reason text) RETURNS bigint
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user app.users;
+    v_audit bigint;
+begin
+    if length(btrim(coalesce(delete_user.reason, ''))) not between 1 and 1000 then
+        raise exception 'app.delete_user: a reason of 1 to 1000 characters is required' using errcode = 'check_violation';
+    end if;
+    select * into v_user from app.users u where u.id = delete_user.user_id and u.deleted_at is null;
+    if v_user.id is null then
+        raise exception 'app.delete_user: no live account %', delete_user.user_id using errcode = 'no_data_found';
+    end if;
+    perform api.erase_account(delete_user.user_id, null);
+    insert into app.account_deletions (user_id, via, reason)
+    values (delete_user.user_id, 'support', btrim(delete_user.reason))
+    returning id into v_audit;
+    return v_audit;
+end
+$$;
+ALTER FUNCTION app.delete_user(user_id uuid, reason text) OWNER TO focus_owner;
+CREATE FUNCTION app.display_name_history_record() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    if new.deleted_at is not null then
+        if tg_op = 'UPDATE' and old.deleted_at is null then
+            delete from app.display_name_history h where h.user_id = new.id;
+        end if;
+    elsif tg_op = 'INSERT' or new.display_name is distinct from old.display_name then
+        insert into app.display_name_history (user_id, display_name) values (new.id, new.display_name);
+    end if;
+    return null;
+end
+$$;
+ALTER FUNCTION app.display_name_history_record() OWNER TO focus_owner;
 CREATE FUNCTION app.events_append_only() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -4328,6 +4659,7 @@ declare
     v_addresses integer;
     v_mail integer;
     v_requests integer;
+    v_deletion_requests integer;
     v_taken integer;
 begin
     select * into v_auth from app.auth_settings;
@@ -4341,9 +4673,11 @@ begin
     get diagnostics v_mail = row_count;
     delete from app.password_reset_requests q where q.created_at < now() - v_auth.reset_code_ttl;
     get diagnostics v_requests = row_count;
+    delete from app.account_deletion_requests q where q.created_at < now() - v_auth.reset_code_ttl;
+    get diagnostics v_deletion_requests = row_count;
     delete from app.taken_email_answers a where a.answered_at < now() - v_auth.taken_answer_window;
     get diagnostics v_taken = row_count;
-    return v_failures + v_addresses + v_mail + v_requests + v_taken;
+    return v_failures + v_addresses + v_mail + v_requests + v_deletion_requests + v_taken;
 end
 $$;
 ALTER FUNCTION app.prune_personal_data() OWNER TO focus_owner;
@@ -4405,6 +4739,42 @@ CREATE FUNCTION app.rebuild_rollup(user_id uuid) RETURNS void
     group by 1, 2;
 $$;
 ALTER FUNCTION app.rebuild_rollup(user_id uuid) OWNER TO focus_owner;
+CREATE FUNCTION app.send_deletion_codes() RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_settings app.auth_settings;
+    -- A record, not app.account_deletion_requests: this file is loaded (and checked) after the
+    -- migrations of a database still before 0025, which creates that table.
+    v_request record;
+    v_user app.users;
+    v_code text;
+    v_taken integer := 0;
+begin
+    -- One at a time, as app.send_password_resets.
+    perform pg_advisory_xact_lock(hashtext('app.send_deletion_codes'));
+    select * into v_settings from app.auth_settings;
+    for v_request in delete from app.account_deletion_requests q returning * loop
+        v_taken := v_taken + 1;
+        select * into v_user from app.users u where u.email = v_request.email and u.deleted_at is null;
+        continue when v_user.id is null
+            or (select count(*) from app.account_deletion_codes c
+                where c.user_id = v_user.id and c.created_at > now() - v_settings.reset_mail_window) >= v_settings.max_reset_mails;
+        v_code := lpad((('x' || encode(gen_random_bytes(4), 'hex'))::bit(32)::bigint % 100000000)::text, 8, '0');
+        update app.account_deletion_codes c set used_at = now() where c.user_id = v_user.id and c.used_at is null;
+        insert into app.account_deletion_codes (user_id, digest, expires_at)
+        values (v_user.id, sha256(convert_to(v_code, 'UTF8')), now() + v_settings.reset_code_ttl);
+        insert into app.outgoing_mail (recipient, subject, body)
+        values (v_user.email, 'Your Focus Island account deletion code',
+                format(E'Your code is %s. Entered on the account deletion page within %s minutes, it deletes your Focus Island account.\n'
+                       'If you did not ask for it, ignore this mail: your account stays as it is.',
+                       v_code, extract(epoch from v_settings.reset_code_ttl)::integer / 60));
+    end loop;
+    return v_taken;
+end
+$$;
+ALTER FUNCTION app.send_deletion_codes() OWNER TO focus_owner;
 CREATE FUNCTION app.send_password_resets() RETURNS integer
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -4460,6 +4830,7 @@ CREATE FUNCTION app.take_outgoing_mail(batch integer DEFAULT 50) RETURNS TABLE(i
     AS $$
 begin
     perform app.send_password_resets();
+    perform app.send_deletion_codes();
     return query
     with taken as (
         select m.id, m.recipient, m.subject, m.body, m.created_at
@@ -4520,6 +4891,21 @@ begin
 end
 $$;
 ALTER FUNCTION app.tell_friends_of_row() OWNER TO focus_owner;
+CREATE FUNCTION app.tell_moderators_of_report() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    if exists (select from app.moderators) then
+        insert into app.events (user_id, type, payload)
+        select m.user_id, 'report.created', jsonb_build_object('report_id', new.id, 'reason', new.reason)
+        from app.moderators m
+        order by m.user_id;
+    end if;
+    return null;
+end
+$$;
+ALTER FUNCTION app.tell_moderators_of_report() OWNER TO focus_owner;
 CREATE FUNCTION app.tell_own_devices(user_id uuid, type text, payload jsonb DEFAULT '{}'::jsonb) RETURNS void
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -4738,6 +5124,53 @@ begin
 end
 $$;
 ALTER FUNCTION report.counter_reconciliation_between(from_day date, to_day date) OWNER TO focus_owner;
+CREATE TABLE app.account_deletion_codes (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    user_id uuid NOT NULL,
+    digest bytea NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    used_at timestamp with time zone,
+    failed_attempts integer DEFAULT 0 NOT NULL,
+    CONSTRAINT account_deletion_codes_check CHECK ((expires_at > created_at)),
+    CONSTRAINT account_deletion_codes_digest_check CHECK ((length(digest) = 32)),
+    CONSTRAINT account_deletion_codes_failed_attempts_check CHECK ((failed_attempts >= 0))
+);
+ALTER TABLE app.account_deletion_codes OWNER TO focus_owner;
+CREATE TABLE app.account_deletion_requests (
+    id bigint NOT NULL,
+    email public.citext NOT NULL,
+    user_id uuid,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+ALTER TABLE app.account_deletion_requests OWNER TO focus_owner;
+ALTER TABLE app.account_deletion_requests ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app.account_deletion_requests_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+CREATE TABLE app.account_deletions (
+    id bigint NOT NULL,
+    user_id uuid NOT NULL,
+    via text NOT NULL,
+    reason text NOT NULL,
+    deleted_by text DEFAULT SESSION_USER NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT account_deletions_reason_check CHECK (((length(reason) >= 1) AND (length(reason) <= 1000))),
+    CONSTRAINT account_deletions_via_check CHECK ((via = ANY (ARRAY['web'::text, 'support'::text])))
+);
+ALTER TABLE app.account_deletions OWNER TO focus_owner;
+ALTER TABLE app.account_deletions ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app.account_deletions_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
 CREATE TABLE app.active_users_per_day (
     day date NOT NULL,
     shard smallint NOT NULL,
@@ -4885,6 +5318,21 @@ CREATE TABLE app.daily_minutes_counts (
     CONSTRAINT daily_minutes_counts_users_check CHECK ((users >= 0))
 );
 ALTER TABLE app.daily_minutes_counts OWNER TO focus_owner;
+CREATE TABLE app.display_name_history (
+    id bigint NOT NULL,
+    user_id uuid NOT NULL,
+    display_name text NOT NULL,
+    set_at timestamp with time zone DEFAULT now() NOT NULL
+);
+ALTER TABLE app.display_name_history OWNER TO focus_owner;
+ALTER TABLE app.display_name_history ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app.display_name_history_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
 CREATE TABLE app.economy_settings (
     singleton boolean DEFAULT true NOT NULL,
     coins_per_minute numeric(6,2) NOT NULL,
@@ -4947,7 +5395,7 @@ CREATE TABLE app.events (
     origin_token uuid,
     CONSTRAINT events_check CHECK (((user_id IS NULL) = (type = ANY (ARRAY['catalog.changed'::text, 'tips.changed'::text, 'config.changed'::text])))),
     CONSTRAINT events_payload_check CHECK (((jsonb_typeof(payload) = 'object'::text) AND (length((payload)::text) <= 1000))),
-    CONSTRAINT events_type_check CHECK ((type = ANY (ARRAY['friend_request.received'::text, 'friend_request.accepted'::text, 'friend_request.ended'::text, 'friend.removed'::text, 'friend.updated'::text, 'balance.changed'::text, 'catalog.changed'::text, 'tips.changed'::text, 'config.changed'::text, 'session.started'::text, 'session.finished'::text, 'session.abandoned'::text, 'selection.changed'::text, 'item.acquired'::text, 'profile.changed'::text, 'settings.changed'::text, 'block.added'::text, 'block.removed'::text])))
+    CONSTRAINT events_type_check CHECK ((type = ANY (ARRAY['friend_request.received'::text, 'friend_request.accepted'::text, 'friend_request.ended'::text, 'friend.removed'::text, 'friend.updated'::text, 'balance.changed'::text, 'catalog.changed'::text, 'tips.changed'::text, 'config.changed'::text, 'session.started'::text, 'session.finished'::text, 'session.abandoned'::text, 'selection.changed'::text, 'item.acquired'::text, 'profile.changed'::text, 'settings.changed'::text, 'block.added'::text, 'block.removed'::text, 'report.created'::text])))
 );
 ALTER TABLE app.events OWNER TO focus_owner;
 ALTER TABLE app.events ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
@@ -5304,6 +5752,20 @@ CREATE TABLE app.user_selections (
     item_id uuid NOT NULL
 );
 ALTER TABLE app.user_selections OWNER TO focus_owner;
+CREATE TABLE app.web_sessions (
+    digest bytea NOT NULL,
+    csrf_token text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT web_sessions_csrf_token_check CHECK (((length(csrf_token) >= 32) AND (length(csrf_token) <= 64)))
+);
+ALTER TABLE app.web_sessions OWNER TO focus_owner;
+CREATE TABLE app.web_settings (
+    singleton boolean DEFAULT true NOT NULL,
+    moderator_session_ttl interval NOT NULL,
+    CONSTRAINT web_settings_moderator_session_ttl_check CHECK (((moderator_session_ttl >= '00:05:00'::interval) AND (moderator_session_ttl <= '1 day'::interval))),
+    CONSTRAINT web_settings_singleton_check CHECK (singleton)
+);
+ALTER TABLE app.web_settings OWNER TO focus_owner;
 CREATE TABLE app.weekly_minutes (
     user_id uuid NOT NULL,
     week date NOT NULL,
@@ -5450,6 +5912,12 @@ CREATE VIEW report.user_reports AS
    FROM (app.user_reports r
      JOIN app.users u ON ((u.id = r.reported)));
 ALTER TABLE report.user_reports OWNER TO focus_owner;
+ALTER TABLE ONLY app.account_deletion_codes
+    ADD CONSTRAINT account_deletion_codes_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY app.account_deletion_requests
+    ADD CONSTRAINT account_deletion_requests_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY app.account_deletions
+    ADD CONSTRAINT account_deletions_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.active_users_per_day
     ADD CONSTRAINT active_users_per_day_pkey PRIMARY KEY (day, shard);
 ALTER TABLE ONLY app.asset_settings
@@ -5478,6 +5946,8 @@ ALTER TABLE ONLY app.daily_minutes_counts
     ADD CONSTRAINT daily_minutes_counts_pkey PRIMARY KEY (day, minutes, shard);
 ALTER TABLE ONLY app.daily_minutes
     ADD CONSTRAINT daily_minutes_pkey PRIMARY KEY (user_id, day);
+ALTER TABLE ONLY app.display_name_history
+    ADD CONSTRAINT display_name_history_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.economy_settings
     ADD CONSTRAINT economy_settings_pkey PRIMARY KEY (singleton);
 ALTER TABLE ONLY app.email_verifications
@@ -5574,10 +6044,18 @@ ALTER TABLE ONLY app.users
     ADD CONSTRAINT users_email_key UNIQUE (email);
 ALTER TABLE ONLY app.users
     ADD CONSTRAINT users_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY app.web_sessions
+    ADD CONSTRAINT web_sessions_pkey PRIMARY KEY (digest);
+ALTER TABLE ONLY app.web_settings
+    ADD CONSTRAINT web_settings_pkey PRIMARY KEY (singleton);
 ALTER TABLE ONLY app.weekly_minutes_counts
     ADD CONSTRAINT weekly_minutes_counts_pkey PRIMARY KEY (week, minutes, shard);
 ALTER TABLE ONLY app.weekly_minutes
     ADD CONSTRAINT weekly_minutes_pkey PRIMARY KEY (user_id, week);
+CREATE INDEX account_deletion_codes_user ON app.account_deletion_codes USING btree (user_id, created_at);
+CREATE INDEX account_deletion_requests_time ON app.account_deletion_requests USING btree (created_at);
+CREATE INDEX account_deletion_requests_user ON app.account_deletion_requests USING btree (user_id) WHERE (user_id IS NOT NULL);
+CREATE INDEX account_deletions_user ON app.account_deletions USING btree (user_id);
 CREATE INDEX auth_tokens_user_id ON app.auth_tokens USING btree (user_id);
 CREATE INDEX blocks_blocked ON app.blocks USING btree (blocked);
 CREATE INDEX blocks_blocker_time ON app.blocks USING btree (blocker, created_at DESC, blocked DESC);
@@ -5585,6 +6063,7 @@ CREATE UNIQUE INDEX coin_ledger_one_earning_per_session ON app.coin_ledger USING
 CREATE INDEX coin_ledger_time ON app.coin_ledger USING btree (created_at);
 CREATE INDEX coin_ledger_user_time ON app.coin_ledger USING btree (user_id, created_at);
 CREATE INDEX daily_minutes_top ON app.daily_minutes USING btree (day, minutes DESC, user_id);
+CREATE INDEX display_name_history_user ON app.display_name_history USING btree (user_id, set_at);
 CREATE INDEX email_verifications_user ON app.email_verifications USING btree (user_id, id);
 CREATE INDEX events_broadcast ON app.events USING btree (id) WHERE (user_id IS NULL);
 CREATE INDEX events_created_at ON app.events USING btree (created_at);
@@ -5649,6 +6128,7 @@ CREATE OR REPLACE VIEW report.sales_per_item AS
    FROM (app.shop_items i
      LEFT JOIN app.coin_ledger c ON (((c.item_id = i.id) AND (c.entry = 'spend'::text))))
   GROUP BY i.id;
+CREATE TRIGGER account_deletion_requests_link BEFORE INSERT ON app.account_deletion_requests FOR EACH ROW EXECUTE FUNCTION app.link_to_email_holder('email');
 CREATE TRIGGER auth_tokens_end_deleted AFTER DELETE ON app.auth_tokens FOR EACH ROW EXECUTE FUNCTION app.auth_tokens_notify_end();
 CREATE TRIGGER auth_tokens_end_revoked AFTER UPDATE OF revoked_at, expires_at ON app.auth_tokens FOR EACH ROW WHEN ((((old.revoked_at IS NULL) AND (new.revoked_at IS NOT NULL)) OR (new.expires_at < old.expires_at))) EXECUTE FUNCTION app.auth_tokens_notify_end();
 CREATE TRIGGER avatars_events AFTER INSERT OR DELETE OR UPDATE ON app.avatars FOR EACH ROW EXECUTE FUNCTION app.tell_friends_of_row();
@@ -5703,13 +6183,19 @@ CREATE TRIGGER shop_items_deleted_events AFTER DELETE ON app.shop_items REFERENC
 CREATE TRIGGER shop_items_inserted_events AFTER INSERT ON app.shop_items REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
 CREATE TRIGGER shop_items_updated_events AFTER UPDATE ON app.shop_items REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
 CREATE TRIGGER user_items_own_events AFTER INSERT ON app.user_items FOR EACH ROW EXECUTE FUNCTION app.user_items_own_events();
+CREATE TRIGGER user_reports_tell_moderators AFTER INSERT ON app.user_reports FOR EACH ROW EXECUTE FUNCTION app.tell_moderators_of_report();
 CREATE TRIGGER user_selections_change_events AFTER UPDATE ON app.user_selections FOR EACH ROW WHEN ((new.item_id IS DISTINCT FROM old.item_id)) EXECUTE FUNCTION app.tell_friends_of_row();
 CREATE TRIGGER user_selections_events AFTER INSERT OR DELETE ON app.user_selections FOR EACH ROW EXECUTE FUNCTION app.tell_friends_of_row();
 CREATE TRIGGER user_selections_own_events AFTER INSERT OR UPDATE OF item_id ON app.user_selections FOR EACH ROW EXECUTE FUNCTION app.user_selections_own_events();
+CREATE TRIGGER users_display_name_history AFTER INSERT OR UPDATE OF display_name, deleted_at ON app.users FOR EACH ROW EXECUTE FUNCTION app.display_name_history_record();
 CREATE TRIGGER users_events AFTER UPDATE ON app.users FOR EACH ROW WHEN (((new.display_name IS DISTINCT FROM old.display_name) OR (new.bio IS DISTINCT FROM old.bio) OR (new.balance IS DISTINCT FROM old.balance))) EXECUTE FUNCTION app.users_events();
 CREATE TRIGGER users_own_events AFTER UPDATE ON app.users FOR EACH ROW WHEN (((new.deleted_at IS NULL) AND ((new.display_name IS DISTINCT FROM old.display_name) OR (new.bio IS DISTINCT FROM old.bio) OR (new.email IS DISTINCT FROM old.email) OR (new.time_zone IS DISTINCT FROM old.time_zone) OR (new.show_tip_on_timer IS DISTINCT FROM old.show_tip_on_timer)))) EXECUTE FUNCTION app.users_own_events();
 CREATE TRIGGER users_rollup AFTER UPDATE OF time_zone, deleted_at ON app.users FOR EACH ROW WHEN (((new.time_zone IS DISTINCT FROM old.time_zone) OR (new.deleted_at IS DISTINCT FROM old.deleted_at))) EXECUTE FUNCTION app.users_rollup();
 CREATE CONSTRAINT TRIGGER weekly_minutes_count AFTER INSERT OR DELETE OR UPDATE ON app.weekly_minutes DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION app.weekly_minutes_count();
+ALTER TABLE ONLY app.account_deletion_codes
+    ADD CONSTRAINT account_deletion_codes_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+ALTER TABLE ONLY app.account_deletions
+    ADD CONSTRAINT account_deletions_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id);
 ALTER TABLE ONLY app.auth_tokens
     ADD CONSTRAINT auth_tokens_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.avatars
@@ -5726,6 +6212,8 @@ ALTER TABLE ONLY app.coin_ledger
     ADD CONSTRAINT coin_ledger_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.daily_minutes
     ADD CONSTRAINT daily_minutes_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+ALTER TABLE ONLY app.display_name_history
+    ADD CONSTRAINT display_name_history_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.email_verifications
     ADD CONSTRAINT email_verifications_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.focus_sessions
@@ -5786,12 +6274,18 @@ ALTER TABLE ONLY app.user_selections
     ADD CONSTRAINT user_selections_item_id_kind_fkey FOREIGN KEY (item_id, kind) REFERENCES app.shop_items(id, kind);
 ALTER TABLE ONLY app.user_selections
     ADD CONSTRAINT user_selections_user_id_item_id_fkey FOREIGN KEY (user_id, item_id) REFERENCES app.user_items(user_id, item_id) ON DELETE CASCADE;
+ALTER TABLE ONLY app.web_sessions
+    ADD CONSTRAINT web_sessions_digest_fkey FOREIGN KEY (digest) REFERENCES app.auth_tokens(digest) ON DELETE CASCADE;
 ALTER TABLE ONLY app.weekly_minutes
     ADD CONSTRAINT weekly_minutes_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 GRANT USAGE ON SCHEMA api TO focus_api;
 REVOKE USAGE ON SCHEMA public FROM PUBLIC;
 GRANT USAGE ON SCHEMA report TO focus_report;
 REVOKE ALL ON FUNCTION api.accept_pair(pair app.friendships, actor uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.account_deletion_confirm(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.account_deletion_confirm(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.account_deletion_create(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.account_deletion_create(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.address_bucket(client_ip inet) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.api_version() FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.asset_url(key text) FROM PUBLIC;
@@ -5823,6 +6317,12 @@ REVOKE ALL ON FUNCTION api.choice(value text, field text, choices text[]) FROM P
 REVOKE ALL ON FUNCTION api.client_address(params jsonb) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.config_get(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.config_get(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.console_action_json(action app.moderation_actions) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.console_moderator(token text, csrf text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.console_options(choices text[], chosen text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.console_report_json(report app.user_reports) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.console_session_json(token text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.console_user_json(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.cursor_decode(params jsonb, list text, shape text[]) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.cursor_encode(list text, key jsonb) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.date_param(params jsonb, name text) FROM PUBLIC;
@@ -5831,6 +6331,7 @@ REVOKE ALL ON FUNCTION api.display_name(name text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.display_name_field(body jsonb, required boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.email_field(body jsonb, field text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.end_request(token text, params jsonb, side text, action text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.erase_account(user_id uuid, keep_key text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.erase_account_traces(user_id uuid, email text, keep_key text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.event_cursor(params jsonb) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.events_list(token text, params jsonb, body jsonb) FROM PUBLIC;
@@ -5941,12 +6442,24 @@ REVOKE ALL ON FUNCTION api.me_update(token text, params jsonb, body jsonb) FROM 
 GRANT ALL ON FUNCTION api.me_update(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.mindfulness_tips_sync(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.mindfulness_tips_sync(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.moderation_action_create(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.moderation_action_create(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.moderation_action_json(action app.moderation_actions) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.moderation_audit_list(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.moderation_audit_list(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.moderation_queue_list(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.moderation_queue_list(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.moderation_report_json(report app.user_reports) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.moderation_reports_list(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.moderation_reports_list(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.moderation_reports_resolve(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.moderation_reports_resolve(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.moderation_session_create(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.moderation_session_create(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.moderation_session_delete(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.moderation_session_delete(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.moderation_user_get(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.moderation_user_get(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.moderation_users_avatar_delete(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.moderation_users_avatar_delete(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.moderation_users_ban(token text, params jsonb, body jsonb) FROM PUBLIC;
@@ -6048,6 +6561,8 @@ REVOKE ALL ON FUNCTION app.client_version_key(version text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.coin_ledger_day_totals() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.counter_shard(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.daily_minutes_count() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.delete_user(user_id uuid, reason text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.display_name_history_record() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.events_append_only() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.events_commit_order() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.events_notify() FROM PUBLIC;
@@ -6076,12 +6591,14 @@ REVOKE ALL ON FUNCTION app.prune_personal_data() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.push_send_after(user_id uuid, at timestamp with time zone) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.push_tokens_revoked() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.rebuild_rollup(user_id uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.send_deletion_codes() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.send_password_resets() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.shown_text_is_clean(value text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.take_outgoing_mail(batch integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.take_session_total(session app.focus_sessions) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.tell_friends(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.tell_friends_of_row() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.tell_moderators_of_report() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.tell_own_devices(user_id uuid, type text, payload jsonb) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.user_items_own_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.user_selections_own_events() FROM PUBLIC;

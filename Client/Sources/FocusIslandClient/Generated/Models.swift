@@ -1538,7 +1538,7 @@ public struct ReportCreated: Codable, Sendable, Equatable {
 public struct Event: Codable, Sendable, Equatable {
     /// The cursor: pass it as `after` (or Last-Event-ID).
     public var id: Int
-    /// Which event: friend_request.received, friend_request.accepted, friend_request.ended, friend.removed, friend.updated, balance.changed, catalog.changed, tips.changed, session.started, session.finished, session.abandoned, selection.changed, item.acquired, profile.changed, settings.changed, block.added, block.removed, resync, config.changed.
+    /// Which event: friend_request.received, friend_request.accepted, friend_request.ended, friend.removed, friend.updated, balance.changed, catalog.changed, tips.changed, session.started, session.finished, session.abandoned, selection.changed, item.acquired, profile.changed, settings.changed, block.added, block.removed, resync, config.changed, report.created.
     public var type: String
     public var data: JSONValue
     public var createdAt: Time
@@ -3787,6 +3787,45 @@ public struct PushSettingsChange: Codable, Sendable, Equatable {
     }
 }
 
+/// To each moderator (app.moderators): a report was filed (the web console's queue updates live).
+public struct ReportCreatedEvent: Codable, Sendable, Equatable {
+    public struct Data: Codable, Sendable, Equatable {
+        public var reportId: UUID
+        public var reason: ReportReason
+
+        public init(reportId: UUID, reason: ReportReason) {
+            self.reportId = reportId
+            self.reason = reason
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case reportId = "report_id"
+            case reason = "reason"
+        }
+    }
+
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    /// `report.created` (the discriminator).
+    public var type: String
+    public var data: Data
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: Data, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
 /// Every components.schemas entry and its model, in the document's order (a test compares it with the document).
 public enum Schemas {
     public static let all: [(name: String, type: any (Codable & Sendable).Type)] = [
@@ -3900,5 +3939,6 @@ public enum Schemas {
         ("PushSettings", PushSettings.self),
         ("QuietHours", QuietHours.self),
         ("PushSettingsChange", PushSettingsChange.self),
+        ("ReportCreatedEvent", ReportCreatedEvent.self),
     ]
 }
