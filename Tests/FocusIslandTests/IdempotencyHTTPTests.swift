@@ -50,6 +50,7 @@ struct KeyedRequest: Sendable {
         "friend-request", "accept", "decline", "cancel", "block", "unblock", "report", "avatar-delete",
         "email-verify", "email-resend", "moderation-resolve", "moderation-rename", "moderation-avatar-delete",
         "moderation-suspend", "moderation-ban",
+        "room-open", "room-join", "room-leave", "room-start",
     ]
 
     /// The route each scenario replays. Every POST and DELETE in the route table that changes
@@ -70,6 +71,8 @@ struct KeyedRequest: Sendable {
         "moderation-resolve": "POST /moderation/reports/{id}/resolve", "moderation-rename": "POST /moderation/users/{id}/rename",
         "moderation-avatar-delete": "DELETE /moderation/users/{id}/avatar",
         "moderation-suspend": "POST /moderation/users/{id}/suspend", "moderation-ban": "POST /moderation/users/{id}/ban",
+        "room-open": "POST /rooms", "room-join": "POST /rooms/join", "room-leave": "POST /rooms/{id}/leave",
+        "room-start": "POST /rooms/{id}/start",
     ]
     /// POSTs that only read (a sync sends the client's state and gets the difference): a replay
     /// is the same read, so they need no scenario.
@@ -255,6 +258,27 @@ struct KeyedRequest: Sendable {
             }
         case "avatar-delete":
             return request("DELETE", "/me/avatar", nil, other: ("POST", "/auth/logout", nil))
+        case "room-open":
+            return request("POST", "/rooms", #"{"planned_minutes":25}"#, other: ("POST", "/rooms", #"{"planned_minutes":30}"#))
+        case "room-join", "room-leave", "room-start":
+            // A friend and a room: theirs to join or leave, the caller's to start.
+            let them = try friend()
+            let asked = try ask(them, me)
+            _ = try client.send("POST", "/friend-requests/\(asked)/accept", token: me.token)
+            let host = scenario == "room-start" ? me : them, guest = scenario == "room-start" ? them : me
+            let opened = try client.send("POST", "/rooms", token: host.token, json: #"{"planned_minutes":25}"#)
+            let room = opened.json["room"] as? [String: Any] ?? [:]
+            let id = room["id"] as? String ?? "", code = room["code"] as? String ?? ""
+            if scenario == "room-join" {
+                return request(
+                    "POST", "/rooms/join", #"{"code":"\#(code)"}"#, other: ("POST", "/rooms/join", #"{"code":"ZZZZZZZZ"}"#),
+                    marks: [them.id])
+            }
+            _ = try client.send("POST", "/rooms/join", token: guest.token, json: #"{"code":"\#(code)"}"#)
+            let action = scenario == "room-start" ? "start" : "leave"
+            return request(
+                "POST", "/rooms/\(id)/\(action)", nil, other: ("POST", "/rooms/\(UUID().uuidString)/\(action)", nil),
+                marks: [them.id])
         default:
             throw HTTPClientError(description: "no scenario \(scenario)")
         }

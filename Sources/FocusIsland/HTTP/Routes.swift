@@ -104,6 +104,14 @@ public enum Routes {
         Route("DELETE", "/me/avatar", .sql("api.me_avatar_delete"), status: 204),
         Route("GET", "/users/{id}/avatar", .sql("api.users_avatar_get"), response: .file, reads: .replica),
 
+        // Focus rooms
+        Route("POST", "/rooms", .sql("api.rooms_create"), status: 201, body: .json),
+        Route("POST", "/rooms/join", .sql("api.rooms_join"), body: .json),
+        Route("POST", "/rooms/{id}/leave", .sql("api.rooms_leave")),
+        Route("POST", "/rooms/{id}/start", .sql("api.rooms_start")),
+        Route("GET", "/rooms/{id}", .sql("api.rooms_get")),
+        Route("GET", "/rooms", .sql("api.rooms_list")),
+
         // Live events: JSON here; over the socket also an SSE stream or a waiting long-poll
         // (Server/MHD/EventsEndpoint.swift), which first call `eventsStreamOpen`.
         Route("GET", "/events", .sql("api.events_list")),
