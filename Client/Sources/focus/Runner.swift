@@ -51,6 +51,10 @@ enum Runner {
         case .friendsRemove(let name): try await FriendCommands.remove(context, name)
         case .events: try await EventCommands.events(context)
         case .tipsSync: try await TipCommands.sync(context)
+        case .room: try await RoomCommands.show(context)
+        case .roomOpen(let minutes, let invite): try await RoomCommands.open(context, minutes: minutes, invite: invite)
+        case .roomJoin(let code): try await RoomCommands.join(context, code: code)
+        case .roomStart: try await RoomCommands.start(context)
         }
     }
 

@@ -48,6 +48,12 @@ import Testing
             (["friends", "remove", "Bo"], .friendsRemove("Bo")),
             (["events"], .events),
             (["tips", "sync"], .tipsSync),
+            (["room"], .room),
+            (["room", "open"], .roomOpen(minutes: 25, invite: [])),
+            (["room", "open", "50", "Bo", "Cy"], .roomOpen(minutes: 50, invite: ["Bo", "Cy"])),
+            (["room", "open", "Bo"], .roomOpen(minutes: 25, invite: ["Bo"])),
+            (["room", "join", "K7M2QX9R"], .roomJoin(code: "K7M2QX9R")),
+            (["room", "start"], .roomStart),
         ]
         for (words, command) in cases {
             #expect(try Command(words) == command, "focus \(words.joined(separator: " "))")
@@ -60,6 +66,8 @@ import Testing
             ["select", "dragon", "Ember"], ["select", "pet"], ["start", "0"], ["start", "181"], ["start", "ten"],
             ["rate"], ["rate", "meh"], ["friends", "add"], ["friends", "remove"], ["friends", "poke"],
             ["events", "now"], ["tips"], ["tips", "list"],
+            ["room", "open", "0"], ["room", "open", "181"], ["room", "join"], ["room", "join", "A", "B"], ["room", "start", "now"],
+            ["room", "leave"],
         ]
         for words in cases {
             do {
