@@ -125,7 +125,8 @@ import Testing
         #expect(try roomEvents(catStream, 3, names) == ["room.finished ann", "room.finished bob", "room.ended"])
         #expect(try ledger(id, ann) == "earn 25" && ledger(id, bob) == "earn 25" && ledger(id, cat) == "")
         let members = room(try client.send("GET", "/rooms/\(id)", token: cat.token))["members"] as? [[String: Any]] ?? []
-        #expect(Set(members.map { "\(names[($0["user"] as? [String: Any])?["id"] as? String ?? ""] ?? "?") \($0["outcome"] as? String ?? "")" })
+        #expect(
+            Set(members.map { "\(names[($0["user"] as? [String: Any])?["id"] as? String ?? ""] ?? "?") \($0["outcome"] as? String ?? "")" })
                 == ["ann completed", "bob completed", "cat gave_up"])
         let history = try client.send("GET", "/rooms", token: cat.token)
         #expect((history.json["rooms"] as? [[String: Any]])?.first?["id"] as? String == id, "the room stays in cat's history")
@@ -275,7 +276,8 @@ import Testing
         let again = try client.send("POST", "/rooms/\(id)/start", token: host.token)
         #expect(again.status == 409 && again.code == "room_not_open", "a second start")
         #expect(
-            try TestEnvironment.scalar("select count(*) from app.focus_sessions s join app.room_members m on m.session_id = s.id where m.room_id = $1::uuid", [id])
+            try TestEnvironment.scalar(
+                "select count(*) from app.focus_sessions s join app.room_members m on m.session_id = s.id where m.room_id = $1::uuid", [id])
                 == "5", "one session per member, not two")
         let late = try client.send("POST", "/rooms/\(id)/leave", token: friends[0].token)
         #expect(late.status == 409 && late.code == "room_not_open")

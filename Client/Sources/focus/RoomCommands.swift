@@ -28,7 +28,8 @@ enum RoomCommands {
     static func join(_ context: Context, code: String) async throws {
         let joined = try await context.signedIn().roomsJoin(RoomJoinBody(code: code))
         try remember(context, joined.room)
-        context.output.result(joined, "Joined the room \(joined.room.code) (\(joined.room.plannedMinutes) minutes).\n" + describe(joined.room))
+        context.output.result(
+            joined, "Joined the room \(joined.room.code) (\(joined.room.plannedMinutes) minutes).\n" + describe(joined.room))
     }
 
     static func start(_ context: Context) async throws {
