@@ -2,7 +2,7 @@
 -- only, never across a block, up to the limit), leave, start at one server time; what members
 -- hear at each step; every refusal with its code and nothing written.
 begin;
-select plan(42);
+select plan(43);
 select test.new_user(name) from unnest(array['ann', 'bob', 'cat', 'dan', 'eve', 'fay', 'gus']) as name;
 create function pg_temp.befriend(a text, b text) returns void language sql as $$
     select api.friend_requests_create(test.token(a), '{}', jsonb_build_object('email', b || '@example.com'));
@@ -45,6 +45,7 @@ select test.new_events();
 select is(test.error_of(format($$ select api.rooms_join(test.token('dan'), '{}', %L) $$, jsonb_build_object('code', (select room ->> 'code' from r)))),
           'PT404 room_not_found', 'dan blocked cat, who is in the room: the room is not found for dan');
 select is(test.error_of($$ select api.rooms_join(test.token('bob'), '{}', '{"code": 12}') $$), 'PT400 invalid_field', 'a code that is not a string is 400');
+select is(test.error_of($$ select api.rooms_join(test.token('bob'), '{}', '{"code": "  "}') $$), 'PT400 invalid_field', 'a blank code is 400');
 select is(test.error_of($$ select api.rooms_join(test.token('bob'), '{}', '{"code": "x", "room": 1}') $$), 'PT400 invalid_field', 'an unknown key is 400');
 select is(test.error_of($$ select api.rooms_create(test.token('dan'), '{}', '{"planned_minutes": 0}') $$), 'PT400 invalid_field', 'a plan of 0 minutes is 400');
 select is(test.error_of($$ select api.rooms_create(test.token('dan'), '{}', '{"planned_minutes": 181}') $$), 'PT400 invalid_field',

@@ -3102,7 +3102,7 @@ public struct EmailVerifyBody: Codable, Sendable, Equatable {
 public struct RoomOpenBody: Codable, Sendable, Equatable {
     /// The plan every member's session starts with.
     public var plannedMinutes: Int
-    /// Friends to invite (they hear room.invited with the code); at most room_settings.max_members - 1 (4 by default).
+    /// Friends to invite (they hear room.invited with the code); an invitation holds no place: the first to join fill the room.
     public var invite: [UUID]?
 
     public init(plannedMinutes: Int, invite: [UUID]? = nil) {
@@ -3117,7 +3117,7 @@ public struct RoomOpenBody: Codable, Sendable, Equatable {
 }
 
 public struct RoomJoinBody: Codable, Sendable, Equatable {
-    /// The room's join code, in any letter case.
+    /// The room's join code, in any letter case (spaces around it are ignored; blank is 400).
     public var code: String
 
     public init(code: String) {
