@@ -2668,15 +2668,14 @@ declare
     v_user_id uuid := api.authenticate(rooms_create.token);
     v_body jsonb := api.only_keys(rooms_create.body, array['planned_minutes', 'invite']);
     v_max_session integer := (select e.max_session_minutes from app.economy_settings e);
-    v_max_members integer := (select s.max_members from app.room_settings s);
     v_planned integer := api.integer_field(v_body, 'planned_minutes', 1, v_max_session);
     v_invite jsonb := coalesce(api.json_field(v_body, 'invite', 'array', false, 'an array of user ids'), '[]');
     v_invitees uuid[];
     v_room_id uuid := gen_random_uuid();
     v_tries integer := 0;
 begin
-    if jsonb_array_length(v_invite) > v_max_members - 1 then
-        perform api.fail_field('invite', format('must hold at most %s user ids.', v_max_members - 1));
+    if jsonb_array_length(v_invite) > 49 then
+        perform api.fail_field('invite', 'must hold at most 49 user ids.');
     end if;
     if exists (select from jsonb_array_elements(v_invite) e(v) where jsonb_typeof(e.v) <> 'string' or not api.is_uuid(e.v #>> '{}')) then
         perform api.fail_field('invite', 'must hold only user ids.');
@@ -2731,6 +2730,9 @@ declare
     v_room app.rooms;
     v_state text;
 begin
+    if v_code = '' then
+        perform api.fail_field('code', 'must not be empty.');
+    end if;
     select r.* into v_room from app.rooms r
     where r.code = v_code
     order by (r.status = 'open') desc, exists (select from app.room_members m where m.room_id = r.id and m.user_id = v_user_id) desc,
