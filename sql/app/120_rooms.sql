@@ -98,24 +98,24 @@ language plpgsql
 set search_path = public, pg_temp
 as $$
 declare
-    v_room app.rooms;
-    v_member app.room_members;
+    v_room_id uuid;
+    v_plan_end timestamptz;
     v_grace interval;
 begin
-    select * into v_member from app.room_members m where m.session_id = new.id;
-    if v_member.room_id is null then
+    select m.room_id into v_room_id from app.room_members m where m.session_id = new.id;
+    if v_room_id is null then
         return null;
     end if;
-    select * into v_room from app.rooms r where r.id = v_member.room_id for update;
+    select r.started_at + make_interval(mins => r.planned_minutes) into v_plan_end from app.rooms r where r.id = v_room_id for update;
     select s.grace into v_grace from app.room_settings s;
     update app.room_members m
     set outcome = case when new.abandoned then 'gave_up'
-                       when now() < v_room.started_at + make_interval(mins => v_room.planned_minutes) then 'gave_up'
-                       when now() <= v_room.started_at + make_interval(mins => v_room.planned_minutes) + v_grace then 'completed'
+                       when now() < v_plan_end then 'gave_up'
+                       when now() <= v_plan_end + v_grace then 'completed'
                        else 'vanished' end,
         ended_at = now()
-    where m.room_id = v_member.room_id and m.user_id = v_member.user_id and m.outcome is null;
-    perform app.room_conclude(v_room.id);
+    where m.session_id = new.id and m.outcome is null;
+    perform app.room_conclude(v_room_id);
     return null;
 end
 $$;
@@ -132,33 +132,38 @@ language plpgsql
 set search_path = public, pg_temp
 as $$
 declare
-    v_room app.rooms;
+    v_status text;
+    v_planned integer;
+    v_ended_at timestamptz;
     v_failed boolean;
     v_all_ended boolean;
     v_bonus integer;
 begin
-    select * into v_room from app.rooms r where r.id = room_conclude.room_id;
-    if v_room.status not in ('running', 'failed') or v_room.ended_at is not null then
+    -- Columns one by one, not a row of app.rooms: this file is loaded on upgrades from before
+    -- 0027 too, where that type does not exist yet.
+    select r.status, r.planned_minutes, r.ended_at into v_status, v_planned, v_ended_at
+    from app.rooms r where r.id = room_conclude.room_id;
+    if v_status not in ('running', 'failed') or v_ended_at is not null then
         return;
     end if;
-    select coalesce(bool_or(m.outcome in ('gave_up', 'vanished')), false) or v_room.status = 'failed',
+    select coalesce(bool_or(m.outcome in ('gave_up', 'vanished')), false) or v_status = 'failed',
            coalesce(bool_and(m.outcome is not null), true)
     into v_failed, v_all_ended
-    from app.room_members m where m.room_id = v_room.id and m.state = 'joined';
+    from app.room_members m where m.room_id = room_conclude.room_id and m.state = 'joined';
     if v_all_ended and not v_failed then
-        select case when v_room.planned_minutes >= e.min_minutes_to_earn
-                    then floor(floor(v_room.planned_minutes * e.coins_per_minute) * s.bonus_percent / 100)::integer else 0 end
+        select case when v_planned >= e.min_minutes_to_earn
+                    then floor(floor(v_planned * e.coins_per_minute) * s.bonus_percent / 100)::integer else 0 end
         into v_bonus
         from app.economy_settings e cross join app.room_settings s;
         if v_bonus > 0 then
             insert into app.coin_ledger (user_id, entry, amount, reason, room_id)
-            select m.user_id, 'bonus', v_bonus, 'focus room completed', v_room.id
-            from app.room_members m where m.room_id = v_room.id and m.state = 'joined'
+            select m.user_id, 'bonus', v_bonus, 'focus room completed', room_conclude.room_id
+            from app.room_members m where m.room_id = room_conclude.room_id and m.state = 'joined'
             order by m.user_id;
         end if;
-        update app.rooms r set status = 'completed', ended_at = now() where r.id = v_room.id;
-    elsif v_failed and (v_room.status <> 'failed' or v_all_ended) then
-        update app.rooms r set status = 'failed', ended_at = case when v_all_ended then now() end where r.id = v_room.id;
+        update app.rooms r set status = 'completed', ended_at = now() where r.id = room_conclude.room_id;
+    elsif v_failed and (v_status <> 'failed' or v_all_ended) then
+        update app.rooms r set status = 'failed', ended_at = case when v_all_ended then now() end where r.id = room_conclude.room_id;
     end if;
 end
 $$;
