@@ -2725,8 +2725,7 @@ CREATE FUNCTION api.rooms_join(token text, params jsonb, body jsonb) RETURNS api
     AS $$
 declare
     v_user_id uuid := api.authenticate(rooms_join.token);
-    v_body jsonb := api.only_keys(rooms_join.body, array['code']);
-    v_code text := upper(btrim(api.text_field(v_body, 'code', max_length => 20)));
+    v_code text := upper(btrim(api.text_field(rooms_join.params, 'code', max_length => 20)));
     v_room app.rooms;
     v_state text;
 begin

@@ -321,7 +321,7 @@ import Testing
         #expect(opened.room.status == .open && opened.room.hostId == annProfile.id)
         let invited = try await bobEvents.first { $0.type == "room.invited" }
         #expect(invited.data["code"]?.stringValue == opened.room.code)
-        let joined = try await bob.roomsJoin(RoomJoinBody(code: opened.room.code.lowercased()))
+        let joined = try await bob.roomsJoin(code: opened.room.code.lowercased())
         #expect(joined.room.members.map(\.state) == [.joined, .joined])
         do {
             _ = try await bob.roomsStart(id: opened.room.id)

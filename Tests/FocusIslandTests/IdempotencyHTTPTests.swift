@@ -71,7 +71,7 @@ struct KeyedRequest: Sendable {
         "moderation-resolve": "POST /moderation/reports/{id}/resolve", "moderation-rename": "POST /moderation/users/{id}/rename",
         "moderation-avatar-delete": "DELETE /moderation/users/{id}/avatar",
         "moderation-suspend": "POST /moderation/users/{id}/suspend", "moderation-ban": "POST /moderation/users/{id}/ban",
-        "room-open": "POST /rooms", "room-join": "POST /rooms/join", "room-leave": "POST /rooms/{id}/leave",
+        "room-open": "POST /rooms", "room-join": "POST /rooms/{code}/join", "room-leave": "POST /rooms/{id}/leave",
         "room-start": "POST /rooms/{id}/start",
     ]
     /// POSTs that only read (a sync sends the client's state and gets the difference): a replay
@@ -271,10 +271,10 @@ struct KeyedRequest: Sendable {
             let id = room["id"] as? String ?? "", code = room["code"] as? String ?? ""
             if scenario == "room-join" {
                 return request(
-                    "POST", "/rooms/join", #"{"code":"\#(code)"}"#, other: ("POST", "/rooms/join", #"{"code":"ZZZZZZZZ"}"#),
+                    "POST", "/rooms/\(code)/join", nil, other: ("POST", "/rooms/ZZZZZZZZ/join", nil),
                     marks: [them.id])
             }
-            _ = try client.send("POST", "/rooms/join", token: guest.token, json: #"{"code":"\#(code)"}"#)
+            _ = try client.send("POST", "/rooms/\(code)/join", token: guest.token)
             let action = scenario == "room-start" ? "start" : "leave"
             return request(
                 "POST", "/rooms/\(id)/\(action)", nil, other: ("POST", "/rooms/\(UUID().uuidString)/\(action)", nil),

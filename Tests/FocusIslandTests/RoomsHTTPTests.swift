@@ -37,7 +37,7 @@ import Testing
     }
 
     func join(_ client: Client, _ account: Account, _ code: String) throws -> HTTPResult {
-        try client.send("POST", "/rooms/join", token: account.token, json: #"{"code":"\#(code)"}"#)
+        try client.send("POST", "/rooms/\(code)/join", token: account.token)
     }
 
     /// Moves the room and its members' sessions `seconds` into the past.
@@ -246,11 +246,11 @@ import Testing
         }
         let before = try rows()
         let cases: [(String, String, Account?, String?, Int, String)] = [
-            ("POST", "/rooms/join", friends[0], #"{"code":"ZZZZZZZZ"}"#, 404, "room_not_found"),
-            ("POST", "/rooms/join", stranger, #"{"code":"\#(code)"}"#, 403, "room_friends_only"),
-            ("POST", "/rooms/join", friends[0], #"{"code":7}"#, 400, "invalid_field"),
-            ("POST", "/rooms/join", friends[0], #"{"code":"#, 400, "invalid_json"),
-            ("POST", "/rooms/join", nil, #"{"code":"\#(code)"}"#, 401, "unauthorized"),
+            ("POST", "/rooms/ZZZZZZZZ/join", friends[0], nil, 404, "room_not_found"),
+            ("POST", "/rooms/\(code)/join", stranger, nil, 403, "room_friends_only"),
+            ("POST", "/rooms/ABCDEFGHJKMNPQRSTVWXY/join", friends[0], nil, 400, "invalid_field"),
+            ("POST", "/rooms", friends[0], #"{"planned_minutes":"#, 400, "invalid_json"),
+            ("POST", "/rooms/\(code)/join", nil, nil, 401, "unauthorized"),
             ("POST", "/rooms", friends[0], #"{"planned_minutes":"25"}"#, 400, "invalid_field"),
             ("POST", "/rooms", friends[0], #"{"planned_minutes":25,"invite":["\#(stranger.id)"]}"#, 404, "user_not_found"),
             ("POST", "/rooms", friends[0], #"{"planned_minutes":25,"guests":[]}"#, 400, "invalid_field"),

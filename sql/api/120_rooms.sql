@@ -146,7 +146,7 @@ comment on function api.rooms_create(text, jsonb, jsonb) is
     'POST /rooms: opens a room with a plan and a join code, the caller its host; invitees (friends only, else 404 '
     'user_not_found) hear room.invited; 409 room_in_progress while the caller is in another room.';
 
--- POST /rooms/join {code}: 200 {room}. Friends of the host only (403 room_friends_only); never
+-- POST /rooms/{code}/join: 200 {room}. Friends of the host only (403 room_friends_only); never
 -- with someone the caller blocked or who blocked the caller among the joined members (404
 -- room_not_found, as for an unknown code, so a block is not revealed); at most max_members
 -- joined (409 room_full, decided under the room's lock, so two joins racing for the last place
@@ -157,8 +157,7 @@ language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
     v_user_id uuid := api.authenticate(rooms_join.token);
-    v_body jsonb := api.only_keys(rooms_join.body, array['code']);
-    v_code text := upper(btrim(api.text_field(v_body, 'code', max_length => 20)));
+    v_code text := upper(btrim(api.text_field(rooms_join.params, 'code', max_length => 20)));
     v_room app.rooms;
     v_state text;
 begin
@@ -202,7 +201,7 @@ end
 $$;
 grant execute on function api.rooms_join(text, jsonb, jsonb) to focus_api;
 comment on function api.rooms_join(text, jsonb, jsonb) is
-    'POST /rooms/join: joins a waiting room by its code (the host''s friends only: 403 room_friends_only; 409 room_full, '
+    'POST /rooms/{code}/join: joins a waiting room by its code (the host''s friends only: 403 room_friends_only; 409 room_full, '
     'room_not_open, room_in_progress; unknown code or a block among the members: 404 room_not_found); again: the same.';
 
 -- POST /rooms/{id}/leave: 200 {room}, before the start only (after it, a member gives up by

@@ -18,7 +18,7 @@ declare
     v_name text;
 begin
     foreach v_name in array members loop
-        perform api.rooms_join(test.token(v_name), '{}', jsonb_build_object('code', v_room ->> 'code'));
+        perform api.rooms_join(test.token(v_name), jsonb_build_object('code', v_room ->> 'code'), '{}');
     end loop;
     perform api.rooms_start(test.token('ann'), jsonb_build_object('id', v_room ->> 'id'), '{}');
     return (v_room ->> 'id')::uuid;

@@ -26,7 +26,7 @@ enum RoomCommands {
     }
 
     static func join(_ context: Context, code: String) async throws {
-        let joined = try await context.signedIn().roomsJoin(RoomJoinBody(code: code))
+        let joined = try await context.signedIn().roomsJoin(code: code)
         try remember(context, joined.room)
         context.output.result(
             joined, "Joined the room \(joined.room.code) (\(joined.room.plannedMinutes) minutes).\n" + describe(joined.room))

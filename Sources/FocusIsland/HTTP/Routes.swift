@@ -106,7 +106,7 @@ public enum Routes {
 
         // Focus rooms
         Route("POST", "/rooms", .sql("api.rooms_create"), status: 201, body: .json),
-        Route("POST", "/rooms/join", .sql("api.rooms_join"), body: .json),
+        Route("POST", "/rooms/{code}/join", .sql("api.rooms_join")),
         Route("POST", "/rooms/{id}/leave", .sql("api.rooms_leave")),
         Route("POST", "/rooms/{id}/start", .sql("api.rooms_start")),
         Route("GET", "/rooms/{id}", .sql("api.rooms_get")),

@@ -3116,19 +3116,6 @@ public struct RoomOpenBody: Codable, Sendable, Equatable {
     }
 }
 
-public struct RoomJoinBody: Codable, Sendable, Equatable {
-    /// The room's join code, in any letter case (spaces around it are ignored; blank is 400).
-    public var code: String
-
-    public init(code: String) {
-        self.code = code
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case code = "code"
-    }
-}
-
 public struct RoomMember: Codable, Sendable, Equatable {
     public var user: UserCard
     public var state: RoomMemberState
@@ -3635,7 +3622,6 @@ public enum Schemas {
         ("ModerationReasonBody", ModerationReasonBody.self),
         ("EmailVerifyBody", EmailVerifyBody.self),
         ("RoomOpenBody", RoomOpenBody.self),
-        ("RoomJoinBody", RoomJoinBody.self),
         ("RoomMember", RoomMember.self),
         ("Room", Room.self),
         ("RoomAnswer", RoomAnswer.self),

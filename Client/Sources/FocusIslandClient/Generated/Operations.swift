@@ -842,11 +842,11 @@ extension FocusIslandClient {
     }
 
     /// Join a waiting focus room by its code (the host's friends only).
-    /// `POST /rooms/join`
-    public func roomsJoin(_ body: RoomJoinBody, idempotencyKey: String? = nil) async throws(FocusIslandError) -> RoomAnswer {
+    /// `POST /rooms/{code}/join`
+    public func roomsJoin(code: String, idempotencyKey: String? = nil) async throws(FocusIslandError) -> RoomAnswer {
         let request = OperationRequest(
-            method: "POST", path: "/rooms/join", query: [],
-            body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
+            method: "POST", path: "/rooms/\(String(code))/join", query: [],
+            body: nil, contentType: nil, idempotencyKey: idempotencyKey,
             conditional: false, statuses: [200])
         return try self.decode(RoomAnswer.self, from: try await send(request))
     }

@@ -122,11 +122,11 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case tooManyReports
     /// 403: POST /rooms/{id}/start: only the room's host starts it
     case notRoomHost
-    /// 403: POST /rooms/join: only the host's friends may join
+    /// 403: POST /rooms/{code}/join: only the host's friends may join
     case roomFriendsOnly
     /// 404: no room with that join code waiting (or a block between you and a member: answered the same); no room of yours with that id
     case roomNotFound
-    /// 409: POST /rooms/join: the room holds max_members joined members (app.room_settings, default 5)
+    /// 409: POST /rooms/{code}/join: the room holds max_members joined members (app.room_settings, default 5)
     case roomFull
     /// 409: the room has started or ended: a second start, a join or a leave after the start (give up by abandoning your session)
     case roomNotOpen
