@@ -335,6 +335,52 @@ import Testing
         #expect(try await bob.friendRequestsList().incoming.map(\.id) == [catAsked.request.id])
     }
 
+    /// Two friends in a focus room through the library: the invitation, the join by code, the
+    /// start (each one's session), a give-up heard live, and the room's history.
+    @Test func friendsFocusTogetherInARoom() async throws {
+        let (ann, annProfile, annEmail) = try await newAccount("ann")
+        let (bob, bobProfile, _) = try await newAccount("bob")
+        guard case .created(let asked) = try await bob.friendRequestsCreate(FriendRequestBody(email: annEmail)) else {
+            Issue.record("the request was not created")
+            return
+        }
+        _ = try await ann.friendRequestsAccept(id: asked.request.id)
+        let annEvents = EventCollector(ann.events(after: try await ann.eventsList().next, options: EventsOptions(mode: .stream)))
+        let bobEvents = EventCollector(bob.events(after: try await bob.eventsList().next, options: EventsOptions(mode: .stream)))
+        defer { Task { await annEvents.stop() } }
+        defer { Task { await bobEvents.stop() } }
+
+        let opened = try await ann.roomsCreate(RoomOpenBody(plannedMinutes: 25, invite: [bobProfile.id]))
+        #expect(opened.room.status == .open && opened.room.hostId == annProfile.id)
+        let invited = try await bobEvents.first { $0.type == "room.invited" }
+        #expect(invited.data["code"]?.stringValue == opened.room.code)
+        let joined = try await bob.roomsJoin(code: opened.room.code.lowercased())
+        #expect(joined.room.members.map(\.state) == [.joined, .joined])
+        do {
+            _ = try await bob.roomsStart(id: opened.room.id)
+            Issue.record("bob started ann's room")
+        } catch {
+            #expect(error.code == .notRoomHost)
+        }
+
+        let started = try await ann.roomsStart(id: opened.room.id)
+        #expect(started.room.status == .running && started.room.sessionId != nil)
+        let heard = try await bobEvents.first { $0.type == "room.started" }
+        guard case .ok(let current) = try await bob.focusSessionsCurrentGet() else {
+            Issue.record("bob has no running session after the start")
+            return
+        }
+        #expect(heard.data["session_id"]?.stringValue == current.session.id.uuidString.lowercased())
+        #expect(current.session.startedAt == started.room.startedAt)
+
+        _ = try await bob.focusSessionsAbandon(id: current.session.id)
+        let gaveUp = try await annEvents.first { $0.type == "room.gave_up" }
+        #expect(gaveUp.data["user_id"]?.stringValue == bobProfile.id.uuidString.lowercased())
+        let failed = try await ann.roomsGet(id: opened.room.id).room
+        #expect(failed.status == .failed && failed.members.compactMap(\.outcome) == [.gaveUp])
+        #expect(try await bob.roomsList().rooms.map(\.id) == [opened.room.id])
+    }
+
     @Test func eventsFallBackToLongPollsWhenNoStreamIsLeft() async throws {
         let proxy = try TCPProxy(upstreamPort: try JourneyServer.port())
         defer { proxy.stop() }

@@ -55,6 +55,7 @@ struct KeyedRequest: Sendable {
         "moderation-suspend", "moderation-ban",
         "finish-at",
         "push-token-delete",
+        "room-open", "room-join", "room-leave", "room-start",
     ]
 
     /// The route each scenario replays. Every POST and DELETE in the route table that changes
@@ -77,6 +78,8 @@ struct KeyedRequest: Sendable {
         "moderation-suspend": "POST /moderation/users/{id}/suspend", "moderation-ban": "POST /moderation/users/{id}/ban",
         "finish-at": "POST /focus-sessions/{id}/finish",
         "push-token-delete": "DELETE /me/push-tokens/{token}",
+        "room-open": "POST /rooms", "room-join": "POST /rooms/{code}/join", "room-leave": "POST /rooms/{id}/leave",
+        "room-start": "POST /rooms/{id}/start",
     ]
     /// POSTs that only read (a sync sends the client's state and gets the difference): a replay
     /// is the same read, so they need no scenario.
@@ -285,6 +288,27 @@ struct KeyedRequest: Sendable {
             return request(
                 "DELETE", "/me/push-tokens/\(tokens[0])", nil, other: ("DELETE", "/me/push-tokens/\(tokens[1])", nil),
                 marks: tokens)
+        case "room-open":
+            return request("POST", "/rooms", #"{"planned_minutes":25}"#, other: ("POST", "/rooms", #"{"planned_minutes":30}"#))
+        case "room-join", "room-leave", "room-start":
+            // A friend and a room: theirs to join or leave, the caller's to start.
+            let them = try friend()
+            let asked = try ask(them, me)
+            _ = try client.send("POST", "/friend-requests/\(asked)/accept", token: me.token)
+            let host = scenario == "room-start" ? me : them, guest = scenario == "room-start" ? them : me
+            let opened = try client.send("POST", "/rooms", token: host.token, json: #"{"planned_minutes":25}"#)
+            let room = opened.json["room"] as? [String: Any] ?? [:]
+            let id = room["id"] as? String ?? "", code = room["code"] as? String ?? ""
+            if scenario == "room-join" {
+                return request(
+                    "POST", "/rooms/\(code)/join", nil, other: ("POST", "/rooms/ZZZZZZZZ/join", nil),
+                    marks: [them.id])
+            }
+            _ = try client.send("POST", "/rooms/\(code)/join", token: guest.token)
+            let action = scenario == "room-start" ? "start" : "leave"
+            return request(
+                "POST", "/rooms/\(id)/\(action)", nil, other: ("POST", "/rooms/\(UUID().uuidString)/\(action)", nil),
+                marks: [them.id])
         default:
             throw HTTPClientError(description: "no scenario \(scenario)")
         }

@@ -12,7 +12,8 @@
 #   5. a session started, finished (a stated end before its start refused first) and rated
 #      through the CLI; a tagged one, the history in pages, stats per day and by tag; tips synced
 #      twice (the second time nothing new); the catalog with --language es-MX (Spanish) and fr
-#      (English); the server's config;
+#      (English); the server's config; a focus room opened with Bo invited, joined by its code,
+#      started, and failed when Ada stops early (Bo's events and `focus room` show each step);
 #   6. bad input: an unknown item, a wrong password, no token, an unknown command, each a clear
 #      sentence on stderr and its documented non-zero exit status; logout forgets the token.
 #
@@ -215,6 +216,27 @@ cli_checks() {
     cli_expect "shop --language fr: French is not offered, so English" 0 "Pip the Fox"
     cli_run ada config
     cli_expect "config: the app versions served and the economy" 0 "ios: at least [0-9]"
+
+    # 5b. A focus room: Ada opens it inviting Bo, Bo joins by the code, Ada starts it; Ada
+    # finishes at once (before the plan's end: a give-up), so the room fails for both.
+    cli_note "A focus room: Ada opens one and invites Bo, who joins with the code; Ada starts it, and both sessions run."
+    cli_run ada room open 25 Bo
+    cli_expect "room open: Ada's room waits, with a code" 0 "Room opened: 25 minutes, code [2-9A-HJKMNP-TV-Z]{8}"
+    local room_code
+    room_code=$(grep -oE 'code [2-9A-HJKMNP-TV-Z]{8}' <<<"$cli_out" | head -n 1 | cut -c6-)
+    cli_run bo room join "$room_code"
+    cli_expect "room join: Bo joined by the code" 0 "Joined the room $room_code"
+    cli_run ada room start
+    cli_expect "room start: every member's session runs" 0 "Room started"
+    cli_run bo room
+    cli_expect "room: Bo sees it running" 0 "Room $room_code: 25 minutes, running"
+    cli_note "Ada stops at once (before the plan's end: she gives up); the room fails for both, and Bo's events told him each step."
+    cli_run ada finish
+    cli_expect "finish in a room: Ada's session ends" 0 "Session finished"
+    cli_run bo events
+    cli_expect "events: Bo heard the invitation, the start and the give-up" 0 "room.gave_up: Ada gave up"
+    cli_run bo room
+    cli_expect "room: failed, Ada gave up" 0 "Ada \\(host\\): joined, gave_up"
 
     # 6. Bad input: a sentence on stderr and the status --help documents.
     cli_note "Bad input: a clear sentence and a non-zero exit status (listed by focus --help)."

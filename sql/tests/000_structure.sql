@@ -18,9 +18,9 @@ select is_empty($$
     where p.pronamespace = 'api'::regnamespace
       and has_function_privilege('focus_api', p.oid, 'execute')
       and oidvectortypes(p.proargtypes) not in ('text, jsonb, jsonb', 'text, jsonb, bytea')
-      and p.proname not in ('parse_body', 'parse_image', 'ready', 'events_prune', 'idempotent', 'assets_publish',
+      and p.proname not in ('parse_body', 'parse_image', 'ready', 'events_prune', 'jobs_run', 'idempotent', 'assets_publish',
                           'use_language', 'languages_offered', 'push_claim', 'push_settle')
-$$, 'focus_api executes endpoints, body parsers, events_prune, idempotent, assets_publish, use_language, languages_offered and the push sender''s two only, no internal helper');
+$$, 'focus_api executes endpoints, body parsers, events_prune, jobs_run, idempotent, assets_publish, use_language, languages_offered and the push sender''s two only, no internal helper');
 
 select is_empty($$
     select p.oid::regprocedure::text from pg_proc p
@@ -65,7 +65,7 @@ select is_empty($$
     where p.pronamespace = 'api'::regnamespace
       and oidvectortypes(p.proargtypes) in ('text, jsonb, jsonb', 'text, jsonb, bytea')
       and has_function_privilege('focus_api', p.oid, 'execute')
-      and p.proname !~ '^[a-z]+(_[a-z]+)*_(list|get|create|update|delete|register|login|logout|sync|start|finish|abandon|rate|accept|decline|confirm|resolve|rename|suspend|ban|open)$'
+      and p.proname !~ '^[a-z]+(_[a-z]+)*_(list|get|create|update|delete|register|login|logout|sync|start|finish|abandon|rate|accept|decline|confirm|resolve|rename|suspend|ban|open|join|leave)$'
 $$, 'every endpoint is named resource_verb (sql/api/000_core.sql)');
 
 select * from finish();

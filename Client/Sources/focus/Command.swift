@@ -47,6 +47,12 @@ enum Command: Equatable {
         var limit: Int?
         var cursor: String?
     }
+    /// The room this config directory opened or joined last (else the newest of yours).
+    case room
+    /// A plan and the friends to invite, by display name or id.
+    case roomOpen(minutes: Int, invite: [String])
+    case roomJoin(code: String)
+    case roomStart
 
     static let kinds = ["pet", "sound", "furniture"]
     static let ratings = ["good", "fine", "bad"]
@@ -140,6 +146,8 @@ enum Command: Equatable {
         case "config":
             try Self.count(arguments, 0...0, "focus config")
             self = .config
+        case "room", "rooms":
+            self = try Self.room(arguments)
         default:
             throw .usage("unknown command \(name)")
         }
@@ -182,6 +190,31 @@ enum Command: Equatable {
             throw .usage("a day is YYYY-MM-DD, not \(text)")
         }
         return text
+    }
+
+    private static func room(_ arguments: [String]) throws(CLIError) -> Command {
+        guard let action = arguments.first else { return .room }
+        switch action {
+        case "open":
+            var rest = Array(arguments.dropFirst())
+            var minutes = 25
+            if let first = rest.first, first.allSatisfy(\.isNumber) {
+                guard let value = Int(first), (1...180).contains(value) else {
+                    throw .usage("minutes must be a whole number from 1 to 180, not \(first)")
+                }
+                minutes = value
+                rest.removeFirst()
+            }
+            return .roomOpen(minutes: minutes, invite: rest)
+        case "join":
+            guard arguments.count == 2 else { throw .usage("usage: focus room join CODE") }
+            return .roomJoin(code: arguments[1])
+        case "start":
+            try Self.count(arguments, 1...1, "focus room start")
+            return .roomStart
+        default:
+            throw .usage("unknown room command \(action) (open, join, start)")
+        }
     }
 
     private static func count(_ arguments: [String], _ allowed: ClosedRange<Int>, _ usage: String) throws(CLIError) {

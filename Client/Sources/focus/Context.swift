@@ -56,4 +56,5 @@ enum Files {
     static let session = "session"
     static let tips = "tips.json"
     static let events = "events"
+    static let room = "room"
 }

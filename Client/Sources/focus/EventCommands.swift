@@ -79,6 +79,23 @@ struct EventDescriber {
             return "your blocked list changed on another device."
         case "config.changed":
             return "the server's settings changed (focus config)."
+        case "room.invited":
+            let code = text(data["code"]) ?? "?"
+            return "\(await friend(data["user_id"]) ?? "a friend") invited you to a focus room (focus room join \(code))."
+        case "room.joined":
+            return "\(await friend(data["user_id"]) ?? "someone") joined your room."
+        case "room.left":
+            return "\(await friend(data["user_id"]) ?? "someone") left your room."
+        case "room.started":
+            return "your room started: your session runs now (focus finish at the end)."
+        case "room.finished":
+            return "\(await friend(data["user_id"]) ?? "someone") finished the room's plan."
+        case "room.gave_up":
+            let vanished = text(data["outcome"]) == "vanished"
+            return "\(await friend(data["user_id"]) ?? "someone") \(vanished ? "vanished" : "gave up"): the room failed, no bonus."
+        case "room.ended":
+            let bonus = number(data["bonus"]) ?? 0
+            return "your room ended: \(text(data["status"]) ?? "?")\(bonus > 0 ? ", bonus \(bonus) coins" : "")."
         case "resync":
             return "some events are too old to list: read focus me and focus friends again."
         default:
@@ -99,6 +116,11 @@ struct EventDescriber {
     private func uuid(_ value: JSONValue?) -> UUID? {
         guard case .string(let text) = value else { return nil }
         return UUID(uuidString: text)
+    }
+
+    private func text(_ value: JSONValue?) -> String? {
+        guard case .string(let text) = value else { return nil }
+        return text
     }
 
     private func number(_ value: JSONValue?) -> Int? {

@@ -55,6 +55,10 @@ enum Runner {
         case .events: try await EventCommands.events(context)
         case .tipsSync: try await TipCommands.sync(context)
         case .config: try await ConfigCommands.show(context)
+        case .room: try await RoomCommands.show(context)
+        case .roomOpen(let minutes, let invite): try await RoomCommands.open(context, minutes: minutes, invite: invite)
+        case .roomJoin(let code): try await RoomCommands.join(context, code: code)
+        case .roomStart: try await RoomCommands.start(context)
         }
     }
 

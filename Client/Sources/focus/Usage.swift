@@ -47,6 +47,12 @@ enum Usage {
               focus friends remove NAME|ID          end a friendship
               (NAME is the other user's display name; ID a request id or the user's id)
 
+            focus rooms (friends focus together; if anyone gives up, nobody gets the bonus)
+              focus room open [MINUTES] [FRIEND...] open a room (default 25 minutes), inviting friends by name or id
+              focus room join CODE                  join a friend's room by its code
+              focus room start                      start the room you opened: every member's session starts now
+              focus room                            the room you opened or joined last, its members and outcomes
+
             live
               focus events                          what happened since the last `focus events`
               focus events --follow                 stay connected and print events as they happen

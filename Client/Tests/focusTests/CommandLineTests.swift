@@ -78,6 +78,12 @@ import Testing
             (["events"], .events),
             (["tips", "sync"], .tipsSync),
             (["config"], .config),
+            (["room"], .room),
+            (["room", "open"], .roomOpen(minutes: 25, invite: [])),
+            (["room", "open", "50", "Bo", "Cy"], .roomOpen(minutes: 50, invite: ["Bo", "Cy"])),
+            (["room", "open", "Bo"], .roomOpen(minutes: 25, invite: ["Bo"])),
+            (["room", "join", "K7M2QX9R"], .roomJoin(code: "K7M2QX9R")),
+            (["room", "start"], .roomStart),
         ]
         for (words, command) in cases {
             #expect(try Command(words) == command, "focus \(words.joined(separator: " "))")
@@ -91,6 +97,9 @@ import Testing
             ["rate"], ["rate", "meh"], ["friends", "add"], ["friends", "remove"], ["friends", "poke"],
             ["events", "now"], ["tips"], ["tips", "list"], ["config", "show"], ["finish", "2026-12-01T10:00:00Z"],
             ["events", "now"], ["tips"], ["tips", "list"], ["history", "all"], ["stats"], ["stats", "weekly"],
+            ["events", "now"], ["tips"], ["tips", "list"],
+            ["room", "open", "0"], ["room", "open", "181"], ["room", "join"], ["room", "join", "A", "B"], ["room", "start", "now"],
+            ["room", "leave"],
         ]
         for words in cases {
             do {

@@ -114,6 +114,14 @@ public enum Routes {
         // what admission reads (Live/ReleaseControls.swift); answered whatever the app's version.
         Route("GET", "/config", .sql("api.config_get"), access: .public, admission: .always),
 
+        // Focus rooms
+        Route("POST", "/rooms", .sql("api.rooms_create"), status: 201, body: .json),
+        Route("POST", "/rooms/{code}/join", .sql("api.rooms_join")),
+        Route("POST", "/rooms/{id}/leave", .sql("api.rooms_leave")),
+        Route("POST", "/rooms/{id}/start", .sql("api.rooms_start")),
+        Route("GET", "/rooms/{id}", .sql("api.rooms_get")),
+        Route("GET", "/rooms", .sql("api.rooms_list")),
+
         // Live events: JSON here; over the socket also an SSE stream or a waiting long-poll
         // (Server/MHD/EventsEndpoint.swift), which first call `eventsStreamOpen`.
         Route("GET", "/events", .sql("api.events_list")),

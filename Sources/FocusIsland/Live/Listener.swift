@@ -16,8 +16,9 @@ import Synchronization
 
 public final class Listener: Sendable {
     public static let channel = "focus_events"
-    /// Microseconds between calls to api.events_prune (an hour).
-    static let pruneEvery: UInt64 = 3_600_000_000
+    /// Microseconds between calls to api.jobs_run (a minute): it runs the jobs of
+    /// app.scheduled_jobs that are due by the database's clock (room settlement, the hourly prunes).
+    static let jobsEvery: UInt64 = 60_000_000
     private let conninfo: String
     private let streams: EventStreams
     private let cache: SharedCache
@@ -84,17 +85,18 @@ public final class Listener: Sendable {
     }
 
     /// Waits on the socket and hands out notifications until the connection breaks or stop().
-    /// Once an hour (and at each connect) it also asks SQL to prune events past their retention.
+    /// Once a minute (and at each connect) it also asks SQL to run the scheduled jobs that are due
+    /// (api.jobs_run: room settlement every minute, pruning every hour; sql/api/120_rooms.sql).
     private func listen(on connection: OpaquePointer) {
-        var pruned: UInt64 = 0
+        var ran: UInt64 = 0
         while !isStopping {
             let now = monotonicMicroseconds()
-            if pruned == 0 || now - pruned >= Self.pruneEvery {
-                pruned = now
-                let result = PQexec(connection, "select api.events_prune()")
+            if ran == 0 || now - ran >= Self.jobsEvery {
+                ran = now
+                let result = PQexec(connection, "select api.jobs_run()")
                 if PQresultStatus(result) != PGRES_TUPLES_OK {
                     logger.error(
-                        "listener: api.events_prune failed: \(String(cString: PQerrorMessage(connection)).trimmingTrailingNewlines)")
+                        "listener: api.jobs_run failed: \(String(cString: PQerrorMessage(connection)).trimmingTrailingNewlines)")
                 }
                 PQclear(result)
             }

@@ -1,0 +1,413 @@
+-- api focus rooms: friends of a host open, join and start one live session together.
+-- Locks, always in this order: the room's row, then users' rows (api.lock_user, lower id first
+-- when several). A member's session ending takes its user's lock, then the room's
+-- (app.focus_sessions_room_outcome): only for a room already running, which nothing else
+-- locks users under. The events members hear are written by triggers (sql/app/120_rooms.sql).
+
+-- Room = {id, code, host_id, planned_minutes, status, max_members, bonus_coins, created_at,
+-- started_at, ends_at, ended_at, session_id, members: [RoomMember]}
+-- RoomMember = {user: UserCard, state, joined_at, outcome, bonus}
+-- session_id: the viewer's own live session in the room (null before the start); ends_at: the
+-- plan's end (null before the start); bonus_coins: what each member earns on top if everyone
+-- finishes; a member's bonus: what they were paid (0 until the room completes).
+create function api.room_json(room_id uuid, viewer uuid)
+returns jsonb
+language sql stable security definer set search_path = public, pg_temp
+as $$
+    select jsonb_build_object(
+        'id', r.id, 'code', r.code, 'host_id', r.host_id, 'planned_minutes', r.planned_minutes, 'status', r.status,
+        'max_members', s.max_members,
+        'bonus_coins', case when r.planned_minutes >= e.min_minutes_to_earn
+                            then floor(floor(r.planned_minutes * e.coins_per_minute) * s.bonus_percent / 100)::integer else 0 end,
+        'created_at', api.iso(r.created_at), 'started_at', api.iso(r.started_at),
+        'ends_at', api.iso(r.started_at + make_interval(mins => r.planned_minutes)), 'ended_at', api.iso(r.ended_at),
+        'session_id', (select m.session_id from app.room_members m where m.room_id = r.id and m.user_id = room_json.viewer),
+        'members', (select coalesce(jsonb_agg(jsonb_build_object(
+                                'user', api.user_card(m.user_id), 'state', m.state, 'joined_at', api.iso(m.joined_at),
+                                'outcome', m.outcome,
+                                'bonus', coalesce((select c.amount from app.coin_ledger c
+                                                   where c.room_id = r.id and c.user_id = m.user_id and c.entry = 'bonus'), 0))
+                            order by m.joined_at nulls last, m.invited_at, m.user_id), '[]')
+                    from app.room_members m where m.room_id = r.id))
+    from app.rooms r cross join app.room_settings s cross join app.economy_settings e
+    where r.id = room_json.room_id
+$$;
+
+-- The room of the path's id, locked (FOR UPDATE) unless `for_update` is false, for someone who was
+-- invited to, joined or left it; anyone else, and an unknown id, is 404 room_not_found.
+create function api.member_room(params jsonb, user_id uuid, for_update boolean default true)
+returns app.rooms
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_id uuid := api.uuid_field(member_room.params, 'id');
+    v_room app.rooms;
+begin
+    if member_room.for_update then
+        select r.* into v_room from app.rooms r
+        where r.id = v_id and exists (select from app.room_members m where m.room_id = r.id and m.user_id = member_room.user_id)
+        for update of r;
+    else
+        select r.* into v_room from app.rooms r
+        where r.id = v_id and exists (select from app.room_members m where m.room_id = r.id and m.user_id = member_room.user_id);
+    end if;
+    if v_room.id is null then
+        perform api.fail(404, 'room_not_found', 'There is no such room of yours.');
+    end if;
+    return v_room;
+end
+$$;
+
+-- 409 room_in_progress (with its id) when the user is a joined member of another room that is
+-- waiting to start, or running with the user's session not ended yet: one room at a time.
+create function api.check_no_other_room(user_id uuid, room_id uuid)
+returns void
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_other uuid;
+begin
+    select r.id into v_other
+    from app.room_members m join app.rooms r on r.id = m.room_id
+    where m.user_id = check_no_other_room.user_id and m.state = 'joined' and m.outcome is null
+      and r.status in ('open', 'running', 'failed') and r.ended_at is null
+      and r.id is distinct from check_no_other_room.room_id
+    limit 1;
+    if v_other is not null then
+        perform api.fail(409, 'room_in_progress', 'You are already in another room; leave it or finish first.',
+                         jsonb_build_object('id', v_other));
+    end if;
+end
+$$;
+
+-- A join code: 8 characters from 30 that cannot be misread (no 0/O, 1/I/L, U), from the
+-- cryptographic generator (two bytes a character, so the modulo bias is negligible): 30^8, about 39 bits.
+create function api.new_room_code()
+returns text
+language sql volatile security definer set search_path = public, pg_temp
+as $$
+    select string_agg(substr('23456789ABCDEFGHJKMNPQRSTVWXYZ', ((get_byte(b.bytes, 2 * i) * 256 + get_byte(b.bytes, 2 * i + 1)) % 30) + 1, 1),
+                      '' order by i)
+    from (select gen_random_bytes(16) as bytes) b, generate_series(0, 7) as i
+$$;
+
+-- POST /rooms {planned_minutes, invite?: [user id, …]}: 201 {room}. The caller hosts (a joined
+-- member) and each invitee (at most 49; invitations hold no place, only joins count toward
+-- max_members), who must be the host's friend (else 404 user_not_found, nothing written), is
+-- sent room.invited with the code. The code is unique among the rooms waiting.
+create function api.rooms_create(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(rooms_create.token);
+    v_body jsonb := api.only_keys(rooms_create.body, array['planned_minutes', 'invite']);
+    v_max_session integer := (select e.max_session_minutes from app.economy_settings e);
+    v_planned integer := api.integer_field(v_body, 'planned_minutes', 1, v_max_session);
+    v_invite jsonb := coalesce(api.json_field(v_body, 'invite', 'array', false, 'an array of user ids'), '[]');
+    v_invitees uuid[];
+    v_room_id uuid := gen_random_uuid();
+    v_tries integer := 0;
+begin
+    if jsonb_array_length(v_invite) > 49 then
+        perform api.fail_field('invite', 'must hold at most 49 user ids.');
+    end if;
+    if exists (select from jsonb_array_elements(v_invite) e(v) where jsonb_typeof(e.v) <> 'string' or not api.is_uuid(e.v #>> '{}')) then
+        perform api.fail_field('invite', 'must hold only user ids.');
+    end if;
+    select coalesce(array_agg(distinct (e.v #>> '{}')::uuid), '{}') into v_invitees from jsonb_array_elements(v_invite) e(v);
+    perform api.lock_user(v_user_id);
+    if exists (select from unnest(v_invitees) i(id)
+               where not exists (select from app.friendships f join app.users u on u.id = i.id and u.deleted_at is null
+                                 where f.user_low = least(v_user_id, i.id) and f.user_high = greatest(v_user_id, i.id)
+                                   and f.status = 'accepted')) then
+        perform api.fail(404, 'user_not_found', 'Invite friends only: one of these is not your friend.');
+    end if;
+    perform api.check_no_other_room(v_user_id, null);
+    loop
+        begin
+            insert into app.rooms (id, code, host_id, planned_minutes) values (v_room_id, api.new_room_code(), v_user_id, v_planned);
+            exit;
+        exception when unique_violation then  -- a code in use: another draw
+            v_tries := v_tries + 1;
+            if v_tries >= 5 then
+                raise;
+            end if;
+        end;
+    end loop;
+    insert into app.room_members (room_id, user_id, state, joined_at) values (v_room_id, v_user_id, 'joined', now());
+    insert into app.room_members (room_id, user_id, state, invited_at)
+    select v_room_id, i.id, 'invited', now() from unnest(v_invitees) i(id) order by i.id;
+    return api.ok(jsonb_build_object('room', api.room_json(v_room_id, v_user_id)));
+end
+$$;
+grant execute on function api.rooms_create(text, jsonb, jsonb) to focus_api;
+comment on function api.rooms_create(text, jsonb, jsonb) is
+    'POST /rooms: opens a room with a plan and a join code, the caller its host; invitees (friends only, else 404 '
+    'user_not_found) hear room.invited; 409 room_in_progress while the caller is in another room.';
+
+-- POST /rooms/{code}/join: 200 {room}. Friends of the host only (403 room_friends_only); never
+-- with someone the caller blocked or who blocked the caller among the joined members (404
+-- room_not_found, as for an unknown code, so a block is not revealed); at most max_members
+-- joined (409 room_full, decided under the room's lock, so two joins racing for the last place
+-- get one each); only while the room waits (409 room_not_open). Joining again answers the room.
+create function api.rooms_join(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(rooms_join.token);
+    v_code text := upper(btrim(api.text_field(rooms_join.params, 'code', max_length => 20)));
+    v_room app.rooms;
+    v_state text;
+begin
+    if v_code = '' then
+        perform api.fail_field('code', 'must not be empty.');
+    end if;
+    select r.* into v_room from app.rooms r
+    where r.code = v_code
+    order by (r.status = 'open') desc, exists (select from app.room_members m where m.room_id = r.id and m.user_id = v_user_id) desc,
+             r.created_at desc
+    limit 1
+    for update of r;
+    if v_room.id is null
+       or exists (select from app.room_members m join app.blocks b
+                    on (b.blocker = v_user_id and b.blocked = m.user_id) or (b.blocker = m.user_id and b.blocked = v_user_id)
+                  where m.room_id = v_room.id and m.state = 'joined') then
+        perform api.fail(404, 'room_not_found', 'No room waits with this code.');
+    end if;
+    select m.state into v_state from app.room_members m where m.room_id = v_room.id and m.user_id = v_user_id;
+    if v_state = 'joined' then
+        return api.ok(jsonb_build_object('room', api.room_json(v_room.id, v_user_id)));
+    end if;
+    if v_room.status <> 'open' then
+        perform api.fail(409, 'room_not_open', 'This room has already started or ended.');
+    end if;
+    if not exists (select from app.friendships f
+                   where f.user_low = least(v_user_id, v_room.host_id) and f.user_high = greatest(v_user_id, v_room.host_id)
+                     and f.status = 'accepted') then
+        perform api.fail(403, 'room_friends_only', 'Only the host''s friends may join this room.');
+    end if;
+    if (select count(*) from app.room_members m where m.room_id = v_room.id and m.state = 'joined')
+       >= (select s.max_members from app.room_settings s) then
+        perform api.fail(409, 'room_full', 'This room is full.');
+    end if;
+    perform api.lock_user(v_user_id);
+    perform api.check_no_other_room(v_user_id, v_room.id);
+    insert into app.room_members as m (room_id, user_id, state, joined_at) values (v_room.id, v_user_id, 'joined', now())
+    on conflict (room_id, user_id) do update set state = 'joined', joined_at = now(), left_at = null;
+    return api.ok(jsonb_build_object('room', api.room_json(v_room.id, v_user_id)));
+end
+$$;
+grant execute on function api.rooms_join(text, jsonb, jsonb) to focus_api;
+comment on function api.rooms_join(text, jsonb, jsonb) is
+    'POST /rooms/{code}/join: joins a waiting room by its code (the host''s friends only: 403 room_friends_only; 409 room_full, '
+    'room_not_open, room_in_progress; unknown code or a block among the members: 404 room_not_found); again: the same.';
+
+-- POST /rooms/{id}/leave: 200 {room}, before the start only (after it, a member gives up by
+-- abandoning their session: 409 room_not_open). The host leaving cancels the room for all.
+-- Leaving again answers the same; an invitee who never joined has nothing to leave (the same).
+create function api.rooms_leave(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(rooms_leave.token);
+    v_room app.rooms := api.member_room(rooms_leave.params, v_user_id);
+    v_state text;
+begin
+    select m.state into v_state from app.room_members m where m.room_id = v_room.id and m.user_id = v_user_id;
+    if v_state <> 'joined' then
+        return api.ok(jsonb_build_object('room', api.room_json(v_room.id, v_user_id)));
+    end if;
+    if v_room.status <> 'open' then
+        perform api.fail(409, 'room_not_open', 'The room has started: abandon your session to give up.');
+    end if;
+    update app.room_members m set state = 'left', left_at = now() where m.room_id = v_room.id and m.user_id = v_user_id;
+    if v_user_id = v_room.host_id then
+        update app.rooms r set status = 'cancelled', ended_at = now() where r.id = v_room.id;
+    end if;
+    return api.ok(jsonb_build_object('room', api.room_json(v_room.id, v_user_id)));
+end
+$$;
+grant execute on function api.rooms_leave(text, jsonb, jsonb) to focus_api;
+comment on function api.rooms_leave(text, jsonb, jsonb) is
+    'POST /rooms/{id}/leave: leaves a waiting room (the host: cancels it); again: the same; 409 room_not_open once started; '
+    '404 room_not_found.';
+
+-- POST /rooms/{id}/start: 200 {room}. The host only (403 not_room_host); a waiting room only
+-- (409 room_not_open: a second start, a cancelled room); two joined members at least (409
+-- room_too_small). Every joined member's live session starts at one server time (the
+-- transaction's now()), as POST /focus-sessions/start would start it with the room's plan;
+-- a member whose own session runs or covers that time stops the start for all (409
+-- room_member_busy with their user_ids). A leave racing the start waits on the room's lock:
+-- it leaves before (and gets no session) or answers 409 room_not_open after.
+create function api.rooms_start(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(rooms_start.token);
+    v_room app.rooms := api.member_room(rooms_start.params, v_user_id);
+    v_max_session integer := (select e.max_session_minutes from app.economy_settings e);
+    v_busy uuid[];
+    v_member uuid;
+begin
+    if v_room.host_id <> v_user_id then
+        perform api.fail(403, 'not_room_host', 'Only the host starts the room.');
+    end if;
+    if v_room.status <> 'open' then
+        perform api.fail(409, 'room_not_open', 'This room has already started or ended.');
+    end if;
+    if (select count(*) from app.room_members m join app.users u on u.id = m.user_id and u.deleted_at is null
+        where m.room_id = v_room.id and m.state = 'joined') < 2 then
+        perform api.fail(409, 'room_too_small', 'A room starts with two members at least.');
+    end if;
+    for v_member in select m.user_id from app.room_members m where m.room_id = v_room.id and m.state = 'joined' order by m.user_id loop
+        perform from app.users u where u.id = v_member for update;
+    end loop;
+    -- A member whose account was deleted while waiting left with it.
+    update app.room_members m set state = 'left', left_at = now()
+    from app.users u where u.id = m.user_id and u.deleted_at is not null and m.room_id = v_room.id and m.state = 'joined';
+    select array_agg(m.user_id order by m.user_id) into v_busy
+    from app.room_members m
+    where m.room_id = v_room.id and m.state = 'joined'
+      and exists (select from app.focus_sessions s
+                  where s.user_id = m.user_id
+                    and (s.ended_at is null or s.occupies && tstzrange(now(), now() + make_interval(mins => v_max_session))));
+    if v_busy is not null then
+        perform api.fail(409, 'room_member_busy', 'A member''s own session runs; the room starts when it ends.',
+                         jsonb_build_object('user_ids', to_jsonb(v_busy)));
+    end if;
+    insert into app.focus_sessions (id, user_id, source, planned_minutes, started_at, occupies)
+    select gen_random_uuid(), m.user_id, 'live', v_room.planned_minutes, now(),
+           tstzrange(now(), now() + make_interval(mins => v_max_session))
+    from app.room_members m where m.room_id = v_room.id and m.state = 'joined' order by m.user_id;
+    update app.room_members m set session_id = s.id
+    from app.focus_sessions s
+    where m.room_id = v_room.id and m.state = 'joined' and s.user_id = m.user_id and s.ended_at is null;
+    update app.rooms r set status = 'running', started_at = now() where r.id = v_room.id;
+    return api.ok(jsonb_build_object('room', api.room_json(v_room.id, v_user_id)));
+end
+$$;
+grant execute on function api.rooms_start(text, jsonb, jsonb) to focus_api;
+comment on function api.rooms_start(text, jsonb, jsonb) is
+    'POST /rooms/{id}/start: the host starts every joined member''s live session at one server time; 403 not_room_host; '
+    '409 room_not_open (a second start), room_too_small, room_member_busy; 404 room_not_found.';
+
+-- GET /rooms/{id}: {room}, for whoever was invited to, joined or left it; kept after it ends.
+create function api.rooms_get(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql stable security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(rooms_get.token);
+    v_room app.rooms := api.member_room(rooms_get.params, v_user_id, for_update => false);
+begin
+    return api.ok(jsonb_build_object('room', api.room_json(v_room.id, v_user_id)));
+end
+$$;
+grant execute on function api.rooms_get(text, jsonb, jsonb) to focus_api;
+comment on function api.rooms_get(text, jsonb, jsonb) is
+    'GET /rooms/{id}: the room, its members and their outcomes, for its members and invitees; else 404 room_not_found.';
+
+-- GET /rooms: {rooms: [Room]}, the caller's rooms (invited, joined or left), newest first, at
+-- most 100: the history of every room they were in, kept after it ends.
+create function api.rooms_list(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql stable security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(rooms_list.token);
+begin
+    return api.ok(jsonb_build_object('rooms', coalesce((
+        select jsonb_agg(api.room_json(x.id, v_user_id) order by x.created_at desc, x.id)
+        from (select r.id, r.created_at from app.rooms r join app.room_members m on m.room_id = r.id and m.user_id = v_user_id
+              order by r.created_at desc, r.id limit 100) x), '[]')));
+end
+$$;
+grant execute on function api.rooms_list(text, jsonb, jsonb) to focus_api;
+comment on function api.rooms_list(text, jsonb, jsonb) is
+    'GET /rooms: the caller''s rooms, newest first (at most 100), with members and outcomes.';
+
+-- Settlement (the scheduled job settle_rooms, api.jobs_run): a joined member of a running or
+-- failed room whose session has not ended by the plan's end plus room_settings.grace vanished:
+-- their session is finished as a late POST /focus-sessions/{id}/finish would finish it
+-- (minutes up to the plan, the ordinary coins), under their user's lock, and the outcome
+-- trigger records them as vanished, which fails the room. Rooms nobody started within
+-- room_settings.open_for are cancelled. Returns how many members and rooms it settled. Tests
+-- call it directly at a moved clock.
+create function api.rooms_settle()
+returns integer
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_session app.focus_sessions;
+    v_count integer := 0;
+    v_cancelled integer;
+begin
+    for v_session in
+        select s.* from app.rooms r
+        join app.room_members m on m.room_id = r.id and m.state = 'joined' and m.outcome is null
+        join app.focus_sessions s on s.id = m.session_id
+        cross join app.room_settings rs
+        where r.status in ('running', 'failed') and r.ended_at is null
+          and r.started_at + make_interval(mins => r.planned_minutes) + rs.grace < now()
+        order by s.user_id
+    loop
+        perform from app.users u where u.id = v_session.user_id for update;
+        select * into v_session from app.focus_sessions s where s.id = v_session.id;
+        if v_session.ended_at is null then
+            update app.focus_sessions s
+            set ended_at = api.live_end(v_session), occupies = tstzrange(s.started_at, api.live_end(v_session)),
+                minutes = floor(extract(epoch from api.live_end(v_session) - s.started_at) / 60)::integer
+            where s.id = v_session.id;
+            perform api.pay_session(v_session.id);
+            v_count := v_count + 1;
+        end if;
+    end loop;
+    with gone as (
+        update app.rooms r set status = 'cancelled', ended_at = now()
+        from app.room_settings rs
+        where r.status = 'open' and r.created_at + rs.open_for < now()
+        returning r.id
+    )
+    select count(*)::integer into v_cancelled from gone;
+    return v_count + v_cancelled;
+end
+$$;
+
+-- The scheduler: runs each job of app.scheduled_jobs that is due (next_run_at <= now()), takes
+-- its row with SKIP LOCKED so servers calling at once run it once, and sets its next run
+-- `every` later. A job that fails is recorded (last_error) and tried again at its next run; the
+-- others still run. Called by the server's listener once a minute; returns how many ran.
+create function api.jobs_run()
+returns integer
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_job app.scheduled_jobs;
+    v_result integer;
+    v_count integer := 0;
+begin
+    for v_job in select * from app.scheduled_jobs j where j.next_run_at <= now() order by j.name for update skip locked loop
+        begin
+            v_result := case v_job.name when 'settle_rooms' then api.rooms_settle()
+                                        when 'prune' then api.events_prune() end;
+            update app.scheduled_jobs j
+            set last_run_at = now(), next_run_at = now() + j.every, last_result = v_result, last_error = null
+            where j.name = v_job.name;
+        exception when others then
+            update app.scheduled_jobs j
+            set last_run_at = now(), next_run_at = now() + j.every, last_result = null, last_error = left(sqlerrm, 1000)
+            where j.name = v_job.name;
+        end;
+        v_count := v_count + 1;
+    end loop;
+    return v_count;
+end
+$$;
+grant execute on function api.jobs_run() to focus_api;
+comment on function api.jobs_run() is
+    'Not an endpoint: the server''s listener calls it once a minute; runs the due jobs of app.scheduled_jobs '
+    '(settle_rooms: api.rooms_settle; prune: api.events_prune) once each across servers.';
