@@ -465,6 +465,26 @@ CREATE FUNCTION api.card_json(id uuid, display_name text, has_avatar boolean, av
                               'has_avatar', card_json.has_avatar, 'avatar_version', api.avatar_version(card_json.avatar_updated_at))
 $$;
 ALTER FUNCTION api.card_json(id uuid, display_name text, has_avatar boolean, avatar_updated_at timestamp with time zone) OWNER TO focus_owner;
+CREATE FUNCTION api.check_no_other_room(user_id uuid, room_id uuid) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_other uuid;
+begin
+    select r.id into v_other
+    from app.room_members m join app.rooms r on r.id = m.room_id
+    where m.user_id = check_no_other_room.user_id and m.state = 'joined' and m.outcome is null
+      and r.status in ('open', 'running', 'failed') and r.ended_at is null
+      and r.id is distinct from check_no_other_room.room_id
+    limit 1;
+    if v_other is not null then
+        perform api.fail(409, 'room_in_progress', 'You are already in another room; leave it or finish first.',
+                         jsonb_build_object('id', v_other));
+    end if;
+end
+$$;
+ALTER FUNCTION api.check_no_other_room(user_id uuid, room_id uuid) OWNER TO focus_owner;
 CREATE FUNCTION app.bio_is_clean(bio text) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
@@ -1770,6 +1790,33 @@ CREATE FUNCTION api.item_json(item app.shop_items) RETURNS jsonb
     left join app.shop_item_translations t on t.item_id = item.id and t.language = api.language()
 $$;
 ALTER FUNCTION api.item_json(item app.shop_items) OWNER TO focus_owner;
+CREATE FUNCTION api.jobs_run() RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_job app.scheduled_jobs;
+    v_result integer;
+    v_count integer := 0;
+begin
+    for v_job in select * from app.scheduled_jobs j where j.next_run_at <= now() order by j.name for update skip locked loop
+        begin
+            v_result := case v_job.name when 'settle_rooms' then api.rooms_settle()
+                                        when 'prune' then api.events_prune() end;
+            update app.scheduled_jobs j
+            set last_run_at = now(), next_run_at = now() + j.every, last_result = v_result, last_error = null
+            where j.name = v_job.name;
+        exception when others then
+            update app.scheduled_jobs j
+            set last_run_at = now(), next_run_at = now() + j.every, last_result = null, last_error = left(sqlerrm, 1000)
+            where j.name = v_job.name;
+        end;
+        v_count := v_count + 1;
+    end loop;
+    return v_count;
+end
+$$;
+ALTER FUNCTION api.jobs_run() OWNER TO focus_owner;
 CREATE FUNCTION api.json_field(body jsonb, field text, json_type text, required boolean, expected text) RETURNS jsonb
     LANGUAGE plpgsql
     AS $$
@@ -2539,6 +2586,47 @@ begin
 end
 $$;
 ALTER FUNCTION api.me_update(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE TABLE app.rooms (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    code text NOT NULL,
+    host_id uuid NOT NULL,
+    planned_minutes integer NOT NULL,
+    status text DEFAULT 'open'::text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    started_at timestamp with time zone,
+    ended_at timestamp with time zone,
+    CONSTRAINT rooms_check CHECK (((started_at IS NULL) = (status = ANY (ARRAY['open'::text, 'cancelled'::text])))),
+    CONSTRAINT rooms_check1 CHECK (((status <> ALL (ARRAY['open'::text, 'running'::text])) OR (ended_at IS NULL))),
+    CONSTRAINT rooms_check2 CHECK (((status <> ALL (ARRAY['completed'::text, 'cancelled'::text])) OR (ended_at IS NOT NULL))),
+    CONSTRAINT rooms_check3 CHECK (((ended_at IS NULL) OR (ended_at >= created_at))),
+    CONSTRAINT rooms_code_check CHECK ((code ~ '^[2-9A-HJKMNP-TV-Z]{8}$'::text)),
+    CONSTRAINT rooms_planned_minutes_check CHECK (((planned_minutes >= 1) AND (planned_minutes <= 1440))),
+    CONSTRAINT rooms_status_check CHECK ((status = ANY (ARRAY['open'::text, 'running'::text, 'completed'::text, 'failed'::text, 'cancelled'::text])))
+);
+ALTER TABLE app.rooms OWNER TO focus_owner;
+CREATE FUNCTION api.member_room(params jsonb, user_id uuid, for_update boolean DEFAULT true) RETURNS app.rooms
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_id uuid := api.uuid_field(member_room.params, 'id');
+    v_room app.rooms;
+begin
+    if member_room.for_update then
+        select r.* into v_room from app.rooms r
+        where r.id = v_id and exists (select from app.room_members m where m.room_id = r.id and m.user_id = member_room.user_id)
+        for update of r;
+    else
+        select r.* into v_room from app.rooms r
+        where r.id = v_id and exists (select from app.room_members m where m.room_id = r.id and m.user_id = member_room.user_id);
+    end if;
+    if v_room.id is null then
+        perform api.fail(404, 'room_not_found', 'There is no such room of yours.');
+    end if;
+    return v_room;
+end
+$$;
+ALTER FUNCTION api.member_room(params jsonb, user_id uuid, for_update boolean) OWNER TO focus_owner;
 CREATE FUNCTION api.mindfulness_tips_sync(token text, params jsonb, body jsonb) RETURNS api.reply
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -2920,6 +3008,15 @@ CREATE FUNCTION api.name_skeleton(name text) RETURNS text
            '(.)\1+', '\1', 'g')
 $_$;
 ALTER FUNCTION api.name_skeleton(name text) OWNER TO focus_owner;
+CREATE FUNCTION api.new_room_code() RETURNS text
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select string_agg(substr('23456789ABCDEFGHJKMNPQRSTVWXYZ', ((get_byte(b.bytes, 2 * i) * 256 + get_byte(b.bytes, 2 * i + 1)) % 30) + 1, 1),
+                      '' order by i)
+    from (select gen_random_bytes(16) as bytes) b, generate_series(0, 7) as i
+$$;
+ALTER FUNCTION api.new_room_code() OWNER TO focus_owner;
 CREATE FUNCTION api.newest_event_id() RETURNS bigint
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -3389,6 +3486,264 @@ CREATE FUNCTION api.rollup_minutes(user_id uuid, period text, key date) RETURNS 
            end
 $$;
 ALTER FUNCTION api.rollup_minutes(user_id uuid, period text, key date) OWNER TO focus_owner;
+CREATE FUNCTION api.room_json(room_id uuid, viewer uuid) RETURNS jsonb
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select jsonb_build_object(
+        'id', r.id, 'code', r.code, 'host_id', r.host_id, 'planned_minutes', r.planned_minutes, 'status', r.status,
+        'max_members', s.max_members,
+        'bonus_coins', case when r.planned_minutes >= e.min_minutes_to_earn
+                            then floor(floor(r.planned_minutes * e.coins_per_minute) * s.bonus_percent / 100)::integer else 0 end,
+        'created_at', api.iso(r.created_at), 'started_at', api.iso(r.started_at),
+        'ends_at', api.iso(r.started_at + make_interval(mins => r.planned_minutes)), 'ended_at', api.iso(r.ended_at),
+        'session_id', (select m.session_id from app.room_members m where m.room_id = r.id and m.user_id = room_json.viewer),
+        'members', (select coalesce(jsonb_agg(jsonb_build_object(
+                                'user', api.user_card(m.user_id), 'state', m.state, 'joined_at', api.iso(m.joined_at),
+                                'outcome', m.outcome,
+                                'bonus', coalesce((select c.amount from app.coin_ledger c
+                                                   where c.room_id = r.id and c.user_id = m.user_id and c.entry = 'bonus'), 0))
+                            order by m.joined_at nulls last, m.invited_at, m.user_id), '[]')
+                    from app.room_members m where m.room_id = r.id))
+    from app.rooms r cross join app.room_settings s cross join app.economy_settings e
+    where r.id = room_json.room_id
+$$;
+ALTER FUNCTION api.room_json(room_id uuid, viewer uuid) OWNER TO focus_owner;
+CREATE FUNCTION api.rooms_create(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(rooms_create.token);
+    v_body jsonb := api.only_keys(rooms_create.body, array['planned_minutes', 'invite']);
+    v_max_session integer := (select e.max_session_minutes from app.economy_settings e);
+    v_planned integer := api.integer_field(v_body, 'planned_minutes', 1, v_max_session);
+    v_invite jsonb := coalesce(api.json_field(v_body, 'invite', 'array', false, 'an array of user ids'), '[]');
+    v_invitees uuid[];
+    v_room_id uuid := gen_random_uuid();
+    v_tries integer := 0;
+begin
+    if jsonb_array_length(v_invite) > 49 then
+        perform api.fail_field('invite', 'must hold at most 49 user ids.');
+    end if;
+    if exists (select from jsonb_array_elements(v_invite) e(v) where jsonb_typeof(e.v) <> 'string' or not api.is_uuid(e.v #>> '{}')) then
+        perform api.fail_field('invite', 'must hold only user ids.');
+    end if;
+    select coalesce(array_agg(distinct (e.v #>> '{}')::uuid), '{}') into v_invitees from jsonb_array_elements(v_invite) e(v);
+    perform api.lock_user(v_user_id);
+    if exists (select from unnest(v_invitees) i(id)
+               where not exists (select from app.friendships f join app.users u on u.id = i.id and u.deleted_at is null
+                                 where f.user_low = least(v_user_id, i.id) and f.user_high = greatest(v_user_id, i.id)
+                                   and f.status = 'accepted')) then
+        perform api.fail(404, 'user_not_found', 'Invite friends only: one of these is not your friend.');
+    end if;
+    perform api.check_no_other_room(v_user_id, null);
+    loop
+        begin
+            insert into app.rooms (id, code, host_id, planned_minutes) values (v_room_id, api.new_room_code(), v_user_id, v_planned);
+            exit;
+        exception when unique_violation then  -- a code in use: another draw
+            v_tries := v_tries + 1;
+            if v_tries >= 5 then
+                raise;
+            end if;
+        end;
+    end loop;
+    insert into app.room_members (room_id, user_id, state, joined_at) values (v_room_id, v_user_id, 'joined', now());
+    insert into app.room_members (room_id, user_id, state, invited_at)
+    select v_room_id, i.id, 'invited', now() from unnest(v_invitees) i(id) order by i.id;
+    return api.ok(jsonb_build_object('room', api.room_json(v_room_id, v_user_id)));
+end
+$$;
+ALTER FUNCTION api.rooms_create(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.rooms_get(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(rooms_get.token);
+    v_room app.rooms := api.member_room(rooms_get.params, v_user_id, for_update => false);
+begin
+    return api.ok(jsonb_build_object('room', api.room_json(v_room.id, v_user_id)));
+end
+$$;
+ALTER FUNCTION api.rooms_get(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.rooms_join(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(rooms_join.token);
+    v_code text := upper(btrim(api.text_field(rooms_join.params, 'code', max_length => 20)));
+    v_room app.rooms;
+    v_state text;
+begin
+    if v_code = '' then
+        perform api.fail_field('code', 'must not be empty.');
+    end if;
+    select r.* into v_room from app.rooms r
+    where r.code = v_code
+    order by (r.status = 'open') desc, exists (select from app.room_members m where m.room_id = r.id and m.user_id = v_user_id) desc,
+             r.created_at desc
+    limit 1
+    for update of r;
+    if v_room.id is null
+       or exists (select from app.room_members m join app.blocks b
+                    on (b.blocker = v_user_id and b.blocked = m.user_id) or (b.blocker = m.user_id and b.blocked = v_user_id)
+                  where m.room_id = v_room.id and m.state = 'joined') then
+        perform api.fail(404, 'room_not_found', 'No room waits with this code.');
+    end if;
+    select m.state into v_state from app.room_members m where m.room_id = v_room.id and m.user_id = v_user_id;
+    if v_state = 'joined' then
+        return api.ok(jsonb_build_object('room', api.room_json(v_room.id, v_user_id)));
+    end if;
+    if v_room.status <> 'open' then
+        perform api.fail(409, 'room_not_open', 'This room has already started or ended.');
+    end if;
+    if not exists (select from app.friendships f
+                   where f.user_low = least(v_user_id, v_room.host_id) and f.user_high = greatest(v_user_id, v_room.host_id)
+                     and f.status = 'accepted') then
+        perform api.fail(403, 'room_friends_only', 'Only the host''s friends may join this room.');
+    end if;
+    if (select count(*) from app.room_members m where m.room_id = v_room.id and m.state = 'joined')
+       >= (select s.max_members from app.room_settings s) then
+        perform api.fail(409, 'room_full', 'This room is full.');
+    end if;
+    perform api.lock_user(v_user_id);
+    perform api.check_no_other_room(v_user_id, v_room.id);
+    insert into app.room_members as m (room_id, user_id, state, joined_at) values (v_room.id, v_user_id, 'joined', now())
+    on conflict (room_id, user_id) do update set state = 'joined', joined_at = now(), left_at = null;
+    return api.ok(jsonb_build_object('room', api.room_json(v_room.id, v_user_id)));
+end
+$$;
+ALTER FUNCTION api.rooms_join(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.rooms_leave(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(rooms_leave.token);
+    v_room app.rooms := api.member_room(rooms_leave.params, v_user_id);
+    v_state text;
+begin
+    select m.state into v_state from app.room_members m where m.room_id = v_room.id and m.user_id = v_user_id;
+    if v_state <> 'joined' then
+        return api.ok(jsonb_build_object('room', api.room_json(v_room.id, v_user_id)));
+    end if;
+    if v_room.status <> 'open' then
+        perform api.fail(409, 'room_not_open', 'The room has started: abandon your session to give up.');
+    end if;
+    update app.room_members m set state = 'left', left_at = now() where m.room_id = v_room.id and m.user_id = v_user_id;
+    if v_user_id = v_room.host_id then
+        update app.rooms r set status = 'cancelled', ended_at = now() where r.id = v_room.id;
+    end if;
+    return api.ok(jsonb_build_object('room', api.room_json(v_room.id, v_user_id)));
+end
+$$;
+ALTER FUNCTION api.rooms_leave(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.rooms_list(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(rooms_list.token);
+begin
+    return api.ok(jsonb_build_object('rooms', coalesce((
+        select jsonb_agg(api.room_json(x.id, v_user_id) order by x.created_at desc, x.id)
+        from (select r.id, r.created_at from app.rooms r join app.room_members m on m.room_id = r.id and m.user_id = v_user_id
+              order by r.created_at desc, r.id limit 100) x), '[]')));
+end
+$$;
+ALTER FUNCTION api.rooms_list(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.rooms_settle() RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_session app.focus_sessions;
+    v_count integer := 0;
+    v_cancelled integer;
+begin
+    for v_session in
+        select s.* from app.rooms r
+        join app.room_members m on m.room_id = r.id and m.state = 'joined' and m.outcome is null
+        join app.focus_sessions s on s.id = m.session_id
+        cross join app.room_settings rs
+        where r.status in ('running', 'failed') and r.ended_at is null
+          and r.started_at + make_interval(mins => r.planned_minutes) + rs.grace < now()
+        order by s.user_id
+    loop
+        perform from app.users u where u.id = v_session.user_id for update;
+        select * into v_session from app.focus_sessions s where s.id = v_session.id;
+        if v_session.ended_at is null then
+            update app.focus_sessions s
+            set ended_at = api.live_end(v_session), occupies = tstzrange(s.started_at, api.live_end(v_session)),
+                minutes = floor(extract(epoch from api.live_end(v_session) - s.started_at) / 60)::integer
+            where s.id = v_session.id;
+            perform api.pay_session(v_session.id);
+            v_count := v_count + 1;
+        end if;
+    end loop;
+    with gone as (
+        update app.rooms r set status = 'cancelled', ended_at = now()
+        from app.room_settings rs
+        where r.status = 'open' and r.created_at + rs.open_for < now()
+        returning r.id
+    )
+    select count(*)::integer into v_cancelled from gone;
+    return v_count + v_cancelled;
+end
+$$;
+ALTER FUNCTION api.rooms_settle() OWNER TO focus_owner;
+CREATE FUNCTION api.rooms_start(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(rooms_start.token);
+    v_room app.rooms := api.member_room(rooms_start.params, v_user_id);
+    v_max_session integer := (select e.max_session_minutes from app.economy_settings e);
+    v_busy uuid[];
+    v_member uuid;
+begin
+    if v_room.host_id <> v_user_id then
+        perform api.fail(403, 'not_room_host', 'Only the host starts the room.');
+    end if;
+    if v_room.status <> 'open' then
+        perform api.fail(409, 'room_not_open', 'This room has already started or ended.');
+    end if;
+    if (select count(*) from app.room_members m join app.users u on u.id = m.user_id and u.deleted_at is null
+        where m.room_id = v_room.id and m.state = 'joined') < 2 then
+        perform api.fail(409, 'room_too_small', 'A room starts with two members at least.');
+    end if;
+    for v_member in select m.user_id from app.room_members m where m.room_id = v_room.id and m.state = 'joined' order by m.user_id loop
+        perform from app.users u where u.id = v_member for update;
+    end loop;
+    -- A member whose account was deleted while waiting left with it.
+    update app.room_members m set state = 'left', left_at = now()
+    from app.users u where u.id = m.user_id and u.deleted_at is not null and m.room_id = v_room.id and m.state = 'joined';
+    select array_agg(m.user_id order by m.user_id) into v_busy
+    from app.room_members m
+    where m.room_id = v_room.id and m.state = 'joined'
+      and exists (select from app.focus_sessions s
+                  where s.user_id = m.user_id
+                    and (s.ended_at is null or s.occupies && tstzrange(now(), now() + make_interval(mins => v_max_session))));
+    if v_busy is not null then
+        perform api.fail(409, 'room_member_busy', 'A member''s own session runs; the room starts when it ends.',
+                         jsonb_build_object('user_ids', to_jsonb(v_busy)));
+    end if;
+    insert into app.focus_sessions (id, user_id, source, planned_minutes, started_at, occupies)
+    select gen_random_uuid(), m.user_id, 'live', v_room.planned_minutes, now(),
+           tstzrange(now(), now() + make_interval(mins => v_max_session))
+    from app.room_members m where m.room_id = v_room.id and m.state = 'joined' order by m.user_id;
+    update app.room_members m set session_id = s.id
+    from app.focus_sessions s
+    where m.room_id = v_room.id and m.state = 'joined' and s.user_id = m.user_id and s.ended_at is null;
+    update app.rooms r set status = 'running', started_at = now() where r.id = v_room.id;
+    return api.ok(jsonb_build_object('room', api.room_json(v_room.id, v_user_id)));
+end
+$$;
+ALTER FUNCTION api.rooms_start(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.secret_fields() RETURNS text[]
     LANGUAGE sql IMMUTABLE
     AS $$ select array['password', 'current_password', 'new_password', 'code'] $$;
@@ -4072,7 +4427,7 @@ CREATE FUNCTION app.coin_ledger_day_totals() RETURNS trigger
 begin
     insert into app.ledger_day_totals as t (day, shard, entries, earned, spent, granted)
     values ((new.created_at at time zone 'UTC')::date, app.counter_shard(new.user_id), 1,
-            case when new.entry = 'earn' then new.amount else 0 end,
+            case when new.entry in ('earn', 'bonus') then new.amount else 0 end,
             case when new.entry = 'spend' then -new.amount else 0 end,
             case when new.entry = 'grant' then new.amount else 0 end)
     on conflict on constraint ledger_day_totals_pkey do update
@@ -4328,6 +4683,33 @@ begin
 end
 $$;
 ALTER FUNCTION app.focus_sessions_rollup() OWNER TO focus_owner;
+CREATE FUNCTION app.focus_sessions_room_outcome() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_room_id uuid;
+    v_plan_end timestamptz;
+    v_grace interval;
+begin
+    select m.room_id into v_room_id from app.room_members m where m.session_id = new.id;
+    if v_room_id is null then
+        return null;
+    end if;
+    select r.started_at + make_interval(mins => r.planned_minutes) into v_plan_end from app.rooms r where r.id = v_room_id for update;
+    select s.grace into v_grace from app.room_settings s;
+    update app.room_members m
+    set outcome = case when new.abandoned then 'gave_up'
+                       when now() < v_plan_end then 'gave_up'
+                       when now() <= v_plan_end + v_grace then 'completed'
+                       else 'vanished' end,
+        ended_at = now()
+    where m.session_id = new.id and m.outcome is null;
+    perform app.room_conclude(v_room_id);
+    return null;
+end
+$$;
+ALTER FUNCTION app.focus_sessions_room_outcome() OWNER TO focus_owner;
 CREATE FUNCTION app.forbid_change() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
@@ -4739,6 +5121,120 @@ CREATE FUNCTION app.rebuild_rollup(user_id uuid) RETURNS void
     group by 1, 2;
 $$;
 ALTER FUNCTION app.rebuild_rollup(user_id uuid) OWNER TO focus_owner;
+CREATE FUNCTION app.room_conclude(room_id uuid) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_status text;
+    v_planned integer;
+    v_ended_at timestamptz;
+    v_failed boolean;
+    v_all_ended boolean;
+    v_bonus integer;
+begin
+    -- Columns one by one, not a row of app.rooms: this file is loaded on upgrades from before
+    -- 0027 too, where that type does not exist yet.
+    select r.status, r.planned_minutes, r.ended_at into v_status, v_planned, v_ended_at
+    from app.rooms r where r.id = room_conclude.room_id;
+    if v_status not in ('running', 'failed') or v_ended_at is not null then
+        return;
+    end if;
+    select coalesce(bool_or(m.outcome in ('gave_up', 'vanished')), false) or v_status = 'failed',
+           coalesce(bool_and(m.outcome is not null), true)
+    into v_failed, v_all_ended
+    from app.room_members m where m.room_id = room_conclude.room_id and m.state = 'joined';
+    if v_all_ended and not v_failed then
+        select case when v_planned >= e.min_minutes_to_earn
+                    then floor(floor(v_planned * e.coins_per_minute) * s.bonus_percent / 100)::integer else 0 end
+        into v_bonus
+        from app.economy_settings e cross join app.room_settings s;
+        if v_bonus > 0 then
+            insert into app.coin_ledger (user_id, entry, amount, reason, room_id)
+            select m.user_id, 'bonus', v_bonus, 'focus room completed', room_conclude.room_id
+            from app.room_members m where m.room_id = room_conclude.room_id and m.state = 'joined'
+            order by m.user_id;
+        end if;
+        update app.rooms r set status = 'completed', ended_at = now() where r.id = room_conclude.room_id;
+    elsif v_failed and (v_status <> 'failed' or v_all_ended) then
+        update app.rooms r set status = 'failed', ended_at = case when v_all_ended then now() end where r.id = room_conclude.room_id;
+    end if;
+end
+$$;
+ALTER FUNCTION app.room_conclude(room_id uuid) OWNER TO focus_owner;
+CREATE FUNCTION app.room_members_events() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_member jsonb := jsonb_build_object('room_id', new.room_id, 'user_id', new.user_id);
+begin
+    if tg_op = 'INSERT' and new.state = 'invited' then
+        insert into app.events (user_id, type, payload)
+        select new.user_id, 'room.invited', jsonb_build_object('room_id', r.id, 'code', r.code, 'user_id', r.host_id)
+        from app.rooms r where r.id = new.room_id;
+    elsif new.state = 'joined' and (tg_op = 'INSERT' or old.state <> 'joined') then
+        perform app.room_tell(new.room_id, 'room.joined', v_member, new.user_id);
+    elsif tg_op = 'UPDATE' and new.state = 'left' and old.state = 'joined' then
+        perform app.room_tell(new.room_id, 'room.left', v_member, new.user_id);
+    elsif tg_op = 'UPDATE' and new.outcome is not null and old.outcome is null then
+        if new.outcome = 'completed' then
+            perform app.room_tell(new.room_id, 'room.finished', v_member, new.user_id);
+        else
+            perform app.room_tell(new.room_id, 'room.gave_up', v_member || jsonb_build_object('outcome', new.outcome), new.user_id);
+        end if;
+    end if;
+    return null;
+end
+$$;
+ALTER FUNCTION app.room_members_events() OWNER TO focus_owner;
+CREATE FUNCTION app.room_tell(room_id uuid, type text, payload jsonb, except_user uuid) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    if exists (select from app.room_members m
+               where m.room_id = room_tell.room_id and m.state = 'joined' and m.user_id is distinct from room_tell.except_user) then
+        insert into app.events (user_id, type, payload)
+        select m.user_id, room_tell.type, room_tell.payload
+        from app.room_members m
+        where m.room_id = room_tell.room_id and m.state = 'joined' and m.user_id is distinct from room_tell.except_user
+        order by m.user_id;
+    end if;
+end
+$$;
+ALTER FUNCTION app.room_tell(room_id uuid, type text, payload jsonb, except_user uuid) OWNER TO focus_owner;
+CREATE FUNCTION app.rooms_events() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    if new.status = 'running' and old.status = 'open' then
+        if exists (select from app.room_members m where m.room_id = new.id and m.state = 'joined' and m.user_id <> new.host_id) then
+            insert into app.events (user_id, type, payload)
+            select m.user_id, 'room.started',
+                   jsonb_build_object('room_id', new.id, 'started_at', to_char(new.started_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+                                      'session_id', m.session_id)
+            from app.room_members m
+            where m.room_id = new.id and m.state = 'joined' and m.user_id <> new.host_id
+            order by m.user_id;
+        end if;
+    end if;
+    if new.ended_at is not null and old.ended_at is null
+       and exists (select from app.room_members m where m.room_id = new.id and m.state = 'joined') then
+        insert into app.events (user_id, type, payload)
+        select m.user_id, 'room.ended',
+               jsonb_build_object('room_id', new.id, 'status', new.status,
+                                  'bonus', coalesce((select c.amount from app.coin_ledger c
+                                                     where c.room_id = new.id and c.user_id = m.user_id and c.entry = 'bonus'), 0))
+        from app.room_members m
+        where m.room_id = new.id and m.state = 'joined'
+        order by m.user_id;
+    end if;
+    return null;
+end
+$$;
+ALTER FUNCTION app.rooms_events() OWNER TO focus_owner;
 CREATE FUNCTION app.send_deletion_codes() RETURNS integer
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -5108,7 +5604,7 @@ begin
             union all
             select 'ledger_day_totals', jsonb_build_object('day', (c.created_at at time zone 'UTC')::date, 'shard', app.counter_shard(c.user_id)),
                    jsonb_build_array(count(*),
-                                     coalesce(sum(c.amount) filter (where c.entry = 'earn'), 0),
+                                     coalesce(sum(c.amount) filter (where c.entry in ('earn', 'bonus')), 0),
                                      coalesce(-sum(c.amount) filter (where c.entry = 'spend'), 0),
                                      coalesce(sum(c.amount) filter (where c.entry = 'grant'), 0))
             from app.coin_ledger c where c.created_at >= utc_from and c.created_at < utc_to
@@ -5285,12 +5781,14 @@ CREATE TABLE app.coin_ledger (
     item_id uuid,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     session_id uuid,
+    room_id uuid,
     CONSTRAINT coin_ledger_amount_check CHECK ((amount <> 0)),
+    CONSTRAINT coin_ledger_bonus_has_room CHECK ((((entry = 'bonus'::text) = (room_id IS NOT NULL)) AND ((entry <> 'bonus'::text) OR (amount > 0)))),
     CONSTRAINT coin_ledger_check CHECK (((entry <> 'earn'::text) OR (amount > 0))),
     CONSTRAINT coin_ledger_check1 CHECK (((entry = 'spend'::text) = (amount < 0))),
     CONSTRAINT coin_ledger_check2 CHECK (((entry = 'spend'::text) = (item_id IS NOT NULL))),
     CONSTRAINT coin_ledger_earn_has_session CHECK (((entry = 'earn'::text) = (session_id IS NOT NULL))),
-    CONSTRAINT coin_ledger_entry_check CHECK ((entry = ANY (ARRAY['earn'::text, 'spend'::text, 'grant'::text]))),
+    CONSTRAINT coin_ledger_entry_check CHECK ((entry = ANY (ARRAY['earn'::text, 'spend'::text, 'grant'::text, 'bonus'::text]))),
     CONSTRAINT coin_ledger_reason_check CHECK (((length(reason) >= 1) AND (length(reason) <= 200)))
 );
 ALTER TABLE app.coin_ledger OWNER TO focus_owner;
@@ -5395,7 +5893,7 @@ CREATE TABLE app.events (
     origin_token uuid,
     CONSTRAINT events_check CHECK (((user_id IS NULL) = (type = ANY (ARRAY['catalog.changed'::text, 'tips.changed'::text, 'config.changed'::text])))),
     CONSTRAINT events_payload_check CHECK (((jsonb_typeof(payload) = 'object'::text) AND (length((payload)::text) <= 1000))),
-    CONSTRAINT events_type_check CHECK ((type = ANY (ARRAY['friend_request.received'::text, 'friend_request.accepted'::text, 'friend_request.ended'::text, 'friend.removed'::text, 'friend.updated'::text, 'balance.changed'::text, 'catalog.changed'::text, 'tips.changed'::text, 'config.changed'::text, 'session.started'::text, 'session.finished'::text, 'session.abandoned'::text, 'selection.changed'::text, 'item.acquired'::text, 'profile.changed'::text, 'settings.changed'::text, 'block.added'::text, 'block.removed'::text, 'report.created'::text])))
+    CONSTRAINT events_type_check CHECK ((type = ANY (ARRAY['friend_request.received'::text, 'friend_request.accepted'::text, 'friend_request.ended'::text, 'friend.removed'::text, 'friend.updated'::text, 'balance.changed'::text, 'catalog.changed'::text, 'tips.changed'::text, 'config.changed'::text, 'session.started'::text, 'session.finished'::text, 'session.abandoned'::text, 'selection.changed'::text, 'item.acquired'::text, 'profile.changed'::text, 'settings.changed'::text, 'block.added'::text, 'block.removed'::text, 'report.created'::text, 'room.invited'::text, 'room.joined'::text, 'room.left'::text, 'room.started'::text, 'room.finished'::text, 'room.gave_up'::text, 'room.ended'::text])))
 );
 ALTER TABLE app.events OWNER TO focus_owner;
 ALTER TABLE app.events ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
@@ -5660,6 +6158,53 @@ CREATE TABLE app.retention_settings (
     CONSTRAINT retention_settings_singleton_check CHECK (singleton)
 );
 ALTER TABLE app.retention_settings OWNER TO focus_owner;
+CREATE TABLE app.room_members (
+    room_id uuid NOT NULL,
+    user_id uuid NOT NULL,
+    state text NOT NULL,
+    invited_at timestamp with time zone,
+    joined_at timestamp with time zone,
+    left_at timestamp with time zone,
+    session_id uuid,
+    outcome text,
+    ended_at timestamp with time zone,
+    CONSTRAINT room_members_check CHECK (
+CASE state
+    WHEN 'invited'::text THEN ((joined_at IS NULL) AND (left_at IS NULL))
+    WHEN 'joined'::text THEN ((joined_at IS NOT NULL) AND (left_at IS NULL))
+    ELSE ((joined_at IS NOT NULL) AND (left_at IS NOT NULL))
+END),
+    CONSTRAINT room_members_check1 CHECK (((state = 'joined'::text) OR (session_id IS NULL))),
+    CONSTRAINT room_members_check2 CHECK ((((outcome IS NULL) = (ended_at IS NULL)) AND ((outcome IS NULL) OR (session_id IS NOT NULL)))),
+    CONSTRAINT room_members_outcome_check CHECK ((outcome = ANY (ARRAY['completed'::text, 'gave_up'::text, 'vanished'::text]))),
+    CONSTRAINT room_members_state_check CHECK ((state = ANY (ARRAY['invited'::text, 'joined'::text, 'left'::text])))
+);
+ALTER TABLE app.room_members OWNER TO focus_owner;
+CREATE TABLE app.room_settings (
+    singleton boolean DEFAULT true NOT NULL,
+    max_members integer DEFAULT 5 NOT NULL,
+    bonus_percent integer DEFAULT 20 NOT NULL,
+    grace interval DEFAULT '00:05:00'::interval NOT NULL,
+    open_for interval DEFAULT '1 day'::interval NOT NULL,
+    CONSTRAINT room_settings_bonus_percent_check CHECK (((bonus_percent >= 0) AND (bonus_percent <= 1000))),
+    CONSTRAINT room_settings_grace_check CHECK (((grace >= '00:00:00'::interval) AND (grace <= '1 day'::interval))),
+    CONSTRAINT room_settings_max_members_check CHECK (((max_members >= 2) AND (max_members <= 50))),
+    CONSTRAINT room_settings_open_for_check CHECK ((open_for >= '00:01:00'::interval)),
+    CONSTRAINT room_settings_singleton_check CHECK (singleton)
+);
+ALTER TABLE app.room_settings OWNER TO focus_owner;
+CREATE TABLE app.scheduled_jobs (
+    name text NOT NULL,
+    every interval NOT NULL,
+    next_run_at timestamp with time zone DEFAULT now() NOT NULL,
+    last_run_at timestamp with time zone,
+    last_result integer,
+    last_error text,
+    CONSTRAINT scheduled_jobs_every_check CHECK ((every >= '00:01:00'::interval)),
+    CONSTRAINT scheduled_jobs_last_error_check CHECK ((length(last_error) <= 1000)),
+    CONSTRAINT scheduled_jobs_name_check CHECK ((name = ANY (ARRAY['settle_rooms'::text, 'prune'::text])))
+);
+ALTER TABLE app.scheduled_jobs OWNER TO focus_owner;
 CREATE TABLE app.schema_migrations (
     version integer NOT NULL,
     name text NOT NULL,
@@ -6012,6 +6557,16 @@ ALTER TABLE ONLY app.release_settings
     ADD CONSTRAINT release_settings_pkey PRIMARY KEY (singleton);
 ALTER TABLE ONLY app.retention_settings
     ADD CONSTRAINT retention_settings_pkey PRIMARY KEY (singleton);
+ALTER TABLE ONLY app.room_members
+    ADD CONSTRAINT room_members_pkey PRIMARY KEY (room_id, user_id);
+ALTER TABLE ONLY app.room_members
+    ADD CONSTRAINT room_members_session_id_key UNIQUE (session_id);
+ALTER TABLE ONLY app.room_settings
+    ADD CONSTRAINT room_settings_pkey PRIMARY KEY (singleton);
+ALTER TABLE ONLY app.rooms
+    ADD CONSTRAINT rooms_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY app.scheduled_jobs
+    ADD CONSTRAINT scheduled_jobs_pkey PRIMARY KEY (name);
 ALTER TABLE ONLY app.schema_migrations
     ADD CONSTRAINT schema_migrations_pkey PRIMARY KEY (version);
 ALTER TABLE ONLY app.session_day_totals
@@ -6059,6 +6614,7 @@ CREATE INDEX account_deletions_user ON app.account_deletions USING btree (user_i
 CREATE INDEX auth_tokens_user_id ON app.auth_tokens USING btree (user_id);
 CREATE INDEX blocks_blocked ON app.blocks USING btree (blocked);
 CREATE INDEX blocks_blocker_time ON app.blocks USING btree (blocker, created_at DESC, blocked DESC);
+CREATE UNIQUE INDEX coin_ledger_one_bonus_per_member ON app.coin_ledger USING btree (room_id, user_id) WHERE (entry = 'bonus'::text);
 CREATE UNIQUE INDEX coin_ledger_one_earning_per_session ON app.coin_ledger USING btree (session_id) WHERE (entry = 'earn'::text);
 CREATE INDEX coin_ledger_time ON app.coin_ledger USING btree (created_at);
 CREATE INDEX coin_ledger_user_time ON app.coin_ledger USING btree (user_id, created_at);
@@ -6101,6 +6657,10 @@ CREATE INDEX push_outbox_due ON app.push_outbox USING btree (send_after, id);
 CREATE INDEX push_outbox_token ON app.push_outbox USING btree (token);
 CREATE INDEX push_tokens_auth_token_id ON app.push_tokens USING btree (auth_token_id, updated_at);
 CREATE INDEX push_tokens_user_id ON app.push_tokens USING btree (user_id, updated_at);
+CREATE INDEX room_members_user ON app.room_members USING btree (user_id, room_id);
+CREATE INDEX rooms_open ON app.rooms USING btree (created_at) WHERE (status = 'open'::text);
+CREATE UNIQUE INDEX rooms_open_code ON app.rooms USING btree (code) WHERE (status = 'open'::text);
+CREATE INDEX rooms_running ON app.rooms USING btree (started_at) WHERE ((status = ANY (ARRAY['running'::text, 'failed'::text])) AND (ended_at IS NULL));
 CREATE UNIQUE INDEX shop_items_one_starter_per_kind ON app.shop_items USING btree (kind) WHERE is_starter;
 CREATE INDEX taken_email_answers_address_time ON app.taken_email_answers USING btree (client_ip, answered_at);
 CREATE INDEX taken_email_answers_time ON app.taken_email_answers USING btree (answered_at);
@@ -6147,6 +6707,7 @@ CREATE TRIGGER events_push AFTER INSERT ON app.events FOR EACH ROW WHEN ((new.us
 CREATE TRIGGER focus_sessions_events AFTER INSERT OR DELETE OR UPDATE ON app.focus_sessions FOR EACH ROW EXECUTE FUNCTION app.focus_sessions_events();
 CREATE TRIGGER focus_sessions_own_events AFTER INSERT OR UPDATE OF ended_at ON app.focus_sessions FOR EACH ROW EXECUTE FUNCTION app.focus_sessions_own_events();
 CREATE TRIGGER focus_sessions_rollup AFTER INSERT OR DELETE OR UPDATE OF user_id, ended_at, minutes ON app.focus_sessions FOR EACH ROW EXECUTE FUNCTION app.focus_sessions_rollup();
+CREATE TRIGGER focus_sessions_room_outcome AFTER UPDATE OF ended_at ON app.focus_sessions FOR EACH ROW WHEN (((old.ended_at IS NULL) AND (new.ended_at IS NOT NULL))) EXECUTE FUNCTION app.focus_sessions_room_outcome();
 CREATE CONSTRAINT TRIGGER focus_sessions_utc_day_totals AFTER INSERT OR DELETE OR UPDATE OF user_id, source, ended_at, minutes, coins_earned ON app.focus_sessions DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION app.focus_sessions_day_totals();
 CREATE TRIGGER friendship_events_append_only BEFORE DELETE OR UPDATE ON app.friendship_events FOR EACH STATEMENT EXECUTE FUNCTION app.forbid_change();
 CREATE TRIGGER friendship_events_events AFTER INSERT ON app.friendship_events FOR EACH ROW EXECUTE FUNCTION app.friendship_events_events();
@@ -6174,6 +6735,8 @@ CREATE TRIGGER outgoing_mail_link BEFORE INSERT ON app.outgoing_mail FOR EACH RO
 CREATE TRIGGER password_reset_requests_link BEFORE INSERT ON app.password_reset_requests FOR EACH ROW EXECUTE FUNCTION app.link_to_email_holder('email');
 CREATE TRIGGER push_tokens_revoked AFTER UPDATE OF revoked_at ON app.auth_tokens FOR EACH ROW WHEN (((old.revoked_at IS NULL) AND (new.revoked_at IS NOT NULL))) EXECUTE FUNCTION app.push_tokens_revoked();
 CREATE TRIGGER release_settings_config_changed AFTER INSERT OR DELETE OR UPDATE ON app.release_settings FOR EACH STATEMENT EXECUTE FUNCTION app.announce_config();
+CREATE TRIGGER room_members_events AFTER INSERT OR UPDATE OF state, outcome ON app.room_members FOR EACH ROW EXECUTE FUNCTION app.room_members_events();
+CREATE TRIGGER rooms_events AFTER UPDATE OF status, ended_at ON app.rooms FOR EACH ROW WHEN (((new.status IS DISTINCT FROM old.status) OR (new.ended_at IS DISTINCT FROM old.ended_at))) EXECUTE FUNCTION app.rooms_events();
 CREATE TRIGGER shop_item_translations_bump_version AFTER INSERT OR DELETE OR UPDATE ON app.shop_item_translations FOR EACH ROW EXECUTE FUNCTION app.bump_catalog_version();
 CREATE TRIGGER shop_item_translations_deleted_events AFTER DELETE ON app.shop_item_translations REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
 CREATE TRIGGER shop_item_translations_inserted_events AFTER INSERT ON app.shop_item_translations REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
@@ -6206,6 +6769,8 @@ ALTER TABLE ONLY app.blocks
     ADD CONSTRAINT blocks_blocker_fkey FOREIGN KEY (blocker) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.coin_ledger
     ADD CONSTRAINT coin_ledger_item_id_fkey FOREIGN KEY (item_id) REFERENCES app.shop_items(id);
+ALTER TABLE ONLY app.coin_ledger
+    ADD CONSTRAINT coin_ledger_room_id_fkey FOREIGN KEY (room_id) REFERENCES app.rooms(id);
 ALTER TABLE ONLY app.coin_ledger
     ADD CONSTRAINT coin_ledger_session_id_fkey FOREIGN KEY (session_id) REFERENCES app.focus_sessions(id);
 ALTER TABLE ONLY app.coin_ledger
@@ -6248,6 +6813,14 @@ ALTER TABLE ONLY app.push_tokens
     ADD CONSTRAINT push_tokens_auth_token_id_fkey FOREIGN KEY (auth_token_id) REFERENCES app.auth_tokens(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.push_tokens
     ADD CONSTRAINT push_tokens_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+ALTER TABLE ONLY app.room_members
+    ADD CONSTRAINT room_members_room_id_fkey FOREIGN KEY (room_id) REFERENCES app.rooms(id);
+ALTER TABLE ONLY app.room_members
+    ADD CONSTRAINT room_members_session_id_fkey FOREIGN KEY (session_id) REFERENCES app.focus_sessions(id);
+ALTER TABLE ONLY app.room_members
+    ADD CONSTRAINT room_members_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id);
+ALTER TABLE ONLY app.rooms
+    ADD CONSTRAINT rooms_host_id_fkey FOREIGN KEY (host_id) REFERENCES app.users(id);
 ALTER TABLE ONLY app.shop_item_translations
     ADD CONSTRAINT shop_item_translations_item_id_fkey FOREIGN KEY (item_id) REFERENCES app.shop_items(id);
 ALTER TABLE ONLY app.shop_item_translations
@@ -6309,6 +6882,7 @@ REVOKE ALL ON FUNCTION api.board_hidden(viewer uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.board_top(period text, key date, entries integer, viewer uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.boolean_field(body jsonb, field text, required boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.card_json(id uuid, display_name text, has_avatar boolean, avatar_updated_at timestamp with time zone) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.check_no_other_room(user_id uuid, room_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.bio_is_clean(bio text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.display_name_is_clean(name text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.language_tag_is_canonical(tag text) FROM PUBLIC;
@@ -6385,6 +6959,8 @@ REVOKE ALL ON FUNCTION api.is_uuid(value text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.iso(value timestamp with time zone) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.issue_token(user_id uuid, params jsonb) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.item_json(item app.shop_items) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.jobs_run() FROM PUBLIC;
+GRANT ALL ON FUNCTION api.jobs_run() TO focus_api;
 REVOKE ALL ON FUNCTION api.json_field(body jsonb, field text, json_type text, required boolean, expected text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.kind_param(params jsonb, required boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.known_ids(body jsonb, field text) FROM PUBLIC;
@@ -6440,6 +7016,7 @@ REVOKE ALL ON FUNCTION api.me_tokens_list(token text, params jsonb, body jsonb) 
 GRANT ALL ON FUNCTION api.me_tokens_list(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.me_update(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.me_update(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.member_room(params jsonb, user_id uuid, for_update boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.mindfulness_tips_sync(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.mindfulness_tips_sync(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.moderation_action_create(token text, params jsonb, body jsonb) FROM PUBLIC;
@@ -6469,6 +7046,7 @@ GRANT ALL ON FUNCTION api.moderation_users_rename(token text, params jsonb, body
 REVOKE ALL ON FUNCTION api.moderation_users_suspend(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.moderation_users_suspend(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.name_skeleton(name text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.new_room_code() FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.newest_event_id() FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.ok(body jsonb, status integer, etag text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.only_keys(body jsonb, allowed text[]) FROM PUBLIC;
@@ -6506,6 +7084,20 @@ REVOKE ALL ON FUNCTION api.report_json(report app.user_reports) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.request_hidden(pair app.friendships) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.reserved_display_names() FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.rollup_minutes(user_id uuid, period text, key date) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.room_json(room_id uuid, viewer uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.rooms_create(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.rooms_create(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.rooms_get(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.rooms_get(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.rooms_join(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.rooms_join(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.rooms_leave(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.rooms_leave(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.rooms_list(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.rooms_list(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.rooms_settle() FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.rooms_start(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.rooms_start(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.secret_fields() FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.selected_json(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.selections_of(user_id uuid) FROM PUBLIC;
@@ -6571,6 +7163,7 @@ REVOKE ALL ON FUNCTION app.focus_sessions_day_totals() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.focus_sessions_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.focus_sessions_own_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.focus_sessions_rollup() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.focus_sessions_room_outcome() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.forbid_change() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.friendship_events_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.grant_coins(user_id uuid, coins integer, reason text) FROM PUBLIC;
@@ -6591,6 +7184,10 @@ REVOKE ALL ON FUNCTION app.prune_personal_data() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.push_send_after(user_id uuid, at timestamp with time zone) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.push_tokens_revoked() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.rebuild_rollup(user_id uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.room_conclude(room_id uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.room_members_events() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.room_tell(room_id uuid, type text, payload jsonb, except_user uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.rooms_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.send_deletion_codes() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.send_password_resets() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.shown_text_is_clean(value text) FROM PUBLIC;

@@ -453,6 +453,199 @@ public enum PushSettingsChangeMutedEntry: RawRepresentable, Codable, Sendable, H
 }
 
 /// `unknown` keeps a value this client does not know yet (a new value is a minor change).
+public enum RoomMemberState: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
+    case invited
+    case joined
+    case left
+    case unknown(String)
+
+    /// The values this client knows (not `unknown`).
+    public static let allCases: [RoomMemberState] = [.invited, .joined, .left]
+
+    public init(rawValue: String) {
+        switch rawValue {
+        case "invited": self = .invited
+        case "joined": self = .joined
+        case "left": self = .left
+        default: self = .unknown(rawValue)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .invited: "invited"
+        case .joined: "joined"
+        case .left: "left"
+        case .unknown(let value): value
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
+
+/// `unknown` keeps a value this client does not know yet (a new value is a minor change).
+public enum RoomMemberOutcome: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
+    case completed
+    case gaveUp
+    case vanished
+    case unknown(String)
+
+    /// The values this client knows (not `unknown`).
+    public static let allCases: [RoomMemberOutcome] = [.completed, .gaveUp, .vanished]
+
+    public init(rawValue: String) {
+        switch rawValue {
+        case "completed": self = .completed
+        case "gave_up": self = .gaveUp
+        case "vanished": self = .vanished
+        default: self = .unknown(rawValue)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .completed: "completed"
+        case .gaveUp: "gave_up"
+        case .vanished: "vanished"
+        case .unknown(let value): value
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
+
+/// `unknown` keeps a value this client does not know yet (a new value is a minor change).
+public enum RoomStatus: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
+    case `open`
+    case running
+    case completed
+    case failed
+    case cancelled
+    case unknown(String)
+
+    /// The values this client knows (not `unknown`).
+    public static let allCases: [RoomStatus] = [.`open`, .running, .completed, .failed, .cancelled]
+
+    public init(rawValue: String) {
+        switch rawValue {
+        case "open": self = .`open`
+        case "running": self = .running
+        case "completed": self = .completed
+        case "failed": self = .failed
+        case "cancelled": self = .cancelled
+        default: self = .unknown(rawValue)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .`open`: "open"
+        case .running: "running"
+        case .completed: "completed"
+        case .failed: "failed"
+        case .cancelled: "cancelled"
+        case .unknown(let value): value
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
+
+/// `unknown` keeps a value this client does not know yet (a new value is a minor change).
+public enum DataOutcome: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
+    case gaveUp
+    case vanished
+    case unknown(String)
+
+    /// The values this client knows (not `unknown`).
+    public static let allCases: [DataOutcome] = [.gaveUp, .vanished]
+
+    public init(rawValue: String) {
+        switch rawValue {
+        case "gave_up": self = .gaveUp
+        case "vanished": self = .vanished
+        default: self = .unknown(rawValue)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .gaveUp: "gave_up"
+        case .vanished: "vanished"
+        case .unknown(let value): value
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
+
+/// `unknown` keeps a value this client does not know yet (a new value is a minor change).
+public enum DataStatus: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
+    case completed
+    case failed
+    case cancelled
+    case unknown(String)
+
+    /// The values this client knows (not `unknown`).
+    public static let allCases: [DataStatus] = [.completed, .failed, .cancelled]
+
+    public init(rawValue: String) {
+        switch rawValue {
+        case "completed": self = .completed
+        case "failed": self = .failed
+        case "cancelled": self = .cancelled
+        default: self = .unknown(rawValue)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .completed: "completed"
+        case .failed: "failed"
+        case .cancelled: "cancelled"
+        case .unknown(let value): value
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
+
+/// `unknown` keeps a value this client does not know yet (a new value is a minor change).
 public enum LeaderboardPeriod: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
     case daily
     case weekly
@@ -1538,7 +1731,7 @@ public struct ReportCreated: Codable, Sendable, Equatable {
 public struct Event: Codable, Sendable, Equatable {
     /// The cursor: pass it as `after` (or Last-Event-ID).
     public var id: Int
-    /// Which event: friend_request.received, friend_request.accepted, friend_request.ended, friend.removed, friend.updated, balance.changed, catalog.changed, tips.changed, session.started, session.finished, session.abandoned, selection.changed, item.acquired, profile.changed, settings.changed, block.added, block.removed, resync, config.changed, report.created.
+    /// Which event: friend_request.received, friend_request.accepted, friend_request.ended, friend.removed, friend.updated, balance.changed, catalog.changed, tips.changed, session.started, session.finished, session.abandoned, selection.changed, item.acquired, profile.changed, settings.changed, block.added, block.removed, resync, config.changed, report.created, room.invited, room.joined, room.left, room.started, room.finished, room.gave_up, room.ended.
     public var type: String
     public var data: JSONValue
     public var createdAt: Time
@@ -3826,6 +4019,440 @@ public struct ReportCreatedEvent: Codable, Sendable, Equatable {
     }
 }
 
+public struct RoomOpenBody: Codable, Sendable, Equatable {
+    /// The plan every member's session starts with.
+    public var plannedMinutes: Int
+    /// Friends to invite (they hear room.invited with the code); an invitation holds no place: the first to join fill the room.
+    public var invite: [UUID]?
+
+    public init(plannedMinutes: Int, invite: [UUID]? = nil) {
+        self.plannedMinutes = plannedMinutes
+        self.invite = invite
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case plannedMinutes = "planned_minutes"
+        case invite = "invite"
+    }
+}
+
+public struct RoomMember: Codable, Sendable, Equatable {
+    public var user: UserCard
+    public var state: RoomMemberState
+    public var joinedAt: Time?
+    /// Once the member's session ended: completed (finished from the plan's end to its grace), gave_up (abandoned or finished early), vanished (no finish by the plan's end plus the grace: settled by the server).
+    public var outcome: RoomMemberOutcome?
+    /// The room bonus this member was paid (0 until the room completes).
+    public var bonus: Int
+
+    public init(user: UserCard, state: RoomMemberState, joinedAt: Time? = nil, outcome: RoomMemberOutcome? = nil, bonus: Int) {
+        self.user = user
+        self.state = state
+        self.joinedAt = joinedAt
+        self.outcome = outcome
+        self.bonus = bonus
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case user = "user"
+        case state = "state"
+        case joinedAt = "joined_at"
+        case outcome = "outcome"
+        case bonus = "bonus"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(user, forKey: .user)
+        try container.encode(state, forKey: .state)
+        try container.encode(joinedAt, forKey: .joinedAt)
+        try container.encode(outcome, forKey: .outcome)
+        try container.encode(bonus, forKey: .bonus)
+    }
+}
+
+/// A focus room (docs/rooms.md).
+public struct Room: Codable, Sendable, Equatable {
+    public var id: UUID
+    /// The join code: 8 characters without 0, O, 1, I, L or U.
+    public var code: String
+    public var hostId: UUID
+    public var plannedMinutes: Int
+    public var status: RoomStatus
+    public var maxMembers: Int
+    /// What each member earns on top of their session's coins if everyone finishes.
+    public var bonusCoins: Int
+    public var createdAt: Time
+    public var startedAt: Time?
+    /// The plan's end (null before the start).
+    public var endsAt: Time?
+    public var endedAt: Time?
+    /// The viewer's own live session in the room (null before the start).
+    public var sessionId: UUID?
+    public var members: [RoomMember]
+
+    public init(
+        id: UUID, code: String, hostId: UUID, plannedMinutes: Int, status: RoomStatus, maxMembers: Int, bonusCoins: Int, createdAt: Time,
+        startedAt: Time? = nil, endsAt: Time? = nil, endedAt: Time? = nil, sessionId: UUID? = nil, members: [RoomMember]
+    ) {
+        self.id = id
+        self.code = code
+        self.hostId = hostId
+        self.plannedMinutes = plannedMinutes
+        self.status = status
+        self.maxMembers = maxMembers
+        self.bonusCoins = bonusCoins
+        self.createdAt = createdAt
+        self.startedAt = startedAt
+        self.endsAt = endsAt
+        self.endedAt = endedAt
+        self.sessionId = sessionId
+        self.members = members
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case code = "code"
+        case hostId = "host_id"
+        case plannedMinutes = "planned_minutes"
+        case status = "status"
+        case maxMembers = "max_members"
+        case bonusCoins = "bonus_coins"
+        case createdAt = "created_at"
+        case startedAt = "started_at"
+        case endsAt = "ends_at"
+        case endedAt = "ended_at"
+        case sessionId = "session_id"
+        case members = "members"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(code, forKey: .code)
+        try container.encode(hostId, forKey: .hostId)
+        try container.encode(plannedMinutes, forKey: .plannedMinutes)
+        try container.encode(status, forKey: .status)
+        try container.encode(maxMembers, forKey: .maxMembers)
+        try container.encode(bonusCoins, forKey: .bonusCoins)
+        try container.encode(createdAt, forKey: .createdAt)
+        try container.encode(startedAt, forKey: .startedAt)
+        try container.encode(endsAt, forKey: .endsAt)
+        try container.encode(endedAt, forKey: .endedAt)
+        try container.encode(sessionId, forKey: .sessionId)
+        try container.encode(members, forKey: .members)
+    }
+}
+
+public struct RoomAnswer: Codable, Sendable, Equatable {
+    public var room: Room
+
+    public init(room: Room) {
+        self.room = room
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case room = "room"
+    }
+}
+
+public struct RoomList: Codable, Sendable, Equatable {
+    public var rooms: [Room]
+
+    public init(rooms: [Room]) {
+        self.rooms = rooms
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case rooms = "rooms"
+    }
+}
+
+/// To the invitee: user_id (the host) invited them to a room; join it with the code.
+public struct RoomInvitedEvent: Codable, Sendable, Equatable {
+    public struct Data: Codable, Sendable, Equatable {
+        public var roomId: UUID
+        public var code: String
+        public var userId: UUID
+
+        public init(roomId: UUID, code: String, userId: UUID) {
+            self.roomId = roomId
+            self.code = code
+            self.userId = userId
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case roomId = "room_id"
+            case code = "code"
+            case userId = "user_id"
+        }
+    }
+
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    /// `room.invited` (the discriminator).
+    public var type: String
+    public var data: Data
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: Data, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
+/// To the other joined members: user_id joined the room.
+public struct RoomJoinedEvent: Codable, Sendable, Equatable {
+    public struct Data: Codable, Sendable, Equatable {
+        public var roomId: UUID
+        public var userId: UUID
+
+        public init(roomId: UUID, userId: UUID) {
+            self.roomId = roomId
+            self.userId = userId
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case roomId = "room_id"
+            case userId = "user_id"
+        }
+    }
+
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    /// `room.joined` (the discriminator).
+    public var type: String
+    public var data: Data
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: Data, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
+/// To the other joined members: user_id left the room before its start.
+public struct RoomLeftEvent: Codable, Sendable, Equatable {
+    public struct Data: Codable, Sendable, Equatable {
+        public var roomId: UUID
+        public var userId: UUID
+
+        public init(roomId: UUID, userId: UUID) {
+            self.roomId = roomId
+            self.userId = userId
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case roomId = "room_id"
+            case userId = "user_id"
+        }
+    }
+
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    /// `room.left` (the discriminator).
+    public var type: String
+    public var data: Data
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: Data, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
+/// To every joined member but the host: the room started; session_id is the recipient's own running session.
+public struct RoomStartedEvent: Codable, Sendable, Equatable {
+    public struct Data: Codable, Sendable, Equatable {
+        public var roomId: UUID
+        public var startedAt: Time
+        public var sessionId: UUID
+
+        public init(roomId: UUID, startedAt: Time, sessionId: UUID) {
+            self.roomId = roomId
+            self.startedAt = startedAt
+            self.sessionId = sessionId
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case roomId = "room_id"
+            case startedAt = "started_at"
+            case sessionId = "session_id"
+        }
+    }
+
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    /// `room.started` (the discriminator).
+    public var type: String
+    public var data: Data
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: Data, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
+/// To the other joined members: user_id finished the plan.
+public struct RoomFinishedEvent: Codable, Sendable, Equatable {
+    public struct Data: Codable, Sendable, Equatable {
+        public var roomId: UUID
+        public var userId: UUID
+
+        public init(roomId: UUID, userId: UUID) {
+            self.roomId = roomId
+            self.userId = userId
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case roomId = "room_id"
+            case userId = "user_id"
+        }
+    }
+
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    /// `room.finished` (the discriminator).
+    public var type: String
+    public var data: Data
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: Data, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
+/// To the other joined members: user_id gave up (abandoned or finished early) or vanished (settled by the server); the room failed.
+public struct RoomGaveUpEvent: Codable, Sendable, Equatable {
+    public struct Data: Codable, Sendable, Equatable {
+        public var roomId: UUID
+        public var userId: UUID
+        public var outcome: DataOutcome
+
+        public init(roomId: UUID, userId: UUID, outcome: DataOutcome) {
+            self.roomId = roomId
+            self.userId = userId
+            self.outcome = outcome
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case roomId = "room_id"
+            case userId = "user_id"
+            case outcome = "outcome"
+        }
+    }
+
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    /// `room.gave_up` (the discriminator).
+    public var type: String
+    public var data: Data
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: Data, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
+/// To every joined member: the room ended (completed, failed once every member's session ended, or cancelled), with the recipient's bonus.
+public struct RoomEndedEvent: Codable, Sendable, Equatable {
+    public struct Data: Codable, Sendable, Equatable {
+        public var roomId: UUID
+        public var status: DataStatus
+        public var bonus: Int
+
+        public init(roomId: UUID, status: DataStatus, bonus: Int) {
+            self.roomId = roomId
+            self.status = status
+            self.bonus = bonus
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case roomId = "room_id"
+            case status = "status"
+            case bonus = "bonus"
+        }
+    }
+
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    /// `room.ended` (the discriminator).
+    public var type: String
+    public var data: Data
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: Data, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
 /// Every components.schemas entry and its model, in the document's order (a test compares it with the document).
 public enum Schemas {
     public static let all: [(name: String, type: any (Codable & Sendable).Type)] = [
@@ -3940,5 +4567,17 @@ public enum Schemas {
         ("QuietHours", QuietHours.self),
         ("PushSettingsChange", PushSettingsChange.self),
         ("ReportCreatedEvent", ReportCreatedEvent.self),
+        ("RoomOpenBody", RoomOpenBody.self),
+        ("RoomMember", RoomMember.self),
+        ("Room", Room.self),
+        ("RoomAnswer", RoomAnswer.self),
+        ("RoomList", RoomList.self),
+        ("RoomInvitedEvent", RoomInvitedEvent.self),
+        ("RoomJoinedEvent", RoomJoinedEvent.self),
+        ("RoomLeftEvent", RoomLeftEvent.self),
+        ("RoomStartedEvent", RoomStartedEvent.self),
+        ("RoomFinishedEvent", RoomFinishedEvent.self),
+        ("RoomGaveUpEvent", RoomGaveUpEvent.self),
+        ("RoomEndedEvent", RoomEndedEvent.self),
     ]
 }

@@ -890,4 +890,64 @@ extension FocusIslandClient {
             conditional: false, statuses: [204])
         _ = try await send(request)
     }
+
+    /// The caller's focus rooms, newest first: the history of every room they were invited to, joined or left.
+    /// `GET /rooms`
+    public func roomsList() async throws(FocusIslandError) -> RoomList {
+        let request = OperationRequest(
+            method: "GET", path: "/rooms", query: [],
+            body: nil, contentType: nil, idempotencyKey: nil,
+            conditional: false, statuses: [200])
+        return try self.decode(RoomList.self, from: try await send(request))
+    }
+
+    /// Open a focus room with a plan and a join code, inviting friends.
+    /// `POST /rooms`
+    public func roomsCreate(_ body: RoomOpenBody, idempotencyKey: String? = nil) async throws(FocusIslandError) -> RoomAnswer {
+        let request = OperationRequest(
+            method: "POST", path: "/rooms", query: [],
+            body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
+            conditional: false, statuses: [201])
+        return try self.decode(RoomAnswer.self, from: try await send(request))
+    }
+
+    /// Join a waiting focus room by its code (the host's friends only).
+    /// `POST /rooms/{code}/join`
+    public func roomsJoin(code: String, idempotencyKey: String? = nil) async throws(FocusIslandError) -> RoomAnswer {
+        let request = OperationRequest(
+            method: "POST", path: "/rooms/\(String(code))/join", query: [],
+            body: nil, contentType: nil, idempotencyKey: idempotencyKey,
+            conditional: false, statuses: [200])
+        return try self.decode(RoomAnswer.self, from: try await send(request))
+    }
+
+    /// A focus room, its members and their outcomes (members and invitees only).
+    /// `GET /rooms/{id}`
+    public func roomsGet(id: UUID) async throws(FocusIslandError) -> RoomAnswer {
+        let request = OperationRequest(
+            method: "GET", path: "/rooms/\(id.uuidString.lowercased())", query: [],
+            body: nil, contentType: nil, idempotencyKey: nil,
+            conditional: false, statuses: [200])
+        return try self.decode(RoomAnswer.self, from: try await send(request))
+    }
+
+    /// Leave a focus room before it starts (the host: cancels it); again: the same answer.
+    /// `POST /rooms/{id}/leave`
+    public func roomsLeave(id: UUID, idempotencyKey: String? = nil) async throws(FocusIslandError) -> RoomAnswer {
+        let request = OperationRequest(
+            method: "POST", path: "/rooms/\(id.uuidString.lowercased())/leave", query: [],
+            body: nil, contentType: nil, idempotencyKey: idempotencyKey,
+            conditional: false, statuses: [200])
+        return try self.decode(RoomAnswer.self, from: try await send(request))
+    }
+
+    /// Start a focus room: every member's live session starts at one server time (the host only).
+    /// `POST /rooms/{id}/start`
+    public func roomsStart(id: UUID, idempotencyKey: String? = nil) async throws(FocusIslandError) -> RoomAnswer {
+        let request = OperationRequest(
+            method: "POST", path: "/rooms/\(id.uuidString.lowercased())/start", query: [],
+            body: nil, contentType: nil, idempotencyKey: idempotencyKey,
+            conditional: false, statuses: [200])
+        return try self.decode(RoomAnswer.self, from: try await send(request))
+    }
 }

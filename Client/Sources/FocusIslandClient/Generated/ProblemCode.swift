@@ -44,7 +44,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case kindMismatch
     /// 404: no route at that path
     case notFound
-    /// 404: no account with that email; not your friend, or a friend while suspended (GET /users/{id}); no such live user to block, report or moderate
+    /// 404: no account with that email; not your friend, or a friend while suspended (GET /users/{id}); no such live user to block, report or moderate; inviting someone who is not your friend to a room
     case userNotFound
     /// 404: DELETE /me/tokens/{id}: no working token of yours with that id (someone else's answers the same)
     case tokenNotFound
@@ -132,6 +132,22 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case tooManyReports
     /// 426: X-Client-Version below its platform's min_version (GET /config): every route but GET /config, /health, /ready, DELETE /me, GET /me/export and the pages under /account/
     case upgradeRequired
+    /// 403: POST /rooms/{id}/start: only the room's host starts it
+    case notRoomHost
+    /// 403: POST /rooms/{code}/join: only the host's friends may join
+    case roomFriendsOnly
+    /// 404: no room with that join code waiting (or a block between you and a member: answered the same); no room of yours with that id
+    case roomNotFound
+    /// 409: POST /rooms/{code}/join: the room holds max_members joined members (app.room_settings, default 5)
+    case roomFull
+    /// 409: the room has started or ended: a second start, a join or a leave after the start (give up by abandoning your session)
+    case roomNotOpen
+    /// 409: open or join: you are already in another room that waits or runs
+    case roomInProgress
+    /// 409: POST /rooms/{id}/start: fewer than two members joined
+    case roomTooSmall
+    /// 409: POST /rooms/{id}/start: a member's own live session runs or covers the time
+    case roomMemberBusy
     /// 500: anything unexpected (details only in the server log)
     case internalError
     /// 503: the database is down or restarting (Retry-After: 1)
@@ -215,6 +231,14 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case "too_many_friend_requests": self = .tooManyFriendRequests
         case "too_many_reports": self = .tooManyReports
         case "upgrade_required": self = .upgradeRequired
+        case "not_room_host": self = .notRoomHost
+        case "room_friends_only": self = .roomFriendsOnly
+        case "room_not_found": self = .roomNotFound
+        case "room_full": self = .roomFull
+        case "room_not_open": self = .roomNotOpen
+        case "room_in_progress": self = .roomInProgress
+        case "room_too_small": self = .roomTooSmall
+        case "room_member_busy": self = .roomMemberBusy
         case "internal_error": self = .internalError
         case "database_unavailable": self = .databaseUnavailable
         case "busy": self = .busy
@@ -293,6 +317,14 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case .tooManyFriendRequests: "too_many_friend_requests"
         case .tooManyReports: "too_many_reports"
         case .upgradeRequired: "upgrade_required"
+        case .notRoomHost: "not_room_host"
+        case .roomFriendsOnly: "room_friends_only"
+        case .roomNotFound: "room_not_found"
+        case .roomFull: "room_full"
+        case .roomNotOpen: "room_not_open"
+        case .roomInProgress: "room_in_progress"
+        case .roomTooSmall: "room_too_small"
+        case .roomMemberBusy: "room_member_busy"
         case .internalError: "internal_error"
         case .databaseUnavailable: "database_unavailable"
         case .busy: "busy"
