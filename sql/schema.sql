@@ -2328,7 +2328,7 @@ CREATE FUNCTION api.me_push_tokens_delete(token text, params jsonb, body jsonb) 
     AS $$
 declare
     v_user_id uuid := api.authenticate(me_push_tokens_delete.token);
-    v_push_token text := api.text_field(me_push_tokens_delete.params, 'token', max_length => 4096);
+    v_push_token text := api.text_field(me_push_tokens_delete.params, 'token', max_length => 512);
 begin
     delete from app.push_tokens p
     where p.user_id = v_user_id and (p.token = v_push_token or (p.platform = 'apns' and p.token = lower(v_push_token)));
@@ -2349,7 +2349,7 @@ declare
     v_platform text := api.choice(api.text_field(v_body, 'platform', required => false), 'platform', array['apns', 'fcm']);
     v_environment text := api.choice(api.text_field(v_body, 'environment', required => false), 'environment',
                                      array['sandbox', 'production']);
-    v_push_token text := api.text_field(v_body, 'token', max_length => 4096);
+    v_push_token text := api.text_field(v_body, 'token', max_length => 512);
     v_app_version text := nullif(btrim(api.text_field(v_body, 'app_version', required => false, max_length => 40)), '');
     v_locale text := nullif(api.text_field(v_body, 'locale', required => false, max_length => 35), '');
     v_auth_token_id uuid;
@@ -2363,7 +2363,7 @@ begin
             perform api.fail_field('token', 'must be the APNs device token in hexadecimal (64 digits or more).');
         end if;
     elsif length(v_push_token) < 32 or v_push_token !~ '^[A-Za-z0-9_:.-]+$' then
-        perform api.fail_field('token', 'must be the FCM registration token (32 to 4096 letters, digits and _:.-).');
+        perform api.fail_field('token', 'must be the FCM registration token (32 to 512 letters, digits and _:.-).');
     end if;
     if v_locale !~ '^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8}){0,3}$' then
         perform api.fail_field('locale', 'must be a language tag, like es or pt-BR.');
@@ -3383,7 +3383,7 @@ CREATE TABLE app.push_tokens (
     CONSTRAINT push_tokens_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'production'::text]))),
     CONSTRAINT push_tokens_locale_check CHECK ((locale ~ '^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8}){0,3}$'::text)),
     CONSTRAINT push_tokens_platform_check CHECK ((platform = ANY (ARRAY['apns'::text, 'fcm'::text]))),
-    CONSTRAINT push_tokens_token_check CHECK ((((length(token) >= 32) AND (length(token) <= 4096)) AND (token ~ '^[A-Za-z0-9_:.-]+$'::text)))
+    CONSTRAINT push_tokens_token_check CHECK ((((length(token) >= 32) AND (length(token) <= 512)) AND (token ~ '^[A-Za-z0-9_:.-]+$'::text)))
 );
 ALTER TABLE app.push_tokens OWNER TO focus_owner;
 CREATE FUNCTION api.push_token_json(push_token app.push_tokens) RETURNS jsonb

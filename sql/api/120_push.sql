@@ -28,7 +28,7 @@ declare
     v_platform text := api.choice(api.text_field(v_body, 'platform', required => false), 'platform', array['apns', 'fcm']);
     v_environment text := api.choice(api.text_field(v_body, 'environment', required => false), 'environment',
                                      array['sandbox', 'production']);
-    v_push_token text := api.text_field(v_body, 'token', max_length => 4096);
+    v_push_token text := api.text_field(v_body, 'token', max_length => 512);
     v_app_version text := nullif(btrim(api.text_field(v_body, 'app_version', required => false, max_length => 40)), '');
     v_locale text := nullif(api.text_field(v_body, 'locale', required => false, max_length => 35), '');
     v_auth_token_id uuid;
@@ -42,7 +42,7 @@ begin
             perform api.fail_field('token', 'must be the APNs device token in hexadecimal (64 digits or more).');
         end if;
     elsif length(v_push_token) < 32 or v_push_token !~ '^[A-Za-z0-9_:.-]+$' then
-        perform api.fail_field('token', 'must be the FCM registration token (32 to 4096 letters, digits and _:.-).');
+        perform api.fail_field('token', 'must be the FCM registration token (32 to 512 letters, digits and _:.-).');
     end if;
     if v_locale !~ '^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8}){0,3}$' then
         perform api.fail_field('locale', 'must be a language tag, like es or pt-BR.');
@@ -86,7 +86,7 @@ language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
     v_user_id uuid := api.authenticate(me_push_tokens_delete.token);
-    v_push_token text := api.text_field(me_push_tokens_delete.params, 'token', max_length => 4096);
+    v_push_token text := api.text_field(me_push_tokens_delete.params, 'token', max_length => 512);
 begin
     delete from app.push_tokens p
     where p.user_id = v_user_id and (p.token = v_push_token or (p.platform = 'apns' and p.token = lower(v_push_token)));

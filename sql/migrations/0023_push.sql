@@ -42,7 +42,7 @@ insert into app.push_types (type, loc_key) values
     ('friend_request.accepted', 'push.friend_request.accepted');
 
 create table app.push_tokens (
-    token          text primary key check (length(token) between 32 and 4096 and token ~ '^[A-Za-z0-9_:.-]+$'),
+    token          text primary key check (length(token) between 32 and 512 and token ~ '^[A-Za-z0-9_:.-]+$'),
     user_id        uuid not null references app.users on delete cascade,
     auth_token_id  uuid not null references app.auth_tokens (id) on delete cascade,
     platform       text not null check (platform in ('apns', 'fcm')),
