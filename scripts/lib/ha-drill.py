@@ -3,11 +3,14 @@
 scripts/chaos secondary). Python's standard library only; psql for the database side.
 
   ha-drill.py BASE_URL OWNER_URL CLIENTS STREAMS KILL_COMMAND
+  ha-drill.py load BASE_URL OWNER_URL CLIENTS SECONDS   the same load without a kill, for SECONDS
+                                                      (the restore drill); prints "N 2xx of M"
 
 CLIENTS threads each buy shop items and upload focus sessions in turn (a purchase, an upload, a
 purchase, ...), each as its own accounts (coins granted as focus_owner), recording every answer:
 status, problem code, Retry-After, how long it took. STREAMS more accounts each hold a
-text/event-stream on GET /events (their own login token, from a cursor taken before the load),
+text/event-stream on GET /events (their own login token, from a cursor taken before the load) and
+are clients of the load too (their own thread, under their register token),
 resuming with Last-Event-ID whenever a stream ends. After a warm-up KILL_COMMAND runs (a shell
 command: the kill); the load runs on until writes succeed again and 10 s more, then stops.
 
@@ -65,8 +68,8 @@ def send(base, method, path, token="", body=None):
         except ValueError:
             document = None
         return response.status, code, (response.getheader("Retry-After") or ""), document
-    except (OSError, http.client.HTTPException):
-        return 0, "", "", None
+    except (OSError, http.client.HTTPException) as error:
+        return 0, type(error).__name__, "", None
     finally:
         connection.close()
 
@@ -216,23 +219,27 @@ class Drill:
             self.cursors[account.user] = cursor["next"]
             self.received[account.user] = []
             self.reconnects[account.user] = 0
-            # The stream's user is also a buyer (its register token), so its own purchases are its events.
-            accounts[len(stream_threads) % len(accounts)].insert(0, account)
+            # The stream's user is a client of its own too (its register token): its purchases and
+            # then its uploads (balance.changed each) go on through the kill.
+            accounts.append([account])
             stream_threads.append(threading.Thread(target=self.stream, args=(account.user, login["token"]), daemon=True))
         psql(self.owner_url, "select count(app.grant_coins(u::uuid, 1000000, 'failover drill')) from unnest("
              f"string_to_array('{' '.join(self.received)}', ' ')) as u")
         for thread in stream_threads:
             thread.start()
-        threads = [threading.Thread(target=self.client, args=(n, accounts[n]), daemon=True) for n in range(self.clients)]
+        threads = [threading.Thread(target=self.client, args=(n, accounts[n]), daemon=True) for n in range(len(accounts))]
         began = now()
         for thread in threads:
             thread.start()
         time.sleep(WARMUP)
+        self.last_event_before_kill = int(psql(self.owner_url, "select coalesce(max(id), 0) from app.events"))
         self.killed_at = now()
         subprocess.run(["bash", "-c", self.kill], check=True)
         say(f"killed ({self.kill.split(';')[0][:60]}...); load goes on")
         deadline = self.killed_at + 180
-        while self.first_write_after_kill() is None and now() < deadline:
+        # A node that dies may fail nothing at first (the secondary: commits wait, then go on).
+        while now() < deadline and (self.first_write_after_kill() is None if self.first_failure_after_kill()
+                                    else now() - self.killed_at < 8):
             time.sleep(0.1)
         recovered = self.first_write_after_kill()
         time.sleep(AFTER)
@@ -251,12 +258,18 @@ class Drill:
         summary = ", ".join(f"{count} {kind} {status}{' ' + code if code else ''}"
                             for (kind, status, code), count in sorted(kinds.items()))
         print(f"  answers: {len(records)} in {records[-1][1] - began:.1f} s: {summary}", flush=True)
-        if recovered is None:
-            return check("writes succeeded again after the kill: never within 180 s", False)
-        gap = recovered - self.killed_at
         failed = self.first_failure_after_kill()
-        ok &= check(f"writes succeed again {gap:.1f} s after the kill (first failure after {failed - self.killed_at:.1f} s; "
-                    "first 2xx write begun after it)", True)
+        if failed is None:
+            recovered = self.killed_at
+        elif recovered is None:
+            return check("writes succeeded again after the kill: never within 180 s", False)
+        else:
+            gap = recovered - self.killed_at
+            ok &= check(f"writes succeed again {gap:.1f} s after the kill (first failure after {failed - self.killed_at:.1f} s; "
+                        "first 2xx write begun after it)", True)
+        done = sorted(r[1] for r in records if r[1] >= self.killed_at and 200 <= r[3] < 300)
+        stalls = [b - a for a, b in zip([self.killed_at] + done, done)]
+        print(f"  longest time without a completed 2xx write after the kill: {max(stalls, default=0):.1f} s", flush=True)
         during = [r for r in records if r[1] >= self.killed_at and r[0] <= recovered]
         failed = [r for r in during if not 200 <= r[3] < 300]
         ok &= check(f"during the gap: {len(during)} answers, {len(failed)} not 2xx: "
@@ -268,7 +281,8 @@ class Drill:
                     not no_retry)
         hangs = [r for r in records if r[3] == 0]
         slowest = max(r[1] - r[0] for r in records)
-        ok &= check(f"no request without an answer (hangs: {len(hangs)}; slowest answer {slowest:.2f} s)", not hangs)
+        ok &= check(f"no request without an answer (none: {len(hangs)} {sorted(set(r[4] for r in hangs))}; "
+                    f"slowest answer {slowest:.2f} s)", not hangs)
         # Acknowledged writes on the new primary.
         purchases = {(r[6], r[7]) for r in records if r[2] == "purchase" and 200 <= r[3] < 300}
         uploads = {(r[6], r[7]) for r in records if r[2] == "upload" and 200 <= r[3] < 300}
@@ -314,7 +328,8 @@ class Drill:
             twice = len(got) - len(set(got))
             missed = len(set(want) - set(got))
             ordered = got == sorted(got)
-            ok &= check(f"stream {user[:8]}: {len(want)} events after its cursor, received {len(got)}, missed {missed}, "
+            later = len([i for i in want if i > self.last_event_before_kill])
+            ok &= check(f"stream {user[:8]}: {len(want)} events after its cursor ({later} after the kill), received {len(got)}, missed {missed}, "
                         f"twice {twice}, in order: {ordered}, reconnects {self.reconnects[user]}",
                         got == want)
         return ok
@@ -324,7 +339,26 @@ def say(text):
     print(f"\033[1m==> {text}\033[0m", file=sys.stderr, flush=True)
 
 
+def load(base, owner_url, clients, seconds):
+    drill = Drill(base, owner_url, clients, 0, "")
+    accounts = [[Account(base, "restore")] for _ in range(clients)]
+    psql(owner_url, "select count(app.grant_coins(u::uuid, 1000000, 'restore drill')) from unnest("
+         f"string_to_array('{' '.join(a[0].user for a in accounts)}', ' ')) as u")
+    threads = [threading.Thread(target=drill.client, args=(n, accounts[n]), daemon=True) for n in range(clients)]
+    for thread in threads:
+        thread.start()
+    time.sleep(seconds)
+    drill.stop.set()
+    for thread in threads:
+        thread.join(TIMEOUT + 5)
+    good = len([r for r in drill.records if 200 <= r[3] < 300])
+    print(f"{good} 2xx of {len(drill.records)}")
+    return 0 if good == len(drill.records) else 1
+
+
 def main(argv):
+    if len(argv) == 6 and argv[1] == "load":
+        return load(argv[2], argv[3], int(argv[4]), float(argv[5]))
     if len(argv) != 6:
         print(__doc__, file=sys.stderr)
         return 2
