@@ -5,6 +5,7 @@
 # shellcheck shell=bash disable=SC2154 # server, server_pid and base_url: the caller's and common.sh's
 
 HA_SOURCED=1
+now_ms() { date +%s%3N; }
 # shellcheck source=../ha
 source "$ROOT/scripts/ha"
 
