@@ -27,6 +27,8 @@ drill_formation() {
 
 drill_formation_remove() {
     [ -z "${server_pid:-}" ] || server_stop
+    # The last drill's server log outlives its formation (.pgdata/drill-last-server.log).
+    [ ! -f "${HA_DIR:-}/server.log" ] || cp "$HA_DIR/server.log" "$ROOT/.pgdata/drill-last-server.log"
     ha_down
     [ -n "${HA_DIR:-}" ] && case $HA_DIR in "$ROOT"/.pgdata/drill-*) rm -rf "$HA_DIR" ;; esac
 }
