@@ -26,7 +26,6 @@ Prints one line per figure (the shell's check format) and exits 1 if any check f
 import datetime
 import http.client
 import json
-import os
 import secrets
 import socket
 import subprocess
@@ -38,7 +37,6 @@ import uuid
 TIMEOUT = 15.0
 WARMUP = 6.0
 AFTER = 10.0
-ITEMS_PER_ACCOUNT_LIMIT = 1000
 
 
 def now():
@@ -252,9 +250,9 @@ class Drill:
         self.stop.set()
         for thread in threads:
             thread.join(TIMEOUT + 5)
-        return self.verify(began, recovered, stream_threads)
+        return self.verify(began, recovered)
 
-    def verify(self, began, recovered, stream_threads):
+    def verify(self, began, recovered):
         ok = True
         records = self.records
         kinds = {}
