@@ -75,6 +75,7 @@ import Testing
         #expect(status("08006") == 503)
         #expect(status("57P01") == 503)
         #expect(status("40001") == 503)
+        #expect(status("25006") == 503)
         #expect(status("42883") == 500)
         #expect(Problem(DatabaseError(sqlState: "42883", message: "internal words")).detail.contains("internal") == false)
         let raised = Problem(DatabaseError(sqlState: "PT409", message: "Taken.", detail: "email_taken"))

@@ -7,7 +7,10 @@
 // slow database must not hold every HTTP worker forever, so the request answers 503 instead.
 // A connection is lent only if it is usable: one whose server went away (a restart, a crash)
 // is reopened before use, and after any connection failure every idle connection is checked
-// again before its next use, so no request after recovery meets a stale one.
+// again before its next use, so no request after recovery meets a stale one. A write refused as
+// read-only (25006: the session's server was demoted, a failover) closes every session the same
+// way, and the reconnects go through the URL's hosts to the new primary
+// (target_session_attrs=read-write, docs/operations.md).
 import Dispatch
 import Synchronization
 
@@ -63,7 +66,7 @@ public final class ConnectionPool: Sendable {
             checkIn(connection)
             return result
         } catch {
-            if error.isConnectionFailure {
+            if error.isConnectionFailure || error.isWrongServer {
                 connection.close()
                 discardIdle()
             }

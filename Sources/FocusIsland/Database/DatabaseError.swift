@@ -20,6 +20,11 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable, Equatable
         sqlState.hasPrefix("08") || sqlState == "57P01" || sqlState == "57P02" || sqlState == "57P03"
     }
 
+    /// read_only_sql_transaction: a write met a server that no longer takes writes, a primary
+    /// demoted to a standby under a session that outlived the change. Reconnecting through the
+    /// formation's URL (target_session_attrs=read-write) finds the one that does.
+    public var isWrongServer: Bool { sqlState == "25006" }
+
     /// The server's own failure, not PostgreSQL's: no pooled connection was free within
     /// DB_POOL_TIMEOUT. Class FI is one PostgreSQL does not use.
     public static let poolTimeoutState = "FI001"

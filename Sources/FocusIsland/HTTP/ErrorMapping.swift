@@ -27,6 +27,8 @@ extension Problem {
             self.init(503, "timeout", "The request took too long; try again.")
         case "57P01", "57P02", "57P03":  // admin_shutdown, crash_shutdown, cannot_connect_now
             self.init(503, "database_unavailable", "The database is unavailable; try again shortly.")
+        case "25006":  // read_only_sql_transaction: a write on a demoted primary (a failover)
+            self.init(503, "database_unavailable", "The database is unavailable; try again shortly.")
         default:
             if state.hasPrefix("08") {  // connection_exception class
                 self.init(503, "database_unavailable", "The database is unavailable; try again shortly.")

@@ -1,0 +1,374 @@
+#!/usr/bin/env python3
+"""ha-drill.py: steady load on the real server while a database node dies (scripts/chaos failover,
+scripts/chaos secondary). Python's standard library only; psql for the database side.
+
+  ha-drill.py BASE_URL OWNER_URL CLIENTS STREAMS KILL_COMMAND
+  ha-drill.py load BASE_URL OWNER_URL CLIENTS SECONDS   the same load without a kill, for SECONDS
+                                                      (the restore drill); prints "N 2xx of M"
+
+CLIENTS threads each buy shop items and upload focus sessions in turn (a purchase, an upload, a
+purchase, ...), each as its own accounts (coins granted as focus_owner), recording every answer:
+status, problem code, Retry-After, how long it took. STREAMS more accounts each hold a
+text/event-stream on GET /events (their own login token, from a cursor taken before the load) and
+are clients of the load too (their own thread, under their register token),
+resuming with Last-Event-ID whenever a stream ends. After a warm-up KILL_COMMAND runs (a shell
+command: the kill); the load runs on until writes succeed again and 10 s more, then stops.
+
+Then, against OWNER_URL (the formation's read-write URL: the new primary):
+  - every purchase answered 2xx has its spend row in app.coin_ledger and its app.user_items row,
+    every upload answered 2xx its app.focus_sessions row: acknowledged writes lost = 0;
+  - no 500 (or other 5xx but 503), every 503 has Retry-After, no request without an answer
+    within 15 s (a hang);
+  - report.ledger_reconciliation is empty;
+  - each stream received exactly its user's events after its cursor, in order, none twice.
+Prints one line per figure (the shell's check format) and exits 1 if any check failed.
+"""
+import datetime
+import http.client
+import json
+import secrets
+import socket
+import subprocess
+import sys
+import threading
+import time
+import uuid
+
+TIMEOUT = 15.0
+WARMUP = 6.0
+AFTER = 10.0
+
+
+def now():
+    return time.monotonic()
+
+
+def send(base, method, path, token="", body=None, source="127.0.0.1"):
+    """(status, code, retry_after, body) of one request; status 0 without an answer in TIMEOUT
+    (code: the exception). SOURCE: the client's own loopback address, so that many clients are
+    not one address to the server's PER_IP_CONNECTION_LIMIT."""
+    host, port = base.split("//", 1)[1].split(":")
+    headers = {}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    data = None
+    if body is not None:
+        data = json.dumps(body).encode()
+        headers["Content-Type"] = "application/json"
+    connection = http.client.HTTPConnection(host, int(port), timeout=TIMEOUT, source_address=(source, 0))
+    try:
+        connection.request(method, path, body=data, headers=headers)
+        response = connection.getresponse()
+        raw = response.read()
+        code = ""
+        try:
+            document = json.loads(raw) if raw else None
+            if isinstance(document, dict) and isinstance(document.get("code"), str):
+                code = document["code"]
+        except ValueError:
+            document = None
+        return response.status, code, (response.getheader("Retry-After") or ""), document
+    except (OSError, http.client.HTTPException) as error:
+        return 0, type(error).__name__, "", None
+    finally:
+        connection.close()
+
+
+def psql(url, sql):
+    """One statement's answer; retried for 30 s while no node accepts writes (a failover)."""
+    deadline = now() + 30
+    while True:
+        done = subprocess.run(["psql", "-X", "-At", "-v", "ON_ERROR_STOP=1", url, "-c", sql],
+                              capture_output=True, text=True)
+        if done.returncode == 0:
+            return done.stdout.strip()
+        if done.returncode != 2 or now() > deadline:
+            raise SystemExit(f"psql failed: {done.stderr.strip()[:300]}")
+        time.sleep(0.5)
+
+
+def check(label, ok):
+    print(f"  {label:<92} {'ok' if ok else 'FAILED'}", flush=True)
+    return ok
+
+
+class Account:
+    def __init__(self, base, prefix):
+        email = f"{prefix}-{secrets.randbelow(10**9)}@example.com"
+        status, _, _, answer = send(base, "POST", "/auth/register",
+                                    body={"email": email, "password": "correct horse", "display_name": prefix.capitalize()})
+        if not 200 <= status < 300:
+            raise SystemExit(f"register answered {status}")
+        self.email = email
+        self.user = answer["user"]["id"]
+        self.token = answer["token"]
+
+
+class Drill:
+    def __init__(self, base, owner_url, clients, streams, kill):
+        self.base, self.owner_url, self.kill = base, owner_url, kill
+        self.lock = threading.Lock()
+        self.records = []  # (started, finished, kind, status, code, retry_after, user, key)
+        self.stop = threading.Event()
+        self.killed_at = None
+        self.items = psql(owner_url, "select string_agg(id::text, ' ' order by price, id) from app.shop_items "
+                          "where price > 0 and active").split()
+        self.clients, self.streams = clients, streams
+        self.received = {}  # stream user -> [event ids]
+        self.cursors = {}
+        self.reconnects = {}
+
+    # The load: purchases and uploads in turn, each client with accounts of its own.
+    def client(self, number, accounts):
+        account = 0
+        bought = 0
+        # Sessions uploaded back to back from 7 days ago, 3 minutes each, 1 minute apart.
+        start = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(days=6, hours=23)
+        slot = 0
+        while not self.stop.is_set():
+            user = accounts[account]
+            item = self.items[bought % len(self.items)]
+            self.request(number, "purchase", user, item, "POST", "/shop/purchases", {"item_id": item})
+            bought += 1
+            if bought % len(self.items) == 0:
+                account = (account + 1) % len(accounts)
+            begun = start + datetime.timedelta(minutes=4 * slot)
+            slot += 1
+            session = str(uuid.uuid4())
+            self.request(number, "upload", user, session, "POST", "/focus-sessions", {
+                "id": session, "started_at": begun.isoformat().replace("+00:00", "Z"),
+                "ended_at": (begun + datetime.timedelta(minutes=3)).isoformat().replace("+00:00", "Z"),
+                "planned_minutes": 3})
+
+    def request(self, number, kind, account, key, method, path, body):
+        started = now()
+        status, code, retry_after, _ = send(self.base, method, path, account.token, body, f"127.0.0.{10 + number}")
+        finished = now()
+        with self.lock:
+            self.records.append((started, finished, kind, status, code, retry_after, account.user, key))
+        if status == 503:
+            # A client waits Retry-After (1 s) before it tries again; these wait 0.1 s, so the
+            # gap is measured to a tenth of a second.
+            time.sleep(0.1)
+
+    # A stream reader: raw socket, SSE frames; resumes with Last-Event-ID when the stream ends.
+    def stream(self, user, token):
+        last = self.cursors[user]
+        host, port = self.base.split("//", 1)[1].split(":")
+        while not self.stop.is_set():
+            try:
+                with socket.create_connection((host, int(port)), timeout=2) as sock:
+                    sock.sendall((f"GET /events HTTP/1.1\r\nHost: {host}\r\nAccept: text/event-stream\r\n"
+                                  f"Authorization: Bearer {token}\r\nLast-Event-ID: {last}\r\n\r\n").encode())
+                    buffer = b""
+                    head_done = False
+                    while not self.stop.is_set():
+                        try:
+                            chunk = sock.recv(65536)
+                        except socket.timeout:
+                            continue
+                        if not chunk:
+                            break
+                        buffer += chunk
+                        if not head_done:
+                            if b"\r\n\r\n" not in buffer:
+                                continue
+                            head, buffer = buffer.split(b"\r\n\r\n", 1)
+                            if not head.startswith(b"HTTP/1.1 200"):
+                                break
+                            head_done = True
+                        while b"\n\n" in buffer:
+                            frame, buffer = buffer.split(b"\n\n", 1)
+                            for line in frame.decode().splitlines():
+                                if line.startswith("id:"):
+                                    last = int(line[3:].strip())
+                                    with self.lock:
+                                        self.received[user].append(last)
+            except OSError:
+                pass
+            if not self.stop.is_set():
+                with self.lock:
+                    self.reconnects[user] += 1
+                time.sleep(0.5)
+
+    def first_failure_after_kill(self):
+        """When the first answer other than 2xx after the kill came (the old primary's backends
+        live on for a moment after their postmaster: what they commit is replicated first)."""
+        with self.lock:
+            failures = [r[1] for r in self.records if r[1] >= self.killed_at and not 200 <= r[3] < 300]
+        return min(failures, default=None)
+
+    def first_write_after_kill(self):
+        """When the first write that started after the first failure succeeded (None: not yet)."""
+        failed = self.first_failure_after_kill()
+        if failed is None:
+            return None
+        with self.lock:
+            writes = [r for r in self.records if r[0] >= failed and 200 <= r[3] < 300]
+        return min((r[1] for r in writes), default=None)
+
+    def run(self):
+        per_client = 2
+        say(f"registering {self.clients * per_client + self.streams} accounts")
+        accounts = [[Account(self.base, "drill") for _ in range(per_client)] for _ in range(self.clients)]
+        everyone = [a.user for group in accounts for a in group]
+        psql(self.owner_url, "select count(app.grant_coins(u::uuid, 1000000, 'failover drill')) from unnest("
+             f"string_to_array('{' '.join(everyone)}', ' ')) as u")
+        stream_threads = []
+        for _ in range(self.streams):
+            account = Account(self.base, "drill")
+            _, _, _, login = send(self.base, "POST", "/auth/login",
+                                  body={"email": account.email, "password": "correct horse"})
+            _, _, _, cursor = send(self.base, "GET", "/events", account.token)
+            self.cursors[account.user] = cursor["next"]
+            self.received[account.user] = []
+            self.reconnects[account.user] = 0
+            # The stream's user is a client of its own too (its register token): its purchases and
+            # then its uploads (balance.changed each) go on through the kill.
+            accounts.append([account])
+            stream_threads.append(threading.Thread(target=self.stream, args=(account.user, login["token"]), daemon=True))
+        psql(self.owner_url, "select count(app.grant_coins(u::uuid, 1000000, 'failover drill')) from unnest("
+             f"string_to_array('{' '.join(self.received)}', ' ')) as u")
+        for thread in stream_threads:
+            thread.start()
+        threads = [threading.Thread(target=self.client, args=(n, accounts[n]), daemon=True) for n in range(len(accounts))]
+        began = now()
+        for thread in threads:
+            thread.start()
+        time.sleep(WARMUP)
+        self.last_event_before_kill = int(psql(self.owner_url, "select coalesce(max(id), 0) from app.events"))
+        self.killed_at = now()
+        subprocess.run(["bash", "-c", self.kill], check=True)
+        say(f"killed ({self.kill.split(';')[0][:60]}...); load goes on")
+        deadline = self.killed_at + 180
+        # A node that dies may fail nothing at first (the secondary: commits wait, then go on).
+        while now() < deadline and (self.first_write_after_kill() is None if self.first_failure_after_kill()
+                                    else now() - self.killed_at < 8):
+            time.sleep(0.1)
+        recovered = self.first_write_after_kill()
+        time.sleep(AFTER)
+        self.stop.set()
+        for thread in threads:
+            thread.join(TIMEOUT + 5)
+        return self.verify(began, recovered)
+
+    def verify(self, began, recovered):
+        ok = True
+        records = self.records
+        kinds = {}
+        for r in records:
+            kinds.setdefault((r[2], r[3], r[4]), 0)
+            kinds[(r[2], r[3], r[4])] += 1
+        summary = ", ".join(f"{count} {kind} {status}{' ' + code if code else ''}"
+                            for (kind, status, code), count in sorted(kinds.items()))
+        print(f"  answers: {len(records)} in {records[-1][1] - began:.1f} s: {summary}", flush=True)
+        failed = self.first_failure_after_kill()
+        if failed is None:
+            recovered = self.killed_at
+        elif recovered is None:
+            return check("writes succeeded again after the kill: never within 180 s", False)
+        else:
+            gap = recovered - self.killed_at
+            ok &= check(f"writes succeed again {gap:.1f} s after the kill (first failure after {failed - self.killed_at:.1f} s; "
+                        "first 2xx write begun after it)", True)
+        done = sorted(r[1] for r in records if r[1] >= self.killed_at and 200 <= r[3] < 300)
+        stalls = [b - a for a, b in zip([self.killed_at] + done, done)]
+        print(f"  longest time without a completed 2xx write after the kill: {max(stalls, default=0):.1f} s", flush=True)
+        during = [r for r in records if r[1] >= self.killed_at and r[0] <= recovered]
+        failed = [r for r in during if not 200 <= r[3] < 300]
+        ok &= check(f"during the gap: {len(during)} answers, {len(failed)} not 2xx: "
+                    f"{sorted(set((r[3], r[4], r[5]) for r in failed))[:4]}", True)
+        bad = [r for r in records if r[3] >= 500 and r[3] != 503]
+        ok &= check(f"no 5xx but 503 (found {len(bad)})", not bad)
+        no_retry = [r for r in records if r[3] == 503 and not r[5]]
+        ok &= check(f"every 503 has Retry-After ({len([r for r in records if r[3] == 503])} 503s, {len(no_retry)} without)",
+                    not no_retry)
+        hangs = [r for r in records if r[3] == 0]
+        slowest = max(r[1] - r[0] for r in records)
+        ok &= check(f"no request without an answer (none: {len(hangs)} {sorted(set(r[4] for r in hangs))}; "
+                    f"slowest answer {slowest:.2f} s)", not hangs)
+        # Acknowledged writes on the new primary.
+        purchases = {(r[6], r[7]) for r in records if r[2] == "purchase" and 200 <= r[3] < 300}
+        uploads = {(r[6], r[7]) for r in records if r[2] == "upload" and 200 <= r[3] < 300}
+        # Purchases that only ever got 503 (the clients come back to an item on their next round).
+        unacked = {(r[6], r[7]) for r in records if r[2] == "purchase" and r[3] == 503} - purchases
+        values = ",".join(f"('{u}'::uuid,'{i}'::uuid)" for u, i in purchases) or "(null::uuid,null::uuid)"
+        lost_purchases = int(psql(self.owner_url, f"select count(*) from (values {values}) as a(u, i) "
+                                  "where not exists (select from app.coin_ledger c where c.user_id = a.u and c.item_id = a.i "
+                                  "and c.entry = 'spend') or not exists (select from app.user_items x "
+                                  "where x.user_id = a.u and x.item_id = a.i)"))
+        values = ",".join(f"('{u}'::uuid,'{s}'::uuid)" for u, s in uploads) or "(null::uuid,null::uuid)"
+        lost_uploads = int(psql(self.owner_url, f"select count(*) from (values {values}) as a(u, s) "
+                                "where not exists (select from app.focus_sessions f where f.id = a.s and f.user_id = a.u)"))
+        ok &= check(f"acknowledged purchases {len(purchases)}, in the new primary's ledger and items: "
+                    f"{len(purchases) - lost_purchases}, lost: {lost_purchases}", lost_purchases == 0)
+        ok &= check(f"acknowledged uploads {len(uploads)}, on the new primary: {len(uploads) - lost_uploads}, "
+                    f"lost: {lost_uploads}", lost_uploads == 0)
+        if unacked:
+            values = ",".join(f"('{u}'::uuid,'{i}'::uuid)" for u, i in unacked)
+            kept = psql(self.owner_url, f"select count(*) from (values {values}) as a(u, i) where exists "
+                        "(select from app.user_items x where x.user_id = a.u and x.item_id = a.i)")
+            print(f"  purchases only ever answered 503: {len(unacked)}, of which committed all the same (their commit "
+                  f"reached the standby before the connection broke; a retry answers 200 already_owned): {kept}", flush=True)
+        reconciliation = psql(self.owner_url, "select count(*) from report.ledger_reconciliation")
+        ok &= check(f"the ledger reconciles (report.ledger_reconciliation rows: {reconciliation})", reconciliation == "0")
+        # Streams: each caught up with exactly its events, in order, none twice.
+        deadline = now() + 30
+        expected = {}
+        while True:
+            for user, cursor in self.cursors.items():
+                ids = psql(self.owner_url, f"select coalesce(string_agg(id::text, ' ' order by id), '') from app.events "
+                           f"where (user_id = '{user}' or user_id is null) and id > {cursor}")
+                expected[user] = [int(i) for i in ids.split()]
+            with self.lock:
+                caught_up = all(self.received[u][-len(expected[u]):] == expected[u] if expected[u] else True
+                                for u in expected)
+            if caught_up or now() > deadline:
+                break
+            time.sleep(0.5)
+        for user in self.cursors:
+            got = self.received[user]
+            want = expected[user]
+            twice = len(got) - len(set(got))
+            missed = len(set(want) - set(got))
+            ordered = got == sorted(got)
+            later = len([i for i in want if i > self.last_event_before_kill])
+            ok &= check(f"stream {user[:8]}: {len(want)} events after its cursor ({later} after the kill), received {len(got)}, missed {missed}, "
+                        f"twice {twice}, in order: {ordered}, reconnects {self.reconnects[user]}",
+                        got == want)
+        return ok
+
+
+def say(text):
+    print(f"\033[1m==> {text}\033[0m", file=sys.stderr, flush=True)
+
+
+def load(base, owner_url, clients, seconds):
+    drill = Drill(base, owner_url, clients, 0, "")
+    accounts = [[Account(base, "restore")] for _ in range(clients)]
+    psql(owner_url, "select count(app.grant_coins(u::uuid, 1000000, 'restore drill')) from unnest("
+         f"string_to_array('{' '.join(a[0].user for a in accounts)}', ' ')) as u")
+    threads = [threading.Thread(target=drill.client, args=(n, accounts[n]), daemon=True) for n in range(clients)]
+    for thread in threads:
+        thread.start()
+    time.sleep(seconds)
+    drill.stop.set()
+    for thread in threads:
+        thread.join(TIMEOUT + 5)
+    good = len([r for r in drill.records if 200 <= r[3] < 300])
+    print(f"{good} 2xx of {len(drill.records)}")
+    return 0 if good == len(drill.records) else 1
+
+
+def main(argv):
+    if len(argv) == 6 and argv[1] == "load":
+        return load(argv[2], argv[3], int(argv[4]), float(argv[5]))
+    if len(argv) != 6:
+        print(__doc__, file=sys.stderr)
+        return 2
+    drill = Drill(argv[1], argv[2], int(argv[3]), int(argv[4]), argv[5])
+    return 0 if drill.run() else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
