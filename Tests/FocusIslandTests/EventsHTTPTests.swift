@@ -398,6 +398,21 @@ import Testing
         }
     }
 
+    /// The catalog is one entry for every client: the address and user agent the server adds to
+    /// a statement's params are not part of the key (they once were: a cache per client).
+    @Test func theCatalogIsKeptOnceForEveryClient() throws {
+        let cache = SharedCache()
+        cache.setListening(true)
+        var pipeline = try TestServer.pipeline()
+        pipeline.cache = cache
+        for (address, agent) in [("192.0.2.1", "app/1"), ("192.0.2.2", "app/2"), ("2001:db8::3", "curl/8")] {
+            var request = Request(method: "GET", path: "/shop/items", headers: ["User-Agent": agent])
+            request.clientAddress = address
+            #expect(pipeline.respond(to: request).status == 200)
+        }
+        #expect(cache.count == 1)
+    }
+
     @Test func aReplyFetchedAcrossABroadcastIsNotKept() {
         let cache = SharedCache()
         cache.setListening(true)

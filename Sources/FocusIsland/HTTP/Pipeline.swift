@@ -113,7 +113,7 @@ public struct Pipeline: Sendable {
             let body = route.body == .none ? [] : [bodyText(request, route)]
             let pool = readsReplica(route, request) ? readPool ?? pool : pool
             var response = response(
-                for: try cachedCall(route, [token, arguments] + body, pool: pool), route: route, request: request)
+                for: try cachedCall(route, [token, arguments] + body, shared: merged, pool: pool), route: route, request: request)
             if let language = merged["language"] {
                 // On every answer of the route, problems and 304s too: a cache must key them by it.
                 response.setHeader("Vary", "Accept-Language")
@@ -238,12 +238,17 @@ public struct Pipeline: Sendable {
     }
 
     /// A shared answer from memory while the cache holds it; else `call`, keeping a 200 for
-    /// next time. The key is everything the function reads: these public functions ignore the token.
-    private func cachedCall(_ route: Route, _ parameters: [String?], pool: ConnectionPool) throws(Problem) -> Reply {
+    /// next time. The key is everything the function reads: the query, path and language of
+    /// `shared` and the body. These public functions ignore the token and the per-client values the
+    /// server adds (address, user agent, key), so one entry serves every client.
+    private func cachedCall(
+        _ route: Route, _ parameters: [String?], shared: [String: String], pool: ConnectionPool
+    ) throws(Problem) -> Reply {
         guard let cache, case .sql(let function) = route.action, SharedCache.functions.contains(function) else {
             return try call(route, parameters, pool: pool)
         }
-        let key = function + "\u{0}" + (parameters[1] ?? "") + "\u{0}" + (parameters.count > 2 ? parameters[2] ?? "" : "")
+        let keyed = JSONText.object(shared.filter { !Self.perClientParameters.contains($0.key) })
+        let key = function + "\u{0}" + keyed + "\u{0}" + (parameters.count > 2 ? parameters[2] ?? "" : "")
         switch cache.lookup(key) {
         case .hit(let reply):
             return reply
@@ -322,6 +327,9 @@ public struct Pipeline: Sendable {
             return Problem(503, "not_ready", "The database is not reachable or not migrated.").response
         }
     }
+
+    /// What `parameters` adds per client; no shared (cached) answer depends on them.
+    static let perClientParameters: Set<String> = ["client_ip", "user_agent", "idempotency_key", "seal_key"]
 
     /// The statement's params: query, then path parameters, then `client_ip`, which only the
     /// server sets (a client's own `?client_ip=` is dropped, so it cannot pose as another).
