@@ -97,7 +97,8 @@ select is((select count(*)::integer from app.room_members m join app.focus_sessi
           3, 'ann, bob and cat each run a live 25-minute session, started at the same server time');
 select is((select room ->> 'session_id' from started),
           (select s.id::text from app.focus_sessions s where s.user_id = test.uid('ann') and s.ended_at is null), 'ann''s answer names her session');
-select is(test.new_events(), '{"bob room.started","cat room.started"}', 'bob and cat hear the start (ann started it)');
+select is(test.new_events(), '{"bob room.started","bob session.started","cat room.started","cat session.started"}',
+          'bob and cat hear the start (ann started it), and their devices that a session of theirs runs');
 select is((select e.payload ->> 'session_id' from app.events e where e.type = 'room.started' and e.user_id = test.uid('bob')),
           (select s.id::text from app.focus_sessions s where s.user_id = test.uid('bob') and s.ended_at is null), '... each with their own session');
 select is((api.focus_sessions_current_get(test.token('bob'), '{}', '{}')).body -> 'session' ->> 'planned_minutes', '25',
