@@ -5467,7 +5467,8 @@ begin
        or new.email is distinct from old.email then
         perform app.tell_own_devices(new.id, 'profile.changed');
     end if;
-    if new.time_zone is distinct from old.time_zone or new.show_tip_on_timer is distinct from old.show_tip_on_timer then
+    if new.time_zone is distinct from old.time_zone or new.show_tip_on_timer is distinct from old.show_tip_on_timer
+       or new.locale is distinct from old.locale then
         perform app.tell_own_devices(new.id, 'settings.changed');
     end if;
     return null;
@@ -6752,7 +6753,7 @@ CREATE TRIGGER user_selections_events AFTER INSERT OR DELETE ON app.user_selecti
 CREATE TRIGGER user_selections_own_events AFTER INSERT OR UPDATE OF item_id ON app.user_selections FOR EACH ROW EXECUTE FUNCTION app.user_selections_own_events();
 CREATE TRIGGER users_display_name_history AFTER INSERT OR UPDATE OF display_name, deleted_at ON app.users FOR EACH ROW EXECUTE FUNCTION app.display_name_history_record();
 CREATE TRIGGER users_events AFTER UPDATE ON app.users FOR EACH ROW WHEN (((new.display_name IS DISTINCT FROM old.display_name) OR (new.bio IS DISTINCT FROM old.bio) OR (new.balance IS DISTINCT FROM old.balance))) EXECUTE FUNCTION app.users_events();
-CREATE TRIGGER users_own_events AFTER UPDATE ON app.users FOR EACH ROW WHEN (((new.deleted_at IS NULL) AND ((new.display_name IS DISTINCT FROM old.display_name) OR (new.bio IS DISTINCT FROM old.bio) OR (new.email IS DISTINCT FROM old.email) OR (new.time_zone IS DISTINCT FROM old.time_zone) OR (new.show_tip_on_timer IS DISTINCT FROM old.show_tip_on_timer)))) EXECUTE FUNCTION app.users_own_events();
+CREATE TRIGGER users_own_events AFTER UPDATE ON app.users FOR EACH ROW WHEN (((new.deleted_at IS NULL) AND ((new.display_name IS DISTINCT FROM old.display_name) OR (new.bio IS DISTINCT FROM old.bio) OR (new.email IS DISTINCT FROM old.email) OR (new.time_zone IS DISTINCT FROM old.time_zone) OR (new.show_tip_on_timer IS DISTINCT FROM old.show_tip_on_timer) OR (new.locale IS DISTINCT FROM old.locale)))) EXECUTE FUNCTION app.users_own_events();
 CREATE TRIGGER users_rollup AFTER UPDATE OF time_zone, deleted_at ON app.users FOR EACH ROW WHEN (((new.time_zone IS DISTINCT FROM old.time_zone) OR (new.deleted_at IS DISTINCT FROM old.deleted_at))) EXECUTE FUNCTION app.users_rollup();
 CREATE CONSTRAINT TRIGGER weekly_minutes_count AFTER INSERT OR DELETE OR UPDATE ON app.weekly_minutes DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION app.weekly_minutes_count();
 ALTER TABLE ONLY app.account_deletion_codes

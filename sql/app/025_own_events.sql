@@ -83,7 +83,7 @@ end
 $$;
 
 -- The account: what the Profile shows (name, bio, email) is
--- profile.changed; what only shapes the app (time zone, the tip on the timer) settings.changed.
+-- profile.changed; what only shapes the app (time zone, the tip on the timer, the locale) settings.changed.
 -- The binding's condition leaves out deleted accounts and changes of anything else.
 create or replace function app.users_own_events()
 returns trigger
@@ -95,7 +95,8 @@ begin
        or new.email is distinct from old.email then
         perform app.tell_own_devices(new.id, 'profile.changed');
     end if;
-    if new.time_zone is distinct from old.time_zone or new.show_tip_on_timer is distinct from old.show_tip_on_timer then
+    if new.time_zone is distinct from old.time_zone or new.show_tip_on_timer is distinct from old.show_tip_on_timer
+       or new.locale is distinct from old.locale then
         perform app.tell_own_devices(new.id, 'settings.changed');
     end if;
     return null;

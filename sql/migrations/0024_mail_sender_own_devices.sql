@@ -97,7 +97,8 @@ for each row
 when (new.deleted_at is null
       and (new.display_name is distinct from old.display_name or new.bio is distinct from old.bio
            or new.email is distinct from old.email
-           or new.time_zone is distinct from old.time_zone or new.show_tip_on_timer is distinct from old.show_tip_on_timer))
+           or new.time_zone is distinct from old.time_zone or new.show_tip_on_timer is distinct from old.show_tip_on_timer
+           or new.locale is distinct from old.locale))
 execute function app.users_own_events();
 
 create trigger avatars_own_events

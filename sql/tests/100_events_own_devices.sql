@@ -2,7 +2,7 @@
 -- their other live tokens, never the acting token's own (app.events.origin_token,
 -- sql/app/025_own_events.sql); a person with one device gets no such rows at all.
 begin;
-select plan(29);
+select plan(30);
 select test.new_user('ada');
 select test.new_user('bo');
 select test.new_user('solo');
@@ -71,6 +71,8 @@ select api.me_update(test.token('ada'), '{}', '{"display_name": "Ada L"}');
 select is(test.new_events(), '{"ada profile.changed"}', 'a new name: profile.changed (Ada has no friends to tell)');
 select api.me_update((select token from ipad), '{}', '{"settings": {"time_zone": "Europe/Paris"}}');
 select is(test.new_events(), '{"ada settings.changed"}', 'a new time zone: settings.changed');
+select api.me_update((select token from ipad), '{}', '{"settings": {"locale": "es"}}');
+select is(test.new_events(), '{"ada settings.changed"}', 'a new locale (the language of push and mail): settings.changed');
 select api.me_update(test.token('ada'), '{}', '{"display_name": "Ada L"}');
 select is(test.new_events(), '{}', 'the same name again tells nobody');
 
