@@ -2400,10 +2400,12 @@ public struct Export: Codable, Sendable, Equatable {
         public var source: SessionSource
         public var ratedAt: Time?
         public var abandoned: Bool
+        /// The person's label for the session (lower case, single spaces, 1 to 32 characters); null when unset.
+        public var tag: String?
 
         public init(
             id: UUID, startedAt: Time, endedAt: Time? = nil, plannedMinutes: Int? = nil, minutes: Int? = nil, coinsEarned: Int,
-            rating: Rating? = nil, source: SessionSource, ratedAt: Time? = nil, abandoned: Bool
+            rating: Rating? = nil, source: SessionSource, ratedAt: Time? = nil, abandoned: Bool, tag: String? = nil
         ) {
             self.id = id
             self.startedAt = startedAt
@@ -2415,6 +2417,7 @@ public struct Export: Codable, Sendable, Equatable {
             self.source = source
             self.ratedAt = ratedAt
             self.abandoned = abandoned
+            self.tag = tag
         }
 
         enum CodingKeys: String, CodingKey {
@@ -2428,6 +2431,7 @@ public struct Export: Codable, Sendable, Equatable {
             case source = "source"
             case ratedAt = "rated_at"
             case abandoned = "abandoned"
+            case tag = "tag"
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -2442,6 +2446,7 @@ public struct Export: Codable, Sendable, Equatable {
             try container.encode(source, forKey: .source)
             try container.encode(ratedAt, forKey: .ratedAt)
             try container.encode(abandoned, forKey: .abandoned)
+            try container.encode(tag, forKey: .tag)
         }
     }
 
