@@ -179,6 +179,10 @@ def main(argv):
         check("... From, To and a Message-ID naming the row",
               mail["From"] == "Focus Island <no-reply@focus-island.test>" and mail["To"] == ada
               and re.match(r"<outgoing-mail-\d+\.[0-9a-f]+@focus-island\.test>", mail["Message-ID"] or "") is not None)
+        # Earlier phases on this cluster (schemathesis's random codes, the browser's wrong ones)
+        # came from this same loopback address and may have filled its ceiling of wrong codes
+        # (30 in 15 minutes, docs/security.md): start this address's count from nothing.
+        sql(owner_url, "delete from app.login_failures where kind = 'code'")
         status, _ = http(base_url, "POST", "/auth/password-reset/confirm",
                          {"email": ada, "code": code.group(1), "new_password": "a brand new horse"})
         check("the mailed code resets the password", status in (200, 204), str(status))
