@@ -19,15 +19,20 @@ do {
 }
 let logger = Logger(format: configuration.logFormat)
 
-switch command {
-case "serve":
-    // Block the stop signals before any thread starts, so every worker inherits the mask and
-    // only this thread receives them, through sigwait.
+/// Blocks SIGTERM and SIGINT in this thread before any other starts, so every thread inherits
+/// the mask and only this one receives them, through sigwait on the set returned.
+func blockStopSignals() -> sigset_t {
     var stopSignals = sigset_t()
     sigemptyset(&stopSignals)
     sigaddset(&stopSignals, SIGTERM)
     sigaddset(&stopSignals, SIGINT)
     pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
+    return stopSignals
+}
+
+switch command {
+case "serve":
+    var stopSignals = blockStopSignals()
 
     // A database host that does not answer must not hold a worker for minutes: libpq gives up
     // connecting after PGCONNECT_TIMEOUT seconds (3 unless the environment says otherwise).
@@ -84,11 +89,7 @@ case "mail":
 case "push":
     // The push sender (docs/push.md): drains the outbox until SIGTERM or SIGINT; `--once` until
     // nothing is due.
-    var stopSignals = sigset_t()
-    sigemptyset(&stopSignals)
-    sigaddset(&stopSignals, SIGTERM)
-    sigaddset(&stopSignals, SIGINT)
-    pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
+    var stopSignals = blockStopSignals()
     setenv("PGCONNECT_TIMEOUT", "3", 0)
     let sender: PushSender
     do {

@@ -72,51 +72,46 @@ public final class SharedCache: Sendable {
         }
     }
 
-    enum LanguagesLookup {
-        case hit([String])
-        /// Not kept: ask SQL, then `storeLanguages` with this generation.
+    /// A value kept beside the answers (the offered languages, the release controls).
+    enum Kept<Value: Sendable> {
+        case hit(Value)
+        /// Not kept: read it from SQL, then store it with this generation.
         case miss(UInt64)
-        /// No listener: every request asks SQL.
+        /// No listener: every request reads it from SQL.
         case off
     }
 
-    /// The offered languages, as `lookup` for answers. Any change to app.languages announces
-    /// catalog.changed and tips.changed, which empty the cache and these with it.
-    func lookupLanguages() -> LanguagesLookup {
-        state.withLock { state in
-            guard state.listening else { return .off }
-            if let languages = state.languages { return .hit(languages) }
-            return .miss(state.generation)
-        }
+    /// The offered languages. Any change to app.languages announces catalog.changed and
+    /// tips.changed, which empty the cache and these with it.
+    func lookupLanguages() -> Kept<[String]> {
+        kept(\.languages)
     }
 
     func storeLanguages(_ languages: [String], generation expected: UInt64) {
-        state.withLock { state in
-            guard state.listening, state.generation == expected else { return }
-            state.languages = languages
-        }
+        store(\.languages, languages, generation: expected)
     }
 
-    enum ControlsLookup {
-        case hit(ReleaseControls)
-        /// Not kept: read them from SQL, then `storeControls` with this generation.
-        case miss(UInt64)
-        /// No listener: every request reads them from SQL.
-        case off
+    /// GET /config's release controls, parsed, for admission.
+    func lookupControls() -> Kept<ReleaseControls> {
+        kept(\.controls)
     }
 
-    func lookupControls() -> ControlsLookup {
+    func storeControls(_ controls: ReleaseControls, generation expected: UInt64) {
+        store(\.controls, controls, generation: expected)
+    }
+
+    private func kept<Value: Sendable>(_ field: KeyPath<State, Value?>) -> Kept<Value> {
         state.withLock { state in
             guard state.listening else { return .off }
-            if let controls = state.controls { return .hit(controls) }
+            if let value = state[keyPath: field] { return .hit(value) }
             return .miss(state.generation)
         }
     }
 
-    func storeControls(_ controls: ReleaseControls, generation expected: UInt64) {
+    private func store<Value: Sendable>(_ field: WritableKeyPath<State, Value?>, _ value: Value, generation expected: UInt64) {
         state.withLock { state in
             guard state.listening, state.generation == expected else { return }
-            state.controls = controls
+            state[keyPath: field] = value
         }
     }
 
