@@ -3768,7 +3768,7 @@ CREATE FUNCTION api.send_email_verification(user_id uuid, email text) RETURNS in
     AS $$
 declare
     v_settings app.auth_settings;
-    v_code text := lpad((('x' || encode(gen_random_bytes(4), 'hex'))::bit(32)::bigint % 100000000)::text, 8, '0');
+    v_code text := app.new_mail_code();
     v_taken boolean := exists (select from app.users u
                                where u.email = send_email_verification.email::citext and u.id <> send_email_verification.user_id);
     v_sent integer;
@@ -4920,6 +4920,11 @@ begin
 end
 $$;
 ALTER FUNCTION app.moderation_actions_erase() OWNER TO focus_owner;
+CREATE FUNCTION app.new_mail_code() RETURNS text
+    LANGUAGE sql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$ select lpad((('x' || encode(gen_random_bytes(4), 'hex'))::bit(32)::bigint % 100000000)::text, 8, '0') $$;
+ALTER FUNCTION app.new_mail_code() OWNER TO focus_owner;
 CREATE FUNCTION app.outgoing_mail_bounced(id bigint, error text) RETURNS boolean
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -5257,7 +5262,7 @@ begin
         continue when v_user.id is null
             or (select count(*) from app.account_deletion_codes c
                 where c.user_id = v_user.id and c.created_at > now() - v_settings.reset_mail_window) >= v_settings.max_reset_mails;
-        v_code := lpad((('x' || encode(gen_random_bytes(4), 'hex'))::bit(32)::bigint % 100000000)::text, 8, '0');
+        v_code := app.new_mail_code();
         update app.account_deletion_codes c set used_at = now() where c.user_id = v_user.id and c.used_at is null;
         insert into app.account_deletion_codes (user_id, digest, expires_at)
         values (v_user.id, sha256(convert_to(v_code, 'UTF8')), now() + v_settings.reset_code_ttl);
@@ -5292,7 +5297,7 @@ begin
         continue when v_user.id is null
             or (select count(*) from app.password_resets r
                 where r.user_id = v_user.id and r.created_at > now() - v_settings.reset_mail_window) >= v_settings.max_reset_mails;
-        v_code := lpad((('x' || encode(gen_random_bytes(4), 'hex'))::bit(32)::bigint % 100000000)::text, 8, '0');
+        v_code := app.new_mail_code();
         update app.password_resets r set used_at = now() where r.user_id = v_user.id and r.used_at is null;
         insert into app.password_resets (user_id, digest, expires_at)
         values (v_user.id, sha256(convert_to(v_code, 'UTF8')), now() + v_settings.reset_code_ttl);
@@ -7175,6 +7180,7 @@ REVOKE ALL ON FUNCTION app.link_idempotency_key() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.link_to_email_holder() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.moderation_actions_append_only() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.moderation_actions_erase() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.new_mail_code() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.outgoing_mail_bounced(id bigint, error text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.outgoing_mail_failed(id bigint, permanent boolean, error text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.outgoing_mail_release(id bigint, error text) FROM PUBLIC;

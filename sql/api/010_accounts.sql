@@ -239,7 +239,7 @@ language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
     v_settings app.auth_settings;
-    v_code text := lpad((('x' || encode(gen_random_bytes(4), 'hex'))::bit(32)::bigint % 100000000)::text, 8, '0');
+    v_code text := app.new_mail_code();
     v_taken boolean := exists (select from app.users u
                                where u.email = send_email_verification.email::citext and u.id <> send_email_verification.user_id);
     v_sent integer;

@@ -2,6 +2,14 @@
 -- 0008_account_lifecycle.sql, 0015_account_safety.sql and 0024_mail_sender_own_devices.sql.
 -- The live definitions: loaded on every migrate (create or replace), see sql/app/README.md.
 
+-- A code mailed to be typed back (reset, deletion, email verification): 8 random digits,
+-- leading zeros kept; stored by its callers only as a SHA-256 digest.
+create or replace function app.new_mail_code()
+returns text
+language sql volatile
+set search_path = public, pg_temp
+as $$ select lpad((('x' || encode(gen_random_bytes(4), 'hex'))::bit(32)::bigint % 100000000)::text, 8, '0') $$;
+
 -- Turns queued reset requests into codes and mails: for a live account under max_reset_mails
 -- codes in reset_mail_window, earlier unused codes stop working, a new 8-digit code is stored
 -- only as its SHA-256 digest (expiring after reset_code_ttl) and a mail holding it is queued;
@@ -28,7 +36,7 @@ begin
         continue when v_user.id is null
             or (select count(*) from app.password_resets r
                 where r.user_id = v_user.id and r.created_at > now() - v_settings.reset_mail_window) >= v_settings.max_reset_mails;
-        v_code := lpad((('x' || encode(gen_random_bytes(4), 'hex'))::bit(32)::bigint % 100000000)::text, 8, '0');
+        v_code := app.new_mail_code();
         update app.password_resets r set used_at = now() where r.user_id = v_user.id and r.used_at is null;
         insert into app.password_resets (user_id, digest, expires_at)
         values (v_user.id, sha256(convert_to(v_code, 'UTF8')), now() + v_settings.reset_code_ttl);

@@ -68,7 +68,7 @@ begin
         continue when v_user.id is null
             or (select count(*) from app.account_deletion_codes c
                 where c.user_id = v_user.id and c.created_at > now() - v_settings.reset_mail_window) >= v_settings.max_reset_mails;
-        v_code := lpad((('x' || encode(gen_random_bytes(4), 'hex'))::bit(32)::bigint % 100000000)::text, 8, '0');
+        v_code := app.new_mail_code();
         update app.account_deletion_codes c set used_at = now() where c.user_id = v_user.id and c.used_at is null;
         insert into app.account_deletion_codes (user_id, digest, expires_at)
         values (v_user.id, sha256(convert_to(v_code, 'UTF8')), now() + v_settings.reset_code_ttl);

@@ -3,7 +3,9 @@
 -- claim goes stale; queued reset requests become mails first; the operator's own mailer
 -- (app.take_outgoing_mail) takes only queued rows.
 begin;
-select plan(16);
+select plan(17);
+select ok((select bool_and(app.new_mail_code() ~ '^[0-9]{8}$') from generate_series(1, 200)),
+          'a mailed code (reset, deletion, verification) is 8 digits, leading zeros kept');
 select test.new_user('mia');
 delete from app.outgoing_mail;
 insert into app.outgoing_mail (recipient, subject, body) values
