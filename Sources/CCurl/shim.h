@@ -1,2 +1,2 @@
 #include <curl/curl.h>
-#include "push.h"
+#include "options.h"

@@ -1,9 +1,7 @@
 // SMTPTransport: one message to one recipient over libcurl's SMTP (CCurl): STARTTLS (or TLS
 // from the first byte, or plain for a loopback test server), AUTH when a user is configured.
 // One easy handle per transport, so libcurl keeps the connection open between the mails of a
-// batch. libcurl's curl_easy_setopt and curl_easy_getinfo are C variadic functions, which Swift
-// cannot call: they are looked up once and called through non-variadic C function types, the
-// same calling convention on Linux for integer and pointer arguments (x86-64 and AArch64).
+// batch. Options are set through CCurl's typed wrappers (options.h), as the push sender's are.
 import CCurl
 import Foundation
 import Glibc
@@ -18,25 +16,6 @@ public enum SMTPOutcome: Equatable, Sendable {
     case deferred(code: Int, error: String, connection: Bool)
 }
 
-struct CurlFunctions: @unchecked Sendable {
-    typealias SetLong = @convention(c) (UnsafeMutableRawPointer?, CURLoption, Int) -> CURLcode
-    typealias SetPointer = @convention(c) (UnsafeMutableRawPointer?, CURLoption, UnsafeRawPointer?) -> CURLcode
-    typealias GetLong = @convention(c) (UnsafeMutableRawPointer?, CURLINFO, UnsafeMutablePointer<Int>) -> CURLcode
-    let setLong: SetLong
-    let setPointer: SetPointer
-    let getLong: GetLong
-
-    static let shared: CurlFunctions? = {
-        guard let setopt = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "curl_easy_setopt"),
-            let getinfo = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "curl_easy_getinfo")
-        else { return nil }
-        _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
-        return CurlFunctions(
-            setLong: unsafeBitCast(setopt, to: SetLong.self), setPointer: unsafeBitCast(setopt, to: SetPointer.self),
-            getLong: unsafeBitCast(getinfo, to: GetLong.self))
-    }()
-}
-
 public struct SMTPError: Error, CustomStringConvertible {
     public let description: String
 }
@@ -44,14 +23,12 @@ public struct SMTPError: Error, CustomStringConvertible {
 /// Not thread-safe: one sender thread owns it.
 public final class SMTPTransport {
     private let settings: MailSettings
-    private let curl: CurlFunctions
     private var handle: UnsafeMutableRawPointer?
 
     public init(settings: MailSettings) throws(SMTPError) {
-        guard let curl = CurlFunctions.shared else { throw SMTPError(description: "libcurl: curl_easy_setopt not found") }
+        // curl_easy_init initialises libcurl on first use when curl_global_init was not called.
         guard let handle = curl_easy_init() else { throw SMTPError(description: "libcurl: curl_easy_init failed") }
         self.settings = settings
-        self.curl = curl
         self.handle = handle
     }
 
@@ -83,10 +60,10 @@ public final class SMTPTransport {
                 settings.password, settings.caFile,
             ]
         ) { strings -> CURLcode in
-            var code = curl.setPointer(handle, CURLOPT_URL, strings[0])
-            func set(_ option: CURLoption, _ value: Int) { if code == CURLE_OK { code = curl.setLong(handle, option, value) } }
+            var code = focus_curl_set_string(handle, CURLOPT_URL, strings[0])
+            func set(_ option: CURLoption, _ value: Int) { if code == CURLE_OK { code = focus_curl_set_long(handle, option, value) } }
             func set(_ option: CURLoption, _ value: UnsafeRawPointer?) {
-                if code == CURLE_OK { code = curl.setPointer(handle, option, value) }
+                if code == CURLE_OK { code = focus_curl_set_pointer(handle, option, UnsafeMutableRawPointer(mutating: value)) }
             }
             set(CURLOPT_MAIL_FROM, strings[1])
             set(CURLOPT_MAIL_RCPT, UnsafeRawPointer(recipients))
@@ -106,8 +83,7 @@ public final class SMTPTransport {
             return curl_easy_perform(handle)
         }
         if result == CURLE_OK { return .accepted }
-        var reply = 0
-        if curl.getLong(handle, CURLINFO_RESPONSE_CODE, &reply) != CURLE_OK { reply = 0 }
+        let reply = focus_curl_status(handle)
         let detail = String(
             decoding: UnsafeBufferPointer(start: errorBuffer, count: strlen(errorBuffer)).map { UInt8(bitPattern: $0) },
             as: UTF8.self)

@@ -43,26 +43,26 @@ final class PushHTTP {
         defer { curl_slist_free_all(list) }
 
         curl_easy_reset(handle)
-        _ = push_curl_set_string(handle, CURLOPT_URL, url)
-        _ = push_curl_set_string(handle, CURLOPT_CUSTOMREQUEST, method)
+        _ = focus_curl_set_string(handle, CURLOPT_URL, url)
+        _ = focus_curl_set_string(handle, CURLOPT_CUSTOMREQUEST, method)
         // HTTP/2 over TLS through ALPN; a peer that only speaks HTTP/1.1 is answered in it, and
         // `PushHTTPResponse.http2` says which one was used (APNs requires HTTP/2).
-        _ = push_curl_set_long(handle, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
-        _ = push_curl_set_long(handle, CURLOPT_TIMEOUT, timeout)
-        _ = push_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT, 5)
-        _ = push_curl_set_long(handle, CURLOPT_NOSIGNAL, 1)
-        _ = push_curl_set_string(handle, CURLOPT_PROTOCOLS_STR, "https")
-        if let caFile { _ = push_curl_set_string(handle, CURLOPT_CAINFO, caFile) }
-        _ = push_curl_set_slist(handle, CURLOPT_HTTPHEADER, list)
+        _ = focus_curl_set_long(handle, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+        _ = focus_curl_set_long(handle, CURLOPT_TIMEOUT, timeout)
+        _ = focus_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT, 5)
+        _ = focus_curl_set_long(handle, CURLOPT_NOSIGNAL, 1)
+        _ = focus_curl_set_string(handle, CURLOPT_PROTOCOLS_STR, "https")
+        if let caFile { _ = focus_curl_set_string(handle, CURLOPT_CAINFO, caFile) }
+        _ = focus_curl_set_slist(handle, CURLOPT_HTTPHEADER, list)
         let unmanaged = Unmanaged.passUnretained(sink).toOpaque()
-        _ = push_curl_set_write(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
+        _ = focus_curl_set_write(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
             guard let data, let context else { return 0 }
             let sink = Unmanaged<Sink>.fromOpaque(context).takeUnretainedValue()
             sink.body.append(contentsOf: UnsafeRawBufferPointer(start: data, count: size * count))
             return size * count
         }
-        _ = push_curl_set_pointer(handle, CURLOPT_WRITEDATA, unmanaged)
-        _ = push_curl_set_write(handle, CURLOPT_HEADERFUNCTION) { data, size, count, context in
+        _ = focus_curl_set_pointer(handle, CURLOPT_WRITEDATA, unmanaged)
+        _ = focus_curl_set_write(handle, CURLOPT_HEADERFUNCTION) { data, size, count, context in
             guard let data, let context else { return 0 }
             let sink = Unmanaged<Sink>.fromOpaque(context).takeUnretainedValue()
             let line = String(decoding: UnsafeRawBufferPointer(start: data, count: size * count), as: UTF8.self)
@@ -72,19 +72,19 @@ final class PushHTTP {
             }
             return size * count
         }
-        _ = push_curl_set_pointer(handle, CURLOPT_HEADERDATA, unmanaged)
+        _ = focus_curl_set_pointer(handle, CURLOPT_HEADERDATA, unmanaged)
 
         let payload = body.isEmpty ? [0] : body
         let code: CURLcode = payload.withUnsafeBufferPointer { buffer in
-            _ = push_curl_set_long(handle, CURLOPT_POSTFIELDSIZE, body.count)
-            _ = push_curl_set_pointer(handle, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: buffer.baseAddress))
+            _ = focus_curl_set_long(handle, CURLOPT_POSTFIELDSIZE, body.count)
+            _ = focus_curl_set_pointer(handle, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: buffer.baseAddress))
             return curl_easy_perform(handle)
         }
         guard code == CURLE_OK else {
             throw PushError("\(url): \(String(cString: curl_easy_strerror(code)))")
         }
         return PushHTTPResponse(
-            status: push_curl_status(handle), headers: sink.headers, body: sink.body,
-            http2: push_curl_http_version(handle) == Int(CURL_HTTP_VERSION_2_0))
+            status: focus_curl_status(handle), headers: sink.headers, body: sink.body,
+            http2: focus_curl_http_version(handle) == Int(CURL_HTTP_VERSION_2_0))
     }
 }
