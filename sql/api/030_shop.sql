@@ -178,8 +178,9 @@ begin
         insert into app.coin_ledger (user_id, entry, amount, reason, item_id)
         values (v_user_id, 'spend', -v_item.price, 'purchase', v_item_id);
     end if;
-    return api.ok(jsonb_build_object('item', api.item_json(v_item), 'balance', v_balance - v_item.price,
-                                     'acquired_at', api.iso(v_acquired_at), 'already_owned', false));
+    return api.with_achievements(api.ok(jsonb_build_object('item', api.item_json(v_item), 'balance', v_balance - v_item.price,
+                                                          'acquired_at', api.iso(v_acquired_at), 'already_owned', false)),
+                                 v_user_id);
 end
 $$;
 grant execute on function api.shop_purchases_create(text, jsonb, jsonb) to focus_api;

@@ -197,7 +197,7 @@ begin
         minutes = floor(extract(epoch from v_end - s.started_at) / 60)::integer
     where s.id = v_id;
     perform api.pay_session(v_id);
-    return api.session_reply(v_id);
+    return api.with_achievements(api.session_reply(v_id), v_user_id);
 end
 $$;
 grant execute on function api.focus_sessions_finish(text, jsonb, jsonb) to focus_api;
@@ -262,7 +262,7 @@ begin
             perform api.fail(409, 'session_conflict', 'A different session was already recorded with this id.');
     end;
     perform api.pay_session(v_id);
-    return api.session_reply(v_id);
+    return api.with_achievements(api.session_reply(v_id), v_user_id);
 end
 $$;
 grant execute on function api.focus_sessions_create(text, jsonb, jsonb) to focus_api;

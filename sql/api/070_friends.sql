@@ -187,7 +187,8 @@ begin
             'id', v_pair.id, 'to', api.user_card(v_other), 'created_at', api.iso(v_pair.created_at))), status => 200);
     elsif v_pair.status = 'pending' then
         -- They had already asked you: asking back accepts.
-        return api.ok(jsonb_build_object('friend', api.accept_pair(v_pair, v_user_id), 'auto_accepted', true), status => 200);
+        return api.with_achievements(api.ok(jsonb_build_object('friend', api.accept_pair(v_pair, v_user_id), 'auto_accepted', true),
+                                            status => 200), v_user_id);
     end if;
     if (select count(*) from app.friendships f where f.requested_by = v_user_id and f.status = 'pending') >= 50 then
         perform api.fail(429, 'too_many_pending', 'You have 50 pending requests; wait for answers first.');
@@ -227,7 +228,7 @@ begin
         return api.ok(jsonb_build_object('friend', api.friend_json(api.other_user(v_pair, v_user_id), v_pair.accepted_at)));
     end if;
     v_pair := api.pending_request(v_id, v_user_id, 'receiver');
-    return api.ok(jsonb_build_object('friend', api.accept_pair(v_pair, v_user_id)));
+    return api.with_achievements(api.ok(jsonb_build_object('friend', api.accept_pair(v_pair, v_user_id))), v_user_id);
 end
 $$;
 grant execute on function api.friend_requests_accept(text, jsonb, jsonb) to focus_api;

@@ -199,7 +199,7 @@ as $$
 begin
     insert into app.ledger_day_totals as t (day, shard, entries, earned, spent, granted)
     values ((new.created_at at time zone 'UTC')::date, app.counter_shard(new.user_id), 1,
-            case when new.entry in ('earn', 'bonus') then new.amount else 0 end,
+            case when new.entry in ('earn', 'bonus', 'reward') then new.amount else 0 end,
             case when new.entry = 'spend' then -new.amount else 0 end,
             case when new.entry = 'grant' then new.amount else 0 end)
     on conflict on constraint ledger_day_totals_pkey do update

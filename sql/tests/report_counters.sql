@@ -79,7 +79,7 @@ select set_eq(
     $$ select * from report.coin_economy_per_day $$,
     $$ select d.day, d.earned, d.spent, d.granted, sum(d.earned - d.spent + d.granted) over (order by d.day)
        from (select (c.created_at at time zone 'UTC')::date as day,
-                    coalesce(sum(c.amount) filter (where c.entry = 'earn'), 0) as earned,
+                    coalesce(sum(c.amount) filter (where c.entry in ('earn', 'bonus', 'reward')), 0) as earned,
                     coalesce(-sum(c.amount) filter (where c.entry = 'spend'), 0) as spent,
                     coalesce(sum(c.amount) filter (where c.entry = 'grant'), 0) as granted
              from app.coin_ledger c group by 1) d $$,

@@ -122,6 +122,10 @@ public enum Routes {
         Route("GET", "/rooms/{id}", .sql("api.rooms_get")),
         Route("GET", "/rooms", .sql("api.rooms_list")),
 
+        // Achievements: the caller's with progress, a friend's unlocked ones
+        Route("GET", "/me/achievements", .sql("api.me_achievements_list")),
+        Route("GET", "/users/{id}/achievements", .sql("api.users_achievements_list")),
+
         // Live events: JSON here; over the socket also an SSE stream or a waiting long-poll
         // (Server/MHD/EventsEndpoint.swift), which first call `eventsStreamOpen`.
         Route("GET", "/events", .sql("api.events_list")),

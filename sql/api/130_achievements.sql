@@ -1,0 +1,94 @@
+-- api achievements: the person's own with their progress, a friend's unlocked ones, and the
+-- answer of an action that unlocked some. The rules (what counts, the grant, the reward) are in
+-- sql/app/130_achievements.sql.
+
+-- Achievement = {code, name, description, reward_coins, unlocked_at}; unlocked_at is null while locked.
+create function api.achievement_json(code text, unlocked_at timestamptz)
+returns jsonb
+language sql stable security definer set search_path = public, pg_temp
+as $$
+    select jsonb_build_object('code', a.code, 'name', a.name, 'description', a.description,
+                              'reward_coins', a.reward_coins, 'unlocked_at', api.iso(achievement_json.unlocked_at))
+    from app.achievements a where a.code = achievement_json.code
+$$;
+
+-- The reply of an action, with `achievements_unlocked`: the Achievements this transaction
+-- granted `user_id` (app.grant_achievement notes them), in catalogue order, [] when none. The
+-- note is emptied (a request answers once; others' grants reach them as events). A `balance` in the body is read
+-- again when one was granted, so it counts the reward. Problems pass through unchanged.
+create function api.with_achievements(reply api.reply, user_id uuid)
+returns api.reply
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_noted jsonb := coalesce(nullif(current_setting('focus.achievements_unlocked', true), ''), '[]')::jsonb;
+    v_reply api.reply := with_achievements.reply;
+begin
+    if v_reply.code is not null then
+        return v_reply;
+    end if;
+    v_reply.body := v_reply.body || jsonb_build_object('achievements_unlocked', coalesce(
+        (select jsonb_agg(api.achievement_json(a.code, ua.unlocked_at) order by a.sort_order, a.code)
+         from jsonb_array_elements(v_noted) n
+         join app.achievements a on a.code = n ->> 'code'
+         join app.user_achievements ua on ua.user_id = with_achievements.user_id and ua.achievement_code = a.code
+         where (n ->> 'user_id')::uuid = with_achievements.user_id), '[]'));
+    if v_reply.body ? 'balance' and jsonb_array_length(v_reply.body -> 'achievements_unlocked') > 0 then
+        v_reply.body := v_reply.body || jsonb_build_object('balance', (select u.balance from app.users u where u.id = with_achievements.user_id));
+    end if;
+    perform set_config('focus.achievements_unlocked', '', true);
+    return v_reply;
+end
+$$;
+
+-- GET /me/achievements: every active achievement and every one the caller holds, in catalogue
+-- order, each an Achievement with its progress: current (the count now, from the tables) and
+-- target (the count that unlocks it). An unlocked one stays unlocked when its count falls (a
+-- friend removed).
+create function api.me_achievements_list(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql stable security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(me_achievements_list.token);
+begin
+    return api.ok(jsonb_build_object('achievements', coalesce((
+        select jsonb_agg(api.achievement_json(a.code, ua.unlocked_at)
+                         || jsonb_build_object('current', app.achievement_value(v_user_id, a.kind),
+                                               'target', app.achievement_target(a.kind, a.threshold))
+                         order by a.sort_order, a.code)
+        from app.achievements a
+        left join app.user_achievements ua on ua.user_id = v_user_id and ua.achievement_code = a.code
+        where a.active or ua.unlocked_at is not null), '[]')));
+end
+$$;
+grant execute on function api.me_achievements_list(text, jsonb, jsonb) to focus_api;
+comment on function api.me_achievements_list(text, jsonb, jsonb) is
+    'GET /me/achievements: every active achievement and each one held, with current and target and unlocked_at (null while locked).';
+
+-- GET /users/{id}/achievements: the achievements a friend unlocked, in catalogue order (no
+-- progress: a friend sees what they reached, not their counts). Anyone else (a stranger, a
+-- blocked or blocking account, a friend while suspended) is 404 user_not_found, exactly like an
+-- unknown id, as GET /users/{id}.
+create function api.users_achievements_list(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql stable security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(users_achievements_list.token);
+    v_other uuid := api.uuid_field(users_achievements_list.params, 'id');
+    v_pair app.friendships := api.pair(v_user_id, v_other);
+begin
+    if v_pair.status is distinct from 'accepted'
+       or exists (select from app.suspensions s where s.user_id = v_other and s.until > now()) then
+        perform api.fail(404, 'user_not_found', 'There is no such friend.');
+    end if;
+    return api.ok(jsonb_build_object('user_id', v_other, 'achievements', coalesce((
+        select jsonb_agg(api.achievement_json(a.code, ua.unlocked_at) order by a.sort_order, a.code)
+        from app.user_achievements ua join app.achievements a on a.code = ua.achievement_code
+        where ua.user_id = v_other), '[]')));
+end
+$$;
+grant execute on function api.users_achievements_list(text, jsonb, jsonb) to focus_api;
+comment on function api.users_achievements_list(text, jsonb, jsonb) is
+    'GET /users/{id}/achievements: a friend''s unlocked achievements; 404 user_not_found for anyone else.';

@@ -1,0 +1,218 @@
+-- Achievements: what each kind counts, the grant (row, reward, events), the checks the
+-- triggers run, and the backfill. Bound in 0028_achievements.sql; the endpoints are in
+-- sql/api/130_achievements.sql; docs/achievements.md says why.
+-- The live definitions: loaded on every migrate (create or replace), see sql/app/README.md.
+
+-- The count an achievement of `kind` compares with its target, for one person, from the tables
+-- themselves (so a check, a progress bar and the backfill all read the same thing).
+create or replace function app.achievement_value(user_id uuid, kind text)
+returns integer
+language plpgsql stable
+set search_path = public, pg_temp
+as $$
+begin
+    return case achievement_value.kind
+        when 'sessions_completed' then
+            (select count(*)::integer from app.focus_sessions s
+             where s.user_id = achievement_value.user_id and s.ended_at is not null and s.minutes > 0)
+        when 'minutes_focused' then
+            (select coalesce(sum(s.minutes), 0)::integer from app.focus_sessions s
+             where s.user_id = achievement_value.user_id and s.ended_at is not null)
+        when 'streak_days' then
+            (select st.longest_days from app.user_streak(achievement_value.user_id) st)
+        when 'friends' then
+            (select count(*)::integer from app.friendships f
+             where achievement_value.user_id in (f.user_low, f.user_high) and f.status = 'accepted')
+        when 'rooms_completed' then
+            (select count(*)::integer from app.room_members m join app.rooms r on r.id = m.room_id
+             where m.user_id = achievement_value.user_id and m.outcome = 'completed' and r.status = 'completed')
+        when 'every_pet' then
+            (select count(*)::integer from app.user_items ui join app.shop_items i on i.id = ui.item_id
+             where ui.user_id = achievement_value.user_id and i.kind = 'pet' and i.active)
+    end;
+end
+$$;
+
+-- The count that unlocks an achievement: its threshold, or for every_pet the number of active
+-- pets in the shop (at least one, so an empty shop unlocks nothing).
+create or replace function app.achievement_target(kind text, threshold integer)
+returns integer
+language sql stable
+set search_path = public, pg_temp
+as $$
+    select case when achievement_target.kind = 'every_pet'
+                then greatest(1, (select count(*)::integer from app.shop_items i where i.kind = 'pet' and i.active))
+                else achievement_target.threshold end
+$$;
+
+-- Grants one achievement to one person, at most once whatever races it: the primary key of
+-- app.user_achievements lets one insert through (a concurrent one waits for it, then does
+-- nothing), and only the insert that went through pays the reward (one 'reward' ledger row, a
+-- unique index refusing a second), tells the person and each friend (achievement.unlocked), and
+-- notes the code for the answer of the request that unlocked it (api.with_achievements reads
+-- it, in this transaction only). Returns whether it granted. A deleted account gets nothing.
+create or replace function app.grant_achievement(user_id uuid, code text)
+returns boolean
+language plpgsql
+set search_path = public, pg_temp
+as $$
+declare
+    v_reward integer;
+    v_code text;
+begin
+    if exists (select from app.users u where u.id = grant_achievement.user_id and u.deleted_at is not null) then
+        return false;
+    end if;
+    insert into app.user_achievements (user_id, achievement_code)
+    values (grant_achievement.user_id, grant_achievement.code)
+    on conflict do nothing
+    returning achievement_code into v_code;
+    if v_code is null then
+        return false;
+    end if;
+    select a.reward_coins into v_reward from app.achievements a where a.code = v_code;
+    if v_reward > 0 then
+        insert into app.coin_ledger (user_id, entry, amount, reason, achievement_code)
+        values (grant_achievement.user_id, 'reward', v_reward, 'achievement', v_code);
+    end if;
+    insert into app.events (user_id, type, payload)
+    select r.recipient, 'achievement.unlocked', jsonb_build_object('user_id', grant_achievement.user_id, 'code', v_code)
+    from (select grant_achievement.user_id as recipient
+          union all
+          select case when f.user_low = grant_achievement.user_id then f.user_high else f.user_low end
+          from app.friendships f
+          where grant_achievement.user_id in (f.user_low, f.user_high) and f.status = 'accepted') r
+    order by r.recipient;
+    perform set_config('focus.achievements_unlocked',
+                       (coalesce(nullif(current_setting('focus.achievements_unlocked', true), ''), '[]')::jsonb
+                       || jsonb_build_array(jsonb_build_object('user_id', grant_achievement.user_id, 'code', v_code)))::text,
+                       true);
+    return true;
+end
+$$;
+
+-- Checks the active achievements of `kinds` the person does not hold yet, in catalogue order,
+-- and grants each whose count reached its target. Returns how many it granted.
+create or replace function app.check_achievements(user_id uuid, kinds text[])
+returns integer
+language plpgsql
+set search_path = public, pg_temp
+as $$
+declare
+    v_code text;
+    v_kind text;
+    v_threshold integer;
+    v_granted integer := 0;
+begin
+    for v_code, v_kind, v_threshold in
+        select a.code, a.kind, a.threshold from app.achievements a
+        where a.active and a.kind = any(check_achievements.kinds)
+          and not exists (select from app.user_achievements ua
+                          where ua.user_id = check_achievements.user_id and ua.achievement_code = a.code)
+        order by a.sort_order, a.code
+    loop
+        if app.achievement_value(check_achievements.user_id, v_kind) >= app.achievement_target(v_kind, v_threshold)
+           and app.grant_achievement(check_achievements.user_id, v_code) then
+            v_granted := v_granted + 1;
+        end if;
+    end loop;
+    return v_granted;
+end
+$$;
+
+-- A session that ended with minutes: sessions, minutes and the streak.
+create or replace function app.focus_sessions_achievements()
+returns trigger
+language plpgsql
+set search_path = public, pg_temp
+as $$
+begin
+    perform app.check_achievements(new.user_id, array['sessions_completed', 'minutes_focused', 'streak_days']);
+    return null;
+end
+$$;
+
+-- An accepted friendship: both friends, the lower id first (two acceptances sharing a person
+-- then take that person's rows in one order).
+create or replace function app.friendships_achievements()
+returns trigger
+language plpgsql
+set search_path = public, pg_temp
+as $$
+begin
+    perform app.check_achievements(new.user_low, array['friends']);
+    perform app.check_achievements(new.user_high, array['friends']);
+    return null;
+end
+$$;
+
+-- An item acquired (bought, a starter): the pets.
+create or replace function app.user_items_achievements()
+returns trigger
+language plpgsql
+set search_path = public, pg_temp
+as $$
+begin
+    perform app.check_achievements(new.user_id, array['every_pet']);
+    return null;
+end
+$$;
+
+-- A room completed: each member who completed it, in id order.
+create or replace function app.rooms_achievements()
+returns trigger
+language plpgsql
+set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid;
+begin
+    for v_user_id in
+        select m.user_id from app.room_members m
+        where m.room_id = new.id and m.state = 'joined' and m.outcome = 'completed'
+        order by m.user_id
+    loop
+        perform app.check_achievements(v_user_id, array['rooms_completed']);
+    end loop;
+    return null;
+end
+$$;
+
+-- A DBA's tool: grants the achievement `code` (active) to every account that already qualifies
+-- and does not hold it, paying each the reward, as a trigger's check would. Safe to run again
+-- (a holder is skipped; the grant itself refuses a second row) and beside live traffic (a
+-- racing check and backfill grant once). Returns how many it granted. Unknown or inactive
+-- code: an error.
+create or replace function app.backfill_achievement(code text)
+returns integer
+language plpgsql
+set search_path = public, pg_temp
+as $$
+declare
+    v_kind text;
+    v_target integer;
+    v_user_id uuid;
+    v_granted integer := 0;
+begin
+    select a.kind, app.achievement_target(a.kind, a.threshold) into v_kind, v_target
+    from app.achievements a where a.code = backfill_achievement.code and a.active;
+    if v_kind is null then
+        raise exception 'no active achievement %', backfill_achievement.code using errcode = 'no_data_found';
+    end if;
+    for v_user_id in
+        select u.id from app.users u
+        where u.deleted_at is null
+          and not exists (select from app.user_achievements ua
+                          where ua.user_id = u.id and ua.achievement_code = backfill_achievement.code)
+        order by u.id
+    loop
+        if app.achievement_value(v_user_id, v_kind) >= v_target
+           and app.grant_achievement(v_user_id, backfill_achievement.code) then
+            v_granted := v_granted + 1;
+        end if;
+    end loop;
+    return v_granted;
+end
+$$;
+comment on function app.backfill_achievement(text) is
+    'DBA tool: grants an active achievement (and its reward) to every account that already qualifies; safe to run again.';
