@@ -1116,12 +1116,15 @@ public struct Purchase: Codable, Sendable, Equatable {
     public var balance: Int
     public var acquiredAt: Time
     public var alreadyOwned: Bool
+    /// The achievements this action unlocked for the caller (catalogue order; [] when none); left out of the answer to a repeat that did nothing.
+    public var achievementsUnlocked: [Achievement]?
 
-    public init(item: Item, balance: Int, acquiredAt: Time, alreadyOwned: Bool) {
+    public init(item: Item, balance: Int, acquiredAt: Time, alreadyOwned: Bool, achievementsUnlocked: [Achievement]? = nil) {
         self.item = item
         self.balance = balance
         self.acquiredAt = acquiredAt
         self.alreadyOwned = alreadyOwned
+        self.achievementsUnlocked = achievementsUnlocked
     }
 
     enum CodingKeys: String, CodingKey {
@@ -1129,6 +1132,7 @@ public struct Purchase: Codable, Sendable, Equatable {
         case balance = "balance"
         case acquiredAt = "acquired_at"
         case alreadyOwned = "already_owned"
+        case achievementsUnlocked = "achievements_unlocked"
     }
 }
 
@@ -1230,15 +1234,19 @@ public struct SessionStarted: Codable, Sendable, Equatable {
 public struct SessionEnded: Codable, Sendable, Equatable {
     public var session: Session
     public var balance: Int
+    /// The achievements this action unlocked for the caller (catalogue order; [] when none); left out of the answer to a repeat that did nothing.
+    public var achievementsUnlocked: [Achievement]?
 
-    public init(session: Session, balance: Int) {
+    public init(session: Session, balance: Int, achievementsUnlocked: [Achievement]? = nil) {
         self.session = session
         self.balance = balance
+        self.achievementsUnlocked = achievementsUnlocked
     }
 
     enum CodingKeys: String, CodingKey {
         case session = "session"
         case balance = "balance"
+        case achievementsUnlocked = "achievements_unlocked"
     }
 }
 
@@ -1572,15 +1580,19 @@ public struct FriendRequestCreated: Codable, Sendable, Equatable {
 public struct FriendAdded: Codable, Sendable, Equatable {
     public var friend: Friend
     public var autoAccepted: Bool?
+    /// The achievements this action unlocked for the caller (catalogue order; [] when none); left out of the answer to a repeat that did nothing.
+    public var achievementsUnlocked: [Achievement]?
 
-    public init(friend: Friend, autoAccepted: Bool? = nil) {
+    public init(friend: Friend, autoAccepted: Bool? = nil, achievementsUnlocked: [Achievement]? = nil) {
         self.friend = friend
         self.autoAccepted = autoAccepted
+        self.achievementsUnlocked = achievementsUnlocked
     }
 
     enum CodingKeys: String, CodingKey {
         case friend = "friend"
         case autoAccepted = "auto_accepted"
+        case achievementsUnlocked = "achievements_unlocked"
     }
 }
 
@@ -1731,7 +1743,7 @@ public struct ReportCreated: Codable, Sendable, Equatable {
 public struct Event: Codable, Sendable, Equatable {
     /// The cursor: pass it as `after` (or Last-Event-ID).
     public var id: Int
-    /// Which event: friend_request.received, friend_request.accepted, friend_request.ended, friend.removed, friend.updated, balance.changed, catalog.changed, tips.changed, session.started, session.finished, session.abandoned, selection.changed, item.acquired, profile.changed, settings.changed, block.added, block.removed, resync, config.changed, report.created, room.invited, room.joined, room.left, room.started, room.finished, room.gave_up, room.ended.
+    /// Which event: friend_request.received, friend_request.accepted, friend_request.ended, friend.removed, friend.updated, balance.changed, catalog.changed, tips.changed, session.started, session.finished, session.abandoned, selection.changed, item.acquired, profile.changed, settings.changed, block.added, block.removed, resync, config.changed, report.created, room.invited, room.joined, room.left, room.started, room.finished, room.gave_up, room.ended, achievement.unlocked.
     public var type: String
     public var data: JSONValue
     public var createdAt: Time
@@ -4458,6 +4470,146 @@ public struct RoomEndedEvent: Codable, Sendable, Equatable {
     }
 }
 
+/// An achievement a person unlocked.
+public struct Achievement: Codable, Sendable, Equatable {
+    /// The stable id: clients key their own text and art on it.
+    public var code: String
+    /// English (not translated: show your own text for the code).
+    public var name: String
+    public var description: String
+    /// Coins paid once, through the ledger, when it unlocks.
+    public var rewardCoins: Int
+    public var unlockedAt: Time
+
+    public init(code: String, name: String, description: String, rewardCoins: Int, unlockedAt: Time) {
+        self.code = code
+        self.name = name
+        self.description = description
+        self.rewardCoins = rewardCoins
+        self.unlockedAt = unlockedAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case code = "code"
+        case name = "name"
+        case description = "description"
+        case rewardCoins = "reward_coins"
+        case unlockedAt = "unlocked_at"
+    }
+}
+
+/// One of the caller's achievements with its progress: current (the count now) against target (the count that unlocks it); unlocked_at null while locked.
+public struct AchievementProgress: Codable, Sendable, Equatable {
+    /// The stable id: clients key their own text and art on it.
+    public var code: String
+    /// English (not translated: show your own text for the code).
+    public var name: String
+    public var description: String
+    /// Coins paid once, through the ledger, when it unlocks.
+    public var rewardCoins: Int
+    public var unlockedAt: Time?
+    public var current: Int
+    public var target: Int
+
+    public init(code: String, name: String, description: String, rewardCoins: Int, unlockedAt: Time? = nil, current: Int, target: Int) {
+        self.code = code
+        self.name = name
+        self.description = description
+        self.rewardCoins = rewardCoins
+        self.unlockedAt = unlockedAt
+        self.current = current
+        self.target = target
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case code = "code"
+        case name = "name"
+        case description = "description"
+        case rewardCoins = "reward_coins"
+        case unlockedAt = "unlocked_at"
+        case current = "current"
+        case target = "target"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(code, forKey: .code)
+        try container.encode(name, forKey: .name)
+        try container.encode(description, forKey: .description)
+        try container.encode(rewardCoins, forKey: .rewardCoins)
+        try container.encode(unlockedAt, forKey: .unlockedAt)
+        try container.encode(current, forKey: .current)
+        try container.encode(target, forKey: .target)
+    }
+}
+
+public struct AchievementList: Codable, Sendable, Equatable {
+    public var achievements: [AchievementProgress]
+
+    public init(achievements: [AchievementProgress]) {
+        self.achievements = achievements
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case achievements = "achievements"
+    }
+}
+
+public struct FriendAchievements: Codable, Sendable, Equatable {
+    public var userId: UUID
+    public var achievements: [Achievement]
+
+    public init(userId: UUID, achievements: [Achievement]) {
+        self.userId = userId
+        self.achievements = achievements
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case userId = "user_id"
+        case achievements = "achievements"
+    }
+}
+
+/// To the person (each of their devices) and to each of their friends: the person unlocked an achievement.
+public struct AchievementUnlockedEvent: Codable, Sendable, Equatable {
+    public struct Data: Codable, Sendable, Equatable {
+        /// Who unlocked it.
+        public var userId: UUID
+        public var code: String
+
+        public init(userId: UUID, code: String) {
+            self.userId = userId
+            self.code = code
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case userId = "user_id"
+            case code = "code"
+        }
+    }
+
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    /// `achievement.unlocked` (the discriminator).
+    public var type: String
+    public var data: Data
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: Data, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
 /// Every components.schemas entry and its model, in the document's order (a test compares it with the document).
 public enum Schemas {
     public static let all: [(name: String, type: any (Codable & Sendable).Type)] = [
@@ -4584,5 +4736,10 @@ public enum Schemas {
         ("RoomFinishedEvent", RoomFinishedEvent.self),
         ("RoomGaveUpEvent", RoomGaveUpEvent.self),
         ("RoomEndedEvent", RoomEndedEvent.self),
+        ("Achievement", Achievement.self),
+        ("AchievementProgress", AchievementProgress.self),
+        ("AchievementList", AchievementList.self),
+        ("FriendAchievements", FriendAchievements.self),
+        ("AchievementUnlockedEvent", AchievementUnlockedEvent.self),
     ]
 }

@@ -950,4 +950,24 @@ extension FocusIslandClient {
             conditional: false, statuses: [200])
         return try self.decode(RoomAnswer.self, from: try await send(request))
     }
+
+    /// The caller's achievements with their progress.
+    /// `GET /me/achievements`
+    public func meAchievementsList() async throws(FocusIslandError) -> AchievementList {
+        let request = OperationRequest(
+            method: "GET", path: "/me/achievements", query: [],
+            body: nil, contentType: nil, idempotencyKey: nil,
+            conditional: false, statuses: [200])
+        return try self.decode(AchievementList.self, from: try await send(request))
+    }
+
+    /// A friend's unlocked achievements.
+    /// `GET /users/{id}/achievements`
+    public func usersAchievementsList(id: UUID) async throws(FocusIslandError) -> FriendAchievements {
+        let request = OperationRequest(
+            method: "GET", path: "/users/\(id.uuidString.lowercased())/achievements", query: [],
+            body: nil, contentType: nil, idempotencyKey: nil,
+            conditional: false, statuses: [200])
+        return try self.decode(FriendAchievements.self, from: try await send(request))
+    }
 }
