@@ -235,6 +235,11 @@ class Story:
         c("friend_requests_delete", "DELETE", f"/friend-requests/{UNKNOWN}", token=ann, expect=404)
         c("users_get", "GET", f"/users/{bob_id}", token=ann, expect=200)
         c("users_get", "GET", f"/users/{UNKNOWN}", token=ann, expect=404)
+        # achievements: ann's own with progress, a friend's unlocked ones
+        c("me_achievements_list", "GET", "/me/achievements", token=ann, expect=200)
+        c("users_achievements_list", "GET", f"/users/{bob_id}/achievements", token=ann, expect=200)
+        c("users_achievements_list", "GET", f"/users/{UNKNOWN}/achievements", token=ann, expect=404)
+        c("users_achievements_list", "GET", "/users/not-an-id/achievements", token=ann, expect=400)
         c("leaderboards_get", "GET", "/leaderboards/weekly?scope=friends", token=ann, expect=200)
         c("leaderboards_get", "GET", "/leaderboards/weekly?limit=0", token=ann, expect=400)
         c("events_list", "GET", "/events?after=0&wait=0", token=bob, expect=200)
