@@ -31,15 +31,15 @@ import Testing
             answers == [
                 SessionReply(
                     session: Session(id: id.lowercased(), minutes: 30, coinsEarned: 30, rating: nil),
-                    balance: 30)
+                    balance: 30 + 10)  // + first_session's reward (docs/achievements.md), paid once too
             ])
-        #expect(try balance(account) == "30")
+        #expect(try balance(account) == "40")
 
         let conflict = try client.send(
             "POST", "/focus-sessions", token: account.token,
             json: offline(id, from: now - 3600, minutes: 20))
         #expect(conflict.status == 409 && conflict.code == "session_conflict")
-        #expect(try balance(account) == "30")
+        #expect(try balance(account) == "40")
     }
 
     /// The offline cap counts UTC days of `ended_at`: switching the time zone before each upload,
@@ -62,7 +62,7 @@ import Testing
             paid.append(try recorded.decode(SessionReply.self).session.coinsEarned)
         }
         #expect(paid == [179, 121, 0, 0, 0, 0, 0, 0])
-        #expect(try balance(hopper) == "300")
+        #expect(try balance(hopper) == "360", "the cap's 300 and the rewards of first_session (10) and ten_hours (50), which no cap counts")
 
         let racer = try client.register("racer")
         let dayBefore = yesterday - 86_400
@@ -73,7 +73,7 @@ import Testing
             try client.send("POST", "/focus-sessions/batch", token: racer.token, json: bodies[index]).status
         }
         #expect(statuses == Array(repeating: 200, count: 8))
-        #expect(try balance(racer) == "300")
+        #expect(try balance(racer) == "360", "the cap's 300 and the rewards of first_session and ten_hours")
         #expect(try TestEnvironment.scalar("select sum(coins_earned) from app.focus_sessions where user_id = $1", [racer.id]) == "300")
     }
 
@@ -105,7 +105,7 @@ import Testing
             "POST", "/focus-sessions", token: account.token,
             json: offline(UUID().uuidString, from: now - 5400, minutes: 60))
         #expect(overlapping.status == 409 && overlapping.code == "session_overlap")
-        #expect(try balance(account) == "60")
+        #expect(try balance(account) == "70", "60 for the first session and 10 for first_session; nothing for the refused one")
         #expect(try TestEnvironment.scalar("select count(*) from app.focus_sessions where user_id = $1", [account.id]) == "1")
     }
 
@@ -166,7 +166,8 @@ import Testing
 
         let finished = try client.send("POST", "/focus-sessions/\(id)/finish", token: account.token)
         #expect(finished.status == 200)
-        let reply = SessionReply(session: Session(id: id, minutes: 25, coinsEarned: 25, rating: nil), balance: 25)
+        // The balance counts first_session's reward (10) beside the 25 coins earned.
+        let reply = SessionReply(session: Session(id: id, minutes: 25, coinsEarned: 25, rating: nil), balance: 35)
         #expect(try finished.decode(SessionReply.self) == reply)
         let again = try client.send("POST", "/focus-sessions/\(id)/finish", token: account.token)
         #expect(try again.decode(SessionReply.self) == reply)

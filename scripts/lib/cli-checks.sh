@@ -14,6 +14,7 @@
 #      twice (the second time nothing new); the catalog with --language es-MX (Spanish) and fr
 #      (English); the server's config; a focus room opened with Bo invited, joined by its code,
 #      started, and failed when Ada stops early (Bo's events and `focus room` show each step);
+#      Ada's achievements with their progress, and what Bo sees of his friend's;
 #   6. bad input: an unknown item, a wrong password, no token, an unknown command, each a clear
 #      sentence on stderr and its documented non-zero exit status; logout forgets the token.
 #
@@ -142,30 +143,31 @@ cli_checks() {
     cli_expect "friends: Ada sees Bo's request" 0 "from Bo"
     cli_run ada friends accept Bo
     cli_expect "friends accept: Ada and Bo are friends" 0 "now friends with Bo"
+    cli_expect "friends accept: the answer says Ada unlocked her first friend's achievement" 0 "^Achievement unlocked: Better together \\(\\+10 coins\\)\\.$"
     cli_run bo friends
     cli_expect "friends: Bo lists Ada as a friend" 0 "Ada"
 
     # 4. A purchase by name, and the balance.
-    cli_note "Ada is granted 100 coins (here by the operator, in SQL: app.grant_coins) and buys a fern by its name."
+    cli_note "Ada (10 coins from her first friend's achievement) is granted 100 coins (here by the operator, in SQL: app.grant_coins) and buys a fern by its name."
     psql -X -q -At "$(cluster_url "$dir" focus_owner)" \
         -c "select app.grant_coins(id, 100, 'cli check') from app.users where email = '$ada'" >/dev/null
     cli_run ada buy potted fern
     cli_expect "buy: Ada bought the Potted Fern by name" 0 "Bought Potted Fern for 70 coins"
     cli_run ada me
-    cli_expect "me: Ada's balance is 100 - 70 = 30 coins" 0 "Balance: 30 coins"
+    cli_expect "me: Ada's balance is 10 + 100 - 70 = 40 coins" 0 "Balance: 40 coins"
     cli_run ada --json me
-    cli_expect "me --json: the server's JSON, balance 30" 0 '"balance":30'
+    cli_expect "me --json: the server's JSON, balance 40" 0 '"balance":40'
     cli_expect "me --json: a member the server sent as null is printed as null" 0 '"avatar_version":null'
     cli_note "Ada writes a bio, which her friends see on her island; \`focus me\` shows it."
     cli_run ada me bio "Early riser, slow focus."
     cli_expect "me bio: Ada's bio is set and shown" 0 "^Bio: Early riser, slow focus.$"
-    for _ in $(seq 40); do grep -q 'balance.changed.*30' "$stream" && break; sleep 0.05; done
+    for _ in $(seq 40); do grep -q 'balance.changed.*40' "$stream" && break; sleep 0.05; done
     kill "$stream_pid" 2>/dev/null || true
     wait "$stream_pid" 2>/dev/null || true
-    if grep -q 'balance.changed.*30' "$stream"; then
+    if grep -q 'balance.changed.*40' "$stream"; then
         check "events --follow: Ada's stream carried the purchase's balance.changed" ok
     else
-        check "events --follow: no balance.changed to 30 in $(cat "$stream")" FAILED; server_stop; return 1
+        check "events --follow: no balance.changed to 40 in $(cat "$stream")" FAILED; server_stop; return 1
     fi
     if [ -n "${cli_transcript:-}" ]; then
         cli_note "What Ada's \`focus events --follow\` printed meanwhile (stopped after the purchase):"
@@ -176,6 +178,7 @@ cli_checks() {
     cli_expect "friends --json: Bo's friend list as the server's JSON" 0 '"display_name":"Ada"'
     cli_run bo --json events
     cli_expect "events --json: Bo's events, one object a line, with Ada's acceptance" 0 '^\{.*"type":"friend_request.accepted"'
+    cli_expect "events --json: and Ada's achievement it unlocked (friends see each other's)" 0 '^\{.*"type":"achievement.unlocked"'
     cli_run bo events
     cli_expect "events: nothing new the second time (the cursor was saved)" 0 "^No new events.$"
 
@@ -237,6 +240,14 @@ cli_checks() {
     cli_expect "events: Bo heard the invitation, the start and the give-up" 0 "room.gave_up: Ada gave up"
     cli_run bo room
     cli_expect "room: failed, Ada gave up" 0 "Ada \\(host\\): joined, gave_up"
+
+    # 5c. Achievements: Ada's with their progress, and what Bo sees of his friend's.
+    cli_note "Achievements: Ada's, unlocked or with their progress; Bo sees the ones his friend Ada unlocked."
+    cli_run ada achievements
+    cli_expect "achievements: Ada unlocked Better together" 0 "^\\[x\\] Better together: unlocked [0-9]{4}-[0-9]{2}-[0-9]{2} \\(10 coins\\)$"
+    cli_expect "achievements: and sees how far she is from ten hours" 0 "^\\[ \\] Ten hours: [0-9]+ of 600 \\(50 coins\\)$"
+    cli_run bo achievements Ada
+    cli_expect "achievements Ada: Bo sees what his friend unlocked" 0 "^Better together: unlocked "
 
     # 6. Bad input: a sentence on stderr and the status --help documents.
     cli_note "Bad input: a clear sentence and a non-zero exit status (listed by focus --help)."

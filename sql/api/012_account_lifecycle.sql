@@ -265,6 +265,9 @@ begin
                                                                 'item_id', c.item_id, 'session_id', c.session_id,
                                                                 'created_at', api.iso(c.created_at)) order by c.id)
                             from app.coin_ledger c where c.user_id = v_user_id), '[]'),
+        'achievements', coalesce((select jsonb_agg(jsonb_build_object('code', ua.achievement_code, 'unlocked_at', api.iso(ua.unlocked_at))
+                                                   order by ua.unlocked_at, ua.achievement_code)
+                                  from app.user_achievements ua where ua.user_id = v_user_id), '[]'),
         'tokens', coalesce((select jsonb_agg(api.token_json(t, v_digest) || jsonb_build_object('revoked_at', api.iso(t.revoked_at))
                                              order by t.created_at, t.id)
                             from app.auth_tokens t where t.user_id = v_user_id), '[]'),
@@ -300,7 +303,7 @@ $$;
 grant execute on function api.me_export_get(text, jsonb, jsonb) to focus_api;
 comment on function api.me_export_get(text, jsonb, jsonb) is
     'GET /me/export: profile and settings, items, sessions with ratings, tips shown, friendships and requests, '
-    'ledger, tokens (metadata), blocks, reports made, avatar, reset codes (times only), sign-in addresses, failed '
+    'ledger, achievements, tokens (metadata), blocks, reports made, avatar, reset codes (times only), sign-in addresses, failed '
     'sign-ins and mail (without bodies), in one document.';
 
 -- POST /me/password {current_password, new_password}

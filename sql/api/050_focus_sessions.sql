@@ -599,7 +599,7 @@ begin
                 v_rated := api.focus_sessions_rate(focus_sessions_batch_create.token,
                                                    jsonb_build_object('id', v_item ->> 'id'),
                                                    jsonb_build_object('rating', v_item ->> 'rating'));
-                v_result := jsonb_set(v_result, '{body}', (api.session_reply((v_item ->> 'id')::uuid)).body
+                v_result := jsonb_set(v_result, '{body}', v_created.body || (api.session_reply((v_item ->> 'id')::uuid)).body
                                                           || jsonb_build_object('tip', v_rated.body -> 'tip'));
             end if;
         exception when sqlstate 'PT400' or sqlstate 'PT404' or sqlstate 'PT409' or sqlstate 'PT422' then

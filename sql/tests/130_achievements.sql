@@ -4,7 +4,7 @@
 -- accepting a friend, buying the last pet, a seven-day streak and a completed room unlock
 -- theirs. Time passes by moving sessions back (the file is one transaction, so now() stands still).
 begin;
-select plan(32);
+select plan(33);
 select test.new_user(name) from unnest(array['ann', 'bob', 'cat', 'dan', 'eve']) as name;
 create function pg_temp.codes(body jsonb) returns text language sql as $$
     select coalesce(string_agg(a.value ->> 'code', ',' order by a.n), '')
@@ -90,6 +90,10 @@ select is((select jsonb_agg(a - 'unlocked_at' - 'name' - 'description' - 'reward
 select is((select string_agg(coalesce(a ->> 'unlocked_at', '-'), ',')
            from jsonb_array_elements((api.me_achievements_list(test.token('ann'), '{}', null)).body -> 'achievements') a),
           api.iso(now()) || ',-,-,' || api.iso(now()) || ',-,-', 'unlocked_at of the unlocked ones, null for the rest');
+
+-- The export lists them.
+select is((select jsonb_agg(a ->> 'code') from jsonb_array_elements((api.me_export_get(test.token('ann'), '{}', '{}')).body -> 'achievements') a),
+          '["first_friend", "first_session"]'::jsonb, 'GET /me/export lists the unlocked ones, oldest first');
 
 -- Friends see each other's; anyone else is 404 user_not_found.
 select is((select string_agg(a ->> 'code', ',') from jsonb_array_elements(

@@ -53,6 +53,8 @@ enum Command: Equatable {
     case roomOpen(minutes: Int, invite: [String])
     case roomJoin(code: String)
     case roomStart
+    /// Yours with their progress, or a friend's (display name or id) unlocked ones.
+    case achievements(friend: String?)
 
     static let kinds = ["pet", "sound", "furniture"]
     static let ratings = ["good", "fine", "bad"]
@@ -148,6 +150,8 @@ enum Command: Equatable {
             self = .config
         case "room", "rooms":
             self = try Self.room(arguments)
+        case "achievements":
+            self = .achievements(friend: arguments.isEmpty ? nil : arguments.joined(separator: " "))
         default:
             throw .usage("unknown command \(name)")
         }

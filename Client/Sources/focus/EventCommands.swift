@@ -96,6 +96,9 @@ struct EventDescriber {
         case "room.ended":
             let bonus = number(data["bonus"]) ?? 0
             return "your room ended: \(text(data["status"]) ?? "?")\(bonus > 0 ? ", bonus \(bonus) coins" : "")."
+        case "achievement.unlocked":
+            let who = await friend(data["user_id"]) ?? "you"
+            return "\(who) unlocked the achievement \(text(data["code"]) ?? "?")."
         case "resync":
             return "some events are too old to list: read focus me and focus friends again."
         default:

@@ -40,7 +40,9 @@ enum FriendCommands {
             context.output.result(created, "You had already asked \(created.request.to.displayName): the request is still pending.")
         case .okFriendAdded(let added):
             context.output.result(
-                added, "\(added.friend.displayName) had asked you too: you are now friends with \(added.friend.displayName).")
+                added,
+                "\(added.friend.displayName) had asked you too: you are now friends with \(added.friend.displayName)."
+                    + AchievementCommands.unlocked(added.achievementsUnlocked))
         }
     }
 
@@ -48,7 +50,8 @@ enum FriendCommands {
         let client = try context.signedIn()
         let request = try incoming(argument, try await client.friendRequestsList().incoming)
         let added = try await client.friendRequestsAccept(id: request.id)
-        context.output.result(added, "You are now friends with \(added.friend.displayName).")
+        context.output.result(
+            added, "You are now friends with \(added.friend.displayName)." + AchievementCommands.unlocked(added.achievementsUnlocked))
     }
 
     static func decline(_ context: Context, _ argument: String?) async throws {

@@ -62,6 +62,7 @@ enum SessionCommands {
         context.output.result(
             ended,
             "Session finished: \(minutes) minute\(minutes == 1 ? "" : "s") focused, \(ended.session.coinsEarned) coins earned. Balance: \(ended.balance) coins."
+                + AchievementCommands.unlocked(ended.achievementsUnlocked)
         )
     }
 

@@ -32,7 +32,9 @@ enum ShopCommands {
         switch response {
         case .created:
             context.output.result(
-                purchase, "Bought \(purchase.item.name) for \(purchase.item.price) coins. Balance: \(purchase.balance) coins.")
+                purchase,
+                "Bought \(purchase.item.name) for \(purchase.item.price) coins. Balance: \(purchase.balance) coins."
+                    + AchievementCommands.unlocked(purchase.achievementsUnlocked))
         case .ok:
             context.output.result(purchase, "You already own \(purchase.item.name): nothing charged. Balance: \(purchase.balance) coins.")
         }

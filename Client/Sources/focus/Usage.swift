@@ -53,6 +53,10 @@ enum Usage {
               focus room start                      start the room you opened: every member's session starts now
               focus room                            the room you opened or joined last, its members and outcomes
 
+            achievements
+              focus achievements                    yours: unlocked ones and the progress of the others
+              focus achievements FRIEND             what a friend (name or id) unlocked
+
             live
               focus events                          what happened since the last `focus events`
               focus events --follow                 stay connected and print events as they happen

@@ -84,6 +84,8 @@ import Testing
             (["room", "open", "Bo"], .roomOpen(minutes: 25, invite: ["Bo"])),
             (["room", "join", "K7M2QX9R"], .roomJoin(code: "K7M2QX9R")),
             (["room", "start"], .roomStart),
+            (["achievements"], .achievements(friend: nil)),
+            (["achievements", "Bo", "Lee"], .achievements(friend: "Bo Lee")),
         ]
         for (words, command) in cases {
             #expect(try Command(words) == command, "focus \(words.joined(separator: " "))")

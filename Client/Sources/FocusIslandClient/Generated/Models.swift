@@ -2561,6 +2561,21 @@ public struct Export: Codable, Sendable, Equatable {
         }
     }
 
+    public struct Achievement: Codable, Sendable, Equatable {
+        public var code: String
+        public var unlockedAt: Time
+
+        public init(code: String, unlockedAt: Time) {
+            self.code = code
+            self.unlockedAt = unlockedAt
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case code = "code"
+            case unlockedAt = "unlocked_at"
+        }
+    }
+
     public struct ExportedToken: Codable, Sendable, Equatable {
         public var id: UUID
         /// The User-Agent the token was issued to.
@@ -2740,6 +2755,8 @@ public struct Export: Codable, Sendable, Equatable {
     public var tipsShown: [TipShown]
     public var friendships: [Friendship]
     public var ledger: [LedgerEntry]
+    /// The achievements unlocked, oldest first.
+    public var achievements: [Achievement]
     public var tokens: [ExportedToken]
     public var blocks: [ExportedBlock]
     public var reportsMade: [Report]
@@ -2754,9 +2771,9 @@ public struct Export: Codable, Sendable, Equatable {
 
     public init(
         exportedAt: Time, profile: Profile, items: [OwnedItem], sessions: [ExportedSession], tipsShown: [TipShown],
-        friendships: [Friendship], ledger: [LedgerEntry], tokens: [ExportedToken], blocks: [ExportedBlock], reportsMade: [Report],
-        avatar: Avatar? = nil, passwordResets: [PasswordReset], signInAddresses: [SignInAddresse], failedSignIns: [FailedSignIn],
-        mail: [MailEntry]
+        friendships: [Friendship], ledger: [LedgerEntry], achievements: [Achievement], tokens: [ExportedToken], blocks: [ExportedBlock],
+        reportsMade: [Report], avatar: Avatar? = nil, passwordResets: [PasswordReset], signInAddresses: [SignInAddresse],
+        failedSignIns: [FailedSignIn], mail: [MailEntry]
     ) {
         self.exportedAt = exportedAt
         self.profile = profile
@@ -2765,6 +2782,7 @@ public struct Export: Codable, Sendable, Equatable {
         self.tipsShown = tipsShown
         self.friendships = friendships
         self.ledger = ledger
+        self.achievements = achievements
         self.tokens = tokens
         self.blocks = blocks
         self.reportsMade = reportsMade
@@ -2783,6 +2801,7 @@ public struct Export: Codable, Sendable, Equatable {
         case tipsShown = "tips_shown"
         case friendships = "friendships"
         case ledger = "ledger"
+        case achievements = "achievements"
         case tokens = "tokens"
         case blocks = "blocks"
         case reportsMade = "reports_made"
@@ -2802,6 +2821,7 @@ public struct Export: Codable, Sendable, Equatable {
         try container.encode(tipsShown, forKey: .tipsShown)
         try container.encode(friendships, forKey: .friendships)
         try container.encode(ledger, forKey: .ledger)
+        try container.encode(achievements, forKey: .achievements)
         try container.encode(tokens, forKey: .tokens)
         try container.encode(blocks, forKey: .blocks)
         try container.encode(reportsMade, forKey: .reportsMade)
@@ -3179,17 +3199,21 @@ public struct SessionBatchApplied: Codable, Sendable, Equatable {
         public var balance: Int
         /// Rated items only.
         public var tip: Tip?
+        /// The achievements this action unlocked for the caller (catalogue order; [] when none); left out of the answer to a repeat that did nothing.
+        public var achievementsUnlocked: [Achievement]?
 
-        public init(session: Session, balance: Int, tip: Tip? = nil) {
+        public init(session: Session, balance: Int, tip: Tip? = nil, achievementsUnlocked: [Achievement]? = nil) {
             self.session = session
             self.balance = balance
             self.tip = tip
+            self.achievementsUnlocked = achievementsUnlocked
         }
 
         enum CodingKeys: String, CodingKey {
             case session = "session"
             case balance = "balance"
             case tip = "tip"
+            case achievementsUnlocked = "achievements_unlocked"
         }
     }
 
