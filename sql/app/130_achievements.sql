@@ -48,7 +48,8 @@ $$;
 -- Grants one achievement to one person, at most once whatever races it: the primary key of
 -- app.user_achievements lets one insert through (a concurrent one waits for it, then does
 -- nothing), and only the insert that went through pays the reward (one 'reward' ledger row, a
--- unique index refusing a second), tells the person and each friend (achievement.unlocked), and
+-- unique index refusing a second), tells each friend and the person's devices but the one that
+-- acted (achievement.unlocked; app.tell_own_devices: the acting device has its answer), and
 -- notes the code for the answer of the request that unlocked it (api.with_achievements reads
 -- it, in this transaction only). Returns whether it granted. A deleted account gets nothing.
 create or replace function app.grant_achievement(user_id uuid, code text)
@@ -59,6 +60,7 @@ as $$
 declare
     v_reward integer;
     v_code text;
+    v_payload jsonb;
 begin
     if exists (select from app.users u where u.id = grant_achievement.user_id and u.deleted_at is not null) then
         return false;
@@ -75,14 +77,16 @@ begin
         insert into app.coin_ledger (user_id, entry, amount, reason, achievement_code)
         values (grant_achievement.user_id, 'reward', v_reward, 'achievement', v_code);
     end if;
-    insert into app.events (user_id, type, payload)
-    select r.recipient, 'achievement.unlocked', jsonb_build_object('user_id', grant_achievement.user_id, 'code', v_code)
-    from (select grant_achievement.user_id as recipient
-          union all
-          select case when f.user_low = grant_achievement.user_id then f.user_high else f.user_low end
-          from app.friendships f
-          where grant_achievement.user_id in (f.user_low, f.user_high) and f.status = 'accepted') r
-    order by r.recipient;
+    v_payload := jsonb_build_object('user_id', grant_achievement.user_id, 'code', v_code);
+    perform app.tell_own_devices(grant_achievement.user_id, 'achievement.unlocked', v_payload);
+    if exists (select from app.friendships f
+               where grant_achievement.user_id in (f.user_low, f.user_high) and f.status = 'accepted') then
+        insert into app.events (user_id, type, payload)
+        select case when f.user_low = grant_achievement.user_id then f.user_high else f.user_low end, 'achievement.unlocked', v_payload
+        from app.friendships f
+        where grant_achievement.user_id in (f.user_low, f.user_high) and f.status = 'accepted'
+        order by 1;
+    end if;
     perform set_config('focus.achievements_unlocked',
                        (coalesce(nullif(current_setting('focus.achievements_unlocked', true), ''), '[]')::jsonb
                        || jsonb_build_array(jsonb_build_object('user_id', grant_achievement.user_id, 'code', v_code)))::text,

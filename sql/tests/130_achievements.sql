@@ -4,7 +4,7 @@
 -- accepting a friend, buying the last pet, a seven-day streak and a completed room unlock
 -- theirs. Time passes by moving sessions back (the file is one transaction, so now() stands still).
 begin;
-select plan(33);
+select plan(34);
 select test.new_user(name) from unnest(array['ann', 'bob', 'cat', 'dan', 'eve']) as name;
 create function pg_temp.codes(body jsonb) returns text language sql as $$
     select coalesce(string_agg(a.value ->> 'code', ',' order by a.n), '')
@@ -51,8 +51,11 @@ select is(pg_temp.codes(api.friend_requests_accept(test.token('bob'),
           'first_friend', 'bob accepts: his answer says first_friend unlocked');
 select is(pg_temp.unlocked('ann') || ' / ' || pg_temp.unlocked('bob'), 'first_friend / first_friend', 'both unlocked it');
 select is(pg_temp.achievement_events(),
-          '{"ann achievement.unlocked ann","ann achievement.unlocked bob","bob achievement.unlocked ann","bob achievement.unlocked bob"}',
-          'each hears their own and the other''s (friends by then)');
+          '{"ann achievement.unlocked ann","ann achievement.unlocked bob","bob achievement.unlocked ann"}',
+          'each hears the other''s (friends by then); ann''s devices hear hers; bob''s one device acted: its answer says it');
+
+-- ann signs in on a second device: her own events reach it, not the device that acts.
+select api.auth_login(null, '{}', '{"email": "ann@example.com", "password": "correct horse"}');
 
 -- A first session: unlocked in the finish's answer, paid once, heard by ann and her friend bob.
 create temporary table before_first on commit drop as select balance from app.users where id = test.uid('ann');
@@ -66,7 +69,10 @@ select is((select (body ->> 'balance')::integer - (select balance from before_fi
           'the balance answered counts the 25 coins earned and the 10 of the reward');
 select is(pg_temp.rewards('ann'), 'first_friend 10, first_session 10', 'each reward is one ledger row');
 select is(pg_temp.achievement_events(), '{"ann achievement.unlocked ann","bob achievement.unlocked ann"}',
-          'ann''s devices and her friend bob hear it; nobody else');
+          'ann''s other device and her friend bob hear it; nobody else');
+select is((select e.origin_token from app.events e where e.type = 'achievement.unlocked' and e.user_id = test.uid('ann') order by e.id desc limit 1),
+          (select t.id from app.auth_tokens t where t.digest = sha256(convert_to(test.token('ann'), 'UTF8'))),
+          'marked with the acting token, whose stream skips it');
 select is((select e.payload from app.events e where e.type = 'achievement.unlocked' and e.user_id = test.uid('bob') order by e.id desc limit 1),
           jsonb_build_object('user_id', test.uid('ann'), 'code', 'first_session'), 'the event names the person and the code');
 

@@ -4594,7 +4594,7 @@ public struct FriendAchievements: Codable, Sendable, Equatable {
     }
 }
 
-/// To the person (each of their devices) and to each of their friends: the person unlocked an achievement.
+/// To each of the person's friends, and to the person's devices but the one that acted (its answer says it): the person unlocked an achievement.
 public struct AchievementUnlockedEvent: Codable, Sendable, Equatable {
     public struct Data: Codable, Sendable, Equatable {
         /// Who unlocked it.
