@@ -117,6 +117,15 @@ begin
 end
 $$;
 ALTER FUNCTION api.account_deletion_create(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.achievement_json(code text, unlocked_at timestamp with time zone) RETURNS jsonb
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select jsonb_build_object('code', a.code, 'name', a.name, 'description', a.description,
+                              'reward_coins', a.reward_coins, 'unlocked_at', api.iso(achievement_json.unlocked_at))
+    from app.achievements a where a.code = achievement_json.code
+$$;
+ALTER FUNCTION api.achievement_json(code text, unlocked_at timestamp with time zone) OWNER TO focus_owner;
 CREATE FUNCTION api.address_bucket(client_ip inet) RETURNS inet
     LANGUAGE sql IMMUTABLE
     AS $$
@@ -1132,7 +1141,7 @@ begin
                 v_rated := api.focus_sessions_rate(focus_sessions_batch_create.token,
                                                    jsonb_build_object('id', v_item ->> 'id'),
                                                    jsonb_build_object('rating', v_item ->> 'rating'));
-                v_result := jsonb_set(v_result, '{body}', (api.session_reply((v_item ->> 'id')::uuid)).body
+                v_result := jsonb_set(v_result, '{body}', v_created.body || (api.session_reply((v_item ->> 'id')::uuid)).body
                                                           || jsonb_build_object('tip', v_rated.body -> 'tip'));
             end if;
         exception when sqlstate 'PT400' or sqlstate 'PT404' or sqlstate 'PT409' or sqlstate 'PT422' then
@@ -1200,7 +1209,7 @@ begin
             perform api.fail(409, 'session_conflict', 'A different session was already recorded with this id.');
     end;
     perform api.pay_session(v_id);
-    return api.session_reply(v_id);
+    return api.with_achievements(api.session_reply(v_id), v_user_id);
 end
 $$;
 ALTER FUNCTION api.focus_sessions_create(token text, params jsonb, body jsonb) OWNER TO focus_owner;
@@ -1256,7 +1265,7 @@ begin
         minutes = floor(extract(epoch from v_end - s.started_at) / 60)::integer
     where s.id = v_id;
     perform api.pay_session(v_id);
-    return api.session_reply(v_id);
+    return api.with_achievements(api.session_reply(v_id), v_user_id);
 end
 $$;
 ALTER FUNCTION api.focus_sessions_finish(token text, params jsonb, body jsonb) OWNER TO focus_owner;
@@ -1400,7 +1409,7 @@ begin
         return api.ok(jsonb_build_object('friend', api.friend_json(api.other_user(v_pair, v_user_id), v_pair.accepted_at)));
     end if;
     v_pair := api.pending_request(v_id, v_user_id, 'receiver');
-    return api.ok(jsonb_build_object('friend', api.accept_pair(v_pair, v_user_id)));
+    return api.with_achievements(api.ok(jsonb_build_object('friend', api.accept_pair(v_pair, v_user_id))), v_user_id);
 end
 $$;
 ALTER FUNCTION api.friend_requests_accept(token text, params jsonb, body jsonb) OWNER TO focus_owner;
@@ -1450,7 +1459,8 @@ begin
             'id', v_pair.id, 'to', api.user_card(v_other), 'created_at', api.iso(v_pair.created_at))), status => 200);
     elsif v_pair.status = 'pending' then
         -- They had already asked you: asking back accepts.
-        return api.ok(jsonb_build_object('friend', api.accept_pair(v_pair, v_user_id), 'auto_accepted', true), status => 200);
+        return api.with_achievements(api.ok(jsonb_build_object('friend', api.accept_pair(v_pair, v_user_id), 'auto_accepted', true),
+                                            status => 200), v_user_id);
     end if;
     if (select count(*) from app.friendships f where f.requested_by = v_user_id and f.status = 'pending') >= 50 then
         perform api.fail(429, 'too_many_pending', 'You have 50 pending requests; wait for answers first.');
@@ -2038,6 +2048,24 @@ begin
 end
 $$;
 ALTER FUNCTION api.lock_user(user_id uuid) OWNER TO focus_owner;
+CREATE FUNCTION api.me_achievements_list(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(me_achievements_list.token);
+begin
+    return api.ok(jsonb_build_object('achievements', coalesce((
+        select jsonb_agg(api.achievement_json(a.code, ua.unlocked_at)
+                         || jsonb_build_object('current', app.achievement_value(v_user_id, a.kind),
+                                               'target', app.achievement_target(a.kind, a.threshold))
+                         order by a.sort_order, a.code)
+        from app.achievements a
+        left join app.user_achievements ua on ua.user_id = v_user_id and ua.achievement_code = a.code
+        where a.active or ua.unlocked_at is not null), '[]')));
+end
+$$;
+ALTER FUNCTION api.me_achievements_list(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.me_avatar_delete(token text, params jsonb, body jsonb) RETURNS api.reply
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -2236,6 +2264,9 @@ begin
                                                                 'item_id', c.item_id, 'session_id', c.session_id,
                                                                 'created_at', api.iso(c.created_at)) order by c.id)
                             from app.coin_ledger c where c.user_id = v_user_id), '[]'),
+        'achievements', coalesce((select jsonb_agg(jsonb_build_object('code', ua.achievement_code, 'unlocked_at', api.iso(ua.unlocked_at))
+                                                   order by ua.unlocked_at, ua.achievement_code)
+                                  from app.user_achievements ua where ua.user_id = v_user_id), '[]'),
         'tokens', coalesce((select jsonb_agg(api.token_json(t, v_digest) || jsonb_build_object('revoked_at', api.iso(t.revoked_at))
                                              order by t.created_at, t.id)
                             from app.auth_tokens t where t.user_id = v_user_id), '[]'),
@@ -3900,8 +3931,9 @@ begin
         insert into app.coin_ledger (user_id, entry, amount, reason, item_id)
         values (v_user_id, 'spend', -v_item.price, 'purchase', v_item_id);
     end if;
-    return api.ok(jsonb_build_object('item', api.item_json(v_item), 'balance', v_balance - v_item.price,
-                                     'acquired_at', api.iso(v_acquired_at), 'already_owned', false));
+    return api.with_achievements(api.ok(jsonb_build_object('item', api.item_json(v_item), 'balance', v_balance - v_item.price,
+                                                          'acquired_at', api.iso(v_acquired_at), 'already_owned', false)),
+                                 v_user_id);
 end
 $$;
 ALTER FUNCTION api.shop_purchases_create(token text, params jsonb, body jsonb) OWNER TO focus_owner;
@@ -4073,6 +4105,26 @@ CREATE FUNCTION api.user_time_zone(user_id uuid) RETURNS text
     SET search_path TO 'public', 'pg_temp'
     AS $$ select coalesce((select u.time_zone from app.users u where u.id = user_time_zone.user_id), 'UTC') $$;
 ALTER FUNCTION api.user_time_zone(user_id uuid) OWNER TO focus_owner;
+CREATE FUNCTION api.users_achievements_list(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(users_achievements_list.token);
+    v_other uuid := api.uuid_field(users_achievements_list.params, 'id');
+    v_pair app.friendships := api.pair(v_user_id, v_other);
+begin
+    if v_pair.status is distinct from 'accepted'
+       or exists (select from app.suspensions s where s.user_id = v_other and s.until > now()) then
+        perform api.fail(404, 'user_not_found', 'There is no such friend.');
+    end if;
+    return api.ok(jsonb_build_object('user_id', v_other, 'achievements', coalesce((
+        select jsonb_agg(api.achievement_json(a.code, ua.unlocked_at) order by a.sort_order, a.code)
+        from app.user_achievements ua join app.achievements a on a.code = ua.achievement_code
+        where ua.user_id = v_other), '[]')));
+end
+$$;
+ALTER FUNCTION api.users_achievements_list(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.users_avatar_get(token text, params jsonb, body jsonb) RETURNS api.file_reply
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -4211,6 +4263,67 @@ begin
 end
 $$;
 ALTER FUNCTION api.uuid_field(body jsonb, field text, required boolean) OWNER TO focus_owner;
+CREATE FUNCTION api.with_achievements(reply api.reply, user_id uuid) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_noted jsonb := coalesce(nullif(current_setting('focus.achievements_unlocked', true), ''), '[]')::jsonb;
+    v_reply api.reply := with_achievements.reply;
+begin
+    if v_reply.code is not null then
+        return v_reply;
+    end if;
+    v_reply.body := v_reply.body || jsonb_build_object('achievements_unlocked', coalesce(
+        (select jsonb_agg(api.achievement_json(a.code, ua.unlocked_at) order by a.sort_order, a.code)
+         from jsonb_array_elements(v_noted) n
+         join app.achievements a on a.code = n ->> 'code'
+         join app.user_achievements ua on ua.user_id = with_achievements.user_id and ua.achievement_code = a.code
+         where (n ->> 'user_id')::uuid = with_achievements.user_id), '[]'));
+    if v_reply.body ? 'balance' and jsonb_array_length(v_reply.body -> 'achievements_unlocked') > 0 then
+        v_reply.body := v_reply.body || jsonb_build_object('balance', (select u.balance from app.users u where u.id = with_achievements.user_id));
+    end if;
+    perform set_config('focus.achievements_unlocked', '', true);
+    return v_reply;
+end
+$$;
+ALTER FUNCTION api.with_achievements(reply api.reply, user_id uuid) OWNER TO focus_owner;
+CREATE FUNCTION app.achievement_target(kind text, threshold integer) RETURNS integer
+    LANGUAGE sql STABLE
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select case when achievement_target.kind = 'every_pet'
+                then greatest(1, (select count(*)::integer from app.shop_items i where i.kind = 'pet' and i.active))
+                else achievement_target.threshold end
+$$;
+ALTER FUNCTION app.achievement_target(kind text, threshold integer) OWNER TO focus_owner;
+CREATE FUNCTION app.achievement_value(user_id uuid, kind text) RETURNS integer
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    return case achievement_value.kind
+        when 'sessions_completed' then
+            (select count(*)::integer from app.focus_sessions s
+             where s.user_id = achievement_value.user_id and s.ended_at is not null and s.minutes > 0)
+        when 'minutes_focused' then
+            (select coalesce(sum(s.minutes), 0)::integer from app.focus_sessions s
+             where s.user_id = achievement_value.user_id and s.ended_at is not null)
+        when 'streak_days' then
+            (select st.longest_days from app.user_streak(achievement_value.user_id) st)
+        when 'friends' then
+            (select count(*)::integer from app.friendships f
+             where achievement_value.user_id in (f.user_low, f.user_high) and f.status = 'accepted')
+        when 'rooms_completed' then
+            (select count(*)::integer from app.room_members m join app.rooms r on r.id = m.room_id
+             where m.user_id = achievement_value.user_id and m.outcome = 'completed' and r.status = 'completed')
+        when 'every_pet' then
+            (select count(*)::integer from app.user_items ui join app.shop_items i on i.id = ui.item_id
+             where ui.user_id = achievement_value.user_id and i.kind = 'pet' and i.active)
+    end;
+end
+$$;
+ALTER FUNCTION app.achievement_value(user_id uuid, kind text) OWNER TO focus_owner;
 CREATE FUNCTION app.acting_token() RETURNS uuid
     LANGUAGE sql STABLE
     SET search_path TO 'public', 'pg_temp'
@@ -4351,6 +4464,37 @@ begin
 end
 $$;
 ALTER FUNCTION app.avatars_own_events() OWNER TO focus_owner;
+CREATE FUNCTION app.backfill_achievement(code text) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_kind text;
+    v_target integer;
+    v_user_id uuid;
+    v_granted integer := 0;
+begin
+    select a.kind, app.achievement_target(a.kind, a.threshold) into v_kind, v_target
+    from app.achievements a where a.code = backfill_achievement.code and a.active;
+    if v_kind is null then
+        raise exception 'no active achievement %', backfill_achievement.code using errcode = 'no_data_found';
+    end if;
+    for v_user_id in
+        select u.id from app.users u
+        where u.deleted_at is null
+          and not exists (select from app.user_achievements ua
+                          where ua.user_id = u.id and ua.achievement_code = backfill_achievement.code)
+        order by u.id
+    loop
+        if app.achievement_value(v_user_id, v_kind) >= v_target
+           and app.grant_achievement(v_user_id, backfill_achievement.code) then
+            v_granted := v_granted + 1;
+        end if;
+    end loop;
+    return v_granted;
+end
+$$;
+ALTER FUNCTION app.backfill_achievement(code text) OWNER TO focus_owner;
 CREATE FUNCTION app.blocks_own_events() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -4385,6 +4529,32 @@ begin
 end
 $$;
 ALTER FUNCTION app.bump_tips_version() OWNER TO focus_owner;
+CREATE FUNCTION app.check_achievements(user_id uuid, kinds text[]) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_code text;
+    v_kind text;
+    v_threshold integer;
+    v_granted integer := 0;
+begin
+    for v_code, v_kind, v_threshold in
+        select a.code, a.kind, a.threshold from app.achievements a
+        where a.active and a.kind = any(check_achievements.kinds)
+          and not exists (select from app.user_achievements ua
+                          where ua.user_id = check_achievements.user_id and ua.achievement_code = a.code)
+        order by a.sort_order, a.code
+    loop
+        if app.achievement_value(check_achievements.user_id, v_kind) >= app.achievement_target(v_kind, v_threshold)
+           and app.grant_achievement(check_achievements.user_id, v_code) then
+            v_granted := v_granted + 1;
+        end if;
+    end loop;
+    return v_granted;
+end
+$$;
+ALTER FUNCTION app.check_achievements(user_id uuid, kinds text[]) OWNER TO focus_owner;
 CREATE FUNCTION app.claim_outgoing_mail(batch integer DEFAULT 20) RETURNS TABLE(id bigint, kind text, recipient public.citext, subject text, body text, params jsonb, attempts integer)
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -4427,7 +4597,7 @@ CREATE FUNCTION app.coin_ledger_day_totals() RETURNS trigger
 begin
     insert into app.ledger_day_totals as t (day, shard, entries, earned, spent, granted)
     values ((new.created_at at time zone 'UTC')::date, app.counter_shard(new.user_id), 1,
-            case when new.entry in ('earn', 'bonus') then new.amount else 0 end,
+            case when new.entry in ('earn', 'bonus', 'reward') then new.amount else 0 end,
             case when new.entry = 'spend' then -new.amount else 0 end,
             case when new.entry = 'grant' then new.amount else 0 end)
     on conflict on constraint ledger_day_totals_pkey do update
@@ -4574,6 +4744,16 @@ begin
 end
 $$;
 ALTER FUNCTION app.events_push() OWNER TO focus_owner;
+CREATE FUNCTION app.focus_sessions_achievements() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    perform app.check_achievements(new.user_id, array['sessions_completed', 'minutes_focused', 'streak_days']);
+    return null;
+end
+$$;
+ALTER FUNCTION app.focus_sessions_achievements() OWNER TO focus_owner;
 CREATE FUNCTION app.focus_sessions_day_totals() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -4739,6 +4919,59 @@ begin
 end
 $$;
 ALTER FUNCTION app.friendship_events_events() OWNER TO focus_owner;
+CREATE FUNCTION app.friendships_achievements() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    perform app.check_achievements(new.user_low, array['friends']);
+    perform app.check_achievements(new.user_high, array['friends']);
+    return null;
+end
+$$;
+ALTER FUNCTION app.friendships_achievements() OWNER TO focus_owner;
+CREATE FUNCTION app.grant_achievement(user_id uuid, code text) RETURNS boolean
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_reward integer;
+    v_code text;
+    v_payload jsonb;
+begin
+    if exists (select from app.users u where u.id = grant_achievement.user_id and u.deleted_at is not null) then
+        return false;
+    end if;
+    insert into app.user_achievements (user_id, achievement_code)
+    values (grant_achievement.user_id, grant_achievement.code)
+    on conflict do nothing
+    returning achievement_code into v_code;
+    if v_code is null then
+        return false;
+    end if;
+    select a.reward_coins into v_reward from app.achievements a where a.code = v_code;
+    if v_reward > 0 then
+        insert into app.coin_ledger (user_id, entry, amount, reason, achievement_code)
+        values (grant_achievement.user_id, 'reward', v_reward, 'achievement', v_code);
+    end if;
+    v_payload := jsonb_build_object('user_id', grant_achievement.user_id, 'code', v_code);
+    perform app.tell_own_devices(grant_achievement.user_id, 'achievement.unlocked', v_payload);
+    if exists (select from app.friendships f
+               where grant_achievement.user_id in (f.user_low, f.user_high) and f.status = 'accepted') then
+        insert into app.events (user_id, type, payload)
+        select case when f.user_low = grant_achievement.user_id then f.user_high else f.user_low end, 'achievement.unlocked', v_payload
+        from app.friendships f
+        where grant_achievement.user_id in (f.user_low, f.user_high) and f.status = 'accepted'
+        order by 1;
+    end if;
+    perform set_config('focus.achievements_unlocked',
+                       (coalesce(nullif(current_setting('focus.achievements_unlocked', true), ''), '[]')::jsonb
+                       || jsonb_build_array(jsonb_build_object('user_id', grant_achievement.user_id, 'code', v_code)))::text,
+                       true);
+    return true;
+end
+$$;
+ALTER FUNCTION app.grant_achievement(user_id uuid, code text) OWNER TO focus_owner;
 CREATE FUNCTION app.grant_coins(user_id uuid, coins integer, reason text) RETURNS integer
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -5209,6 +5442,24 @@ begin
 end
 $$;
 ALTER FUNCTION app.room_tell(room_id uuid, type text, payload jsonb, except_user uuid) OWNER TO focus_owner;
+CREATE FUNCTION app.rooms_achievements() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid;
+begin
+    for v_user_id in
+        select m.user_id from app.room_members m
+        where m.room_id = new.id and m.state = 'joined' and m.outcome = 'completed'
+        order by m.user_id
+    loop
+        perform app.check_achievements(v_user_id, array['rooms_completed']);
+    end loop;
+    return null;
+end
+$$;
+ALTER FUNCTION app.rooms_achievements() OWNER TO focus_owner;
 CREATE FUNCTION app.rooms_events() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -5423,6 +5674,16 @@ begin
 end
 $$;
 ALTER FUNCTION app.tell_own_devices(user_id uuid, type text, payload jsonb) OWNER TO focus_owner;
+CREATE FUNCTION app.user_items_achievements() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    perform app.check_achievements(new.user_id, array['every_pet']);
+    return null;
+end
+$$;
+ALTER FUNCTION app.user_items_achievements() OWNER TO focus_owner;
 CREATE FUNCTION app.user_items_own_events() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -5446,6 +5707,32 @@ begin
 end
 $$;
 ALTER FUNCTION app.user_selections_own_events() OWNER TO focus_owner;
+CREATE FUNCTION app.user_streak(p_user_id uuid) RETURNS TABLE(current_days integer, longest_days integer)
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_time_zone text := coalesce((select u.time_zone from app.users u where u.id = p_user_id), 'UTC');
+    v_today date := (now() at time zone v_time_zone)::date;
+begin
+    return query
+    with days as (
+        select (s.ended_at at time zone v_time_zone)::date as day
+        from app.focus_sessions s
+        where s.user_id = p_user_id and s.ended_at is not null
+        group by 1
+        having sum(s.minutes) > 0
+    ),
+    runs as (
+        select max(numbered.day) as last_day, count(*)::integer as length
+        from (select d.day, d.day - (row_number() over (order by d.day))::integer as run from days d) numbered
+        group by numbered.run
+    )
+    select coalesce((select r.length from runs r where r.last_day >= v_today - 1), 0),
+           coalesce((select max(r.length) from runs r), 0);
+end
+$$;
+ALTER FUNCTION app.user_streak(p_user_id uuid) OWNER TO focus_owner;
 CREATE FUNCTION app.users_events() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -5610,7 +5897,7 @@ begin
             union all
             select 'ledger_day_totals', jsonb_build_object('day', (c.created_at at time zone 'UTC')::date, 'shard', app.counter_shard(c.user_id)),
                    jsonb_build_array(count(*),
-                                     coalesce(sum(c.amount) filter (where c.entry in ('earn', 'bonus')), 0),
+                                     coalesce(sum(c.amount) filter (where c.entry in ('earn', 'bonus', 'reward')), 0),
                                      coalesce(-sum(c.amount) filter (where c.entry = 'spend'), 0),
                                      coalesce(sum(c.amount) filter (where c.entry = 'grant'), 0))
             from app.coin_ledger c where c.created_at >= utc_from and c.created_at < utc_to
@@ -5673,6 +5960,25 @@ ALTER TABLE app.account_deletions ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTI
     NO MAXVALUE
     CACHE 1
 );
+CREATE TABLE app.achievements (
+    code text NOT NULL,
+    name text NOT NULL,
+    description text NOT NULL,
+    kind text NOT NULL,
+    threshold integer,
+    reward_coins integer DEFAULT 0 NOT NULL,
+    sort_order integer DEFAULT 0 NOT NULL,
+    active boolean DEFAULT true NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT achievements_check CHECK (((kind = 'every_pet'::text) = (threshold IS NULL))),
+    CONSTRAINT achievements_code_check CHECK ((code ~ '^[a-z][a-z0-9_]{0,39}$'::text)),
+    CONSTRAINT achievements_description_check CHECK (((length(description) >= 1) AND (length(description) <= 200))),
+    CONSTRAINT achievements_kind_check CHECK ((kind = ANY (ARRAY['sessions_completed'::text, 'minutes_focused'::text, 'streak_days'::text, 'friends'::text, 'rooms_completed'::text, 'every_pet'::text]))),
+    CONSTRAINT achievements_name_check CHECK (((length(name) >= 1) AND (length(name) <= 60))),
+    CONSTRAINT achievements_reward_coins_check CHECK (((reward_coins >= 0) AND (reward_coins <= 100000))),
+    CONSTRAINT achievements_threshold_check CHECK (((threshold >= 1) AND (threshold <= 10000000)))
+);
+ALTER TABLE app.achievements OWNER TO focus_owner;
 CREATE TABLE app.active_users_per_day (
     day date NOT NULL,
     shard smallint NOT NULL,
@@ -5788,14 +6094,16 @@ CREATE TABLE app.coin_ledger (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     session_id uuid,
     room_id uuid,
+    achievement_code text,
     CONSTRAINT coin_ledger_amount_check CHECK ((amount <> 0)),
     CONSTRAINT coin_ledger_bonus_has_room CHECK ((((entry = 'bonus'::text) = (room_id IS NOT NULL)) AND ((entry <> 'bonus'::text) OR (amount > 0)))),
     CONSTRAINT coin_ledger_check CHECK (((entry <> 'earn'::text) OR (amount > 0))),
     CONSTRAINT coin_ledger_check1 CHECK (((entry = 'spend'::text) = (amount < 0))),
     CONSTRAINT coin_ledger_check2 CHECK (((entry = 'spend'::text) = (item_id IS NOT NULL))),
     CONSTRAINT coin_ledger_earn_has_session CHECK (((entry = 'earn'::text) = (session_id IS NOT NULL))),
-    CONSTRAINT coin_ledger_entry_check CHECK ((entry = ANY (ARRAY['earn'::text, 'spend'::text, 'grant'::text, 'bonus'::text]))),
-    CONSTRAINT coin_ledger_reason_check CHECK (((length(reason) >= 1) AND (length(reason) <= 200)))
+    CONSTRAINT coin_ledger_entry_check CHECK ((entry = ANY (ARRAY['earn'::text, 'spend'::text, 'grant'::text, 'bonus'::text, 'reward'::text]))),
+    CONSTRAINT coin_ledger_reason_check CHECK (((length(reason) >= 1) AND (length(reason) <= 200))),
+    CONSTRAINT coin_ledger_reward_has_achievement CHECK ((((entry = 'reward'::text) = (achievement_code IS NOT NULL)) AND ((entry <> 'reward'::text) OR (amount > 0))))
 );
 ALTER TABLE app.coin_ledger OWNER TO focus_owner;
 ALTER TABLE app.coin_ledger ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
@@ -5899,7 +6207,7 @@ CREATE TABLE app.events (
     origin_token uuid,
     CONSTRAINT events_check CHECK (((user_id IS NULL) = (type = ANY (ARRAY['catalog.changed'::text, 'tips.changed'::text, 'config.changed'::text])))),
     CONSTRAINT events_payload_check CHECK (((jsonb_typeof(payload) = 'object'::text) AND (length((payload)::text) <= 1000))),
-    CONSTRAINT events_type_check CHECK ((type = ANY (ARRAY['friend_request.received'::text, 'friend_request.accepted'::text, 'friend_request.ended'::text, 'friend.removed'::text, 'friend.updated'::text, 'balance.changed'::text, 'catalog.changed'::text, 'tips.changed'::text, 'config.changed'::text, 'session.started'::text, 'session.finished'::text, 'session.abandoned'::text, 'selection.changed'::text, 'item.acquired'::text, 'profile.changed'::text, 'settings.changed'::text, 'block.added'::text, 'block.removed'::text, 'report.created'::text, 'room.invited'::text, 'room.joined'::text, 'room.left'::text, 'room.started'::text, 'room.finished'::text, 'room.gave_up'::text, 'room.ended'::text])))
+    CONSTRAINT events_type_check CHECK ((type = ANY (ARRAY['friend_request.received'::text, 'friend_request.accepted'::text, 'friend_request.ended'::text, 'friend.removed'::text, 'friend.updated'::text, 'balance.changed'::text, 'catalog.changed'::text, 'tips.changed'::text, 'config.changed'::text, 'session.started'::text, 'session.finished'::text, 'session.abandoned'::text, 'selection.changed'::text, 'item.acquired'::text, 'profile.changed'::text, 'settings.changed'::text, 'block.added'::text, 'block.removed'::text, 'report.created'::text, 'room.invited'::text, 'room.joined'::text, 'room.left'::text, 'room.started'::text, 'room.finished'::text, 'room.gave_up'::text, 'room.ended'::text, 'achievement.unlocked'::text])))
 );
 ALTER TABLE app.events OWNER TO focus_owner;
 ALTER TABLE app.events ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
@@ -6291,6 +6599,12 @@ CREATE TABLE app.tips_version (
     CONSTRAINT tips_version_singleton_check CHECK (singleton)
 );
 ALTER TABLE app.tips_version OWNER TO focus_owner;
+CREATE TABLE app.user_achievements (
+    user_id uuid NOT NULL,
+    achievement_code text NOT NULL,
+    unlocked_at timestamp with time zone DEFAULT now() NOT NULL
+);
+ALTER TABLE app.user_achievements OWNER TO focus_owner;
 CREATE TABLE app.user_items (
     user_id uuid NOT NULL,
     item_id uuid NOT NULL,
@@ -6469,6 +6783,8 @@ ALTER TABLE ONLY app.account_deletion_requests
     ADD CONSTRAINT account_deletion_requests_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.account_deletions
     ADD CONSTRAINT account_deletions_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY app.achievements
+    ADD CONSTRAINT achievements_pkey PRIMARY KEY (code);
 ALTER TABLE ONLY app.active_users_per_day
     ADD CONSTRAINT active_users_per_day_pkey PRIMARY KEY (day, shard);
 ALTER TABLE ONLY app.asset_settings
@@ -6595,6 +6911,8 @@ ALTER TABLE ONLY app.tip_views
     ADD CONSTRAINT tip_views_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.tips_version
     ADD CONSTRAINT tips_version_pkey PRIMARY KEY (singleton);
+ALTER TABLE ONLY app.user_achievements
+    ADD CONSTRAINT user_achievements_pkey PRIMARY KEY (user_id, achievement_code);
 ALTER TABLE ONLY app.user_items
     ADD CONSTRAINT user_items_pkey PRIMARY KEY (user_id, item_id);
 ALTER TABLE ONLY app.user_reports
@@ -6622,6 +6940,7 @@ CREATE INDEX blocks_blocked ON app.blocks USING btree (blocked);
 CREATE INDEX blocks_blocker_time ON app.blocks USING btree (blocker, created_at DESC, blocked DESC);
 CREATE UNIQUE INDEX coin_ledger_one_bonus_per_member ON app.coin_ledger USING btree (room_id, user_id) WHERE (entry = 'bonus'::text);
 CREATE UNIQUE INDEX coin_ledger_one_earning_per_session ON app.coin_ledger USING btree (session_id) WHERE (entry = 'earn'::text);
+CREATE UNIQUE INDEX coin_ledger_one_reward_per_achievement ON app.coin_ledger USING btree (user_id, achievement_code) WHERE (entry = 'reward'::text);
 CREATE INDEX coin_ledger_time ON app.coin_ledger USING btree (created_at);
 CREATE INDEX coin_ledger_user_time ON app.coin_ledger USING btree (user_id, created_at);
 CREATE INDEX daily_minutes_top ON app.daily_minutes USING btree (day, minutes DESC, user_id);
@@ -6672,6 +6991,7 @@ CREATE INDEX taken_email_answers_address_time ON app.taken_email_answers USING b
 CREATE INDEX taken_email_answers_time ON app.taken_email_answers USING btree (answered_at);
 CREATE INDEX tip_views_time ON app.tip_views USING btree (shown_at);
 CREATE INDEX tip_views_user_tip ON app.tip_views USING btree (user_id, tip_id, shown_at);
+CREATE INDEX user_achievements_code ON app.user_achievements USING btree (achievement_code);
 CREATE UNIQUE INDEX user_reports_one_open ON app.user_reports USING btree (reporter, reported) WHERE (status = 'open'::text);
 CREATE INDEX user_reports_reported ON app.user_reports USING btree (reported, created_at);
 CREATE INDEX user_reports_reported_status ON app.user_reports USING btree (reported, status, created_at, id);
@@ -6710,6 +7030,7 @@ CREATE TRIGGER events_append_only BEFORE DELETE OR UPDATE OR TRUNCATE ON app.eve
 CREATE TRIGGER events_commit_order BEFORE INSERT ON app.events FOR EACH STATEMENT EXECUTE FUNCTION app.events_commit_order();
 CREATE TRIGGER events_notify AFTER INSERT ON app.events FOR EACH ROW EXECUTE FUNCTION app.events_notify();
 CREATE TRIGGER events_push AFTER INSERT ON app.events FOR EACH ROW WHEN ((new.user_id IS NOT NULL)) EXECUTE FUNCTION app.events_push();
+CREATE TRIGGER focus_sessions_achievements AFTER INSERT OR UPDATE OF ended_at, minutes ON app.focus_sessions FOR EACH ROW WHEN (((new.ended_at IS NOT NULL) AND (new.minutes > 0))) EXECUTE FUNCTION app.focus_sessions_achievements();
 CREATE TRIGGER focus_sessions_events AFTER INSERT OR DELETE OR UPDATE ON app.focus_sessions FOR EACH ROW EXECUTE FUNCTION app.focus_sessions_events();
 CREATE TRIGGER focus_sessions_own_events AFTER INSERT OR UPDATE OF ended_at ON app.focus_sessions FOR EACH ROW EXECUTE FUNCTION app.focus_sessions_own_events();
 CREATE TRIGGER focus_sessions_rollup AFTER INSERT OR DELETE OR UPDATE OF user_id, ended_at, minutes ON app.focus_sessions FOR EACH ROW EXECUTE FUNCTION app.focus_sessions_rollup();
@@ -6717,6 +7038,7 @@ CREATE TRIGGER focus_sessions_room_outcome AFTER UPDATE OF ended_at ON app.focus
 CREATE CONSTRAINT TRIGGER focus_sessions_utc_day_totals AFTER INSERT OR DELETE OR UPDATE OF user_id, source, ended_at, minutes, coins_earned ON app.focus_sessions DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION app.focus_sessions_day_totals();
 CREATE TRIGGER friendship_events_append_only BEFORE DELETE OR UPDATE ON app.friendship_events FOR EACH STATEMENT EXECUTE FUNCTION app.forbid_change();
 CREATE TRIGGER friendship_events_events AFTER INSERT ON app.friendship_events FOR EACH ROW EXECUTE FUNCTION app.friendship_events_events();
+CREATE TRIGGER friendships_achievements AFTER INSERT OR UPDATE OF status ON app.friendships FOR EACH ROW WHEN ((new.status = 'accepted'::text)) EXECUTE FUNCTION app.friendships_achievements();
 CREATE TRIGGER idempotency_keys_link BEFORE INSERT OR UPDATE ON app.idempotency_keys FOR EACH ROW EXECUTE FUNCTION app.link_idempotency_key();
 CREATE TRIGGER languages_bump_catalog_version AFTER INSERT OR DELETE OR UPDATE ON app.languages FOR EACH ROW EXECUTE FUNCTION app.bump_catalog_version();
 CREATE TRIGGER languages_bump_tips_version AFTER INSERT OR DELETE OR UPDATE ON app.languages FOR EACH ROW EXECUTE FUNCTION app.bump_tips_version();
@@ -6742,6 +7064,7 @@ CREATE TRIGGER password_reset_requests_link BEFORE INSERT ON app.password_reset_
 CREATE TRIGGER push_tokens_revoked AFTER UPDATE OF revoked_at ON app.auth_tokens FOR EACH ROW WHEN (((old.revoked_at IS NULL) AND (new.revoked_at IS NOT NULL))) EXECUTE FUNCTION app.push_tokens_revoked();
 CREATE TRIGGER release_settings_config_changed AFTER INSERT OR DELETE OR UPDATE ON app.release_settings FOR EACH STATEMENT EXECUTE FUNCTION app.announce_config();
 CREATE TRIGGER room_members_events AFTER INSERT OR UPDATE OF state, outcome ON app.room_members FOR EACH ROW EXECUTE FUNCTION app.room_members_events();
+CREATE TRIGGER rooms_achievements AFTER UPDATE OF status ON app.rooms FOR EACH ROW WHEN (((new.status = 'completed'::text) AND (old.status IS DISTINCT FROM 'completed'::text))) EXECUTE FUNCTION app.rooms_achievements();
 CREATE TRIGGER rooms_events AFTER UPDATE OF status, ended_at ON app.rooms FOR EACH ROW WHEN (((new.status IS DISTINCT FROM old.status) OR (new.ended_at IS DISTINCT FROM old.ended_at))) EXECUTE FUNCTION app.rooms_events();
 CREATE TRIGGER shop_item_translations_bump_version AFTER INSERT OR DELETE OR UPDATE ON app.shop_item_translations FOR EACH ROW EXECUTE FUNCTION app.bump_catalog_version();
 CREATE TRIGGER shop_item_translations_deleted_events AFTER DELETE ON app.shop_item_translations REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
@@ -6751,6 +7074,7 @@ CREATE TRIGGER shop_items_bump_version AFTER INSERT OR DELETE OR UPDATE ON app.s
 CREATE TRIGGER shop_items_deleted_events AFTER DELETE ON app.shop_items REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
 CREATE TRIGGER shop_items_inserted_events AFTER INSERT ON app.shop_items REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
 CREATE TRIGGER shop_items_updated_events AFTER UPDATE ON app.shop_items REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
+CREATE TRIGGER user_items_achievements AFTER INSERT ON app.user_items FOR EACH ROW EXECUTE FUNCTION app.user_items_achievements();
 CREATE TRIGGER user_items_own_events AFTER INSERT ON app.user_items FOR EACH ROW EXECUTE FUNCTION app.user_items_own_events();
 CREATE TRIGGER user_reports_tell_moderators AFTER INSERT ON app.user_reports FOR EACH ROW EXECUTE FUNCTION app.tell_moderators_of_report();
 CREATE TRIGGER user_selections_change_events AFTER UPDATE ON app.user_selections FOR EACH ROW WHEN ((new.item_id IS DISTINCT FROM old.item_id)) EXECUTE FUNCTION app.tell_friends_of_row();
@@ -6773,6 +7097,8 @@ ALTER TABLE ONLY app.blocks
     ADD CONSTRAINT blocks_blocked_fkey FOREIGN KEY (blocked) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.blocks
     ADD CONSTRAINT blocks_blocker_fkey FOREIGN KEY (blocker) REFERENCES app.users(id) ON DELETE CASCADE;
+ALTER TABLE ONLY app.coin_ledger
+    ADD CONSTRAINT coin_ledger_achievement_code_fkey FOREIGN KEY (achievement_code) REFERENCES app.achievements(code);
 ALTER TABLE ONLY app.coin_ledger
     ADD CONSTRAINT coin_ledger_item_id_fkey FOREIGN KEY (item_id) REFERENCES app.shop_items(id);
 ALTER TABLE ONLY app.coin_ledger
@@ -6839,6 +7165,10 @@ ALTER TABLE ONLY app.tip_views
     ADD CONSTRAINT tip_views_tip_id_fkey FOREIGN KEY (tip_id) REFERENCES app.mindfulness_tips(id);
 ALTER TABLE ONLY app.tip_views
     ADD CONSTRAINT tip_views_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+ALTER TABLE ONLY app.user_achievements
+    ADD CONSTRAINT user_achievements_achievement_code_fkey FOREIGN KEY (achievement_code) REFERENCES app.achievements(code);
+ALTER TABLE ONLY app.user_achievements
+    ADD CONSTRAINT user_achievements_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id);
 ALTER TABLE ONLY app.user_items
     ADD CONSTRAINT user_items_item_id_fkey FOREIGN KEY (item_id) REFERENCES app.shop_items(id);
 ALTER TABLE ONLY app.user_items
@@ -6865,6 +7195,7 @@ REVOKE ALL ON FUNCTION api.account_deletion_confirm(token text, params jsonb, bo
 GRANT ALL ON FUNCTION api.account_deletion_confirm(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.account_deletion_create(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.account_deletion_create(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.achievement_json(code text, unlocked_at timestamp with time zone) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.address_bucket(client_ip inet) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.api_version() FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.asset_url(key text) FROM PUBLIC;
@@ -6982,6 +7313,8 @@ REVOKE ALL ON FUNCTION api.local_period_start(time_zone text, at timestamp with 
 REVOKE ALL ON FUNCTION api.lock_account(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.lock_pair(a uuid, b uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.lock_user(user_id uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.me_achievements_list(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.me_achievements_list(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.me_avatar_delete(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.me_avatar_delete(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.me_avatar_update(token text, params jsonb, body bytea) FROM PUBLIC;
@@ -7131,6 +7464,8 @@ REVOKE ALL ON FUNCTION api.use_language(params jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.use_language(params jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.user_card(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.user_time_zone(user_id uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.users_achievements_list(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.users_achievements_list(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.users_avatar_get(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.users_avatar_get(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.users_block_create(token text, params jsonb, body jsonb) FROM PUBLIC;
@@ -7142,6 +7477,9 @@ GRANT ALL ON FUNCTION api.users_get(token text, params jsonb, body jsonb) TO foc
 REVOKE ALL ON FUNCTION api.users_report_create(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.users_report_create(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.uuid_field(body jsonb, field text, required boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.with_achievements(reply api.reply, user_id uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.achievement_target(kind text, threshold integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.achievement_value(user_id uuid, kind text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.acting_token() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.add_rollup_minutes(user_id uuid, ended_at timestamp with time zone, minutes integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.add_user_day(user_id uuid, day date, sessions integer) FROM PUBLIC;
@@ -7151,9 +7489,11 @@ REVOKE ALL ON FUNCTION app.apply_ledger_entry() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.auth_tokens_notify_end() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.avatar_max_bytes() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.avatars_own_events() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.backfill_achievement(code text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.blocks_own_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.bump_catalog_version() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.bump_tips_version() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.check_achievements(user_id uuid, kinds text[]) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.claim_outgoing_mail(batch integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.client_version_key(version text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.coin_ledger_day_totals() FROM PUBLIC;
@@ -7165,6 +7505,7 @@ REVOKE ALL ON FUNCTION app.events_append_only() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.events_commit_order() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.events_notify() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.events_push() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.focus_sessions_achievements() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.focus_sessions_day_totals() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.focus_sessions_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.focus_sessions_own_events() FROM PUBLIC;
@@ -7172,6 +7513,8 @@ REVOKE ALL ON FUNCTION app.focus_sessions_rollup() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.focus_sessions_room_outcome() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.forbid_change() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.friendship_events_events() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.friendships_achievements() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.grant_achievement(user_id uuid, code text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.grant_coins(user_id uuid, coins integer, reason text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.image_without_metadata(image bytea) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.language_for(locale text) FROM PUBLIC;
@@ -7194,6 +7537,7 @@ REVOKE ALL ON FUNCTION app.rebuild_rollup(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.room_conclude(room_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.room_members_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.room_tell(room_id uuid, type text, payload jsonb, except_user uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.rooms_achievements() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.rooms_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.send_deletion_codes() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.send_password_resets() FROM PUBLIC;
@@ -7204,8 +7548,10 @@ REVOKE ALL ON FUNCTION app.tell_friends(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.tell_friends_of_row() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.tell_moderators_of_report() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.tell_own_devices(user_id uuid, type text, payload jsonb) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.user_items_achievements() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.user_items_own_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.user_selections_own_events() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.user_streak(p_user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.users_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.users_own_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.users_rollup() FROM PUBLIC;

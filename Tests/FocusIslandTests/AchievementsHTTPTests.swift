@@ -104,7 +104,8 @@ import Testing
         #expect((seen.json["achievements"] as? [[String: Any]])?.compactMap { $0["code"] as? String } == ["first_friend"])
         #expect((seen.json["achievements"] as? [[String: Any]])?.first?["current"] == nil, "no progress for friends")
 
-        let theirs = "select count(*) || ' ' || (select balance from app.users where id = $1::uuid) from app.user_achievements "
+        let theirs =
+            "select count(*) || ' ' || (select balance from app.users where id = $1::uuid) from app.user_achievements "
             + "where user_id in ($1::uuid, $2::uuid, $3::uuid)"
         let before = try TestEnvironment.scalar(theirs, [ann.id, bob.id, eve.id])
         let stranger = try client.send("GET", "/users/\(ann.id)/achievements", token: eve.token)

@@ -117,7 +117,8 @@ func startedID(_ started: HTTPResult) -> String {
         // the repeat did nothing, so it unlocked nothing (docs/achievements.md).
         #expect(accepted.status == 200 && acceptedAgain.status == 200)
         #expect(acceptedAgain.json["friend"] as? NSDictionary == accepted.json["friend"] as? NSDictionary)
-        #expect((accepted.json["achievements_unlocked"] as? [[String: Any]])?.count == 1 && acceptedAgain.json["achievements_unlocked"] == nil)
+        #expect(
+            (accepted.json["achievements_unlocked"] as? [[String: Any]])?.count == 1 && acceptedAgain.json["achievements_unlocked"] == nil)
         #expect(try client.send("POST", "/friend-requests/\(request)/accept", token: me.token).code == "friend_request_not_found")
         #expect(
             try count(
