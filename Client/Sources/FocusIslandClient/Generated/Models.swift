@@ -835,6 +835,7 @@ public struct Item: Codable, Sendable, Equatable {
     public var kind: ItemKind
     public var name: String
     public var description: String
+    /// In the catalog, its sync and a purchase's answer: the price now (a sale's while it runs, what a purchase now pays); elsewhere the regular price.
     public var price: Int
     public var image: String
     public var sortOrder: Int
@@ -844,10 +845,16 @@ public struct Item: Codable, Sendable, Equatable {
     public var imageUrl: String?
     /// Sounds only: absolute, content-hashed URL of the audio.
     public var soundUrl: String?
+    /// Catalog, sync and purchase answers only: the item's own price, without a sale.
+    public var regularPrice: Int?
+    /// Catalog, sync and purchase answers only: when the running sale ends (the price is regular_price from then on); null without a sale.
+    public var saleEndsAt: Time?
+    /// Catalog, sync and purchase answers only: a seasonal item leaves the shop at this time (owners keep it); null for an item that stays.
+    public var availableUntil: Time?
 
     public init(
         id: UUID, kind: ItemKind, name: String, description: String, price: Int, image: String, sortOrder: Int, sound: String? = nil,
-        imageUrl: String? = nil, soundUrl: String? = nil
+        imageUrl: String? = nil, soundUrl: String? = nil, regularPrice: Int? = nil, saleEndsAt: Time? = nil, availableUntil: Time? = nil
     ) {
         self.id = id
         self.kind = kind
@@ -859,6 +866,9 @@ public struct Item: Codable, Sendable, Equatable {
         self.sound = sound
         self.imageUrl = imageUrl
         self.soundUrl = soundUrl
+        self.regularPrice = regularPrice
+        self.saleEndsAt = saleEndsAt
+        self.availableUntil = availableUntil
     }
 
     enum CodingKeys: String, CodingKey {
@@ -872,6 +882,9 @@ public struct Item: Codable, Sendable, Equatable {
         case sound = "sound"
         case imageUrl = "image_url"
         case soundUrl = "sound_url"
+        case regularPrice = "regular_price"
+        case saleEndsAt = "sale_ends_at"
+        case availableUntil = "available_until"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -886,6 +899,9 @@ public struct Item: Codable, Sendable, Equatable {
         try container.encodeIfPresent(sound, forKey: .sound)
         try container.encode(imageUrl, forKey: .imageUrl)
         try container.encodeIfPresent(soundUrl, forKey: .soundUrl)
+        try container.encodeIfPresent(regularPrice, forKey: .regularPrice)
+        try container.encodeIfPresent(saleEndsAt, forKey: .saleEndsAt)
+        try container.encodeIfPresent(availableUntil, forKey: .availableUntil)
     }
 }
 
@@ -1080,12 +1096,15 @@ public struct Catalog: Codable, Sendable, Equatable {
     public var pets: [Item]
     public var sounds: [Item]
     public var furniture: [Item]
+    /// The next time a sale or a seasonal window starts or ends (the catalog and its ETag change then); null if none is planned.
+    public var changesAt: Time?
 
-    public init(version: Int, pets: [Item], sounds: [Item], furniture: [Item]) {
+    public init(version: Int, pets: [Item], sounds: [Item], furniture: [Item], changesAt: Time? = nil) {
         self.version = version
         self.pets = pets
         self.sounds = sounds
         self.furniture = furniture
+        self.changesAt = changesAt
     }
 
     enum CodingKeys: String, CodingKey {
@@ -1093,21 +1112,47 @@ public struct Catalog: Codable, Sendable, Equatable {
         case pets = "pets"
         case sounds = "sounds"
         case furniture = "furniture"
+        case changesAt = "changes_at"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(version, forKey: .version)
+        try container.encode(pets, forKey: .pets)
+        try container.encode(sounds, forKey: .sounds)
+        try container.encode(furniture, forKey: .furniture)
+        try container.encode(changesAt, forKey: .changesAt)
     }
 }
 
 public struct ItemSync: Codable, Sendable, Equatable {
     public var missing: [Item]
     public var removed: [UUID]
+    /// Every sale running now: the price a purchase pays until ends_at.
+    public var sales: [Sale]
+    /// The next time a sale or a seasonal window starts or ends: sync again then.
+    public var changesAt: Time?
 
-    public init(missing: [Item], removed: [UUID]) {
+    public init(missing: [Item], removed: [UUID], sales: [Sale], changesAt: Time? = nil) {
         self.missing = missing
         self.removed = removed
+        self.sales = sales
+        self.changesAt = changesAt
     }
 
     enum CodingKeys: String, CodingKey {
         case missing = "missing"
         case removed = "removed"
+        case sales = "sales"
+        case changesAt = "changes_at"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(missing, forKey: .missing)
+        try container.encode(removed, forKey: .removed)
+        try container.encode(sales, forKey: .sales)
+        try container.encode(changesAt, forKey: .changesAt)
     }
 }
 
@@ -4458,6 +4503,28 @@ public struct RoomEndedEvent: Codable, Sendable, Equatable {
     }
 }
 
+public struct Sale: Codable, Sendable, Equatable {
+    public var itemId: UUID
+    /// The sale price.
+    public var price: Int
+    public var regularPrice: Int
+    public var endsAt: Time
+
+    public init(itemId: UUID, price: Int, regularPrice: Int, endsAt: Time) {
+        self.itemId = itemId
+        self.price = price
+        self.regularPrice = regularPrice
+        self.endsAt = endsAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case itemId = "item_id"
+        case price = "price"
+        case regularPrice = "regular_price"
+        case endsAt = "ends_at"
+    }
+}
+
 /// Every components.schemas entry and its model, in the document's order (a test compares it with the document).
 public enum Schemas {
     public static let all: [(name: String, type: any (Codable & Sendable).Type)] = [
@@ -4584,5 +4651,6 @@ public enum Schemas {
         ("RoomFinishedEvent", RoomFinishedEvent.self),
         ("RoomGaveUpEvent", RoomGaveUpEvent.self),
         ("RoomEndedEvent", RoomEndedEvent.self),
+        ("Sale", Sale.self),
     ]
 }
