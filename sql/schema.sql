@@ -465,6 +465,22 @@ CREATE FUNCTION api.card_json(id uuid, display_name text, has_avatar boolean, av
                               'has_avatar', card_json.has_avatar, 'avatar_version', api.avatar_version(card_json.avatar_updated_at))
 $$;
 ALTER FUNCTION api.card_json(id uuid, display_name text, has_avatar boolean, avatar_updated_at timestamp with time zone) OWNER TO focus_owner;
+CREATE TABLE app.catalog_version (
+    singleton boolean DEFAULT true NOT NULL,
+    version bigint DEFAULT 1 NOT NULL,
+    changed_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT catalog_version_singleton_check CHECK (singleton)
+);
+ALTER TABLE app.catalog_version OWNER TO focus_owner;
+CREATE FUNCTION api.catalog_etag(version app.catalog_version) RETURNS text
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select 'catalog-' || (catalog_etag.version).version
+           || coalesce('.' || floor(extract(epoch from app.catalog_boundary_between((catalog_etag.version).changed_at, now())))::bigint, '')
+           || '-' || api.language()
+$$;
+ALTER FUNCTION api.catalog_etag(version app.catalog_version) OWNER TO focus_owner;
 CREATE FUNCTION api.check_no_other_room(user_id uuid, room_id uuid) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -1767,6 +1783,8 @@ CREATE TABLE app.shop_items (
     active boolean DEFAULT true NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    available_from timestamp with time zone,
+    available_until timestamp with time zone,
     CONSTRAINT shop_items_check CHECK (((kind = 'sound'::text) = (sound IS NOT NULL))),
     CONSTRAINT shop_items_check1 CHECK (((NOT is_starter) OR ((price = 0) AND active))),
     CONSTRAINT shop_items_description_check CHECK (((length(description) >= 1) AND (length(description) <= 200))),
@@ -1774,7 +1792,9 @@ CREATE TABLE app.shop_items (
     CONSTRAINT shop_items_kind_check CHECK ((kind = ANY (ARRAY['pet'::text, 'sound'::text, 'furniture'::text]))),
     CONSTRAINT shop_items_name_check CHECK (((length(name) >= 1) AND (length(name) <= 60))),
     CONSTRAINT shop_items_price_check CHECK ((price >= 0)),
-    CONSTRAINT shop_items_sound_check CHECK ((sound ~ '^[a-z0-9_./-]+$'::text))
+    CONSTRAINT shop_items_sound_check CHECK ((sound ~ '^[a-z0-9_./-]+$'::text)),
+    CONSTRAINT shop_items_starter_not_seasonal CHECK (((NOT is_starter) OR ((available_from IS NULL) AND (available_until IS NULL)))),
+    CONSTRAINT shop_items_window_check CHECK ((available_from < available_until))
 );
 ALTER TABLE app.shop_items OWNER TO focus_owner;
 CREATE FUNCTION api.item_json(item app.shop_items) RETURNS jsonb
@@ -1802,7 +1822,8 @@ begin
     for v_job in select * from app.scheduled_jobs j where j.next_run_at <= now() order by j.name for update skip locked loop
         begin
             v_result := case v_job.name when 'settle_rooms' then api.rooms_settle()
-                                        when 'prune' then api.events_prune() end;
+                                        when 'prune' then api.events_prune()
+                                        when 'shop_windows' then api.shop_windows_pass() end;
             update app.scheduled_jobs j
             set last_run_at = now(), next_run_at = now() + j.every, last_result = v_result, last_error = null
             where j.name = v_job.name;
@@ -3025,6 +3046,16 @@ CREATE FUNCTION api.newest_event_id() RETURNS bigint
                     (select s.pruned_through from app.event_settings s))
 $$;
 ALTER FUNCTION api.newest_event_id() OWNER TO focus_owner;
+CREATE FUNCTION api.offer_json(item app.shop_items, at timestamp with time zone) RETURNS jsonb
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select api.item_json(offer_json.item)
+           || jsonb_build_object('price', p.price, 'regular_price', p.regular_price, 'sale_ends_at', api.iso(p.sale_ends_at),
+                                 'available_until', api.iso((offer_json.item).available_until))
+    from app.item_price_at((offer_json.item).id, offer_json.at) p
+$$;
+ALTER FUNCTION api.offer_json(item app.shop_items, at timestamp with time zone) OWNER TO focus_owner;
 CREATE FUNCTION api.ok(body jsonb, status integer DEFAULT NULL::integer, etag text DEFAULT NULL::text) RETURNS api.reply
     LANGUAGE sql IMMUTABLE
     AS $$ select row(ok.status, ok.body, ok.etag, null, null, null)::api.reply $$;
@@ -3843,13 +3874,14 @@ CREATE FUNCTION api.shop_items_list(token text, params jsonb, body jsonb) RETURN
     AS $$
     select api.ok(jsonb_build_object(
                'version', v.version,
-               'pets', coalesce(jsonb_agg(api.item_json(i) order by i.sort_order, i.name) filter (where i.kind = 'pet'), '[]'),
-               'sounds', coalesce(jsonb_agg(api.item_json(i) order by i.sort_order, i.name) filter (where i.kind = 'sound'), '[]'),
-               'furniture', coalesce(jsonb_agg(api.item_json(i) order by i.sort_order, i.name) filter (where i.kind = 'furniture'), '[]')),
-           etag => 'catalog-' || v.version || '-' || api.language())
+               'changes_at', api.iso(app.catalog_next_boundary(now())),
+               'pets', coalesce(jsonb_agg(api.offer_json(i, now()) order by i.sort_order, i.name) filter (where i.kind = 'pet'), '[]'),
+               'sounds', coalesce(jsonb_agg(api.offer_json(i, now()) order by i.sort_order, i.name) filter (where i.kind = 'sound'), '[]'),
+               'furniture', coalesce(jsonb_agg(api.offer_json(i, now()) order by i.sort_order, i.name) filter (where i.kind = 'furniture'), '[]')),
+           etag => api.catalog_etag(v))
     from app.catalog_version v
-    left join app.shop_items i on i.active
-    group by v.version
+    left join app.shop_items i on i.active and exists (select from app.item_price_at(i.id, now()))
+    group by v.singleton
 $$;
 ALTER FUNCTION api.shop_items_list(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.shop_items_sync(token text, params jsonb, body jsonb) RETURNS api.reply
@@ -3860,8 +3892,17 @@ declare
     v_body jsonb := api.only_keys(shop_items_sync.body, array['known_ids']);
     v_known uuid[] := api.known_ids(v_body);
 begin
-    return api.ok(api.sync_difference(v_known, (select jsonb_agg(api.item_json(i) order by i.kind, i.sort_order)
-                                                from app.shop_items i where i.active)));
+    return api.ok(api.sync_difference(v_known, (select jsonb_agg(api.offer_json(i, now()) order by i.kind, i.sort_order)
+                                                from app.shop_items i
+                                                where i.active and exists (select from app.item_price_at(i.id, now()))))
+                  || jsonb_build_object(
+                         'sales', coalesce((select jsonb_agg(jsonb_build_object('item_id', i.id, 'price', p.price,
+                                                                                'regular_price', p.regular_price,
+                                                                                'ends_at', api.iso(p.sale_ends_at))
+                                                             order by i.kind, i.sort_order)
+                                            from app.shop_items i cross join lateral app.item_price_at(i.id, now()) p
+                                            where p.sale_id is not null), '[]'),
+                         'changes_at', api.iso(app.catalog_next_boundary(now()))));
 end
 $$;
 ALTER FUNCTION api.shop_items_sync(token text, params jsonb, body jsonb) OWNER TO focus_owner;
@@ -3875,6 +3916,8 @@ declare
     v_item_id uuid := api.uuid_field(v_body, 'item_id');
     v_balance integer;
     v_item app.shop_items;
+    v_price integer;
+    v_sale_id bigint;
     v_acquired_at timestamptz;
 begin
     -- Lock the buyer: one purchase per user at a time, so balance and ownership checks hold.
@@ -3890,21 +3933,45 @@ begin
                                          'acquired_at', api.iso(v_acquired_at), 'already_owned', true),
                       status => 200);
     end if;
-    if v_balance < v_item.price then
+    -- The price of this transaction's now() (docs/shop.md): a seasonal item outside its window
+    -- is not in the shop (404), a sale's price applies from its start to its end (excluded).
+    select p.price, p.sale_id into v_price, v_sale_id from app.item_price_at(v_item_id, now()) p;
+    if v_price is null then
+        perform api.fail(404, 'item_not_found', 'There is no such item in the shop.');
+    end if;
+    if v_balance < v_price then
         perform api.fail(409, 'insufficient_funds', 'You do not have enough coins for this item.',
-                         jsonb_build_object('balance', v_balance, 'price', v_item.price));
+                         jsonb_build_object('balance', v_balance, 'price', v_price));
     end if;
     insert into app.user_items (user_id, item_id) values (v_user_id, v_item_id)
     returning acquired_at into v_acquired_at;
-    if v_item.price > 0 then
-        insert into app.coin_ledger (user_id, entry, amount, reason, item_id)
-        values (v_user_id, 'spend', -v_item.price, 'purchase', v_item_id);
+    if v_price > 0 then
+        insert into app.coin_ledger (user_id, entry, amount, reason, item_id, sale_id)
+        values (v_user_id, 'spend', -v_price, 'purchase', v_item_id, v_sale_id);
     end if;
-    return api.ok(jsonb_build_object('item', api.item_json(v_item), 'balance', v_balance - v_item.price,
+    return api.ok(jsonb_build_object('item', api.offer_json(v_item, now()), 'balance', v_balance - v_price,
                                      'acquired_at', api.iso(v_acquired_at), 'already_owned', false));
 end
 $$;
 ALTER FUNCTION api.shop_purchases_create(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.shop_windows_pass() RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_version bigint;
+begin
+    update app.catalog_version v set version = v.version + 1, changed_at = now()
+    where app.catalog_boundary_between(v.changed_at, now()) is not null
+    returning v.version into v_version;
+    if v_version is null then
+        return 0;
+    end if;
+    insert into app.events (user_id, type, payload) values (null, 'catalog.changed', jsonb_build_object('version', v_version));
+    return 1;
+end
+$$;
+ALTER FUNCTION api.shop_windows_pass() OWNER TO focus_owner;
 CREATE FUNCTION api.suspend_user(user_id uuid, until timestamp with time zone) RETURNS void
     LANGUAGE sql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -4385,6 +4452,35 @@ begin
 end
 $$;
 ALTER FUNCTION app.bump_tips_version() OWNER TO focus_owner;
+CREATE FUNCTION app.catalog_boundaries() RETURNS TABLE(at timestamp with time zone)
+    LANGUAGE sql STABLE
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select b.at
+    from app.shop_items i
+    cross join lateral (values (i.available_from), (i.available_until)) as b(at)
+    where b.at is not null
+    union all
+    select b.at
+    from app.shop_sales s
+    cross join lateral (values (s.starts_at), (s.ends_at)) as b(at)
+$$;
+ALTER FUNCTION app.catalog_boundaries() OWNER TO focus_owner;
+CREATE FUNCTION app.catalog_boundary_between(after timestamp with time zone, upto timestamp with time zone) RETURNS timestamp with time zone
+    LANGUAGE sql STABLE
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select max(b.at) from app.catalog_boundaries() b
+    where b.at > catalog_boundary_between.after and b.at <= catalog_boundary_between.upto
+$$;
+ALTER FUNCTION app.catalog_boundary_between(after timestamp with time zone, upto timestamp with time zone) OWNER TO focus_owner;
+CREATE FUNCTION app.catalog_next_boundary(after timestamp with time zone) RETURNS timestamp with time zone
+    LANGUAGE sql STABLE
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select min(b.at) from app.catalog_boundaries() b where b.at > catalog_next_boundary.after
+$$;
+ALTER FUNCTION app.catalog_next_boundary(after timestamp with time zone) OWNER TO focus_owner;
 CREATE FUNCTION app.claim_outgoing_mail(batch integer DEFAULT 20) RETURNS TABLE(id bigint, kind text, recipient public.citext, subject text, body text, params jsonb, attempts integer)
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -4828,6 +4924,18 @@ begin
 end
 $$;
 ALTER FUNCTION app.image_without_metadata(image bytea) OWNER TO focus_owner;
+CREATE FUNCTION app.item_price_at(item_id uuid, at timestamp with time zone) RETURNS TABLE(price integer, regular_price integer, sale_id bigint, sale_ends_at timestamp with time zone)
+    LANGUAGE sql STABLE
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select coalesce(s.price, i.price), i.price, s.id, s.ends_at
+    from app.shop_items i
+    left join app.shop_sales s on s.item_id = i.id and tstzrange(s.starts_at, s.ends_at) @> item_price_at.at
+    where i.id = item_price_at.item_id and i.active
+      and (i.available_from is null or i.available_from <= item_price_at.at)
+      and (i.available_until is null or item_price_at.at < i.available_until)
+$$;
+ALTER FUNCTION app.item_price_at(item_id uuid, at timestamp with time zone) OWNER TO focus_owner;
 CREATE FUNCTION app.language_for(locale text) RETURNS text
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -5759,13 +5867,6 @@ CREATE TABLE app.blocks (
     CONSTRAINT blocks_check CHECK ((blocker <> blocked))
 );
 ALTER TABLE app.blocks OWNER TO focus_owner;
-CREATE TABLE app.catalog_version (
-    singleton boolean DEFAULT true NOT NULL,
-    version bigint DEFAULT 1 NOT NULL,
-    changed_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT catalog_version_singleton_check CHECK (singleton)
-);
-ALTER TABLE app.catalog_version OWNER TO focus_owner;
 CREATE TABLE app.client_platforms (
     platform text NOT NULL,
     min_version text NOT NULL,
@@ -5788,6 +5889,7 @@ CREATE TABLE app.coin_ledger (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     session_id uuid,
     room_id uuid,
+    sale_id bigint,
     CONSTRAINT coin_ledger_amount_check CHECK ((amount <> 0)),
     CONSTRAINT coin_ledger_bonus_has_room CHECK ((((entry = 'bonus'::text) = (room_id IS NOT NULL)) AND ((entry <> 'bonus'::text) OR (amount > 0)))),
     CONSTRAINT coin_ledger_check CHECK (((entry <> 'earn'::text) OR (amount > 0))),
@@ -5795,7 +5897,8 @@ CREATE TABLE app.coin_ledger (
     CONSTRAINT coin_ledger_check2 CHECK (((entry = 'spend'::text) = (item_id IS NOT NULL))),
     CONSTRAINT coin_ledger_earn_has_session CHECK (((entry = 'earn'::text) = (session_id IS NOT NULL))),
     CONSTRAINT coin_ledger_entry_check CHECK ((entry = ANY (ARRAY['earn'::text, 'spend'::text, 'grant'::text, 'bonus'::text]))),
-    CONSTRAINT coin_ledger_reason_check CHECK (((length(reason) >= 1) AND (length(reason) <= 200)))
+    CONSTRAINT coin_ledger_reason_check CHECK (((length(reason) >= 1) AND (length(reason) <= 200))),
+    CONSTRAINT coin_ledger_sale_is_spend CHECK (((sale_id IS NULL) OR (entry = 'spend'::text)))
 );
 ALTER TABLE app.coin_ledger OWNER TO focus_owner;
 ALTER TABLE app.coin_ledger ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
@@ -6208,7 +6311,7 @@ CREATE TABLE app.scheduled_jobs (
     last_error text,
     CONSTRAINT scheduled_jobs_every_check CHECK ((every >= '00:01:00'::interval)),
     CONSTRAINT scheduled_jobs_last_error_check CHECK ((length(last_error) <= 1000)),
-    CONSTRAINT scheduled_jobs_name_check CHECK ((name = ANY (ARRAY['settle_rooms'::text, 'prune'::text])))
+    CONSTRAINT scheduled_jobs_name_check CHECK ((name = ANY (ARRAY['settle_rooms'::text, 'prune'::text, 'shop_windows'::text])))
 );
 ALTER TABLE app.scheduled_jobs OWNER TO focus_owner;
 CREATE TABLE app.schema_migrations (
@@ -6248,6 +6351,25 @@ CREATE TABLE app.shop_item_translations (
     CONSTRAINT shop_item_translations_name_check CHECK (((length(name) >= 1) AND (length(name) <= 60)))
 );
 ALTER TABLE app.shop_item_translations OWNER TO focus_owner;
+CREATE TABLE app.shop_sales (
+    id bigint NOT NULL,
+    item_id uuid NOT NULL,
+    price integer NOT NULL,
+    starts_at timestamp with time zone NOT NULL,
+    ends_at timestamp with time zone NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT shop_sales_check CHECK ((starts_at < ends_at)),
+    CONSTRAINT shop_sales_price_check CHECK ((price >= 0))
+);
+ALTER TABLE app.shop_sales OWNER TO focus_owner;
+ALTER TABLE app.shop_sales ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app.shop_sales_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
 CREATE TABLE app.social_settings (
     singleton boolean DEFAULT true NOT NULL,
     max_friend_requests integer NOT NULL,
@@ -6587,6 +6709,10 @@ ALTER TABLE ONLY app.shop_items
     ADD CONSTRAINT shop_items_kind_name_key UNIQUE (kind, name);
 ALTER TABLE ONLY app.shop_items
     ADD CONSTRAINT shop_items_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY app.shop_sales
+    ADD CONSTRAINT shop_sales_no_overlap EXCLUDE USING gist (item_id WITH =, tstzrange(starts_at, ends_at) WITH &&);
+ALTER TABLE ONLY app.shop_sales
+    ADD CONSTRAINT shop_sales_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.social_settings
     ADD CONSTRAINT social_settings_pkey PRIMARY KEY (singleton);
 ALTER TABLE ONLY app.suspensions
@@ -6751,6 +6877,10 @@ CREATE TRIGGER shop_items_bump_version AFTER INSERT OR DELETE OR UPDATE ON app.s
 CREATE TRIGGER shop_items_deleted_events AFTER DELETE ON app.shop_items REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
 CREATE TRIGGER shop_items_inserted_events AFTER INSERT ON app.shop_items REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
 CREATE TRIGGER shop_items_updated_events AFTER UPDATE ON app.shop_items REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
+CREATE TRIGGER shop_sales_bump_version AFTER INSERT OR DELETE OR UPDATE ON app.shop_sales FOR EACH ROW EXECUTE FUNCTION app.bump_catalog_version();
+CREATE TRIGGER shop_sales_deleted_events AFTER DELETE ON app.shop_sales REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
+CREATE TRIGGER shop_sales_inserted_events AFTER INSERT ON app.shop_sales REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
+CREATE TRIGGER shop_sales_updated_events AFTER UPDATE ON app.shop_sales REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
 CREATE TRIGGER user_items_own_events AFTER INSERT ON app.user_items FOR EACH ROW EXECUTE FUNCTION app.user_items_own_events();
 CREATE TRIGGER user_reports_tell_moderators AFTER INSERT ON app.user_reports FOR EACH ROW EXECUTE FUNCTION app.tell_moderators_of_report();
 CREATE TRIGGER user_selections_change_events AFTER UPDATE ON app.user_selections FOR EACH ROW WHEN ((new.item_id IS DISTINCT FROM old.item_id)) EXECUTE FUNCTION app.tell_friends_of_row();
@@ -6777,6 +6907,8 @@ ALTER TABLE ONLY app.coin_ledger
     ADD CONSTRAINT coin_ledger_item_id_fkey FOREIGN KEY (item_id) REFERENCES app.shop_items(id);
 ALTER TABLE ONLY app.coin_ledger
     ADD CONSTRAINT coin_ledger_room_id_fkey FOREIGN KEY (room_id) REFERENCES app.rooms(id);
+ALTER TABLE ONLY app.coin_ledger
+    ADD CONSTRAINT coin_ledger_sale_id_fkey FOREIGN KEY (sale_id) REFERENCES app.shop_sales(id);
 ALTER TABLE ONLY app.coin_ledger
     ADD CONSTRAINT coin_ledger_session_id_fkey FOREIGN KEY (session_id) REFERENCES app.focus_sessions(id);
 ALTER TABLE ONLY app.coin_ledger
@@ -6831,6 +6963,8 @@ ALTER TABLE ONLY app.shop_item_translations
     ADD CONSTRAINT shop_item_translations_item_id_fkey FOREIGN KEY (item_id) REFERENCES app.shop_items(id);
 ALTER TABLE ONLY app.shop_item_translations
     ADD CONSTRAINT shop_item_translations_language_fkey FOREIGN KEY (language) REFERENCES app.languages(tag) ON UPDATE CASCADE;
+ALTER TABLE ONLY app.shop_sales
+    ADD CONSTRAINT shop_sales_item_id_fkey FOREIGN KEY (item_id) REFERENCES app.shop_items(id);
 ALTER TABLE ONLY app.suspensions
     ADD CONSTRAINT suspensions_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.tip_views
@@ -6888,6 +7022,7 @@ REVOKE ALL ON FUNCTION api.board_hidden(viewer uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.board_top(period text, key date, entries integer, viewer uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.boolean_field(body jsonb, field text, required boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.card_json(id uuid, display_name text, has_avatar boolean, avatar_updated_at timestamp with time zone) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.catalog_etag(version app.catalog_version) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.check_no_other_room(user_id uuid, room_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.bio_is_clean(bio text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.display_name_is_clean(name text) FROM PUBLIC;
@@ -7054,6 +7189,7 @@ GRANT ALL ON FUNCTION api.moderation_users_suspend(token text, params jsonb, bod
 REVOKE ALL ON FUNCTION api.name_skeleton(name text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.new_room_code() FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.newest_event_id() FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.offer_json(item app.shop_items, at timestamp with time zone) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.ok(body jsonb, status integer, etag text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.only_keys(body jsonb, allowed text[]) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.other_user(pair app.friendships, me uuid) FROM PUBLIC;
@@ -7117,6 +7253,7 @@ REVOKE ALL ON FUNCTION api.shop_items_sync(token text, params jsonb, body jsonb)
 GRANT ALL ON FUNCTION api.shop_items_sync(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.shop_purchases_create(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.shop_purchases_create(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.shop_windows_pass() FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.suspend_user(user_id uuid, until timestamp with time zone) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.suspension_json(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.sync_difference(known uuid[], active jsonb) FROM PUBLIC;
@@ -7154,6 +7291,9 @@ REVOKE ALL ON FUNCTION app.avatars_own_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.blocks_own_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.bump_catalog_version() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.bump_tips_version() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.catalog_boundaries() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.catalog_boundary_between(after timestamp with time zone, upto timestamp with time zone) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.catalog_next_boundary(after timestamp with time zone) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.claim_outgoing_mail(batch integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.client_version_key(version text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.coin_ledger_day_totals() FROM PUBLIC;
@@ -7174,6 +7314,7 @@ REVOKE ALL ON FUNCTION app.forbid_change() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.friendship_events_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.grant_coins(user_id uuid, coins integer, reason text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.image_without_metadata(image bytea) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.item_price_at(item_id uuid, at timestamp with time zone) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.language_for(locale text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.language_tag_canonical(tag text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.link_idempotency_key() FROM PUBLIC;
