@@ -4453,9 +4453,11 @@ end
 $$;
 ALTER FUNCTION app.bump_tips_version() OWNER TO focus_owner;
 CREATE FUNCTION app.catalog_boundaries() RETURNS TABLE(at timestamp with time zone)
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     SET search_path TO 'public', 'pg_temp'
     AS $$
+begin
+    return query
     select b.at
     from app.shop_items i
     cross join lateral (values (i.available_from), (i.available_until)) as b(at)
@@ -4463,22 +4465,27 @@ CREATE FUNCTION app.catalog_boundaries() RETURNS TABLE(at timestamp with time zo
     union all
     select b.at
     from app.shop_sales s
-    cross join lateral (values (s.starts_at), (s.ends_at)) as b(at)
+    cross join lateral (values (s.starts_at), (s.ends_at)) as b(at);
+end
 $$;
 ALTER FUNCTION app.catalog_boundaries() OWNER TO focus_owner;
 CREATE FUNCTION app.catalog_boundary_between(after timestamp with time zone, upto timestamp with time zone) RETURNS timestamp with time zone
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     SET search_path TO 'public', 'pg_temp'
     AS $$
-    select max(b.at) from app.catalog_boundaries() b
-    where b.at > catalog_boundary_between.after and b.at <= catalog_boundary_between.upto
+begin
+    return (select max(b.at) from app.catalog_boundaries() b
+            where b.at > catalog_boundary_between.after and b.at <= catalog_boundary_between.upto);
+end
 $$;
 ALTER FUNCTION app.catalog_boundary_between(after timestamp with time zone, upto timestamp with time zone) OWNER TO focus_owner;
 CREATE FUNCTION app.catalog_next_boundary(after timestamp with time zone) RETURNS timestamp with time zone
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     SET search_path TO 'public', 'pg_temp'
     AS $$
-    select min(b.at) from app.catalog_boundaries() b where b.at > catalog_next_boundary.after
+begin
+    return (select min(b.at) from app.catalog_boundaries() b where b.at > catalog_next_boundary.after);
+end
 $$;
 ALTER FUNCTION app.catalog_next_boundary(after timestamp with time zone) OWNER TO focus_owner;
 CREATE FUNCTION app.claim_outgoing_mail(batch integer DEFAULT 20) RETURNS TABLE(id bigint, kind text, recipient public.citext, subject text, body text, params jsonb, attempts integer)
@@ -4925,15 +4932,18 @@ end
 $$;
 ALTER FUNCTION app.image_without_metadata(image bytea) OWNER TO focus_owner;
 CREATE FUNCTION app.item_price_at(item_id uuid, at timestamp with time zone) RETURNS TABLE(price integer, regular_price integer, sale_id bigint, sale_ends_at timestamp with time zone)
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     SET search_path TO 'public', 'pg_temp'
     AS $$
+begin
+    return query
     select coalesce(s.price, i.price), i.price, s.id, s.ends_at
     from app.shop_items i
     left join app.shop_sales s on s.item_id = i.id and tstzrange(s.starts_at, s.ends_at) @> item_price_at.at
     where i.id = item_price_at.item_id and i.active
       and (i.available_from is null or i.available_from <= item_price_at.at)
-      and (i.available_until is null or item_price_at.at < i.available_until)
+      and (i.available_until is null or item_price_at.at < i.available_until);
+end
 $$;
 ALTER FUNCTION app.item_price_at(item_id uuid, at timestamp with time zone) OWNER TO focus_owner;
 CREATE FUNCTION app.language_for(locale text) RETURNS text
