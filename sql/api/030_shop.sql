@@ -101,6 +101,32 @@ as $$
                              where not exists (select from entries e where e.id = k.id)), '[]'))
 $$;
 
+-- An item as offered at a moment: api.item_json with price the price a purchase then pays
+-- (app.item_price_at: the sale's inside a sale), regular_price the item's own, sale_ends_at
+-- (null without a sale) and available_until (null unless seasonal). Null when the item is not
+-- in the shop at that moment.
+create function api.offer_json(item app.shop_items, at timestamptz)
+returns jsonb
+language sql stable security definer set search_path = public, pg_temp
+as $$
+    select api.item_json(offer_json.item)
+           || jsonb_build_object('price', p.price, 'regular_price', p.regular_price, 'sale_ends_at', api.iso(p.sale_ends_at),
+                                 'available_until', api.iso((offer_json.item).available_until))
+    from app.item_price_at((offer_json.item).id, offer_json.at) p
+$$;
+
+-- The catalog's ETag at now(): its version and language, and, once the clock passed a window's
+-- start or end that the version does not cover yet (the job shop_windows has not run since),
+-- that moment, so two different answers never share an ETag.
+create function api.catalog_etag(version app.catalog_version)
+returns text
+language sql stable security definer set search_path = public, pg_temp
+as $$
+    select 'catalog-' || (catalog_etag.version).version
+           || coalesce('.' || floor(extract(epoch from app.catalog_boundary_between((catalog_etag.version).changed_at, now())))::bigint, '')
+           || '-' || api.language()
+$$;
+
 -- GET /shop/items (public)
 create function api.shop_items_list(token text, params jsonb, body jsonb)
 returns api.reply
@@ -108,18 +134,20 @@ language sql stable security definer set search_path = public, pg_temp
 as $$
     select api.ok(jsonb_build_object(
                'version', v.version,
-               'pets', coalesce(jsonb_agg(api.item_json(i) order by i.sort_order, i.name) filter (where i.kind = 'pet'), '[]'),
-               'sounds', coalesce(jsonb_agg(api.item_json(i) order by i.sort_order, i.name) filter (where i.kind = 'sound'), '[]'),
-               'furniture', coalesce(jsonb_agg(api.item_json(i) order by i.sort_order, i.name) filter (where i.kind = 'furniture'), '[]')),
-           etag => 'catalog-' || v.version || '-' || api.language())
+               'changes_at', api.iso(app.catalog_next_boundary(now())),
+               'pets', coalesce(jsonb_agg(api.offer_json(i, now()) order by i.sort_order, i.name) filter (where i.kind = 'pet'), '[]'),
+               'sounds', coalesce(jsonb_agg(api.offer_json(i, now()) order by i.sort_order, i.name) filter (where i.kind = 'sound'), '[]'),
+               'furniture', coalesce(jsonb_agg(api.offer_json(i, now()) order by i.sort_order, i.name) filter (where i.kind = 'furniture'), '[]')),
+           etag => api.catalog_etag(v))
     from app.catalog_version v
-    left join app.shop_items i on i.active
-    group by v.version
+    left join app.shop_items i on i.active and exists (select from app.item_price_at(i.id, now()))
+    group by v.singleton
 $$;
 grant execute on function api.shop_items_list(text, jsonb, jsonb) to focus_api;
 comment on function api.shop_items_list(text, jsonb, jsonb) is
-    'GET /shop/items: active items by kind, in the request''s language; the ETag is the catalog version and the language: '
-    'it changes exactly when an item or a translation does.';
+    'GET /shop/items: the items in the shop now (seasonal ones inside their window) by kind, at their price now, in the '
+    'request''s language; changes_at: the next window start or end. The ETag is the catalog version and the language '
+    '(and a passed window boundary the version does not cover yet): it changes exactly when the answer does.';
 
 -- POST /sync/shop-items {known_ids} (public)
 create function api.shop_items_sync(token text, params jsonb, body jsonb)
@@ -130,13 +158,48 @@ declare
     v_body jsonb := api.only_keys(shop_items_sync.body, array['known_ids']);
     v_known uuid[] := api.known_ids(v_body);
 begin
-    return api.ok(api.sync_difference(v_known, (select jsonb_agg(api.item_json(i) order by i.kind, i.sort_order)
-                                                from app.shop_items i where i.active)));
+    return api.ok(api.sync_difference(v_known, (select jsonb_agg(api.offer_json(i, now()) order by i.kind, i.sort_order)
+                                                from app.shop_items i
+                                                where i.active and exists (select from app.item_price_at(i.id, now()))))
+                  || jsonb_build_object(
+                         'sales', coalesce((select jsonb_agg(jsonb_build_object('item_id', i.id, 'price', p.price,
+                                                                                'regular_price', p.regular_price,
+                                                                                'ends_at', api.iso(p.sale_ends_at))
+                                                             order by i.kind, i.sort_order)
+                                            from app.shop_items i cross join lateral app.item_price_at(i.id, now()) p
+                                            where p.sale_id is not null), '[]'),
+                         'changes_at', api.iso(app.catalog_next_boundary(now()))));
 end
 $$;
 grant execute on function api.shop_items_sync(text, jsonb, jsonb) to focus_api;
 comment on function api.shop_items_sync(text, jsonb, jsonb) is
-    'POST /sync/shop-items: active items the phone lacks, and the phone''s ids that are no longer active items.';
+    'POST /sync/shop-items: items in the shop now that the phone lacks, the phone''s ids no longer in it, every sale '
+    'running now (the price paid until ends_at), and changes_at: the next window start or end.';
+
+-- The scheduled job shop_windows (api.jobs_run, every minute): once the clock has passed a
+-- seasonal window's or a sale's start or end since the catalog's version last moved, moves it
+-- and announces catalog.changed, so every server's cache empties and phones refetch. Returns 1
+-- when it moved the version, else 0.
+create function api.shop_windows_pass()
+returns integer
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_version bigint;
+begin
+    update app.catalog_version v set version = v.version + 1, changed_at = now()
+    where app.catalog_boundary_between(v.changed_at, now()) is not null
+    returning v.version into v_version;
+    if v_version is null then
+        return 0;
+    end if;
+    insert into app.events (user_id, type, payload) values (null, 'catalog.changed', jsonb_build_object('version', v_version));
+    return 1;
+end
+$$;
+comment on function api.shop_windows_pass() is
+    'Not an endpoint: the job shop_windows; a new catalog version and catalog.changed once a seasonal window or a sale '
+    'started or ended since the version last moved (1), else nothing (0).';
 
 -- POST /shop/purchases {item_id}
 create function api.shop_purchases_create(token text, params jsonb, body jsonb)
@@ -149,6 +212,8 @@ declare
     v_item_id uuid := api.uuid_field(v_body, 'item_id');
     v_balance integer;
     v_item app.shop_items;
+    v_price integer;
+    v_sale_id bigint;
     v_acquired_at timestamptz;
 begin
     -- Lock the buyer: one purchase per user at a time, so balance and ownership checks hold.
@@ -167,26 +232,34 @@ begin
                       status => 200);
     end if;
 
-    if v_balance < v_item.price then
+    -- The price of this transaction's now() (docs/shop.md): a seasonal item outside its window
+    -- is not in the shop (404), a sale's price applies from its start to its end (excluded).
+    select p.price, p.sale_id into v_price, v_sale_id from app.item_price_at(v_item_id, now()) p;
+    if v_price is null then
+        perform api.fail(404, 'item_not_found', 'There is no such item in the shop.');
+    end if;
+
+    if v_balance < v_price then
         perform api.fail(409, 'insufficient_funds', 'You do not have enough coins for this item.',
-                         jsonb_build_object('balance', v_balance, 'price', v_item.price));
+                         jsonb_build_object('balance', v_balance, 'price', v_price));
     end if;
 
     insert into app.user_items (user_id, item_id) values (v_user_id, v_item_id)
     returning acquired_at into v_acquired_at;
-    if v_item.price > 0 then
-        insert into app.coin_ledger (user_id, entry, amount, reason, item_id)
-        values (v_user_id, 'spend', -v_item.price, 'purchase', v_item_id);
+    if v_price > 0 then
+        insert into app.coin_ledger (user_id, entry, amount, reason, item_id, sale_id)
+        values (v_user_id, 'spend', -v_price, 'purchase', v_item_id, v_sale_id);
     end if;
-    return api.with_achievements(api.ok(jsonb_build_object('item', api.item_json(v_item), 'balance', v_balance - v_item.price,
+    return api.with_achievements(api.ok(jsonb_build_object('item', api.offer_json(v_item, now()), 'balance', v_balance - v_price,
                                                           'acquired_at', api.iso(v_acquired_at), 'already_owned', false)),
                                  v_user_id);
 end
 $$;
 grant execute on function api.shop_purchases_create(text, jsonb, jsonb) to focus_api;
 comment on function api.shop_purchases_create(text, jsonb, jsonb) is
-    'POST /shop/purchases: locks the buyer; 404 item_not_found, 409 insufficient_funds (balance, price), '
-    'already owned: 200 and nothing charged; else ownership and ledger written together.';
+    'POST /shop/purchases: locks the buyer; 404 item_not_found (also a seasonal item outside its window), 409 '
+    'insufficient_funds (balance, price), already owned: 200 and nothing charged; else the price at the transaction''s '
+    'now() (a sale''s inside it), ownership and ledger (naming the sale) written together.';
 
 -- The kind in a path or query: pet, sound or furniture (400 invalid_field otherwise).
 create function api.kind_param(params jsonb, required boolean)

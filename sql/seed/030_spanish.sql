@@ -36,7 +36,8 @@ from (values
     ('furniture', 'hammock',        'Hamaca',             'Colgada entre dos palmeras al borde de la isla.'),
     ('furniture', 'lantern-string', 'Guirnalda de farolillos', 'Farolillos de papel para estudiar al anochecer.'),
     ('furniture', 'telescope',      'Telescopio',         'Para mirar las estrellas después de la última sesión.'),
-    ('furniture', 'treehouse',      'Casa del árbol',     'Un escondite en el gran árbol, la corona de la isla.')
+    ('furniture', 'treehouse',      'Casa del árbol',     'Un escondite en el gran árbol, la corona de la isla.'),
+    ('furniture', 'snow-globe',     'Bola de nieve',      'Una isla diminuta bajo la nieve. Agítala entre dos sesiones.')
 ) as seed (kind, slug, name, description)
 on conflict (item_id, language) do update
 set name = excluded.name, description = excluded.description, updated_at = now()

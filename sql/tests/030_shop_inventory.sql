@@ -4,7 +4,10 @@ select plan(15);
 select test.new_user('owner');
 
 select is((select jsonb_array_length((api.shop_items_list(null, '{}', '{}')).body -> 'pets')), 8, 'the shop lists 8 pets');
-select is((select jsonb_array_length((api.shop_items_list(null, '{}', '{}')).body -> 'furniture')), 10, '... and 10 pieces of furniture');
+select is((select jsonb_array_length((api.shop_items_list(null, '{}', '{}')).body -> 'furniture')),
+          10 + (select count(*)::integer from app.shop_items i
+                where i.kind = 'furniture' and i.available_until is not null and exists (select from app.item_price_at(i.id, now()))),
+          '... and 10 pieces of furniture, and the seasonal ones inside their window');
 select is((api.shop_items_list(null, '{}', '{}')).etag, 'catalog-' || (select version from app.catalog_version) || '-en',
           'the ETag is the catalog version');
 create temporary table tag on commit drop as select (api.shop_items_list(null, '{}', '{}')).etag as before;
@@ -12,8 +15,11 @@ update app.shop_items set price = price + 1 where name = 'Campfire';
 select isnt((api.shop_items_list(null, '{}', '{}')).etag, (select before from tag), 'a price change changes the ETag');
 
 select is((select jsonb_array_length((api.shop_items_sync(null, '{}', jsonb_build_object('known_ids', '[]'::jsonb))).body -> 'missing')),
-          (select count(*)::integer from app.shop_items where active), 'a phone with no ids is missing every active item');
-select is((api.shop_items_sync(null, '{}', jsonb_build_object('known_ids', (select jsonb_agg(id) from app.shop_items where active)))).body,
+          (select count(*)::integer from app.shop_items i where exists (select from app.item_price_at(i.id, now()))),
+          'a phone with no ids is missing every item in the shop now');
+select is((api.shop_items_sync(null, '{}', jsonb_build_object('known_ids', (select jsonb_agg(i.id) from app.shop_items i
+                                                                             where exists (select from app.item_price_at(i.id, now())))))).body
+          - 'sales' - 'changes_at',
           '{"missing": [], "removed": []}'::jsonb, 'a phone with every id is missing nothing');
 select is((api.shop_items_sync(null, '{}', jsonb_build_object('known_ids', jsonb_build_array('00000000-0000-0000-0000-000000000001')))).body -> 'removed',
           '["00000000-0000-0000-0000-000000000001"]'::jsonb, 'an id that is not an item comes back as removed');

@@ -115,7 +115,8 @@ select api.focus_sessions_finish(test.token('bob'), pg_temp.session_of((select i
 select pg_temp.rewind((select id from rooms where name = 'vanished'),
                       (select r.started_at - (test.day_start(1) - interval '10 minutes') from app.rooms r where r.id = (select id from rooms where name = 'vanished')));
 select pg_temp.room_events();
-update app.scheduled_jobs set next_run_at = now() - interval '1 second';
+update app.scheduled_jobs set next_run_at = now() - interval '1 second' where name in ('settle_rooms', 'prune');
+update app.scheduled_jobs set next_run_at = now() + interval '1 hour' where name not in ('settle_rooms', 'prune');  -- the others' tests are theirs
 select is(api.jobs_run(), 2, 'the scheduler runs its two due jobs (settle_rooms, prune)');
 select is((select string_agg(name || ' ' || last_result, ', ' order by name) from app.scheduled_jobs where last_run_at = now() and last_error is null),
           'prune 0, settle_rooms 2', '... settling two members, without an error');

@@ -18,10 +18,28 @@ enum ShopCommands {
             for item in items {
                 let price = owned.contains(item.id) ? "owned" : "\(item.price) coins"
                 Output.write(
-                    "  \(item.name.padding(toLength: 16, withPad: " ", startingAt: 0)) \(price.padding(toLength: 10, withPad: " ", startingAt: 0)) \(item.description)"
+                    "  \(item.name.padding(toLength: 16, withPad: " ", startingAt: 0)) \(price.padding(toLength: 10, withPad: " ", startingAt: 0)) \(item.description)\(offerNote(item))"
                 )
             }
         }
+    }
+
+    /// What the catalog says beside an item's price now: a running sale (the regular price and
+    /// the sale's end) and a seasonal item's last minute in the shop, to the minute in UTC.
+    static func offerNote(_ item: Item) -> String {
+        var notes: [String] = []
+        if let end = item.saleEndsAt, let regular = item.regularPrice {
+            notes.append("sale: \(regular) coins after \(minute(end))")
+        }
+        if let until = item.availableUntil {
+            notes.append("in the shop until \(minute(until))")
+        }
+        return notes.isEmpty ? "" : " [" + notes.joined(separator: "; ") + "]"
+    }
+
+    /// "2026-12-31T23:59:00.000000Z" as "2026-12-31 23:59 UTC".
+    private static func minute(_ time: Time) -> String {
+        String(time.rawValue.prefix(16)).replacingOccurrences(of: "T", with: " ") + " UTC"
     }
 
     static func buy(_ context: Context, _ argument: String) async throws {

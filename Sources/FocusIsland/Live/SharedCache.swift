@@ -10,6 +10,9 @@
 // lost and a regained listener (a notification may have been missed meanwhile), so the next
 // request reloads from SQL. A reply fetched while the cache was emptied is not stored (the
 // generation moved), so a reload racing a re-seed never keeps the older answer.
+// The catalog also changes with the clock alone (a sale's or a seasonal item's start or end):
+// the scheduled job shop_windows announces catalog.changed within the minute after each one
+// (docs/shop.md).
 // `state` guards every field.
 import Synchronization
 

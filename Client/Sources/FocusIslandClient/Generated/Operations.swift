@@ -322,7 +322,7 @@ extension FocusIslandClient {
         _ = try await send(request)
     }
 
-    /// The active catalog by kind, in the negotiated language (ETag: the catalog version and the language).
+    /// The catalog now by kind, in the negotiated language (ETag: the catalog version, the language and a passed window boundary).
     /// `GET /shop/items`
     public func shopItemsList() async throws(FocusIslandError) -> Catalog {
         let request = OperationRequest(
@@ -332,7 +332,7 @@ extension FocusIslandClient {
         return try self.decode(Catalog.self, from: try await send(request))
     }
 
-    /// Active items the phone lacks, and its ids no longer active.
+    /// Items in the shop now that the phone lacks, its ids no longer in it, and the running sales.
     /// `POST /sync/shop-items`
     public func shopItemsSync(_ body: KnownIdsBody, idempotencyKey: String? = nil) async throws(FocusIslandError) -> ItemSync {
         let request = OperationRequest(

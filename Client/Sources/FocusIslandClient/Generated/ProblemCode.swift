@@ -64,7 +64,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case sessionNotFound
     /// 409: abandon: the session already ended (finished, recorded offline)
     case sessionFinished
-    /// 404: no such (active, for purchases) shop item
+    /// 404: no such (active, and for purchases in its season) shop item
     case itemNotFound
     /// 405: known path, other method (Allow lists the methods)
     case methodNotAllowed
