@@ -265,6 +265,8 @@ begin
                                                                 'item_id', c.item_id, 'session_id', c.session_id,
                                                                 'created_at', api.iso(c.created_at)) order by c.id)
                             from app.coin_ledger c where c.user_id = v_user_id), '[]'),
+        'gifts', coalesce((select jsonb_agg(api.gift_json(g) order by g.created_at, g.id)
+                           from app.gifts g where v_user_id in (g.sender_id, g.receiver_id)), '[]'),
         'tokens', coalesce((select jsonb_agg(api.token_json(t, v_digest) || jsonb_build_object('revoked_at', api.iso(t.revoked_at))
                                              order by t.created_at, t.id)
                             from app.auth_tokens t where t.user_id = v_user_id), '[]'),

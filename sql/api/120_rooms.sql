@@ -393,7 +393,8 @@ begin
     for v_job in select * from app.scheduled_jobs j where j.next_run_at <= now() order by j.name for update skip locked loop
         begin
             v_result := case v_job.name when 'settle_rooms' then api.rooms_settle()
-                                        when 'prune' then api.events_prune() end;
+                                        when 'prune' then api.events_prune()
+                                        when 'expire_gifts' then api.gifts_expire() end;
             update app.scheduled_jobs j
             set last_run_at = now(), next_run_at = now() + j.every, last_result = v_result, last_error = null
             where j.name = v_job.name;
@@ -410,4 +411,4 @@ $$;
 grant execute on function api.jobs_run() to focus_api;
 comment on function api.jobs_run() is
     'Not an endpoint: the server''s listener calls it once a minute; runs the due jobs of app.scheduled_jobs '
-    '(settle_rooms: api.rooms_settle; prune: api.events_prune) once each across servers.';
+    '(settle_rooms: api.rooms_settle; prune: api.events_prune; expire_gifts: api.gifts_expire) once each across servers.';
