@@ -115,9 +115,9 @@ select pg_temp.rewind((select id from rooms where name = 'vanished'),
                       (select r.started_at - (test.day_start(1) - interval '10 minutes') from app.rooms r where r.id = (select id from rooms where name = 'vanished')));
 select pg_temp.room_events();
 update app.scheduled_jobs set next_run_at = now() - interval '1 second';
-select is(api.jobs_run(), 2, 'the scheduler runs its two due jobs (settle_rooms, prune)');
+select is(api.jobs_run(), 3, 'the scheduler runs its three due jobs (settle_rooms, prune, expire_gifts)');
 select is((select string_agg(name || ' ' || last_result, ', ' order by name) from app.scheduled_jobs where last_run_at = now() and last_error is null),
-          'prune 0, settle_rooms 2', '... settling two members, without an error');
+          'expire_gifts 0, prune 0, settle_rooms 2', '... settling two members, without an error');
 select is(pg_temp.outcomes((select id from rooms where name = 'vanished')), 'ann vanished, bob completed, cat vanished', 'ann and cat vanished');
 select is((select string_agg(s.minutes || ' ' || (s.ended_at = test.day_start(1) + interval '10 minutes'), ', ' order by s.user_id)
            from app.focus_sessions s where s.id in (select m.session_id from app.room_members m where m.room_id = (select id from rooms where name = 'vanished'))),

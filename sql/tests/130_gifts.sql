@@ -3,7 +3,7 @@
 -- unfriending or blocking cancels what waits; the lists; every refusal with its code and
 -- nothing written.
 begin;
-select plan(52);
+select plan(54);
 select test.new_user(name) from unnest(array['ann', 'bob', 'cat', 'dan', 'eve']) as name;
 create function pg_temp.befriend(a text, b text) returns void language sql as $$
     select api.friend_requests_create(test.token(a), '{}', jsonb_build_object('email', b || '@example.com'));
@@ -20,6 +20,8 @@ create function pg_temp.ledger(who text) returns text language sql as $$
     from app.coin_ledger c where c.user_id = test.uid(who) and c.entry = 'gift'
 $$;
 
+select api.me_push_tokens_update(test.token('bob'), '{}', jsonb_build_object('token', 'fcm-' || repeat('b', 40), 'platform', 'fcm',
+                                                                            'environment', 'production'));
 -- Coins: paid at send, held while pending.
 create temp table g as select pg_temp.send('ann', jsonb_build_object('to', test.uid('bob'), 'coins', 100)) as sent;
 select is((select sent -> 'gift' ->> 'status' from g), 'pending', 'ann sends bob 100 coins: pending');
@@ -30,6 +32,9 @@ select is((select (sent -> 'gift' ->> 'paid')::integer from g), 100, '... paid 1
 select is(test.new_events(), '{"ann balance.changed 900","bob gift.received ann"}', 'bob hears gift.received (from ann), ann her balance');
 select is((select e.payload - 'gift_id' from app.events e where e.type = 'gift.received' and e.user_id = test.uid('bob')),
           jsonb_build_object('user_id', test.uid('ann'), 'coins', 100, 'item_id', null), '... with ids and the coins only');
+select is((select o.type from app.push_outbox o where o.token = 'fcm-' || repeat('b', 40)), 'gift.received', 'bob''s phone is woken for it');
+select ok((select not (o.data ?| array['balance', 'email']) from app.push_outbox o where o.token = 'fcm-' || repeat('b', 40)),
+          '... with neither a balance nor an email in it');
 
 -- An item: bought for the friend at its price.
 create temp table gi as select pg_temp.send('ann', jsonb_build_object('to', test.uid('bob'), 'item_id', test.item('Pip the Fox'))) as sent;

@@ -53,6 +53,13 @@ enum Command: Equatable {
     case roomOpen(minutes: Int, invite: [String])
     case roomJoin(code: String)
     case roomStart
+    /// Pending gifts to you and the gifts you sent.
+    case gifts
+    /// A friend (display name or id) and coins, or an item (name or id).
+    case giftSend(friend: String, coins: Int?, item: String?)
+    /// A gift by id; nil: the only one pending for you.
+    case giftAccept(id: String?)
+    case giftDecline(id: String?)
 
     static let kinds = ["pet", "sound", "furniture"]
     static let ratings = ["good", "fine", "bad"]
@@ -148,6 +155,8 @@ enum Command: Equatable {
             self = .config
         case "room", "rooms":
             self = try Self.room(arguments)
+        case "gift", "gifts":
+            self = try Self.gift(arguments)
         default:
             throw .usage("unknown command \(name)")
         }
@@ -214,6 +223,26 @@ enum Command: Equatable {
             return .roomStart
         default:
             throw .usage("unknown room command \(action) (open, join, start)")
+        }
+    }
+
+    private static func gift(_ arguments: [String]) throws(CLIError) -> Command {
+        guard let action = arguments.first else { return .gifts }
+        switch action {
+        case "send":
+            guard arguments.count >= 3 else { throw .usage("usage: focus gift send FRIEND COINS|ITEM") }
+            let what = arguments.dropFirst(2).joined(separator: " ")
+            if what.allSatisfy(\.isNumber) {
+                guard let coins = Int(what), coins >= 1 else { throw .usage("coins must be a whole number of 1 or more, not \(what)") }
+                return .giftSend(friend: arguments[1], coins: coins, item: nil)
+            }
+            return .giftSend(friend: arguments[1], coins: nil, item: what)
+        case "accept", "decline":
+            try Self.count(arguments, 1...2, "focus gift \(action) [ID]")
+            let id = arguments.count == 2 ? arguments[1] : nil
+            return action == "accept" ? .giftAccept(id: id) : .giftDecline(id: id)
+        default:
+            throw .usage("unknown gift command \(action) (send, accept, decline)")
         }
     }
 

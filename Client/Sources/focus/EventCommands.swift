@@ -96,6 +96,15 @@ struct EventDescriber {
         case "room.ended":
             let bonus = number(data["bonus"]) ?? 0
             return "your room ended: \(text(data["status"]) ?? "?")\(bonus > 0 ? ", bonus \(bonus) coins" : "")."
+        case "gift.received":
+            let what = number(data["coins"]).map { "\($0) coins" } ?? "an item"
+            return "\(await friend(data["user_id"]) ?? "a friend") sent you \(what) (focus gift accept or decline)."
+        case "gift.accepted":
+            return "\(await friend(data["user_id"]) ?? "a friend") accepted your gift."
+        case "gift.declined":
+            let refund = number(data["refund"]) ?? 0
+            return "your gift to \(await friend(data["user_id"]) ?? "a friend") came back (\(text(data["status"]) ?? "declined")): "
+                + "\(refund) coins refunded."
         case "resync":
             return "some events are too old to list: read focus me and focus friends again."
         default:

@@ -59,6 +59,10 @@ enum Runner {
         case .roomOpen(let minutes, let invite): try await RoomCommands.open(context, minutes: minutes, invite: invite)
         case .roomJoin(let code): try await RoomCommands.join(context, code: code)
         case .roomStart: try await RoomCommands.start(context)
+        case .gifts: try await GiftCommands.list(context)
+        case .giftSend(let friend, let coins, let item): try await GiftCommands.send(context, to: friend, coins: coins, item: item)
+        case .giftAccept(let id): try await GiftCommands.answer(context, id: id, accept: true)
+        case .giftDecline(let id): try await GiftCommands.answer(context, id: id, accept: false)
         }
     }
 

@@ -53,6 +53,12 @@ enum Usage {
               focus room start                      start the room you opened: every member's session starts now
               focus room                            the room you opened or joined last, its members and outcomes
 
+            gifts (to friends; paid when sent, refunded if declined or expired)
+              focus gift send FRIEND COINS|ITEM     send a friend coins, or buy them a shop item (name or id)
+              focus gift                            gifts waiting for you, and the ones you sent
+              focus gift accept [ID]                take a gift (no id: the only one waiting)
+              focus gift decline [ID]               refuse a gift: its sender gets the coins back
+
             live
               focus events                          what happened since the last `focus events`
               focus events --follow                 stay connected and print events as they happen

@@ -646,6 +646,94 @@ public enum DataStatus: RawRepresentable, Codable, Sendable, Hashable, CaseItera
 }
 
 /// `unknown` keeps a value this client does not know yet (a new value is a minor change).
+public enum GiftStatus: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
+    case pending
+    case accepted
+    case declined
+    case refunded
+    case expired
+    case cancelled
+    case unknown(String)
+
+    /// The values this client knows (not `unknown`).
+    public static let allCases: [GiftStatus] = [.pending, .accepted, .declined, .refunded, .expired, .cancelled]
+
+    public init(rawValue: String) {
+        switch rawValue {
+        case "pending": self = .pending
+        case "accepted": self = .accepted
+        case "declined": self = .declined
+        case "refunded": self = .refunded
+        case "expired": self = .expired
+        case "cancelled": self = .cancelled
+        default: self = .unknown(rawValue)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .pending: "pending"
+        case .accepted: "accepted"
+        case .declined: "declined"
+        case .refunded: "refunded"
+        case .expired: "expired"
+        case .cancelled: "cancelled"
+        case .unknown(let value): value
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
+
+/// `unknown` keeps a value this client does not know yet (a new value is a minor change).
+public enum DataStatusValue: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
+    case declined
+    case refunded
+    case expired
+    case cancelled
+    case unknown(String)
+
+    /// The values this client knows (not `unknown`).
+    public static let allCases: [DataStatusValue] = [.declined, .refunded, .expired, .cancelled]
+
+    public init(rawValue: String) {
+        switch rawValue {
+        case "declined": self = .declined
+        case "refunded": self = .refunded
+        case "expired": self = .expired
+        case "cancelled": self = .cancelled
+        default: self = .unknown(rawValue)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .declined: "declined"
+        case .refunded: "refunded"
+        case .expired: "expired"
+        case .cancelled: "cancelled"
+        case .unknown(let value): value
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
+
+/// `unknown` keeps a value this client does not know yet (a new value is a minor change).
 public enum LeaderboardPeriod: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
     case daily
     case weekly
@@ -1731,7 +1819,7 @@ public struct ReportCreated: Codable, Sendable, Equatable {
 public struct Event: Codable, Sendable, Equatable {
     /// The cursor: pass it as `after` (or Last-Event-ID).
     public var id: Int
-    /// Which event: friend_request.received, friend_request.accepted, friend_request.ended, friend.removed, friend.updated, balance.changed, catalog.changed, tips.changed, session.started, session.finished, session.abandoned, selection.changed, item.acquired, profile.changed, settings.changed, block.added, block.removed, resync, config.changed, report.created, room.invited, room.joined, room.left, room.started, room.finished, room.gave_up, room.ended.
+    /// Which event: friend_request.received, friend_request.accepted, friend_request.ended, friend.removed, friend.updated, balance.changed, catalog.changed, tips.changed, session.started, session.finished, session.abandoned, selection.changed, item.acquired, profile.changed, settings.changed, block.added, block.removed, resync, config.changed, report.created, room.invited, room.joined, room.left, room.started, room.finished, room.gave_up, room.ended, gift.received, gift.accepted, gift.declined.
     public var type: String
     public var data: JSONValue
     public var createdAt: Time
@@ -2739,12 +2827,14 @@ public struct Export: Codable, Sendable, Equatable {
     public var failedSignIns: [FailedSignIn]
     /// Mail written for the account (kept 30 days), without its body: a reset code in it would let a token holder set the password.
     public var mail: [MailEntry]
+    /// Every gift the caller sent or received, oldest first.
+    public var gifts: [Gift]
 
     public init(
         exportedAt: Time, profile: Profile, items: [OwnedItem], sessions: [ExportedSession], tipsShown: [TipShown],
         friendships: [Friendship], ledger: [LedgerEntry], tokens: [ExportedToken], blocks: [ExportedBlock], reportsMade: [Report],
         avatar: Avatar? = nil, passwordResets: [PasswordReset], signInAddresses: [SignInAddresse], failedSignIns: [FailedSignIn],
-        mail: [MailEntry]
+        mail: [MailEntry], gifts: [Gift]
     ) {
         self.exportedAt = exportedAt
         self.profile = profile
@@ -2761,6 +2851,7 @@ public struct Export: Codable, Sendable, Equatable {
         self.signInAddresses = signInAddresses
         self.failedSignIns = failedSignIns
         self.mail = mail
+        self.gifts = gifts
     }
 
     enum CodingKeys: String, CodingKey {
@@ -2779,6 +2870,7 @@ public struct Export: Codable, Sendable, Equatable {
         case signInAddresses = "sign_in_addresses"
         case failedSignIns = "failed_sign_ins"
         case mail = "mail"
+        case gifts = "gifts"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -2798,6 +2890,7 @@ public struct Export: Codable, Sendable, Equatable {
         try container.encode(signInAddresses, forKey: .signInAddresses)
         try container.encode(failedSignIns, forKey: .failedSignIns)
         try container.encode(mail, forKey: .mail)
+        try container.encode(gifts, forKey: .gifts)
     }
 }
 
@@ -4458,6 +4551,294 @@ public struct RoomEndedEvent: Codable, Sendable, Equatable {
     }
 }
 
+/// A gift between friends (docs/gifts.md).
+public struct Gift: Codable, Sendable, Equatable {
+    public var id: UUID
+    public var from: UserCard
+    public var to: UserCard
+    /// The coins of a coin gift; null for an item.
+    public var coins: Int?
+    /// The item of an item gift; null for coins.
+    public var item: Item?
+    /// What the sender paid at send: the coins, or the item's price then.
+    public var paid: Int
+    /// pending, then accepted, or one of the ends that refund the sender: declined, refunded (the receiver owned the item by the accept), expired, cancelled (the friendship ended).
+    public var status: GiftStatus
+    public var createdAt: Time
+    public var expiresAt: Time
+    public var endedAt: Time?
+
+    public init(
+        id: UUID, from: UserCard, to: UserCard, coins: Int? = nil, item: Item? = nil, paid: Int, status: GiftStatus, createdAt: Time,
+        expiresAt: Time, endedAt: Time? = nil
+    ) {
+        self.id = id
+        self.from = from
+        self.to = to
+        self.coins = coins
+        self.item = item
+        self.paid = paid
+        self.status = status
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.endedAt = endedAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case from = "from"
+        case to = "to"
+        case coins = "coins"
+        case item = "item"
+        case paid = "paid"
+        case status = "status"
+        case createdAt = "created_at"
+        case expiresAt = "expires_at"
+        case endedAt = "ended_at"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(from, forKey: .from)
+        try container.encode(to, forKey: .to)
+        try container.encode(coins, forKey: .coins)
+        try container.encode(item, forKey: .item)
+        try container.encode(paid, forKey: .paid)
+        try container.encode(status, forKey: .status)
+        try container.encode(createdAt, forKey: .createdAt)
+        try container.encode(expiresAt, forKey: .expiresAt)
+        try container.encode(endedAt, forKey: .endedAt)
+    }
+}
+
+/// Exactly one of coins and item_id.
+public struct GiftBody: Codable, Sendable, Equatable {
+    /// A friend's user id.
+    public var to: UUID
+    public var coins: Int?
+    /// A shop item, bought for the friend at its price now.
+    public var itemId: UUID?
+
+    public init(to: UUID, coins: Int? = nil, itemId: UUID? = nil) {
+        self.to = to
+        self.coins = coins
+        self.itemId = itemId
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case to = "to"
+        case coins = "coins"
+        case itemId = "item_id"
+    }
+}
+
+public struct GiftSent: Codable, Sendable, Equatable {
+    public var gift: Gift
+    /// The sender's balance after paying.
+    public var balance: Int
+
+    public init(gift: Gift, balance: Int) {
+        self.gift = gift
+        self.balance = balance
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case gift = "gift"
+        case balance = "balance"
+    }
+}
+
+public struct GiftAccepted: Codable, Sendable, Equatable {
+    public var gift: Gift
+    /// The receiver's balance.
+    public var balance: Int
+
+    public init(gift: Gift, balance: Int) {
+        self.gift = gift
+        self.balance = balance
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case gift = "gift"
+        case balance = "balance"
+    }
+}
+
+public struct GiftAnswer: Codable, Sendable, Equatable {
+    public var gift: Gift
+
+    public init(gift: Gift) {
+        self.gift = gift
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case gift = "gift"
+    }
+}
+
+public struct Gifts: Codable, Sendable, Equatable {
+    public var gifts: [Gift]
+    /// Send as `cursor` for the next page (opaque); null on the last page.
+    public var nextCursor: String?
+
+    public init(gifts: [Gift], nextCursor: String? = nil) {
+        self.gifts = gifts
+        self.nextCursor = nextCursor
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case gifts = "gifts"
+        case nextCursor = "next_cursor"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(gifts, forKey: .gifts)
+        try container.encode(nextCursor, forKey: .nextCursor)
+    }
+}
+
+/// To the receiver: a friend sent a gift (also a push).
+public struct GiftReceivedEvent: Codable, Sendable, Equatable {
+    public struct Data: Codable, Sendable, Equatable {
+        public var giftId: UUID
+        /// The sender.
+        public var userId: UUID
+        public var coins: Int?
+        public var itemId: UUID?
+
+        public init(giftId: UUID, userId: UUID, coins: Int? = nil, itemId: UUID? = nil) {
+            self.giftId = giftId
+            self.userId = userId
+            self.coins = coins
+            self.itemId = itemId
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case giftId = "gift_id"
+            case userId = "user_id"
+            case coins = "coins"
+            case itemId = "item_id"
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(giftId, forKey: .giftId)
+            try container.encode(userId, forKey: .userId)
+            try container.encode(coins, forKey: .coins)
+            try container.encode(itemId, forKey: .itemId)
+        }
+    }
+
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    /// `gift.received` (the discriminator).
+    public var type: String
+    public var data: Data
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: Data, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
+/// To the sender: the receiver accepted the gift.
+public struct GiftAcceptedEvent: Codable, Sendable, Equatable {
+    public struct Data: Codable, Sendable, Equatable {
+        public var giftId: UUID
+        /// The receiver.
+        public var userId: UUID
+
+        public init(giftId: UUID, userId: UUID) {
+            self.giftId = giftId
+            self.userId = userId
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case giftId = "gift_id"
+            case userId = "user_id"
+        }
+    }
+
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    /// `gift.accepted` (the discriminator).
+    public var type: String
+    public var data: Data
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: Data, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
+/// To the sender: the gift ended without being taken (declined, refunded, expired or cancelled) and what they got back.
+public struct GiftDeclinedEvent: Codable, Sendable, Equatable {
+    public struct Data: Codable, Sendable, Equatable {
+        public var giftId: UUID
+        /// The receiver.
+        public var userId: UUID
+        public var status: DataStatusValue
+        public var refund: Int
+
+        public init(giftId: UUID, userId: UUID, status: DataStatusValue, refund: Int) {
+            self.giftId = giftId
+            self.userId = userId
+            self.status = status
+            self.refund = refund
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case giftId = "gift_id"
+            case userId = "user_id"
+            case status = "status"
+            case refund = "refund"
+        }
+    }
+
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    /// `gift.declined` (the discriminator).
+    public var type: String
+    public var data: Data
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: Data, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
 /// Every components.schemas entry and its model, in the document's order (a test compares it with the document).
 public enum Schemas {
     public static let all: [(name: String, type: any (Codable & Sendable).Type)] = [
@@ -4584,5 +4965,14 @@ public enum Schemas {
         ("RoomFinishedEvent", RoomFinishedEvent.self),
         ("RoomGaveUpEvent", RoomGaveUpEvent.self),
         ("RoomEndedEvent", RoomEndedEvent.self),
+        ("Gift", Gift.self),
+        ("GiftBody", GiftBody.self),
+        ("GiftSent", GiftSent.self),
+        ("GiftAccepted", GiftAccepted.self),
+        ("GiftAnswer", GiftAnswer.self),
+        ("Gifts", Gifts.self),
+        ("GiftReceivedEvent", GiftReceivedEvent.self),
+        ("GiftAcceptedEvent", GiftAcceptedEvent.self),
+        ("GiftDeclinedEvent", GiftDeclinedEvent.self),
     ]
 }
