@@ -1569,6 +1569,248 @@ begin
 end
 $$;
 ALTER FUNCTION api.friends_list(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE TABLE app.gifts (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    sender_id uuid NOT NULL,
+    receiver_id uuid NOT NULL,
+    coins integer,
+    item_id uuid,
+    paid integer NOT NULL,
+    status text DEFAULT 'pending'::text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    ended_at timestamp with time zone,
+    CONSTRAINT gifts_check CHECK ((sender_id <> receiver_id)),
+    CONSTRAINT gifts_check1 CHECK (((coins IS NULL) <> (item_id IS NULL))),
+    CONSTRAINT gifts_check2 CHECK (((coins IS NULL) OR (paid = coins))),
+    CONSTRAINT gifts_check3 CHECK ((expires_at > created_at)),
+    CONSTRAINT gifts_check4 CHECK (((status = 'pending'::text) = (ended_at IS NULL))),
+    CONSTRAINT gifts_check5 CHECK (((ended_at IS NULL) OR (ended_at >= created_at))),
+    CONSTRAINT gifts_check6 CHECK (((status <> 'expired'::text) OR (ended_at >= expires_at))),
+    CONSTRAINT gifts_check7 CHECK (((status <> ALL (ARRAY['accepted'::text, 'declined'::text, 'refunded'::text])) OR (ended_at < expires_at))),
+    CONSTRAINT gifts_coins_check CHECK ((coins > 0)),
+    CONSTRAINT gifts_paid_check CHECK ((paid >= 0)),
+    CONSTRAINT gifts_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'accepted'::text, 'declined'::text, 'refunded'::text, 'expired'::text, 'cancelled'::text])))
+);
+ALTER TABLE app.gifts OWNER TO focus_owner;
+CREATE FUNCTION api.gift_expire_if_due(gift app.gifts) RETURNS boolean
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    if gift.status = 'pending' and gift.expires_at <= now() then
+        perform app.gift_end(gift.id, 'expired');
+        return true;
+    end if;
+    return false;
+end
+$$;
+ALTER FUNCTION api.gift_expire_if_due(gift app.gifts) OWNER TO focus_owner;
+CREATE FUNCTION api.gift_json(gift app.gifts) RETURNS jsonb
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select jsonb_build_object(
+        'id', gift.id, 'from', api.user_card(gift.sender_id), 'to', api.user_card(gift.receiver_id),
+        'coins', gift.coins,
+        'item', (select api.item_json(i) from app.shop_items i where i.id = gift.item_id),
+        'paid', gift.paid, 'status', gift.status, 'created_at', api.iso(gift.created_at),
+        'expires_at', api.iso(gift.expires_at), 'ended_at', api.iso(gift.ended_at))
+$$;
+ALTER FUNCTION api.gift_json(gift app.gifts) OWNER TO focus_owner;
+CREATE FUNCTION api.gifts_accept(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(gifts_accept.token);
+    v_gift app.gifts := api.received_gift(gifts_accept.params, v_user_id);
+begin
+    if api.gift_expire_if_due(v_gift) then
+        return api.problem(409, 'gift_not_pending', 'This gift expired; its sender got the coins back.',
+                           jsonb_build_object('status', 'expired'));
+    end if;
+    if v_gift.status = 'pending' then
+        perform app.gift_end(v_gift.id,
+                             case when v_gift.item_id is not null
+                                       and exists (select from app.user_items ui
+                                                   where ui.user_id = v_user_id and ui.item_id = v_gift.item_id)
+                                  then 'refunded' else 'accepted' end);
+        select g.* into v_gift from app.gifts g where g.id = v_gift.id;
+    elsif v_gift.status not in ('accepted', 'refunded') then
+        perform api.fail(409, 'gift_not_pending', 'This gift has ended already.', jsonb_build_object('status', v_gift.status));
+    end if;
+    return api.ok(jsonb_build_object('gift', api.gift_json(v_gift),
+                                     'balance', (select u.balance from app.users u where u.id = v_user_id)));
+end
+$$;
+ALTER FUNCTION api.gifts_accept(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.gifts_create(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(gifts_create.token);
+    v_body jsonb := api.only_keys(gifts_create.body, array['to', 'coins', 'item_id']);
+    v_to uuid := api.uuid_field(v_body, 'to');
+    v_coins integer := api.integer_field(v_body, 'coins', 1, 1000000, required => false);
+    v_item_id uuid := api.uuid_field(v_body, 'item_id', required => false);
+    v_settings app.gift_settings;
+    v_user app.users;
+    v_item app.shop_items;
+    v_paid integer;
+    v_day_start timestamptz;
+    v_sent integer;
+    v_spent integer;
+    v_gift app.gifts;
+begin
+    if (v_coins is null) = (v_item_id is null) then
+        perform api.fail_field('coins', 'or item_id: give exactly one of them.');
+    end if;
+    if v_to = v_user_id then
+        perform api.fail(422, 'cannot_gift_self', 'A gift goes to a friend, not to yourself.');
+    end if;
+    perform api.lock_two_users(v_user_id, v_to);
+    v_user := api.lock_user(v_user_id);
+    if not exists (select from app.users u where u.id = v_to and u.deleted_at is null)
+       or not exists (select from app.friendships f
+                      where f.user_low = least(v_user_id, v_to) and f.user_high = greatest(v_user_id, v_to)
+                        and f.status = 'accepted')
+       or exists (select from app.blocks b
+                  where (b.blocker = v_user_id and b.blocked = v_to) or (b.blocker = v_to and b.blocked = v_user_id)) then
+        perform api.fail(404, 'user_not_found', 'Gifts go to friends only: this is not one of yours.');
+    end if;
+    if v_item_id is not null then
+        select i.* into v_item from app.shop_items i where i.id = v_item_id and i.active;
+        if v_item.id is null then
+            perform api.fail(404, 'item_not_found', 'There is no such item in the shop.');
+        end if;
+        if exists (select from app.user_items ui where ui.user_id = v_to and ui.item_id = v_item_id)
+           or exists (select from app.gifts g where g.receiver_id = v_to and g.item_id = v_item_id and g.status = 'pending') then
+            perform api.fail(409, 'gift_item_owned', 'Your friend has this item already, or it waits for them as a gift.');
+        end if;
+    end if;
+    v_paid := coalesce(v_coins, v_item.price);
+    select * into v_settings from app.gift_settings;
+    v_day_start := api.local_period_start(v_user.time_zone, now());
+    select count(*)::integer, coalesce(sum(g.paid), 0)::integer into v_sent, v_spent
+    from app.gifts g where g.sender_id = v_user_id and g.created_at >= v_day_start;
+    if v_sent + 1 > v_settings.max_per_day or v_spent + v_paid > v_settings.max_coins_per_day then
+        return api.problem(429, 'gift_limit_reached', 'You reached today''s gift limit; send more tomorrow.',
+                           jsonb_build_object('max_per_day', v_settings.max_per_day, 'max_coins_per_day', v_settings.max_coins_per_day,
+                                              'sent_today', v_sent, 'coins_today', v_spent),
+                           retry_after => greatest(1, ceil(extract(epoch from
+                               api.local_period_start(v_user.time_zone, now(), shift => 1) - now()))::integer));
+    end if;
+    if v_user.balance < v_paid then
+        perform api.fail(409, 'insufficient_funds', 'You do not have enough coins for this gift.',
+                         jsonb_build_object('balance', v_user.balance, 'price', v_paid));
+    end if;
+    insert into app.gifts (sender_id, receiver_id, coins, item_id, paid, expires_at)
+    values (v_user_id, v_to, v_coins, v_item_id, v_paid, now() + v_settings.expires_after)
+    returning * into v_gift;
+    if v_paid > 0 then
+        insert into app.coin_ledger (user_id, entry, amount, reason, gift_id)
+        values (v_user_id, 'gift', -v_paid, 'gift sent', v_gift.id);
+    end if;
+    return api.ok(jsonb_build_object('gift', api.gift_json(v_gift), 'balance', v_user.balance - v_paid));
+end
+$$;
+ALTER FUNCTION api.gifts_create(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.gifts_decline(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(gifts_decline.token);
+    v_gift app.gifts := api.received_gift(gifts_decline.params, v_user_id);
+begin
+    if api.gift_expire_if_due(v_gift) then
+        return api.problem(409, 'gift_not_pending', 'This gift expired; its sender got the coins back.',
+                           jsonb_build_object('status', 'expired'));
+    end if;
+    if v_gift.status = 'pending' then
+        perform app.gift_end(v_gift.id, 'declined');
+        select g.* into v_gift from app.gifts g where g.id = v_gift.id;
+    elsif v_gift.status <> 'declined' then
+        perform api.fail(409, 'gift_not_pending', 'This gift has ended already.', jsonb_build_object('status', v_gift.status));
+    end if;
+    return api.ok(jsonb_build_object('gift', api.gift_json(v_gift)));
+end
+$$;
+ALTER FUNCTION api.gifts_decline(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.gifts_expire() RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_due app.gifts;
+    v_gift app.gifts;
+    v_count integer := 0;
+begin
+    for v_due in
+        select g.* from app.gifts g where g.status = 'pending' and g.expires_at <= now() order by g.expires_at, g.id limit 1000
+    loop
+        perform api.lock_two_users(v_due.sender_id, v_due.receiver_id);
+        select g.* into v_gift from app.gifts g where g.id = v_due.id for update;
+        if api.gift_expire_if_due(v_gift) then
+            v_count := v_count + 1;
+        end if;
+    end loop;
+    return v_count;
+end
+$$;
+ALTER FUNCTION api.gifts_expire() OWNER TO focus_owner;
+CREATE FUNCTION api.gifts_received_list(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(gifts_received_list.token);
+    v_limit integer := api.page_limit(gifts_received_list.params, 50, 200);
+    v_key jsonb := api.cursor_decode(gifts_received_list.params, 'gifts_received', array['time', 'uuid']);
+    v_page app.gifts[];
+begin
+    select coalesce(array_agg(p.g order by (p.g).created_at desc, (p.g).id desc), '{}') into v_page
+    from (select g from app.gifts g
+          where g.receiver_id = v_user_id and g.status = 'pending' and g.expires_at > now()
+            and (v_key is null or (g.created_at, g.id) < ((v_key ->> 0)::timestamptz, (v_key ->> 1)::uuid))
+          order by g.created_at desc, g.id desc
+          limit v_limit + 1) p;
+    return api.ok(jsonb_build_object(
+        'gifts', coalesce((select jsonb_agg(api.gift_json(g) order by g.created_at desc, g.id desc)
+                           from unnest(v_page[1:v_limit]) g), '[]'),
+        'next_cursor', case when cardinality(v_page) > v_limit
+                            then api.cursor_encode('gifts_received', jsonb_build_array(api.iso(v_page[v_limit].created_at),
+                                                                                       v_page[v_limit].id)) end));
+end
+$$;
+ALTER FUNCTION api.gifts_received_list(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.gifts_sent_list(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(gifts_sent_list.token);
+    v_limit integer := api.page_limit(gifts_sent_list.params, 50, 200);
+    v_key jsonb := api.cursor_decode(gifts_sent_list.params, 'gifts_sent', array['time', 'uuid']);
+    v_page app.gifts[];
+begin
+    select coalesce(array_agg(p.g order by (p.g).created_at desc, (p.g).id desc), '{}') into v_page
+    from (select g from app.gifts g
+          where g.sender_id = v_user_id
+            and (v_key is null or (g.created_at, g.id) < ((v_key ->> 0)::timestamptz, (v_key ->> 1)::uuid))
+          order by g.created_at desc, g.id desc
+          limit v_limit + 1) p;
+    return api.ok(jsonb_build_object(
+        'gifts', coalesce((select jsonb_agg(api.gift_json(g) order by g.created_at desc, g.id desc)
+                           from unnest(v_page[1:v_limit]) g), '[]'),
+        'next_cursor', case when cardinality(v_page) > v_limit
+                            then api.cursor_encode('gifts_sent', jsonb_build_array(api.iso(v_page[v_limit].created_at),
+                                                                                   v_page[v_limit].id)) end));
+end
+$$;
+ALTER FUNCTION api.gifts_sent_list(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.give_starters(user_id uuid) RETURNS void
     LANGUAGE sql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -1802,7 +2044,8 @@ begin
     for v_job in select * from app.scheduled_jobs j where j.next_run_at <= now() order by j.name for update skip locked loop
         begin
             v_result := case v_job.name when 'settle_rooms' then api.rooms_settle()
-                                        when 'prune' then api.events_prune() end;
+                                        when 'prune' then api.events_prune()
+                                        when 'expire_gifts' then api.gifts_expire() end;
             update app.scheduled_jobs j
             set last_run_at = now(), next_run_at = now() + j.every, last_result = v_result, last_error = null
             where j.name = v_job.name;
@@ -2023,6 +2266,16 @@ begin
 end
 $$;
 ALTER FUNCTION api.lock_pair(a uuid, b uuid) OWNER TO focus_owner;
+CREATE FUNCTION api.lock_two_users(a uuid, b uuid) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    perform from app.users u where u.id = least(lock_two_users.a, lock_two_users.b) for update;
+    perform from app.users u where u.id = greatest(lock_two_users.a, lock_two_users.b) for update;
+end
+$$;
+ALTER FUNCTION api.lock_two_users(a uuid, b uuid) OWNER TO focus_owner;
 CREATE FUNCTION api.lock_user(user_id uuid) RETURNS app.users
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -2236,6 +2489,8 @@ begin
                                                                 'item_id', c.item_id, 'session_id', c.session_id,
                                                                 'created_at', api.iso(c.created_at)) order by c.id)
                             from app.coin_ledger c where c.user_id = v_user_id), '[]'),
+        'gifts', coalesce((select jsonb_agg(api.gift_json(g) order by g.created_at, g.id)
+                           from app.gifts g where v_user_id in (g.sender_id, g.receiver_id)), '[]'),
         'tokens', coalesce((select jsonb_agg(api.token_json(t, v_digest) || jsonb_build_object('revoked_at', api.iso(t.revoked_at))
                                              order by t.created_at, t.id)
                             from app.auth_tokens t where t.user_id = v_user_id), '[]'),
@@ -3429,6 +3684,25 @@ begin
 end
 $$;
 ALTER FUNCTION api.reason_field(body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.received_gift(params jsonb, user_id uuid) RETURNS app.gifts
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_id uuid := api.uuid_field(received_gift.params, 'id');
+    v_gift app.gifts;
+begin
+    select g.* into v_gift from app.gifts g where g.id = v_id and g.receiver_id = received_gift.user_id;
+    if v_gift.id is null then
+        perform api.fail(404, 'gift_not_found', 'There is no such gift to you.');
+    end if;
+    perform api.lock_two_users(v_gift.sender_id, v_gift.receiver_id);
+    perform api.lock_user(received_gift.user_id);
+    select g.* into v_gift from app.gifts g where g.id = v_id for update;
+    return v_gift;
+end
+$$;
+ALTER FUNCTION api.received_gift(params jsonb, user_id uuid) OWNER TO focus_owner;
 CREATE FUNCTION api.record_friendship_event(pair app.friendships, actor uuid, action text) RETURNS void
     LANGUAGE sql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -4739,6 +5013,91 @@ begin
 end
 $$;
 ALTER FUNCTION app.friendship_events_events() OWNER TO focus_owner;
+CREATE FUNCTION app.friendships_cancel_gifts() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_id uuid;
+begin
+    for v_id in
+        select g.id from app.gifts g
+        where g.status = 'pending'
+          and ((g.sender_id = old.user_low and g.receiver_id = old.user_high)
+               or (g.sender_id = old.user_high and g.receiver_id = old.user_low))
+        order by g.id
+        for update
+    loop
+        perform app.gift_end(v_id, 'cancelled');
+    end loop;
+    return null;
+end
+$$;
+ALTER FUNCTION app.friendships_cancel_gifts() OWNER TO focus_owner;
+CREATE FUNCTION app.gift_end(gift_id uuid, status text) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_gift record;
+begin
+    update app.gifts g set status = gift_end.status, ended_at = now()
+    where g.id = gift_end.gift_id and g.status = 'pending'
+    returning g.* into v_gift;
+    if not found then
+        return;
+    end if;
+    if v_gift.status = 'accepted' then
+        if v_gift.coins is not null then
+            insert into app.coin_ledger (user_id, entry, amount, reason, gift_id)
+            values (v_gift.receiver_id, 'gift', v_gift.coins, 'gift received', v_gift.id);
+        else
+            insert into app.user_items (user_id, item_id) values (v_gift.receiver_id, v_gift.item_id);
+        end if;
+    elsif v_gift.paid > 0 then
+        insert into app.coin_ledger (user_id, entry, amount, reason, gift_id)
+        values (v_gift.sender_id, 'gift', v_gift.paid, 'gift refunded', v_gift.id);
+    end if;
+end
+$$;
+ALTER FUNCTION app.gift_end(gift_id uuid, status text) OWNER TO focus_owner;
+CREATE FUNCTION app.gifts_events() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    if tg_op = 'INSERT' then
+        insert into app.events (user_id, type, payload)
+        values (new.receiver_id, 'gift.received',
+                jsonb_build_object('gift_id', new.id, 'user_id', new.sender_id, 'coins', new.coins, 'item_id', new.item_id));
+    elsif new.status <> old.status and new.status = 'accepted' then
+        insert into app.events (user_id, type, payload)
+        values (new.sender_id, 'gift.accepted', jsonb_build_object('gift_id', new.id, 'user_id', new.receiver_id));
+    elsif new.status <> old.status then
+        insert into app.events (user_id, type, payload)
+        values (new.sender_id, 'gift.declined',
+                jsonb_build_object('gift_id', new.id, 'user_id', new.receiver_id, 'status', new.status, 'refund', new.paid));
+    end if;
+    return null;
+end
+$$;
+ALTER FUNCTION app.gifts_events() OWNER TO focus_owner;
+CREATE FUNCTION app.gifts_transition() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    if old.status <> 'pending' or new.status = 'pending' then
+        raise exception 'gift % is %: a gift ends once', old.id, old.status using errcode = 'restrict_violation';
+    end if;
+    if (new.id, new.sender_id, new.receiver_id, new.coins, new.item_id, new.paid, new.created_at, new.expires_at)
+       is distinct from (old.id, old.sender_id, old.receiver_id, old.coins, old.item_id, old.paid, old.created_at, old.expires_at) then
+        raise exception 'gift %: only its status and end change', old.id using errcode = 'restrict_violation';
+    end if;
+    return new;
+end
+$$;
+ALTER FUNCTION app.gifts_transition() OWNER TO focus_owner;
 CREATE FUNCTION app.grant_coins(user_id uuid, coins integer, reason text) RETURNS integer
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -5788,14 +6147,21 @@ CREATE TABLE app.coin_ledger (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     session_id uuid,
     room_id uuid,
+    gift_id uuid,
     CONSTRAINT coin_ledger_amount_check CHECK ((amount <> 0)),
     CONSTRAINT coin_ledger_bonus_has_room CHECK ((((entry = 'bonus'::text) = (room_id IS NOT NULL)) AND ((entry <> 'bonus'::text) OR (amount > 0)))),
     CONSTRAINT coin_ledger_check CHECK (((entry <> 'earn'::text) OR (amount > 0))),
-    CONSTRAINT coin_ledger_check1 CHECK (((entry = 'spend'::text) = (amount < 0))),
     CONSTRAINT coin_ledger_check2 CHECK (((entry = 'spend'::text) = (item_id IS NOT NULL))),
     CONSTRAINT coin_ledger_earn_has_session CHECK (((entry = 'earn'::text) = (session_id IS NOT NULL))),
-    CONSTRAINT coin_ledger_entry_check CHECK ((entry = ANY (ARRAY['earn'::text, 'spend'::text, 'grant'::text, 'bonus'::text]))),
-    CONSTRAINT coin_ledger_reason_check CHECK (((length(reason) >= 1) AND (length(reason) <= 200)))
+    CONSTRAINT coin_ledger_entry_check CHECK ((entry = ANY (ARRAY['earn'::text, 'spend'::text, 'grant'::text, 'bonus'::text, 'gift'::text]))),
+    CONSTRAINT coin_ledger_gift_has_gift CHECK (((entry = 'gift'::text) = (gift_id IS NOT NULL))),
+    CONSTRAINT coin_ledger_reason_check CHECK (((length(reason) >= 1) AND (length(reason) <= 200))),
+    CONSTRAINT coin_ledger_sign_check CHECK (
+CASE entry
+    WHEN 'spend'::text THEN (amount < 0)
+    WHEN 'gift'::text THEN true
+    ELSE (amount > 0)
+END)
 );
 ALTER TABLE app.coin_ledger OWNER TO focus_owner;
 ALTER TABLE app.coin_ledger ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
@@ -5899,7 +6265,7 @@ CREATE TABLE app.events (
     origin_token uuid,
     CONSTRAINT events_check CHECK (((user_id IS NULL) = (type = ANY (ARRAY['catalog.changed'::text, 'tips.changed'::text, 'config.changed'::text])))),
     CONSTRAINT events_payload_check CHECK (((jsonb_typeof(payload) = 'object'::text) AND (length((payload)::text) <= 1000))),
-    CONSTRAINT events_type_check CHECK ((type = ANY (ARRAY['friend_request.received'::text, 'friend_request.accepted'::text, 'friend_request.ended'::text, 'friend.removed'::text, 'friend.updated'::text, 'balance.changed'::text, 'catalog.changed'::text, 'tips.changed'::text, 'config.changed'::text, 'session.started'::text, 'session.finished'::text, 'session.abandoned'::text, 'selection.changed'::text, 'item.acquired'::text, 'profile.changed'::text, 'settings.changed'::text, 'block.added'::text, 'block.removed'::text, 'report.created'::text, 'room.invited'::text, 'room.joined'::text, 'room.left'::text, 'room.started'::text, 'room.finished'::text, 'room.gave_up'::text, 'room.ended'::text])))
+    CONSTRAINT events_type_check CHECK ((type = ANY (ARRAY['friend_request.received'::text, 'friend_request.accepted'::text, 'friend_request.ended'::text, 'friend.removed'::text, 'friend.updated'::text, 'balance.changed'::text, 'catalog.changed'::text, 'tips.changed'::text, 'config.changed'::text, 'session.started'::text, 'session.finished'::text, 'session.abandoned'::text, 'selection.changed'::text, 'item.acquired'::text, 'profile.changed'::text, 'settings.changed'::text, 'block.added'::text, 'block.removed'::text, 'report.created'::text, 'room.invited'::text, 'room.joined'::text, 'room.left'::text, 'room.started'::text, 'room.finished'::text, 'room.gave_up'::text, 'room.ended'::text, 'gift.received'::text, 'gift.accepted'::text, 'gift.declined'::text])))
 );
 ALTER TABLE app.events OWNER TO focus_owner;
 ALTER TABLE app.events ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
@@ -5935,6 +6301,17 @@ ALTER TABLE app.friendship_events ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTI
     NO MAXVALUE
     CACHE 1
 );
+CREATE TABLE app.gift_settings (
+    singleton boolean DEFAULT true NOT NULL,
+    max_per_day integer DEFAULT 10 NOT NULL,
+    max_coins_per_day integer DEFAULT 500 NOT NULL,
+    expires_after interval DEFAULT '7 days'::interval NOT NULL,
+    CONSTRAINT gift_settings_expires_after_check CHECK (((expires_after >= '00:01:00'::interval) AND (expires_after <= '90 days'::interval))),
+    CONSTRAINT gift_settings_max_coins_per_day_check CHECK (((max_coins_per_day >= 0) AND (max_coins_per_day <= 1000000))),
+    CONSTRAINT gift_settings_max_per_day_check CHECK (((max_per_day >= 0) AND (max_per_day <= 1000))),
+    CONSTRAINT gift_settings_singleton_check CHECK (singleton)
+);
+ALTER TABLE app.gift_settings OWNER TO focus_owner;
 CREATE TABLE app.idempotency_keys (
     scope text NOT NULL,
     key text NOT NULL,
@@ -6208,7 +6585,7 @@ CREATE TABLE app.scheduled_jobs (
     last_error text,
     CONSTRAINT scheduled_jobs_every_check CHECK ((every >= '00:01:00'::interval)),
     CONSTRAINT scheduled_jobs_last_error_check CHECK ((length(last_error) <= 1000)),
-    CONSTRAINT scheduled_jobs_name_check CHECK ((name = ANY (ARRAY['settle_rooms'::text, 'prune'::text])))
+    CONSTRAINT scheduled_jobs_name_check CHECK ((name = ANY (ARRAY['settle_rooms'::text, 'prune'::text, 'expire_gifts'::text])))
 );
 ALTER TABLE app.scheduled_jobs OWNER TO focus_owner;
 CREATE TABLE app.schema_migrations (
@@ -6517,6 +6894,10 @@ ALTER TABLE ONLY app.friendships
     ADD CONSTRAINT friendships_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.friendships
     ADD CONSTRAINT friendships_user_low_user_high_key UNIQUE (user_low, user_high);
+ALTER TABLE ONLY app.gift_settings
+    ADD CONSTRAINT gift_settings_pkey PRIMARY KEY (singleton);
+ALTER TABLE ONLY app.gifts
+    ADD CONSTRAINT gifts_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.idempotency_keys
     ADD CONSTRAINT idempotency_keys_pkey PRIMARY KEY (scope, key);
 ALTER TABLE ONLY app.idempotency_settings
@@ -6622,6 +7003,8 @@ CREATE INDEX blocks_blocked ON app.blocks USING btree (blocked);
 CREATE INDEX blocks_blocker_time ON app.blocks USING btree (blocker, created_at DESC, blocked DESC);
 CREATE UNIQUE INDEX coin_ledger_one_bonus_per_member ON app.coin_ledger USING btree (room_id, user_id) WHERE (entry = 'bonus'::text);
 CREATE UNIQUE INDEX coin_ledger_one_earning_per_session ON app.coin_ledger USING btree (session_id) WHERE (entry = 'earn'::text);
+CREATE UNIQUE INDEX coin_ledger_one_gift_hold ON app.coin_ledger USING btree (gift_id) WHERE ((entry = 'gift'::text) AND (amount < 0));
+CREATE UNIQUE INDEX coin_ledger_one_gift_settlement ON app.coin_ledger USING btree (gift_id) WHERE ((entry = 'gift'::text) AND (amount > 0));
 CREATE INDEX coin_ledger_time ON app.coin_ledger USING btree (created_at);
 CREATE INDEX coin_ledger_user_time ON app.coin_ledger USING btree (user_id, created_at);
 CREATE INDEX daily_minutes_top ON app.daily_minutes USING btree (day, minutes DESC, user_id);
@@ -6642,6 +7025,11 @@ CREATE INDEX friendships_high_accepted ON app.friendships USING btree (user_high
 CREATE INDEX friendships_low_accepted ON app.friendships USING btree (user_low, accepted_at, id) WHERE (status = 'accepted'::text);
 CREATE INDEX friendships_pending_by ON app.friendships USING btree (requested_by) WHERE (status = 'pending'::text);
 CREATE INDEX friendships_user_high ON app.friendships USING btree (user_high);
+CREATE UNIQUE INDEX gifts_one_pending_item ON app.gifts USING btree (receiver_id, item_id) WHERE ((status = 'pending'::text) AND (item_id IS NOT NULL));
+CREATE INDEX gifts_pending_expiry ON app.gifts USING btree (expires_at) WHERE (status = 'pending'::text);
+CREATE INDEX gifts_receiver_pending ON app.gifts USING btree (receiver_id, created_at, id) WHERE (status = 'pending'::text);
+CREATE INDEX gifts_receiver_time ON app.gifts USING btree (receiver_id);
+CREATE INDEX gifts_sender_time ON app.gifts USING btree (sender_id, created_at, id);
 CREATE INDEX idempotency_keys_created_at ON app.idempotency_keys USING btree (created_at);
 CREATE INDEX idempotency_keys_user ON app.idempotency_keys USING btree (user_id) WHERE (user_id IS NOT NULL);
 CREATE INDEX login_addresses_time ON app.login_addresses USING btree (last_success_at);
@@ -6717,6 +7105,9 @@ CREATE TRIGGER focus_sessions_room_outcome AFTER UPDATE OF ended_at ON app.focus
 CREATE CONSTRAINT TRIGGER focus_sessions_utc_day_totals AFTER INSERT OR DELETE OR UPDATE OF user_id, source, ended_at, minutes, coins_earned ON app.focus_sessions DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION app.focus_sessions_day_totals();
 CREATE TRIGGER friendship_events_append_only BEFORE DELETE OR UPDATE ON app.friendship_events FOR EACH STATEMENT EXECUTE FUNCTION app.forbid_change();
 CREATE TRIGGER friendship_events_events AFTER INSERT ON app.friendship_events FOR EACH ROW EXECUTE FUNCTION app.friendship_events_events();
+CREATE TRIGGER friendships_cancel_gifts AFTER DELETE ON app.friendships FOR EACH ROW WHEN ((old.status = 'accepted'::text)) EXECUTE FUNCTION app.friendships_cancel_gifts();
+CREATE TRIGGER gifts_events AFTER INSERT OR UPDATE OF status ON app.gifts FOR EACH ROW EXECUTE FUNCTION app.gifts_events();
+CREATE TRIGGER gifts_transition BEFORE UPDATE ON app.gifts FOR EACH ROW EXECUTE FUNCTION app.gifts_transition();
 CREATE TRIGGER idempotency_keys_link BEFORE INSERT OR UPDATE ON app.idempotency_keys FOR EACH ROW EXECUTE FUNCTION app.link_idempotency_key();
 CREATE TRIGGER languages_bump_catalog_version AFTER INSERT OR DELETE OR UPDATE ON app.languages FOR EACH ROW EXECUTE FUNCTION app.bump_catalog_version();
 CREATE TRIGGER languages_bump_tips_version AFTER INSERT OR DELETE OR UPDATE ON app.languages FOR EACH ROW EXECUTE FUNCTION app.bump_tips_version();
@@ -6774,6 +7165,8 @@ ALTER TABLE ONLY app.blocks
 ALTER TABLE ONLY app.blocks
     ADD CONSTRAINT blocks_blocker_fkey FOREIGN KEY (blocker) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.coin_ledger
+    ADD CONSTRAINT coin_ledger_gift_id_fkey FOREIGN KEY (gift_id) REFERENCES app.gifts(id);
+ALTER TABLE ONLY app.coin_ledger
     ADD CONSTRAINT coin_ledger_item_id_fkey FOREIGN KEY (item_id) REFERENCES app.shop_items(id);
 ALTER TABLE ONLY app.coin_ledger
     ADD CONSTRAINT coin_ledger_room_id_fkey FOREIGN KEY (room_id) REFERENCES app.rooms(id);
@@ -6793,6 +7186,12 @@ ALTER TABLE ONLY app.friendships
     ADD CONSTRAINT friendships_user_high_fkey FOREIGN KEY (user_high) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.friendships
     ADD CONSTRAINT friendships_user_low_fkey FOREIGN KEY (user_low) REFERENCES app.users(id) ON DELETE CASCADE;
+ALTER TABLE ONLY app.gifts
+    ADD CONSTRAINT gifts_item_id_fkey FOREIGN KEY (item_id) REFERENCES app.shop_items(id);
+ALTER TABLE ONLY app.gifts
+    ADD CONSTRAINT gifts_receiver_id_fkey FOREIGN KEY (receiver_id) REFERENCES app.users(id);
+ALTER TABLE ONLY app.gifts
+    ADD CONSTRAINT gifts_sender_id_fkey FOREIGN KEY (sender_id) REFERENCES app.users(id);
 ALTER TABLE ONLY app.login_addresses
     ADD CONSTRAINT login_addresses_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.mindfulness_tip_translations
@@ -6954,6 +7353,19 @@ REVOKE ALL ON FUNCTION api.friends_delete(token text, params jsonb, body jsonb) 
 GRANT ALL ON FUNCTION api.friends_delete(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.friends_list(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.friends_list(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.gift_expire_if_due(gift app.gifts) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.gift_json(gift app.gifts) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.gifts_accept(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.gifts_accept(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.gifts_create(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.gifts_create(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.gifts_decline(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.gifts_decline(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.gifts_expire() FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.gifts_received_list(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.gifts_received_list(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.gifts_sent_list(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.gifts_sent_list(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.give_starters(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.hash_password(password text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.holds_blocked_term(value text) FROM PUBLIC;
@@ -6981,6 +7393,7 @@ REVOKE ALL ON FUNCTION api.local_date(time_zone text, at timestamp with time zon
 REVOKE ALL ON FUNCTION api.local_period_start(time_zone text, at timestamp with time zone, period text, shift integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.lock_account(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.lock_pair(a uuid, b uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.lock_two_users(a uuid, b uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.lock_user(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.me_avatar_delete(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.me_avatar_delete(token text, params jsonb, body jsonb) TO focus_api;
@@ -7084,6 +7497,7 @@ REVOKE ALL ON FUNCTION api.quiet_time(quiet_hours jsonb, field text) FROM PUBLIC
 REVOKE ALL ON FUNCTION api.ready() FROM PUBLIC;
 GRANT ALL ON FUNCTION api.ready() TO focus_api;
 REVOKE ALL ON FUNCTION api.reason_field(body jsonb) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.received_gift(params jsonb, user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.record_friendship_event(pair app.friendships, actor uuid, action text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.record_moderation(moderator uuid, action text, user_id uuid, reason text, details jsonb, report_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.report_json(report app.user_reports) FROM PUBLIC;
@@ -7172,6 +7586,10 @@ REVOKE ALL ON FUNCTION app.focus_sessions_rollup() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.focus_sessions_room_outcome() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.forbid_change() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.friendship_events_events() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.friendships_cancel_gifts() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.gift_end(gift_id uuid, status text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.gifts_events() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.gifts_transition() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.grant_coins(user_id uuid, coins integer, reason text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.image_without_metadata(image bytea) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.language_for(locale text) FROM PUBLIC;

@@ -13,7 +13,8 @@
 #      through the CLI; a tagged one, the history in pages, stats per day and by tag; tips synced
 #      twice (the second time nothing new); the catalog with --language es-MX (Spanish) and fr
 #      (English); the server's config; a focus room opened with Bo invited, joined by its code,
-#      started, and failed when Ada stops early (Bo's events and `focus room` show each step);
+#      started, and failed when Ada stops early (Bo's events and `focus room` show each step); a
+#      gift of coins from Ada to Bo, seen waiting and accepted (Ada's events say so);
 #   6. bad input: an unknown item, a wrong password, no token, an unknown command, each a clear
 #      sentence on stderr and its documented non-zero exit status; logout forgets the token.
 #
@@ -237,6 +238,17 @@ cli_checks() {
     cli_expect "events: Bo heard the invitation, the start and the give-up" 0 "room.gave_up: Ada gave up"
     cli_run bo room
     cli_expect "room: failed, Ada gave up" 0 "Ada \\(host\\): joined, gave_up"
+
+    # 5c. A gift: Ada sends Bo 20 of her 30 coins; Bo sees it waiting and accepts it; Ada hears it.
+    cli_note "A gift: Ada sends Bo 20 coins (paid at once); Bo sees it waiting, accepts it, and Ada hears he did."
+    cli_run ada gift send Bo 20
+    cli_expect "gift send: Ada paid 20 of her 30 coins" 0 "Sent Bo 20 coins .*Balance: 10 coins"
+    cli_run bo gift
+    cli_expect "gift: Bo sees it waiting" 0 "20 coins from Ada"
+    cli_run bo gift accept
+    cli_expect "gift accept: Bo took the only gift waiting" 0 "Accepted 20 coins from Ada. Balance: 20 coins"
+    cli_run ada events
+    cli_expect "events: Ada heard Bo accepted" 0 "gift.accepted: Bo accepted your gift"
 
     # 6. Bad input: a sentence on stderr and the status --help documents.
     cli_note "Bad input: a clear sentence and a non-zero exit status (listed by focus --help)."
