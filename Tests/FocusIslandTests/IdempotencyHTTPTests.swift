@@ -320,10 +320,10 @@ struct KeyedRequest: Sendable {
             _ = try TestEnvironment.scalar("select app.grant_coins($1::uuid, 100, 'idempotency test')", [giver.id])
             if scenario == "gift-send" {
                 return request(
-                    "POST", "/gifts", #"{"to":"\(them.id)","coins":10}"#,
-                    other: ("POST", "/gifts", #"{"to":"\(them.id)","coins":11}"#), marks: [them.id])
+                    "POST", "/gifts", #"{"to":"\#(them.id)","coins":10}"#,
+                    other: ("POST", "/gifts", #"{"to":"\#(them.id)","coins":11}"#), marks: [them.id])
             }
-            let sent = try client.send("POST", "/gifts", token: giver.token, json: #"{"to":"\(taker.id)","coins":10}"#)
+            let sent = try client.send("POST", "/gifts", token: giver.token, json: #"{"to":"\#(taker.id)","coins":10}"#)
             let id = (sent.json["gift"] as? [String: Any])?["id"] as? String ?? ""
             let action = scenario == "gift-accept" ? "accept" : "decline"
             return request(
