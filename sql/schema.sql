@@ -1628,7 +1628,7 @@ declare
 begin
     if api.gift_expire_if_due(v_gift) then
         return api.problem(409, 'gift_not_pending', 'This gift expired; its sender got the coins back.',
-                           jsonb_build_object('status', 'expired'));
+                           jsonb_build_object('gift_status', 'expired'));
     end if;
     if v_gift.status = 'pending' then
         perform app.gift_end(v_gift.id,
@@ -1638,7 +1638,7 @@ begin
                                   then 'refunded' else 'accepted' end);
         select g.* into v_gift from app.gifts g where g.id = v_gift.id;
     elsif v_gift.status not in ('accepted', 'refunded') then
-        perform api.fail(409, 'gift_not_pending', 'This gift has ended already.', jsonb_build_object('status', v_gift.status));
+        perform api.fail(409, 'gift_not_pending', 'This gift has ended already.', jsonb_build_object('gift_status', v_gift.status));
     end if;
     return api.ok(jsonb_build_object('gift', api.gift_json(v_gift),
                                      'balance', (select u.balance from app.users u where u.id = v_user_id)));
@@ -1727,13 +1727,13 @@ declare
 begin
     if api.gift_expire_if_due(v_gift) then
         return api.problem(409, 'gift_not_pending', 'This gift expired; its sender got the coins back.',
-                           jsonb_build_object('status', 'expired'));
+                           jsonb_build_object('gift_status', 'expired'));
     end if;
     if v_gift.status = 'pending' then
         perform app.gift_end(v_gift.id, 'declined');
         select g.* into v_gift from app.gifts g where g.id = v_gift.id;
     elsif v_gift.status <> 'declined' then
-        perform api.fail(409, 'gift_not_pending', 'This gift has ended already.', jsonb_build_object('status', v_gift.status));
+        perform api.fail(409, 'gift_not_pending', 'This gift has ended already.', jsonb_build_object('gift_status', v_gift.status));
     end if;
     return api.ok(jsonb_build_object('gift', api.gift_json(v_gift)));
 end

@@ -851,11 +851,22 @@ public struct Problem: Codable, Sendable, Equatable {
     public var storeUrl: String?
     /// maintenance: as Retry-After.
     public var retryAfterSeconds: Int?
+    /// gift_not_pending: how the gift ended (declined, accepted, refunded, expired, cancelled).
+    public var giftStatus: String?
+    /// gift_limit_reached: gifts a sender may send per local day.
+    public var maxPerDay: Int?
+    /// gift_limit_reached: coins a sender may give per local day.
+    public var maxCoinsPerDay: Int?
+    /// gift_limit_reached: gifts sent today.
+    public var sentToday: Int?
+    /// gift_limit_reached: coins given today.
+    public var coinsToday: Int?
 
     public init(
         type: String, title: String, status: Int, detail: String, code: String, field: String? = nil, balance: Int? = nil,
         price: Int? = nil, id: UUID? = nil, suspendedUntil: Time? = nil, platform: String? = nil, minVersion: String? = nil,
-        storeUrl: String? = nil, retryAfterSeconds: Int? = nil
+        storeUrl: String? = nil, retryAfterSeconds: Int? = nil, giftStatus: String? = nil, maxPerDay: Int? = nil,
+        maxCoinsPerDay: Int? = nil, sentToday: Int? = nil, coinsToday: Int? = nil
     ) {
         self.type = type
         self.title = title
@@ -871,6 +882,11 @@ public struct Problem: Codable, Sendable, Equatable {
         self.minVersion = minVersion
         self.storeUrl = storeUrl
         self.retryAfterSeconds = retryAfterSeconds
+        self.giftStatus = giftStatus
+        self.maxPerDay = maxPerDay
+        self.maxCoinsPerDay = maxCoinsPerDay
+        self.sentToday = sentToday
+        self.coinsToday = coinsToday
     }
 
     enum CodingKeys: String, CodingKey {
@@ -888,6 +904,11 @@ public struct Problem: Codable, Sendable, Equatable {
         case minVersion = "min_version"
         case storeUrl = "store_url"
         case retryAfterSeconds = "retry_after_seconds"
+        case giftStatus = "gift_status"
+        case maxPerDay = "max_per_day"
+        case maxCoinsPerDay = "max_coins_per_day"
+        case sentToday = "sent_today"
+        case coinsToday = "coins_today"
     }
 }
 
