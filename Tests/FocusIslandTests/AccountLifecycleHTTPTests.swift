@@ -330,7 +330,7 @@ import Testing
         #expect(export.status == 200)
         #expect(
             Set(export.json.keys) == [
-                "achievements", "avatar", "blocks", "exported_at", "failed_sign_ins", "friendships", "items", "ledger", "mail",
+                "achievements", "avatar", "blocks", "exported_at", "failed_sign_ins", "friendships", "gifts", "items", "ledger", "mail",
                 "password_resets", "profile", "reports_made", "sessions", "sign_in_addresses", "tips_shown", "tokens",
             ])
         #expect((export.json["profile"] as? [String: Any])?["email"] as? String == account.email)

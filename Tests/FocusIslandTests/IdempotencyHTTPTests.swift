@@ -56,6 +56,7 @@ struct KeyedRequest: Sendable {
         "finish-at",
         "push-token-delete",
         "room-open", "room-join", "room-leave", "room-start",
+        "gift-send", "gift-accept", "gift-decline",
     ]
 
     /// The route each scenario replays. Every POST and DELETE in the route table that changes
@@ -80,6 +81,7 @@ struct KeyedRequest: Sendable {
         "push-token-delete": "DELETE /me/push-tokens/{token}",
         "room-open": "POST /rooms", "room-join": "POST /rooms/{code}/join", "room-leave": "POST /rooms/{id}/leave",
         "room-start": "POST /rooms/{id}/start",
+        "gift-send": "POST /gifts", "gift-accept": "POST /gifts/{id}/accept", "gift-decline": "POST /gifts/{id}/decline",
     ]
     /// POSTs that only read (a sync sends the client's state and gets the difference): a replay
     /// is the same read, so they need no scenario.
@@ -308,6 +310,24 @@ struct KeyedRequest: Sendable {
             let action = scenario == "room-start" ? "start" : "leave"
             return request(
                 "POST", "/rooms/\(id)/\(action)", nil, other: ("POST", "/rooms/\(UUID().uuidString)/\(action)", nil),
+                marks: [them.id])
+        case "gift-send", "gift-accept", "gift-decline":
+            // A friend: the caller sends them coins, or accepts or declines their gift.
+            let them = try friend()
+            let asked = try ask(them, me)
+            _ = try client.send("POST", "/friend-requests/\(asked)/accept", token: me.token)
+            let giver = scenario == "gift-send" ? me : them, taker = scenario == "gift-send" ? them : me
+            _ = try TestEnvironment.scalar("select app.grant_coins($1::uuid, 100, 'idempotency test')", [giver.id])
+            if scenario == "gift-send" {
+                return request(
+                    "POST", "/gifts", #"{"to":"\#(them.id)","coins":10}"#,
+                    other: ("POST", "/gifts", #"{"to":"\#(them.id)","coins":11}"#), marks: [them.id])
+            }
+            let sent = try client.send("POST", "/gifts", token: giver.token, json: #"{"to":"\#(taker.id)","coins":10}"#)
+            let id = (sent.json["gift"] as? [String: Any])?["id"] as? String ?? ""
+            let action = scenario == "gift-accept" ? "accept" : "decline"
+            return request(
+                "POST", "/gifts/\(id)/\(action)", nil, other: ("POST", "/gifts/\(UUID().uuidString)/\(action)", nil),
                 marks: [them.id])
         default:
             throw HTTPClientError(description: "no scenario \(scenario)")

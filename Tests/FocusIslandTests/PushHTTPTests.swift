@@ -177,7 +177,7 @@ import Testing
         #"{"settings":{"push":{"quiet_hours":{"start":"25:00","end":"07:00"}}}}"#,
         #"{"settings":{"push":{"quiet_hours":{"start":"07:00","end":"07:00"}}}}"#,
         #"{"settings":{"push":{"muted":"friend_request.received"}}}"#,
-        #"{"settings":{"push":{"muted":["gift.received"]}}}"#,
+        #"{"settings":{"push":{"muted":["session.started"]}}}"#,
         #"{"settings":{"push":{"sound":false}}}"#,
     ]
 

@@ -14,7 +14,8 @@
 #      twice (the second time nothing new); the catalog with --language es-MX (Spanish) and fr
 #      (English); the server's config; a focus room opened with Bo invited, joined by its code,
 #      started, and failed when Ada stops early (Bo's events and `focus room` show each step);
-#      Ada's achievements with their progress, and what Bo sees of his friend's;
+#      Ada's achievements with their progress, and what Bo sees of his friend's; a gift of coins
+#      from Ada to Bo, seen waiting and accepted (Ada's events say so);
 #   6. bad input: an unknown item, a wrong password, no token, an unknown command, each a clear
 #      sentence on stderr and its documented non-zero exit status; logout forgets the token.
 #
@@ -248,6 +249,16 @@ cli_checks() {
     cli_expect "achievements: and sees how far she is from ten hours" 0 "^\\[ \\] Ten hours: [0-9]+ of 600 \\(50 coins\\)$"
     cli_run bo achievements Ada
     cli_expect "achievements Ada: Bo sees what his friend unlocked" 0 "^Better together: unlocked "
+    # 5d. A gift: Ada sends Bo 20 of her coins; Bo sees it waiting and accepts it; Ada hears it.
+    cli_note "A gift: Ada sends Bo 20 coins (paid at once); Bo sees it waiting, accepts it, and Ada hears he did."
+    cli_run ada gift send Bo 20
+    cli_expect "gift send: Ada paid 20 of her coins" 0 "Sent Bo 20 coins .*Balance: [0-9]+ coins"
+    cli_run bo gift
+    cli_expect "gift: Bo sees it waiting" 0 "20 coins from Ada"
+    cli_run bo gift accept
+    cli_expect "gift accept: Bo took the only gift waiting" 0 "Accepted 20 coins from Ada. Balance: [0-9]+ coins"
+    cli_run ada events
+    cli_expect "events: Ada heard Bo accepted" 0 "gift.accepted: Bo accepted your gift"
 
     # 6. Bad input: a sentence on stderr and the status --help documents.
     cli_note "Bad input: a clear sentence and a non-zero exit status (listed by focus --help)."

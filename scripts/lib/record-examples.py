@@ -228,6 +228,29 @@ class Story:
         c("rooms_list", "GET", "/rooms", token=bob, expect=200)
         left = c(None, "POST", "/rooms", {"planned_minutes": 10}, token=cat, expect=201)["room"]
         c("rooms_leave", "POST", f"/rooms/{left['id']}/leave", token=cat, expect=200)
+        # gifts: ann sends bob coins (accepted) and an item (declined), and is refused the rest
+        ann_id = c(None, "GET", "/me", token=ann, expect=200)["id"]
+        self.sql(f"select app.grant_coins('{ann_id}', 400, 'examples')")
+        pip = self.sql("select id from app.shop_items where name = 'Pip the Fox'")
+        coins = c("gifts_create", "POST", "/gifts", {"to": bob_id, "coins": 50}, token=ann, expect=201)["gift"]
+        item = c("gifts_create", "POST", "/gifts", {"to": bob_id, "item_id": pip}, token=ann, expect=201)["gift"]
+        c("gifts_create", "POST", "/gifts", {"to": bob_id, "coins": 50, "item_id": pip}, token=ann, expect=400)
+        c("gifts_create", "POST", "/gifts", {"to": dan_id, "coins": 5}, token=ann, expect=404)
+        c("gifts_create", "POST", "/gifts", {"to": bob_id, "item_id": pip}, token=ann, expect=409)
+        c("gifts_create", "POST", "/gifts", {"to": ann_id, "coins": 5}, token=ann, expect=422)
+        c("gifts_create", "POST", "/gifts", {"to": bob_id, "coins": 451}, token=ann, expect=429)
+        c("gifts_received_list", "GET", "/gifts/received?limit=1", token=bob, expect=200)
+        c("gifts_received_list", "GET", "/gifts/received?cursor=bm90LWEtY3Vyc29y", token=bob, expect=400)
+        c("gifts_accept", "POST", f"/gifts/{coins['id']}/accept", token=bob, expect=200)
+        c("gifts_accept", "POST", f"/gifts/{UNKNOWN}/accept", token=bob, expect=404)
+        c("gifts_accept", "POST", "/gifts/not-an-id/accept", token=bob, expect=400)
+        c("gifts_decline", "POST", f"/gifts/{item['id']}/decline", token=bob, expect=200)
+        c("gifts_decline", "POST", f"/gifts/{coins['id']}/decline", token=bob, expect=409)
+        c("gifts_decline", "POST", f"/gifts/{UNKNOWN}/decline", token=bob, expect=404)
+        c("gifts_decline", "POST", "/gifts/not-an-id/decline", token=bob, expect=400)
+        c("gifts_accept", "POST", f"/gifts/{item['id']}/accept", token=bob, expect=409)
+        c("gifts_sent_list", "GET", "/gifts/sent", token=ann, expect=200)
+        c("gifts_sent_list", "GET", "/gifts/sent?limit=0", token=ann, expect=400)
         declined = c(None, "POST", "/friend-requests", {"email": self.email("cat")}, token=ann, expect=201)
         c("friend_requests_decline", "POST", f"/friend-requests/{UNKNOWN}/decline", token=cat, expect=404)
         declined_id = declined["id"] if "id" in declined else declined["request"]["id"]

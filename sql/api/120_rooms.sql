@@ -394,7 +394,8 @@ begin
         begin
             v_result := case v_job.name when 'settle_rooms' then api.rooms_settle()
                                         when 'prune' then api.events_prune()
-                                        when 'shop_windows' then api.shop_windows_pass() end;
+                                        when 'shop_windows' then api.shop_windows_pass()
+                                        when 'expire_gifts' then api.gifts_expire() end;
             update app.scheduled_jobs j
             set last_run_at = now(), next_run_at = now() + j.every, last_result = v_result, last_error = null
             where j.name = v_job.name;
@@ -411,4 +412,5 @@ $$;
 grant execute on function api.jobs_run() to focus_api;
 comment on function api.jobs_run() is
     'Not an endpoint: the server''s listener calls it once a minute; runs the due jobs of app.scheduled_jobs '
-    '(settle_rooms: api.rooms_settle; prune: api.events_prune; shop_windows: api.shop_windows_pass) once each across servers.';
+    '(settle_rooms: api.rooms_settle; prune: api.events_prune; shop_windows: api.shop_windows_pass; '
+    'expire_gifts: api.gifts_expire) once each across servers.';

@@ -22,7 +22,7 @@ select is(test.error_of($$ select pg_temp.push('{"quiet_hours": {"start": "24:00
           'a time past 23:59 is 400');
 select is(test.error_of($$ select pg_temp.push('{"quiet_hours": {"start": "07:00", "end": "07:00"}}') $$), 'PT400 invalid_field',
           'quiet hours ending when they start are 400');
-select is(test.error_of($$ select pg_temp.push('{"muted": ["gift.received"]}') $$), 'PT400 invalid_field',
+select is(test.error_of($$ select pg_temp.push('{"muted": ["session.started"]}') $$), 'PT400 invalid_field',
           'an unknown push type is 400');
 select is(test.error_of($$ select pg_temp.push('{"sound": false}') $$), 'PT400 invalid_field', 'an unknown key is 400');
 select set_eq('select * from app.push_settings', 'select * from before', 'the refusals changed nothing');

@@ -55,6 +55,13 @@ enum Command: Equatable {
     case roomStart
     /// Yours with their progress, or a friend's (display name or id) unlocked ones.
     case achievements(friend: String?)
+    /// Pending gifts to you and the gifts you sent.
+    case gifts
+    /// A friend (display name or id) and coins, or an item (name or id).
+    case giftSend(friend: String, coins: Int?, item: String?)
+    /// A gift by id; nil: the only one pending for you.
+    case giftAccept(id: String?)
+    case giftDecline(id: String?)
 
     static let kinds = ["pet", "sound", "furniture"]
     static let ratings = ["good", "fine", "bad"]
@@ -152,6 +159,8 @@ enum Command: Equatable {
             self = try Self.room(arguments)
         case "achievements":
             self = .achievements(friend: arguments.isEmpty ? nil : arguments.joined(separator: " "))
+        case "gift", "gifts":
+            self = try Self.gift(arguments)
         default:
             throw .usage("unknown command \(name)")
         }
@@ -218,6 +227,26 @@ enum Command: Equatable {
             return .roomStart
         default:
             throw .usage("unknown room command \(action) (open, join, start)")
+        }
+    }
+
+    private static func gift(_ arguments: [String]) throws(CLIError) -> Command {
+        guard let action = arguments.first else { return .gifts }
+        switch action {
+        case "send":
+            guard arguments.count >= 3 else { throw .usage("usage: focus gift send FRIEND COINS|ITEM") }
+            let what = arguments.dropFirst(2).joined(separator: " ")
+            if what.allSatisfy(\.isNumber) {
+                guard let coins = Int(what), coins >= 1 else { throw .usage("coins must be a whole number of 1 or more, not \(what)") }
+                return .giftSend(friend: arguments[1], coins: coins, item: nil)
+            }
+            return .giftSend(friend: arguments[1], coins: nil, item: what)
+        case "accept", "decline":
+            try Self.count(arguments, 1...2, "focus gift \(action) [ID]")
+            let id = arguments.count == 2 ? arguments[1] : nil
+            return action == "accept" ? .giftAccept(id: id) : .giftDecline(id: id)
+        default:
+            throw .usage("unknown gift command \(action) (send, accept, decline)")
         }
     }
 

@@ -99,6 +99,15 @@ struct EventDescriber {
         case "achievement.unlocked":
             let who = await friend(data["user_id"]) ?? "you"
             return "\(who) unlocked the achievement \(text(data["code"]) ?? "?")."
+        case "gift.received":
+            let what = number(data["coins"]).map { "\($0) coins" } ?? "an item"
+            return "\(await friend(data["user_id"]) ?? "a friend") sent you \(what) (focus gift accept or decline)."
+        case "gift.accepted":
+            return "\(await friend(data["user_id"]) ?? "a friend") accepted your gift."
+        case "gift.declined":
+            let refund = number(data["refund"]) ?? 0
+            return "your gift to \(await friend(data["user_id"]) ?? "a friend") came back (\(text(data["status"]) ?? "declined")): "
+                + "\(refund) coins refunded."
         case "resync":
             return "some events are too old to list: read focus me and focus friends again."
         default:

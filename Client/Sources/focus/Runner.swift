@@ -60,6 +60,10 @@ enum Runner {
         case .roomJoin(let code): try await RoomCommands.join(context, code: code)
         case .roomStart: try await RoomCommands.start(context)
         case .achievements(let friend): try await AchievementCommands.show(context, friend: friend)
+        case .gifts: try await GiftCommands.list(context)
+        case .giftSend(let friend, let coins, let item): try await GiftCommands.send(context, to: friend, coins: coins, item: item)
+        case .giftAccept(let id): try await GiftCommands.answer(context, id: id, accept: true)
+        case .giftDecline(let id): try await GiftCommands.answer(context, id: id, accept: false)
         }
     }
 

@@ -75,7 +75,7 @@ enum ShopCommands {
 
     /// The id of the item `argument` names (of `kind`, if given). An id is passed through as it
     /// is, so the server says whether it exists; a name must be in the catalog.
-    private static func itemId(_ argument: String, kind: ItemKind?, _ client: FocusIslandClient) async throws -> UUID {
+    static func itemId(_ argument: String, kind: ItemKind?, _ client: FocusIslandClient) async throws -> UUID {
         if let id = UUID(uuidString: argument) { return id }
         let catalog = try await client.shopItemsList()
         let items = (catalog.pets + catalog.sounds + catalog.furniture).filter { kind == nil || $0.kind == kind }

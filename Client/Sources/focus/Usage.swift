@@ -56,6 +56,11 @@ enum Usage {
             achievements
               focus achievements                    yours: unlocked ones and the progress of the others
               focus achievements FRIEND             what a friend (name or id) unlocked
+            gifts (to friends; paid when sent, refunded if declined or expired)
+              focus gift send FRIEND COINS|ITEM     send a friend coins, or buy them a shop item (name or id)
+              focus gift                            gifts waiting for you, and the ones you sent
+              focus gift accept [ID]                take a gift (no id: the only one waiting)
+              focus gift decline [ID]               refuse a gift: its sender gets the coins back
 
             live
               focus events                          what happened since the last `focus events`

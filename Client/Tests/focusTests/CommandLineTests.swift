@@ -86,6 +86,12 @@ import Testing
             (["room", "start"], .roomStart),
             (["achievements"], .achievements(friend: nil)),
             (["achievements", "Bo", "Lee"], .achievements(friend: "Bo Lee")),
+            (["gift"], .gifts),
+            (["gift", "send", "Bo", "50"], .giftSend(friend: "Bo", coins: 50, item: nil)),
+            (["gift", "send", "Bo", "Pip", "the", "Fox"], .giftSend(friend: "Bo", coins: nil, item: "Pip the Fox")),
+            (["gift", "accept"], .giftAccept(id: nil)),
+            (["gift", "accept", "3f2a9c1b"], .giftAccept(id: "3f2a9c1b")),
+            (["gift", "decline", "3f2a9c1b"], .giftDecline(id: "3f2a9c1b")),
         ]
         for (words, command) in cases {
             #expect(try Command(words) == command, "focus \(words.joined(separator: " "))")
@@ -102,6 +108,7 @@ import Testing
             ["events", "now"], ["tips"], ["tips", "list"],
             ["room", "open", "0"], ["room", "open", "181"], ["room", "join"], ["room", "join", "A", "B"], ["room", "start", "now"],
             ["room", "leave"],
+            ["gift", "send"], ["gift", "send", "Bo"], ["gift", "send", "Bo", "0"], ["gift", "accept", "a", "b"], ["gift", "return"],
         ]
         for words in cases {
             do {

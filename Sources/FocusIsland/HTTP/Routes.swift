@@ -125,6 +125,12 @@ public enum Routes {
         // Achievements: the caller's with progress, a friend's unlocked ones
         Route("GET", "/me/achievements", .sql("api.me_achievements_list")),
         Route("GET", "/users/{id}/achievements", .sql("api.users_achievements_list")),
+        // Gifts between friends (docs/gifts.md)
+        Route("POST", "/gifts", .sql("api.gifts_create"), status: 201, body: .json),
+        Route("POST", "/gifts/{id}/accept", .sql("api.gifts_accept")),
+        Route("POST", "/gifts/{id}/decline", .sql("api.gifts_decline")),
+        Route("GET", "/gifts/received", .sql("api.gifts_received_list")),
+        Route("GET", "/gifts/sent", .sql("api.gifts_sent_list")),
 
         // Live events: JSON here; over the socket also an SSE stream or a waiting long-poll
         // (Server/MHD/EventsEndpoint.swift), which first call `eventsStreamOpen`.
@@ -143,6 +149,7 @@ public enum Routes {
         "api.shop_items_list", "api.shop_items_sync", "api.shop_purchases_create", "api.me_items_list",
         "api.focus_sessions_rate", "api.focus_sessions_batch_create", "api.mindfulness_tips_sync",
         "api.friends_list", "api.friend_requests_create", "api.friend_requests_accept", "api.users_get",
+        "api.gifts_create", "api.gifts_accept", "api.gifts_decline", "api.gifts_received_list", "api.gifts_sent_list",
     ]
 
     /// What the server calls at GET /events before it holds a stream or a long-poll open:

@@ -44,7 +44,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case kindMismatch
     /// 404: no route at that path
     case notFound
-    /// 404: no account with that email; not your friend, or a friend while suspended (GET /users/{id}); no such live user to block, report or moderate; inviting someone who is not your friend to a room
+    /// 404: no account with that email; not your friend, or a friend while suspended (GET /users/{id}); no such live user to block, report or moderate; inviting someone who is not your friend to a room; a gift to someone who is not your friend (a block either way, a deleted account: answered the same)
     case userNotFound
     /// 404: DELETE /me/tokens/{id}: no working token of yours with that id (someone else's answers the same)
     case tokenNotFound
@@ -74,7 +74,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case emailTaken
     /// 409: resend a verification code: the email is verified and no change waits
     case nothingToVerify
-    /// 409: purchase: the balance is below the price
+    /// 409: purchase or gift: the balance is below the price (a gift's coins, or its item's price)
     case insufficientFunds
     /// 409: selecting an item the user does not own
     case notOwned
@@ -148,6 +148,16 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case roomTooSmall
     /// 409: POST /rooms/{id}/start: a member's own live session runs or covers the time
     case roomMemberBusy
+    /// 422: POST /gifts: a gift to yourself
+    case cannotGiftSelf
+    /// 404: no gift to you with that id (the sender's own answers the same)
+    case giftNotFound
+    /// 409: POST /gifts: the friend owns the item, or a pending gift of it waits for them
+    case giftItemOwned
+    /// 409: accept or decline a gift that ended otherwise (declined, accepted, expired, cancelled); one past its expiry ends as expired with this answer
+    case giftNotPending
+    /// 429: POST /gifts: over the sender's gifts or coins per local day (app.gift_settings, 10 gifts and 500 coins) (Retry-After: to their next local midnight)
+    case giftLimitReached
     /// 500: anything unexpected (details only in the server log)
     case internalError
     /// 503: the database is down or restarting (Retry-After: 1)
@@ -239,6 +249,11 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case "room_in_progress": self = .roomInProgress
         case "room_too_small": self = .roomTooSmall
         case "room_member_busy": self = .roomMemberBusy
+        case "cannot_gift_self": self = .cannotGiftSelf
+        case "gift_not_found": self = .giftNotFound
+        case "gift_item_owned": self = .giftItemOwned
+        case "gift_not_pending": self = .giftNotPending
+        case "gift_limit_reached": self = .giftLimitReached
         case "internal_error": self = .internalError
         case "database_unavailable": self = .databaseUnavailable
         case "busy": self = .busy
@@ -325,6 +340,11 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case .roomInProgress: "room_in_progress"
         case .roomTooSmall: "room_too_small"
         case .roomMemberBusy: "room_member_busy"
+        case .cannotGiftSelf: "cannot_gift_self"
+        case .giftNotFound: "gift_not_found"
+        case .giftItemOwned: "gift_item_owned"
+        case .giftNotPending: "gift_not_pending"
+        case .giftLimitReached: "gift_limit_reached"
         case .internalError: "internal_error"
         case .databaseUnavailable: "database_unavailable"
         case .busy: "busy"

@@ -1,0 +1,316 @@
+-- api gifts: a person sends a friend coins or a shop item; the friend accepts or declines it.
+-- The sender pays at send (a 'gift' ledger row holding the coins); accepting credits the coins
+-- or grants the item, anything else refunds the sender (app.gift_end, sql/app/130_gifts.sql).
+-- Locks, always in this order: both users' rows (lower id first), then the gift's row. A
+-- friendship ending takes the users' locks first too (api.lock_pair, api.erase_account) and
+-- cancels the pending gifts between them (app.friendships_cancel_gifts). docs/gifts.md.
+
+-- Gift = {id, from: UserCard, to: UserCard, coins, item, paid, status, created_at, expires_at,
+-- ended_at}: coins for a coin gift (else null), item an Item for an item gift (else null), paid
+-- what the sender paid at send (the coins, or the item's price then).
+create function api.gift_json(gift app.gifts)
+returns jsonb
+language sql stable security definer set search_path = public, pg_temp
+as $$
+    select jsonb_build_object(
+        'id', gift.id, 'from', api.user_card(gift.sender_id), 'to', api.user_card(gift.receiver_id),
+        'coins', gift.coins,
+        'item', (select api.item_json(i) from app.shop_items i where i.id = gift.item_id),
+        'paid', gift.paid, 'status', gift.status, 'created_at', api.iso(gift.created_at),
+        'expires_at', api.iso(gift.expires_at), 'ended_at', api.iso(gift.ended_at))
+$$;
+
+-- Takes the row locks of two users, lower id first (deleted accounts too: the caller decides
+-- what a tombstone means).
+create function api.lock_two_users(a uuid, b uuid)
+returns void
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+begin
+    perform from app.users u where u.id = least(lock_two_users.a, lock_two_users.b) for update;
+    perform from app.users u where u.id = greatest(lock_two_users.a, lock_two_users.b) for update;
+end
+$$;
+
+-- The gift of the path's id received by the caller, locked after both users' rows; the
+-- caller's account deleted meanwhile is 401; an unknown id, or a gift the caller did not
+-- receive (the sender's own included), is 404 gift_not_found.
+create function api.received_gift(params jsonb, user_id uuid)
+returns app.gifts
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_id uuid := api.uuid_field(received_gift.params, 'id');
+    v_gift app.gifts;
+begin
+    select g.* into v_gift from app.gifts g where g.id = v_id and g.receiver_id = received_gift.user_id;
+    if v_gift.id is null then
+        perform api.fail(404, 'gift_not_found', 'There is no such gift to you.');
+    end if;
+    perform api.lock_two_users(v_gift.sender_id, v_gift.receiver_id);
+    perform api.lock_user(received_gift.user_id);
+    select g.* into v_gift from app.gifts g where g.id = v_id for update;
+    return v_gift;
+end
+$$;
+
+-- A pending gift past its expiry ends as expired (the sender refunded); the caller holds the
+-- locks. True when it expired.
+create function api.gift_expire_if_due(gift app.gifts)
+returns boolean
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+begin
+    if gift.status = 'pending' and gift.expires_at <= now() then
+        perform app.gift_end(gift.id, 'expired');
+        return true;
+    end if;
+    return false;
+end
+$$;
+
+-- POST /gifts {to, coins | item_id}: 201 {gift, balance}. Guarantees, under both users' locks
+-- (so a racing unfriend or block ends before, and the gift is refused, or after, and cancels
+-- it): the receiver is a live friend (else 404 user_not_found: a stranger, a blocked user
+-- either way and a deleted account answer alike), not the caller (422 cannot_gift_self); an
+-- item is active in the shop (404 item_not_found), neither owned by the receiver nor waiting
+-- for them in another pending gift (409 gift_item_owned); the sender's gifts of their local day
+-- (api.local_period_start in their time zone), this one included, stay within
+-- app.gift_settings max_per_day and max_coins_per_day (429 gift_limit_reached, Retry-After: the
+-- seconds to their next local midnight); the sender can pay (409 insufficient_funds). Then the
+-- gift and the sender's hold (-paid) are written together; the receiver hears gift.received.
+create function api.gifts_create(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(gifts_create.token);
+    v_body jsonb := api.only_keys(gifts_create.body, array['to', 'coins', 'item_id']);
+    v_to uuid := api.uuid_field(v_body, 'to');
+    v_coins integer := api.integer_field(v_body, 'coins', 1, 1000000, required => false);
+    v_item_id uuid := api.uuid_field(v_body, 'item_id', required => false);
+    v_settings app.gift_settings;
+    v_user app.users;
+    v_item app.shop_items;
+    v_paid integer;
+    v_day_start timestamptz;
+    v_sent integer;
+    v_spent integer;
+    v_gift app.gifts;
+begin
+    if (v_coins is null) = (v_item_id is null) then
+        perform api.fail_field('coins', 'or item_id: give exactly one of them.');
+    end if;
+    if v_to = v_user_id then
+        perform api.fail(422, 'cannot_gift_self', 'A gift goes to a friend, not to yourself.');
+    end if;
+    perform api.lock_two_users(v_user_id, v_to);
+    v_user := api.lock_user(v_user_id);
+    if not exists (select from app.users u where u.id = v_to and u.deleted_at is null)
+       or not exists (select from app.friendships f
+                      where f.user_low = least(v_user_id, v_to) and f.user_high = greatest(v_user_id, v_to)
+                        and f.status = 'accepted')
+       or exists (select from app.blocks b
+                  where (b.blocker = v_user_id and b.blocked = v_to) or (b.blocker = v_to and b.blocked = v_user_id)) then
+        perform api.fail(404, 'user_not_found', 'Gifts go to friends only: this is not one of yours.');
+    end if;
+    if v_item_id is not null then
+        select i.* into v_item from app.shop_items i where i.id = v_item_id and i.active;
+        if v_item.id is null then
+            perform api.fail(404, 'item_not_found', 'There is no such item in the shop.');
+        end if;
+        if exists (select from app.user_items ui where ui.user_id = v_to and ui.item_id = v_item_id)
+           or exists (select from app.gifts g where g.receiver_id = v_to and g.item_id = v_item_id and g.status = 'pending') then
+            perform api.fail(409, 'gift_item_owned', 'Your friend has this item already, or it waits for them as a gift.');
+        end if;
+    end if;
+    v_paid := coalesce(v_coins, v_item.price);
+
+    select * into v_settings from app.gift_settings;
+    v_day_start := api.local_period_start(v_user.time_zone, now());
+    select count(*)::integer, coalesce(sum(g.paid), 0)::integer into v_sent, v_spent
+    from app.gifts g where g.sender_id = v_user_id and g.created_at >= v_day_start;
+    if v_sent + 1 > v_settings.max_per_day or v_spent + v_paid > v_settings.max_coins_per_day then
+        return api.problem(429, 'gift_limit_reached', 'You reached today''s gift limit; send more tomorrow.',
+                           jsonb_build_object('max_per_day', v_settings.max_per_day, 'max_coins_per_day', v_settings.max_coins_per_day,
+                                              'sent_today', v_sent, 'coins_today', v_spent),
+                           retry_after => greatest(1, ceil(extract(epoch from
+                               api.local_period_start(v_user.time_zone, now(), shift => 1) - now()))::integer));
+    end if;
+    if v_user.balance < v_paid then
+        perform api.fail(409, 'insufficient_funds', 'You do not have enough coins for this gift.',
+                         jsonb_build_object('balance', v_user.balance, 'price', v_paid));
+    end if;
+
+    insert into app.gifts (sender_id, receiver_id, coins, item_id, paid, expires_at)
+    values (v_user_id, v_to, v_coins, v_item_id, v_paid, now() + v_settings.expires_after)
+    returning * into v_gift;
+    if v_paid > 0 then
+        insert into app.coin_ledger (user_id, entry, amount, reason, gift_id)
+        values (v_user_id, 'gift', -v_paid, 'gift sent', v_gift.id);
+    end if;
+    return api.ok(jsonb_build_object('gift', api.gift_json(v_gift), 'balance', v_user.balance - v_paid));
+end
+$$;
+grant execute on function api.gifts_create(text, jsonb, jsonb) to focus_api;
+comment on function api.gifts_create(text, jsonb, jsonb) is
+    'POST /gifts: sends a friend coins or an item, paid now and held until the gift ends; 404 user_not_found (not a '
+    'friend, blocked, deleted), 422 cannot_gift_self, 404 item_not_found, 409 gift_item_owned, 429 gift_limit_reached, '
+    '409 insufficient_funds; the receiver hears gift.received.';
+
+-- POST /gifts/{id}/accept: 200 {gift, balance}. The receiver only (404 gift_not_found). A
+-- pending coin gift credits the coins, an item gift grants the item, in one transaction with
+-- the gift's end; an item the receiver owns by now ends the gift as refunded (the sender gets
+-- the price back; 200, status refunded). Accepting again answers the same (one credit: a
+-- double accept waits on the locks and finds it accepted). A gift past its expiry ends as
+-- expired (refunded) and answers 409 gift_not_pending, as any other ended gift does.
+create function api.gifts_accept(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(gifts_accept.token);
+    v_gift app.gifts := api.received_gift(gifts_accept.params, v_user_id);
+begin
+    if api.gift_expire_if_due(v_gift) then
+        return api.problem(409, 'gift_not_pending', 'This gift expired; its sender got the coins back.',
+                           jsonb_build_object('gift_status', 'expired'));
+    end if;
+    if v_gift.status = 'pending' then
+        perform app.gift_end(v_gift.id,
+                             case when v_gift.item_id is not null
+                                       and exists (select from app.user_items ui
+                                                   where ui.user_id = v_user_id and ui.item_id = v_gift.item_id)
+                                  then 'refunded' else 'accepted' end);
+        select g.* into v_gift from app.gifts g where g.id = v_gift.id;
+    elsif v_gift.status not in ('accepted', 'refunded') then
+        perform api.fail(409, 'gift_not_pending', 'This gift has ended already.', jsonb_build_object('gift_status', v_gift.status));
+    end if;
+    return api.ok(jsonb_build_object('gift', api.gift_json(v_gift),
+                                     'balance', (select u.balance from app.users u where u.id = v_user_id)));
+end
+$$;
+grant execute on function api.gifts_accept(text, jsonb, jsonb) to focus_api;
+comment on function api.gifts_accept(text, jsonb, jsonb) is
+    'POST /gifts/{id}/accept: the receiver takes the coins or the item (an item owned by now: refunded to the sender); '
+    'again: the same; 409 gift_not_pending (declined, expired, cancelled); 404 gift_not_found.';
+
+-- POST /gifts/{id}/decline: 200 {gift}. The receiver only (404 gift_not_found); the sender is
+-- refunded in the same transaction and hears gift.declined. Declining again answers the same;
+-- an accepted, expired or cancelled gift is 409 gift_not_pending (past its expiry: it ends as
+-- expired first).
+create function api.gifts_decline(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(gifts_decline.token);
+    v_gift app.gifts := api.received_gift(gifts_decline.params, v_user_id);
+begin
+    if api.gift_expire_if_due(v_gift) then
+        return api.problem(409, 'gift_not_pending', 'This gift expired; its sender got the coins back.',
+                           jsonb_build_object('gift_status', 'expired'));
+    end if;
+    if v_gift.status = 'pending' then
+        perform app.gift_end(v_gift.id, 'declined');
+        select g.* into v_gift from app.gifts g where g.id = v_gift.id;
+    elsif v_gift.status <> 'declined' then
+        perform api.fail(409, 'gift_not_pending', 'This gift has ended already.', jsonb_build_object('gift_status', v_gift.status));
+    end if;
+    return api.ok(jsonb_build_object('gift', api.gift_json(v_gift)));
+end
+$$;
+grant execute on function api.gifts_decline(text, jsonb, jsonb) to focus_api;
+comment on function api.gifts_decline(text, jsonb, jsonb) is
+    'POST /gifts/{id}/decline: the receiver refuses the gift, the sender is refunded; again: the same; '
+    '409 gift_not_pending (accepted, expired, cancelled); 404 gift_not_found.';
+
+-- GET /gifts/received?limit=&cursor=: {gifts: [Gift], next_cursor}, the caller's pending gifts
+-- not yet expired, newest first (created_at, then id, both descending; gifts_receiver_pending),
+-- at most `limit` (1 to 200, 50 by default).
+create function api.gifts_received_list(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql stable security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(gifts_received_list.token);
+    v_limit integer := api.page_limit(gifts_received_list.params, 50, 200);
+    v_key jsonb := api.cursor_decode(gifts_received_list.params, 'gifts_received', array['time', 'uuid']);
+    v_page app.gifts[];
+begin
+    select coalesce(array_agg(p.g order by (p.g).created_at desc, (p.g).id desc), '{}') into v_page
+    from (select g from app.gifts g
+          where g.receiver_id = v_user_id and g.status = 'pending' and g.expires_at > now()
+            and (v_key is null or (g.created_at, g.id) < ((v_key ->> 0)::timestamptz, (v_key ->> 1)::uuid))
+          order by g.created_at desc, g.id desc
+          limit v_limit + 1) p;
+    return api.ok(jsonb_build_object(
+        'gifts', coalesce((select jsonb_agg(api.gift_json(g) order by g.created_at desc, g.id desc)
+                           from unnest(v_page[1:v_limit]) g), '[]'),
+        'next_cursor', case when cardinality(v_page) > v_limit
+                            then api.cursor_encode('gifts_received', jsonb_build_array(api.iso(v_page[v_limit].created_at),
+                                                                                       v_page[v_limit].id)) end));
+end
+$$;
+grant execute on function api.gifts_received_list(text, jsonb, jsonb) to focus_api;
+comment on function api.gifts_received_list(text, jsonb, jsonb) is
+    'GET /gifts/received: the caller''s pending gifts, newest first, paged (limit 1 to 200, 50 by default; cursor, '
+    'next_cursor; 400 invalid_cursor).';
+
+-- GET /gifts/sent?limit=&cursor=: {gifts: [Gift], next_cursor}, every gift the caller sent,
+-- whatever became of it, newest first (created_at, then id, both descending; gifts_sender_time),
+-- at most `limit` (1 to 200, 50 by default).
+create function api.gifts_sent_list(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql stable security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(gifts_sent_list.token);
+    v_limit integer := api.page_limit(gifts_sent_list.params, 50, 200);
+    v_key jsonb := api.cursor_decode(gifts_sent_list.params, 'gifts_sent', array['time', 'uuid']);
+    v_page app.gifts[];
+begin
+    select coalesce(array_agg(p.g order by (p.g).created_at desc, (p.g).id desc), '{}') into v_page
+    from (select g from app.gifts g
+          where g.sender_id = v_user_id
+            and (v_key is null or (g.created_at, g.id) < ((v_key ->> 0)::timestamptz, (v_key ->> 1)::uuid))
+          order by g.created_at desc, g.id desc
+          limit v_limit + 1) p;
+    return api.ok(jsonb_build_object(
+        'gifts', coalesce((select jsonb_agg(api.gift_json(g) order by g.created_at desc, g.id desc)
+                           from unnest(v_page[1:v_limit]) g), '[]'),
+        'next_cursor', case when cardinality(v_page) > v_limit
+                            then api.cursor_encode('gifts_sent', jsonb_build_array(api.iso(v_page[v_limit].created_at),
+                                                                                   v_page[v_limit].id)) end));
+end
+$$;
+grant execute on function api.gifts_sent_list(text, jsonb, jsonb) to focus_api;
+comment on function api.gifts_sent_list(text, jsonb, jsonb) is
+    'GET /gifts/sent: the gifts the caller sent and how each ended, newest first, paged (limit 1 to 200, 50 by '
+    'default; cursor, next_cursor; 400 invalid_cursor).';
+
+-- Expiry (the scheduled job expire_gifts, api.jobs_run): each pending gift past expires_at
+-- (oldest first, at most 1000 a run) ends as expired and refunds its sender, under both users'
+-- locks then the gift's, so an accept or decline racing it finds it expired (409) or ended it
+-- first. Returns how many expired. Tests call it directly at a moved clock.
+create function api.gifts_expire()
+returns integer
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_due app.gifts;
+    v_gift app.gifts;
+    v_count integer := 0;
+begin
+    for v_due in
+        select g.* from app.gifts g where g.status = 'pending' and g.expires_at <= now() order by g.expires_at, g.id limit 1000
+    loop
+        perform api.lock_two_users(v_due.sender_id, v_due.receiver_id);
+        select g.* into v_gift from app.gifts g where g.id = v_due.id for update;
+        if api.gift_expire_if_due(v_gift) then
+            v_count := v_count + 1;
+        end if;
+    end loop;
+    return v_count;
+end
+$$;
