@@ -51,9 +51,10 @@ referencing old table as changed for each statement execute function app.announc
 
 -- The job that moves the catalog's version when a window's start or end has passed.
 alter table app.scheduled_jobs drop constraint scheduled_jobs_name_check;
-alter table app.scheduled_jobs add constraint scheduled_jobs_name_check check (name in ('settle_rooms', 'prune', 'shop_windows'));
+alter table app.scheduled_jobs add constraint scheduled_jobs_name_check check (name in ('settle_rooms', 'prune', 'expire_gifts', 'shop_windows'));
 comment on table app.scheduled_jobs is
     'Jobs api.jobs_run starts when due: settle_rooms (api.rooms_settle: vanished members, unstarted rooms), prune '
-    '(api.events_prune: events, Idempotency-Keys, sign-in records and mail past their retention) and shop_windows '
+    '(api.events_prune: events, Idempotency-Keys, sign-in records and mail past their retention), expire_gifts '
+    '(api.gifts_expire: pending gifts past their expiry, refunded) and shop_windows '
     '(api.shop_windows_pass: a new catalog version once a seasonal window or a sale started or ended).';
 insert into app.scheduled_jobs (name, every) values ('shop_windows', interval '1 minute');
