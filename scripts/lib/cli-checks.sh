@@ -238,6 +238,32 @@ cli_checks() {
     cli_run bo room
     cli_expect "room: failed, Ada gave up" 0 "Ada \\(host\\): joined, gave_up"
 
+    # 5c. Streak freezes: Bo buys two, a third is refused; a day he missed is covered.
+    cli_note "Bo is granted 120 coins and buys streak freezes: two at most, so the third is refused."
+    psql -X -q -At "$(cluster_url "$dir" focus_owner)" \
+        -c "select app.grant_coins(id, 120, 'cli check') from app.users where email = '$bo'" >/dev/null
+    cli_run bo streak freeze
+    cli_expect "streak freeze: Bo holds one, paid through the ledger" 0 "Bought a streak freeze for 50 coins: 1 of 2 held. Balance: 70 coins."
+    cli_run bo streak freeze
+    cli_expect "streak freeze: a second" 0 "2 of 2 held. Balance: 20 coins."
+    cli_run bo streak freeze
+    cli_expect "streak freeze: a third is refused, nothing charged" 1 "two streak freezes"
+    cli_note "A missed day needs a day to pass: the operator backdates, in SQL, a session Bo recorded two days ago and his first freeze's purchase to the day before. Yesterday he missed; the freeze covers it when the streak is read."
+    psql -X -q -At "$(cluster_url "$dir" focus_owner)" -c "
+        with bo as (select id from app.users where email = '$bo'),
+             day as (select date_trunc('day', now() at time zone 'UTC') at time zone 'UTC' - interval '2 days' + interval '12 hours' as ends)
+        insert into app.focus_sessions (id, user_id, source, started_at, ended_at, occupies, minutes)
+        select gen_random_uuid(), bo.id, 'offline', day.ends - interval '30 minutes', day.ends, tstzrange(day.ends - interval '30 minutes', day.ends), 30
+        from bo, day;
+        update app.streak_freezes set bought_at = bought_at - interval '3 days'
+        where id = (select f.id from app.streak_freezes f join app.users u on u.id = f.user_id
+                    where u.email = '$bo' order by f.bought_at, f.id limit 1);" >/dev/null
+    cli_run bo streak
+    cli_expect "streak: yesterday is covered by a freeze, the streak kept" 0 "Streak: 1 day \\(longest 1\\)\\. Kept by freezes on [0-9-]{10}\\."
+    cli_expect "streak: one freeze left" 0 "Freezes held: 1 of 2 \\(1 used in all\\)"
+    cli_run bo events
+    cli_expect "events: Bo heard his freeze used" 0 "streak.frozen: a streak freeze covered [0-9-]{10}"
+
     # 6. Bad input: a sentence on stderr and the status --help documents.
     cli_note "Bad input: a clear sentence and a non-zero exit status (listed by focus --help)."
     cli_run ada buy unicorn

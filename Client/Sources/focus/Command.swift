@@ -53,6 +53,10 @@ enum Command: Equatable {
     case roomOpen(minutes: Int, invite: [String])
     case roomJoin(code: String)
     case roomStart
+    /// Your streak, the freezes you hold and the days they covered.
+    case streak
+    /// Buy a streak freeze.
+    case streakFreeze
 
     static let kinds = ["pet", "sound", "furniture"]
     static let ratings = ["good", "fine", "bad"]
@@ -148,6 +152,12 @@ enum Command: Equatable {
             self = .config
         case "room", "rooms":
             self = try Self.room(arguments)
+        case "streak":
+            switch arguments {
+            case []: self = .streak
+            case ["freeze"]: self = .streakFreeze
+            default: throw .usage("usage: focus streak [freeze]")
+            }
         default:
             throw .usage("unknown command \(name)")
         }

@@ -96,6 +96,9 @@ struct EventDescriber {
         case "room.ended":
             let bonus = number(data["bonus"]) ?? 0
             return "your room ended: \(text(data["status"]) ?? "?")\(bonus > 0 ? ", bonus \(bonus) coins" : "")."
+        case "streak.frozen":
+            let held = number(data["freezes_held"]).map(String.init) ?? "?"
+            return "a streak freeze covered \(text(data["day"]) ?? "a missed day"): your streak is kept (\(held) held, focus streak)."
         case "resync":
             return "some events are too old to list: read focus me and focus friends again."
         default:

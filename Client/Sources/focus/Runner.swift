@@ -59,6 +59,8 @@ enum Runner {
         case .roomOpen(let minutes, let invite): try await RoomCommands.open(context, minutes: minutes, invite: invite)
         case .roomJoin(let code): try await RoomCommands.join(context, code: code)
         case .roomStart: try await RoomCommands.start(context)
+        case .streak: try await StreakCommands.show(context)
+        case .streakFreeze: try await StreakCommands.freeze(context)
         }
     }
 

@@ -53,6 +53,10 @@ enum Usage {
               focus room start                      start the room you opened: every member's session starts now
               focus room                            the room you opened or joined last, its members and outcomes
 
+            streak
+              focus streak                          your current and longest streak, freezes held, days they covered
+              focus streak freeze                   buy a streak freeze: it covers one missed day (two held at most)
+
             live
               focus events                          what happened since the last `focus events`
               focus events --follow                 stay connected and print events as they happen

@@ -84,6 +84,8 @@ import Testing
             (["room", "open", "Bo"], .roomOpen(minutes: 25, invite: ["Bo"])),
             (["room", "join", "K7M2QX9R"], .roomJoin(code: "K7M2QX9R")),
             (["room", "start"], .roomStart),
+            (["streak"], .streak),
+            (["streak", "freeze"], .streakFreeze),
         ]
         for (words, command) in cases {
             #expect(try Command(words) == command, "focus \(words.joined(separator: " "))")
@@ -100,6 +102,7 @@ import Testing
             ["events", "now"], ["tips"], ["tips", "list"],
             ["room", "open", "0"], ["room", "open", "181"], ["room", "join"], ["room", "join", "A", "B"], ["room", "start", "now"],
             ["room", "leave"],
+            ["streak", "freezes"], ["streak", "freeze", "2"],
         ]
         for words in cases {
             do {

@@ -122,6 +122,9 @@ public enum Routes {
         Route("GET", "/rooms/{id}", .sql("api.rooms_get")),
         Route("GET", "/rooms", .sql("api.rooms_list")),
 
+        // Streak freezes (docs/streaks.md); /me/stats shows them and applies the ones due.
+        Route("POST", "/me/streak-freezes", .sql("api.me_streak_freezes_create"), status: 201),
+
         // Live events: JSON here; over the socket also an SSE stream or a waiting long-poll
         // (Server/MHD/EventsEndpoint.swift), which first call `eventsStreamOpen`.
         Route("GET", "/events", .sql("api.events_list")),

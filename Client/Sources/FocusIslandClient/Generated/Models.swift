@@ -1281,9 +1281,16 @@ public struct Stats: Codable, Sendable, Equatable {
     public var totalCoinsEarned: Int
     public var currentStreakDays: Int
     public var longestStreakDays: Int
+    /// Streak freezes held now (at most two).
+    public var streakFreezesHeld: Int
+    /// Missed days freezes have covered, in all.
+    public var streakFreezesUsed: Int
+    /// The local days (YYYY-MM-DD, oldest first) freezes covered inside the current streak: they keep it without lengthening it; empty without a current streak.
+    public var streakFrozenDays: [String]
 
     public init(
-        todayMinutes: Int, weekMinutes: Int, totalMinutes: Int, totalCoinsEarned: Int, currentStreakDays: Int, longestStreakDays: Int
+        todayMinutes: Int, weekMinutes: Int, totalMinutes: Int, totalCoinsEarned: Int, currentStreakDays: Int, longestStreakDays: Int,
+        streakFreezesHeld: Int, streakFreezesUsed: Int, streakFrozenDays: [String]
     ) {
         self.todayMinutes = todayMinutes
         self.weekMinutes = weekMinutes
@@ -1291,6 +1298,9 @@ public struct Stats: Codable, Sendable, Equatable {
         self.totalCoinsEarned = totalCoinsEarned
         self.currentStreakDays = currentStreakDays
         self.longestStreakDays = longestStreakDays
+        self.streakFreezesHeld = streakFreezesHeld
+        self.streakFreezesUsed = streakFreezesUsed
+        self.streakFrozenDays = streakFrozenDays
     }
 
     enum CodingKeys: String, CodingKey {
@@ -1300,6 +1310,9 @@ public struct Stats: Codable, Sendable, Equatable {
         case totalCoinsEarned = "total_coins_earned"
         case currentStreakDays = "current_streak_days"
         case longestStreakDays = "longest_streak_days"
+        case streakFreezesHeld = "streak_freezes_held"
+        case streakFreezesUsed = "streak_freezes_used"
+        case streakFrozenDays = "streak_frozen_days"
     }
 }
 
@@ -1731,7 +1744,7 @@ public struct ReportCreated: Codable, Sendable, Equatable {
 public struct Event: Codable, Sendable, Equatable {
     /// The cursor: pass it as `after` (or Last-Event-ID).
     public var id: Int
-    /// Which event: friend_request.received, friend_request.accepted, friend_request.ended, friend.removed, friend.updated, balance.changed, catalog.changed, tips.changed, session.started, session.finished, session.abandoned, selection.changed, item.acquired, profile.changed, settings.changed, block.added, block.removed, resync, config.changed, report.created, room.invited, room.joined, room.left, room.started, room.finished, room.gave_up, room.ended.
+    /// Which event: friend_request.received, friend_request.accepted, friend_request.ended, friend.removed, friend.updated, balance.changed, catalog.changed, tips.changed, session.started, session.finished, session.abandoned, selection.changed, item.acquired, profile.changed, settings.changed, block.added, block.removed, resync, config.changed, report.created, room.invited, room.joined, room.left, room.started, room.finished, room.gave_up, room.ended, streak.frozen.
     public var type: String
     public var data: JSONValue
     public var createdAt: Time
@@ -3689,10 +3702,14 @@ public struct EconomySettings: Codable, Sendable, Equatable {
     public var offlineMaxAgeDays: Int
     /// How far ahead of the server a phone's end time may be.
     public var clockSkewSeconds: Int
+    /// Coins one streak freeze costs (POST /me/streak-freezes).
+    public var streakFreezePrice: Int
+    /// How many streak freezes one may hold.
+    public var streakFreezesMax: Int
 
     public init(
         coinsPerMinute: Double, minMinutesToEarn: Int, maxSessionMinutes: Int, offlineDailyCoinCap: Int, offlineMaxAgeDays: Int,
-        clockSkewSeconds: Int
+        clockSkewSeconds: Int, streakFreezePrice: Int, streakFreezesMax: Int
     ) {
         self.coinsPerMinute = coinsPerMinute
         self.minMinutesToEarn = minMinutesToEarn
@@ -3700,6 +3717,8 @@ public struct EconomySettings: Codable, Sendable, Equatable {
         self.offlineDailyCoinCap = offlineDailyCoinCap
         self.offlineMaxAgeDays = offlineMaxAgeDays
         self.clockSkewSeconds = clockSkewSeconds
+        self.streakFreezePrice = streakFreezePrice
+        self.streakFreezesMax = streakFreezesMax
     }
 
     enum CodingKeys: String, CodingKey {
@@ -3709,6 +3728,8 @@ public struct EconomySettings: Codable, Sendable, Equatable {
         case offlineDailyCoinCap = "offline_daily_coin_cap"
         case offlineMaxAgeDays = "offline_max_age_days"
         case clockSkewSeconds = "clock_skew_seconds"
+        case streakFreezePrice = "streak_freeze_price"
+        case streakFreezesMax = "streak_freezes_max"
     }
 }
 
@@ -4458,6 +4479,87 @@ public struct RoomEndedEvent: Codable, Sendable, Equatable {
     }
 }
 
+public struct StreakFreezePurchase: Codable, Sendable, Equatable {
+    public struct Freeze: Codable, Sendable, Equatable {
+        public var id: UUID
+        public var boughtAt: Time
+
+        public init(id: UUID, boughtAt: Time) {
+            self.id = id
+            self.boughtAt = boughtAt
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case id = "id"
+            case boughtAt = "bought_at"
+        }
+    }
+
+    public var freezesHeld: Int
+    public var freezesMax: Int
+    /// What this freeze cost.
+    public var price: Int
+    /// The balance after paying.
+    public var balance: Int
+    public var freeze: Freeze
+
+    public init(freezesHeld: Int, freezesMax: Int, price: Int, balance: Int, freeze: Freeze) {
+        self.freezesHeld = freezesHeld
+        self.freezesMax = freezesMax
+        self.price = price
+        self.balance = balance
+        self.freeze = freeze
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case freezesHeld = "freezes_held"
+        case freezesMax = "freezes_max"
+        case price = "price"
+        case balance = "balance"
+        case freeze = "freeze"
+    }
+}
+
+/// To the person: a streak freeze covered a missed local day of their streak (applied when the streak was read or a session ended), and how many they still hold.
+public struct StreakFrozenEvent: Codable, Sendable, Equatable {
+    public struct Data: Codable, Sendable, Equatable {
+        /// The covered local day (YYYY-MM-DD).
+        public var day: String
+        public var freezesHeld: Int
+
+        public init(day: String, freezesHeld: Int) {
+            self.day = day
+            self.freezesHeld = freezesHeld
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case day = "day"
+            case freezesHeld = "freezes_held"
+        }
+    }
+
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    /// `streak.frozen` (the discriminator).
+    public var type: String
+    public var data: Data
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: Data, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
 /// Every components.schemas entry and its model, in the document's order (a test compares it with the document).
 public enum Schemas {
     public static let all: [(name: String, type: any (Codable & Sendable).Type)] = [
@@ -4584,5 +4686,7 @@ public enum Schemas {
         ("RoomFinishedEvent", RoomFinishedEvent.self),
         ("RoomGaveUpEvent", RoomGaveUpEvent.self),
         ("RoomEndedEvent", RoomEndedEvent.self),
+        ("StreakFreezePurchase", StreakFreezePurchase.self),
+        ("StreakFrozenEvent", StreakFrozenEvent.self),
     ]
 }

@@ -457,7 +457,7 @@ extension FocusIslandClient {
         return try self.decode(Rated.self, from: try await send(request))
     }
 
-    /// Minutes, coins and streaks in the caller's own days (ETag of the answer).
+    /// Minutes, coins and streaks in the caller's own days, streak freezes held and used (ETag of the answer).
     /// `GET /me/stats`
     public func meStatsGet() async throws(FocusIslandError) -> Stats {
         let request = OperationRequest(
@@ -949,5 +949,15 @@ extension FocusIslandClient {
             body: nil, contentType: nil, idempotencyKey: idempotencyKey,
             conditional: false, statuses: [200])
         return try self.decode(RoomAnswer.self, from: try await send(request))
+    }
+
+    /// Buy a streak freeze with coins (at most two held).
+    /// `POST /me/streak-freezes`
+    public func meStreakFreezesCreate(idempotencyKey: String? = nil) async throws(FocusIslandError) -> StreakFreezePurchase {
+        let request = OperationRequest(
+            method: "POST", path: "/me/streak-freezes", query: [],
+            body: nil, contentType: nil, idempotencyKey: idempotencyKey,
+            conditional: false, statuses: [201])
+        return try self.decode(StreakFreezePurchase.self, from: try await send(request))
     }
 }

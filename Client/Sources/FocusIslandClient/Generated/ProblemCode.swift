@@ -74,7 +74,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case emailTaken
     /// 409: resend a verification code: the email is verified and no change waits
     case nothingToVerify
-    /// 409: purchase: the balance is below the price
+    /// 409: purchase (an item or a streak freeze): the balance is below the price
     case insufficientFunds
     /// 409: selecting an item the user does not own
     case notOwned
@@ -148,6 +148,8 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case roomTooSmall
     /// 409: POST /rooms/{id}/start: a member's own live session runs or covers the time
     case roomMemberBusy
+    /// 409: POST /me/streak-freezes: you already hold two streak freezes, the most one can hold ([streaks.md](streaks.md))
+    case streakFreezesFull
     /// 500: anything unexpected (details only in the server log)
     case internalError
     /// 503: the database is down or restarting (Retry-After: 1)
@@ -239,6 +241,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case "room_in_progress": self = .roomInProgress
         case "room_too_small": self = .roomTooSmall
         case "room_member_busy": self = .roomMemberBusy
+        case "streak_freezes_full": self = .streakFreezesFull
         case "internal_error": self = .internalError
         case "database_unavailable": self = .databaseUnavailable
         case "busy": self = .busy
@@ -325,6 +328,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case .roomInProgress: "room_in_progress"
         case .roomTooSmall: "room_too_small"
         case .roomMemberBusy: "room_member_busy"
+        case .streakFreezesFull: "streak_freezes_full"
         case .internalError: "internal_error"
         case .databaseUnavailable: "database_unavailable"
         case .busy: "busy"
