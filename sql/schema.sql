@@ -599,7 +599,8 @@ begin
                    'coins_per_minute', e.coins_per_minute, 'min_minutes_to_earn', e.min_minutes_to_earn,
                    'max_session_minutes', e.max_session_minutes, 'offline_daily_coin_cap', e.offline_daily_coin_cap,
                    'offline_max_age_days', floor(extract(epoch from e.offline_max_age) / 86400)::integer,
-                   'clock_skew_seconds', floor(extract(epoch from e.clock_skew))::integer),
+                   'clock_skew_seconds', floor(extract(epoch from e.clock_skew))::integer,
+                   'streak_freeze_price', e.streak_freeze_price, 'streak_freezes_max', 2),
                'limits', jsonb_build_object(
                    'max_planned_minutes', 1440, 'batch_max_sessions', 100,
                    'avatar_max_bytes', app.avatar_max_bytes(), 'avatar_types', jsonb_build_array('image/png', 'image/jpeg')))
@@ -2456,26 +2457,22 @@ end
 $$;
 ALTER FUNCTION api.me_stats_daily_get(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.me_stats_get(token text, params jsonb, body jsonb) RETURNS api.reply
-    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
 declare
     v_user_id uuid := api.authenticate(me_stats_get.token);
     v_time_zone text := api.user_time_zone(v_user_id);
     v_today date := api.local_date(v_time_zone, now());
+    v_streak record;
 begin
+    select * into v_streak from app.user_streak(v_user_id);
     return (
         with days as (
             select api.local_date(v_time_zone, s.ended_at) as day, sum(s.minutes) as minutes, sum(s.coins_earned) as coins
             from app.focus_sessions s
             where s.user_id = v_user_id and s.ended_at is not null
             group by 1
-        ),
-        runs as (
-            select max(day) as last_day, count(*) as length
-            from (select d.day, d.day - (row_number() over (order by d.day))::integer as run
-                  from days d where d.minutes > 0) numbered
-            group by run
         )
         select api.ok(s.body, etag => md5(s.body::text))
         from (select jsonb_build_object(
@@ -2483,8 +2480,9 @@ begin
             'week_minutes', coalesce((select sum(minutes) from days where day >= date_trunc('week', v_today)::date), 0),
             'total_minutes', coalesce((select sum(minutes) from days), 0),
             'total_coins_earned', coalesce((select sum(coins) from days), 0),
-            'current_streak_days', coalesce((select length from runs where last_day >= v_today - 1), 0),
-            'longest_streak_days', coalesce((select max(length) from runs), 0)) as body) s);
+            'current_streak_days', v_streak.current_days,
+            'longest_streak_days', v_streak.longest_days)
+            || api.streak_freezes_json(v_user_id, v_streak.current_days) as body) s);
 end
 $$;
 ALTER FUNCTION api.me_stats_get(token text, params jsonb, body jsonb) OWNER TO focus_owner;
@@ -2508,6 +2506,45 @@ begin
 end
 $$;
 ALTER FUNCTION api.me_stats_tags_get(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.me_streak_freezes_create(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(me_streak_freezes_create.token);
+    v_balance integer;
+    v_price integer := (select e.streak_freeze_price from app.economy_settings e);
+    v_slot smallint;
+    v_freeze app.streak_freezes;
+begin
+    v_balance := (api.lock_user(v_user_id)).balance;
+    perform app.apply_streak_freezes(v_user_id);
+    select min(s.slot) into v_slot
+    from generate_series(1, 2) s(slot)
+    where not exists (select from app.streak_freezes f where f.user_id = v_user_id and f.slot = s.slot);
+    if v_slot is null then
+        perform api.fail(409, 'streak_freezes_full', 'You already hold two streak freezes, the most one can hold.',
+                         jsonb_build_object('freezes_held', 2));
+    end if;
+    if v_balance < v_price then
+        perform api.fail(409, 'insufficient_funds', 'You do not have enough coins for a streak freeze.',
+                         jsonb_build_object('balance', v_balance, 'price', v_price));
+    end if;
+    insert into app.streak_freezes (user_id, slot, price) values (v_user_id, v_slot, v_price)
+    returning * into v_freeze;
+    if v_price > 0 then
+        insert into app.coin_ledger (user_id, entry, amount, reason, freeze_id)
+        values (v_user_id, 'freeze', -v_price, 'streak freeze', v_freeze.id);
+    end if;
+    return api.ok(jsonb_build_object(
+        'freezes_held', (select count(*) from app.streak_freezes f where f.user_id = v_user_id and f.slot is not null),
+        'freezes_max', 2,
+        'price', v_price,
+        'balance', v_balance - v_price,
+        'freeze', jsonb_build_object('id', v_freeze.id, 'bought_at', api.iso(v_freeze.bought_at))));
+end
+$$;
+ALTER FUNCTION api.me_streak_freezes_create(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.me_tokens_delete(token text, params jsonb, body jsonb) RETURNS api.reply
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -3905,6 +3942,32 @@ begin
 end
 $$;
 ALTER FUNCTION api.shop_purchases_create(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.streak_freezes_json(user_id uuid, current_days integer) RETURNS jsonb
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    with alive as (
+        select (s.ended_at at time zone t.zone)::date as day
+        from app.focus_sessions s cross join api.user_time_zone(streak_freezes_json.user_id) t(zone)
+        where s.user_id = streak_freezes_json.user_id and s.ended_at is not null and s.minutes > 0
+        union
+        select f.covered_day from app.streak_freezes f
+        where f.user_id = streak_freezes_json.user_id and f.covered_day is not null
+    ),
+    current_start as (
+        select max(a.day) as day from alive a where not exists (select from alive b where b.day = a.day - 1)
+    )
+    select jsonb_build_object(
+        'streak_freezes_held', (select count(*) from app.streak_freezes f
+                                where f.user_id = streak_freezes_json.user_id and f.slot is not null),
+        'streak_freezes_used', (select count(*) from app.streak_freezes f
+                                where f.user_id = streak_freezes_json.user_id and f.covered_day is not null),
+        'streak_frozen_days', coalesce((select jsonb_agg(f.covered_day order by f.covered_day)
+                                        from app.streak_freezes f cross join current_start c
+                                        where f.user_id = streak_freezes_json.user_id and streak_freezes_json.current_days > 0
+                                          and f.covered_day >= c.day), '[]'))
+$$;
+ALTER FUNCTION api.streak_freezes_json(user_id uuid, current_days integer) OWNER TO focus_owner;
 CREATE FUNCTION api.suspend_user(user_id uuid, until timestamp with time zone) RETURNS void
     LANGUAGE sql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -4328,6 +4391,63 @@ begin
 end
 $$;
 ALTER FUNCTION app.apply_ledger_entry() OWNER TO focus_owner;
+CREATE FUNCTION app.apply_streak_freezes(p_user_id uuid, p_before date DEFAULT NULL::date) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_time_zone text;
+    v_before date;
+    v_last date;
+    v_day date;
+    v_freeze uuid;
+    v_used integer := 0;
+begin
+    if not exists (select from app.streak_freezes f where f.user_id = p_user_id and f.slot is not null) then
+        return 0;
+    end if;
+    for v_attempt in 1 .. 2 loop
+        -- The first pass reads without a lock; the second (only when there is work) re-reads
+        -- under the person's lock, which a racing caller held until it committed its uses.
+        select coalesce(u.time_zone, 'UTC') into v_time_zone from app.users u where u.id = p_user_id;
+        v_before := coalesce(p_before, (now() at time zone v_time_zone)::date);
+        select max(d) into v_last
+        from (select max((s.ended_at at time zone v_time_zone)::date) as d
+              from app.focus_sessions s
+              where s.user_id = p_user_id and s.minutes > 0
+                and s.ended_at < v_before::timestamp at time zone v_time_zone
+              union all
+              select max(f.covered_day) from app.streak_freezes f
+              where f.user_id = p_user_id and f.covered_day < v_before) alive;
+        if v_last is null or v_last >= v_before - 1 then
+            return 0;
+        end if;
+        exit when v_attempt = 2;
+        perform from app.users u where u.id = p_user_id for update;
+    end loop;
+    v_day := v_last + 1;
+    while v_day < v_before loop
+        select f.id into v_freeze
+        from app.streak_freezes f
+        where f.user_id = p_user_id and f.slot is not null
+          and f.bought_at < (v_day + 1)::timestamp at time zone v_time_zone
+        order by f.bought_at, f.id
+        limit 1;
+        exit when v_freeze is null;
+        update app.streak_freezes f set slot = null, covered_day = v_day, used_at = now() where f.id = v_freeze;
+        insert into app.events (user_id, type, payload)
+        values (p_user_id, 'streak.frozen',
+                jsonb_build_object('day', v_day,
+                                   'freezes_held', (select count(*) from app.streak_freezes f
+                                                    where f.user_id = p_user_id and f.slot is not null)));
+        v_used := v_used + 1;
+        v_freeze := null;
+        v_day := v_day + 1;
+    end loop;
+    return v_used;
+end
+$$;
+ALTER FUNCTION app.apply_streak_freezes(p_user_id uuid, p_before date) OWNER TO focus_owner;
 CREATE FUNCTION app.auth_tokens_notify_end() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
@@ -4710,6 +4830,18 @@ begin
 end
 $$;
 ALTER FUNCTION app.focus_sessions_room_outcome() OWNER TO focus_owner;
+CREATE FUNCTION app.focus_sessions_streak_freezes() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    perform app.apply_streak_freezes(new.user_id,
+                                     (new.ended_at at time zone coalesce((select u.time_zone from app.users u
+                                                                          where u.id = new.user_id), 'UTC'))::date);
+    return null;
+end
+$$;
+ALTER FUNCTION app.focus_sessions_streak_freezes() OWNER TO focus_owner;
 CREATE FUNCTION app.forbid_change() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
@@ -5446,6 +5578,40 @@ begin
 end
 $$;
 ALTER FUNCTION app.user_selections_own_events() OWNER TO focus_owner;
+CREATE FUNCTION app.user_streak(p_user_id uuid) RETURNS TABLE(current_days integer, longest_days integer)
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_time_zone text;
+    v_today date;
+begin
+    perform app.apply_streak_freezes(p_user_id);
+    select coalesce(u.time_zone, 'UTC') into v_time_zone from app.users u where u.id = p_user_id;
+    v_today := (now() at time zone v_time_zone)::date;
+    return query
+        with days as (
+            select (s.ended_at at time zone v_time_zone)::date as day, true as focused
+            from app.focus_sessions s
+            where s.user_id = p_user_id and s.ended_at is not null and s.minutes > 0
+            union
+            select f.covered_day, false from app.streak_freezes f
+            where f.user_id = p_user_id and f.covered_day is not null
+        ),
+        alive as (
+            select d.day, bool_or(d.focused) as focused from days d group by d.day
+        ),
+        runs as (
+            select max(n.day) as last_day, (count(*) filter (where n.focused))::integer as length
+            from (select a.day, a.focused, a.day - (row_number() over (order by a.day))::integer as run
+                  from alive a) n
+            group by n.run
+        )
+        select coalesce((select r.length from runs r where r.last_day >= v_today - 1), 0),
+               coalesce((select max(r.length) from runs r), 0);
+end
+$$;
+ALTER FUNCTION app.user_streak(p_user_id uuid) OWNER TO focus_owner;
 CREATE FUNCTION app.users_events() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -5788,13 +5954,15 @@ CREATE TABLE app.coin_ledger (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     session_id uuid,
     room_id uuid,
+    freeze_id uuid,
     CONSTRAINT coin_ledger_amount_check CHECK ((amount <> 0)),
     CONSTRAINT coin_ledger_bonus_has_room CHECK ((((entry = 'bonus'::text) = (room_id IS NOT NULL)) AND ((entry <> 'bonus'::text) OR (amount > 0)))),
     CONSTRAINT coin_ledger_check CHECK (((entry <> 'earn'::text) OR (amount > 0))),
-    CONSTRAINT coin_ledger_check1 CHECK (((entry = 'spend'::text) = (amount < 0))),
+    CONSTRAINT coin_ledger_check1 CHECK (((entry = ANY (ARRAY['spend'::text, 'freeze'::text])) = (amount < 0))),
     CONSTRAINT coin_ledger_check2 CHECK (((entry = 'spend'::text) = (item_id IS NOT NULL))),
     CONSTRAINT coin_ledger_earn_has_session CHECK (((entry = 'earn'::text) = (session_id IS NOT NULL))),
-    CONSTRAINT coin_ledger_entry_check CHECK ((entry = ANY (ARRAY['earn'::text, 'spend'::text, 'grant'::text, 'bonus'::text]))),
+    CONSTRAINT coin_ledger_entry_check CHECK ((entry = ANY (ARRAY['earn'::text, 'spend'::text, 'grant'::text, 'bonus'::text, 'freeze'::text]))),
+    CONSTRAINT coin_ledger_freeze_has_freeze CHECK (((entry = 'freeze'::text) = (freeze_id IS NOT NULL))),
     CONSTRAINT coin_ledger_reason_check CHECK (((length(reason) >= 1) AND (length(reason) <= 200)))
 );
 ALTER TABLE app.coin_ledger OWNER TO focus_owner;
@@ -5845,13 +6013,15 @@ CREATE TABLE app.economy_settings (
     offline_daily_coin_cap integer NOT NULL,
     offline_max_age interval NOT NULL,
     clock_skew interval NOT NULL,
+    streak_freeze_price integer DEFAULT 50 NOT NULL,
     CONSTRAINT economy_settings_clock_skew_check CHECK (((clock_skew >= '00:00:00'::interval) AND (clock_skew <= '01:00:00'::interval))),
     CONSTRAINT economy_settings_coins_per_minute_check CHECK ((coins_per_minute >= (0)::numeric)),
     CONSTRAINT economy_settings_max_session_minutes_check CHECK (((max_session_minutes >= 1) AND (max_session_minutes <= 1440))),
     CONSTRAINT economy_settings_min_minutes_to_earn_check CHECK ((min_minutes_to_earn >= 1)),
     CONSTRAINT economy_settings_offline_daily_coin_cap_check CHECK ((offline_daily_coin_cap >= 0)),
     CONSTRAINT economy_settings_offline_max_age_check CHECK ((offline_max_age > '00:00:00'::interval)),
-    CONSTRAINT economy_settings_singleton_check CHECK (singleton)
+    CONSTRAINT economy_settings_singleton_check CHECK (singleton),
+    CONSTRAINT economy_settings_streak_freeze_price_check CHECK ((streak_freeze_price >= 0))
 );
 ALTER TABLE app.economy_settings OWNER TO focus_owner;
 CREATE TABLE app.email_verifications (
@@ -5899,7 +6069,7 @@ CREATE TABLE app.events (
     origin_token uuid,
     CONSTRAINT events_check CHECK (((user_id IS NULL) = (type = ANY (ARRAY['catalog.changed'::text, 'tips.changed'::text, 'config.changed'::text])))),
     CONSTRAINT events_payload_check CHECK (((jsonb_typeof(payload) = 'object'::text) AND (length((payload)::text) <= 1000))),
-    CONSTRAINT events_type_check CHECK ((type = ANY (ARRAY['friend_request.received'::text, 'friend_request.accepted'::text, 'friend_request.ended'::text, 'friend.removed'::text, 'friend.updated'::text, 'balance.changed'::text, 'catalog.changed'::text, 'tips.changed'::text, 'config.changed'::text, 'session.started'::text, 'session.finished'::text, 'session.abandoned'::text, 'selection.changed'::text, 'item.acquired'::text, 'profile.changed'::text, 'settings.changed'::text, 'block.added'::text, 'block.removed'::text, 'report.created'::text, 'room.invited'::text, 'room.joined'::text, 'room.left'::text, 'room.started'::text, 'room.finished'::text, 'room.gave_up'::text, 'room.ended'::text])))
+    CONSTRAINT events_type_check CHECK ((type = ANY (ARRAY['friend_request.received'::text, 'friend_request.accepted'::text, 'friend_request.ended'::text, 'friend.removed'::text, 'friend.updated'::text, 'balance.changed'::text, 'catalog.changed'::text, 'tips.changed'::text, 'config.changed'::text, 'session.started'::text, 'session.finished'::text, 'session.abandoned'::text, 'selection.changed'::text, 'item.acquired'::text, 'profile.changed'::text, 'settings.changed'::text, 'block.added'::text, 'block.removed'::text, 'report.created'::text, 'room.invited'::text, 'room.joined'::text, 'room.left'::text, 'room.started'::text, 'room.finished'::text, 'room.gave_up'::text, 'room.ended'::text, 'streak.frozen'::text])))
 );
 ALTER TABLE app.events OWNER TO focus_owner;
 ALTER TABLE app.events ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
@@ -6257,6 +6427,21 @@ CREATE TABLE app.social_settings (
     CONSTRAINT social_settings_singleton_check CHECK (singleton)
 );
 ALTER TABLE app.social_settings OWNER TO focus_owner;
+CREATE TABLE app.streak_freezes (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    user_id uuid NOT NULL,
+    slot smallint,
+    price integer NOT NULL,
+    bought_at timestamp with time zone DEFAULT now() NOT NULL,
+    covered_day date,
+    used_at timestamp with time zone,
+    CONSTRAINT streak_freezes_check CHECK (((slot IS NULL) = (covered_day IS NOT NULL))),
+    CONSTRAINT streak_freezes_check1 CHECK (((covered_day IS NULL) = (used_at IS NULL))),
+    CONSTRAINT streak_freezes_check2 CHECK (((used_at IS NULL) OR (used_at >= bought_at))),
+    CONSTRAINT streak_freezes_price_check CHECK ((price >= 0)),
+    CONSTRAINT streak_freezes_slot_check CHECK (((slot >= 1) AND (slot <= 2)))
+);
+ALTER TABLE app.streak_freezes OWNER TO focus_owner;
 CREATE TABLE app.suspensions (
     user_id uuid NOT NULL,
     until timestamp with time zone NOT NULL,
@@ -6589,6 +6774,12 @@ ALTER TABLE ONLY app.shop_items
     ADD CONSTRAINT shop_items_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.social_settings
     ADD CONSTRAINT social_settings_pkey PRIMARY KEY (singleton);
+ALTER TABLE ONLY app.streak_freezes
+    ADD CONSTRAINT streak_freezes_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY app.streak_freezes
+    ADD CONSTRAINT streak_freezes_user_id_covered_day_key UNIQUE (user_id, covered_day);
+ALTER TABLE ONLY app.streak_freezes
+    ADD CONSTRAINT streak_freezes_user_id_slot_key UNIQUE (user_id, slot);
 ALTER TABLE ONLY app.suspensions
     ADD CONSTRAINT suspensions_pkey PRIMARY KEY (user_id);
 ALTER TABLE ONLY app.tip_views
@@ -6622,6 +6813,7 @@ CREATE INDEX blocks_blocked ON app.blocks USING btree (blocked);
 CREATE INDEX blocks_blocker_time ON app.blocks USING btree (blocker, created_at DESC, blocked DESC);
 CREATE UNIQUE INDEX coin_ledger_one_bonus_per_member ON app.coin_ledger USING btree (room_id, user_id) WHERE (entry = 'bonus'::text);
 CREATE UNIQUE INDEX coin_ledger_one_earning_per_session ON app.coin_ledger USING btree (session_id) WHERE (entry = 'earn'::text);
+CREATE UNIQUE INDEX coin_ledger_one_payment_per_freeze ON app.coin_ledger USING btree (freeze_id) WHERE (entry = 'freeze'::text);
 CREATE INDEX coin_ledger_time ON app.coin_ledger USING btree (created_at);
 CREATE INDEX coin_ledger_user_time ON app.coin_ledger USING btree (user_id, created_at);
 CREATE INDEX daily_minutes_top ON app.daily_minutes USING btree (day, minutes DESC, user_id);
@@ -6714,6 +6906,7 @@ CREATE TRIGGER focus_sessions_events AFTER INSERT OR DELETE OR UPDATE ON app.foc
 CREATE TRIGGER focus_sessions_own_events AFTER INSERT OR UPDATE OF ended_at ON app.focus_sessions FOR EACH ROW EXECUTE FUNCTION app.focus_sessions_own_events();
 CREATE TRIGGER focus_sessions_rollup AFTER INSERT OR DELETE OR UPDATE OF user_id, ended_at, minutes ON app.focus_sessions FOR EACH ROW EXECUTE FUNCTION app.focus_sessions_rollup();
 CREATE TRIGGER focus_sessions_room_outcome AFTER UPDATE OF ended_at ON app.focus_sessions FOR EACH ROW WHEN (((old.ended_at IS NULL) AND (new.ended_at IS NOT NULL))) EXECUTE FUNCTION app.focus_sessions_room_outcome();
+CREATE TRIGGER focus_sessions_streak_freezes AFTER INSERT OR UPDATE OF ended_at, minutes ON app.focus_sessions FOR EACH ROW WHEN (((new.ended_at IS NOT NULL) AND (new.minutes > 0))) EXECUTE FUNCTION app.focus_sessions_streak_freezes();
 CREATE CONSTRAINT TRIGGER focus_sessions_utc_day_totals AFTER INSERT OR DELETE OR UPDATE OF user_id, source, ended_at, minutes, coins_earned ON app.focus_sessions DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION app.focus_sessions_day_totals();
 CREATE TRIGGER friendship_events_append_only BEFORE DELETE OR UPDATE ON app.friendship_events FOR EACH STATEMENT EXECUTE FUNCTION app.forbid_change();
 CREATE TRIGGER friendship_events_events AFTER INSERT ON app.friendship_events FOR EACH ROW EXECUTE FUNCTION app.friendship_events_events();
@@ -6774,6 +6967,8 @@ ALTER TABLE ONLY app.blocks
 ALTER TABLE ONLY app.blocks
     ADD CONSTRAINT blocks_blocker_fkey FOREIGN KEY (blocker) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.coin_ledger
+    ADD CONSTRAINT coin_ledger_freeze_id_fkey FOREIGN KEY (freeze_id) REFERENCES app.streak_freezes(id);
+ALTER TABLE ONLY app.coin_ledger
     ADD CONSTRAINT coin_ledger_item_id_fkey FOREIGN KEY (item_id) REFERENCES app.shop_items(id);
 ALTER TABLE ONLY app.coin_ledger
     ADD CONSTRAINT coin_ledger_room_id_fkey FOREIGN KEY (room_id) REFERENCES app.rooms(id);
@@ -6831,6 +7026,8 @@ ALTER TABLE ONLY app.shop_item_translations
     ADD CONSTRAINT shop_item_translations_item_id_fkey FOREIGN KEY (item_id) REFERENCES app.shop_items(id);
 ALTER TABLE ONLY app.shop_item_translations
     ADD CONSTRAINT shop_item_translations_language_fkey FOREIGN KEY (language) REFERENCES app.languages(tag) ON UPDATE CASCADE;
+ALTER TABLE ONLY app.streak_freezes
+    ADD CONSTRAINT streak_freezes_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id);
 ALTER TABLE ONLY app.suspensions
     ADD CONSTRAINT suspensions_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.tip_views
@@ -7016,6 +7213,8 @@ REVOKE ALL ON FUNCTION api.me_stats_get(token text, params jsonb, body jsonb) FR
 GRANT ALL ON FUNCTION api.me_stats_get(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.me_stats_tags_get(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.me_stats_tags_get(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.me_streak_freezes_create(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.me_streak_freezes_create(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.me_tokens_delete(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.me_tokens_delete(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.me_tokens_list(token text, params jsonb, body jsonb) FROM PUBLIC;
@@ -7117,6 +7316,7 @@ REVOKE ALL ON FUNCTION api.shop_items_sync(token text, params jsonb, body jsonb)
 GRANT ALL ON FUNCTION api.shop_items_sync(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.shop_purchases_create(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.shop_purchases_create(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.streak_freezes_json(user_id uuid, current_days integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.suspend_user(user_id uuid, until timestamp with time zone) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.suspension_json(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.sync_difference(known uuid[], active jsonb) FROM PUBLIC;
@@ -7148,6 +7348,7 @@ REVOKE ALL ON FUNCTION app.add_user_day(user_id uuid, day date, sessions integer
 REVOKE ALL ON FUNCTION app.announce_config() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.announce_version() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.apply_ledger_entry() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.apply_streak_freezes(p_user_id uuid, p_before date) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.auth_tokens_notify_end() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.avatar_max_bytes() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.avatars_own_events() FROM PUBLIC;
@@ -7170,6 +7371,7 @@ REVOKE ALL ON FUNCTION app.focus_sessions_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.focus_sessions_own_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.focus_sessions_rollup() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.focus_sessions_room_outcome() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.focus_sessions_streak_freezes() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.forbid_change() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.friendship_events_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.grant_coins(user_id uuid, coins integer, reason text) FROM PUBLIC;
@@ -7206,6 +7408,7 @@ REVOKE ALL ON FUNCTION app.tell_moderators_of_report() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.tell_own_devices(user_id uuid, type text, payload jsonb) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.user_items_own_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.user_selections_own_events() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.user_streak(p_user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.users_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.users_own_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.users_rollup() FROM PUBLIC;

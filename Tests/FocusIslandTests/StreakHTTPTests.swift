@@ -116,7 +116,9 @@ struct StreakHTTPTests {
         let account = try client.register("racer")
         try grant(account, 1000)
         let statuses = try concurrently(12) { _ in try buy(client, account).status }
-        print("\(transport): 12 concurrent freeze purchases → 201: \(statuses.filter { $0 == 201 }.count), 409: \(statuses.filter { $0 == 409 }.count)")
+        print(
+            "\(transport): 12 concurrent freeze purchases → 201: \(statuses.filter { $0 == 201 }.count), 409: \(statuses.filter { $0 == 409 }.count)"
+        )
         #expect(statuses.filter { $0 == 201 }.count == 2)
         #expect(statuses.filter { $0 == 409 }.count == 10)
         #expect(try TestEnvironment.scalar("select balance from app.users where id = $1", [account.id]) == "900")
@@ -183,7 +185,8 @@ struct StreakHTTPTests {
                 "select to_char((date_trunc('day', now() at time zone 'UTC') - interval '12 hours'), 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"))
         let starts = try #require(
             try TestEnvironment.scalar(
-                "select to_char((date_trunc('day', now() at time zone 'UTC') - interval '12 hours 30 minutes'), 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"))
+                "select to_char((date_trunc('day', now() at time zone 'UTC') - interval '12 hours 30 minutes'), 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
+            ))
         let recorded = try client.send(
             "POST", "/focus-sessions", token: account.token,
             json: #"{"id":"\#(UUID().uuidString)","started_at":"\#(starts)","ended_at":"\#(ends)"}"#)
