@@ -2514,7 +2514,7 @@ declare
     v_user_id uuid := api.authenticate(me_streak_freezes_create.token);
     v_balance integer;
     v_price integer := (select e.streak_freeze_price from app.economy_settings e);
-    v_slot smallint;
+    v_slot integer;
     v_freeze app.streak_freezes;
 begin
     v_balance := (api.lock_user(v_user_id)).balance;
@@ -2523,8 +2523,7 @@ begin
     from generate_series(1, 2) s(slot)
     where not exists (select from app.streak_freezes f where f.user_id = v_user_id and f.slot = s.slot);
     if v_slot is null then
-        perform api.fail(409, 'streak_freezes_full', 'You already hold two streak freezes, the most one can hold.',
-                         jsonb_build_object('freezes_held', 2));
+        perform api.fail(409, 'streak_freezes_full', 'You already hold two streak freezes, the most one can hold.');
     end if;
     if v_balance < v_price then
         perform api.fail(409, 'insufficient_funds', 'You do not have enough coins for a streak freeze.',
