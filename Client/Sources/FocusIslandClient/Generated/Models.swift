@@ -2734,6 +2734,39 @@ public struct Export: Codable, Sendable, Equatable {
         }
     }
 
+    public struct StreakFreeze: Codable, Sendable, Equatable {
+        public var id: UUID
+        public var price: Int
+        public var boughtAt: Time
+        public var coveredDay: String?
+        public var usedAt: Time?
+
+        public init(id: UUID, price: Int, boughtAt: Time, coveredDay: String? = nil, usedAt: Time? = nil) {
+            self.id = id
+            self.price = price
+            self.boughtAt = boughtAt
+            self.coveredDay = coveredDay
+            self.usedAt = usedAt
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case id = "id"
+            case price = "price"
+            case boughtAt = "bought_at"
+            case coveredDay = "covered_day"
+            case usedAt = "used_at"
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(price, forKey: .price)
+            try container.encode(boughtAt, forKey: .boughtAt)
+            try container.encode(coveredDay, forKey: .coveredDay)
+            try container.encode(usedAt, forKey: .usedAt)
+        }
+    }
+
     public var exportedAt: Time
     public var profile: Profile
     public var items: [OwnedItem]
@@ -2752,12 +2785,14 @@ public struct Export: Codable, Sendable, Equatable {
     public var failedSignIns: [FailedSignIn]
     /// Mail written for the account (kept 30 days), without its body: a reset code in it would let a token holder set the password.
     public var mail: [MailEntry]
+    /// Streak freezes bought ([streaks.md](streaks.md)): price, when, and the local day each covered (null while held).
+    public var streakFreezes: [StreakFreeze]
 
     public init(
         exportedAt: Time, profile: Profile, items: [OwnedItem], sessions: [ExportedSession], tipsShown: [TipShown],
         friendships: [Friendship], ledger: [LedgerEntry], tokens: [ExportedToken], blocks: [ExportedBlock], reportsMade: [Report],
         avatar: Avatar? = nil, passwordResets: [PasswordReset], signInAddresses: [SignInAddresse], failedSignIns: [FailedSignIn],
-        mail: [MailEntry]
+        mail: [MailEntry], streakFreezes: [StreakFreeze]
     ) {
         self.exportedAt = exportedAt
         self.profile = profile
@@ -2774,6 +2809,7 @@ public struct Export: Codable, Sendable, Equatable {
         self.signInAddresses = signInAddresses
         self.failedSignIns = failedSignIns
         self.mail = mail
+        self.streakFreezes = streakFreezes
     }
 
     enum CodingKeys: String, CodingKey {
@@ -2792,6 +2828,7 @@ public struct Export: Codable, Sendable, Equatable {
         case signInAddresses = "sign_in_addresses"
         case failedSignIns = "failed_sign_ins"
         case mail = "mail"
+        case streakFreezes = "streak_freezes"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -2811,6 +2848,7 @@ public struct Export: Codable, Sendable, Equatable {
         try container.encode(signInAddresses, forKey: .signInAddresses)
         try container.encode(failedSignIns, forKey: .failedSignIns)
         try container.encode(mail, forKey: .mail)
+        try container.encode(streakFreezes, forKey: .streakFreezes)
     }
 }
 
