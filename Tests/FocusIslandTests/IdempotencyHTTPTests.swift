@@ -57,6 +57,7 @@ struct KeyedRequest: Sendable {
         "push-token-delete",
         "room-open", "room-join", "room-leave", "room-start",
         "gift-send", "gift-accept", "gift-decline",
+        "streak-freeze",
     ]
 
     /// The route each scenario replays. Every POST and DELETE in the route table that changes
@@ -82,6 +83,7 @@ struct KeyedRequest: Sendable {
         "room-open": "POST /rooms", "room-join": "POST /rooms/{code}/join", "room-leave": "POST /rooms/{id}/leave",
         "room-start": "POST /rooms/{id}/start",
         "gift-send": "POST /gifts", "gift-accept": "POST /gifts/{id}/accept", "gift-decline": "POST /gifts/{id}/decline",
+        "streak-freeze": "POST /me/streak-freezes",
     ]
     /// POSTs that only read (a sync sends the client's state and gets the difference): a replay
     /// is the same read, so they need no scenario.
@@ -290,6 +292,9 @@ struct KeyedRequest: Sendable {
             return request(
                 "DELETE", "/me/push-tokens/\(tokens[0])", nil, other: ("DELETE", "/me/push-tokens/\(tokens[1])", nil),
                 marks: tokens)
+        case "streak-freeze":
+            _ = try TestEnvironment.scalar("select app.grant_coins($1::uuid, 1000, 'idempotency test')", [me.id])
+            return request("POST", "/me/streak-freezes", nil, other: ("DELETE", "/me/avatar", nil))
         case "room-open":
             return request("POST", "/rooms", #"{"planned_minutes":25}"#, other: ("POST", "/rooms", #"{"planned_minutes":30}"#))
         case "room-join", "room-leave", "room-start":

@@ -15,7 +15,8 @@
 #      (English); the server's config; a focus room opened with Bo invited, joined by its code,
 #      started, and failed when Ada stops early (Bo's events and `focus room` show each step);
 #      Ada's achievements with their progress, and what Bo sees of his friend's; a gift of coins
-#      from Ada to Bo, seen waiting and accepted (Ada's events say so);
+#      from Ada to Bo, seen waiting and accepted (Ada's events say so); Bo's streak freezes (two
+#      at most) and a missed day one covers;
 #   6. bad input: an unknown item, a wrong password, no token, an unknown command, each a clear
 #      sentence on stderr and its documented non-zero exit status; logout forgets the token.
 #
@@ -259,6 +260,31 @@ cli_checks() {
     cli_expect "gift accept: Bo took the only gift waiting" 0 "Accepted 20 coins from Ada. Balance: [0-9]+ coins"
     cli_run ada events
     cli_expect "events: Ada heard Bo accepted" 0 "gift.accepted: Bo accepted your gift"
+    # 5e. Streak freezes: Bo buys two, a third is refused; a day he missed is covered.
+    cli_note "Bo is granted 120 coins and buys streak freezes: two at most, so the third is refused."
+    psql -X -q -At "$(cluster_url "$dir" focus_owner)" \
+        -c "select app.grant_coins(id, 120, 'cli check') from app.users where email = '$bo'" >/dev/null
+    cli_run bo streak freeze
+    cli_expect "streak freeze: Bo holds one, paid through the ledger" 0 "Bought a streak freeze for 50 coins: 1 of 2 held. Balance: [0-9]+ coins."
+    cli_run bo streak freeze
+    cli_expect "streak freeze: a second" 0 "2 of 2 held. Balance: [0-9]+ coins."
+    cli_run bo streak freeze
+    cli_expect "streak freeze: a third is refused, nothing charged" 1 "two streak freezes"
+    cli_note "A missed day needs a day to pass: the operator backdates, in SQL, a session Bo recorded two days ago and his first freeze's purchase to the day before. Yesterday he missed; the freeze covers it when the streak is read."
+    psql -X -q -At "$(cluster_url "$dir" focus_owner)" -c "
+        with bo as (select id from app.users where email = '$bo'),
+             day as (select date_trunc('day', now() at time zone 'UTC') at time zone 'UTC' - interval '2 days' + interval '12 hours' as ends)
+        insert into app.focus_sessions (id, user_id, source, started_at, ended_at, occupies, minutes)
+        select gen_random_uuid(), bo.id, 'offline', day.ends - interval '30 minutes', day.ends, tstzrange(day.ends - interval '30 minutes', day.ends), 30
+        from bo, day;
+        update app.streak_freezes set bought_at = bought_at - interval '3 days'
+        where id = (select f.id from app.streak_freezes f join app.users u on u.id = f.user_id
+                    where u.email = '$bo' order by f.bought_at, f.id limit 1);" >/dev/null
+    cli_run bo streak
+    cli_expect "streak: yesterday is covered by a freeze, the streak kept" 0 "Streak: 1 day \\(longest 1\\)\\. Kept by freezes on [0-9-]{10}\\."
+    cli_expect "streak: one freeze left" 0 "Freezes held: 1 of 2 \\(1 used in all\\)"
+    cli_run bo events
+    cli_expect "events: Bo heard his freeze used" 0 "streak.frozen: a streak freeze covered [0-9-]{10}"
 
     # 6. Bad input: a sentence on stderr and the status --help documents.
     cli_note "Bad input: a clear sentence and a non-zero exit status (listed by focus --help)."

@@ -181,6 +181,11 @@ class Story:
             {"id": str(uuid.uuid4()), "started_at": start, "ended_at": now},
             {"id": str(uuid.uuid4()), "started_at": now, "ended_at": start}]}, token=bob, expect=200)
         c("focus_sessions_batch_create", "POST", "/focus-sessions/batch", {"sessions": []}, token=bob, expect=400)
+        # streak freezes: coins granted by an operator, two bought, a third refused (docs/streaks.md)
+        self.sql(f"select app.grant_coins(id, 200, 'examples') from app.users where email = '{self.email('ann')}'")
+        c("me_streak_freezes_create", "POST", "/me/streak-freezes", token=ann, expect=201)
+        c(None, "POST", "/me/streak-freezes", token=ann, expect=201)
+        c("me_streak_freezes_create", "POST", "/me/streak-freezes", token=ann, expect=409)
         c("me_stats_get", "GET", "/me/stats", token=ann, expect=200)
         c("me_stats_daily_get", "GET", "/me/stats/daily", token=ann, expect=200)
         c("me_stats_daily_get", "GET", "/me/stats/daily?from=2026-12-07&to=2026-12-01", token=ann, expect=400)

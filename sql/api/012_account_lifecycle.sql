@@ -299,7 +299,13 @@ begin
                                                               'created_at', api.iso(m.created_at), 'sent_at', api.iso(m.sent_at))
                                            order by m.id)
                           from app.outgoing_mail m
-                          where m.user_id = v_user_id or m.recipient = (select u.email from app.users u where u.id = v_user_id)), '[]')));
+                          where m.user_id = v_user_id or m.recipient = (select u.email from app.users u where u.id = v_user_id)), '[]'))
+        -- Streak freezes (docs/streaks.md): each bought, its price, and the local day it covered.
+        || jsonb_build_object(
+        'streak_freezes', coalesce((select jsonb_agg(jsonb_build_object('id', f.id, 'price', f.price, 'bought_at', api.iso(f.bought_at),
+                                                                        'covered_day', f.covered_day, 'used_at', api.iso(f.used_at))
+                                                     order by f.bought_at, f.id)
+                                    from app.streak_freezes f where f.user_id = v_user_id), '[]')));
 end
 $$;
 grant execute on function api.me_export_get(text, jsonb, jsonb) to focus_api;

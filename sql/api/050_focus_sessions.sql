@@ -314,29 +314,28 @@ comment on function api.focus_sessions_list(text, jsonb, jsonb) is
 
 -- GET /me/stats: days are the user's own days (settings.time_zone) of a session's end; weeks
 -- start on Monday.
--- A streak is a run of consecutive days with focused minutes; the current one is alive while
--- its last day is today or yesterday.
+-- The streaks are app.user_streak's (sql/app/130_streaks.sql): a run of consecutive days with
+-- focused minutes or covered by a streak freeze, counting the days with minutes; the current
+-- one is alive while its last day is today or yesterday. Reading applies the freezes due
+-- (volatile for that), then shows the freezes held and the days they covered in the current
+-- streak.
 create function api.me_stats_get(token text, params jsonb, body jsonb)
 returns api.reply
-language plpgsql stable security definer set search_path = public, pg_temp
+language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
     v_user_id uuid := api.authenticate(me_stats_get.token);
     v_time_zone text := api.user_time_zone(v_user_id);
     v_today date := api.local_date(v_time_zone, now());
+    v_streak record;
 begin
+    select * into v_streak from app.user_streak(v_user_id);
     return (
         with days as (
             select api.local_date(v_time_zone, s.ended_at) as day, sum(s.minutes) as minutes, sum(s.coins_earned) as coins
             from app.focus_sessions s
             where s.user_id = v_user_id and s.ended_at is not null
             group by 1
-        ),
-        runs as (
-            select max(day) as last_day, count(*) as length
-            from (select d.day, d.day - (row_number() over (order by d.day))::integer as run
-                  from days d where d.minutes > 0) numbered
-            group by run
         )
         select api.ok(s.body, etag => md5(s.body::text))
         from (select jsonb_build_object(
@@ -344,14 +343,15 @@ begin
             'week_minutes', coalesce((select sum(minutes) from days where day >= date_trunc('week', v_today)::date), 0),
             'total_minutes', coalesce((select sum(minutes) from days), 0),
             'total_coins_earned', coalesce((select sum(coins) from days), 0),
-            'current_streak_days', coalesce((select length from runs where last_day >= v_today - 1), 0),
-            'longest_streak_days', coalesce((select max(length) from runs), 0)) as body) s);
+            'current_streak_days', v_streak.current_days,
+            'longest_streak_days', v_streak.longest_days)
+            || api.streak_freezes_json(v_user_id, v_streak.current_days) as body) s);
 end
 $$;
 grant execute on function api.me_stats_get(text, jsonb, jsonb) to focus_api;
 comment on function api.me_stats_get(text, jsonb, jsonb) is
-    'GET /me/stats: minutes today, this week and in all, coins earned, current and longest streak (the user''s own days); '
-    'the ETag is a digest of the answer.';
+    'GET /me/stats: minutes today, this week and in all, coins earned, current and longest streak (the user''s own days, '
+    'freeze-aware: applies the freezes due), freezes held and the days they covered; the ETag is a digest of the answer.';
 
 -- A calendar date query parameter, YYYY-MM-DD (2026-02-30 is refused); null when absent.
 -- 400 invalid_field otherwise.

@@ -16,7 +16,8 @@ as $$ select '1.1.0' $$;
 --           maintenance: {active, message, retry_after_seconds},
 --           features: {<flag>: boolean},
 --           economy: {coins_per_minute, min_minutes_to_earn, max_session_minutes,
---                     offline_daily_coin_cap, offline_max_age_days, clock_skew_seconds},
+--                     offline_daily_coin_cap, offline_max_age_days, clock_skew_seconds,
+--                     streak_freeze_price, streak_freezes_max},
 --           limits: {max_planned_minutes, batch_max_sessions, avatar_max_bytes, avatar_types}}
 -- Guarantees: every value is read from its row at the time of the call; the ETag is a digest
 -- of the body, so it moves exactly when an answer would differ.
@@ -45,7 +46,8 @@ begin
                    'coins_per_minute', e.coins_per_minute, 'min_minutes_to_earn', e.min_minutes_to_earn,
                    'max_session_minutes', e.max_session_minutes, 'offline_daily_coin_cap', e.offline_daily_coin_cap,
                    'offline_max_age_days', floor(extract(epoch from e.offline_max_age) / 86400)::integer,
-                   'clock_skew_seconds', floor(extract(epoch from e.clock_skew))::integer),
+                   'clock_skew_seconds', floor(extract(epoch from e.clock_skew))::integer,
+                   'streak_freeze_price', e.streak_freeze_price, 'streak_freezes_max', 2),
                'limits', jsonb_build_object(
                    'max_planned_minutes', 1440, 'batch_max_sessions', 100,
                    'avatar_max_bytes', app.avatar_max_bytes(), 'avatar_types', jsonb_build_array('image/png', 'image/jpeg')))

@@ -200,7 +200,7 @@ begin
     insert into app.ledger_day_totals as t (day, shard, entries, earned, spent, granted)
     values ((new.created_at at time zone 'UTC')::date, app.counter_shard(new.user_id), 1,
             case when new.entry in ('earn', 'bonus', 'reward') then new.amount else 0 end,
-            case when new.entry = 'spend' then -new.amount else 0 end,
+            case when new.entry in ('spend', 'freeze') then -new.amount else 0 end,
             case when new.entry = 'grant' then new.amount else 0 end)
     on conflict on constraint ledger_day_totals_pkey do update
         set entries = t.entries + 1, earned = t.earned + excluded.earned,

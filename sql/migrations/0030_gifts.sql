@@ -66,12 +66,12 @@ for each row execute function app.gifts_transition();
 -- second hold or a second settlement impossible, whatever function wrote it.
 alter table app.coin_ledger add column gift_id uuid references app.gifts;
 alter table app.coin_ledger drop constraint coin_ledger_entry_check;
-alter table app.coin_ledger add constraint coin_ledger_entry_check check (entry in ('earn', 'spend', 'grant', 'bonus', 'reward', 'gift'));
+alter table app.coin_ledger add constraint coin_ledger_entry_check check (entry in ('earn', 'spend', 'grant', 'bonus', 'reward', 'freeze', 'gift'));
 alter table app.coin_ledger add constraint coin_ledger_gift_has_gift check ((entry = 'gift') = (gift_id is not null));
--- Negative amounts were spends only; a gift's hold is negative too (its settlement positive).
+-- Negative amounts were spends and freezes only; a gift's hold is negative too (its settlement positive).
 alter table app.coin_ledger drop constraint coin_ledger_check1;
 alter table app.coin_ledger add constraint coin_ledger_sign_check
-    check (case entry when 'spend' then amount < 0 when 'gift' then true else amount > 0 end);
+    check (case entry when 'spend' then amount < 0 when 'freeze' then amount < 0 when 'gift' then true else amount > 0 end);
 create unique index coin_ledger_one_gift_hold on app.coin_ledger (gift_id) where entry = 'gift' and amount < 0;
 create unique index coin_ledger_one_gift_settlement on app.coin_ledger (gift_id) where entry = 'gift' and amount > 0;
 
@@ -89,6 +89,7 @@ alter table app.events add constraint events_type_check check (type in (
     'report.created',
     'room.invited', 'room.joined', 'room.left', 'room.started', 'room.finished', 'room.gave_up', 'room.ended',
     'achievement.unlocked',
+    'streak.frozen',
     'gift.received', 'gift.accepted', 'gift.declined'));
 alter table app.events drop constraint events_check;
 alter table app.events add constraint events_check

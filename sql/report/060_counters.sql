@@ -94,7 +94,7 @@ begin
             select 'ledger_day_totals', jsonb_build_object('day', (c.created_at at time zone 'UTC')::date, 'shard', app.counter_shard(c.user_id)),
                    jsonb_build_array(count(*),
                                      coalesce(sum(c.amount) filter (where c.entry in ('earn', 'bonus', 'reward')), 0),
-                                     coalesce(-sum(c.amount) filter (where c.entry = 'spend'), 0),
+                                     coalesce(-sum(c.amount) filter (where c.entry in ('spend', 'freeze')), 0),
                                      coalesce(sum(c.amount) filter (where c.entry = 'grant'), 0))
             from app.coin_ledger c where c.created_at >= utc_from and c.created_at < utc_to
             group by (c.created_at at time zone 'UTC')::date, app.counter_shard(c.user_id)

@@ -1,6 +1,6 @@
 -- GET /me/export: everything stored about the caller in one document, and nothing of others.
 begin;
-select plan(13);
+select plan(15);
 update app.achievements set active = false;  -- the coins and events here are this file's own; achievements: 130_achievements.sql
 select test.new_user('ex');
 select test.new_user('buddy');
@@ -18,7 +18,8 @@ create temporary table doc on commit drop as select (api.me_export_get(test.toke
 
 select is((select array_agg(k order by k) from jsonb_object_keys((select body from doc)) k),
           array['achievements', 'avatar', 'blocks', 'exported_at', 'failed_sign_ins', 'friendships', 'gifts', 'items', 'ledger', 'mail', 'password_resets',
-                'profile', 'reports_made', 'sessions', 'sign_in_addresses', 'tips_shown', 'tokens'], 'the export has every part');
+                'profile', 'reports_made', 'sessions', 'sign_in_addresses', 'streak_freezes', 'tips_shown', 'tokens'],
+          'the export has every part');
 select is((select body -> 'profile' ->> 'email' from doc), 'ex@example.com', 'the profile');
 select is((select jsonb_array_length(body -> 'items') from doc), 4, 'the three starters and the fox');
 select is((select body -> 'sessions' -> 0 ->> 'rating' from doc), 'good', 'sessions with their rating');
@@ -36,6 +37,10 @@ select is((select jsonb_agg(m - array['created_at', 'sent_at']) from doc, jsonb_
           jsonb_build_array(jsonb_build_object('recipient', 'ex@example.com',
                                                'subject', (select subject from app.outgoing_mail where recipient = 'ex@example.com'))),
           'mail sent to the account, without its body (a reset code in it would bypass the password)');
+select is((select body -> 'streak_freezes' from doc), '[]'::jsonb, 'streak freezes: none bought');
+select app.grant_coins(test.uid('ex'), 50, 'export test'), api.me_streak_freezes_create(test.token('ex'), '{}', '{}');
+select is(((api.me_export_get(test.token('ex'), '{}', '{}')).body -> 'streak_freezes' -> 0) - array['id', 'bought_at'],
+          '{"price": 50, "covered_day": null, "used_at": null}'::jsonb, 'streak freezes: one bought, its price, not used yet');
 select ok((select body::text from doc) !~ 'buddy@example.com', 'nothing of another user but their card');
 
 select * from finish();

@@ -62,6 +62,10 @@ enum Command: Equatable {
     /// A gift by id; nil: the only one pending for you.
     case giftAccept(id: String?)
     case giftDecline(id: String?)
+    /// Your streak, the freezes you hold and the days they covered.
+    case streak
+    /// Buy a streak freeze.
+    case streakFreeze
 
     static let kinds = ["pet", "sound", "furniture"]
     static let ratings = ["good", "fine", "bad"]
@@ -161,6 +165,12 @@ enum Command: Equatable {
             self = .achievements(friend: arguments.isEmpty ? nil : arguments.joined(separator: " "))
         case "gift", "gifts":
             self = try Self.gift(arguments)
+        case "streak":
+            switch arguments {
+            case []: self = .streak
+            case ["freeze"]: self = .streakFreeze
+            default: throw .usage("usage: focus streak [freeze]")
+            }
         default:
             throw .usage("unknown command \(name)")
         }

@@ -108,6 +108,9 @@ struct EventDescriber {
             let refund = number(data["refund"]) ?? 0
             return "your gift to \(await friend(data["user_id"]) ?? "a friend") came back (\(text(data["status"]) ?? "declined")): "
                 + "\(refund) coins refunded."
+        case "streak.frozen":
+            let held = number(data["freezes_held"]).map(String.init) ?? "?"
+            return "a streak freeze covered \(text(data["day"]) ?? "a missed day"): your streak is kept (\(held) held, focus streak)."
         case "resync":
             return "some events are too old to list: read focus me and focus friends again."
         default:

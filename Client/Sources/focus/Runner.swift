@@ -64,6 +64,8 @@ enum Runner {
         case .giftSend(let friend, let coins, let item): try await GiftCommands.send(context, to: friend, coins: coins, item: item)
         case .giftAccept(let id): try await GiftCommands.answer(context, id: id, accept: true)
         case .giftDecline(let id): try await GiftCommands.answer(context, id: id, accept: false)
+        case .streak: try await StreakCommands.show(context)
+        case .streakFreeze: try await StreakCommands.freeze(context)
         }
     }
 

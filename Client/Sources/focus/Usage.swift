@@ -61,6 +61,9 @@ enum Usage {
               focus gift                            gifts waiting for you, and the ones you sent
               focus gift accept [ID]                take a gift (no id: the only one waiting)
               focus gift decline [ID]               refuse a gift: its sender gets the coins back
+            streak
+              focus streak                          your current and longest streak, freezes held, days they covered
+              focus streak freeze                   buy a streak freeze: it covers one missed day (two held at most)
 
             live
               focus events                          what happened since the last `focus events`

@@ -92,6 +92,8 @@ import Testing
             (["gift", "accept"], .giftAccept(id: nil)),
             (["gift", "accept", "3f2a9c1b"], .giftAccept(id: "3f2a9c1b")),
             (["gift", "decline", "3f2a9c1b"], .giftDecline(id: "3f2a9c1b")),
+            (["streak"], .streak),
+            (["streak", "freeze"], .streakFreeze),
         ]
         for (words, command) in cases {
             #expect(try Command(words) == command, "focus \(words.joined(separator: " "))")
@@ -109,6 +111,7 @@ import Testing
             ["room", "open", "0"], ["room", "open", "181"], ["room", "join"], ["room", "join", "A", "B"], ["room", "start", "now"],
             ["room", "leave"],
             ["gift", "send"], ["gift", "send", "Bo"], ["gift", "send", "Bo", "0"], ["gift", "accept", "a", "b"], ["gift", "return"],
+            ["streak", "freezes"], ["streak", "freeze", "2"],
         ]
         for words in cases {
             do {

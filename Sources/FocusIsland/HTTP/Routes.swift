@@ -131,6 +131,8 @@ public enum Routes {
         Route("POST", "/gifts/{id}/decline", .sql("api.gifts_decline")),
         Route("GET", "/gifts/received", .sql("api.gifts_received_list")),
         Route("GET", "/gifts/sent", .sql("api.gifts_sent_list")),
+        // Streak freezes (docs/streaks.md); /me/stats shows them and applies the ones due.
+        Route("POST", "/me/streak-freezes", .sql("api.me_streak_freezes_create"), status: 201),
 
         // Live events: JSON here; over the socket also an SSE stream or a waiting long-poll
         // (Server/MHD/EventsEndpoint.swift), which first call `eventsStreamOpen`.
