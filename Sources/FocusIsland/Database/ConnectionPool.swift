@@ -141,12 +141,27 @@ public final class ConnectionPool: Sendable {
         }
     }
 
-    /// Sends the call's statement (reopening a broken session first) and has the poller watch
-    /// for the answer.
+    /// Sends the call's statement and has the poller watch for the answer. A broken or unopened
+    /// session is reopened first on a dispatch thread: connecting waits (up to PGCONNECT_TIMEOUT
+    /// while the database is away), and neither the poller nor an HTTP worker may.
     private func start(_ call: Call, on connection: PGConnection) {
+        guard connection.isUsable else {
+            DispatchQueue.global().async { [self] in
+                do throws(DatabaseError) {
+                    try connection.reconnect()
+                    send(call, on: connection)
+                } catch {
+                    finish(connection, call, .failure(error))
+                }
+            }
+            return
+        }
+        send(call, on: connection)
+    }
+
+    private func send(_ call: Call, on connection: PGConnection) {
         guard let poller else { return }
         do throws(DatabaseError) {
-            if !connection.isUsable { try connection.reconnect() }
             let flushed = try connection.send(call.name, call.sql, call.parameters)
             poller.watch(connection, call, pool: self, flushed: flushed)
         } catch {
