@@ -122,6 +122,9 @@ import Testing
         #expect(configuration.migrationDatabaseURL == configuration.databaseURL)
         #expect(configuration.headTimeout == 10 && configuration.perIPConnectionLimit == 64)
         #expect(try Configuration(environment: ["HEAD_TIMEOUT": "3"]).headTimeout == 3)
+        #expect(configuration.asyncDatabase)
+        #expect(try Configuration(environment: ["DB_ASYNC": "off"]).asyncDatabase == false)
+        #expect(try Configuration(environment: ["DB_ASYNC": "on"]).asyncDatabase)
     }
 
     @Test func clientAddressIsSetByTheServerOnly() {
@@ -135,7 +138,7 @@ import Testing
         for (name, value) in [
             ("PORT", "eighty"), ("PORT", "70000"), ("DB_POOL_SIZE", "0"),
             ("HTTP_THREADS", "-1"), ("BODY_LIMIT", "1.5"), ("LOG_FORMAT", "xml"),
-            ("HEAD_TIMEOUT", "0"),
+            ("HEAD_TIMEOUT", "0"), ("DB_ASYNC", "yes"),
         ] {
             #expect(throws: ConfigurationError.self) { try Configuration(environment: [name: value]) }
             do {

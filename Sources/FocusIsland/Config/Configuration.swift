@@ -30,6 +30,9 @@ public struct Configuration: Sendable, Equatable {
     public var preparedStatements: Bool
     /// libmicrohttpd worker threads (epoll thread pool).
     public var httpThreads: Int
+    /// DB_ASYNC=on (the default): a request's statement runs while its HTTP worker serves other
+    /// connections (Database/DatabasePoller.swift); off: the worker waits for it.
+    public var asyncDatabase = true
     /// Default request body limit in bytes; a route may allow more (see Routes.swift).
     public var bodyLimit: Int
     /// Seconds an idle connection is kept before libmicrohttpd closes it.
@@ -115,6 +118,12 @@ public struct Configuration: Sendable, Equatable {
         case let raw?: throw ConfigurationError(variable: "DB_PREPARED_STATEMENTS", reason: "must be on or off, got '\(raw)'")
         }
         httpThreads = try Self.integer(env, "HTTP_THREADS", d.httpThreads, in: 1...1000)
+        switch env["DB_ASYNC"] {
+        case nil: asyncDatabase = d.asyncDatabase
+        case "on": asyncDatabase = true
+        case "off": asyncDatabase = false
+        case let raw?: throw ConfigurationError(variable: "DB_ASYNC", reason: "must be on or off, got '\(raw)'")
+        }
         bodyLimit = try Self.integer(env, "BODY_LIMIT", d.bodyLimit, in: 1...(64 << 20))
         idleTimeout = try Self.integer(env, "IDLE_TIMEOUT", d.idleTimeout, in: 1...3600)
         connectionLimit = try Self.integer(env, "CONNECTION_LIMIT", d.connectionLimit, in: 1...100_000)

@@ -11,6 +11,10 @@
 // read-only (25006: the session's server was demoted, a failover) closes every session the same
 // way, and the reconnects go through the URL's hosts to the new primary
 // (target_session_attrs=read-write, docs/operations.md).
+// `submit` runs a statement without a waiting thread (with a poller, DB_ASYNC=on): it is sent
+// on a free connection, or queued with the blocking checkouts (first come, first served) until
+// one is checked in or the checkout deadline passes, and answered on the poller's thread
+// (Database/DatabasePoller.swift).
 import Dispatch
 import Synchronization
 
@@ -19,15 +23,49 @@ public final class ConnectionPool: Sendable {
     private let capacity: Int
     private let checkoutTimeout: Double
     private let namedStatements: Bool
+    /// Watches the answers of `submit`'s statements; nil: `submit` waits on the caller's thread.
+    private let poller: DatabasePoller?
     private struct State {
         var idle: [PGConnection] = []
         var opened = 0
         /// Requests waiting for a connection right now, oldest first (their number: logs, metrics).
-        var waiters: [Waiter] = []
+        var waiters: [Waiting] = []
     }
     /// A checkout waiting for a connection: a check-in signals it once.
     private final class Waiter: Sendable {
         let bell = DispatchSemaphore(value: 0)
+    }
+    /// A thread blocked in `withConnection`, or a call that `submit` queued.
+    private enum Waiting {
+        case thread(Waiter)
+        case call(Call)
+
+        func `is`(_ waiter: Waiter) -> Bool {
+            if case .thread(let other) = self { return other === waiter }
+            return false
+        }
+    }
+
+    /// A statement `submit` runs: its prepared name, text and parameters, and what gets the
+    /// answer (on the poller's thread, or the caller's when it fails at once).
+    final class Call: Sendable {
+        let name: String
+        let sql: String
+        let parameters: [String?]
+        let done: @Sendable (Result<[[String?]], DatabaseError>) -> Void
+        /// When it stops waiting for a connection (monotonic µs).
+        let deadline: UInt64
+
+        init(
+            name: String, sql: String, parameters: [String?], deadline: UInt64,
+            done: @escaping @Sendable (Result<[[String?]], DatabaseError>) -> Void
+        ) {
+            self.name = name
+            self.sql = sql
+            self.parameters = parameters
+            self.deadline = deadline
+            self.done = done
+        }
     }
     private let state = Mutex(State())
     /// Checkouts that waited `checkoutTimeout` in vain (for metrics).
@@ -48,11 +86,115 @@ public final class ConnectionPool: Sendable {
 
     /// `checkoutTimeout`: seconds a request may wait for a free connection before it fails.
     /// `namedStatements`: false behind a transaction-pooling PgBouncer (DB_PREPARED_STATEMENTS=off).
-    public init(conninfo: String, capacity: Int, checkoutTimeout: Double = 5, namedStatements: Bool = true) {
+    /// `asynchronous`: `submit` sends and returns, the answer arriving on a poller thread
+    /// shared by the pools made with the same `poller` (DB_ASYNC=on).
+    public convenience init(
+        conninfo: String, capacity: Int, checkoutTimeout: Double = 5, namedStatements: Bool = true
+    ) {
+        self.init(
+            conninfo: conninfo, capacity: capacity, checkoutTimeout: checkoutTimeout, namedStatements: namedStatements,
+            poller: nil)
+    }
+
+    init(conninfo: String, capacity: Int, checkoutTimeout: Double, namedStatements: Bool, poller: DatabasePoller?) {
         self.conninfo = conninfo
         self.capacity = capacity
         self.checkoutTimeout = checkoutTimeout
         self.namedStatements = namedStatements
+        self.poller = poller
+        poller?.register(self)
+    }
+
+    /// Whether `submit` returns before the answer is in.
+    var isAsynchronous: Bool { poller != nil }
+
+    /// Runs one statement (prepared under `name`, as `executePrepared`) and gives its rows or
+    /// error to `done`. With a poller it returns at once: the statement is sent now on a free
+    /// connection, or when one is checked in within `checkoutTimeout` (else `done` gets the
+    /// pool timeout), and `done` runs on the poller's thread. Without one it waits, as
+    /// `withConnection` does, and `done` runs before it returns.
+    func submit(
+        _ name: String, _ sql: String, _ parameters: [String?],
+        done: @escaping @Sendable (Result<[[String?]], DatabaseError>) -> Void
+    ) {
+        guard poller != nil else {
+            done(
+                Result { () throws(DatabaseError) -> [[String?]] in
+                    try withConnection { connection throws(DatabaseError) in
+                        try connection.executePrepared(name, sql, parameters)
+                    }
+                })
+            return
+        }
+        let call = Call(
+            name: name, sql: sql, parameters: parameters,
+            deadline: monotonicMicroseconds() + UInt64(checkoutTimeout * 1_000_000), done: done)
+        let lent = state.withLock { state in
+            let lent = lend(&state)
+            if case .none = lent { state.waiters.append(.call(call)) }
+            return lent
+        }
+        switch lent {
+        case .idle(let connection): start(call, on: connection)
+        case .open: start(call, on: PGConnection(unopened: conninfo, namedStatements: namedStatements))
+        case .none: poller?.startIfNeeded()  // a check-in starts it, or the poller's `expire` ends it
+        }
+    }
+
+    /// Sends the call's statement and has the poller watch for the answer. A broken or unopened
+    /// session is reopened first on a dispatch thread: connecting waits (up to PGCONNECT_TIMEOUT
+    /// while the database is away), and neither the poller nor an HTTP worker may.
+    private func start(_ call: Call, on connection: PGConnection) {
+        guard connection.isUsable else {
+            DispatchQueue.global().async { [self] in
+                do throws(DatabaseError) {
+                    try connection.reconnect()
+                    send(call, on: connection)
+                } catch {
+                    finish(connection, call, .failure(error))
+                }
+            }
+            return
+        }
+        send(call, on: connection)
+    }
+
+    private func send(_ call: Call, on connection: PGConnection) {
+        guard let poller else { return }
+        do throws(DatabaseError) {
+            let flushed = try connection.send(call.name, call.sql, call.parameters)
+            poller.watch(connection, call, pool: self, flushed: flushed)
+        } catch {
+            finish(connection, call, .failure(error))
+        }
+    }
+
+    /// The call's answer is in (or it failed): the connection goes back (closed first after a
+    /// connection failure or a demoted server, as in `withConnection`), then `done` runs.
+    func finish(_ connection: PGConnection, _ call: Call, _ outcome: Result<[[String?]], DatabaseError>) {
+        if case .failure(let error) = outcome, error.isConnectionFailure || error.isWrongServer {
+            connection.close()
+            discardIdle()
+        }
+        checkIn(connection)
+        call.done(outcome)
+    }
+
+    /// Ends the calls that waited for a connection past their deadline (the poller, each loop).
+    func expire(now: UInt64) {
+        let expired: [Call] = state.withLock { state in
+            var expired: [Call] = []
+            state.waiters.removeAll { waiting in
+                guard case .call(let call) = waiting, call.deadline <= now else { return false }
+                expired.append(call)
+                return true
+            }
+            return expired
+        }
+        for call in expired {
+            timeouts.add()
+            call.done(.failure(DatabaseError.poolTimeout(seconds: checkoutTimeout)))
+        }
     }
 
     /// Lends a connection to `body`, waiting at most `checkoutTimeout` while all are in use.
@@ -96,13 +238,13 @@ public final class ConnectionPool: Sendable {
         while true {
             var lent = state.withLock { state in
                 let lent = lend(&state)
-                if case .none = lent, !state.waiters.contains(where: { $0 === waiter }) { state.waiters.append(waiter) }
+                if case .none = lent, !state.waiters.contains(where: { $0.is(waiter) }) { state.waiters.append(.thread(waiter)) }
                 return lent
             }
             if case .none = lent, waiter.bell.wait(timeout: deadline) == .timedOut {
                 // A connection checked in at the deadline is still taken, as before the wait ended.
                 lent = state.withLock { state in
-                    state.waiters.removeAll { $0 === waiter }
+                    state.waiters.removeAll { $0.is(waiter) }
                     return lend(&state)
                 }
                 if case .none = lent {
@@ -118,12 +260,19 @@ public final class ConnectionPool: Sendable {
         }
     }
 
+    /// Gives the connection to the oldest waiting call (sent on this thread), or back to idle
+    /// and wakes the oldest waiting thread.
     private func checkIn(_ connection: PGConnection) {
-        let woken: Waiter? = state.withLock { state in
+        let woken: Waiting? = state.withLock { state in
+            if case .call = state.waiters.first { return state.waiters.removeFirst() }
             state.idle.append(connection)
             return state.waiters.isEmpty ? nil : state.waiters.removeFirst()
         }
-        woken?.bell.signal()
+        switch woken {
+        case .call(let call): start(call, on: connection)
+        case .thread(let waiter): waiter.bell.signal()
+        case nil: break
+        }
     }
 
     /// After a connection failure the database probably restarted: close every idle session,

@@ -15,6 +15,8 @@ public final class PGConnection: @unchecked Sendable {
     private let namedStatements: Bool
     /// Names of statements prepared on the current server session; emptied on reconnect.
     private var prepared: Set<String> = []
+    /// The answer `receive` has read while libpq still waits for the end of the statement.
+    private var outcome: Result<[[String?]], DatabaseError>? = nil
 
     public init(conninfo: String, namedStatements: Bool = true) throws(DatabaseError) {
         self.conninfo = conninfo
@@ -52,6 +54,7 @@ public final class PGConnection: @unchecked Sendable {
         if let handle { PQfinish(handle) }
         handle = nil
         prepared.removeAll()
+        outcome = nil
     }
 
     private func connect() throws(DatabaseError) {
@@ -66,12 +69,14 @@ public final class PGConnection: @unchecked Sendable {
     /// Runs one or more statements with no parameters (migrations, seeds, BEGIN/COMMIT).
     @discardableResult
     public func execute(_ sql: String) throws(DatabaseError) -> [[String?]] {
-        try rows(of: PQexec(handle, sql))
+        blocking()
+        return try rows(of: PQexec(handle, sql))
     }
 
     /// Runs one statement with text parameters (NULL for nil).
     @discardableResult
     public func execute(_ sql: String, _ parameters: [String?]) throws(DatabaseError) -> [[String?]] {
+        blocking()
         let result = withCStrings(parameters) { values in
             PQexecParams(handle, sql, Int32(values.count), nil, values, nil, nil, 0)
         }
@@ -82,6 +87,7 @@ public final class PGConnection: @unchecked Sendable {
     /// named statements off, sends it unnamed with its parameters each time (PQexecParams).
     public func executePrepared(_ name: String, _ sql: String, _ parameters: [String?]) throws(DatabaseError) -> [[String?]] {
         guard namedStatements else { return try execute(sql, parameters) }
+        blocking()
         if !prepared.contains(name) {
             _ = try rows(of: PQprepare(handle, name, sql, Int32(parameters.count), nil))
             prepared.insert(name)
@@ -90,6 +96,69 @@ public final class PGConnection: @unchecked Sendable {
             PQexecPrepared(handle, name, Int32(values.count), values, nil, nil, 0)
         }
         return try rows(of: result)
+    }
+
+    // MARK: Asynchronous calls (Database/DatabasePoller.swift)
+
+    /// The session's socket, or -1 while closed.
+    var socket: Int32 { handle.map { PQsocket($0) } ?? -1 }
+
+    /// Sends one statement without waiting for its answer, as `executePrepared` would run it: a
+    /// named statement not yet on this session is prepared first (once per session, waiting for
+    /// that one answer). The connection is non-blocking from here on: true when everything went
+    /// out, false when `flush` must be called again once the socket is writable.
+    func send(_ name: String, _ sql: String, _ parameters: [String?]) throws(DatabaseError) -> Bool {
+        guard let handle else { throw connectionError() }
+        if namedStatements && !prepared.contains(name) {
+            // Waits for its answer: once per statement and session.
+            blocking()
+            _ = try rows(of: PQprepare(handle, name, sql, Int32(parameters.count), nil))
+            prepared.insert(name)
+        }
+        if PQisnonblocking(handle) == 0 && PQsetnonblocking(handle, 1) != 0 { throw connectionError() }
+        let sent: Int32
+        if namedStatements {
+            sent = withCStrings(parameters) { values in
+                PQsendQueryPrepared(handle, name, Int32(values.count), values, nil, nil, 0)
+            }
+        } else {
+            sent = withCStrings(parameters) { values in
+                PQsendQueryParams(handle, sql, Int32(values.count), nil, values, nil, nil, 0)
+            }
+        }
+        guard sent == 1 else { throw connectionError() }
+        return try flush()
+    }
+
+    /// Sends what libpq still holds: true when all is out.
+    func flush() throws(DatabaseError) -> Bool {
+        switch PQflush(handle) {
+        case 0: return true
+        case 1: return false
+        default: throw connectionError()
+        }
+    }
+
+    /// Reads what arrived on the socket; nil while the answer is incomplete, else the rows (or
+    /// the error) of the statement `send` sent, once libpq has nothing more for it.
+    func receive() -> Result<[[String?]], DatabaseError>? {
+        guard let handle, PQconsumeInput(handle) == 1 else { return .failure(connectionError()) }
+        while PQisBusy(handle) == 0 {
+            guard let result = PQgetResult(handle) else {
+                defer { outcome = nil }
+                return outcome ?? .failure(DatabaseError(sqlState: "XX000", message: "the statement returned no result"))
+            }
+            // The first result is the statement's; the session is idle again after the next nil.
+            let rows = Result { () throws(DatabaseError) -> [[String?]] in try self.rows(of: result) }
+            if outcome == nil { outcome = rows }
+        }
+        return nil
+    }
+
+    /// The blocking calls wait for their answers in libpq's blocking mode, also on a session an
+    /// asynchronous call used before.
+    private func blocking() {
+        if let handle, PQisnonblocking(handle) == 1 { PQsetnonblocking(handle, 0) }
     }
 
     private func rows(of result: OpaquePointer?) throws(DatabaseError) -> [[String?]] {

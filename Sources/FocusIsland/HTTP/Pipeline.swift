@@ -50,14 +50,59 @@ public struct Pipeline: Sendable {
     /// Answers one request and writes its log line (unless `log` is false: a waiting
     /// long-poll asks again on each wake and logs once, when it answers).
     public func respond(to request: Request, startedAt: UInt64 = monotonicMicroseconds(), log: Bool = true) -> Response {
-        let requestID = requestIDs.id(from: request.header("x-request-id"))
         var template = "-"
         var response: Response
         do {
-            response = try answer(request, template: &template)
+            switch try answer(request, template: &template) {
+            case .answered(let answered): response = answered
+            case .statement(let statement):
+                response = statement.response(to: try call(statement.route, statement.parameters, pool: statement.pool))
+            }
         } catch {
             response = error.response
         }
+        return finish(response, request, template: template, startedAt: startedAt, log: log)
+    }
+
+    /// Answers like `respond`, without waiting on this thread for the request's statement when
+    /// its pool is asynchronous (DB_ASYNC=on): then `suspend` runs, the statement is sent, nil
+    /// is returned, and `done` gets the response later on the database poller's thread.
+    /// Everything else (memory, problems, the rare lookups of the release controls and the
+    /// offered languages) is answered at once, as by `respond`.
+    func respond(
+        to request: Request, startedAt: UInt64, suspend: () -> Void,
+        done: @escaping @Sendable (Response) -> Void
+    ) -> Response? {
+        var template = "-"
+        let response: Response
+        do {
+            switch try answer(request, template: &template) {
+            case .answered(let answered):
+                response = answered
+            case .statement(let statement) where statement.pool.isAsynchronous:
+                suspend()
+                submit(statement, attempt: 1) { [self, template] outcome in
+                    let response: Response
+                    switch outcome {
+                    case .success(let reply): response = statement.response(to: reply)
+                    case .failure(let problem): response = problem.response
+                    }
+                    done(finish(response, request, template: template, startedAt: startedAt, log: true))
+                }
+                return nil
+            case .statement(let statement):
+                response = statement.response(to: try call(statement.route, statement.parameters, pool: statement.pool))
+            }
+        } catch {
+            response = error.response
+        }
+        return finish(response, request, template: template, startedAt: startedAt, log: true)
+    }
+
+    /// The headers every answer gets, and the log line.
+    private func finish(_ response: Response, _ request: Request, template: String, startedAt: UInt64, log: Bool) -> Response {
+        var response = response
+        let requestID = requestIDs.id(from: request.header("x-request-id"))
         response.setHeader("X-Request-Id", requestID)
         // Answers are computed per user and may carry tokens (sign-up, login, reset) or a whole
         // account (the export): no cache keeps one unless the answer says how (an ETag's
@@ -65,6 +110,41 @@ public struct Pipeline: Sendable {
         if response.header("Cache-Control") == nil { response.setHeader("Cache-Control", "no-store") }
         if log { logRequest(request, template: template, status: response.status, startedAt: startedAt, requestID: requestID) }
         return response
+    }
+
+    /// What `answer` leaves to do: nothing, or the route's one statement and what to make of
+    /// its reply.
+    private enum Step {
+        case answered(Response)
+        case statement(Statement)
+    }
+
+    /// A route's statement, ready to run, and the rest of its answer: the shared cache's entry
+    /// to fill and the language headers.
+    private struct Statement: Sendable {
+        let pipeline: Pipeline
+        let route: Route
+        let parameters: [String?]
+        let pool: ConnectionPool
+        let request: Request
+        /// The shared cache's key and generation when the reply may be kept (a miss).
+        let cacheEntry: (key: String, generation: UInt64)?
+        let language: String?
+
+        func response(to reply: Reply) -> Response {
+            if let cache = pipeline.cache, let (key, generation) = cacheEntry, reply.code == nil,
+                (reply.status ?? route.status) == 200
+            {
+                cache.store(key, reply, generation: generation)
+            }
+            var response = pipeline.response(for: reply, route: route, request: request)
+            if let language {
+                // On every answer of the route, problems and 304s too: a cache must key them by it.
+                response.setHeader("Vary", "Accept-Language")
+                if response.status < 300 || response.status == 304 { response.setHeader("Content-Language", language) }
+            }
+            return response
+        }
     }
 
     /// The request's log line and its metrics (counted once, when it is answered).
@@ -78,28 +158,28 @@ public struct Pipeline: Sendable {
         ])
     }
 
-    private func answer(_ request: Request, template: inout String) throws(Problem) -> Response {
+    private func answer(_ request: Request, template: inout String) throws(Problem) -> Step {
         // The web pages (/account/…, /moderation…, /web/…), outside the route table too.
-        if let response = answerWeb(request, template: &template) { return response }
+        if let response = answerWeb(request, template: &template) { return .answered(response) }
         // Static files, outside the route table (which maps routes to SQL functions one to one).
         if request.path.hasPrefix(Self.assetsPrefix) {
             template = Self.assetsPrefix + "{name}"
             guard request.method == "GET" || request.method == "HEAD" else {
                 throw Problem(405, "method_not_allowed", "\(request.method) is not allowed here.", allow: "GET, HEAD")
             }
-            return assets.response(name: String(request.path.dropFirst(Self.assetsPrefix.count)))
+            return .answered(assets.response(name: String(request.path.dropFirst(Self.assetsPrefix.count))))
         }
         let (route, parameters) = try findRoute(request)
         template = route.template
         try admit(request, route)
         switch route.action {
         case .health:
-            return .json(200, #"{"status":"ok"}"#)
+            return .answered(.json(200, #"{"status":"ok"}"#))
         case .ready:
-            return ready()
+            return .answered(ready())
         case .openAPI:
             guard let openAPI else { throw Problem(404, "not_found", "There is nothing at \(request.path).") }
-            return openAPI.response(ifNoneMatch: request.header("if-none-match"))
+            return .answered(openAPI.response(ifNoneMatch: request.header("if-none-match")))
         case .sql:
             try checkBody(request, for: route)
             let token = request.bearerToken
@@ -112,15 +192,25 @@ public struct Pipeline: Sendable {
             let arguments = JSONText.object(merged)
             let body = route.body == .none ? [] : [bodyText(request, route)]
             let pool = readsReplica(route, request) ? readPool ?? pool : pool
-            var response = response(
-                for: try cachedCall(route, [token, arguments] + body, shared: merged, pool: pool), route: route, request: request)
-            if let language = merged["language"] {
-                // On every answer of the route, problems and 304s too: a cache must key them by it.
-                response.setHeader("Vary", "Accept-Language")
-                if response.status < 300 || response.status == 304 { response.setHeader("Content-Language", language) }
+            let parameters = [token, arguments] + body
+            var cacheEntry: (key: String, generation: UInt64)? = nil
+            switch cacheLookup(route, parameters, shared: merged) {
+            case .hit(let reply):
+                return .answered(statement(route, parameters, pool, request, nil, merged["language"]).response(to: reply))
+            case .miss(let key, let generation): cacheEntry = (key, generation)
+            case .off: break
             }
-            return response
+            return .statement(statement(route, parameters, pool, request, cacheEntry, merged["language"]))
         }
+    }
+
+    private func statement(
+        _ route: Route, _ parameters: [String?], _ pool: ConnectionPool, _ request: Request,
+        _ cacheEntry: (key: String, generation: UInt64)?, _ language: String?
+    ) -> Statement {
+        Statement(
+            pipeline: self, route: route, parameters: parameters, pool: pool, request: request, cacheEntry: cacheEntry,
+            language: language)
     }
 
     /// The language of a localized answer: Accept-Language negotiated against the languages the
@@ -237,27 +327,54 @@ public struct Pipeline: Sendable {
         }
     }
 
-    /// A shared answer from memory while the cache holds it; else `call`, keeping a 200 for
+    private enum CacheLookup {
+        case hit(Reply)
+        case miss(key: String, generation: UInt64)
+        case off
+    }
+
+    /// A shared answer from memory while the cache holds it; else the entry a 200 fills for
     /// next time. The key is everything the function reads: the query, path and language of
     /// `shared` and the body. These public functions ignore the token and the per-client values the
     /// server adds (address, user agent, key), so one entry serves every client.
-    private func cachedCall(
-        _ route: Route, _ parameters: [String?], shared: [String: String], pool: ConnectionPool
-    ) throws(Problem) -> Reply {
+    private func cacheLookup(_ route: Route, _ parameters: [String?], shared: [String: String]) -> CacheLookup {
         guard let cache, case .sql(let function) = route.action, SharedCache.functions.contains(function) else {
-            return try call(route, parameters, pool: pool)
+            return .off
         }
         let keyed = JSONText.object(shared.filter { !Self.perClientParameters.contains($0.key) })
         let key = function + "\u{0}" + keyed + "\u{0}" + (parameters.count > 2 ? parameters[2] ?? "" : "")
         switch cache.lookup(key) {
-        case .hit(let reply):
-            return reply
-        case .off:
-            return try call(route, parameters, pool: pool)
-        case .miss(let generation):
-            let reply = try call(route, parameters, pool: pool)
-            if reply.code == nil && (reply.status ?? route.status) == 200 { cache.store(key, reply, generation: generation) }
-            return reply
+        case .hit(let reply): return .hit(reply)
+        case .off: return .off
+        case .miss(let generation): return .miss(key: key, generation: generation)
+        }
+    }
+
+    /// `call` without a waiting thread: the reply (or the problem) goes to `done` on the
+    /// database poller's thread; a serialization failure or deadlock is sent again, as by `call`.
+    private func submit(
+        _ statement: Statement, attempt: Int, done: @escaping @Sendable (Result<Reply, Problem>) -> Void
+    ) {
+        let route = statement.route
+        guard case .sql(let function) = route.action, let text = route.statement else {
+            return done(.failure(Problem(500, "internal_error", "Something went wrong on our side.")))
+        }
+        statement.pool.submit(route.statementName, text, statement.parameters) { [self] outcome in
+            switch outcome {
+            case .success(let rows):
+                if let row = rows.first, let reply = Reply(row: row, kind: route.response) {
+                    return done(.success(reply))
+                }
+                let error = DatabaseError(sqlState: "XX000", message: "\(function) returned no reply row")
+                logger.error("\(route.template): \(error)")
+                done(.failure(Problem(error)))
+            case .failure(let error) where error.isRetryable && attempt < Self.attempts:
+                submit(statement, attempt: attempt + 1, done: done)
+            case .failure(let error):
+                let problem = Problem(error)
+                if problem.status >= 500 { logger.error("\(route.template): \(error)") }
+                done(.failure(problem))
+            }
         }
     }
 

@@ -21,6 +21,8 @@ public final class Application: Sendable {
     /// GET /metrics on METRICS_HOST:METRICS_PORT; nil when METRICS_PORT is not set.
     public let metricsServer: MetricsServer?
     private let logger: Logger
+    /// Watches the answers of requests' statements (DB_ASYNC=on); nil: workers wait for them.
+    private let poller: DatabasePoller?
     private let started = Atomic<Bool>(false)
 
     /// Builds every part; nothing listens or connects yet (pools open connections lazily).
@@ -28,14 +30,18 @@ public final class Application: Sendable {
     public init(configuration: Configuration, logger: Logger) throws(ConfigurationError) {
         self.configuration = configuration
         self.logger = logger
+        // DB_ASYNC=on: one thread watches both pools' answers (Database/DatabasePoller.swift).
+        let poller = configuration.asyncDatabase ? DatabasePoller() : nil
+        self.poller = poller
         let pool = ConnectionPool(
             conninfo: configuration.databaseURL, capacity: configuration.poolSize,
-            checkoutTimeout: configuration.poolTimeout, namedStatements: configuration.preparedStatements)
+            checkoutTimeout: configuration.poolTimeout, namedStatements: configuration.preparedStatements,
+            poller: poller)
         // READ_DATABASE_URL: a second pool, on a streaming replica, for routes marked reads: .replica.
         let readPool = configuration.readDatabaseURL.map { url in
             ConnectionPool(
                 conninfo: url, capacity: configuration.poolSize, checkoutTimeout: configuration.poolTimeout,
-                namedStatements: configuration.preparedStatements)
+                namedStatements: configuration.preparedStatements, poller: poller)
         }
         assets = AssetStore(directory: configuration.assetDirectory)
         var pipeline = Pipeline(
@@ -96,6 +102,7 @@ public final class Application: Sendable {
     public func stop() {
         listener.stop()
         server.stop()
+        poller?.stop()
         metricsServer?.stop()
     }
 }

@@ -1,5 +1,8 @@
 // HTTPServer: the public port's libmicrohttpd glue, on a Daemon (MHD/Daemon.swift). An epoll thread pool reads requests; each worker calls the
-// pipeline synchronously, so a database call blocks only its own worker.
+// pipeline. With DB_ASYNC=on (the default) a request that needs its statement is suspended
+// (MHD_suspend_connection) while the statement runs, and resumed by the database poller with its
+// answer (Database/DatabasePoller.swift), so no worker waits for the database; with
+// DB_ASYNC=off the worker waits for it, and a database call blocks only its own worker.
 // Limits that libmicrohttpd leaves open by default are set here: idle timeout, total and
 // per-IP connection limits, per-connection memory, a body limit per route, and (with
 // HeadDeadline) a deadline for each request head and a fast refusal when full.
@@ -96,6 +99,14 @@ final class RequestState {
     static let discardLimit = 32 << 20
     /// Set while this request is an event stream or a waiting long-poll.
     var live: LiveClient?
+    /// The answer the database poller left for a suspended request, sent when it resumes.
+    let answer = Answer()
+
+    /// Written on the poller's thread before MHD_resume_connection, read on the worker's after
+    /// libmicrohttpd resumed the connection (its resume takes a lock on both sides).
+    final class Answer: @unchecked Sendable {
+        var response: Response?
+    }
 
     init(limit: Int, match: RouteMatch) {
         self.limit = limit
@@ -162,8 +173,18 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     if server.streams != nil && methodText == "GET" && path == "/events" {
         return server.answerEvents(connection, request, complete)
     }
+    if let answer = request.answer.response {
+        request.answer.response = nil
+        return send(connection, answer)
+    }
     complete.match = request.match
-    return send(connection, server.pipeline.respond(to: complete, startedAt: request.startedAt))
+    let client = HTTPConnection(connection), answer = request.answer
+    let response = server.pipeline.respond(to: complete, startedAt: request.startedAt, suspend: client.suspend) { response in
+        answer.response = response
+        client.resume()
+    }
+    guard let response else { return MHD_Result.YES }
+    return send(connection, response)
 }
 
 private let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, state, _ in

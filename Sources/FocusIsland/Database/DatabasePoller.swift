@@ -1,0 +1,135 @@
+// DatabasePoller: one thread that waits for the answers of statements sent without waiting.
+//
+// A request's statement is sent by the thread that has it (an HTTP worker, with its connection
+// suspended, or the thread that checks a connection in and hands it to the next call waiting);
+// then the session's socket is watched here, in one epoll set for every pool, until the answer
+// is in. The answer goes to the call's completion on this thread, and the connection back to
+// its pool. So no HTTP worker sleeps in poll() for the database, and a worker's other keep-alive
+// connections are served while a statement runs. Each loop also ends the calls that waited
+// longer than their pool's checkout deadline for a connection (ConnectionPool.expire).
+// The thread starts with the first call and ends with `stop`.
+import CLinux
+import Foundation
+import Synchronization
+
+final class DatabasePoller: Sendable {
+    /// A call whose statement is out: its connection, the pool to give it back to, and what
+    /// to do with the answer.
+    private struct Watched: Sendable {
+        let connection: PGConnection
+        let call: ConnectionPool.Call
+        let pool: ConnectionPool
+    }
+
+    private let epoll: Int32
+    private let bell: Int32
+    /// Calls by their session's socket (registered in `epoll` while here).
+    private let watched = Mutex<[Int32: Watched]>([:])
+    /// The pools whose waiting calls each loop checks against their deadline.
+    private let pools = Mutex<[WeakPool]>([])
+    private let running = Atomic<Bool>(false)
+    private let stopping = Atomic<Bool>(false)
+    /// How long one wait lasts at most (ms): the precision of the checkout deadline.
+    static let tick: Int32 = 50
+
+    private struct WeakPool: @unchecked Sendable {
+        weak var pool: ConnectionPool?
+    }
+
+    init() {
+        epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
+        bell = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
+        var event = epoll_event(events: EPOLLIN.rawValue, data: epoll_data_t(fd: bell))
+        epoll_ctl(epoll, EPOLL_CTL_ADD, bell, &event)
+    }
+
+    deinit {
+        close(epoll)
+        close(bell)
+    }
+
+    /// Checks `pool`'s waiting calls against its deadline on every loop.
+    func register(_ pool: ConnectionPool) {
+        pools.withLock { $0.append(WeakPool(pool: pool)) }
+    }
+
+    /// Watches `connection` until the answer of the statement just sent is in (`flushed`: all of
+    /// it went out; else the socket is also watched for room to send the rest).
+    func watch(_ connection: PGConnection, _ call: ConnectionPool.Call, pool: ConnectionPool, flushed: Bool) {
+        startIfNeeded()
+        let socket = connection.socket
+        watched.withLock { $0[socket] = Watched(connection: connection, call: call, pool: pool) }
+        var event = epoll_event(events: Self.mask(flushed: flushed), data: epoll_data_t(fd: socket))
+        if epoll_ctl(epoll, EPOLL_CTL_ADD, socket, &event) != 0 {
+            let code = errno
+            watched.withLock { _ = $0.removeValue(forKey: socket) }
+            pool.finish(
+                connection, call,
+                .failure(DatabaseError(sqlState: "08006", message: "epoll_ctl: \(String(cString: strerror(code)))")))
+        }
+    }
+
+    private static func mask(flushed: Bool) -> UInt32 {
+        EPOLLIN.rawValue | (flushed ? 0 : EPOLLOUT.rawValue)
+    }
+
+    /// Ends the thread (calls in flight are answered first only if their answers are in).
+    func stop() {
+        stopping.store(true, ordering: .releasing)
+        var one: UInt64 = 1
+        _ = write(bell, &one, 8)
+    }
+
+    /// Starts the thread unless it runs (also for a call queued behind blocking checkouts, so
+    /// that its deadline is kept).
+    func startIfNeeded() {
+        guard !running.load(ordering: .acquiring), !running.exchange(true, ordering: .acquiringAndReleasing) else {
+            return
+        }
+        let thread = Thread { [self] in loop() }
+        thread.name = "database-poller"
+        thread.start()
+    }
+
+    private func loop() {
+        var events = [epoll_event](repeating: epoll_event(), count: 64)
+        while !stopping.load(ordering: .acquiring) {
+            let count = epoll_wait(epoll, &events, Int32(events.count), Self.tick)
+            for event in events.prefix(Int(max(count, 0))) {
+                let socket = event.data.fd
+                if socket == bell {
+                    var value: UInt64 = 0
+                    _ = read(bell, &value, 8)
+                    continue
+                }
+                guard let entry = watched.withLock({ $0[socket] }) else { continue }
+                if event.events & EPOLLOUT.rawValue != 0 {
+                    do throws(DatabaseError) {
+                        if try entry.connection.flush() {
+                            var event = epoll_event(events: Self.mask(flushed: true), data: epoll_data_t(fd: socket))
+                            epoll_ctl(epoll, EPOLL_CTL_MOD, socket, &event)
+                        }
+                    } catch {
+                        complete(socket, entry, .failure(error))
+                        continue
+                    }
+                }
+                guard event.events & (EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0,
+                    let outcome = entry.connection.receive()
+                else { continue }
+                complete(socket, entry, outcome)
+            }
+            let now = monotonicMicroseconds()
+            for pool in pools.withLock({ $0.compactMap(\.pool) }) { pool.expire(now: now) }
+        }
+        running.store(false, ordering: .releasing)
+    }
+
+    /// Forgets the socket before the connection goes back to its pool, where the next call may
+    /// reopen it under the same number.
+    private func complete(_ socket: Int32, _ entry: Watched, _ outcome: Result<[[String?]], DatabaseError>) {
+        watched.withLock { _ = $0.removeValue(forKey: socket) }
+        epoll_ctl(epoll, EPOLL_CTL_DEL, socket, nil)
+        entry.pool.finish(entry.connection, entry.call, outcome)
+    }
+}

@@ -1,0 +1,101 @@
+import Dispatch
+import Synchronization
+import Testing
+
+// The pool's calls without a waiting thread (DB_ASYNC=on, Database/DatabasePoller.swift): more
+// calls than connections are all answered, a call waits for a connection no longer than the
+// checkout deadline, a statement's error reaches its caller and leaves the pool working, and a
+// session that died while idle is reopened before the next call. The HTTP suites run the same
+// path end to end (the test server's configuration is the default, DB_ASYNC=on).
+@testable import FocusIsland
+
+@Suite struct AsyncPoolDatabaseTests {
+    /// What `submit` answered, once it has.
+    final class Outcome: Sendable {
+        private let value = Mutex<Result<[[String?]], DatabaseError>?>(nil)
+        private let done = DispatchSemaphore(value: 0)
+
+        func set(_ outcome: Result<[[String?]], DatabaseError>) {
+            value.withLock { $0 = outcome }
+            done.signal()
+        }
+
+        func wait() -> Result<[[String?]], DatabaseError>? {
+            done.wait()
+            return value.withLock { $0 }
+        }
+    }
+
+    private func submit(_ pool: ConnectionPool, _ sql: String, _ parameters: [String?] = []) -> Outcome {
+        let outcome = Outcome()
+        pool.submit(sql, sql, parameters) { outcome.set($0) }
+        return outcome
+    }
+
+    private func rows(_ outcome: Outcome) -> [[String?]]? {
+        guard case .success(let rows) = outcome.wait() else { return nil }
+        return rows
+    }
+
+    private func pool(capacity: Int, checkoutTimeout: Double = 5, poller: DatabasePoller) throws -> ConnectionPool {
+        ConnectionPool(
+            conninfo: try TestEnvironment.ownerURL(), capacity: capacity, checkoutTimeout: checkoutTimeout,
+            namedStatements: true, poller: poller)
+    }
+
+    @Test func moreCallsThanConnectionsAreAllAnsweredInTurn() throws {
+        let poller = DatabasePoller()
+        defer { poller.stop() }
+        let pool = try pool(capacity: 2, poller: poller)
+        #expect(pool.isAsynchronous)
+        let outcomes = (0..<20).map { submit(pool, "select $1::text || '!'", [String($0)]) }
+        #expect(outcomes.map(rows) == (0..<20).map { [["\($0)!"]] })
+        #expect(pool.usage().inUse == 0 && pool.usage().waiting == 0)
+    }
+
+    @Test func aCallWaitingPastTheCheckoutDeadlineIsRefusedWhileTheHeldOneFinishes() throws {
+        let poller = DatabasePoller()
+        defer { poller.stop() }
+        let pool = try pool(capacity: 1, checkoutTimeout: 0.2, poller: poller)
+        // In the pool's database: advisory locks are per database.
+        let holder = try TestEnvironment.owner()
+        try holder.execute("begin; select pg_advisory_xact_lock(280028)")
+        // Holds the pool's one connection until the lock above is released.
+        let held = submit(pool, "select pg_advisory_xact_lock(280028)::text")
+        let refused = submit(pool, "select 1")
+        guard case .failure(let error) = refused.wait() else {
+            Issue.record("a call with no free connection was answered")
+            return
+        }
+        #expect(error.sqlState == DatabaseError.poolTimeoutState)
+        #expect(Problem(error).status == 503)
+        try holder.execute("commit")
+        #expect(rows(held) == [[""]])
+        #expect(pool.usage().checkoutTimeouts == 1)
+        #expect(rows(submit(pool, "select 2::text")) == [["2"]])
+    }
+
+    @Test func aStatementsErrorReachesItsCallerAndTheSessionServesTheNext() throws {
+        let poller = DatabasePoller()
+        defer { poller.stop() }
+        let pool = try pool(capacity: 1, poller: poller)
+        guard case .failure(let error) = submit(pool, "select (1 / $1::integer)::text", ["0"]).wait() else {
+            Issue.record("a division by zero was answered")
+            return
+        }
+        #expect(error.sqlState == "22012")
+        #expect(rows(submit(pool, "select (1 / $1::integer)::text", ["1"])) == [["1"]])
+    }
+
+    @Test func aSessionEndedWhileIdleIsReopenedBeforeTheNextCall() throws {
+        let poller = DatabasePoller()
+        defer { poller.stop() }
+        let pool = try pool(capacity: 1, poller: poller)
+        let first = rows(submit(pool, "select pg_backend_pid()::text"))?.first?.first ?? nil
+        let admin = try PGConnection(conninfo: try TestEnvironment.adminURL())
+        // With a timeout pg_terminate_backend answers once the backend is gone.
+        #expect(try admin.execute("select pg_terminate_backend($1::integer, 10000)::text", [first]) == [["true"]])
+        let second = rows(submit(pool, "select pg_backend_pid()::text"))?.first?.first ?? nil
+        #expect(first != nil && second != nil && first != second)
+    }
+}
