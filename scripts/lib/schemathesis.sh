@@ -43,3 +43,47 @@ schemathesis_check() {
     grep -E '^  Tested:|[0-9]+ generated|^=+ .* in [0-9.]+s' "$log" | sed 's/^ */  /'
     say "schemathesis: every check passed against the real server (${#schemathesis_excluded[@]} operations excluded: ${schemathesis_excluded[*]})"
 }
+
+# schemathesis_beside_start: schemathesis_check in the background, on a copy of the test cluster
+# (taken while it is stopped: call between cluster_stop and cluster_start) at the real clock,
+# so the phases after it may restart theirs under another clock meanwhile. It waits on the
+# server one request at a time, so beside the Swift tests it costs little of their time.
+schemathesis_beside_start() {
+    local copy=$dir/schemathesis-cluster
+    rm -rf "$copy"
+    mkdir -p "$copy"
+    cp -a "$dir/data" "$copy/data"
+    rm -f "$copy/data/postmaster.pid"
+    (PG_FAKETIME="" cluster_start "$copy"
+     DATABASE_URL=$(cluster_url "$copy" focus_api) MIGRATION_DATABASE_URL=$(cluster_url "$copy" focus_owner) \
+         schemathesis_check) >"$dir/schemathesis-phase.log" 2>&1 &
+    schemathesis_pid=$!
+}
+
+# schemathesis_beside_wait: waits for it, prints its lines, stops the copy; fails if it failed.
+schemathesis_beside_wait() {
+    local status=0
+    wait "$schemathesis_pid" || status=$?
+    schemathesis_pid=""
+    cat "$dir/schemathesis-phase.log"
+    cluster_stop "$dir/schemathesis-cluster"
+    [ "$status" = 0 ] || die "schemathesis failed (above; its log: $dir/schemathesis.log)"
+}
+
+# schemathesis_descendants PID: the processes under PID (its server, timeout, schemathesis), deepest first.
+schemathesis_descendants() {
+    local child
+    for child in $(pgrep -P "$1"); do
+        schemathesis_descendants "$child"
+        echo "$child"
+    done
+}
+
+# schemathesis_beside_stop: on an early exit, the run and its server stopped, the copy stopped.
+schemathesis_beside_stop() {
+    [ -n "${schemathesis_pid:-}" ] || return 0
+    local process
+    for process in $(schemathesis_descendants "$schemathesis_pid") "$schemathesis_pid"; do kill "$process" 2>/dev/null || true; done
+    wait "$schemathesis_pid" 2>/dev/null || true
+    cluster_stop "$dir/schemathesis-cluster"
+}
