@@ -44,16 +44,22 @@ schemathesis_check() {
     say "schemathesis: every check passed against the real server (${#schemathesis_excluded[@]} operations excluded: ${schemathesis_excluded[*]})"
 }
 
-# schemathesis_beside_start: schemathesis_check in the background, on a copy of the test cluster
-# (taken while it is stopped: call between cluster_stop and cluster_start) at the real clock,
-# so the phases after it may restart theirs under another clock meanwhile. It waits on the
-# server one request at a time, so beside the Swift tests it costs little of their time.
-schemathesis_beside_start() {
+# schemathesis_beside_copy: a copy of the test cluster for schemathesis_beside_start, taken while
+# it is stopped (call between cluster_stop and cluster_start), so the phases after it may restart
+# theirs under another clock while schemathesis runs.
+schemathesis_beside_copy() {
     local copy=$dir/schemathesis-cluster
     rm -rf "$copy"
     mkdir -p "$copy"
     cp -a "$dir/data" "$copy/data"
     rm -f "$copy/data/postmaster.pid"
+}
+
+# schemathesis_beside_start: schemathesis_check in the background on that copy at the real clock.
+# It waits on its server one request at a time; beside the last phases (PgBouncer, the fault,
+# event, push, mail and browser checks, which mostly wait too) it costs them little.
+schemathesis_beside_start() {
+    local copy=$dir/schemathesis-cluster
     (PG_FAKETIME="" cluster_start "$copy"
      DATABASE_URL=$(cluster_url "$copy" focus_api) MIGRATION_DATABASE_URL=$(cluster_url "$copy" focus_owner) \
          schemathesis_check) >"$dir/schemathesis-phase.log" 2>&1 &
