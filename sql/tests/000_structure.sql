@@ -1,5 +1,6 @@
 -- Structure and privileges: schemas, SECURITY DEFINER with a fixed search_path, and roles
 -- that can reach exactly what docs/operations.md's role table says.
+-- clock: any
 begin;
 select plan(11);
 

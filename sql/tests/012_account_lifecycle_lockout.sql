@@ -1,6 +1,7 @@
 -- Strangers cannot lock an owner out: a signed-in owner who proves the password, and a right
 -- current reset code, work however many failures strangers recorded for the email; a code is
 -- void after 5 wrong guesses; one address meets a ceiling of wrong codes across all accounts.
+-- clock: any
 begin;
 select plan(16);
 select test.new_user('own');

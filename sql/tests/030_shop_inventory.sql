@@ -1,4 +1,5 @@
 -- Catalog, sync, inventory and selection.
+-- clock: any
 begin;
 select plan(15);
 select test.new_user('owner');
