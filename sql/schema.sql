@@ -474,6 +474,22 @@ CREATE FUNCTION api.card_json(id uuid, display_name text, has_avatar boolean, av
                               'has_avatar', card_json.has_avatar, 'avatar_version', api.avatar_version(card_json.avatar_updated_at))
 $$;
 ALTER FUNCTION api.card_json(id uuid, display_name text, has_avatar boolean, avatar_updated_at timestamp with time zone) OWNER TO focus_owner;
+CREATE TABLE app.catalog_version (
+    singleton boolean DEFAULT true NOT NULL,
+    version bigint DEFAULT 1 NOT NULL,
+    changed_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT catalog_version_singleton_check CHECK (singleton)
+);
+ALTER TABLE app.catalog_version OWNER TO focus_owner;
+CREATE FUNCTION api.catalog_etag(version app.catalog_version) RETURNS text
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select 'catalog-' || (catalog_etag.version).version
+           || coalesce('.' || floor(extract(epoch from app.catalog_boundary_between((catalog_etag.version).changed_at, now())))::bigint, '')
+           || '-' || api.language()
+$$;
+ALTER FUNCTION api.catalog_etag(version app.catalog_version) OWNER TO focus_owner;
 CREATE FUNCTION api.check_no_other_room(user_id uuid, room_id uuid) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -608,7 +624,8 @@ begin
                    'coins_per_minute', e.coins_per_minute, 'min_minutes_to_earn', e.min_minutes_to_earn,
                    'max_session_minutes', e.max_session_minutes, 'offline_daily_coin_cap', e.offline_daily_coin_cap,
                    'offline_max_age_days', floor(extract(epoch from e.offline_max_age) / 86400)::integer,
-                   'clock_skew_seconds', floor(extract(epoch from e.clock_skew))::integer),
+                   'clock_skew_seconds', floor(extract(epoch from e.clock_skew))::integer,
+                   'streak_freeze_price', e.streak_freeze_price, 'streak_freezes_max', 2),
                'limits', jsonb_build_object(
                    'max_planned_minutes', 1440, 'batch_max_sessions', 100,
                    'avatar_max_bytes', app.avatar_max_bytes(), 'avatar_types', jsonb_build_array('image/png', 'image/jpeg')))
@@ -1579,6 +1596,248 @@ begin
 end
 $$;
 ALTER FUNCTION api.friends_list(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE TABLE app.gifts (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    sender_id uuid NOT NULL,
+    receiver_id uuid NOT NULL,
+    coins integer,
+    item_id uuid,
+    paid integer NOT NULL,
+    status text DEFAULT 'pending'::text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    ended_at timestamp with time zone,
+    CONSTRAINT gifts_check CHECK ((sender_id <> receiver_id)),
+    CONSTRAINT gifts_check1 CHECK (((coins IS NULL) <> (item_id IS NULL))),
+    CONSTRAINT gifts_check2 CHECK (((coins IS NULL) OR (paid = coins))),
+    CONSTRAINT gifts_check3 CHECK ((expires_at > created_at)),
+    CONSTRAINT gifts_check4 CHECK (((status = 'pending'::text) = (ended_at IS NULL))),
+    CONSTRAINT gifts_check5 CHECK (((ended_at IS NULL) OR (ended_at >= created_at))),
+    CONSTRAINT gifts_check6 CHECK (((status <> 'expired'::text) OR (ended_at >= expires_at))),
+    CONSTRAINT gifts_check7 CHECK (((status <> ALL (ARRAY['accepted'::text, 'declined'::text, 'refunded'::text])) OR (ended_at < expires_at))),
+    CONSTRAINT gifts_coins_check CHECK ((coins > 0)),
+    CONSTRAINT gifts_paid_check CHECK ((paid >= 0)),
+    CONSTRAINT gifts_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'accepted'::text, 'declined'::text, 'refunded'::text, 'expired'::text, 'cancelled'::text])))
+);
+ALTER TABLE app.gifts OWNER TO focus_owner;
+CREATE FUNCTION api.gift_expire_if_due(gift app.gifts) RETURNS boolean
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    if gift.status = 'pending' and gift.expires_at <= now() then
+        perform app.gift_end(gift.id, 'expired');
+        return true;
+    end if;
+    return false;
+end
+$$;
+ALTER FUNCTION api.gift_expire_if_due(gift app.gifts) OWNER TO focus_owner;
+CREATE FUNCTION api.gift_json(gift app.gifts) RETURNS jsonb
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select jsonb_build_object(
+        'id', gift.id, 'from', api.user_card(gift.sender_id), 'to', api.user_card(gift.receiver_id),
+        'coins', gift.coins,
+        'item', (select api.item_json(i) from app.shop_items i where i.id = gift.item_id),
+        'paid', gift.paid, 'status', gift.status, 'created_at', api.iso(gift.created_at),
+        'expires_at', api.iso(gift.expires_at), 'ended_at', api.iso(gift.ended_at))
+$$;
+ALTER FUNCTION api.gift_json(gift app.gifts) OWNER TO focus_owner;
+CREATE FUNCTION api.gifts_accept(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(gifts_accept.token);
+    v_gift app.gifts := api.received_gift(gifts_accept.params, v_user_id);
+begin
+    if api.gift_expire_if_due(v_gift) then
+        return api.problem(409, 'gift_not_pending', 'This gift expired; its sender got the coins back.',
+                           jsonb_build_object('gift_status', 'expired'));
+    end if;
+    if v_gift.status = 'pending' then
+        perform app.gift_end(v_gift.id,
+                             case when v_gift.item_id is not null
+                                       and exists (select from app.user_items ui
+                                                   where ui.user_id = v_user_id and ui.item_id = v_gift.item_id)
+                                  then 'refunded' else 'accepted' end);
+        select g.* into v_gift from app.gifts g where g.id = v_gift.id;
+    elsif v_gift.status not in ('accepted', 'refunded') then
+        perform api.fail(409, 'gift_not_pending', 'This gift has ended already.', jsonb_build_object('gift_status', v_gift.status));
+    end if;
+    return api.ok(jsonb_build_object('gift', api.gift_json(v_gift),
+                                     'balance', (select u.balance from app.users u where u.id = v_user_id)));
+end
+$$;
+ALTER FUNCTION api.gifts_accept(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.gifts_create(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(gifts_create.token);
+    v_body jsonb := api.only_keys(gifts_create.body, array['to', 'coins', 'item_id']);
+    v_to uuid := api.uuid_field(v_body, 'to');
+    v_coins integer := api.integer_field(v_body, 'coins', 1, 1000000, required => false);
+    v_item_id uuid := api.uuid_field(v_body, 'item_id', required => false);
+    v_settings app.gift_settings;
+    v_user app.users;
+    v_item app.shop_items;
+    v_paid integer;
+    v_day_start timestamptz;
+    v_sent integer;
+    v_spent integer;
+    v_gift app.gifts;
+begin
+    if (v_coins is null) = (v_item_id is null) then
+        perform api.fail_field('coins', 'or item_id: give exactly one of them.');
+    end if;
+    if v_to = v_user_id then
+        perform api.fail(422, 'cannot_gift_self', 'A gift goes to a friend, not to yourself.');
+    end if;
+    perform api.lock_two_users(v_user_id, v_to);
+    v_user := api.lock_user(v_user_id);
+    if not exists (select from app.users u where u.id = v_to and u.deleted_at is null)
+       or not exists (select from app.friendships f
+                      where f.user_low = least(v_user_id, v_to) and f.user_high = greatest(v_user_id, v_to)
+                        and f.status = 'accepted')
+       or exists (select from app.blocks b
+                  where (b.blocker = v_user_id and b.blocked = v_to) or (b.blocker = v_to and b.blocked = v_user_id)) then
+        perform api.fail(404, 'user_not_found', 'Gifts go to friends only: this is not one of yours.');
+    end if;
+    if v_item_id is not null then
+        select i.* into v_item from app.shop_items i where i.id = v_item_id and i.active;
+        if v_item.id is null then
+            perform api.fail(404, 'item_not_found', 'There is no such item in the shop.');
+        end if;
+        if exists (select from app.user_items ui where ui.user_id = v_to and ui.item_id = v_item_id)
+           or exists (select from app.gifts g where g.receiver_id = v_to and g.item_id = v_item_id and g.status = 'pending') then
+            perform api.fail(409, 'gift_item_owned', 'Your friend has this item already, or it waits for them as a gift.');
+        end if;
+    end if;
+    v_paid := coalesce(v_coins, v_item.price);
+    select * into v_settings from app.gift_settings;
+    v_day_start := api.local_period_start(v_user.time_zone, now());
+    select count(*)::integer, coalesce(sum(g.paid), 0)::integer into v_sent, v_spent
+    from app.gifts g where g.sender_id = v_user_id and g.created_at >= v_day_start;
+    if v_sent + 1 > v_settings.max_per_day or v_spent + v_paid > v_settings.max_coins_per_day then
+        return api.problem(429, 'gift_limit_reached', 'You reached today''s gift limit; send more tomorrow.',
+                           jsonb_build_object('max_per_day', v_settings.max_per_day, 'max_coins_per_day', v_settings.max_coins_per_day,
+                                              'sent_today', v_sent, 'coins_today', v_spent),
+                           retry_after => greatest(1, ceil(extract(epoch from
+                               api.local_period_start(v_user.time_zone, now(), shift => 1) - now()))::integer));
+    end if;
+    if v_user.balance < v_paid then
+        perform api.fail(409, 'insufficient_funds', 'You do not have enough coins for this gift.',
+                         jsonb_build_object('balance', v_user.balance, 'price', v_paid));
+    end if;
+    insert into app.gifts (sender_id, receiver_id, coins, item_id, paid, expires_at)
+    values (v_user_id, v_to, v_coins, v_item_id, v_paid, now() + v_settings.expires_after)
+    returning * into v_gift;
+    if v_paid > 0 then
+        insert into app.coin_ledger (user_id, entry, amount, reason, gift_id)
+        values (v_user_id, 'gift', -v_paid, 'gift sent', v_gift.id);
+    end if;
+    return api.ok(jsonb_build_object('gift', api.gift_json(v_gift), 'balance', v_user.balance - v_paid));
+end
+$$;
+ALTER FUNCTION api.gifts_create(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.gifts_decline(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(gifts_decline.token);
+    v_gift app.gifts := api.received_gift(gifts_decline.params, v_user_id);
+begin
+    if api.gift_expire_if_due(v_gift) then
+        return api.problem(409, 'gift_not_pending', 'This gift expired; its sender got the coins back.',
+                           jsonb_build_object('gift_status', 'expired'));
+    end if;
+    if v_gift.status = 'pending' then
+        perform app.gift_end(v_gift.id, 'declined');
+        select g.* into v_gift from app.gifts g where g.id = v_gift.id;
+    elsif v_gift.status <> 'declined' then
+        perform api.fail(409, 'gift_not_pending', 'This gift has ended already.', jsonb_build_object('gift_status', v_gift.status));
+    end if;
+    return api.ok(jsonb_build_object('gift', api.gift_json(v_gift)));
+end
+$$;
+ALTER FUNCTION api.gifts_decline(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.gifts_expire() RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_due app.gifts;
+    v_gift app.gifts;
+    v_count integer := 0;
+begin
+    for v_due in
+        select g.* from app.gifts g where g.status = 'pending' and g.expires_at <= now() order by g.expires_at, g.id limit 1000
+    loop
+        perform api.lock_two_users(v_due.sender_id, v_due.receiver_id);
+        select g.* into v_gift from app.gifts g where g.id = v_due.id for update;
+        if api.gift_expire_if_due(v_gift) then
+            v_count := v_count + 1;
+        end if;
+    end loop;
+    return v_count;
+end
+$$;
+ALTER FUNCTION api.gifts_expire() OWNER TO focus_owner;
+CREATE FUNCTION api.gifts_received_list(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(gifts_received_list.token);
+    v_limit integer := api.page_limit(gifts_received_list.params, 50, 200);
+    v_key jsonb := api.cursor_decode(gifts_received_list.params, 'gifts_received', array['time', 'uuid']);
+    v_page app.gifts[];
+begin
+    select coalesce(array_agg(p.g order by (p.g).created_at desc, (p.g).id desc), '{}') into v_page
+    from (select g from app.gifts g
+          where g.receiver_id = v_user_id and g.status = 'pending' and g.expires_at > now()
+            and (v_key is null or (g.created_at, g.id) < ((v_key ->> 0)::timestamptz, (v_key ->> 1)::uuid))
+          order by g.created_at desc, g.id desc
+          limit v_limit + 1) p;
+    return api.ok(jsonb_build_object(
+        'gifts', coalesce((select jsonb_agg(api.gift_json(g) order by g.created_at desc, g.id desc)
+                           from unnest(v_page[1:v_limit]) g), '[]'),
+        'next_cursor', case when cardinality(v_page) > v_limit
+                            then api.cursor_encode('gifts_received', jsonb_build_array(api.iso(v_page[v_limit].created_at),
+                                                                                       v_page[v_limit].id)) end));
+end
+$$;
+ALTER FUNCTION api.gifts_received_list(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.gifts_sent_list(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(gifts_sent_list.token);
+    v_limit integer := api.page_limit(gifts_sent_list.params, 50, 200);
+    v_key jsonb := api.cursor_decode(gifts_sent_list.params, 'gifts_sent', array['time', 'uuid']);
+    v_page app.gifts[];
+begin
+    select coalesce(array_agg(p.g order by (p.g).created_at desc, (p.g).id desc), '{}') into v_page
+    from (select g from app.gifts g
+          where g.sender_id = v_user_id
+            and (v_key is null or (g.created_at, g.id) < ((v_key ->> 0)::timestamptz, (v_key ->> 1)::uuid))
+          order by g.created_at desc, g.id desc
+          limit v_limit + 1) p;
+    return api.ok(jsonb_build_object(
+        'gifts', coalesce((select jsonb_agg(api.gift_json(g) order by g.created_at desc, g.id desc)
+                           from unnest(v_page[1:v_limit]) g), '[]'),
+        'next_cursor', case when cardinality(v_page) > v_limit
+                            then api.cursor_encode('gifts_sent', jsonb_build_array(api.iso(v_page[v_limit].created_at),
+                                                                                   v_page[v_limit].id)) end));
+end
+$$;
+ALTER FUNCTION api.gifts_sent_list(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.give_starters(user_id uuid) RETURNS void
     LANGUAGE sql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -1777,6 +2036,8 @@ CREATE TABLE app.shop_items (
     active boolean DEFAULT true NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    available_from timestamp with time zone,
+    available_until timestamp with time zone,
     CONSTRAINT shop_items_check CHECK (((kind = 'sound'::text) = (sound IS NOT NULL))),
     CONSTRAINT shop_items_check1 CHECK (((NOT is_starter) OR ((price = 0) AND active))),
     CONSTRAINT shop_items_description_check CHECK (((length(description) >= 1) AND (length(description) <= 200))),
@@ -1784,7 +2045,9 @@ CREATE TABLE app.shop_items (
     CONSTRAINT shop_items_kind_check CHECK ((kind = ANY (ARRAY['pet'::text, 'sound'::text, 'furniture'::text]))),
     CONSTRAINT shop_items_name_check CHECK (((length(name) >= 1) AND (length(name) <= 60))),
     CONSTRAINT shop_items_price_check CHECK ((price >= 0)),
-    CONSTRAINT shop_items_sound_check CHECK ((sound ~ '^[a-z0-9_./-]+$'::text))
+    CONSTRAINT shop_items_sound_check CHECK ((sound ~ '^[a-z0-9_./-]+$'::text)),
+    CONSTRAINT shop_items_starter_not_seasonal CHECK (((NOT is_starter) OR ((available_from IS NULL) AND (available_until IS NULL)))),
+    CONSTRAINT shop_items_window_check CHECK ((available_from < available_until))
 );
 ALTER TABLE app.shop_items OWNER TO focus_owner;
 CREATE FUNCTION api.item_json(item app.shop_items) RETURNS jsonb
@@ -1812,7 +2075,9 @@ begin
     for v_job in select * from app.scheduled_jobs j where j.next_run_at <= now() order by j.name for update skip locked loop
         begin
             v_result := case v_job.name when 'settle_rooms' then api.rooms_settle()
-                                        when 'prune' then api.events_prune() end;
+                                        when 'prune' then api.events_prune()
+                                        when 'shop_windows' then api.shop_windows_pass()
+                                        when 'expire_gifts' then api.gifts_expire() end;
             update app.scheduled_jobs j
             set last_run_at = now(), next_run_at = now() + j.every, last_result = v_result, last_error = null
             where j.name = v_job.name;
@@ -2033,6 +2298,16 @@ begin
 end
 $$;
 ALTER FUNCTION api.lock_pair(a uuid, b uuid) OWNER TO focus_owner;
+CREATE FUNCTION api.lock_two_users(a uuid, b uuid) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    perform from app.users u where u.id = least(lock_two_users.a, lock_two_users.b) for update;
+    perform from app.users u where u.id = greatest(lock_two_users.a, lock_two_users.b) for update;
+end
+$$;
+ALTER FUNCTION api.lock_two_users(a uuid, b uuid) OWNER TO focus_owner;
 CREATE FUNCTION api.lock_user(user_id uuid) RETURNS app.users
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -2267,6 +2542,8 @@ begin
         'achievements', coalesce((select jsonb_agg(jsonb_build_object('code', ua.achievement_code, 'unlocked_at', api.iso(ua.unlocked_at))
                                                    order by ua.unlocked_at, ua.achievement_code)
                                   from app.user_achievements ua where ua.user_id = v_user_id), '[]'),
+        'gifts', coalesce((select jsonb_agg(api.gift_json(g) order by g.created_at, g.id)
+                           from app.gifts g where v_user_id in (g.sender_id, g.receiver_id)), '[]'),
         'tokens', coalesce((select jsonb_agg(api.token_json(t, v_digest) || jsonb_build_object('revoked_at', api.iso(t.revoked_at))
                                              order by t.created_at, t.id)
                             from app.auth_tokens t where t.user_id = v_user_id), '[]'),
@@ -2296,7 +2573,13 @@ begin
                                                               'created_at', api.iso(m.created_at), 'sent_at', api.iso(m.sent_at))
                                            order by m.id)
                           from app.outgoing_mail m
-                          where m.user_id = v_user_id or m.recipient = (select u.email from app.users u where u.id = v_user_id)), '[]')));
+                          where m.user_id = v_user_id or m.recipient = (select u.email from app.users u where u.id = v_user_id)), '[]'))
+        -- Streak freezes (docs/streaks.md): each bought, its price, and the local day it covered.
+        || jsonb_build_object(
+        'streak_freezes', coalesce((select jsonb_agg(jsonb_build_object('id', f.id, 'price', f.price, 'bought_at', api.iso(f.bought_at),
+                                                                        'covered_day', f.covered_day, 'used_at', api.iso(f.used_at))
+                                                     order by f.bought_at, f.id)
+                                    from app.streak_freezes f where f.user_id = v_user_id), '[]')));
 end
 $$;
 ALTER FUNCTION api.me_export_get(token text, params jsonb, body jsonb) OWNER TO focus_owner;
@@ -2487,26 +2770,22 @@ end
 $$;
 ALTER FUNCTION api.me_stats_daily_get(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.me_stats_get(token text, params jsonb, body jsonb) RETURNS api.reply
-    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
 declare
     v_user_id uuid := api.authenticate(me_stats_get.token);
     v_time_zone text := api.user_time_zone(v_user_id);
     v_today date := api.local_date(v_time_zone, now());
+    v_streak record;
 begin
+    select * into v_streak from app.user_streak(v_user_id);
     return (
         with days as (
             select api.local_date(v_time_zone, s.ended_at) as day, sum(s.minutes) as minutes, sum(s.coins_earned) as coins
             from app.focus_sessions s
             where s.user_id = v_user_id and s.ended_at is not null
             group by 1
-        ),
-        runs as (
-            select max(day) as last_day, count(*) as length
-            from (select d.day, d.day - (row_number() over (order by d.day))::integer as run
-                  from days d where d.minutes > 0) numbered
-            group by run
         )
         select api.ok(s.body, etag => md5(s.body::text))
         from (select jsonb_build_object(
@@ -2514,8 +2793,9 @@ begin
             'week_minutes', coalesce((select sum(minutes) from days where day >= date_trunc('week', v_today)::date), 0),
             'total_minutes', coalesce((select sum(minutes) from days), 0),
             'total_coins_earned', coalesce((select sum(coins) from days), 0),
-            'current_streak_days', coalesce((select length from runs where last_day >= v_today - 1), 0),
-            'longest_streak_days', coalesce((select max(length) from runs), 0)) as body) s);
+            'current_streak_days', v_streak.current_days,
+            'longest_streak_days', v_streak.longest_days)
+            || api.streak_freezes_json(v_user_id, v_streak.current_days) as body) s);
 end
 $$;
 ALTER FUNCTION api.me_stats_get(token text, params jsonb, body jsonb) OWNER TO focus_owner;
@@ -2539,6 +2819,44 @@ begin
 end
 $$;
 ALTER FUNCTION api.me_stats_tags_get(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.me_streak_freezes_create(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(me_streak_freezes_create.token);
+    v_balance integer;
+    v_price integer := (select e.streak_freeze_price from app.economy_settings e);
+    v_slot integer;
+    v_freeze app.streak_freezes;
+begin
+    v_balance := (api.lock_user(v_user_id)).balance;
+    perform app.apply_streak_freezes(v_user_id);
+    select min(s.slot) into v_slot
+    from generate_series(1, 2) s(slot)
+    where not exists (select from app.streak_freezes f where f.user_id = v_user_id and f.slot = s.slot);
+    if v_slot is null then
+        perform api.fail(409, 'streak_freezes_full', 'You already hold two streak freezes, the most one can hold.');
+    end if;
+    if v_balance < v_price then
+        perform api.fail(409, 'insufficient_funds', 'You do not have enough coins for a streak freeze.',
+                         jsonb_build_object('balance', v_balance, 'price', v_price));
+    end if;
+    insert into app.streak_freezes (user_id, slot, price) values (v_user_id, v_slot, v_price)
+    returning * into v_freeze;
+    if v_price > 0 then
+        insert into app.coin_ledger (user_id, entry, amount, reason, freeze_id)
+        values (v_user_id, 'freeze', -v_price, 'streak freeze', v_freeze.id);
+    end if;
+    return api.ok(jsonb_build_object(
+        'freezes_held', (select count(*) from app.streak_freezes f where f.user_id = v_user_id and f.slot is not null),
+        'freezes_max', 2,
+        'price', v_price,
+        'balance', v_balance - v_price,
+        'freeze', jsonb_build_object('id', v_freeze.id, 'bought_at', api.iso(v_freeze.bought_at))));
+end
+$$;
+ALTER FUNCTION api.me_streak_freezes_create(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.me_tokens_delete(token text, params jsonb, body jsonb) RETURNS api.reply
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -3056,6 +3374,16 @@ CREATE FUNCTION api.newest_event_id() RETURNS bigint
                     (select s.pruned_through from app.event_settings s))
 $$;
 ALTER FUNCTION api.newest_event_id() OWNER TO focus_owner;
+CREATE FUNCTION api.offer_json(item app.shop_items, at timestamp with time zone) RETURNS jsonb
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select api.item_json(offer_json.item)
+           || jsonb_build_object('price', p.price, 'regular_price', p.regular_price, 'sale_ends_at', api.iso(p.sale_ends_at),
+                                 'available_until', api.iso((offer_json.item).available_until))
+    from app.item_price_at((offer_json.item).id, offer_json.at) p
+$$;
+ALTER FUNCTION api.offer_json(item app.shop_items, at timestamp with time zone) OWNER TO focus_owner;
 CREATE FUNCTION api.ok(body jsonb, status integer DEFAULT NULL::integer, etag text DEFAULT NULL::text) RETURNS api.reply
     LANGUAGE sql IMMUTABLE
     AS $$ select row(ok.status, ok.body, ok.etag, null, null, null)::api.reply $$;
@@ -3460,6 +3788,25 @@ begin
 end
 $$;
 ALTER FUNCTION api.reason_field(body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.received_gift(params jsonb, user_id uuid) RETURNS app.gifts
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_id uuid := api.uuid_field(received_gift.params, 'id');
+    v_gift app.gifts;
+begin
+    select g.* into v_gift from app.gifts g where g.id = v_id and g.receiver_id = received_gift.user_id;
+    if v_gift.id is null then
+        perform api.fail(404, 'gift_not_found', 'There is no such gift to you.');
+    end if;
+    perform api.lock_two_users(v_gift.sender_id, v_gift.receiver_id);
+    perform api.lock_user(received_gift.user_id);
+    select g.* into v_gift from app.gifts g where g.id = v_id for update;
+    return v_gift;
+end
+$$;
+ALTER FUNCTION api.received_gift(params jsonb, user_id uuid) OWNER TO focus_owner;
 CREATE FUNCTION api.record_friendship_event(pair app.friendships, actor uuid, action text) RETURNS void
     LANGUAGE sql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -3874,13 +4221,14 @@ CREATE FUNCTION api.shop_items_list(token text, params jsonb, body jsonb) RETURN
     AS $$
     select api.ok(jsonb_build_object(
                'version', v.version,
-               'pets', coalesce(jsonb_agg(api.item_json(i) order by i.sort_order, i.name) filter (where i.kind = 'pet'), '[]'),
-               'sounds', coalesce(jsonb_agg(api.item_json(i) order by i.sort_order, i.name) filter (where i.kind = 'sound'), '[]'),
-               'furniture', coalesce(jsonb_agg(api.item_json(i) order by i.sort_order, i.name) filter (where i.kind = 'furniture'), '[]')),
-           etag => 'catalog-' || v.version || '-' || api.language())
+               'changes_at', api.iso(app.catalog_next_boundary(now())),
+               'pets', coalesce(jsonb_agg(api.offer_json(i, now()) order by i.sort_order, i.name) filter (where i.kind = 'pet'), '[]'),
+               'sounds', coalesce(jsonb_agg(api.offer_json(i, now()) order by i.sort_order, i.name) filter (where i.kind = 'sound'), '[]'),
+               'furniture', coalesce(jsonb_agg(api.offer_json(i, now()) order by i.sort_order, i.name) filter (where i.kind = 'furniture'), '[]')),
+           etag => api.catalog_etag(v))
     from app.catalog_version v
-    left join app.shop_items i on i.active
-    group by v.version
+    left join app.shop_items i on i.active and exists (select from app.item_price_at(i.id, now()))
+    group by v.singleton
 $$;
 ALTER FUNCTION api.shop_items_list(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.shop_items_sync(token text, params jsonb, body jsonb) RETURNS api.reply
@@ -3891,8 +4239,17 @@ declare
     v_body jsonb := api.only_keys(shop_items_sync.body, array['known_ids']);
     v_known uuid[] := api.known_ids(v_body);
 begin
-    return api.ok(api.sync_difference(v_known, (select jsonb_agg(api.item_json(i) order by i.kind, i.sort_order)
-                                                from app.shop_items i where i.active)));
+    return api.ok(api.sync_difference(v_known, (select jsonb_agg(api.offer_json(i, now()) order by i.kind, i.sort_order)
+                                                from app.shop_items i
+                                                where i.active and exists (select from app.item_price_at(i.id, now()))))
+                  || jsonb_build_object(
+                         'sales', coalesce((select jsonb_agg(jsonb_build_object('item_id', i.id, 'price', p.price,
+                                                                                'regular_price', p.regular_price,
+                                                                                'ends_at', api.iso(p.sale_ends_at))
+                                                             order by i.kind, i.sort_order)
+                                            from app.shop_items i cross join lateral app.item_price_at(i.id, now()) p
+                                            where p.sale_id is not null), '[]'),
+                         'changes_at', api.iso(app.catalog_next_boundary(now()))));
 end
 $$;
 ALTER FUNCTION api.shop_items_sync(token text, params jsonb, body jsonb) OWNER TO focus_owner;
@@ -3906,6 +4263,8 @@ declare
     v_item_id uuid := api.uuid_field(v_body, 'item_id');
     v_balance integer;
     v_item app.shop_items;
+    v_price integer;
+    v_sale_id bigint;
     v_acquired_at timestamptz;
 begin
     -- Lock the buyer: one purchase per user at a time, so balance and ownership checks hold.
@@ -3921,22 +4280,72 @@ begin
                                          'acquired_at', api.iso(v_acquired_at), 'already_owned', true),
                       status => 200);
     end if;
-    if v_balance < v_item.price then
+    -- The price of this transaction's now() (docs/shop.md): a seasonal item outside its window
+    -- is not in the shop (404), a sale's price applies from its start to its end (excluded).
+    select p.price, p.sale_id into v_price, v_sale_id from app.item_price_at(v_item_id, now()) p;
+    if v_price is null then
+        perform api.fail(404, 'item_not_found', 'There is no such item in the shop.');
+    end if;
+    if v_balance < v_price then
         perform api.fail(409, 'insufficient_funds', 'You do not have enough coins for this item.',
-                         jsonb_build_object('balance', v_balance, 'price', v_item.price));
+                         jsonb_build_object('balance', v_balance, 'price', v_price));
     end if;
     insert into app.user_items (user_id, item_id) values (v_user_id, v_item_id)
     returning acquired_at into v_acquired_at;
-    if v_item.price > 0 then
-        insert into app.coin_ledger (user_id, entry, amount, reason, item_id)
-        values (v_user_id, 'spend', -v_item.price, 'purchase', v_item_id);
+    if v_price > 0 then
+        insert into app.coin_ledger (user_id, entry, amount, reason, item_id, sale_id)
+        values (v_user_id, 'spend', -v_price, 'purchase', v_item_id, v_sale_id);
     end if;
-    return api.with_achievements(api.ok(jsonb_build_object('item', api.item_json(v_item), 'balance', v_balance - v_item.price,
+    return api.with_achievements(api.ok(jsonb_build_object('item', api.offer_json(v_item, now()), 'balance', v_balance - v_price,
                                                           'acquired_at', api.iso(v_acquired_at), 'already_owned', false)),
                                  v_user_id);
 end
 $$;
 ALTER FUNCTION api.shop_purchases_create(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.shop_windows_pass() RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_version bigint;
+begin
+    update app.catalog_version v set version = v.version + 1, changed_at = now()
+    where app.catalog_boundary_between(v.changed_at, now()) is not null
+    returning v.version into v_version;
+    if v_version is null then
+        return 0;
+    end if;
+    insert into app.events (user_id, type, payload) values (null, 'catalog.changed', jsonb_build_object('version', v_version));
+    return 1;
+end
+$$;
+ALTER FUNCTION api.shop_windows_pass() OWNER TO focus_owner;
+CREATE FUNCTION api.streak_freezes_json(user_id uuid, current_days integer) RETURNS jsonb
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    with alive as (
+        select (s.ended_at at time zone t.zone)::date as day
+        from app.focus_sessions s cross join api.user_time_zone(streak_freezes_json.user_id) t(zone)
+        where s.user_id = streak_freezes_json.user_id and s.ended_at is not null and s.minutes > 0
+        union
+        select f.covered_day from app.streak_freezes f
+        where f.user_id = streak_freezes_json.user_id and f.covered_day is not null
+    ),
+    current_start as (
+        select max(a.day) as day from alive a where not exists (select from alive b where b.day = a.day - 1)
+    )
+    select jsonb_build_object(
+        'streak_freezes_held', (select count(*) from app.streak_freezes f
+                                where f.user_id = streak_freezes_json.user_id and f.slot is not null),
+        'streak_freezes_used', (select count(*) from app.streak_freezes f
+                                where f.user_id = streak_freezes_json.user_id and f.covered_day is not null),
+        'streak_frozen_days', coalesce((select jsonb_agg(f.covered_day order by f.covered_day)
+                                        from app.streak_freezes f cross join current_start c
+                                        where f.user_id = streak_freezes_json.user_id and streak_freezes_json.current_days > 0
+                                          and f.covered_day >= c.day), '[]'))
+$$;
+ALTER FUNCTION api.streak_freezes_json(user_id uuid, current_days integer) OWNER TO focus_owner;
 CREATE FUNCTION api.suspend_user(user_id uuid, until timestamp with time zone) RETURNS void
     LANGUAGE sql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -4441,6 +4850,63 @@ begin
 end
 $$;
 ALTER FUNCTION app.apply_ledger_entry() OWNER TO focus_owner;
+CREATE FUNCTION app.apply_streak_freezes(p_user_id uuid, p_before date DEFAULT NULL::date) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_time_zone text;
+    v_before date;
+    v_last date;
+    v_day date;
+    v_freeze uuid;
+    v_used integer := 0;
+begin
+    if not exists (select from app.streak_freezes f where f.user_id = p_user_id and f.slot is not null) then
+        return 0;
+    end if;
+    for v_attempt in 1 .. 2 loop
+        -- The first pass reads without a lock; the second (only when there is work) re-reads
+        -- under the person's lock, which a racing caller held until it committed its uses.
+        select coalesce(u.time_zone, 'UTC') into v_time_zone from app.users u where u.id = p_user_id;
+        v_before := coalesce(p_before, (now() at time zone v_time_zone)::date);
+        select max(d) into v_last
+        from (select max((s.ended_at at time zone v_time_zone)::date) as d
+              from app.focus_sessions s
+              where s.user_id = p_user_id and s.minutes > 0
+                and s.ended_at < v_before::timestamp at time zone v_time_zone
+              union all
+              select max(f.covered_day) from app.streak_freezes f
+              where f.user_id = p_user_id and f.covered_day < v_before) alive;
+        if v_last is null or v_last >= v_before - 1 then
+            return 0;
+        end if;
+        exit when v_attempt = 2;
+        perform from app.users u where u.id = p_user_id for update;
+    end loop;
+    v_day := v_last + 1;
+    while v_day < v_before loop
+        select f.id into v_freeze
+        from app.streak_freezes f
+        where f.user_id = p_user_id and f.slot is not null
+          and f.bought_at < (v_day + 1)::timestamp at time zone v_time_zone
+        order by f.bought_at, f.id
+        limit 1;
+        exit when v_freeze is null;
+        update app.streak_freezes f set slot = null, covered_day = v_day, used_at = now() where f.id = v_freeze;
+        insert into app.events (user_id, type, payload)
+        values (p_user_id, 'streak.frozen',
+                jsonb_build_object('day', v_day,
+                                   'freezes_held', (select count(*) from app.streak_freezes f
+                                                    where f.user_id = p_user_id and f.slot is not null)));
+        v_used := v_used + 1;
+        v_freeze := null;
+        v_day := v_day + 1;
+    end loop;
+    return v_used;
+end
+$$;
+ALTER FUNCTION app.apply_streak_freezes(p_user_id uuid, p_before date) OWNER TO focus_owner;
 CREATE FUNCTION app.auth_tokens_notify_end() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
@@ -4529,6 +4995,42 @@ begin
 end
 $$;
 ALTER FUNCTION app.bump_tips_version() OWNER TO focus_owner;
+CREATE FUNCTION app.catalog_boundaries() RETURNS TABLE(at timestamp with time zone)
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    return query
+    select b.at
+    from app.shop_items i
+    cross join lateral (values (i.available_from), (i.available_until)) as b(at)
+    where b.at is not null
+    union all
+    select b.at
+    from app.shop_sales s
+    cross join lateral (values (s.starts_at), (s.ends_at)) as b(at);
+end
+$$;
+ALTER FUNCTION app.catalog_boundaries() OWNER TO focus_owner;
+CREATE FUNCTION app.catalog_boundary_between(after timestamp with time zone, upto timestamp with time zone) RETURNS timestamp with time zone
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    return (select max(b.at) from app.catalog_boundaries() b
+            where b.at > catalog_boundary_between.after and b.at <= catalog_boundary_between.upto);
+end
+$$;
+ALTER FUNCTION app.catalog_boundary_between(after timestamp with time zone, upto timestamp with time zone) OWNER TO focus_owner;
+CREATE FUNCTION app.catalog_next_boundary(after timestamp with time zone) RETURNS timestamp with time zone
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    return (select min(b.at) from app.catalog_boundaries() b where b.at > catalog_next_boundary.after);
+end
+$$;
+ALTER FUNCTION app.catalog_next_boundary(after timestamp with time zone) OWNER TO focus_owner;
 CREATE FUNCTION app.check_achievements(user_id uuid, kinds text[]) RETURNS integer
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -4598,7 +5100,7 @@ begin
     insert into app.ledger_day_totals as t (day, shard, entries, earned, spent, granted)
     values ((new.created_at at time zone 'UTC')::date, app.counter_shard(new.user_id), 1,
             case when new.entry in ('earn', 'bonus', 'reward') then new.amount else 0 end,
-            case when new.entry = 'spend' then -new.amount else 0 end,
+            case when new.entry in ('spend', 'freeze') then -new.amount else 0 end,
             case when new.entry = 'grant' then new.amount else 0 end)
     on conflict on constraint ledger_day_totals_pkey do update
         set entries = t.entries + 1, earned = t.earned + excluded.earned,
@@ -4890,6 +5392,18 @@ begin
 end
 $$;
 ALTER FUNCTION app.focus_sessions_room_outcome() OWNER TO focus_owner;
+CREATE FUNCTION app.focus_sessions_streak_freezes() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    perform app.apply_streak_freezes(new.user_id,
+                                     (new.ended_at at time zone coalesce((select u.time_zone from app.users u
+                                                                          where u.id = new.user_id), 'UTC'))::date);
+    return null;
+end
+$$;
+ALTER FUNCTION app.focus_sessions_streak_freezes() OWNER TO focus_owner;
 CREATE FUNCTION app.forbid_change() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
@@ -4930,6 +5444,91 @@ begin
 end
 $$;
 ALTER FUNCTION app.friendships_achievements() OWNER TO focus_owner;
+CREATE FUNCTION app.friendships_cancel_gifts() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_id uuid;
+begin
+    for v_id in
+        select g.id from app.gifts g
+        where g.status = 'pending'
+          and ((g.sender_id = old.user_low and g.receiver_id = old.user_high)
+               or (g.sender_id = old.user_high and g.receiver_id = old.user_low))
+        order by g.id
+        for update
+    loop
+        perform app.gift_end(v_id, 'cancelled');
+    end loop;
+    return null;
+end
+$$;
+ALTER FUNCTION app.friendships_cancel_gifts() OWNER TO focus_owner;
+CREATE FUNCTION app.gift_end(gift_id uuid, status text) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_gift record;
+begin
+    update app.gifts g set status = gift_end.status, ended_at = now()
+    where g.id = gift_end.gift_id and g.status = 'pending'
+    returning g.* into v_gift;
+    if not found then
+        return;
+    end if;
+    if v_gift.status = 'accepted' then
+        if v_gift.coins is not null then
+            insert into app.coin_ledger (user_id, entry, amount, reason, gift_id)
+            values (v_gift.receiver_id, 'gift', v_gift.coins, 'gift received', v_gift.id);
+        else
+            insert into app.user_items (user_id, item_id) values (v_gift.receiver_id, v_gift.item_id);
+        end if;
+    elsif v_gift.paid > 0 then
+        insert into app.coin_ledger (user_id, entry, amount, reason, gift_id)
+        values (v_gift.sender_id, 'gift', v_gift.paid, 'gift refunded', v_gift.id);
+    end if;
+end
+$$;
+ALTER FUNCTION app.gift_end(gift_id uuid, status text) OWNER TO focus_owner;
+CREATE FUNCTION app.gifts_events() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    if tg_op = 'INSERT' then
+        insert into app.events (user_id, type, payload)
+        values (new.receiver_id, 'gift.received',
+                jsonb_build_object('gift_id', new.id, 'user_id', new.sender_id, 'coins', new.coins, 'item_id', new.item_id));
+    elsif new.status <> old.status and new.status = 'accepted' then
+        insert into app.events (user_id, type, payload)
+        values (new.sender_id, 'gift.accepted', jsonb_build_object('gift_id', new.id, 'user_id', new.receiver_id));
+    elsif new.status <> old.status then
+        insert into app.events (user_id, type, payload)
+        values (new.sender_id, 'gift.declined',
+                jsonb_build_object('gift_id', new.id, 'user_id', new.receiver_id, 'status', new.status, 'refund', new.paid));
+    end if;
+    return null;
+end
+$$;
+ALTER FUNCTION app.gifts_events() OWNER TO focus_owner;
+CREATE FUNCTION app.gifts_transition() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    if old.status <> 'pending' or new.status = 'pending' then
+        raise exception 'gift % is %: a gift ends once', old.id, old.status using errcode = 'restrict_violation';
+    end if;
+    if (new.id, new.sender_id, new.receiver_id, new.coins, new.item_id, new.paid, new.created_at, new.expires_at)
+       is distinct from (old.id, old.sender_id, old.receiver_id, old.coins, old.item_id, old.paid, old.created_at, old.expires_at) then
+        raise exception 'gift %: only its status and end change', old.id using errcode = 'restrict_violation';
+    end if;
+    return new;
+end
+$$;
+ALTER FUNCTION app.gifts_transition() OWNER TO focus_owner;
 CREATE FUNCTION app.grant_achievement(user_id uuid, code text) RETURNS boolean
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -5061,6 +5660,21 @@ begin
 end
 $$;
 ALTER FUNCTION app.image_without_metadata(image bytea) OWNER TO focus_owner;
+CREATE FUNCTION app.item_price_at(item_id uuid, at timestamp with time zone) RETURNS TABLE(price integer, regular_price integer, sale_id bigint, sale_ends_at timestamp with time zone)
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    return query
+    select coalesce(s.price, i.price), i.price, s.id, s.ends_at
+    from app.shop_items i
+    left join app.shop_sales s on s.item_id = i.id and tstzrange(s.starts_at, s.ends_at) @> item_price_at.at
+    where i.id = item_price_at.item_id and i.active
+      and (i.available_from is null or i.available_from <= item_price_at.at)
+      and (i.available_until is null or item_price_at.at < i.available_until);
+end
+$$;
+ALTER FUNCTION app.item_price_at(item_id uuid, at timestamp with time zone) OWNER TO focus_owner;
 CREATE FUNCTION app.language_for(locale text) RETURNS text
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -5708,28 +6322,36 @@ end
 $$;
 ALTER FUNCTION app.user_selections_own_events() OWNER TO focus_owner;
 CREATE FUNCTION app.user_streak(p_user_id uuid) RETURNS TABLE(current_days integer, longest_days integer)
-    LANGUAGE plpgsql STABLE
+    LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
     AS $$
 declare
-    v_time_zone text := coalesce((select u.time_zone from app.users u where u.id = p_user_id), 'UTC');
-    v_today date := (now() at time zone v_time_zone)::date;
+    v_time_zone text;
+    v_today date;
 begin
+    perform app.apply_streak_freezes(p_user_id);
+    select coalesce(u.time_zone, 'UTC') into v_time_zone from app.users u where u.id = p_user_id;
+    v_today := (now() at time zone v_time_zone)::date;
     return query
-    with days as (
-        select (s.ended_at at time zone v_time_zone)::date as day
-        from app.focus_sessions s
-        where s.user_id = p_user_id and s.ended_at is not null
-        group by 1
-        having sum(s.minutes) > 0
-    ),
-    runs as (
-        select max(numbered.day) as last_day, count(*)::integer as length
-        from (select d.day, d.day - (row_number() over (order by d.day))::integer as run from days d) numbered
-        group by numbered.run
-    )
-    select coalesce((select r.length from runs r where r.last_day >= v_today - 1), 0),
-           coalesce((select max(r.length) from runs r), 0);
+        with days as (
+            select (s.ended_at at time zone v_time_zone)::date as day, true as focused
+            from app.focus_sessions s
+            where s.user_id = p_user_id and s.ended_at is not null and s.minutes > 0
+            union
+            select f.covered_day, false from app.streak_freezes f
+            where f.user_id = p_user_id and f.covered_day is not null
+        ),
+        alive as (
+            select d.day, bool_or(d.focused) as focused from days d group by d.day
+        ),
+        runs as (
+            select max(n.day) as last_day, (count(*) filter (where n.focused))::integer as length
+            from (select a.day, a.focused, a.day - (row_number() over (order by a.day))::integer as run
+                  from alive a) n
+            group by n.run
+        )
+        select coalesce((select r.length from runs r where r.last_day >= v_today - 1), 0),
+               coalesce((select max(r.length) from runs r), 0);
 end
 $$;
 ALTER FUNCTION app.user_streak(p_user_id uuid) OWNER TO focus_owner;
@@ -5898,7 +6520,7 @@ begin
             select 'ledger_day_totals', jsonb_build_object('day', (c.created_at at time zone 'UTC')::date, 'shard', app.counter_shard(c.user_id)),
                    jsonb_build_array(count(*),
                                      coalesce(sum(c.amount) filter (where c.entry in ('earn', 'bonus', 'reward')), 0),
-                                     coalesce(-sum(c.amount) filter (where c.entry = 'spend'), 0),
+                                     coalesce(-sum(c.amount) filter (where c.entry in ('spend', 'freeze')), 0),
                                      coalesce(sum(c.amount) filter (where c.entry = 'grant'), 0))
             from app.coin_ledger c where c.created_at >= utc_from and c.created_at < utc_to
             group by (c.created_at at time zone 'UTC')::date, app.counter_shard(c.user_id)
@@ -6065,13 +6687,6 @@ CREATE TABLE app.blocks (
     CONSTRAINT blocks_check CHECK ((blocker <> blocked))
 );
 ALTER TABLE app.blocks OWNER TO focus_owner;
-CREATE TABLE app.catalog_version (
-    singleton boolean DEFAULT true NOT NULL,
-    version bigint DEFAULT 1 NOT NULL,
-    changed_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT catalog_version_singleton_check CHECK (singleton)
-);
-ALTER TABLE app.catalog_version OWNER TO focus_owner;
 CREATE TABLE app.client_platforms (
     platform text NOT NULL,
     min_version text NOT NULL,
@@ -6095,15 +6710,27 @@ CREATE TABLE app.coin_ledger (
     session_id uuid,
     room_id uuid,
     achievement_code text,
+    freeze_id uuid,
+    gift_id uuid,
+    sale_id bigint,
     CONSTRAINT coin_ledger_amount_check CHECK ((amount <> 0)),
     CONSTRAINT coin_ledger_bonus_has_room CHECK ((((entry = 'bonus'::text) = (room_id IS NOT NULL)) AND ((entry <> 'bonus'::text) OR (amount > 0)))),
     CONSTRAINT coin_ledger_check CHECK (((entry <> 'earn'::text) OR (amount > 0))),
-    CONSTRAINT coin_ledger_check1 CHECK (((entry = 'spend'::text) = (amount < 0))),
     CONSTRAINT coin_ledger_check2 CHECK (((entry = 'spend'::text) = (item_id IS NOT NULL))),
     CONSTRAINT coin_ledger_earn_has_session CHECK (((entry = 'earn'::text) = (session_id IS NOT NULL))),
-    CONSTRAINT coin_ledger_entry_check CHECK ((entry = ANY (ARRAY['earn'::text, 'spend'::text, 'grant'::text, 'bonus'::text, 'reward'::text]))),
+    CONSTRAINT coin_ledger_entry_check CHECK ((entry = ANY (ARRAY['earn'::text, 'spend'::text, 'grant'::text, 'bonus'::text, 'reward'::text, 'freeze'::text, 'gift'::text]))),
+    CONSTRAINT coin_ledger_freeze_has_freeze CHECK (((entry = 'freeze'::text) = (freeze_id IS NOT NULL))),
+    CONSTRAINT coin_ledger_gift_has_gift CHECK (((entry = 'gift'::text) = (gift_id IS NOT NULL))),
     CONSTRAINT coin_ledger_reason_check CHECK (((length(reason) >= 1) AND (length(reason) <= 200))),
-    CONSTRAINT coin_ledger_reward_has_achievement CHECK ((((entry = 'reward'::text) = (achievement_code IS NOT NULL)) AND ((entry <> 'reward'::text) OR (amount > 0))))
+    CONSTRAINT coin_ledger_reward_has_achievement CHECK ((((entry = 'reward'::text) = (achievement_code IS NOT NULL)) AND ((entry <> 'reward'::text) OR (amount > 0)))),
+    CONSTRAINT coin_ledger_sale_is_spend CHECK (((sale_id IS NULL) OR (entry = 'spend'::text))),
+    CONSTRAINT coin_ledger_sign_check CHECK (
+CASE entry
+    WHEN 'spend'::text THEN (amount < 0)
+    WHEN 'freeze'::text THEN (amount < 0)
+    WHEN 'gift'::text THEN true
+    ELSE (amount > 0)
+END)
 );
 ALTER TABLE app.coin_ledger OWNER TO focus_owner;
 ALTER TABLE app.coin_ledger ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
@@ -6153,13 +6780,15 @@ CREATE TABLE app.economy_settings (
     offline_daily_coin_cap integer NOT NULL,
     offline_max_age interval NOT NULL,
     clock_skew interval NOT NULL,
+    streak_freeze_price integer DEFAULT 50 NOT NULL,
     CONSTRAINT economy_settings_clock_skew_check CHECK (((clock_skew >= '00:00:00'::interval) AND (clock_skew <= '01:00:00'::interval))),
     CONSTRAINT economy_settings_coins_per_minute_check CHECK ((coins_per_minute >= (0)::numeric)),
     CONSTRAINT economy_settings_max_session_minutes_check CHECK (((max_session_minutes >= 1) AND (max_session_minutes <= 1440))),
     CONSTRAINT economy_settings_min_minutes_to_earn_check CHECK ((min_minutes_to_earn >= 1)),
     CONSTRAINT economy_settings_offline_daily_coin_cap_check CHECK ((offline_daily_coin_cap >= 0)),
     CONSTRAINT economy_settings_offline_max_age_check CHECK ((offline_max_age > '00:00:00'::interval)),
-    CONSTRAINT economy_settings_singleton_check CHECK (singleton)
+    CONSTRAINT economy_settings_singleton_check CHECK (singleton),
+    CONSTRAINT economy_settings_streak_freeze_price_check CHECK ((streak_freeze_price >= 0))
 );
 ALTER TABLE app.economy_settings OWNER TO focus_owner;
 CREATE TABLE app.email_verifications (
@@ -6207,7 +6836,7 @@ CREATE TABLE app.events (
     origin_token uuid,
     CONSTRAINT events_check CHECK (((user_id IS NULL) = (type = ANY (ARRAY['catalog.changed'::text, 'tips.changed'::text, 'config.changed'::text])))),
     CONSTRAINT events_payload_check CHECK (((jsonb_typeof(payload) = 'object'::text) AND (length((payload)::text) <= 1000))),
-    CONSTRAINT events_type_check CHECK ((type = ANY (ARRAY['friend_request.received'::text, 'friend_request.accepted'::text, 'friend_request.ended'::text, 'friend.removed'::text, 'friend.updated'::text, 'balance.changed'::text, 'catalog.changed'::text, 'tips.changed'::text, 'config.changed'::text, 'session.started'::text, 'session.finished'::text, 'session.abandoned'::text, 'selection.changed'::text, 'item.acquired'::text, 'profile.changed'::text, 'settings.changed'::text, 'block.added'::text, 'block.removed'::text, 'report.created'::text, 'room.invited'::text, 'room.joined'::text, 'room.left'::text, 'room.started'::text, 'room.finished'::text, 'room.gave_up'::text, 'room.ended'::text, 'achievement.unlocked'::text])))
+    CONSTRAINT events_type_check CHECK ((type = ANY (ARRAY['friend_request.received'::text, 'friend_request.accepted'::text, 'friend_request.ended'::text, 'friend.removed'::text, 'friend.updated'::text, 'balance.changed'::text, 'catalog.changed'::text, 'tips.changed'::text, 'config.changed'::text, 'session.started'::text, 'session.finished'::text, 'session.abandoned'::text, 'selection.changed'::text, 'item.acquired'::text, 'profile.changed'::text, 'settings.changed'::text, 'block.added'::text, 'block.removed'::text, 'report.created'::text, 'room.invited'::text, 'room.joined'::text, 'room.left'::text, 'room.started'::text, 'room.finished'::text, 'room.gave_up'::text, 'room.ended'::text, 'achievement.unlocked'::text, 'streak.frozen'::text, 'gift.received'::text, 'gift.accepted'::text, 'gift.declined'::text])))
 );
 ALTER TABLE app.events OWNER TO focus_owner;
 ALTER TABLE app.events ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
@@ -6243,6 +6872,17 @@ ALTER TABLE app.friendship_events ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTI
     NO MAXVALUE
     CACHE 1
 );
+CREATE TABLE app.gift_settings (
+    singleton boolean DEFAULT true NOT NULL,
+    max_per_day integer DEFAULT 10 NOT NULL,
+    max_coins_per_day integer DEFAULT 500 NOT NULL,
+    expires_after interval DEFAULT '7 days'::interval NOT NULL,
+    CONSTRAINT gift_settings_expires_after_check CHECK (((expires_after >= '00:01:00'::interval) AND (expires_after <= '90 days'::interval))),
+    CONSTRAINT gift_settings_max_coins_per_day_check CHECK (((max_coins_per_day >= 0) AND (max_coins_per_day <= 1000000))),
+    CONSTRAINT gift_settings_max_per_day_check CHECK (((max_per_day >= 0) AND (max_per_day <= 1000))),
+    CONSTRAINT gift_settings_singleton_check CHECK (singleton)
+);
+ALTER TABLE app.gift_settings OWNER TO focus_owner;
 CREATE TABLE app.idempotency_keys (
     scope text NOT NULL,
     key text NOT NULL,
@@ -6516,7 +7156,7 @@ CREATE TABLE app.scheduled_jobs (
     last_error text,
     CONSTRAINT scheduled_jobs_every_check CHECK ((every >= '00:01:00'::interval)),
     CONSTRAINT scheduled_jobs_last_error_check CHECK ((length(last_error) <= 1000)),
-    CONSTRAINT scheduled_jobs_name_check CHECK ((name = ANY (ARRAY['settle_rooms'::text, 'prune'::text])))
+    CONSTRAINT scheduled_jobs_name_check CHECK ((name = ANY (ARRAY['settle_rooms'::text, 'prune'::text, 'expire_gifts'::text, 'shop_windows'::text])))
 );
 ALTER TABLE app.scheduled_jobs OWNER TO focus_owner;
 CREATE TABLE app.schema_migrations (
@@ -6556,6 +7196,25 @@ CREATE TABLE app.shop_item_translations (
     CONSTRAINT shop_item_translations_name_check CHECK (((length(name) >= 1) AND (length(name) <= 60)))
 );
 ALTER TABLE app.shop_item_translations OWNER TO focus_owner;
+CREATE TABLE app.shop_sales (
+    id bigint NOT NULL,
+    item_id uuid NOT NULL,
+    price integer NOT NULL,
+    starts_at timestamp with time zone NOT NULL,
+    ends_at timestamp with time zone NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT shop_sales_check CHECK ((starts_at < ends_at)),
+    CONSTRAINT shop_sales_price_check CHECK ((price >= 0))
+);
+ALTER TABLE app.shop_sales OWNER TO focus_owner;
+ALTER TABLE app.shop_sales ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app.shop_sales_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
 CREATE TABLE app.social_settings (
     singleton boolean DEFAULT true NOT NULL,
     max_friend_requests integer NOT NULL,
@@ -6565,6 +7224,21 @@ CREATE TABLE app.social_settings (
     CONSTRAINT social_settings_singleton_check CHECK (singleton)
 );
 ALTER TABLE app.social_settings OWNER TO focus_owner;
+CREATE TABLE app.streak_freezes (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    user_id uuid NOT NULL,
+    slot smallint,
+    price integer NOT NULL,
+    bought_at timestamp with time zone DEFAULT now() NOT NULL,
+    covered_day date,
+    used_at timestamp with time zone,
+    CONSTRAINT streak_freezes_check CHECK (((slot IS NULL) = (covered_day IS NOT NULL))),
+    CONSTRAINT streak_freezes_check1 CHECK (((covered_day IS NULL) = (used_at IS NULL))),
+    CONSTRAINT streak_freezes_check2 CHECK (((used_at IS NULL) OR (used_at >= bought_at))),
+    CONSTRAINT streak_freezes_price_check CHECK ((price >= 0)),
+    CONSTRAINT streak_freezes_slot_check CHECK (((slot >= 1) AND (slot <= 2)))
+);
+ALTER TABLE app.streak_freezes OWNER TO focus_owner;
 CREATE TABLE app.suspensions (
     user_id uuid NOT NULL,
     until timestamp with time zone NOT NULL,
@@ -6833,6 +7507,10 @@ ALTER TABLE ONLY app.friendships
     ADD CONSTRAINT friendships_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.friendships
     ADD CONSTRAINT friendships_user_low_user_high_key UNIQUE (user_low, user_high);
+ALTER TABLE ONLY app.gift_settings
+    ADD CONSTRAINT gift_settings_pkey PRIMARY KEY (singleton);
+ALTER TABLE ONLY app.gifts
+    ADD CONSTRAINT gifts_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.idempotency_keys
     ADD CONSTRAINT idempotency_keys_pkey PRIMARY KEY (scope, key);
 ALTER TABLE ONLY app.idempotency_settings
@@ -6903,8 +7581,18 @@ ALTER TABLE ONLY app.shop_items
     ADD CONSTRAINT shop_items_kind_name_key UNIQUE (kind, name);
 ALTER TABLE ONLY app.shop_items
     ADD CONSTRAINT shop_items_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY app.shop_sales
+    ADD CONSTRAINT shop_sales_no_overlap EXCLUDE USING gist (item_id WITH =, tstzrange(starts_at, ends_at) WITH &&);
+ALTER TABLE ONLY app.shop_sales
+    ADD CONSTRAINT shop_sales_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.social_settings
     ADD CONSTRAINT social_settings_pkey PRIMARY KEY (singleton);
+ALTER TABLE ONLY app.streak_freezes
+    ADD CONSTRAINT streak_freezes_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY app.streak_freezes
+    ADD CONSTRAINT streak_freezes_user_id_covered_day_key UNIQUE (user_id, covered_day);
+ALTER TABLE ONLY app.streak_freezes
+    ADD CONSTRAINT streak_freezes_user_id_slot_key UNIQUE (user_id, slot);
 ALTER TABLE ONLY app.suspensions
     ADD CONSTRAINT suspensions_pkey PRIMARY KEY (user_id);
 ALTER TABLE ONLY app.tip_views
@@ -6940,6 +7628,9 @@ CREATE INDEX blocks_blocked ON app.blocks USING btree (blocked);
 CREATE INDEX blocks_blocker_time ON app.blocks USING btree (blocker, created_at DESC, blocked DESC);
 CREATE UNIQUE INDEX coin_ledger_one_bonus_per_member ON app.coin_ledger USING btree (room_id, user_id) WHERE (entry = 'bonus'::text);
 CREATE UNIQUE INDEX coin_ledger_one_earning_per_session ON app.coin_ledger USING btree (session_id) WHERE (entry = 'earn'::text);
+CREATE UNIQUE INDEX coin_ledger_one_gift_hold ON app.coin_ledger USING btree (gift_id) WHERE ((entry = 'gift'::text) AND (amount < 0));
+CREATE UNIQUE INDEX coin_ledger_one_gift_settlement ON app.coin_ledger USING btree (gift_id) WHERE ((entry = 'gift'::text) AND (amount > 0));
+CREATE UNIQUE INDEX coin_ledger_one_payment_per_freeze ON app.coin_ledger USING btree (freeze_id) WHERE (entry = 'freeze'::text);
 CREATE UNIQUE INDEX coin_ledger_one_reward_per_achievement ON app.coin_ledger USING btree (user_id, achievement_code) WHERE (entry = 'reward'::text);
 CREATE INDEX coin_ledger_time ON app.coin_ledger USING btree (created_at);
 CREATE INDEX coin_ledger_user_time ON app.coin_ledger USING btree (user_id, created_at);
@@ -6961,6 +7652,11 @@ CREATE INDEX friendships_high_accepted ON app.friendships USING btree (user_high
 CREATE INDEX friendships_low_accepted ON app.friendships USING btree (user_low, accepted_at, id) WHERE (status = 'accepted'::text);
 CREATE INDEX friendships_pending_by ON app.friendships USING btree (requested_by) WHERE (status = 'pending'::text);
 CREATE INDEX friendships_user_high ON app.friendships USING btree (user_high);
+CREATE UNIQUE INDEX gifts_one_pending_item ON app.gifts USING btree (receiver_id, item_id) WHERE ((status = 'pending'::text) AND (item_id IS NOT NULL));
+CREATE INDEX gifts_pending_expiry ON app.gifts USING btree (expires_at) WHERE (status = 'pending'::text);
+CREATE INDEX gifts_receiver_pending ON app.gifts USING btree (receiver_id, created_at, id) WHERE (status = 'pending'::text);
+CREATE INDEX gifts_receiver_time ON app.gifts USING btree (receiver_id);
+CREATE INDEX gifts_sender_time ON app.gifts USING btree (sender_id, created_at, id);
 CREATE INDEX idempotency_keys_created_at ON app.idempotency_keys USING btree (created_at);
 CREATE INDEX idempotency_keys_user ON app.idempotency_keys USING btree (user_id) WHERE (user_id IS NOT NULL);
 CREATE INDEX login_addresses_time ON app.login_addresses USING btree (last_success_at);
@@ -7035,10 +7731,14 @@ CREATE TRIGGER focus_sessions_events AFTER INSERT OR DELETE OR UPDATE ON app.foc
 CREATE TRIGGER focus_sessions_own_events AFTER INSERT OR UPDATE OF ended_at ON app.focus_sessions FOR EACH ROW EXECUTE FUNCTION app.focus_sessions_own_events();
 CREATE TRIGGER focus_sessions_rollup AFTER INSERT OR DELETE OR UPDATE OF user_id, ended_at, minutes ON app.focus_sessions FOR EACH ROW EXECUTE FUNCTION app.focus_sessions_rollup();
 CREATE TRIGGER focus_sessions_room_outcome AFTER UPDATE OF ended_at ON app.focus_sessions FOR EACH ROW WHEN (((old.ended_at IS NULL) AND (new.ended_at IS NOT NULL))) EXECUTE FUNCTION app.focus_sessions_room_outcome();
+CREATE TRIGGER focus_sessions_streak_freezes AFTER INSERT OR UPDATE OF ended_at, minutes ON app.focus_sessions FOR EACH ROW WHEN (((new.ended_at IS NOT NULL) AND (new.minutes > 0))) EXECUTE FUNCTION app.focus_sessions_streak_freezes();
 CREATE CONSTRAINT TRIGGER focus_sessions_utc_day_totals AFTER INSERT OR DELETE OR UPDATE OF user_id, source, ended_at, minutes, coins_earned ON app.focus_sessions DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION app.focus_sessions_day_totals();
 CREATE TRIGGER friendship_events_append_only BEFORE DELETE OR UPDATE ON app.friendship_events FOR EACH STATEMENT EXECUTE FUNCTION app.forbid_change();
 CREATE TRIGGER friendship_events_events AFTER INSERT ON app.friendship_events FOR EACH ROW EXECUTE FUNCTION app.friendship_events_events();
 CREATE TRIGGER friendships_achievements AFTER INSERT OR UPDATE OF status ON app.friendships FOR EACH ROW WHEN ((new.status = 'accepted'::text)) EXECUTE FUNCTION app.friendships_achievements();
+CREATE TRIGGER friendships_cancel_gifts AFTER DELETE ON app.friendships FOR EACH ROW WHEN ((old.status = 'accepted'::text)) EXECUTE FUNCTION app.friendships_cancel_gifts();
+CREATE TRIGGER gifts_events AFTER INSERT OR UPDATE OF status ON app.gifts FOR EACH ROW EXECUTE FUNCTION app.gifts_events();
+CREATE TRIGGER gifts_transition BEFORE UPDATE ON app.gifts FOR EACH ROW EXECUTE FUNCTION app.gifts_transition();
 CREATE TRIGGER idempotency_keys_link BEFORE INSERT OR UPDATE ON app.idempotency_keys FOR EACH ROW EXECUTE FUNCTION app.link_idempotency_key();
 CREATE TRIGGER languages_bump_catalog_version AFTER INSERT OR DELETE OR UPDATE ON app.languages FOR EACH ROW EXECUTE FUNCTION app.bump_catalog_version();
 CREATE TRIGGER languages_bump_tips_version AFTER INSERT OR DELETE OR UPDATE ON app.languages FOR EACH ROW EXECUTE FUNCTION app.bump_tips_version();
@@ -7074,6 +7774,10 @@ CREATE TRIGGER shop_items_bump_version AFTER INSERT OR DELETE OR UPDATE ON app.s
 CREATE TRIGGER shop_items_deleted_events AFTER DELETE ON app.shop_items REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
 CREATE TRIGGER shop_items_inserted_events AFTER INSERT ON app.shop_items REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
 CREATE TRIGGER shop_items_updated_events AFTER UPDATE ON app.shop_items REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
+CREATE TRIGGER shop_sales_bump_version AFTER INSERT OR DELETE OR UPDATE ON app.shop_sales FOR EACH ROW EXECUTE FUNCTION app.bump_catalog_version();
+CREATE TRIGGER shop_sales_deleted_events AFTER DELETE ON app.shop_sales REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
+CREATE TRIGGER shop_sales_inserted_events AFTER INSERT ON app.shop_sales REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
+CREATE TRIGGER shop_sales_updated_events AFTER UPDATE ON app.shop_sales REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
 CREATE TRIGGER user_items_achievements AFTER INSERT ON app.user_items FOR EACH ROW EXECUTE FUNCTION app.user_items_achievements();
 CREATE TRIGGER user_items_own_events AFTER INSERT ON app.user_items FOR EACH ROW EXECUTE FUNCTION app.user_items_own_events();
 CREATE TRIGGER user_reports_tell_moderators AFTER INSERT ON app.user_reports FOR EACH ROW EXECUTE FUNCTION app.tell_moderators_of_report();
@@ -7100,9 +7804,15 @@ ALTER TABLE ONLY app.blocks
 ALTER TABLE ONLY app.coin_ledger
     ADD CONSTRAINT coin_ledger_achievement_code_fkey FOREIGN KEY (achievement_code) REFERENCES app.achievements(code);
 ALTER TABLE ONLY app.coin_ledger
+    ADD CONSTRAINT coin_ledger_freeze_id_fkey FOREIGN KEY (freeze_id) REFERENCES app.streak_freezes(id);
+ALTER TABLE ONLY app.coin_ledger
+    ADD CONSTRAINT coin_ledger_gift_id_fkey FOREIGN KEY (gift_id) REFERENCES app.gifts(id);
+ALTER TABLE ONLY app.coin_ledger
     ADD CONSTRAINT coin_ledger_item_id_fkey FOREIGN KEY (item_id) REFERENCES app.shop_items(id);
 ALTER TABLE ONLY app.coin_ledger
     ADD CONSTRAINT coin_ledger_room_id_fkey FOREIGN KEY (room_id) REFERENCES app.rooms(id);
+ALTER TABLE ONLY app.coin_ledger
+    ADD CONSTRAINT coin_ledger_sale_id_fkey FOREIGN KEY (sale_id) REFERENCES app.shop_sales(id);
 ALTER TABLE ONLY app.coin_ledger
     ADD CONSTRAINT coin_ledger_session_id_fkey FOREIGN KEY (session_id) REFERENCES app.focus_sessions(id);
 ALTER TABLE ONLY app.coin_ledger
@@ -7119,6 +7829,12 @@ ALTER TABLE ONLY app.friendships
     ADD CONSTRAINT friendships_user_high_fkey FOREIGN KEY (user_high) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.friendships
     ADD CONSTRAINT friendships_user_low_fkey FOREIGN KEY (user_low) REFERENCES app.users(id) ON DELETE CASCADE;
+ALTER TABLE ONLY app.gifts
+    ADD CONSTRAINT gifts_item_id_fkey FOREIGN KEY (item_id) REFERENCES app.shop_items(id);
+ALTER TABLE ONLY app.gifts
+    ADD CONSTRAINT gifts_receiver_id_fkey FOREIGN KEY (receiver_id) REFERENCES app.users(id);
+ALTER TABLE ONLY app.gifts
+    ADD CONSTRAINT gifts_sender_id_fkey FOREIGN KEY (sender_id) REFERENCES app.users(id);
 ALTER TABLE ONLY app.login_addresses
     ADD CONSTRAINT login_addresses_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.mindfulness_tip_translations
@@ -7157,6 +7873,10 @@ ALTER TABLE ONLY app.shop_item_translations
     ADD CONSTRAINT shop_item_translations_item_id_fkey FOREIGN KEY (item_id) REFERENCES app.shop_items(id);
 ALTER TABLE ONLY app.shop_item_translations
     ADD CONSTRAINT shop_item_translations_language_fkey FOREIGN KEY (language) REFERENCES app.languages(tag) ON UPDATE CASCADE;
+ALTER TABLE ONLY app.shop_sales
+    ADD CONSTRAINT shop_sales_item_id_fkey FOREIGN KEY (item_id) REFERENCES app.shop_items(id);
+ALTER TABLE ONLY app.streak_freezes
+    ADD CONSTRAINT streak_freezes_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id);
 ALTER TABLE ONLY app.suspensions
     ADD CONSTRAINT suspensions_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.tip_views
@@ -7219,6 +7939,7 @@ REVOKE ALL ON FUNCTION api.board_hidden(viewer uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.board_top(period text, key date, entries integer, viewer uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.boolean_field(body jsonb, field text, required boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.card_json(id uuid, display_name text, has_avatar boolean, avatar_updated_at timestamp with time zone) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.catalog_etag(version app.catalog_version) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.check_no_other_room(user_id uuid, room_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.bio_is_clean(bio text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.display_name_is_clean(name text) FROM PUBLIC;
@@ -7285,6 +8006,19 @@ REVOKE ALL ON FUNCTION api.friends_delete(token text, params jsonb, body jsonb) 
 GRANT ALL ON FUNCTION api.friends_delete(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.friends_list(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.friends_list(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.gift_expire_if_due(gift app.gifts) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.gift_json(gift app.gifts) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.gifts_accept(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.gifts_accept(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.gifts_create(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.gifts_create(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.gifts_decline(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.gifts_decline(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.gifts_expire() FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.gifts_received_list(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.gifts_received_list(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.gifts_sent_list(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.gifts_sent_list(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.give_starters(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.hash_password(password text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.holds_blocked_term(value text) FROM PUBLIC;
@@ -7312,6 +8046,7 @@ REVOKE ALL ON FUNCTION api.local_date(time_zone text, at timestamp with time zon
 REVOKE ALL ON FUNCTION api.local_period_start(time_zone text, at timestamp with time zone, period text, shift integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.lock_account(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.lock_pair(a uuid, b uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.lock_two_users(a uuid, b uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.lock_user(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.me_achievements_list(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.me_achievements_list(token text, params jsonb, body jsonb) TO focus_api;
@@ -7349,6 +8084,8 @@ REVOKE ALL ON FUNCTION api.me_stats_get(token text, params jsonb, body jsonb) FR
 GRANT ALL ON FUNCTION api.me_stats_get(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.me_stats_tags_get(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.me_stats_tags_get(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.me_streak_freezes_create(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.me_streak_freezes_create(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.me_tokens_delete(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.me_tokens_delete(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.me_tokens_list(token text, params jsonb, body jsonb) FROM PUBLIC;
@@ -7387,6 +8124,7 @@ GRANT ALL ON FUNCTION api.moderation_users_suspend(token text, params jsonb, bod
 REVOKE ALL ON FUNCTION api.name_skeleton(name text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.new_room_code() FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.newest_event_id() FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.offer_json(item app.shop_items, at timestamp with time zone) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.ok(body jsonb, status integer, etag text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.only_keys(body jsonb, allowed text[]) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.other_user(pair app.friendships, me uuid) FROM PUBLIC;
@@ -7417,6 +8155,7 @@ REVOKE ALL ON FUNCTION api.quiet_time(quiet_hours jsonb, field text) FROM PUBLIC
 REVOKE ALL ON FUNCTION api.ready() FROM PUBLIC;
 GRANT ALL ON FUNCTION api.ready() TO focus_api;
 REVOKE ALL ON FUNCTION api.reason_field(body jsonb) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.received_gift(params jsonb, user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.record_friendship_event(pair app.friendships, actor uuid, action text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.record_moderation(moderator uuid, action text, user_id uuid, reason text, details jsonb, report_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.report_json(report app.user_reports) FROM PUBLIC;
@@ -7450,6 +8189,8 @@ REVOKE ALL ON FUNCTION api.shop_items_sync(token text, params jsonb, body jsonb)
 GRANT ALL ON FUNCTION api.shop_items_sync(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.shop_purchases_create(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.shop_purchases_create(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.shop_windows_pass() FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.streak_freezes_json(user_id uuid, current_days integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.suspend_user(user_id uuid, until timestamp with time zone) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.suspension_json(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.sync_difference(known uuid[], active jsonb) FROM PUBLIC;
@@ -7486,6 +8227,7 @@ REVOKE ALL ON FUNCTION app.add_user_day(user_id uuid, day date, sessions integer
 REVOKE ALL ON FUNCTION app.announce_config() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.announce_version() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.apply_ledger_entry() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.apply_streak_freezes(p_user_id uuid, p_before date) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.auth_tokens_notify_end() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.avatar_max_bytes() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.avatars_own_events() FROM PUBLIC;
@@ -7493,6 +8235,9 @@ REVOKE ALL ON FUNCTION app.backfill_achievement(code text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.blocks_own_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.bump_catalog_version() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.bump_tips_version() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.catalog_boundaries() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.catalog_boundary_between(after timestamp with time zone, upto timestamp with time zone) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.catalog_next_boundary(after timestamp with time zone) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.check_achievements(user_id uuid, kinds text[]) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.claim_outgoing_mail(batch integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.client_version_key(version text) FROM PUBLIC;
@@ -7511,12 +8256,18 @@ REVOKE ALL ON FUNCTION app.focus_sessions_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.focus_sessions_own_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.focus_sessions_rollup() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.focus_sessions_room_outcome() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.focus_sessions_streak_freezes() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.forbid_change() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.friendship_events_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.friendships_achievements() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.friendships_cancel_gifts() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.gift_end(gift_id uuid, status text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.gifts_events() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.gifts_transition() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.grant_achievement(user_id uuid, code text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.grant_coins(user_id uuid, coins integer, reason text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.image_without_metadata(image bytea) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.item_price_at(item_id uuid, at timestamp with time zone) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.language_for(locale text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.language_tag_canonical(tag text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.link_idempotency_key() FROM PUBLIC;

@@ -646,6 +646,94 @@ public enum DataStatus: RawRepresentable, Codable, Sendable, Hashable, CaseItera
 }
 
 /// `unknown` keeps a value this client does not know yet (a new value is a minor change).
+public enum GiftStatus: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
+    case pending
+    case accepted
+    case declined
+    case refunded
+    case expired
+    case cancelled
+    case unknown(String)
+
+    /// The values this client knows (not `unknown`).
+    public static let allCases: [GiftStatus] = [.pending, .accepted, .declined, .refunded, .expired, .cancelled]
+
+    public init(rawValue: String) {
+        switch rawValue {
+        case "pending": self = .pending
+        case "accepted": self = .accepted
+        case "declined": self = .declined
+        case "refunded": self = .refunded
+        case "expired": self = .expired
+        case "cancelled": self = .cancelled
+        default: self = .unknown(rawValue)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .pending: "pending"
+        case .accepted: "accepted"
+        case .declined: "declined"
+        case .refunded: "refunded"
+        case .expired: "expired"
+        case .cancelled: "cancelled"
+        case .unknown(let value): value
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
+
+/// `unknown` keeps a value this client does not know yet (a new value is a minor change).
+public enum DataStatusValue: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
+    case declined
+    case refunded
+    case expired
+    case cancelled
+    case unknown(String)
+
+    /// The values this client knows (not `unknown`).
+    public static let allCases: [DataStatusValue] = [.declined, .refunded, .expired, .cancelled]
+
+    public init(rawValue: String) {
+        switch rawValue {
+        case "declined": self = .declined
+        case "refunded": self = .refunded
+        case "expired": self = .expired
+        case "cancelled": self = .cancelled
+        default: self = .unknown(rawValue)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .declined: "declined"
+        case .refunded: "refunded"
+        case .expired: "expired"
+        case .cancelled: "cancelled"
+        case .unknown(let value): value
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
+
+/// `unknown` keeps a value this client does not know yet (a new value is a minor change).
 public enum LeaderboardPeriod: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
     case daily
     case weekly
@@ -763,11 +851,22 @@ public struct Problem: Codable, Sendable, Equatable {
     public var storeUrl: String?
     /// maintenance: as Retry-After.
     public var retryAfterSeconds: Int?
+    /// gift_not_pending: how the gift ended (declined, accepted, refunded, expired, cancelled).
+    public var giftStatus: String?
+    /// gift_limit_reached: gifts a sender may send per local day.
+    public var maxPerDay: Int?
+    /// gift_limit_reached: coins a sender may give per local day.
+    public var maxCoinsPerDay: Int?
+    /// gift_limit_reached: gifts sent today.
+    public var sentToday: Int?
+    /// gift_limit_reached: coins given today.
+    public var coinsToday: Int?
 
     public init(
         type: String, title: String, status: Int, detail: String, code: String, field: String? = nil, balance: Int? = nil,
         price: Int? = nil, id: UUID? = nil, suspendedUntil: Time? = nil, platform: String? = nil, minVersion: String? = nil,
-        storeUrl: String? = nil, retryAfterSeconds: Int? = nil
+        storeUrl: String? = nil, retryAfterSeconds: Int? = nil, giftStatus: String? = nil, maxPerDay: Int? = nil,
+        maxCoinsPerDay: Int? = nil, sentToday: Int? = nil, coinsToday: Int? = nil
     ) {
         self.type = type
         self.title = title
@@ -783,6 +882,11 @@ public struct Problem: Codable, Sendable, Equatable {
         self.minVersion = minVersion
         self.storeUrl = storeUrl
         self.retryAfterSeconds = retryAfterSeconds
+        self.giftStatus = giftStatus
+        self.maxPerDay = maxPerDay
+        self.maxCoinsPerDay = maxCoinsPerDay
+        self.sentToday = sentToday
+        self.coinsToday = coinsToday
     }
 
     enum CodingKeys: String, CodingKey {
@@ -800,6 +904,11 @@ public struct Problem: Codable, Sendable, Equatable {
         case minVersion = "min_version"
         case storeUrl = "store_url"
         case retryAfterSeconds = "retry_after_seconds"
+        case giftStatus = "gift_status"
+        case maxPerDay = "max_per_day"
+        case maxCoinsPerDay = "max_coins_per_day"
+        case sentToday = "sent_today"
+        case coinsToday = "coins_today"
     }
 }
 
@@ -835,6 +944,7 @@ public struct Item: Codable, Sendable, Equatable {
     public var kind: ItemKind
     public var name: String
     public var description: String
+    /// In the catalog, its sync and a purchase's answer: the price now (a sale's while it runs, what a purchase now pays); elsewhere the regular price.
     public var price: Int
     public var image: String
     public var sortOrder: Int
@@ -844,10 +954,16 @@ public struct Item: Codable, Sendable, Equatable {
     public var imageUrl: String?
     /// Sounds only: absolute, content-hashed URL of the audio.
     public var soundUrl: String?
+    /// Catalog, sync and purchase answers only: the item's own price, without a sale.
+    public var regularPrice: Int?
+    /// Catalog, sync and purchase answers only: when the running sale ends (the price is regular_price from then on); null without a sale.
+    public var saleEndsAt: Time?
+    /// Catalog, sync and purchase answers only: a seasonal item leaves the shop at this time (owners keep it); null for an item that stays.
+    public var availableUntil: Time?
 
     public init(
         id: UUID, kind: ItemKind, name: String, description: String, price: Int, image: String, sortOrder: Int, sound: String? = nil,
-        imageUrl: String? = nil, soundUrl: String? = nil
+        imageUrl: String? = nil, soundUrl: String? = nil, regularPrice: Int? = nil, saleEndsAt: Time? = nil, availableUntil: Time? = nil
     ) {
         self.id = id
         self.kind = kind
@@ -859,6 +975,9 @@ public struct Item: Codable, Sendable, Equatable {
         self.sound = sound
         self.imageUrl = imageUrl
         self.soundUrl = soundUrl
+        self.regularPrice = regularPrice
+        self.saleEndsAt = saleEndsAt
+        self.availableUntil = availableUntil
     }
 
     enum CodingKeys: String, CodingKey {
@@ -872,6 +991,9 @@ public struct Item: Codable, Sendable, Equatable {
         case sound = "sound"
         case imageUrl = "image_url"
         case soundUrl = "sound_url"
+        case regularPrice = "regular_price"
+        case saleEndsAt = "sale_ends_at"
+        case availableUntil = "available_until"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -886,6 +1008,9 @@ public struct Item: Codable, Sendable, Equatable {
         try container.encodeIfPresent(sound, forKey: .sound)
         try container.encode(imageUrl, forKey: .imageUrl)
         try container.encodeIfPresent(soundUrl, forKey: .soundUrl)
+        try container.encodeIfPresent(regularPrice, forKey: .regularPrice)
+        try container.encodeIfPresent(saleEndsAt, forKey: .saleEndsAt)
+        try container.encodeIfPresent(availableUntil, forKey: .availableUntil)
     }
 }
 
@@ -1080,12 +1205,15 @@ public struct Catalog: Codable, Sendable, Equatable {
     public var pets: [Item]
     public var sounds: [Item]
     public var furniture: [Item]
+    /// The next time a sale or a seasonal window starts or ends (the catalog and its ETag change then); null if none is planned.
+    public var changesAt: Time?
 
-    public init(version: Int, pets: [Item], sounds: [Item], furniture: [Item]) {
+    public init(version: Int, pets: [Item], sounds: [Item], furniture: [Item], changesAt: Time? = nil) {
         self.version = version
         self.pets = pets
         self.sounds = sounds
         self.furniture = furniture
+        self.changesAt = changesAt
     }
 
     enum CodingKeys: String, CodingKey {
@@ -1093,21 +1221,47 @@ public struct Catalog: Codable, Sendable, Equatable {
         case pets = "pets"
         case sounds = "sounds"
         case furniture = "furniture"
+        case changesAt = "changes_at"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(version, forKey: .version)
+        try container.encode(pets, forKey: .pets)
+        try container.encode(sounds, forKey: .sounds)
+        try container.encode(furniture, forKey: .furniture)
+        try container.encode(changesAt, forKey: .changesAt)
     }
 }
 
 public struct ItemSync: Codable, Sendable, Equatable {
     public var missing: [Item]
     public var removed: [UUID]
+    /// Every sale running now: the price a purchase pays until ends_at.
+    public var sales: [Sale]
+    /// The next time a sale or a seasonal window starts or ends: sync again then.
+    public var changesAt: Time?
 
-    public init(missing: [Item], removed: [UUID]) {
+    public init(missing: [Item], removed: [UUID], sales: [Sale], changesAt: Time? = nil) {
         self.missing = missing
         self.removed = removed
+        self.sales = sales
+        self.changesAt = changesAt
     }
 
     enum CodingKeys: String, CodingKey {
         case missing = "missing"
         case removed = "removed"
+        case sales = "sales"
+        case changesAt = "changes_at"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(missing, forKey: .missing)
+        try container.encode(removed, forKey: .removed)
+        try container.encode(sales, forKey: .sales)
+        try container.encode(changesAt, forKey: .changesAt)
     }
 }
 
@@ -1289,9 +1443,16 @@ public struct Stats: Codable, Sendable, Equatable {
     public var totalCoinsEarned: Int
     public var currentStreakDays: Int
     public var longestStreakDays: Int
+    /// Streak freezes held now (at most two).
+    public var streakFreezesHeld: Int
+    /// Missed days freezes have covered, in all.
+    public var streakFreezesUsed: Int
+    /// The local days (YYYY-MM-DD, oldest first) freezes covered inside the current streak: they keep it without lengthening it; empty without a current streak.
+    public var streakFrozenDays: [String]
 
     public init(
-        todayMinutes: Int, weekMinutes: Int, totalMinutes: Int, totalCoinsEarned: Int, currentStreakDays: Int, longestStreakDays: Int
+        todayMinutes: Int, weekMinutes: Int, totalMinutes: Int, totalCoinsEarned: Int, currentStreakDays: Int, longestStreakDays: Int,
+        streakFreezesHeld: Int, streakFreezesUsed: Int, streakFrozenDays: [String]
     ) {
         self.todayMinutes = todayMinutes
         self.weekMinutes = weekMinutes
@@ -1299,6 +1460,9 @@ public struct Stats: Codable, Sendable, Equatable {
         self.totalCoinsEarned = totalCoinsEarned
         self.currentStreakDays = currentStreakDays
         self.longestStreakDays = longestStreakDays
+        self.streakFreezesHeld = streakFreezesHeld
+        self.streakFreezesUsed = streakFreezesUsed
+        self.streakFrozenDays = streakFrozenDays
     }
 
     enum CodingKeys: String, CodingKey {
@@ -1308,6 +1472,9 @@ public struct Stats: Codable, Sendable, Equatable {
         case totalCoinsEarned = "total_coins_earned"
         case currentStreakDays = "current_streak_days"
         case longestStreakDays = "longest_streak_days"
+        case streakFreezesHeld = "streak_freezes_held"
+        case streakFreezesUsed = "streak_freezes_used"
+        case streakFrozenDays = "streak_frozen_days"
     }
 }
 
@@ -1743,7 +1910,7 @@ public struct ReportCreated: Codable, Sendable, Equatable {
 public struct Event: Codable, Sendable, Equatable {
     /// The cursor: pass it as `after` (or Last-Event-ID).
     public var id: Int
-    /// Which event: friend_request.received, friend_request.accepted, friend_request.ended, friend.removed, friend.updated, balance.changed, catalog.changed, tips.changed, session.started, session.finished, session.abandoned, selection.changed, item.acquired, profile.changed, settings.changed, block.added, block.removed, resync, config.changed, report.created, room.invited, room.joined, room.left, room.started, room.finished, room.gave_up, room.ended, achievement.unlocked.
+    /// Which event: friend_request.received, friend_request.accepted, friend_request.ended, friend.removed, friend.updated, balance.changed, catalog.changed, tips.changed, session.started, session.finished, session.abandoned, selection.changed, item.acquired, profile.changed, settings.changed, block.added, block.removed, resync, config.changed, report.created, room.invited, room.joined, room.left, room.started, room.finished, room.gave_up, room.ended, achievement.unlocked, gift.received, gift.accepted, gift.declined, streak.frozen.
     public var type: String
     public var data: JSONValue
     public var createdAt: Time
@@ -2748,6 +2915,39 @@ public struct Export: Codable, Sendable, Equatable {
         }
     }
 
+    public struct StreakFreeze: Codable, Sendable, Equatable {
+        public var id: UUID
+        public var price: Int
+        public var boughtAt: Time
+        public var coveredDay: String?
+        public var usedAt: Time?
+
+        public init(id: UUID, price: Int, boughtAt: Time, coveredDay: String? = nil, usedAt: Time? = nil) {
+            self.id = id
+            self.price = price
+            self.boughtAt = boughtAt
+            self.coveredDay = coveredDay
+            self.usedAt = usedAt
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case id = "id"
+            case price = "price"
+            case boughtAt = "bought_at"
+            case coveredDay = "covered_day"
+            case usedAt = "used_at"
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(price, forKey: .price)
+            try container.encode(boughtAt, forKey: .boughtAt)
+            try container.encode(coveredDay, forKey: .coveredDay)
+            try container.encode(usedAt, forKey: .usedAt)
+        }
+    }
+
     public var exportedAt: Time
     public var profile: Profile
     public var items: [OwnedItem]
@@ -2768,12 +2968,16 @@ public struct Export: Codable, Sendable, Equatable {
     public var failedSignIns: [FailedSignIn]
     /// Mail written for the account (kept 30 days), without its body: a reset code in it would let a token holder set the password.
     public var mail: [MailEntry]
+    /// Every gift the caller sent or received, oldest first.
+    public var gifts: [Gift]
+    /// Streak freezes bought ([streaks.md](streaks.md)): price, when, and the local day each covered (null while held).
+    public var streakFreezes: [StreakFreeze]
 
     public init(
         exportedAt: Time, profile: Profile, items: [OwnedItem], sessions: [ExportedSession], tipsShown: [TipShown],
         friendships: [Friendship], ledger: [LedgerEntry], achievements: [Achievement], tokens: [ExportedToken], blocks: [ExportedBlock],
         reportsMade: [Report], avatar: Avatar? = nil, passwordResets: [PasswordReset], signInAddresses: [SignInAddresse],
-        failedSignIns: [FailedSignIn], mail: [MailEntry]
+        failedSignIns: [FailedSignIn], mail: [MailEntry], gifts: [Gift], streakFreezes: [StreakFreeze]
     ) {
         self.exportedAt = exportedAt
         self.profile = profile
@@ -2791,6 +2995,8 @@ public struct Export: Codable, Sendable, Equatable {
         self.signInAddresses = signInAddresses
         self.failedSignIns = failedSignIns
         self.mail = mail
+        self.gifts = gifts
+        self.streakFreezes = streakFreezes
     }
 
     enum CodingKeys: String, CodingKey {
@@ -2810,6 +3016,8 @@ public struct Export: Codable, Sendable, Equatable {
         case signInAddresses = "sign_in_addresses"
         case failedSignIns = "failed_sign_ins"
         case mail = "mail"
+        case gifts = "gifts"
+        case streakFreezes = "streak_freezes"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -2830,6 +3038,8 @@ public struct Export: Codable, Sendable, Equatable {
         try container.encode(signInAddresses, forKey: .signInAddresses)
         try container.encode(failedSignIns, forKey: .failedSignIns)
         try container.encode(mail, forKey: .mail)
+        try container.encode(gifts, forKey: .gifts)
+        try container.encode(streakFreezes, forKey: .streakFreezes)
     }
 }
 
@@ -3725,10 +3935,14 @@ public struct EconomySettings: Codable, Sendable, Equatable {
     public var offlineMaxAgeDays: Int
     /// How far ahead of the server a phone's end time may be.
     public var clockSkewSeconds: Int
+    /// Coins one streak freeze costs (POST /me/streak-freezes).
+    public var streakFreezePrice: Int
+    /// How many streak freezes one may hold.
+    public var streakFreezesMax: Int
 
     public init(
         coinsPerMinute: Double, minMinutesToEarn: Int, maxSessionMinutes: Int, offlineDailyCoinCap: Int, offlineMaxAgeDays: Int,
-        clockSkewSeconds: Int
+        clockSkewSeconds: Int, streakFreezePrice: Int, streakFreezesMax: Int
     ) {
         self.coinsPerMinute = coinsPerMinute
         self.minMinutesToEarn = minMinutesToEarn
@@ -3736,6 +3950,8 @@ public struct EconomySettings: Codable, Sendable, Equatable {
         self.offlineDailyCoinCap = offlineDailyCoinCap
         self.offlineMaxAgeDays = offlineMaxAgeDays
         self.clockSkewSeconds = clockSkewSeconds
+        self.streakFreezePrice = streakFreezePrice
+        self.streakFreezesMax = streakFreezesMax
     }
 
     enum CodingKeys: String, CodingKey {
@@ -3745,6 +3961,8 @@ public struct EconomySettings: Codable, Sendable, Equatable {
         case offlineDailyCoinCap = "offline_daily_coin_cap"
         case offlineMaxAgeDays = "offline_max_age_days"
         case clockSkewSeconds = "clock_skew_seconds"
+        case streakFreezePrice = "streak_freeze_price"
+        case streakFreezesMax = "streak_freezes_max"
     }
 }
 
@@ -4634,6 +4852,397 @@ public struct AchievementUnlockedEvent: Codable, Sendable, Equatable {
     }
 }
 
+public struct Sale: Codable, Sendable, Equatable {
+    public var itemId: UUID
+    /// The sale price.
+    public var price: Int
+    public var regularPrice: Int
+    public var endsAt: Time
+
+    public init(itemId: UUID, price: Int, regularPrice: Int, endsAt: Time) {
+        self.itemId = itemId
+        self.price = price
+        self.regularPrice = regularPrice
+        self.endsAt = endsAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case itemId = "item_id"
+        case price = "price"
+        case regularPrice = "regular_price"
+        case endsAt = "ends_at"
+    }
+}
+
+/// A gift between friends (docs/gifts.md).
+public struct Gift: Codable, Sendable, Equatable {
+    public var id: UUID
+    public var from: UserCard
+    public var to: UserCard
+    /// The coins of a coin gift; null for an item.
+    public var coins: Int?
+    /// The item of an item gift; null for coins.
+    public var item: Item?
+    /// What the sender paid at send: the coins, or the item's price then.
+    public var paid: Int
+    /// pending, then accepted, or one of the ends that refund the sender: declined, refunded (the receiver owned the item by the accept), expired, cancelled (the friendship ended).
+    public var status: GiftStatus
+    public var createdAt: Time
+    public var expiresAt: Time
+    public var endedAt: Time?
+
+    public init(
+        id: UUID, from: UserCard, to: UserCard, coins: Int? = nil, item: Item? = nil, paid: Int, status: GiftStatus, createdAt: Time,
+        expiresAt: Time, endedAt: Time? = nil
+    ) {
+        self.id = id
+        self.from = from
+        self.to = to
+        self.coins = coins
+        self.item = item
+        self.paid = paid
+        self.status = status
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.endedAt = endedAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case from = "from"
+        case to = "to"
+        case coins = "coins"
+        case item = "item"
+        case paid = "paid"
+        case status = "status"
+        case createdAt = "created_at"
+        case expiresAt = "expires_at"
+        case endedAt = "ended_at"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(from, forKey: .from)
+        try container.encode(to, forKey: .to)
+        try container.encode(coins, forKey: .coins)
+        try container.encode(item, forKey: .item)
+        try container.encode(paid, forKey: .paid)
+        try container.encode(status, forKey: .status)
+        try container.encode(createdAt, forKey: .createdAt)
+        try container.encode(expiresAt, forKey: .expiresAt)
+        try container.encode(endedAt, forKey: .endedAt)
+    }
+}
+
+/// Exactly one of coins and item_id.
+public struct GiftBody: Codable, Sendable, Equatable {
+    /// A friend's user id.
+    public var to: UUID
+    public var coins: Int?
+    /// A shop item, bought for the friend at its price now.
+    public var itemId: UUID?
+
+    public init(to: UUID, coins: Int? = nil, itemId: UUID? = nil) {
+        self.to = to
+        self.coins = coins
+        self.itemId = itemId
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case to = "to"
+        case coins = "coins"
+        case itemId = "item_id"
+    }
+}
+
+public struct GiftSent: Codable, Sendable, Equatable {
+    public var gift: Gift
+    /// The sender's balance after paying.
+    public var balance: Int
+
+    public init(gift: Gift, balance: Int) {
+        self.gift = gift
+        self.balance = balance
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case gift = "gift"
+        case balance = "balance"
+    }
+}
+
+public struct GiftAccepted: Codable, Sendable, Equatable {
+    public var gift: Gift
+    /// The receiver's balance.
+    public var balance: Int
+
+    public init(gift: Gift, balance: Int) {
+        self.gift = gift
+        self.balance = balance
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case gift = "gift"
+        case balance = "balance"
+    }
+}
+
+public struct GiftAnswer: Codable, Sendable, Equatable {
+    public var gift: Gift
+
+    public init(gift: Gift) {
+        self.gift = gift
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case gift = "gift"
+    }
+}
+
+public struct Gifts: Codable, Sendable, Equatable {
+    public var gifts: [Gift]
+    /// Send as `cursor` for the next page (opaque); null on the last page.
+    public var nextCursor: String?
+
+    public init(gifts: [Gift], nextCursor: String? = nil) {
+        self.gifts = gifts
+        self.nextCursor = nextCursor
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case gifts = "gifts"
+        case nextCursor = "next_cursor"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(gifts, forKey: .gifts)
+        try container.encode(nextCursor, forKey: .nextCursor)
+    }
+}
+
+/// To the receiver: a friend sent a gift (also a push).
+public struct GiftReceivedEvent: Codable, Sendable, Equatable {
+    public struct Data: Codable, Sendable, Equatable {
+        public var giftId: UUID
+        /// The sender.
+        public var userId: UUID
+        public var coins: Int?
+        public var itemId: UUID?
+
+        public init(giftId: UUID, userId: UUID, coins: Int? = nil, itemId: UUID? = nil) {
+            self.giftId = giftId
+            self.userId = userId
+            self.coins = coins
+            self.itemId = itemId
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case giftId = "gift_id"
+            case userId = "user_id"
+            case coins = "coins"
+            case itemId = "item_id"
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(giftId, forKey: .giftId)
+            try container.encode(userId, forKey: .userId)
+            try container.encode(coins, forKey: .coins)
+            try container.encode(itemId, forKey: .itemId)
+        }
+    }
+
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    /// `gift.received` (the discriminator).
+    public var type: String
+    public var data: Data
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: Data, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
+/// To the sender: the receiver accepted the gift.
+public struct GiftAcceptedEvent: Codable, Sendable, Equatable {
+    public struct Data: Codable, Sendable, Equatable {
+        public var giftId: UUID
+        /// The receiver.
+        public var userId: UUID
+
+        public init(giftId: UUID, userId: UUID) {
+            self.giftId = giftId
+            self.userId = userId
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case giftId = "gift_id"
+            case userId = "user_id"
+        }
+    }
+
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    /// `gift.accepted` (the discriminator).
+    public var type: String
+    public var data: Data
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: Data, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
+/// To the sender: the gift ended without being taken (declined, refunded, expired or cancelled) and what they got back.
+public struct GiftDeclinedEvent: Codable, Sendable, Equatable {
+    public struct Data: Codable, Sendable, Equatable {
+        public var giftId: UUID
+        /// The receiver.
+        public var userId: UUID
+        public var status: DataStatusValue
+        public var refund: Int
+
+        public init(giftId: UUID, userId: UUID, status: DataStatusValue, refund: Int) {
+            self.giftId = giftId
+            self.userId = userId
+            self.status = status
+            self.refund = refund
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case giftId = "gift_id"
+            case userId = "user_id"
+            case status = "status"
+            case refund = "refund"
+        }
+    }
+
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    /// `gift.declined` (the discriminator).
+    public var type: String
+    public var data: Data
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: Data, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
+public struct StreakFreezePurchase: Codable, Sendable, Equatable {
+    public struct Freeze: Codable, Sendable, Equatable {
+        public var id: UUID
+        public var boughtAt: Time
+
+        public init(id: UUID, boughtAt: Time) {
+            self.id = id
+            self.boughtAt = boughtAt
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case id = "id"
+            case boughtAt = "bought_at"
+        }
+    }
+
+    public var freezesHeld: Int
+    public var freezesMax: Int
+    /// What this freeze cost.
+    public var price: Int
+    /// The balance after paying.
+    public var balance: Int
+    public var freeze: Freeze
+
+    public init(freezesHeld: Int, freezesMax: Int, price: Int, balance: Int, freeze: Freeze) {
+        self.freezesHeld = freezesHeld
+        self.freezesMax = freezesMax
+        self.price = price
+        self.balance = balance
+        self.freeze = freeze
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case freezesHeld = "freezes_held"
+        case freezesMax = "freezes_max"
+        case price = "price"
+        case balance = "balance"
+        case freeze = "freeze"
+    }
+}
+
+/// To the person: a streak freeze covered a missed local day of their streak (applied when the streak was read or a session ended), and how many they still hold.
+public struct StreakFrozenEvent: Codable, Sendable, Equatable {
+    public struct Data: Codable, Sendable, Equatable {
+        /// The covered local day (YYYY-MM-DD).
+        public var day: String
+        public var freezesHeld: Int
+
+        public init(day: String, freezesHeld: Int) {
+            self.day = day
+            self.freezesHeld = freezesHeld
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case day = "day"
+            case freezesHeld = "freezes_held"
+        }
+    }
+
+    /// The cursor: pass it as `after` (or Last-Event-ID).
+    public var id: Int
+    /// `streak.frozen` (the discriminator).
+    public var type: String
+    public var data: Data
+    public var createdAt: Time
+
+    public init(id: Int, type: String, data: Data, createdAt: Time) {
+        self.id = id
+        self.type = type
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id = "id"
+        case type = "type"
+        case data = "data"
+        case createdAt = "created_at"
+    }
+}
+
 /// Every components.schemas entry and its model, in the document's order (a test compares it with the document).
 public enum Schemas {
     public static let all: [(name: String, type: any (Codable & Sendable).Type)] = [
@@ -4765,5 +5374,17 @@ public enum Schemas {
         ("AchievementList", AchievementList.self),
         ("FriendAchievements", FriendAchievements.self),
         ("AchievementUnlockedEvent", AchievementUnlockedEvent.self),
+        ("Sale", Sale.self),
+        ("Gift", Gift.self),
+        ("GiftBody", GiftBody.self),
+        ("GiftSent", GiftSent.self),
+        ("GiftAccepted", GiftAccepted.self),
+        ("GiftAnswer", GiftAnswer.self),
+        ("Gifts", Gifts.self),
+        ("GiftReceivedEvent", GiftReceivedEvent.self),
+        ("GiftAcceptedEvent", GiftAcceptedEvent.self),
+        ("GiftDeclinedEvent", GiftDeclinedEvent.self),
+        ("StreakFreezePurchase", StreakFreezePurchase.self),
+        ("StreakFrozenEvent", StreakFrozenEvent.self),
     ]
 }

@@ -457,7 +457,7 @@ extension FocusIslandClient {
         return try self.decode(Rated.self, from: try await send(request))
     }
 
-    /// Minutes, coins and streaks in the caller's own days (ETag of the answer).
+    /// Minutes, coins and streaks in the caller's own days, streak freezes held and used (ETag of the answer).
     /// `GET /me/stats`
     public func meStatsGet() async throws(FocusIslandError) -> Stats {
         let request = OperationRequest(
@@ -969,5 +969,71 @@ extension FocusIslandClient {
             body: nil, contentType: nil, idempotencyKey: nil,
             conditional: false, statuses: [200])
         return try self.decode(FriendAchievements.self, from: try await send(request))
+    }
+
+    /// Send a friend coins or a shop item (paid now, held until the gift ends).
+    /// `POST /gifts`
+    public func giftsCreate(_ body: GiftBody, idempotencyKey: String? = nil) async throws(FocusIslandError) -> GiftSent {
+        let request = OperationRequest(
+            method: "POST", path: "/gifts", query: [],
+            body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
+            conditional: false, statuses: [201])
+        return try self.decode(GiftSent.self, from: try await send(request))
+    }
+
+    /// Accept a gift: the coins credited or the item granted (again: the same answer).
+    /// `POST /gifts/{id}/accept`
+    public func giftsAccept(id: UUID, idempotencyKey: String? = nil) async throws(FocusIslandError) -> GiftAccepted {
+        let request = OperationRequest(
+            method: "POST", path: "/gifts/\(id.uuidString.lowercased())/accept", query: [],
+            body: nil, contentType: nil, idempotencyKey: idempotencyKey,
+            conditional: false, statuses: [200])
+        return try self.decode(GiftAccepted.self, from: try await send(request))
+    }
+
+    /// Decline a gift: the sender is refunded (again: the same answer).
+    /// `POST /gifts/{id}/decline`
+    public func giftsDecline(id: UUID, idempotencyKey: String? = nil) async throws(FocusIslandError) -> GiftAnswer {
+        let request = OperationRequest(
+            method: "POST", path: "/gifts/\(id.uuidString.lowercased())/decline", query: [],
+            body: nil, contentType: nil, idempotencyKey: idempotencyKey,
+            conditional: false, statuses: [200])
+        return try self.decode(GiftAnswer.self, from: try await send(request))
+    }
+
+    /// The caller's pending gifts, newest first, in pages.
+    /// `GET /gifts/received`
+    public func giftsReceivedList(limit: Int? = nil, cursor: String? = nil) async throws(FocusIslandError) -> Gifts {
+        var query: [URLQueryItem] = []
+        if let value = limit.map({ String($0) }) { query.append(URLQueryItem(name: "limit", value: value)) }
+        if let value = cursor.map({ $0 }) { query.append(URLQueryItem(name: "cursor", value: value)) }
+        let request = OperationRequest(
+            method: "GET", path: "/gifts/received", query: query,
+            body: nil, contentType: nil, idempotencyKey: nil,
+            conditional: false, statuses: [200])
+        return try self.decode(Gifts.self, from: try await send(request))
+    }
+
+    /// The gifts the caller sent and how each ended, newest first, in pages.
+    /// `GET /gifts/sent`
+    public func giftsSentList(limit: Int? = nil, cursor: String? = nil) async throws(FocusIslandError) -> Gifts {
+        var query: [URLQueryItem] = []
+        if let value = limit.map({ String($0) }) { query.append(URLQueryItem(name: "limit", value: value)) }
+        if let value = cursor.map({ $0 }) { query.append(URLQueryItem(name: "cursor", value: value)) }
+        let request = OperationRequest(
+            method: "GET", path: "/gifts/sent", query: query,
+            body: nil, contentType: nil, idempotencyKey: nil,
+            conditional: false, statuses: [200])
+        return try self.decode(Gifts.self, from: try await send(request))
+    }
+
+    /// Buy a streak freeze with coins (at most two held).
+    /// `POST /me/streak-freezes`
+    public func meStreakFreezesCreate(idempotencyKey: String? = nil) async throws(FocusIslandError) -> StreakFreezePurchase {
+        let request = OperationRequest(
+            method: "POST", path: "/me/streak-freezes", query: [],
+            body: nil, contentType: nil, idempotencyKey: idempotencyKey,
+            conditional: false, statuses: [201])
+        return try self.decode(StreakFreezePurchase.self, from: try await send(request))
     }
 }

@@ -74,7 +74,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case emailTaken
     /// 409: resend a verification code: the email is verified and no change waits
     case nothingToVerify
-    /// 409: purchase or gift: the balance is below the price (a gift's coins, or its item's price)
+    /// 409: purchase (an item or a streak freeze) or gift: the balance is below the price (a gift's coins, or its item's price)
     case insufficientFunds
     /// 409: selecting an item the user does not own
     case notOwned
@@ -158,6 +158,8 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case giftNotPending
     /// 429: POST /gifts: over the sender's gifts or coins per local day (app.gift_settings, 10 gifts and 500 coins) (Retry-After: to their next local midnight)
     case giftLimitReached
+    /// 409: POST /me/streak-freezes: you already hold two streak freezes, the most one can hold ([streaks.md](streaks.md))
+    case streakFreezesFull
     /// 500: anything unexpected (details only in the server log)
     case internalError
     /// 503: the database is down or restarting (Retry-After: 1)
@@ -254,6 +256,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case "gift_item_owned": self = .giftItemOwned
         case "gift_not_pending": self = .giftNotPending
         case "gift_limit_reached": self = .giftLimitReached
+        case "streak_freezes_full": self = .streakFreezesFull
         case "internal_error": self = .internalError
         case "database_unavailable": self = .databaseUnavailable
         case "busy": self = .busy
@@ -345,6 +348,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case .giftItemOwned: "gift_item_owned"
         case .giftNotPending: "gift_not_pending"
         case .giftLimitReached: "gift_limit_reached"
+        case .streakFreezesFull: "streak_freezes_full"
         case .internalError: "internal_error"
         case .databaseUnavailable: "database_unavailable"
         case .busy: "busy"
