@@ -2,14 +2,17 @@
 -- GET /events serves it as a stream (the server opens it with api.events_stream_open, then
 -- fills it with api.events_list) or as JSON long-polls (api.events_list; the server waits).
 -- A cursor is an event id: the phone resumes after the last id it saw. Event ids are shared by
--- all users, so a cursor says nothing about whose events lie below it.
+-- all users, so a cursor says nothing about whose events lie below it. Readers see ids below
+-- app.events_horizon() only (sql/app/020_events.sql): below it no event can still commit, so a
+-- cursor never skips one that commits late.
 
--- The newest event id there is, or was (pruning never moves it back); 0 before any event.
+-- The newest event id a reader may start after (pruning never moves it back): the newest below
+-- the horizon; 0 before any event.
 create function api.newest_event_id()
 returns bigint
 language sql stable security definer set search_path = public, pg_temp
 as $$
-    select greatest(coalesce((select max(e.id) from app.events e), 0),
+    select greatest(coalesce((select max(e.id) from app.events e where e.id < app.events_horizon()), 0),
                     (select s.pruned_through from app.event_settings s))
 $$;
 
@@ -39,10 +42,14 @@ $$;
 -- when there is none. No `after`: nothing, and `next` = the newest id (start from now). An
 -- `after` below what was pruned answers one {type: "resync"} event (id = next = the newest id):
 -- refetch everything, then go on from there. `wait` (0 to 60) is checked here and waited by
--- the server. Ids become visible in id order (0007_events.sql), so paging by `next` skips nothing.
+-- the server. Only ids below app.events_horizon() are answered, so paging by `next` skips nothing
+-- (0032_event_ids.sql). When the caller's next events have committed but a transaction older
+-- than theirs is still running (it may yet commit a lower id), this waits for it, up to about
+-- 0.1 s, re-reading with a fresh snapshot; past that it answers what lies below the horizon,
+-- and the held events come with the caller's next wake (docs/performance.md, "Events").
 create function api.events_list(token text, params jsonb, body jsonb)
 returns api.reply
-language plpgsql stable security definer set search_path = public, pg_temp
+language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
     v_user_id uuid := api.authenticate(events_list.token);
@@ -52,6 +59,7 @@ declare
     v_newest bigint;
     v_events jsonb;
     v_last bigint;
+    v_horizon bigint;
 begin
     perform api.integer_param(events_list.params, 'wait', 0, 60, 0);  -- checked here, waited by the server
     if v_after is null then
@@ -64,15 +72,25 @@ begin
                                              'created_at', api.iso(now()))),
                                          'next', v_newest));
     end if;
-    -- Event = {id, type, data, created_at}
-    select jsonb_agg(jsonb_build_object('id', e.id, 'type', e.type, 'data', e.payload,
-                                        'created_at', api.iso(e.created_at)) order by e.id), max(e.id) into v_events, v_last
-    from ((select * from app.events e
-           where e.user_id = v_user_id and e.id > v_after and e.origin_token is distinct from v_token
-           order by e.id limit v_limit)
-          union all
-          (select * from app.events e where e.user_id is null and e.id > v_after order by e.id limit v_limit)
-          order by id limit v_limit) e;
+    for v_round in 0 .. 50 loop
+        v_horizon := app.events_horizon();  -- before the read: an older horizon is a safe one
+        -- Event = {id, type, data, created_at}
+        select jsonb_agg(jsonb_build_object('id', e.id, 'type', e.type, 'data', e.payload,
+                                            'created_at', api.iso(e.created_at)) order by e.id), max(e.id)
+        into v_events, v_last
+        from ((select * from app.events e
+               where e.user_id = v_user_id and e.id > v_after and e.id < v_horizon
+                 and e.origin_token is distinct from v_token
+               order by e.id limit v_limit)
+              union all
+              (select * from app.events e where e.user_id is null and e.id > v_after and e.id < v_horizon
+               order by e.id limit v_limit)
+              order by id limit v_limit) e;
+        exit when not exists (select from app.events e
+                              where e.user_id = v_user_id and e.id >= v_horizon and e.origin_token is distinct from v_token)
+                  and not exists (select from app.events e where e.user_id is null and e.id >= v_horizon);
+        perform pg_sleep(0.002);  -- held: a writer older than these events is still running
+    end loop;
     return api.ok(jsonb_build_object('events', coalesce(v_events, '[]'), 'next', coalesce(v_last, v_after)));
 end
 $$;
