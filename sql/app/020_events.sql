@@ -67,7 +67,8 @@ comment on function app.events_horizon() is
     'The lowest event id that a transaction still running may yet commit: readers (api.events_list, '
     'api.newest_event_id) return ids below it, so an id never appears below one already read.';
 
--- The doorbell: 'focus_events' with '<user id or *>:<event id>', committed with the row.
+-- The doorbell for broadcasts: 'focus_events' with '*:<event id>', committed with the row (bound
+-- for user_id null only since 0032: personal events are rung by api.events_ring's polling).
 create or replace function app.events_notify()
 returns trigger
 language plpgsql

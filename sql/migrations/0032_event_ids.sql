@@ -34,3 +34,13 @@ comment on table app.events is
     'app.prune_events deletes what is older than app.event_settings.retention. Ids are made of the writing '
     'transaction''s id (app.next_event_id) and readers stop below app.events_horizon, so a reader''s cursor '
     'never skips a late commit.';
+
+-- The doorbell: a NOTIFY makes every notifying transaction commit after the one before it (its
+-- queue is written under one lock held to the commit), as the lock above did. Personal events
+-- ring no more: each server's listener asks api.events_ring a few times a second, which also
+-- tells it when an event held behind an older writer may be read. Broadcasts (rare: the catalog,
+-- tips, release controls) still ring at once, for the servers' shared caches.
+drop trigger events_notify on app.events;
+create trigger events_notify
+after insert on app.events
+for each row when (new.user_id is null) execute function app.events_notify();

@@ -1,10 +1,11 @@
 -- Event ids in commit order without a lock (0032_event_ids.sql): two other sessions (dblink)
 -- write events to ann while this one reads them. The writer that began first holds the lower
--- id and commits last; the reader gets neither while it runs, then both, in id order, once.
+-- id and commits last; the reader gets neither while it runs, then both, in id order, once;
+-- api.events_ring (the server's doorbell) rings ann only once both can be read.
 -- (The two writers commit for real: their rows name a user who exists only in this file's
 -- transaction, so nothing else ever reads them.)
 begin;
-select plan(13);
+select plan(19);
 create extension if not exists dblink;
 select test.new_user('ann');
 
@@ -19,6 +20,9 @@ as $$ select (api.events_list(test.token('ann'), jsonb_build_object('after', aft
 create function pg_temp.ids(after bigint) returns bigint[] language sql
 as $$ select coalesce(array_agg((e ->> 'id')::bigint order by ord), '{}')
       from jsonb_array_elements(pg_temp.list(after) -> 'events') with ordinality x(e, ord) $$;
+-- api.events_ring's rows as '<user id, * or -> <through>'.
+create function pg_temp.ring(after bigint) returns text[] language sql
+as $$ select array_agg(coalesce(r.user_id, '-') || ' ' || r.through order by r.user_id) from api.events_ring(after) r $$;
 
 select dblink_connect('first', pg_temp.conninfo());
 select dblink_connect('second', pg_temp.conninfo());
@@ -38,6 +42,8 @@ select is((select t.running from dblink('first', 'select pg_current_xact_id_if_a
 select is(pg_temp.ids((select id from mark)), '{}',
           'while the first runs, the reader gets nothing: not even the second''s committed event, which lies above the first''s');
 select is(pg_temp.list((select id from mark)) -> 'next', to_jsonb((select id from mark)), '... and its cursor stays');
+select is(pg_temp.ring((select id from mark)), array['- ' || (select id from mark)],
+          'api.events_ring rings no one yet, and its next `after` stays');
 select cmp_ok(api.newest_event_id(), '<', (select first_id from written),
               'a cursor from now (no after) stays below the running writer''s id');
 select is(test.error_of(format($$ select api.event_cursor('{"after": "%s"}') $$, (select second_id from written))), 'PT400 invalid_field',
@@ -47,10 +53,22 @@ select dblink_exec('first', 'commit');
 select is(pg_temp.ids((select id from mark)), array[(select first_id from written), (select second_id from written)],
           'once the first commits, the reader gets both, lower id first');
 select is(pg_temp.list((select id from mark)) -> 'next', to_jsonb((select second_id from written)), '... next is the higher');
+select is(pg_temp.ring((select id from mark)), array[test.uid('ann') || ' ' || (select second_id from written)],
+          'api.events_ring now rings ann, once, and goes on after the higher');
+select is(pg_temp.ring((select second_id from written)), array['- ' || (select second_id from written)],
+          '... and from there rings no one');
 select is(pg_temp.ids((select second_id from written)), '{}', 'after the higher: nothing again (each once)');
 select is(pg_temp.ids((select first_id from written)), array[(select second_id from written)],
           'after the lower: the higher only');
 select cmp_ok(api.newest_event_id(), '>=', (select second_id from written), 'a cursor from now now starts past both');
+
+-- A broadcast rings everyone ('*'); a listener that just connected starts from the newest id.
+update app.mindfulness_tips set content = content || ' Again.' where title = 'Box breathing';
+select is((select count(*)::integer from api.events_ring((select id from mark)) r where r.user_id = '*'), 1,
+          'a broadcast rings *, once');
+select is((select array_agg(r.user_id) from api.events_ring(null) r), array[null::text],
+          'api.events_ring(null) (a listener just connected): one row, no one rung');
+select is((select r.through from api.events_ring(null) r), api.newest_event_id(), '... from the newest id on');
 
 -- One transaction's ids: consecutive, in the order written, at most 65536 of them.
 select app.grant_coins(test.uid('ann'), 5, 'test');
