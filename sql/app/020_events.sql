@@ -123,7 +123,7 @@ comment on function app.prune_events() is
     'Deletes events older than app.event_settings.retention and raises pruned_through to the highest '
     'id deleted. Called hourly by the server through api.events_prune; a DBA may run it any time.';
 
--- friend.updated for every friend of `user_id`: one row each, none (and no lock) without friends.
+-- friend.updated for every friend of `user_id`: one row each, none without friends.
 create or replace function app.tell_friends(user_id uuid)
 returns void
 language plpgsql
