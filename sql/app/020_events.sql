@@ -7,9 +7,9 @@
 -- made from the writing transaction's id (xid8) and a count within it:
 --     id = app.event_settings.id_offset + (xid << 16) + n,  n = 0, 1, ... 65535
 -- so all of a transaction's events lie in one block of ids, blocks in xid order, above every
--- id made before 0032 (id_offset). A transaction's xid is fixed before it writes anything, so
--- a transaction still in progress (xid >= the oldest one running) can only commit ids at or
--- above app.events_horizon(); readers return ids below the horizon only, so no id below one a
+-- id made before 0032 (id_offset). A transaction's xid is given at its first write, above
+-- every xid given before, so a transaction still in progress or not yet writing (its xid is
+-- or will be >= the oldest one running) can only commit ids at or above app.events_horizon(); readers return ids below the horizon only, so no id below one a
 -- reader was given can appear later. Writers never wait for one another.
 -- Guarantees: a fresh id, increasing within the transaction, in the caller's block; more than
 -- 65536 events in one transaction is 54000 program_limit_exceeded (split the transaction).
