@@ -980,6 +980,7 @@ declare
     v_newest bigint;
     v_events jsonb;
     v_last bigint;
+    v_horizon bigint;
 begin
     perform api.integer_param(events_list.params, 'wait', 0, 60, 0);  -- checked here, waited by the server
     if v_after is null then
@@ -992,14 +993,15 @@ begin
                                              'created_at', api.iso(now()))),
                                          'next', v_newest));
     end if;
+    v_horizon := app.events_horizon();
     -- Event = {id, type, data, created_at}
     select jsonb_agg(jsonb_build_object('id', e.id, 'type', e.type, 'data', e.payload,
                                         'created_at', api.iso(e.created_at)) order by e.id), max(e.id) into v_events, v_last
     from ((select * from app.events e
-           where e.user_id = v_user_id and e.id > v_after and e.origin_token is distinct from v_token
+           where e.user_id = v_user_id and e.id > v_after and e.id < v_horizon and e.origin_token is distinct from v_token
            order by e.id limit v_limit)
           union all
-          (select * from app.events e where e.user_id is null and e.id > v_after order by e.id limit v_limit)
+          (select * from app.events e where e.user_id is null and e.id > v_after and e.id < v_horizon order by e.id limit v_limit)
           order by id limit v_limit) e;
     return api.ok(jsonb_build_object('events', coalesce(v_events, '[]'), 'next', coalesce(v_last, v_after)));
 end
@@ -1014,6 +1016,29 @@ CREATE FUNCTION api.events_prune() RETURNS integer
     select app.prune_events()
 $$;
 ALTER FUNCTION api.events_prune() OWNER TO focus_owner;
+CREATE FUNCTION api.events_ring(after bigint) RETURNS TABLE(user_id text, through bigint)
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_horizon bigint := app.events_horizon();
+    v_through bigint;
+begin
+    if events_ring.after is null then
+        return query select null::text, api.newest_event_id();
+        return;
+    end if;
+    v_through := greatest(events_ring.after,
+                          coalesce((select max(e.id) from app.events e where e.id > events_ring.after and e.id < v_horizon), 0));
+    return query
+        select r.user_id, v_through
+        from (select distinct coalesce(e.user_id::text, '*') as user_id from app.events e
+              where e.id > events_ring.after and e.id < v_horizon) r
+        union all
+        select null::text, v_through where v_through = events_ring.after;
+end
+$$;
+ALTER FUNCTION api.events_ring(after bigint) OWNER TO focus_owner;
 CREATE FUNCTION api.events_stream_open(token text, params jsonb, body jsonb) RETURNS api.reply
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -3370,7 +3395,7 @@ CREATE FUNCTION api.newest_event_id() RETURNS bigint
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
-    select greatest(coalesce((select max(e.id) from app.events e), 0),
+    select greatest(coalesce((select max(e.id) from app.events e where e.id < app.events_horizon()), 0),
                     (select s.pruned_through from app.event_settings s))
 $$;
 ALTER FUNCTION api.newest_event_id() OWNER TO focus_owner;
@@ -5199,16 +5224,26 @@ begin
 end
 $$;
 ALTER FUNCTION app.events_append_only() OWNER TO focus_owner;
-CREATE FUNCTION app.events_commit_order() RETURNS trigger
-    LANGUAGE plpgsql
+CREATE FUNCTION app.events_horizon() RETURNS bigint
+    LANGUAGE plpgsql STABLE
     SET search_path TO 'public', 'pg_temp'
     AS $$
+declare
+    v_snapshot pg_snapshot := pg_current_snapshot();
+    v_own xid8 := pg_current_xact_id_if_assigned();
+    v_xid bigint;
 begin
-    perform pg_advisory_xact_lock(hashtext('app.events: commit order'));
-    return null;
+    if v_own is null then
+        v_xid := pg_snapshot_xmin(v_snapshot)::text::bigint;
+    else
+        v_xid := greatest(coalesce((select min(x::text::bigint) from pg_snapshot_xip(v_snapshot) x),
+                                   pg_snapshot_xmax(v_snapshot)::text::bigint),
+                          v_own::text::bigint + 1);
+    end if;
+    return (select s.id_offset from app.event_settings s) + (v_xid << 16);
 end
 $$;
-ALTER FUNCTION app.events_commit_order() OWNER TO focus_owner;
+ALTER FUNCTION app.events_horizon() OWNER TO focus_owner;
 CREATE FUNCTION app.events_notify() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -5772,6 +5807,23 @@ CREATE FUNCTION app.new_mail_code() RETURNS text
     SET search_path TO 'public', 'pg_temp'
     AS $$ select lpad((('x' || encode(gen_random_bytes(4), 'hex'))::bit(32)::bigint % 100000000)::text, 8, '0') $$;
 ALTER FUNCTION app.new_mail_code() OWNER TO focus_owner;
+CREATE FUNCTION app.next_event_id() RETURNS bigint
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_xid bigint := pg_current_xact_id()::text::bigint;
+    v_n integer := coalesce(nullif(current_setting('focus.event_count', true), ''), '0')::integer;
+begin
+    if v_n > 65535 then
+        raise exception 'at most 65536 events per transaction (event ids are made of the transaction id)'
+            using errcode = 'program_limit_exceeded';
+    end if;
+    perform set_config('focus.event_count', (v_n + 1)::text, true);  -- local: ends with the transaction
+    return (select s.id_offset from app.event_settings s) + (v_xid << 16) + v_n;
+end
+$$;
+ALTER FUNCTION app.next_event_id() OWNER TO focus_owner;
 CREATE FUNCTION app.outgoing_mail_bounced(id bigint, error text) RETURNS boolean
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -6820,6 +6872,7 @@ CREATE TABLE app.event_settings (
     max_streams_per_user integer DEFAULT 3 NOT NULL,
     pruned_through bigint DEFAULT 0 NOT NULL,
     max_polls_per_user integer DEFAULT 5 NOT NULL,
+    id_offset bigint DEFAULT 0 NOT NULL,
     CONSTRAINT event_settings_max_polls_per_user_check CHECK (((max_polls_per_user >= 1) AND (max_polls_per_user <= 100))),
     CONSTRAINT event_settings_max_streams_per_user_check CHECK (((max_streams_per_user >= 1) AND (max_streams_per_user <= 100))),
     CONSTRAINT event_settings_pruned_through_check CHECK ((pruned_through >= 0)),
@@ -6828,7 +6881,7 @@ CREATE TABLE app.event_settings (
 );
 ALTER TABLE app.event_settings OWNER TO focus_owner;
 CREATE TABLE app.events (
-    id bigint NOT NULL,
+    id bigint DEFAULT app.next_event_id() NOT NULL,
     user_id uuid,
     type text NOT NULL,
     payload jsonb DEFAULT '{}'::jsonb NOT NULL,
@@ -6839,14 +6892,6 @@ CREATE TABLE app.events (
     CONSTRAINT events_type_check CHECK ((type = ANY (ARRAY['friend_request.received'::text, 'friend_request.accepted'::text, 'friend_request.ended'::text, 'friend.removed'::text, 'friend.updated'::text, 'balance.changed'::text, 'catalog.changed'::text, 'tips.changed'::text, 'config.changed'::text, 'session.started'::text, 'session.finished'::text, 'session.abandoned'::text, 'selection.changed'::text, 'item.acquired'::text, 'profile.changed'::text, 'settings.changed'::text, 'block.added'::text, 'block.removed'::text, 'report.created'::text, 'room.invited'::text, 'room.joined'::text, 'room.left'::text, 'room.started'::text, 'room.finished'::text, 'room.gave_up'::text, 'room.ended'::text, 'achievement.unlocked'::text, 'streak.frozen'::text, 'gift.received'::text, 'gift.accepted'::text, 'gift.declined'::text])))
 );
 ALTER TABLE app.events OWNER TO focus_owner;
-ALTER TABLE app.events ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
-    SEQUENCE NAME app.events_id_seq
-    START WITH 1
-    INCREMENT BY 1
-    NO MINVALUE
-    NO MAXVALUE
-    CACHE 1
-);
 CREATE TABLE app.friend_request_attempts (
     user_id uuid NOT NULL,
     attempted_at timestamp with time zone DEFAULT now() NOT NULL
@@ -7723,8 +7768,7 @@ CREATE CONSTRAINT TRIGGER coin_ledger_utc_day_totals AFTER INSERT ON app.coin_le
 CREATE CONSTRAINT TRIGGER daily_minutes_count AFTER INSERT OR DELETE OR UPDATE ON app.daily_minutes DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION app.daily_minutes_count();
 CREATE TRIGGER economy_settings_config_changed AFTER INSERT OR DELETE OR UPDATE ON app.economy_settings FOR EACH STATEMENT EXECUTE FUNCTION app.announce_config();
 CREATE TRIGGER events_append_only BEFORE DELETE OR UPDATE OR TRUNCATE ON app.events FOR EACH STATEMENT EXECUTE FUNCTION app.events_append_only();
-CREATE TRIGGER events_commit_order BEFORE INSERT ON app.events FOR EACH STATEMENT EXECUTE FUNCTION app.events_commit_order();
-CREATE TRIGGER events_notify AFTER INSERT ON app.events FOR EACH ROW EXECUTE FUNCTION app.events_notify();
+CREATE TRIGGER events_notify AFTER INSERT ON app.events FOR EACH ROW WHEN ((new.user_id IS NULL)) EXECUTE FUNCTION app.events_notify();
 CREATE TRIGGER events_push AFTER INSERT ON app.events FOR EACH ROW WHEN ((new.user_id IS NOT NULL)) EXECUTE FUNCTION app.events_push();
 CREATE TRIGGER focus_sessions_achievements AFTER INSERT OR UPDATE OF ended_at, minutes ON app.focus_sessions FOR EACH ROW WHEN (((new.ended_at IS NOT NULL) AND (new.minutes > 0))) EXECUTE FUNCTION app.focus_sessions_achievements();
 CREATE TRIGGER focus_sessions_events AFTER INSERT OR DELETE OR UPDATE ON app.focus_sessions FOR EACH ROW EXECUTE FUNCTION app.focus_sessions_events();
@@ -7970,6 +8014,8 @@ REVOKE ALL ON FUNCTION api.events_list(token text, params jsonb, body jsonb) FRO
 GRANT ALL ON FUNCTION api.events_list(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.events_prune() FROM PUBLIC;
 GRANT ALL ON FUNCTION api.events_prune() TO focus_api;
+REVOKE ALL ON FUNCTION api.events_ring(after bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.events_ring(after bigint) TO focus_api;
 REVOKE ALL ON FUNCTION api.events_stream_open(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.events_stream_open(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.fail(status integer, code text, message text, extra jsonb) FROM PUBLIC;
@@ -8247,7 +8293,7 @@ REVOKE ALL ON FUNCTION app.daily_minutes_count() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.delete_user(user_id uuid, reason text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.display_name_history_record() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.events_append_only() FROM PUBLIC;
-REVOKE ALL ON FUNCTION app.events_commit_order() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.events_horizon() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.events_notify() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.events_push() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.focus_sessions_achievements() FROM PUBLIC;
@@ -8275,6 +8321,7 @@ REVOKE ALL ON FUNCTION app.link_to_email_holder() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.moderation_actions_append_only() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.moderation_actions_erase() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.new_mail_code() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.next_event_id() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.outgoing_mail_bounced(id bigint, error text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.outgoing_mail_failed(id bigint, permanent boolean, error text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.outgoing_mail_release(id bigint, error text) FROM PUBLIC;

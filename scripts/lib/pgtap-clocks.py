@@ -99,8 +99,13 @@ def timed_functions() -> tuple[dict[str, str], set[str]]:
     own_calendar = own(BODY_TIME)
     calendar = closure(set(own_calendar))
     timed = {n: "reads the calendar of the clock" for n in own(NOW) if n in own_calendar or calls(n) & calendar}
-    for name in closure(set(timed)) - set(timed):
-        timed[name] = "calls " + sorted(c for c in calls(name) if c in timed or c not in bodies)[0]
+    # Name each caller after a callee already named, nearest first (the closure's order).
+    pending = closure(set(timed)) - set(timed)
+    while pending:
+        for name in sorted(pending):
+            if found := sorted(c for c in calls(name) if c in timed or c not in bodies):
+                timed[name] = "calls " + found[0]
+                pending.discard(name)
     # A table named like a call (insert into app.t (columns)) is no call: known, never timed.
     return timed, set(bodies) | tables
 

@@ -2,14 +2,17 @@
 -- GET /events serves it as a stream (the server opens it with api.events_stream_open, then
 -- fills it with api.events_list) or as JSON long-polls (api.events_list; the server waits).
 -- A cursor is an event id: the phone resumes after the last id it saw. Event ids are shared by
--- all users, so a cursor says nothing about whose events lie below it.
+-- all users, so a cursor says nothing about whose events lie below it. Readers see ids below
+-- app.events_horizon() only (sql/app/020_events.sql): below it no event can still commit, so a
+-- cursor never skips one that commits late.
 
--- The newest event id there is, or was (pruning never moves it back); 0 before any event.
+-- The newest event id a reader may start after (pruning never moves it back): the newest below
+-- the horizon; 0 before any event.
 create function api.newest_event_id()
 returns bigint
 language sql stable security definer set search_path = public, pg_temp
 as $$
-    select greatest(coalesce((select max(e.id) from app.events e), 0),
+    select greatest(coalesce((select max(e.id) from app.events e where e.id < app.events_horizon()), 0),
                     (select s.pruned_through from app.event_settings s))
 $$;
 
@@ -39,7 +42,9 @@ $$;
 -- when there is none. No `after`: nothing, and `next` = the newest id (start from now). An
 -- `after` below what was pruned answers one {type: "resync"} event (id = next = the newest id):
 -- refetch everything, then go on from there. `wait` (0 to 60) is checked here and waited by
--- the server. Ids become visible in id order (0007_events.sql), so paging by `next` skips nothing.
+-- the server. Only ids below app.events_horizon() are answered, so paging by `next` skips nothing
+-- (0032_event_ids.sql): an event committed while an older writer still runs waits for it, and
+-- api.events_ring tells the server when it may be read.
 create function api.events_list(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql stable security definer set search_path = public, pg_temp
@@ -52,6 +57,7 @@ declare
     v_newest bigint;
     v_events jsonb;
     v_last bigint;
+    v_horizon bigint;
 begin
     perform api.integer_param(events_list.params, 'wait', 0, 60, 0);  -- checked here, waited by the server
     if v_after is null then
@@ -64,14 +70,15 @@ begin
                                              'created_at', api.iso(now()))),
                                          'next', v_newest));
     end if;
+    v_horizon := app.events_horizon();
     -- Event = {id, type, data, created_at}
     select jsonb_agg(jsonb_build_object('id', e.id, 'type', e.type, 'data', e.payload,
                                         'created_at', api.iso(e.created_at)) order by e.id), max(e.id) into v_events, v_last
     from ((select * from app.events e
-           where e.user_id = v_user_id and e.id > v_after and e.origin_token is distinct from v_token
+           where e.user_id = v_user_id and e.id > v_after and e.id < v_horizon and e.origin_token is distinct from v_token
            order by e.id limit v_limit)
           union all
-          (select * from app.events e where e.user_id is null and e.id > v_after order by e.id limit v_limit)
+          (select * from app.events e where e.user_id is null and e.id > v_after and e.id < v_horizon order by e.id limit v_limit)
           order by id limit v_limit) e;
     return api.ok(jsonb_build_object('events', coalesce(v_events, '[]'), 'next', coalesce(v_last, v_after)));
 end
@@ -114,6 +121,41 @@ comment on function api.events_stream_open(text, jsonb, jsonb) is
     'GET /events (stream, waiting long-poll): {user_id, max_streams, max_polls, next, token_expires_in} for a '
     'valid token and cursor; the same 401 and 400 invalid_field as api.events_list. Decides nothing else: the '
     'server counts the streams and long-polls.';
+
+-- The doorbell for the server's listener (sql/migrations/0032_event_ids.sql): writers no longer
+-- notify for each personal event (NOTIFY serialises the commits of every notifying transaction),
+-- so each server process asks this a few times a second with the `through` of its last answer.
+-- Guarantees: one row per user with an event in (after, horizon) (each user once, any order),
+-- '*' once when a broadcast event lies there, and in every row (and in the one row with a null
+-- user when there is none) `through`: the newest id below the horizon (at least `after`), the
+-- next call's `after`. No event below the horizon can commit later, so asking from `through`
+-- misses none. A null `after` answers only `through` (where a freshly connected listener starts).
+create function api.events_ring(after bigint)
+returns table (user_id text, through bigint)
+language plpgsql stable security definer set search_path = public, pg_temp
+as $$
+declare
+    v_horizon bigint := app.events_horizon();
+    v_through bigint;
+begin
+    if events_ring.after is null then
+        return query select null::text, api.newest_event_id();
+        return;
+    end if;
+    v_through := greatest(events_ring.after,
+                          coalesce((select max(e.id) from app.events e where e.id > events_ring.after and e.id < v_horizon), 0));
+    return query
+        select r.user_id, v_through
+        from (select distinct coalesce(e.user_id::text, '*') as user_id from app.events e
+              where e.id > events_ring.after and e.id < v_horizon) r
+        union all
+        select null::text, v_through where v_through = events_ring.after;
+end
+$$;
+grant execute on function api.events_ring(bigint) to focus_api;
+comment on function api.events_ring(bigint) is
+    'Not an endpoint: the server''s listener asks it a few times a second; the users (and ''*'' for a broadcast) with '
+    'events after `after` that have become readable, and `through`, the next call''s `after`.';
 
 -- Pruning for the server's listener (hourly): deletes events older than the retention,
 -- Idempotency-Keys past theirs (app.prune_idempotency_keys), and sign-in failures, sign-in

@@ -1,26 +1,74 @@
--- The events outbox: commit order, the doorbell, append-only with pruning, and the triggers
+-- The events outbox: ids in commit order, the doorbell, append-only with pruning, and the triggers
 -- that turn changes to users, friendships, sessions, the catalog and tips into events.
 -- Bound in 0007_events.sql.
 -- The live definitions: loaded on every migrate (create or replace), see sql/app/README.md.
 
--- Commit order = id order. An identity hands out ids when rows are inserted, not when their
--- transactions commit: without this, id 11 could commit and be read before id 10 commits, and
--- a reader past 11 would never see 10. So each statement inserting events first takes one
--- transaction-level lock, held to commit: event-writing transactions commit one after another,
--- in id order (the lock is released after the commit is visible). Writers insert only when
--- there is a recipient, so a change nobody hears about takes no lock.
-create or replace function app.events_commit_order()
-returns trigger
+-- Ids in commit order without a commit lock (0032_event_ids.sql, 2026-12-01). An id is
+-- made from the writing transaction's id (xid8) and a count within it:
+--     id = app.event_settings.id_offset + (xid << 16) + n,  n = 0, 1, ... 65535
+-- so all of a transaction's events lie in one block of ids, blocks in xid order, above every
+-- id made before 0032 (id_offset). A transaction's xid is given at its first write, above
+-- every xid given before, so a transaction still in progress or not yet writing (its xid is
+-- or will be >= the oldest one running) can only commit ids at or above app.events_horizon(); readers return ids below the horizon only, so no id below one a
+-- reader was given can appear later. Writers never wait for one another.
+-- Guarantees: a fresh id, increasing within the transaction, in the caller's block; more than
+-- 65536 events in one transaction is 54000 program_limit_exceeded (split the transaction).
+create or replace function app.next_event_id()
+returns bigint
 language plpgsql
 set search_path = public, pg_temp
 as $$
+declare
+    v_xid bigint := pg_current_xact_id()::text::bigint;
+    v_n integer := coalesce(nullif(current_setting('focus.event_count', true), ''), '0')::integer;
 begin
-    perform pg_advisory_xact_lock(hashtext('app.events: commit order'));
-    return null;
+    if v_n > 65535 then
+        raise exception 'at most 65536 events per transaction (event ids are made of the transaction id)'
+            using errcode = 'program_limit_exceeded';
+    end if;
+    perform set_config('focus.event_count', (v_n + 1)::text, true);  -- local: ends with the transaction
+    return (select s.id_offset from app.event_settings s) + (v_xid << 16) + v_n;
 end
 $$;
+comment on function app.next_event_id() is
+    'The default of app.events.id: id_offset + (transaction id << 16) + the count of events this transaction '
+    'wrote before; ids of transactions still running lie at or above app.events_horizon().';
 
--- The doorbell: 'focus_events' with '<user id or *>:<event id>', committed with the row.
+-- The horizon: the lowest event id a transaction still running (or not yet begun) may commit.
+-- Readers return ids below it only. It is the block of the oldest transaction still running
+-- (pg_snapshot_xmin of the current snapshot). A reader inside a transaction that has written
+-- (pgTAP files, a DBA's session; the server reads in statements of their own) is not held back
+-- by itself: the oldest other one running (or the next xid to be given) decides, and never
+-- less than the end of its own block, so it reads its own events. (On a hot standby readers
+-- have no xid, and pg_snapshot_xmin is the primary's oldest running xid as replayed.)
+-- Guarantees: for a reader without an xid (every server read), no row with an id below the
+-- result can become visible after this snapshot.
+create or replace function app.events_horizon()
+returns bigint
+language plpgsql stable
+set search_path = public, pg_temp
+as $$
+declare
+    v_snapshot pg_snapshot := pg_current_snapshot();
+    v_own xid8 := pg_current_xact_id_if_assigned();
+    v_xid bigint;
+begin
+    if v_own is null then
+        v_xid := pg_snapshot_xmin(v_snapshot)::text::bigint;
+    else
+        v_xid := greatest(coalesce((select min(x::text::bigint) from pg_snapshot_xip(v_snapshot) x),
+                                   pg_snapshot_xmax(v_snapshot)::text::bigint),
+                          v_own::text::bigint + 1);
+    end if;
+    return (select s.id_offset from app.event_settings s) + (v_xid << 16);
+end
+$$;
+comment on function app.events_horizon() is
+    'The lowest event id that a transaction still running may yet commit: readers (api.events_list, '
+    'api.newest_event_id) return ids below it, so an id never appears below one already read.';
+
+-- The doorbell for broadcasts: 'focus_events' with '*:<event id>', committed with the row (bound
+-- for user_id null only since 0032: personal events are rung by api.events_ring's polling).
 create or replace function app.events_notify()
 returns trigger
 language plpgsql
@@ -75,7 +123,7 @@ comment on function app.prune_events() is
     'Deletes events older than app.event_settings.retention and raises pruned_through to the highest '
     'id deleted. Called hourly by the server through api.events_prune; a DBA may run it any time.';
 
--- friend.updated for every friend of `user_id`: one row each, none (and no lock) without friends.
+-- friend.updated for every friend of `user_id`: one row each, none without friends.
 create or replace function app.tell_friends(user_id uuid)
 returns void
 language plpgsql

@@ -16,7 +16,7 @@ $$;
 
 -- One event for `user_id`'s own devices, marked with the acting token (whose streams skip it);
 -- written only when the user has a live token other than the acting one, so a person signed in
--- on one device writes nothing (and takes no commit-order lock). Payloads: ids only.
+-- on one device writes nothing. Payloads: ids only.
 create or replace function app.tell_own_devices(user_id uuid, type text, payload jsonb default '{}')
 returns void
 language plpgsql

@@ -23,7 +23,7 @@ end
 $$;
 
 -- report.created to every moderator when a report is filed: {report_id, reason}, nothing that
--- names a person. No moderator, no event (and no commit-order lock).
+-- names a person. No moderator, no event.
 create or replace function app.tell_moderators_of_report()
 returns trigger
 language plpgsql

@@ -4,7 +4,7 @@
 -- The live definitions: loaded on every migrate (create or replace), see sql/app/README.md.
 
 -- One event of `type` to every joined member of the room but `except_user`: one row each, none
--- (and no commit-order lock) when nobody else is in the room.
+-- when nobody else is in the room.
 create or replace function app.room_tell(room_id uuid, type text, payload jsonb, except_user uuid)
 returns void
 language plpgsql

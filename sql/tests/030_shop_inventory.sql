@@ -1,5 +1,4 @@
 -- Catalog, sync, inventory and selection.
--- clock: any
 begin;
 select plan(15);
 select test.new_user('owner');

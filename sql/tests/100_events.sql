@@ -1,7 +1,7 @@
 -- Events: each change writes exactly its events, for exactly the users who should hear of it,
 -- in the change's own transaction (app.events, sql/migrations/0007_events.sql).
 begin;
-select plan(60);
+select plan(62);
 update app.achievements set active = false;  -- the coins and events here are this file's own; achievements: 130_achievements.sql
 select test.new_user('ann');
 select test.new_user('bob');
@@ -152,12 +152,20 @@ select is(test.error_of($$ truncate app.events $$), '23001', 'nor truncated');
 
 -- The doorbell: pgTAP cannot read notifications (they are sent at commit, and a test file
 -- rolls back), so this checks the trigger that sends them; the Swift tests receive them.
+-- Personal events ring through api.events_ring (sql/tests/100_events_commit_order.sql).
 select trigger_is('app', 'events', 'events_notify', 'app', 'events_notify',
-                  'every inserted event calls pg_notify(''focus_events'', ''<user id or *>:<id>'')');
+                  'every inserted broadcast event calls pg_notify(''focus_events'', ''*:<id>'')');
+select ok((select pg_get_triggerdef(t.oid) ~ 'WHEN \(\(new\.user_id IS NULL\)\)' from pg_trigger t
+           where t.tgrelid = 'app.events'::regclass and t.tgname = 'events_notify'),
+          '... broadcasts only: a NOTIFY serialises the commits of all notifying transactions');
 select ok((select p.prosrc ~ 'pg_notify\(''focus_events'', coalesce\(new\.user_id::text, ''\*''\) \|\| '':'' \|\| new\.id\)'
            from pg_proc p where p.oid = 'app.events_notify'::regproc), '... whose payload is only the user id (or *) and the event id');
-select trigger_is('app', 'events', 'events_commit_order', 'app', 'events_commit_order',
-                  'every insert first takes the commit-order lock, so ids become visible in order');
+select is((select pg_get_expr(d.adbin, d.adrelid) from pg_attrdef d
+           where d.adrelid = 'app.events'::regclass and d.adnum = (select a.attnum from pg_attribute a
+                                                                  where a.attrelid = 'app.events'::regclass and a.attname = 'id')),
+          'app.next_event_id()', 'ids come from the writing transaction''s id (app.next_event_id), with no lock');
+select is((select count(*)::integer from pg_trigger t where t.tgrelid = 'app.events'::regclass and t.tgname = 'events_commit_order'), 0,
+          'and no commit-order lock (sql/tests/100_events_commit_order.sql checks the order)');
 
 select * from finish();
 rollback;

@@ -2,10 +2,14 @@
 // from the pool: a pooled session is lent to requests, and a transaction-pooling PgBouncer
 // cannot carry LISTEN), on its own thread, waiting on the socket with poll().
 //
-// Each notification on `focus_events` is `<user id>:<event id>` or `*:<event id>` for everyone
-// (catalog.changed, tips.changed), or `<user id>:token` when one of the user's tokens ended
-// (0018_names_and_token_ends.sql: their clients ask again, get 401 and end). It only rings: the woken clients read `app.events` through
-// `api.events_list` from their own cursor, so a lost notification loses nothing. After any
+// Each notification on `focus_events` is `*:<event id>` for everyone (catalog.changed,
+// tips.changed, config.changed), or `<user id>:token` when one of the user's tokens ended
+// (0018_names_and_token_ends.sql: their clients ask again, get 401 and end). Personal events
+// do not notify (a NOTIFY serialises the commits of all notifying transactions,
+// 0032_event_ids.sql): every `ringEvery` the listener asks `api.events_ring` which users have
+// events that became readable since its last answer, and rings them. It only rings: the woken
+// clients read `app.events` through `api.events_list` from their own cursor, so a lost
+// notification loses nothing. After any
 // (re)connect the listener rings every client and empties the shared cache, because
 // notifications sent while it was away are gone. Backoff between attempts doubles from 0.1 s
 // to 1 s: one connection attempt a second is cheap, and streams wait for it to hear again.
@@ -19,6 +23,9 @@ public final class Listener: Sendable {
     /// Microseconds between calls to api.jobs_run (a minute): it runs the jobs of
     /// app.scheduled_jobs that are due by the database's clock (room settlement, the hourly prunes).
     static let jobsEvery: UInt64 = 60_000_000
+    /// Milliseconds between calls to api.events_ring: the most a personal event waits, once
+    /// readable, for its clients to be rung (docs/performance.md, "Events").
+    static let ringEvery: Int32 = 50
     private let conninfo: String
     private let streams: EventStreams
     private let cache: SharedCache
@@ -89,6 +96,8 @@ public final class Listener: Sendable {
     /// (api.jobs_run: room settlement every minute, pruning every hour; sql/api/120_rooms.sql).
     private func listen(on connection: OpaquePointer) {
         var ran: UInt64 = 0
+        var through: String?
+        var rung: UInt64 = 0
         while !isStopping {
             let now = monotonicMicroseconds()
             if ran == 0 || now - ran >= Self.jobsEvery {
@@ -100,16 +109,46 @@ public final class Listener: Sendable {
                 }
                 PQclear(result)
             }
-            // Notifications libpq already read (during the statement above) are queued in it and
+            if now - rung >= UInt64(Self.ringEvery) * 1000 {
+                rung = now
+                through = ring(connection, after: through)
+                guard PQstatus(connection) == CONNECTION_OK else { return }
+            }
+            // Notifications libpq already read (during the statements above) are queued in it and
             // will not make the socket readable again: hand them out before waiting.
             deliverQueued(connection)
             var descriptor = pollfd(fd: PQsocket(connection), events: Int16(POLLIN), revents: 0)
-            let ready = poll(&descriptor, 1, 1000)
+            let ready = poll(&descriptor, 1, Self.ringEvery)
             if ready < 0 && errno != EINTR { return }
             if ready <= 0 { continue }
             guard PQconsumeInput(connection) == 1, PQstatus(connection) == CONNECTION_OK else { return }
             deliverQueued(connection)
         }
+    }
+
+    /// One api.events_ring: rings the users (and everyone, for a broadcast) whose events became
+    /// readable after `after` (nil: just connected, start from now); the next call's `after`
+    /// (`after` again when the call failed: the next one asks the same).
+    private func ring(_ connection: OpaquePointer, after: String?) -> String? {
+        let result: OpaquePointer? =
+            if let after {
+                after.withCString { value in
+                    var values: [UnsafePointer<CChar>?] = [value]
+                    return PQexecParams(
+                        connection, "select user_id, through from api.events_ring($1::bigint)", 1, nil, &values, nil, nil, 0)
+                }
+            } else {
+                PQexec(connection, "select user_id, through from api.events_ring(null)")
+            }
+        defer { PQclear(result) }
+        guard PQresultStatus(result) == PGRES_TUPLES_OK, PQntuples(result) > 0 else {
+            logger.error("listener: api.events_ring failed: \(String(cString: PQerrorMessage(connection)).trimmingTrailingNewlines)")
+            return after
+        }
+        for row in 0..<PQntuples(result) where PQgetisnull(result, row, 0) == 0 {
+            deliver(String(cString: PQgetvalue(result, row, 0)) + ":")
+        }
+        return String(cString: PQgetvalue(result, 0, 1))
     }
 
     private func deliverQueued(_ connection: OpaquePointer) {
