@@ -17,6 +17,8 @@ import Testing
     /// Two friends, the first with `coins`.
     func friends(_ client: Client, coins: Int = 500) throws -> (Account, Account) {
         let sender = try client.register("giver"), receiver = try client.register("taker")
+        try TestEnvironment.holdEveryAchievement(sender.id)
+        try TestEnvironment.holdEveryAchievement(receiver.id)
         try befriend(client, sender, receiver)
         _ = try TestEnvironment.scalar("select app.grant_coins($1::uuid, $2::integer, 'gift test')", [sender.id, String(coins)])
         return (sender, receiver)

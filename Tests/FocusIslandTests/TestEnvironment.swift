@@ -46,6 +46,14 @@ enum TestEnvironment {
         try owner().execute(sql, parameters).first?.first ?? nil
     }
 
+    /// Marks every achievement unlocked for the user, without its reward or event: a test that
+    /// counts coins or events exactly then counts only its own (achievements: AchievementsHTTPTests).
+    static func holdEveryAchievement(_ userID: String) throws {
+        try owner().execute(
+            "insert into app.user_achievements (user_id, achievement_code) select $1::uuid, code from app.achievements on conflict do nothing",
+            [userID])
+    }
+
     /// The database's clock now.
     static func databaseClock() throws -> DatabaseClock { try DatabaseClock.read() }
     /// now() in the database.
