@@ -25,7 +25,7 @@ public final class Listener: Sendable {
     static let jobsEvery: UInt64 = 60_000_000
     /// Milliseconds between calls to api.events_ring: the most a personal event waits, once
     /// readable, for its clients to be rung (docs/performance.md, "Events").
-    static let ringEvery: Int32 = 50
+    static let ringEvery: Int32 = 10
     private let conninfo: String
     private let streams: EventStreams
     private let cache: SharedCache
