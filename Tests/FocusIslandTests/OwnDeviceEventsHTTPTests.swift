@@ -43,6 +43,7 @@ import Testing
 
     /// The own event types a token's long-poll answers after `after`.
     func polled(_ client: Client, _ account: Account, after: String) throws -> [String] {
+        try TestEnvironment.eventsReadable()
         let result = try client.send("GET", "/events?after=\(after)&wait=0", token: account.token)
         #expect(result.status == 200)
         return ((result.json["events"] as? [[String: Any]]) ?? []).compactMap { $0["type"] as? String }

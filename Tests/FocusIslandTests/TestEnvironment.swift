@@ -54,6 +54,20 @@ enum TestEnvironment {
             [userID])
     }
 
+    /// Waits (at most 10 s) until every event committed so far can be listed: events are listed
+    /// below the oldest running writer (docs/performance.md, "Events"), and other tests write at
+    /// the same time.
+    static func eventsReadable() throws {
+        let connection = try owner()
+        let newest = try connection.execute("select coalesce(max(id), 0)::text from app.events").first?.first ?? nil
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            let passed = try connection.execute("select app.events_horizon() > $1::bigint", [newest ?? "0"]).first?.first ?? nil
+            if passed == "t" { return }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+    }
+
     /// The database's clock now.
     static func databaseClock() throws -> DatabaseClock { try DatabaseClock.read() }
     /// now() in the database.
