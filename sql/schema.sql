@@ -4546,12 +4546,8 @@ CREATE FUNCTION api.users_achievements_list(token text, params jsonb, body jsonb
 declare
     v_user_id uuid := api.authenticate(users_achievements_list.token);
     v_other uuid := api.uuid_field(users_achievements_list.params, 'id');
-    v_pair app.friendships := api.pair(v_user_id, v_other);
 begin
-    if v_pair.status is distinct from 'accepted'
-       or exists (select from app.suspensions s where s.user_id = v_other and s.until > now()) then
-        perform api.fail(404, 'user_not_found', 'There is no such friend.');
-    end if;
+    perform api.visible_friend(v_user_id, v_other);
     return api.ok(jsonb_build_object('user_id', v_other, 'achievements', coalesce((
         select jsonb_agg(api.achievement_json(a.code, ua.unlocked_at) order by a.sort_order, a.code)
         from app.user_achievements ua join app.achievements a on a.code = ua.achievement_code
@@ -4631,12 +4627,8 @@ CREATE FUNCTION api.users_get(token text, params jsonb, body jsonb) RETURNS api.
 declare
     v_user_id uuid := api.authenticate(users_get.token);
     v_other uuid := api.uuid_field(users_get.params, 'id');
-    v_pair app.friendships := api.pair(v_user_id, v_other);
+    v_pair app.friendships := api.visible_friend(v_user_id, v_other);
 begin
-    if v_pair.status is distinct from 'accepted'
-       or exists (select from app.suspensions s where s.user_id = v_other and s.until > now()) then
-        perform api.fail(404, 'user_not_found', 'There is no such friend.');
-    end if;
     return api.ok(api.friend_json(v_other, v_pair.accepted_at)
                   || jsonb_build_object('bio', (select u.bio from app.users u where u.id = v_other)));
 end
@@ -4697,6 +4689,21 @@ begin
 end
 $$;
 ALTER FUNCTION api.uuid_field(body jsonb, field text, required boolean) OWNER TO focus_owner;
+CREATE FUNCTION api.visible_friend(me uuid, other uuid) RETURNS app.friendships
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_pair app.friendships := api.pair(visible_friend.me, visible_friend.other);
+begin
+    if v_pair.status is distinct from 'accepted'
+       or exists (select from app.suspensions s where s.user_id = visible_friend.other and s.until > now()) then
+        perform api.fail(404, 'user_not_found', 'There is no such friend.');
+    end if;
+    return v_pair;
+end
+$$;
+ALTER FUNCTION api.visible_friend(me uuid, other uuid) OWNER TO focus_owner;
 CREATE FUNCTION api.with_achievements(reply api.reply, user_id uuid) RETURNS api.reply
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -8264,6 +8271,7 @@ GRANT ALL ON FUNCTION api.users_get(token text, params jsonb, body jsonb) TO foc
 REVOKE ALL ON FUNCTION api.users_report_create(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.users_report_create(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.uuid_field(body jsonb, field text, required boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.visible_friend(me uuid, other uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.with_achievements(reply api.reply, user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.achievement_target(kind text, threshold integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.achievement_value(user_id uuid, kind text) FROM PUBLIC;

@@ -61,6 +61,24 @@ as $$
     where f.user_low = least(pair.a, pair.b) and f.user_high = greatest(pair.a, pair.b)
 $$;
 
+-- The accepted pair row between the caller and a friend they may look at; a stranger, a
+-- pending or blocked pair, or a friend while suspended is 404 user_not_found, exactly like an
+-- unknown id (GET /users/{id} and what hangs below it).
+create function api.visible_friend(me uuid, other uuid)
+returns app.friendships
+language plpgsql stable security definer set search_path = public, pg_temp
+as $$
+declare
+    v_pair app.friendships := api.pair(visible_friend.me, visible_friend.other);
+begin
+    if v_pair.status is distinct from 'accepted'
+       or exists (select from app.suspensions s where s.user_id = visible_friend.other and s.until > now()) then
+        perform api.fail(404, 'user_not_found', 'There is no such friend.');
+    end if;
+    return v_pair;
+end
+$$;
+
 -- The pair row between two users, read after locking both users' rows (lower id first). Every
 -- transition takes these locks before it reads the pair, so the row cannot change under it.
 create function api.lock_pair(a uuid, b uuid)
@@ -391,12 +409,8 @@ as $$
 declare
     v_user_id uuid := api.authenticate(users_get.token);
     v_other uuid := api.uuid_field(users_get.params, 'id');
-    v_pair app.friendships := api.pair(v_user_id, v_other);
+    v_pair app.friendships := api.visible_friend(v_user_id, v_other);
 begin
-    if v_pair.status is distinct from 'accepted'
-       or exists (select from app.suspensions s where s.user_id = v_other and s.until > now()) then
-        perform api.fail(404, 'user_not_found', 'There is no such friend.');
-    end if;
     return api.ok(api.friend_json(v_other, v_pair.accepted_at)
                   || jsonb_build_object('bio', (select u.bio from app.users u where u.id = v_other)));
 end

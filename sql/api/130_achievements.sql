@@ -77,12 +77,8 @@ as $$
 declare
     v_user_id uuid := api.authenticate(users_achievements_list.token);
     v_other uuid := api.uuid_field(users_achievements_list.params, 'id');
-    v_pair app.friendships := api.pair(v_user_id, v_other);
 begin
-    if v_pair.status is distinct from 'accepted'
-       or exists (select from app.suspensions s where s.user_id = v_other and s.until > now()) then
-        perform api.fail(404, 'user_not_found', 'There is no such friend.');
-    end if;
+    perform api.visible_friend(v_user_id, v_other);
     return api.ok(jsonb_build_object('user_id', v_other, 'achievements', coalesce((
         select jsonb_agg(api.achievement_json(a.code, ua.unlocked_at) order by a.sort_order, a.code)
         from app.user_achievements ua join app.achievements a on a.code = ua.achievement_code
