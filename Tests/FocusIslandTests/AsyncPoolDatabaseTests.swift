@@ -5,7 +5,9 @@ import Testing
 // The pool's calls without a waiting thread (DB_ASYNC=on, Database/DatabasePoller.swift): more
 // calls than connections are all answered, a call waits for a connection no longer than the
 // checkout deadline, a statement's error reaches its caller and leaves the pool working, and a
-// session that died while idle is reopened before the next call. The HTTP suites run the same
+// session that died while idle is reopened before the next call, also when the reopened sessions
+// trade socket numbers (a socket joins the poller's epoll set once per session, not per call), and
+// a session lent to a blocking caller between two calls is watched again. The HTTP suites run the same
 // path end to end (the test server's configuration is the default, DB_ASYNC=on).
 @testable import FocusIsland
 
@@ -97,5 +99,39 @@ import Testing
         #expect(try admin.execute("select pg_terminate_backend($1::integer, 10000)::text", [first]) == [["true"]])
         let second = rows(submit(pool, "select pg_backend_pid()::text"))?.first?.first ?? nil
         #expect(first != nil && second != nil && first != second)
+    }
+
+    @Test func sessionsReopenedAtOnceAreWatchedWhicheverGetsTheOldSocketNumber() throws {
+        let poller = DatabasePoller()
+        defer { poller.stop() }
+        let pool = try pool(capacity: 2, poller: poller)
+        let admin = try PGConnection(conninfo: try TestEnvironment.adminURL())
+        var ended: Set<String> = []
+        // Each round ends every idle session, so the next two calls reopen them together (the
+        // kernel hands out the lowest free descriptor: a new session may get an old number).
+        for round in 0..<3 {
+            let pair = (0..<2).map { _ in submit(pool, "select pg_backend_pid()::text from pg_sleep(0.05)") }
+            let pids = pair.map { rows($0)?.first?.first ?? nil }
+            #expect(pids.allSatisfy { $0 != nil && !ended.contains($0 ?? "") }, "round \(round)")
+            for case let pid? in Set(pids) {
+                #expect(try admin.execute("select pg_terminate_backend($1::integer, 10000)::text", [pid]) == [["true"]])
+                ended.insert(pid)
+            }
+        }
+        #expect(rows(submit(pool, "select 'after'")) == [["after"]])
+        #expect(pool.usage().inUse == 0 && pool.usage().waiting == 0)
+    }
+
+    @Test func aSessionLentToABlockingCallerBetweenTwoCallsIsWatchedAgain() throws {
+        let poller = DatabasePoller()
+        defer { poller.stop() }
+        let pool = try pool(capacity: 1, poller: poller)
+        let first = rows(submit(pool, "select pg_backend_pid()::text"))?.first?.first ?? nil
+        // The same session, now blocking: its socket stays in the poller's set, disarmed.
+        let blocking = try pool.withConnection { connection throws(DatabaseError) in
+            try connection.execute("select pg_backend_pid()::text from pg_sleep(0.05)")
+        }
+        let second = rows(submit(pool, "select pg_backend_pid()::text"))?.first?.first ?? nil
+        #expect(first != nil && blocking == [[first]] && second == first)
     }
 }

@@ -55,13 +55,18 @@ final class DatabasePoller: Sendable {
 
     /// Watches `connection` until the answer of the statement just sent is in (`flushed`: all of
     /// it went out; else the socket is also watched for room to send the rest).
+    ///
+    /// A session's socket joins the epoll set once, when it is first watched after it opened,
+    /// and stays there: each statement only arms it again (EPOLL_CTL_MOD). It is registered
+    /// one-shot and level-triggered: an answer that came before the arming is reported at once,
+    /// and after one report the socket says nothing until the next arming, so an idle session
+    /// whose server closed it (a restart, a terminated backend) cannot wake the poller in a loop;
+    /// the pool's check before the next use finds it.
     func watch(_ connection: PGConnection, _ call: ConnectionPool.Call, pool: ConnectionPool, flushed: Bool) {
         startIfNeeded()
         let socket = connection.socket
         watched.withLock { $0[socket] = Watched(connection: connection, call: call, pool: pool) }
-        var event = epoll_event(events: Self.mask(flushed: flushed), data: epoll_data_t(fd: socket))
-        if epoll_ctl(epoll, EPOLL_CTL_ADD, socket, &event) != 0 {
-            let code = errno
+        if let code = arm(connection, socket, flushed: flushed) {
             watched.withLock { _ = $0.removeValue(forKey: socket) }
             pool.finish(
                 connection, call,
@@ -69,8 +74,25 @@ final class DatabasePoller: Sendable {
         }
     }
 
+    /// Arms the socket for one report (adding it to the set if this session's socket is not in
+    /// it yet); the errno on failure.
+    private func arm(_ connection: PGConnection, _ socket: Int32, flushed: Bool) -> Int32? {
+        var event = epoll_event(events: Self.mask(flushed: flushed), data: epoll_data_t(fd: socket))
+        if connection.registeredSocket == socket {
+            return epoll_ctl(epoll, EPOLL_CTL_MOD, socket, &event) == 0 ? nil : errno
+        }
+        // EEXIST: the number is still in the set (a descriptor closed while a duplicate of it
+        // lived on): arming it is enough.
+        guard
+            epoll_ctl(epoll, EPOLL_CTL_ADD, socket, &event) == 0
+                || (errno == EEXIST && epoll_ctl(epoll, EPOLL_CTL_MOD, socket, &event) == 0)
+        else { return errno }
+        connection.registeredSocket = socket
+        return nil
+    }
+
     private static func mask(flushed: Bool) -> UInt32 {
-        EPOLLIN.rawValue | (flushed ? 0 : EPOLLOUT.rawValue)
+        EPOLLIN.rawValue | EPOLLONESHOT.rawValue | (flushed ? 0 : EPOLLOUT.rawValue)
     }
 
     /// Ends the thread (calls in flight are answered first only if their answers are in).
@@ -103,21 +125,22 @@ final class DatabasePoller: Sendable {
                     continue
                 }
                 guard let entry = watched.withLock({ $0[socket] }) else { continue }
-                if event.events & EPOLLOUT.rawValue != 0 {
-                    do throws(DatabaseError) {
-                        if try entry.connection.flush() {
-                            var event = epoll_event(events: Self.mask(flushed: true), data: epoll_data_t(fd: socket))
-                            epoll_ctl(epoll, EPOLL_CTL_MOD, socket, &event)
-                        }
-                    } catch {
-                        complete(socket, entry, .failure(error))
+                // One report per arming: the socket is armed again unless the answer is complete.
+                do throws(DatabaseError) {
+                    // Sends what is left (a no-op once all went out): true when nothing is.
+                    let flushed = try entry.connection.flush()
+                    if event.events & (EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0,
+                        let outcome = entry.connection.receive()
+                    {
+                        complete(socket, entry, outcome)
                         continue
                     }
+                    if let code = arm(entry.connection, socket, flushed: flushed) {
+                        throw DatabaseError(sqlState: "08006", message: "epoll_ctl: \(String(cString: strerror(code)))")
+                    }
+                } catch {
+                    complete(socket, entry, .failure(error))
                 }
-                guard event.events & (EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0,
-                    let outcome = entry.connection.receive()
-                else { continue }
-                complete(socket, entry, outcome)
             }
             let now = monotonicMicroseconds()
             for pool in pools.withLock({ $0.compactMap(\.pool) }) { pool.expire(now: now) }
@@ -125,11 +148,10 @@ final class DatabasePoller: Sendable {
         running.store(false, ordering: .releasing)
     }
 
-    /// Forgets the socket before the connection goes back to its pool, where the next call may
-    /// reopen it under the same number.
+    /// Forgets the call before the connection goes back to its pool, where the next call may
+    /// be sent on it at once (the socket stays in the set, disarmed by its one report).
     private func complete(_ socket: Int32, _ entry: Watched, _ outcome: Result<[[String?]], DatabaseError>) {
         watched.withLock { _ = $0.removeValue(forKey: socket) }
-        epoll_ctl(epoll, EPOLL_CTL_DEL, socket, nil)
         entry.pool.finish(entry.connection, entry.call, outcome)
     }
 }

@@ -17,6 +17,10 @@ public final class PGConnection: @unchecked Sendable {
     private var prepared: Set<String> = []
     /// The answer `receive` has read while libpq still waits for the end of the statement.
     private var outcome: Result<[[String?]], DatabaseError>? = nil
+    /// The socket the database poller registered for this session (-1: none yet). Closing the
+    /// session forgets it: the kernel drops a closed descriptor from every epoll set, and the
+    /// next session may get the same number, to be registered again.
+    var registeredSocket: Int32 = -1
 
     public init(conninfo: String, namedStatements: Bool = true) throws(DatabaseError) {
         self.conninfo = conninfo
@@ -55,6 +59,7 @@ public final class PGConnection: @unchecked Sendable {
         handle = nil
         prepared.removeAll()
         outcome = nil
+        registeredSocket = -1
     }
 
     private func connect() throws(DatabaseError) {

@@ -66,12 +66,15 @@ public struct Pipeline: Sendable {
 
     /// Answers like `respond`, without waiting on this thread for the request's statement when
     /// its pool is asynchronous (DB_ASYNC=on): then `suspend` runs, the statement is sent, nil
-    /// is returned, and `done` gets the response later on the database poller's thread.
+    /// is returned, and `done` gets the response later on the database poller's thread, as a
+    /// function that makes it: the poller only hands the reply over, and the thread that sends
+    /// the response (the resumed connection's worker) makes its body, headers and log line, so
+    /// the one poller thread does not do that work for every worker in turn.
     /// Everything else (memory, problems, the rare lookups of the release controls and the
     /// offered languages) is answered at once, as by `respond`.
     func respond(
         to request: Request, startedAt: UInt64, suspend: () -> Void,
-        done: @escaping @Sendable (Response) -> Void
+        done: @escaping @Sendable (@escaping @Sendable () -> Response) -> Void
     ) -> Response? {
         var template = "-"
         let response: Response
@@ -82,12 +85,14 @@ public struct Pipeline: Sendable {
             case .statement(let statement) where statement.pool.isAsynchronous:
                 suspend()
                 submit(statement, attempt: 1) { [self, template] outcome in
-                    let response: Response
-                    switch outcome {
-                    case .success(let reply): response = statement.response(to: reply)
-                    case .failure(let problem): response = problem.response
+                    done {
+                        let response: Response
+                        switch outcome {
+                        case .success(let reply): response = statement.response(to: reply)
+                        case .failure(let problem): response = problem.response
+                        }
+                        return finish(response, request, template: template, startedAt: startedAt, log: true)
                     }
-                    done(finish(response, request, template: template, startedAt: startedAt, log: true))
                 }
                 return nil
             case .statement(let statement):

@@ -99,13 +99,13 @@ final class RequestState {
     static let discardLimit = 32 << 20
     /// Set while this request is an event stream or a waiting long-poll.
     var live: LiveClient?
-    /// The answer the database poller left for a suspended request, sent when it resumes.
+    /// The answer the database poller left for a suspended request, made and sent when it resumes.
     let answer = Answer()
 
     /// Written on the poller's thread before MHD_resume_connection, read on the worker's after
     /// libmicrohttpd resumed the connection (its resume takes a lock on both sides).
     final class Answer: @unchecked Sendable {
-        var response: Response?
+        var response: (@Sendable () -> Response)?
     }
 
     init(limit: Int, match: RouteMatch) {
@@ -175,7 +175,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     }
     if let answer = request.answer.response {
         request.answer.response = nil
-        return send(connection, answer)
+        return send(connection, answer())
     }
     complete.match = request.match
     let client = HTTPConnection(connection), answer = request.answer
