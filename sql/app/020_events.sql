@@ -15,13 +15,12 @@
 -- kept in transaction-local settings, as the count was before: a later event of the
 -- transaction reads the next id from a setting, without a query. A rolled-back savepoint rolls
 -- the settings back with its events, so the ids it gave are given again (to rows that exist).
--- No SET clause: the body names app.event_settings in full and a SET on this column default
--- costs every inserted row a configuration save and restore (docs/performance.md, "Events").
 -- Guarantees: a fresh id, increasing within the transaction, in the caller's block; more than
 -- 65536 events in one transaction is 54000 program_limit_exceeded (split the transaction).
 create or replace function app.next_event_id()
 returns bigint
 language plpgsql
+set search_path = public, pg_temp
 as $$
 declare
     v_next bigint := nullif(current_setting('focus.event_next', true), '')::bigint;
