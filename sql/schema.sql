@@ -37,6 +37,9 @@ CREATE TYPE api.reply AS (
 	message text
 );
 ALTER TYPE api.reply OWNER TO focus_owner;
+CREATE DOMAIN app.event_type AS text
+	CONSTRAINT event_type_check CHECK ((VALUE = ANY (ARRAY['friend_request.received'::text, 'friend_request.accepted'::text, 'friend_request.ended'::text, 'friend.removed'::text, 'friend.updated'::text, 'balance.changed'::text, 'catalog.changed'::text, 'tips.changed'::text, 'config.changed'::text, 'session.started'::text, 'session.finished'::text, 'session.abandoned'::text, 'selection.changed'::text, 'item.acquired'::text, 'profile.changed'::text, 'settings.changed'::text, 'block.added'::text, 'block.removed'::text, 'report.created'::text, 'room.invited'::text, 'room.joined'::text, 'room.left'::text, 'room.started'::text, 'room.finished'::text, 'room.gave_up'::text, 'room.ended'::text, 'achievement.unlocked'::text, 'streak.frozen'::text, 'gift.received'::text, 'gift.accepted'::text, 'gift.declined'::text])));
+ALTER DOMAIN app.event_type OWNER TO focus_owner;
 SET default_tablespace = '';
 SET default_table_access_method = heap;
 CREATE TABLE app.friendships (
@@ -4993,6 +4996,17 @@ begin
 end
 $$;
 ALTER FUNCTION app.backfill_achievement(code text) OWNER TO focus_owner;
+CREATE FUNCTION app.bind_events_push() RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    execute format('create or replace trigger events_push after insert on app.events for each row '
+                   'when (new.user_id is not null and new.type = any (%L::text[])) execute function app.events_push()',
+                   (select coalesce(array_agg(t.type order by t.type), '{}') from app.push_types t));
+end
+$$;
+ALTER FUNCTION app.bind_events_push() OWNER TO focus_owner;
 CREATE FUNCTION app.blocks_own_events() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -5819,15 +5833,17 @@ CREATE FUNCTION app.next_event_id() RETURNS bigint
     SET search_path TO 'public', 'pg_temp'
     AS $$
 declare
-    v_xid bigint := pg_current_xact_id()::text::bigint;
-    v_n integer := coalesce(nullif(current_setting('focus.event_count', true), ''), '0')::integer;
+    v_next bigint := nullif(current_setting('focus.event_next', true), '')::bigint;
 begin
-    if v_n > 65535 then
+    if v_next is null then
+        v_next := (select s.id_offset from app.event_settings s) + (pg_current_xact_id()::text::bigint << 16);
+        perform set_config('focus.event_last', (v_next + 65535)::text, true);  -- local: ends with the transaction
+    elsif v_next > current_setting('focus.event_last')::bigint then
         raise exception 'at most 65536 events per transaction (event ids are made of the transaction id)'
             using errcode = 'program_limit_exceeded';
     end if;
-    perform set_config('focus.event_count', (v_n + 1)::text, true);  -- local: ends with the transaction
-    return (select s.id_offset from app.event_settings s) + (v_xid << 16) + v_n;
+    perform set_config('focus.event_next', (v_next + 1)::text, true);
+    return v_next;
 end
 $$;
 ALTER FUNCTION app.next_event_id() OWNER TO focus_owner;
@@ -6014,6 +6030,16 @@ begin
 end
 $$;
 ALTER FUNCTION app.push_tokens_revoked() OWNER TO focus_owner;
+CREATE FUNCTION app.push_types_rebind() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    perform app.bind_events_push();
+    return null;
+end
+$$;
+ALTER FUNCTION app.push_types_rebind() OWNER TO focus_owner;
 CREATE FUNCTION app.rebuild_rollup(user_id uuid) RETURNS void
     LANGUAGE sql
     SET search_path TO 'public', 'pg_temp'
@@ -6890,13 +6916,12 @@ ALTER TABLE app.event_settings OWNER TO focus_owner;
 CREATE TABLE app.events (
     id bigint DEFAULT app.next_event_id() NOT NULL,
     user_id uuid,
-    type text NOT NULL,
+    type app.event_type NOT NULL,
     payload jsonb DEFAULT '{}'::jsonb NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     origin_token uuid,
-    CONSTRAINT events_check CHECK (((user_id IS NULL) = (type = ANY (ARRAY['catalog.changed'::text, 'tips.changed'::text, 'config.changed'::text])))),
-    CONSTRAINT events_payload_check CHECK (((jsonb_typeof(payload) = 'object'::text) AND (length((payload)::text) <= 1000))),
-    CONSTRAINT events_type_check CHECK ((type = ANY (ARRAY['friend_request.received'::text, 'friend_request.accepted'::text, 'friend_request.ended'::text, 'friend.removed'::text, 'friend.updated'::text, 'balance.changed'::text, 'catalog.changed'::text, 'tips.changed'::text, 'config.changed'::text, 'session.started'::text, 'session.finished'::text, 'session.abandoned'::text, 'selection.changed'::text, 'item.acquired'::text, 'profile.changed'::text, 'settings.changed'::text, 'block.added'::text, 'block.removed'::text, 'report.created'::text, 'room.invited'::text, 'room.joined'::text, 'room.left'::text, 'room.started'::text, 'room.finished'::text, 'room.gave_up'::text, 'room.ended'::text, 'achievement.unlocked'::text, 'streak.frozen'::text, 'gift.received'::text, 'gift.accepted'::text, 'gift.declined'::text])))
+    CONSTRAINT events_check CHECK (((user_id IS NULL) = ((type)::text = ANY (ARRAY['catalog.changed'::text, 'tips.changed'::text, 'config.changed'::text])))),
+    CONSTRAINT events_payload_check CHECK (((jsonb_typeof(payload) = 'object'::text) AND (length((payload)::text) <= 1000)))
 );
 ALTER TABLE app.events OWNER TO focus_owner;
 CREATE TABLE app.friend_request_attempts (
@@ -7776,7 +7801,7 @@ CREATE CONSTRAINT TRIGGER daily_minutes_count AFTER INSERT OR DELETE OR UPDATE O
 CREATE TRIGGER economy_settings_config_changed AFTER INSERT OR DELETE OR UPDATE ON app.economy_settings FOR EACH STATEMENT EXECUTE FUNCTION app.announce_config();
 CREATE TRIGGER events_append_only BEFORE DELETE OR UPDATE OR TRUNCATE ON app.events FOR EACH STATEMENT EXECUTE FUNCTION app.events_append_only();
 CREATE TRIGGER events_notify AFTER INSERT ON app.events FOR EACH ROW WHEN ((new.user_id IS NULL)) EXECUTE FUNCTION app.events_notify();
-CREATE TRIGGER events_push AFTER INSERT ON app.events FOR EACH ROW WHEN ((new.user_id IS NOT NULL)) EXECUTE FUNCTION app.events_push();
+CREATE TRIGGER events_push AFTER INSERT ON app.events FOR EACH ROW WHEN (((new.user_id IS NOT NULL) AND ((new.type)::text = ANY ('{friend_request.accepted,friend_request.received,gift.received}'::text[])))) EXECUTE FUNCTION app.events_push();
 CREATE TRIGGER focus_sessions_achievements AFTER INSERT OR UPDATE OF ended_at, minutes ON app.focus_sessions FOR EACH ROW WHEN (((new.ended_at IS NOT NULL) AND (new.minutes > 0))) EXECUTE FUNCTION app.focus_sessions_achievements();
 CREATE TRIGGER focus_sessions_events AFTER INSERT OR DELETE OR UPDATE ON app.focus_sessions FOR EACH ROW EXECUTE FUNCTION app.focus_sessions_events();
 CREATE TRIGGER focus_sessions_own_events AFTER INSERT OR UPDATE OF ended_at ON app.focus_sessions FOR EACH ROW EXECUTE FUNCTION app.focus_sessions_own_events();
@@ -7813,6 +7838,7 @@ CREATE TRIGGER moderation_actions_erase AFTER UPDATE OF deleted_at ON app.users 
 CREATE TRIGGER outgoing_mail_link BEFORE INSERT ON app.outgoing_mail FOR EACH ROW EXECUTE FUNCTION app.link_to_email_holder('recipient');
 CREATE TRIGGER password_reset_requests_link BEFORE INSERT ON app.password_reset_requests FOR EACH ROW EXECUTE FUNCTION app.link_to_email_holder('email');
 CREATE TRIGGER push_tokens_revoked AFTER UPDATE OF revoked_at ON app.auth_tokens FOR EACH ROW WHEN (((old.revoked_at IS NULL) AND (new.revoked_at IS NOT NULL))) EXECUTE FUNCTION app.push_tokens_revoked();
+CREATE TRIGGER push_types_rebind AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON app.push_types FOR EACH STATEMENT EXECUTE FUNCTION app.push_types_rebind();
 CREATE TRIGGER release_settings_config_changed AFTER INSERT OR DELETE OR UPDATE ON app.release_settings FOR EACH STATEMENT EXECUTE FUNCTION app.announce_config();
 CREATE TRIGGER room_members_events AFTER INSERT OR UPDATE OF state, outcome ON app.room_members FOR EACH ROW EXECUTE FUNCTION app.room_members_events();
 CREATE TRIGGER rooms_achievements AFTER UPDATE OF status ON app.rooms FOR EACH ROW WHEN (((new.status = 'completed'::text) AND (old.status IS DISTINCT FROM 'completed'::text))) EXECUTE FUNCTION app.rooms_achievements();
@@ -8286,6 +8312,7 @@ REVOKE ALL ON FUNCTION app.auth_tokens_notify_end() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.avatar_max_bytes() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.avatars_own_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.backfill_achievement(code text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.bind_events_push() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.blocks_own_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.bump_catalog_version() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.bump_tips_version() FROM PUBLIC;
@@ -8339,6 +8366,7 @@ REVOKE ALL ON FUNCTION app.prune_idempotency_keys() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.prune_personal_data() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.push_send_after(user_id uuid, at timestamp with time zone) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.push_tokens_revoked() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.push_types_rebind() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.rebuild_rollup(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.room_conclude(room_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.room_members_events() FROM PUBLIC;

@@ -11,6 +11,10 @@
 -- every xid given before, so a transaction still in progress or not yet writing (its xid is
 -- or will be >= the oldest one running) can only commit ids at or above app.events_horizon(); readers return ids below the horizon only, so no id below one a
 -- reader was given can appear later. Writers never wait for one another.
+-- The block's start and end are read once per transaction (the first event; 0033, 2026-12-01) and
+-- kept in transaction-local settings, as the count was before: a later event of the
+-- transaction reads the next id from a setting, without a query. A rolled-back savepoint rolls
+-- the settings back with its events, so the ids it gave are given again (to rows that exist).
 -- Guarantees: a fresh id, increasing within the transaction, in the caller's block; more than
 -- 65536 events in one transaction is 54000 program_limit_exceeded (split the transaction).
 create or replace function app.next_event_id()
@@ -19,15 +23,17 @@ language plpgsql
 set search_path = public, pg_temp
 as $$
 declare
-    v_xid bigint := pg_current_xact_id()::text::bigint;
-    v_n integer := coalesce(nullif(current_setting('focus.event_count', true), ''), '0')::integer;
+    v_next bigint := nullif(current_setting('focus.event_next', true), '')::bigint;
 begin
-    if v_n > 65535 then
+    if v_next is null then
+        v_next := (select s.id_offset from app.event_settings s) + (pg_current_xact_id()::text::bigint << 16);
+        perform set_config('focus.event_last', (v_next + 65535)::text, true);  -- local: ends with the transaction
+    elsif v_next > current_setting('focus.event_last')::bigint then
         raise exception 'at most 65536 events per transaction (event ids are made of the transaction id)'
             using errcode = 'program_limit_exceeded';
     end if;
-    perform set_config('focus.event_count', (v_n + 1)::text, true);  -- local: ends with the transaction
-    return (select s.id_offset from app.event_settings s) + (v_xid << 16) + v_n;
+    perform set_config('focus.event_next', (v_next + 1)::text, true);
+    return v_next;
 end
 $$;
 comment on function app.next_event_id() is

@@ -42,7 +42,9 @@ $$;
 -- in the event's transaction. The recipient's tokens whose sign-in expired are deleted first
 -- (a revoked or deleted sign-in's went at once). Nothing is queued when the recipient muted
 -- the type, or when either of the two blocked the other (the actor is the payload's user_id).
--- The row holds the event's ids only (no address, no name).
+-- The row holds the event's ids only (no address, no name). The trigger fires for the types
+-- of app.push_types only (its WHEN clause, app.bind_events_push); the type check below keeps
+-- the function right if it is ever bound without that clause.
 create or replace function app.events_push()
 returns trigger
 language plpgsql
@@ -67,6 +69,39 @@ begin
     join app.auth_tokens a on a.id = p.auth_token_id
     where p.user_id = new.user_id and a.revoked_at is null and a.expires_at > now()
     order by p.token;
+    return null;
+end
+$$;
+
+-- Binds events_push to the types of app.push_types (0033, 2026-12-01): its WHEN clause lists
+-- them, so an event of any other type (nearly all: balances, friends' updates, own devices)
+-- passes the trigger by in the executor, without a function call or a query. Called by 0033
+-- and, through app.push_types_rebind, at the end of every statement that changes
+-- app.push_types (a migration adding a push type), in that statement's transaction; as the
+-- table's owner, like every migration. The rebinding waits for the event writers in flight
+-- (the trigger's lock on app.events) and holds new ones until its transaction ends.
+-- Guarantees: events_push fires for exactly the recipients' events (user_id not null) whose
+-- type is in app.push_types as this transaction sees it.
+create or replace function app.bind_events_push()
+returns void
+language plpgsql
+set search_path = public, pg_temp
+as $$
+begin
+    execute format('create or replace trigger events_push after insert on app.events for each row '
+                   'when (new.user_id is not null and new.type = any (%L::text[])) execute function app.events_push()',
+                   (select coalesce(array_agg(t.type order by t.type), '{}') from app.push_types t));
+end
+$$;
+
+-- After a statement that changed app.push_types: events_push's WHEN clause follows (above).
+create or replace function app.push_types_rebind()
+returns trigger
+language plpgsql
+set search_path = public, pg_temp
+as $$
+begin
+    perform app.bind_events_push();
     return null;
 end
 $$;

@@ -72,7 +72,7 @@ select (select version from app.catalog_version) as catalog, (select version fro
        (api.shop_items_list(null, '{}', '{}')).etag as etag, coalesce((select max(id) from app.events), 0) as last_event;
 update app.shop_item_translations set name = 'Pip, el zorro' where item_id = test.item('Pip the Fox') and language = 'es';
 select isnt((api.shop_items_list(null, '{}', '{}')).etag, (select etag from before), 'a changed translation changes the catalog''s ETag');
-select is((select array_agg(type order by id) from app.events where id > (select last_event from before) and user_id is null),
+select is((select array_agg(type::text order by id) from app.events where id > (select last_event from before) and user_id is null),
           array['catalog.changed'], '... and announces catalog.changed');
 update app.mindfulness_tip_translations set content = content || ' ' where tip_id = md5('focus-island:tip:bad:Unclench')::uuid;
 select is((select version from app.tips_version), (select tips + 1 from before), 'a changed tip translation is a new tips version');

@@ -5,7 +5,7 @@
 -- (The two writers commit for real: their rows name a user who exists only in this file's
 -- transaction, so nothing else ever reads them.)
 begin;
-select plan(20);
+select plan(22);
 create extension if not exists dblink;
 select test.new_user('ann');
 
@@ -91,7 +91,15 @@ select is((select array_agg(e.id - (select min(f.id) from app.events f where f.u
                      order by e.id)
            from app.events e where e.user_id = test.uid('ann') and e.created_at = now()),
           '{0,1}', 'one transaction''s events take consecutive ids');
-select set_config('focus.event_count', '65536', true);
+-- The block is read once per transaction (transaction-local settings); move to its last id.
+create temp table block as
+select s.id_offset + (pg_current_xact_id()::text::bigint << 16) as first_id from app.event_settings s;
+select is((select min(e.id) from app.events e where e.created_at = now()), (select first_id from block),
+          'the transaction''s first event (the tips broadcast above) took the first id of its block');
+select set_config('focus.event_next', ((select first_id from block) + 65535)::text, true);
+select app.grant_coins(test.uid('ann'), 5, 'test');
+select is((select max(e.id) from app.events e where e.user_id = test.uid('ann') and e.created_at = now()), (select first_id from block) + 65535,
+          'the 65536th event of one transaction takes the last id of its block');
 select is(test.error_of($$ select app.grant_coins(test.uid('ann'), 5, 'test') $$), '54000',
           'the 65537th event of one transaction is refused (program_limit_exceeded)');
 
