@@ -6,8 +6,7 @@
 
 # Two streams (the machine's two cores): each its own copy of the database, so files never wait
 # on each other's rows or locks (the events' commit-order lock, a unique email) the way two
-# transactions in one database would. Round-robin by name splits the files' time about evenly
-# (the two plan files, a quarter of a clock's time, fall in different streams).
+# transactions in one database would. Round-robin by name splits the files' time about evenly.
 PGTAP_STREAMS=${PGTAP_STREAMS:-2}
 
 # pgtap_prepare: the streams' databases, copied from focus_island (migrated, seeded, helpers
