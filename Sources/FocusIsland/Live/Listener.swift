@@ -58,8 +58,14 @@ public final class Listener: Sendable {
     private let sent = Atomic<Int>(0)
     private let heardCount = Atomic<Int>(0)
 
-    public init(conninfo: String, streams: EventStreams, cache: SharedCache, logger: Logger) {
+    /// EVENTS_DOORBELL: whether requests' writes poke, and whether a poke's ring tells the others.
+    private let doorbellMode: Doorbell
+
+    public init(
+        conninfo: String, streams: EventStreams, cache: SharedCache, logger: Logger, doorbell: Doorbell = .notify
+    ) {
         self.conninfo = conninfo
+        self.doorbellMode = doorbell
         self.streams = streams
         self.cache = cache
         self.logger = logger
@@ -93,7 +99,7 @@ public final class Listener: Sendable {
     /// so what it wrote has committed. A route that may write (any method but GET and HEAD)
     /// pokes the listener.
     public func committed(_ route: Route) {
-        if route.method != "GET" && route.method != "HEAD" { poke() }
+        if doorbellMode != .off && route.method != "GET" && route.method != "HEAD" { poke() }
     }
 
     /// Ring now rather than at the next tick. Cheap and never blocking: the first poke after a
@@ -151,6 +157,8 @@ public final class Listener: Sendable {
         var wait = Self.ringEvery
         /// Whether the last ring found committed events waiting for an older writer.
         var held = false
+        /// A poke's ring found events held: the other servers are still to be told.
+        var owed = false
         while !isStopping {
             let now = monotonicMicroseconds()
             if ran == 0 || now - ran >= Self.jobsEvery {
@@ -170,7 +178,11 @@ public final class Listener: Sendable {
                 through = answer.through
                 wait = answer.held ? (held ? min(wait * 2, Self.ringEvery) : Self.heldFirst) : Self.ringEvery
                 held = answer.held
-                if byRequest && answer.rang { ringOthers(connection) }
+                // A request's events that wait for an older writer are announced by the ring
+                // that finds them readable.
+                let announce = doorbellMode == .notify && (byRequest || owed)
+                if announce && answer.rang { ringOthers(connection) }
+                owed = announce && answer.held
                 guard PQstatus(connection) == CONNECTION_OK else { return }
             }
             // Notifications libpq already read (during the statements above) are queued in it and
