@@ -12,10 +12,11 @@ settings.changed goes to the streams of the user's other tokens: the request pok
 100 events each, one transaction each, 20 ms apart; each stream that receives one records
 (arrival time - the event's created_at): the database's clock and this one are the machine's.
 Last, the listener's own cost: api.events_ring from the newest id (the common answer: no one to
-ring) on one connection for 3 s (pgbench), its time per call and so its share of a core at the
-listener's 100 calls a second.
+ring) on one connection for 3 s (pgbench): its time per call, and its backend's CPU per call
+(from /proc: the database is on this machine) and so its share of a core at the listener's 100
+calls a second.
 Standard library only (asyncio)."""
-import asyncio, json, subprocess, sys, tempfile, time
+import asyncio, json, os, subprocess, sys, tempfile, time
 from datetime import datetime
 
 port, pid, tokens_file, ids_file, owner_url = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
@@ -108,17 +109,38 @@ async def write_through_server():
 
 
 def ring_cost():
+    """api.events_ring from the newest id on one connection for 3 s (pgbench): its wall time per call,
+    and the CPU its backend spent per call (from /proc, between 0.5 s and 2.5 s into the run)."""
     after = subprocess.run(["psql", "-X", "-At", owner_url, "-c", "select api.newest_event_id()"],
                            text=True, check=True, capture_output=True).stdout.strip()
     with tempfile.NamedTemporaryFile("w", suffix=".pgbench") as script:
         script.write("select * from api.events_ring(:after);\n")
         script.flush()
-        out = subprocess.run(["pgbench", "-n", "-T", "3", "-M", "prepared", "-D", f"after={after}", "-f", script.name,
-                              owner_url], text=True, capture_output=True).stdout
+        bench = subprocess.Popen(["pgbench", "-n", "-T", "3", "-M", "prepared", "-D", f"after={after}", "-f", script.name,
+                                  owner_url], text=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        time.sleep(0.5)
+        backend = subprocess.run(["psql", "-X", "-At", owner_url, "-c",
+                                  "select pid from pg_stat_activity where application_name = 'pgbench' limit 1"],
+                                 text=True, capture_output=True).stdout.strip()
+
+        def ticks():
+            try:
+                fields = open(f"/proc/{backend}/stat").read().rsplit(")", 1)[1].split()
+                return int(fields[11]) + int(fields[12]), time.monotonic()
+            except (OSError, ValueError, IndexError):
+                return None, time.monotonic()
+        first, began = ticks()
+        time.sleep(2)
+        last, ended = ticks()
+        out = bench.communicate()[0]
     tps = next((float(l.split("=")[1].split()[0]) for l in out.splitlines() if l.startswith("tps")), 0.0)
-    if tps:
-        print(f"  api.events_ring with nothing to ring: {1000 / tps:.3f} ms a call on one connection; "
-              f"at 100 calls/s {100 / tps * 100:.1f}% of a core", flush=True)
+    if not tps:
+        return
+    line = f"  api.events_ring with nothing to ring: {1000 / tps:.3f} ms a call (wall, one connection)"
+    if first is not None and last is not None:
+        cpu = (last - first) / os.sysconf("SC_CLK_TCK") / (ended - began)  # the backend's share of a core
+        line += f", {cpu / tps * 1000:.3f} ms of its backend's CPU a call: at 100 calls/s {cpu / tps * 100 * 100:.1f}% of a core"
+    print(line, flush=True)
 
 
 async def main():

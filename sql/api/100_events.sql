@@ -134,10 +134,12 @@ comment on function api.events_stream_open(text, jsonb, jsonb) is
 -- can commit later, so asking from `through` misses none. A null `after` answers only `through`
 -- (where a freshly connected listener starts).
 -- One range read of the primary key's index over the new ids (their rows for the user ids),
--- and one probe of its highest entry for `held`.
+-- and one probe of its highest entry for `held`. Its statements keep one generic plan: with
+-- custom plans (the default) the range's estimate made PostgreSQL plan them again at every
+-- call, two thirds of the call's time (docs/performance.md, "Streams: the doorbell").
 create function api.events_ring(after bigint)
 returns table (user_id text, through bigint, held boolean)
-language plpgsql stable security definer set search_path = public, pg_temp
+language plpgsql stable security definer set search_path = public, pg_temp set plan_cache_mode = force_generic_plan
 as $$
 declare
     v_horizon bigint := app.events_horizon();
