@@ -1019,26 +1019,28 @@ CREATE FUNCTION api.events_prune() RETURNS integer
     select app.prune_events()
 $$;
 ALTER FUNCTION api.events_prune() OWNER TO focus_owner;
-CREATE FUNCTION api.events_ring(after bigint) RETURNS TABLE(user_id text, through bigint)
+CREATE FUNCTION api.events_ring(after bigint) RETURNS TABLE(user_id text, through bigint, held boolean)
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
+    SET plan_cache_mode TO 'force_generic_plan'
     AS $$
 declare
     v_horizon bigint := app.events_horizon();
-    v_through bigint;
+    v_held boolean := coalesce((select max(e.id) from app.events e) >= v_horizon, false);
 begin
     if events_ring.after is null then
-        return query select null::text, api.newest_event_id();
+        return query select null::text, api.newest_event_id(), v_held;
         return;
     end if;
-    v_through := greatest(events_ring.after,
-                          coalesce((select max(e.id) from app.events e where e.id > events_ring.after and e.id < v_horizon), 0));
     return query
-        select r.user_id, v_through
-        from (select distinct coalesce(e.user_id::text, '*') as user_id from app.events e
-              where e.id > events_ring.after and e.id < v_horizon) r
+        with rung as (
+            select coalesce(e.user_id::text, '*') as user_id, max(e.id) as last from app.events e
+            where e.id > events_ring.after and e.id < v_horizon
+            group by 1
+        )
+        select r.user_id, (select max(n.last) from rung n), v_held from rung r
         union all
-        select null::text, v_through where v_through = events_ring.after;
+        select null::text, events_ring.after, v_held where not exists (select from rung);
 end
 $$;
 ALTER FUNCTION api.events_ring(after bigint) OWNER TO focus_owner;

@@ -124,38 +124,47 @@ comment on function api.events_stream_open(text, jsonb, jsonb) is
 
 -- The doorbell for the server's listener (sql/migrations/0032_event_ids.sql): writers no longer
 -- notify for each personal event (NOTIFY serialises the commits of every notifying transaction),
--- so each server process asks this a few times a second with the `through` of its last answer.
+-- so each server process asks this every 10 ms, and at once after its own requests' writes, with
+-- the `through` of its last answer (Sources/FocusIsland/Live/Listener.swift).
 -- Guarantees: one row per user with an event in (after, horizon) (each user once, any order),
 -- '*' once when a broadcast event lies there, and in every row (and in the one row with a null
 -- user when there is none) `through`: the newest id below the horizon (at least `after`), the
--- next call's `after`. No event below the horizon can commit later, so asking from `through`
--- misses none. A null `after` answers only `through` (where a freshly connected listener starts).
+-- next call's `after`; and `held`: whether a committed event lies at or above the horizon (it
+-- waits for an older writer to end; the listener asks again sooner). No event below the horizon
+-- can commit later, so asking from `through` misses none. A null `after` answers only `through`
+-- (where a freshly connected listener starts).
+-- One range read of the primary key's index over the new ids (their rows for the user ids),
+-- and one probe of its highest entry for `held`. Its statements keep one generic plan: with
+-- custom plans (the default) the range's estimate made PostgreSQL plan them again at every
+-- call, two thirds of the call's time (docs/performance.md, "Streams: the doorbell").
 create function api.events_ring(after bigint)
-returns table (user_id text, through bigint)
-language plpgsql stable security definer set search_path = public, pg_temp
+returns table (user_id text, through bigint, held boolean)
+language plpgsql stable security definer set search_path = public, pg_temp set plan_cache_mode = force_generic_plan
 as $$
 declare
     v_horizon bigint := app.events_horizon();
-    v_through bigint;
+    v_held boolean := coalesce((select max(e.id) from app.events e) >= v_horizon, false);
 begin
     if events_ring.after is null then
-        return query select null::text, api.newest_event_id();
+        return query select null::text, api.newest_event_id(), v_held;
         return;
     end if;
-    v_through := greatest(events_ring.after,
-                          coalesce((select max(e.id) from app.events e where e.id > events_ring.after and e.id < v_horizon), 0));
     return query
-        select r.user_id, v_through
-        from (select distinct coalesce(e.user_id::text, '*') as user_id from app.events e
-              where e.id > events_ring.after and e.id < v_horizon) r
+        with rung as (
+            select coalesce(e.user_id::text, '*') as user_id, max(e.id) as last from app.events e
+            where e.id > events_ring.after and e.id < v_horizon
+            group by 1
+        )
+        select r.user_id, (select max(n.last) from rung n), v_held from rung r
         union all
-        select null::text, v_through where v_through = events_ring.after;
+        select null::text, events_ring.after, v_held where not exists (select from rung);
 end
 $$;
 grant execute on function api.events_ring(bigint) to focus_api;
 comment on function api.events_ring(bigint) is
-    'Not an endpoint: the server''s listener asks it a few times a second; the users (and ''*'' for a broadcast) with '
-    'events after `after` that have become readable, and `through`, the next call''s `after`.';
+    'Not an endpoint: the server''s listener asks it every 10 ms and after its own writes; the users (and ''*'' '
+    'for a broadcast) with events after `after` that have become readable, `through` (the next call''s `after`) '
+    'and `held` (committed events still wait for an older writer).';
 
 -- Pruning for the server's listener (hourly): deletes events older than the retention,
 -- Idempotency-Keys past theirs (app.prune_idempotency_keys), and sign-in failures, sign-in

@@ -117,8 +117,8 @@ select pg_temp.rewind((select id from rooms where name = 'vanished'),
 select pg_temp.room_events();
 update app.scheduled_jobs set next_run_at = now() - interval '1 second' where name in ('settle_rooms', 'prune');
 update app.scheduled_jobs set next_run_at = now() + interval '1 hour' where name not in ('settle_rooms', 'prune');  -- the others' tests are theirs
--- At a clock moved a week ahead, events the seed wrote at the real clock are past their
--- retention and the prune counts them: expect exactly those.
+-- Events committed for real at an earlier clock (the seed's, the dblink files') are past their
+-- retention at a clock moved a week ahead, and the prune counts them: expect exactly those.
 create temp table expired_events as
 select count(*) as n from app.events e where e.created_at < now() - (select s.retention from app.event_settings s);
 select is(api.jobs_run(), 2, 'the scheduler runs its two due jobs (settle_rooms, prune)');

@@ -1,6 +1,17 @@
 // Configuration: every setting comes from the environment, with a default that works locally.
 // A bad value stops start-up with one line that names the variable (ConfigurationError).
 
+/// EVENTS_DOORBELL (Live/Listener.swift).
+public enum Doorbell: String, Sendable {
+    /// A request's write rings its events' streams at once, on this server and (by one NOTIFY
+    /// after the commit) on the others.
+    case notify
+    /// At once on this server only: the others hear at their next tick (one server).
+    case local
+    /// Every server hears at its next tick (10 ms) only.
+    case off
+}
+
 public enum LogFormat: String, Sendable {
     case text, json, off
 }
@@ -33,6 +44,10 @@ public struct Configuration: Sendable, Equatable {
     /// DB_ASYNC=on (the default): a request's statement runs while its HTTP worker serves other
     /// connections (Database/DatabasePoller.swift); off: the worker waits for it.
     public var asyncDatabase = true
+    /// EVENTS_DOORBELL: how the listener hears of events written by this server's requests
+    /// (Live/Listener.swift): `notify` (the default) rings at once and tells the other servers,
+    /// `local` rings at once and tells no one (one server), `off` rings at the 10 ms tick only.
+    public var eventsDoorbell = Doorbell.notify
     /// Default request body limit in bytes; a route may allow more (see Routes.swift).
     public var bodyLimit: Int
     /// Seconds an idle connection is kept before libmicrohttpd closes it.
@@ -123,6 +138,13 @@ public struct Configuration: Sendable, Equatable {
         case "on": asyncDatabase = true
         case "off": asyncDatabase = false
         case let raw?: throw ConfigurationError(variable: "DB_ASYNC", reason: "must be on or off, got '\(raw)'")
+        }
+        switch env["EVENTS_DOORBELL"].map({ Doorbell(rawValue: $0) }) {
+        case nil: eventsDoorbell = d.eventsDoorbell
+        case let doorbell??: eventsDoorbell = doorbell
+        case .some(nil):
+            throw ConfigurationError(
+                variable: "EVENTS_DOORBELL", reason: "must be notify, local or off, got '\(env["EVENTS_DOORBELL"] ?? "")'")
         }
         bodyLimit = try Self.integer(env, "BODY_LIMIT", d.bodyLimit, in: 1...(64 << 20))
         idleTimeout = try Self.integer(env, "IDLE_TIMEOUT", d.idleTimeout, in: 1...3600)

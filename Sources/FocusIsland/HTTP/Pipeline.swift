@@ -22,6 +22,9 @@ public struct Pipeline: Sendable {
     public var openAPI: StaticDocument?
     /// Shared answers kept in memory (Live/SharedCache.swift); nil: every request asks SQL.
     public var cache: SharedCache?
+    /// Told after each statement that may have written (Live/Listener.swift, `committed`), so
+    /// that the streams hear of its events at once; nil: they hear at the listener's next tick.
+    public var listener: Listener?
     /// The pages' templates and static files (web/, Web/WebPages.swift); empty: no pages.
     public var web: WebSite = .empty
     /// How often a statement that hit a serialization failure or deadlock is tried in all.
@@ -137,6 +140,7 @@ public struct Pipeline: Sendable {
         let language: String?
 
         func response(to reply: Reply) -> Response {
+            pipeline.listener?.committed(route)
             if let cache = pipeline.cache, let (key, generation) = cacheEntry, reply.code == nil,
                 (reply.status ?? route.status) == 200
             {

@@ -56,7 +56,10 @@ public final class Application: Sendable {
         pipeline.cache = cache
         let streams = EventStreams(heartbeat: min(15, max(1, configuration.idleTimeout / 2)))
         let listener = Listener(
-            conninfo: configuration.listenDatabaseURL, streams: streams, cache: cache, logger: logger)
+            conninfo: configuration.listenDatabaseURL, streams: streams, cache: cache, logger: logger,
+            doorbell: configuration.eventsDoorbell)
+        // Requests that write poke the listener, which rings their events' streams at once.
+        pipeline.listener = listener
         self.pipeline = pipeline
         self.cache = cache
         self.streams = streams
