@@ -225,65 +225,62 @@ comment on function api.gifts_decline(text, jsonb, jsonb) is
     'POST /gifts/{id}/decline: the receiver refuses the gift, the sender is refunded; again: the same; '
     '409 gift_not_pending (accepted, expired, cancelled); 404 gift_not_found.';
 
--- GET /gifts/received?limit=&cursor=: {gifts: [Gift], next_cursor}, the caller's pending gifts
--- not yet expired, newest first (created_at, then id, both descending; gifts_receiver_pending),
--- at most `limit` (1 to 200, 50 by default).
-create function api.gifts_received_list(token text, params jsonb, body jsonb)
+-- One page of the caller's gifts, newest first (created_at, then id, both descending), at most
+-- `limit` (1 to 200, 50 by default): direction 'received', the pending gifts to the caller not
+-- yet expired (gifts_receiver_pending; cursor list 'gifts_received'), or 'sent', every gift the
+-- caller sent, whatever became of it (gifts_sender_time; cursor list 'gifts_sent', so one
+-- list's cursor is refused by the other). Each branch reads its own index: the direction is a
+-- one-time filter, the other branch never runs. {gifts: [Gift], next_cursor}.
+create function api.gifts_page(user_id uuid, params jsonb, direction text)
 returns api.reply
 language plpgsql stable security definer set search_path = public, pg_temp
 as $$
 declare
-    v_user_id uuid := api.authenticate(gifts_received_list.token);
-    v_limit integer := api.page_limit(gifts_received_list.params, 50, 200);
-    v_key jsonb := api.cursor_decode(gifts_received_list.params, 'gifts_received', array['time', 'uuid']);
+    v_list text := 'gifts_' || gifts_page.direction;
+    v_limit integer := api.page_limit(gifts_page.params, 50, 200);
+    v_key jsonb := api.cursor_decode(gifts_page.params, v_list, array['time', 'uuid']);
     v_page app.gifts[];
 begin
     select coalesce(array_agg(p.g order by (p.g).created_at desc, (p.g).id desc), '{}') into v_page
-    from (select g from app.gifts g
-          where g.receiver_id = v_user_id and g.status = 'pending' and g.expires_at > now()
-            and (v_key is null or (g.created_at, g.id) < ((v_key ->> 0)::timestamptz, (v_key ->> 1)::uuid))
-          order by g.created_at desc, g.id desc
-          limit v_limit + 1) p;
+    from ((select g from app.gifts g
+           where gifts_page.direction = 'received'
+             and g.receiver_id = gifts_page.user_id and g.status = 'pending' and g.expires_at > now()
+             and (v_key is null or (g.created_at, g.id) < ((v_key ->> 0)::timestamptz, (v_key ->> 1)::uuid))
+           order by g.created_at desc, g.id desc
+           limit v_limit + 1)
+          union all
+          (select g from app.gifts g
+           where gifts_page.direction = 'sent'
+             and g.sender_id = gifts_page.user_id
+             and (v_key is null or (g.created_at, g.id) < ((v_key ->> 0)::timestamptz, (v_key ->> 1)::uuid))
+           order by g.created_at desc, g.id desc
+           limit v_limit + 1)) p;
     return api.ok(jsonb_build_object(
         'gifts', coalesce((select jsonb_agg(api.gift_json(g) order by g.created_at desc, g.id desc)
                            from unnest(v_page[1:v_limit]) g), '[]'),
         'next_cursor', case when cardinality(v_page) > v_limit
-                            then api.cursor_encode('gifts_received', jsonb_build_array(api.iso(v_page[v_limit].created_at),
-                                                                                       v_page[v_limit].id)) end));
+                            then api.cursor_encode(v_list, jsonb_build_array(api.iso(v_page[v_limit].created_at),
+                                                                             v_page[v_limit].id)) end));
 end
 $$;
+
+-- GET /gifts/received?limit=&cursor=: {gifts: [Gift], next_cursor}, the caller's pending gifts
+-- not yet expired, newest first, paged (api.gifts_page, direction 'received').
+create function api.gifts_received_list(token text, params jsonb, body jsonb)
+returns api.reply
+language sql stable security definer set search_path = public, pg_temp
+as $$ select api.gifts_page(api.authenticate(gifts_received_list.token), gifts_received_list.params, 'received') $$;
 grant execute on function api.gifts_received_list(text, jsonb, jsonb) to focus_api;
 comment on function api.gifts_received_list(text, jsonb, jsonb) is
     'GET /gifts/received: the caller''s pending gifts, newest first, paged (limit 1 to 200, 50 by default; cursor, '
     'next_cursor; 400 invalid_cursor).';
 
 -- GET /gifts/sent?limit=&cursor=: {gifts: [Gift], next_cursor}, every gift the caller sent,
--- whatever became of it, newest first (created_at, then id, both descending; gifts_sender_time),
--- at most `limit` (1 to 200, 50 by default).
+-- whatever became of it, newest first, paged (api.gifts_page, direction 'sent').
 create function api.gifts_sent_list(token text, params jsonb, body jsonb)
 returns api.reply
-language plpgsql stable security definer set search_path = public, pg_temp
-as $$
-declare
-    v_user_id uuid := api.authenticate(gifts_sent_list.token);
-    v_limit integer := api.page_limit(gifts_sent_list.params, 50, 200);
-    v_key jsonb := api.cursor_decode(gifts_sent_list.params, 'gifts_sent', array['time', 'uuid']);
-    v_page app.gifts[];
-begin
-    select coalesce(array_agg(p.g order by (p.g).created_at desc, (p.g).id desc), '{}') into v_page
-    from (select g from app.gifts g
-          where g.sender_id = v_user_id
-            and (v_key is null or (g.created_at, g.id) < ((v_key ->> 0)::timestamptz, (v_key ->> 1)::uuid))
-          order by g.created_at desc, g.id desc
-          limit v_limit + 1) p;
-    return api.ok(jsonb_build_object(
-        'gifts', coalesce((select jsonb_agg(api.gift_json(g) order by g.created_at desc, g.id desc)
-                           from unnest(v_page[1:v_limit]) g), '[]'),
-        'next_cursor', case when cardinality(v_page) > v_limit
-                            then api.cursor_encode('gifts_sent', jsonb_build_array(api.iso(v_page[v_limit].created_at),
-                                                                                   v_page[v_limit].id)) end));
-end
-$$;
+language sql stable security definer set search_path = public, pg_temp
+as $$ select api.gifts_page(api.authenticate(gifts_sent_list.token), gifts_sent_list.params, 'sent') $$;
 grant execute on function api.gifts_sent_list(text, jsonb, jsonb) to focus_api;
 comment on function api.gifts_sent_list(text, jsonb, jsonb) is
     'GET /gifts/sent: the gifts the caller sent and how each ended, newest first, paged (limit 1 to 200, 50 by '
