@@ -1,9 +1,12 @@
 -- api gifts: a person sends a friend coins or a shop item; the friend accepts or declines it.
 -- The sender pays at send (a 'gift' ledger row holding the coins); accepting credits the coins
 -- or grants the item, anything else refunds the sender (app.gift_end, sql/app/130_gifts.sql).
--- Locks, always in this order: both users' rows (lower id first), then the gift's row. A
--- friendship ending takes the users' locks first too (api.lock_pair, api.erase_account) and
--- cancels the pending gifts between them (app.friendships_cancel_gifts). docs/gifts.md.
+-- Locks, always in this order: the acting account's tokens (api.authenticate, or an erasure's),
+-- then users' rows in id order (both users of a gift; every user of an expiry run; an erased
+-- account and everyone it has a friendship row with, api.lock_for_erasure), then friendship
+-- rows, then gift rows. A friendship ending takes the users' locks first too (api.lock_pair,
+-- api.erase_account) and cancels the pending gifts between them (app.friendships_cancel_gifts).
+-- docs/gifts.md, "Lock order".
 
 -- Gift = {id, from: UserCard, to: UserCard, coins, item, paid, status, created_at, expires_at,
 -- ended_at}: coins for a coin gift (else null), item an Item for an item gift (else null), paid
@@ -287,23 +290,31 @@ comment on function api.gifts_sent_list(text, jsonb, jsonb) is
     'default; cursor, next_cursor; 400 invalid_cursor).';
 
 -- Expiry (the scheduled job expire_gifts, api.jobs_run): each pending gift past expires_at
--- (oldest first, at most 1000 a run) ends as expired and refunds its sender, under both users'
--- locks then the gift's, so an accept or decline racing it finds it expired (409) or ended it
--- first. Returns how many expired. Tests call it directly at a moved clock.
+-- (oldest first, at most 1000 a run) ends as expired and refunds its sender, so an accept or
+-- decline racing it finds it expired (409) or ended it first. Locks in the one order (docs/gifts.md
+-- "Lock order"): every sender's and receiver's row of the run at once, in id order, then the
+-- gifts, in id order; taken gift by gift, two gifts of a run would take their users out of order
+-- and could deadlock with any two-user path. Returns how many expired. Tests call it directly
+-- at a moved clock.
 create function api.gifts_expire()
 returns integer
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
-    v_due app.gifts;
+    v_due uuid[] := array(select g.id from app.gifts g where g.status = 'pending' and g.expires_at <= now()
+                          order by g.expires_at, g.id limit 1000);
     v_gift app.gifts;
     v_count integer := 0;
 begin
-    for v_due in
-        select g.* from app.gifts g where g.status = 'pending' and g.expires_at <= now() order by g.expires_at, g.id limit 1000
+    perform from app.users u
+    where u.id in (select g.sender_id from app.gifts g where g.id = any(v_due)
+                   union select g.receiver_id from app.gifts g where g.id = any(v_due))
+    order by u.id
+    for update;
+    perform from app.gifts g where g.id = any(v_due) order by g.id for update;
+    for v_gift in
+        select g.* from app.gifts g where g.id = any(v_due) order by g.expires_at, g.id
     loop
-        perform api.lock_two_users(v_due.sender_id, v_due.receiver_id);
-        select g.* into v_gift from app.gifts g where g.id = v_due.id for update;
         if api.gift_expire_if_due(v_gift) then
             v_count := v_count + 1;
         end if;
