@@ -9,7 +9,7 @@
 -- (The fixtures commit for real, under fresh addresses; every account ends deleted, no gift
 -- pending, so nothing of them reaches another file's assertions.)
 begin;
-select plan(21);
+select plan(25);
 create extension if not exists dblink;
 create function pg_temp.conninfo() returns text language sql
 as $$ select format('dbname=%s host=%s port=%s user=%s', current_database(),
@@ -23,41 +23,43 @@ create temp table pids as
 select (select t.pid from dblink('path', 'select pg_backend_pid()') as t(pid integer)) as path,
        (select t.pid from dblink('erasure', 'select pg_backend_pid()') as t(pid integer)) as erasure;
 
+-- An account, committed, with its email verified: {id, token, email}.
+create function pg_temp.account() returns jsonb language plpgsql as $$
+declare
+    v_body jsonb;
+begin
+    perform dblink_exec('setup', 'update app.auth_settings set bcrypt_cost = 4');
+    select t.b::jsonb into v_body from dblink('setup', format('select (api.auth_register(null, ''{}'', %L)).body::text',
+        jsonb_build_object('email', 'lock-order-' || gen_random_uuid() || '@example.com', 'password', 'correct horse',
+                           'display_name', 'Lock Order'))) as t(b text);
+    perform dblink_exec('setup', format('update app.users set email_verified_at = now() where id = %L', v_body #>> '{user,id}'));
+    return jsonb_build_object('id', v_body #>> '{user,id}', 'token', v_body ->> 'token', 'email', v_body #>> '{user,email}');
+end
+$$;
 -- Two friends, committed: each sends the other a gift (so erasing either refunds the other);
--- the rows as {low: {id, token}, high: {id, token}, low_gift, high_gift} (low: the lower id).
+-- the rows as {low: {id, token, email}, high: {...}, low_gift, high_gift} (low: the lower id).
 create function pg_temp.friends() returns jsonb language plpgsql as $$
 declare
-    v_a jsonb;
-    v_b jsonb;
+    v_a jsonb := pg_temp.account();
+    v_b jsonb := pg_temp.account();
     v_low jsonb;
     v_high jsonb;
     v_gifts uuid[];
 begin
-    perform dblink_exec('setup', 'update app.auth_settings set bcrypt_cost = 4');
-    select t.b::jsonb into v_a from dblink('setup', format('select (api.auth_register(null, ''{}'', %L)).body::text',
-        jsonb_build_object('email', 'lock-order-' || gen_random_uuid() || '@example.com', 'password', 'correct horse',
-                           'display_name', 'Lock Order'))) as t(b text);
-    select t.b::jsonb into v_b from dblink('setup', format('select (api.auth_register(null, ''{}'', %L)).body::text',
-        jsonb_build_object('email', 'lock-order-' || gen_random_uuid() || '@example.com', 'password', 'correct horse',
-                           'display_name', 'Lock Order'))) as t(b text);
-    if (v_a #>> '{user,id}')::uuid < (v_b #>> '{user,id}')::uuid then v_low := v_a; v_high := v_b; else v_low := v_b; v_high := v_a; end if;
-    perform dblink_exec('setup', format('update app.users set email_verified_at = now() where id in (%L, %L)',
-                                        v_low #>> '{user,id}', v_high #>> '{user,id}'));
+    if (v_a ->> 'id')::uuid < (v_b ->> 'id')::uuid then v_low := v_a; v_high := v_b; else v_low := v_b; v_high := v_a; end if;
     perform from dblink('setup', format('select (api.friend_requests_create(%L, ''{}'', %L)).status::text', v_low ->> 'token',
-                                        jsonb_build_object('email', v_high #>> '{user,email}'))) as t(v text);
+                                        jsonb_build_object('email', v_high ->> 'email'))) as t(v text);
     perform from dblink('setup', format('select (api.friend_requests_create(%L, ''{}'', %L)).status::text', v_high ->> 'token',
-                                        jsonb_build_object('email', v_low #>> '{user,email}'))) as t(v text);
-    perform from unnest(array[v_low #>> '{user,id}', v_high #>> '{user,id}']) u,
+                                        jsonb_build_object('email', v_low ->> 'email'))) as t(v text);
+    perform from unnest(array[v_low ->> 'id', v_high ->> 'id']) u,
                  dblink('setup', format('select app.grant_coins(%L, 100, ''test'')::text', u)) as t(v text);
     select array_agg(t.id order by t.n) into v_gifts from (
         select 1 as n, g.id from dblink('setup', format('select (api.gifts_create(%L, ''{}'', %L)).body #>> ''{gift,id}''', v_low ->> 'token',
-                                                        jsonb_build_object('to', v_high #>> '{user,id}', 'coins', 30))) as g(id uuid)
+                                                        jsonb_build_object('to', v_high ->> 'id', 'coins', 30))) as g(id uuid)
         union all
         select 2, g.id from dblink('setup', format('select (api.gifts_create(%L, ''{}'', %L)).body #>> ''{gift,id}''', v_high ->> 'token',
-                                                   jsonb_build_object('to', v_low #>> '{user,id}', 'coins', 20))) as g(id uuid)) t;
-    return jsonb_build_object('low', jsonb_build_object('id', v_low #>> '{user,id}', 'token', v_low ->> 'token'),
-                              'high', jsonb_build_object('id', v_high #>> '{user,id}', 'token', v_high ->> 'token'),
-                              'low_gift', v_gifts[1], 'high_gift', v_gifts[2]);
+                                                   jsonb_build_object('to', v_low ->> 'id', 'coins', 20))) as g(id uuid)) t;
+    return jsonb_build_object('low', v_low, 'high', v_high, 'low_gift', v_gifts[1], 'high_gift', v_gifts[2]);
 end
 $$;
 
@@ -181,9 +183,41 @@ select is((select sum(c.amount)::integer from app.coin_ledger c
            where c.user_id = (select (fixture #>> '{high,id}')::uuid from race where race_name = 'expiry') and c.entry = 'gift'),
           0, '... the deleted sender was refunded both, once each');
 
+-- A friend request made while the erasure waits (the erasure read the account's friends before
+-- it got the account's row): it reads them again, locks the newcomer too, and ends the request.
+create function pg_temp.race_request() returns void language plpgsql as $$
+declare
+    v_f jsonb := pg_temp.friends();
+    v_newcomer jsonb := pg_temp.account();
+begin
+    perform dblink_exec('path', 'begin');
+    perform t.id from dblink('path', format('select (api.lock_user(%L)).id', v_f #>> '{high,id}')) as t(id uuid);
+    perform dblink_send_query('erasure', format('select (api.me_delete(%L, ''{}'', ''{"password": "correct horse"}'')).code',
+                                                v_f #>> '{high,token}'));
+    if not pg_temp.erasure_waits() then
+        raise exception 'the erasure never waited for the path''s lock';
+    end if;
+    perform dblink_send_query('path', format('select (api.friend_requests_create(%L, ''{}'', %L)).code', v_newcomer ->> 'token',
+                                             jsonb_build_object('email', v_f #>> '{high,email}')));
+    insert into race values ('request', v_f || jsonb_build_object('newcomer', v_newcomer), pg_temp.result('path'), null);
+    perform dblink_exec('path', 'commit');
+    update race set erasure = pg_temp.result('erasure') where race_name = 'request';
+end
+$$;
+select pg_temp.race_request();
+select is((select path from race where race_name = 'request'), 'ok', 'a friend request to an account whose erasure waits: it is made');
+select is((select erasure from race where race_name = 'request'), 'ok', '... the erasure then ends too');
+select is((select count(*)::integer from race r join app.friendships f
+           on (r.fixture #>> '{high,id}')::uuid in (f.user_low, f.user_high) where r.race_name = 'request'),
+          0, '... and ended that request with the rest (it read the friends again)');
+select is((select count(*)::integer from race r,
+           dblink('setup', format('select (api.me_delete(%L, ''{}'', ''{"password": "correct horse"}'')).code',
+                                  r.fixture #>> '{newcomer,token}')) as t(code text) where r.race_name = 'request' and t.code is null),
+          1, 'the newcomer deletes their account too');
+
 -- Every race: the high friend is a tombstone, no gift waits, every balance is its ledger's sum.
 select is((select count(*)::integer from race r join app.users u on u.id = (r.fixture #>> '{high,id}')::uuid
-           where u.deleted_at is not null), 4, 'in each race the erasure went through');
+           where u.deleted_at is not null), 5, 'in each race the erasure went through');
 select is((select count(*)::integer from race r join app.gifts g
            on (g.sender_id, g.receiver_id) in (((r.fixture #>> '{low,id}')::uuid, (r.fixture #>> '{high,id}')::uuid),
                                                ((r.fixture #>> '{high,id}')::uuid, (r.fixture #>> '{low,id}')::uuid))
@@ -194,7 +228,7 @@ select is_empty($$ select * from report.ledger_reconciliation $$, '... every bal
 select is((select count(*)::integer from race r,
            dblink('setup', format('select (api.me_delete(%L, ''{}'', ''{"password": "correct horse"}'')).code',
                                   r.fixture #>> '{low,token}')) as t(code text) where t.code is null),
-          4, 'the low friends delete their accounts too');
+          5, 'the low friends delete their accounts too');
 select is((select count(*)::integer from race r join app.users u on u.id = (r.fixture #>> '{low,id}')::uuid where u.deleted_at is null),
           0, '... no live account of this file stays');
 select is((select count(*)::integer from pg_stat_activity a where a.wait_event_type = 'Lock' and a.datname = current_database()),
