@@ -92,6 +92,7 @@ language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
     v_others uuid[];
+    v_user app.users;
 begin
     loop
         v_others := array(select case when f.user_low = lock_for_erasure.user_id then f.user_high else f.user_low end
@@ -102,13 +103,15 @@ begin
             if not exists (select from app.friendships f
                            where lock_for_erasure.user_id in (f.user_low, f.user_high)
                              and (case when f.user_low = lock_for_erasure.user_id then f.user_high else f.user_low end) <> all(v_others)) then
-                return api.lock_user(lock_for_erasure.user_id);
+                v_user := api.lock_user(lock_for_erasure.user_id);
+                exit;
             end if;
             raise exception 'the account''s friendships changed before its lock' using errcode = 'serialization_failure';
         exception when serialization_failure then
             null;  -- this attempt's locks are released; read the others again
         end;
     end loop;
+    return v_user;
 end
 $$;
 
