@@ -889,7 +889,7 @@ CREATE FUNCTION api.erase_account(user_id uuid, keep_key text) RETURNS void
     AS $$
 declare
     v_user_id uuid := erase_account.user_id;
-    v_user app.users := api.lock_account(v_user_id);
+    v_user app.users := api.lock_for_erasure(v_user_id);
     v_pair app.friendships;
 begin
     for v_pair in delete from app.friendships f where v_user_id in (f.user_low, f.user_high) returning * loop
@@ -1801,15 +1801,20 @@ CREATE FUNCTION api.gifts_expire() RETURNS integer
     SET search_path TO 'public', 'pg_temp'
     AS $$
 declare
-    v_due app.gifts;
+    v_due uuid[] := array(select g.id from app.gifts g where g.status = 'pending' and g.expires_at <= now()
+                          order by g.expires_at, g.id limit 1000);
     v_gift app.gifts;
     v_count integer := 0;
 begin
-    for v_due in
-        select g.* from app.gifts g where g.status = 'pending' and g.expires_at <= now() order by g.expires_at, g.id limit 1000
+    perform from app.users u
+    where u.id in (select g.sender_id from app.gifts g where g.id = any(v_due)
+                   union select g.receiver_id from app.gifts g where g.id = any(v_due))
+    order by u.id
+    for update;
+    perform from app.gifts g where g.id = any(v_due) order by g.id for update;
+    for v_gift in
+        select g.* from app.gifts g where g.id = any(v_due) order by g.expires_at, g.id
     loop
-        perform api.lock_two_users(v_due.sender_id, v_due.receiver_id);
-        select g.* into v_gift from app.gifts g where g.id = v_due.id for update;
         if api.gift_expire_if_due(v_gift) then
             v_count := v_count + 1;
         end if;
@@ -1818,55 +1823,48 @@ begin
 end
 $$;
 ALTER FUNCTION api.gifts_expire() OWNER TO focus_owner;
-CREATE FUNCTION api.gifts_received_list(token text, params jsonb, body jsonb) RETURNS api.reply
+CREATE FUNCTION api.gifts_page(user_id uuid, params jsonb, direction text) RETURNS api.reply
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
 declare
-    v_user_id uuid := api.authenticate(gifts_received_list.token);
-    v_limit integer := api.page_limit(gifts_received_list.params, 50, 200);
-    v_key jsonb := api.cursor_decode(gifts_received_list.params, 'gifts_received', array['time', 'uuid']);
+    v_list text := 'gifts_' || gifts_page.direction;
+    v_limit integer := api.page_limit(gifts_page.params, 50, 200);
+    v_key jsonb := api.cursor_decode(gifts_page.params, v_list, array['time', 'uuid']);
     v_page app.gifts[];
 begin
     select coalesce(array_agg(p.g order by (p.g).created_at desc, (p.g).id desc), '{}') into v_page
-    from (select g from app.gifts g
-          where g.receiver_id = v_user_id and g.status = 'pending' and g.expires_at > now()
-            and (v_key is null or (g.created_at, g.id) < ((v_key ->> 0)::timestamptz, (v_key ->> 1)::uuid))
-          order by g.created_at desc, g.id desc
-          limit v_limit + 1) p;
+    from ((select g from app.gifts g
+           where gifts_page.direction = 'received'
+             and g.receiver_id = gifts_page.user_id and g.status = 'pending' and g.expires_at > now()
+             and (v_key is null or (g.created_at, g.id) < ((v_key ->> 0)::timestamptz, (v_key ->> 1)::uuid))
+           order by g.created_at desc, g.id desc
+           limit v_limit + 1)
+          union all
+          (select g from app.gifts g
+           where gifts_page.direction = 'sent'
+             and g.sender_id = gifts_page.user_id
+             and (v_key is null or (g.created_at, g.id) < ((v_key ->> 0)::timestamptz, (v_key ->> 1)::uuid))
+           order by g.created_at desc, g.id desc
+           limit v_limit + 1)) p;
     return api.ok(jsonb_build_object(
         'gifts', coalesce((select jsonb_agg(api.gift_json(g) order by g.created_at desc, g.id desc)
                            from unnest(v_page[1:v_limit]) g), '[]'),
         'next_cursor', case when cardinality(v_page) > v_limit
-                            then api.cursor_encode('gifts_received', jsonb_build_array(api.iso(v_page[v_limit].created_at),
-                                                                                       v_page[v_limit].id)) end));
+                            then api.cursor_encode(v_list, jsonb_build_array(api.iso(v_page[v_limit].created_at),
+                                                                             v_page[v_limit].id)) end));
 end
 $$;
+ALTER FUNCTION api.gifts_page(user_id uuid, params jsonb, direction text) OWNER TO focus_owner;
+CREATE FUNCTION api.gifts_received_list(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$ select api.gifts_page(api.authenticate(gifts_received_list.token), gifts_received_list.params, 'received') $$;
 ALTER FUNCTION api.gifts_received_list(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.gifts_sent_list(token text, params jsonb, body jsonb) RETURNS api.reply
-    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
-    AS $$
-declare
-    v_user_id uuid := api.authenticate(gifts_sent_list.token);
-    v_limit integer := api.page_limit(gifts_sent_list.params, 50, 200);
-    v_key jsonb := api.cursor_decode(gifts_sent_list.params, 'gifts_sent', array['time', 'uuid']);
-    v_page app.gifts[];
-begin
-    select coalesce(array_agg(p.g order by (p.g).created_at desc, (p.g).id desc), '{}') into v_page
-    from (select g from app.gifts g
-          where g.sender_id = v_user_id
-            and (v_key is null or (g.created_at, g.id) < ((v_key ->> 0)::timestamptz, (v_key ->> 1)::uuid))
-          order by g.created_at desc, g.id desc
-          limit v_limit + 1) p;
-    return api.ok(jsonb_build_object(
-        'gifts', coalesce((select jsonb_agg(api.gift_json(g) order by g.created_at desc, g.id desc)
-                           from unnest(v_page[1:v_limit]) g), '[]'),
-        'next_cursor', case when cardinality(v_page) > v_limit
-                            then api.cursor_encode('gifts_sent', jsonb_build_array(api.iso(v_page[v_limit].created_at),
-                                                                                   v_page[v_limit].id)) end));
-end
-$$;
+    AS $$ select api.gifts_page(api.authenticate(gifts_sent_list.token), gifts_sent_list.params, 'sent') $$;
 ALTER FUNCTION api.gifts_sent_list(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.give_starters(user_id uuid) RETURNS void
     LANGUAGE sql SECURITY DEFINER
@@ -2317,6 +2315,35 @@ begin
 end
 $$;
 ALTER FUNCTION api.lock_account(user_id uuid) OWNER TO focus_owner;
+CREATE FUNCTION api.lock_for_erasure(user_id uuid) RETURNS app.users
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_others uuid[];
+    v_user app.users;
+begin
+    loop
+        v_others := array(select case when f.user_low = lock_for_erasure.user_id then f.user_high else f.user_low end
+                          from app.friendships f where lock_for_erasure.user_id in (f.user_low, f.user_high));
+        begin
+            perform from app.auth_tokens t where t.user_id = lock_for_erasure.user_id order by t.digest for update;
+            perform from app.users u where u.id = any(v_others || lock_for_erasure.user_id) order by u.id for update;
+            if not exists (select from app.friendships f
+                           where lock_for_erasure.user_id in (f.user_low, f.user_high)
+                             and (case when f.user_low = lock_for_erasure.user_id then f.user_high else f.user_low end) <> all(v_others)) then
+                v_user := api.lock_user(lock_for_erasure.user_id);
+                exit;
+            end if;
+            raise exception 'the account''s friendships changed before its lock' using errcode = 'serialization_failure';
+        exception when serialization_failure then
+            null;  -- this attempt's locks are released; read the others again
+        end;
+    end loop;
+    return v_user;
+end
+$$;
+ALTER FUNCTION api.lock_for_erasure(user_id uuid) OWNER TO focus_owner;
 CREATE FUNCTION api.lock_pair(a uuid, b uuid) RETURNS app.friendships
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -2438,7 +2465,7 @@ declare
     v_user_id uuid := api.authenticate(me_delete.token, suspended_too => true);
     v_body jsonb := api.only_keys(me_delete.body, array['password']);
     v_password text := api.text_field(v_body, 'password');
-    v_user app.users := api.lock_account(v_user_id);
+    v_user app.users := api.lock_for_erasure(v_user_id);
     v_check api.reply := api.check_password(v_user, v_password, api.client_address(me_delete.params));
 begin
     if v_check.code is not null then
@@ -4974,27 +5001,51 @@ CREATE FUNCTION app.backfill_achievement(code text) RETURNS integer
 declare
     v_kind text;
     v_target integer;
-    v_user_id uuid;
-    v_granted integer := 0;
+    v_reward integer;
+    v_acting uuid := app.acting_token();
+    v_users uuid[];
 begin
-    select a.kind, app.achievement_target(a.kind, a.threshold) into v_kind, v_target
+    select a.kind, app.achievement_target(a.kind, a.threshold), a.reward_coins into v_kind, v_target, v_reward
     from app.achievements a where a.code = backfill_achievement.code and a.active;
     if v_kind is null then
         raise exception 'no active achievement %', backfill_achievement.code using errcode = 'no_data_found';
     end if;
-    for v_user_id in
-        select u.id from app.users u
+    with granted as (
+        insert into app.user_achievements (user_id, achievement_code)
+        select u.id, backfill_achievement.code from app.users u
         where u.deleted_at is null
           and not exists (select from app.user_achievements ua
                           where ua.user_id = u.id and ua.achievement_code = backfill_achievement.code)
+          and app.achievement_value(u.id, v_kind) >= v_target
         order by u.id
-    loop
-        if app.achievement_value(v_user_id, v_kind) >= v_target
-           and app.grant_achievement(v_user_id, backfill_achievement.code) then
-            v_granted := v_granted + 1;
-        end if;
-    end loop;
-    return v_granted;
+        on conflict do nothing
+        returning user_id
+    )
+    select coalesce(array_agg(g.user_id order by g.user_id), '{}') into v_users from granted g;
+    if v_reward > 0 then
+        insert into app.coin_ledger (user_id, entry, amount, reason, achievement_code)
+        select g.id, 'reward', v_reward, 'achievement', backfill_achievement.code from unnest(v_users) g(id) order by g.id;
+    end if;
+    insert into app.events (user_id, type, payload, origin_token)
+    select g.id, 'achievement.unlocked', jsonb_build_object('user_id', g.id, 'code', backfill_achievement.code), v_acting
+    from unnest(v_users) g(id)
+    where exists (select from app.auth_tokens t
+                  where t.user_id = g.id and t.revoked_at is null and t.expires_at > now() and t.id is distinct from v_acting)
+    order by g.id;
+    insert into app.events (user_id, type, payload)
+    select case when f.user_low = g.id then f.user_high else f.user_low end, 'achievement.unlocked',
+           jsonb_build_object('user_id', g.id, 'code', backfill_achievement.code)
+    from unnest(v_users) g(id)
+    join app.friendships f on g.id in (f.user_low, f.user_high) and f.status = 'accepted'
+    order by g.id, 1;
+    if cardinality(v_users) > 0 then
+        perform set_config('focus.achievements_unlocked',
+                           (coalesce(nullif(current_setting('focus.achievements_unlocked', true), ''), '[]')::jsonb
+                           || (select jsonb_agg(jsonb_build_object('user_id', g.id, 'code', backfill_achievement.code) order by g.id)
+                               from unnest(v_users) g(id)))::text,
+                           true);
+    end if;
+    return cardinality(v_users);
 end
 $$;
 ALTER FUNCTION app.backfill_achievement(code text) OWNER TO focus_owner;
@@ -8096,6 +8147,7 @@ GRANT ALL ON FUNCTION api.gifts_create(token text, params jsonb, body jsonb) TO 
 REVOKE ALL ON FUNCTION api.gifts_decline(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.gifts_decline(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.gifts_expire() FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.gifts_page(user_id uuid, params jsonb, direction text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.gifts_received_list(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.gifts_received_list(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.gifts_sent_list(token text, params jsonb, body jsonb) FROM PUBLIC;
@@ -8126,6 +8178,7 @@ REVOKE ALL ON FUNCTION api.live_end(session app.focus_sessions) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.local_date(time_zone text, at timestamp with time zone) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.local_period_start(time_zone text, at timestamp with time zone, period text, shift integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.lock_account(user_id uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.lock_for_erasure(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.lock_pair(a uuid, b uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.lock_two_users(a uuid, b uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.lock_user(user_id uuid) FROM PUBLIC;

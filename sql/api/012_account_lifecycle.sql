@@ -76,6 +76,45 @@ begin
 end
 $$;
 
+-- Locks a live account for its erasure: its tokens first (as api.lock_account), then the rows of
+-- the account and of everyone it has a friendship or request with, all in id order, the order
+-- in which every two-user path takes them (api.lock_pair, api.lock_two_users, the gifts'
+-- expiry). Erasing the account writes to those others (a pending gift's refund moves the
+-- sender's balance; the ledger and events name them), so without their locks taken up front
+-- it would hold its own row while it waits for theirs, and a friend's decline, unfriend or
+-- expiry holding theirs while it waits for this row would deadlock with it (2026-12-01,
+-- docs/gifts.md "Lock order"). The others are read before the locks: a request made in
+-- between (it needs this row's lock, so none comes after) makes the attempt roll back to its
+-- start, releasing what it locked, and read again. 401 if the account was deleted meanwhile.
+create function api.lock_for_erasure(user_id uuid)
+returns app.users
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_others uuid[];
+    v_user app.users;
+begin
+    loop
+        v_others := array(select case when f.user_low = lock_for_erasure.user_id then f.user_high else f.user_low end
+                          from app.friendships f where lock_for_erasure.user_id in (f.user_low, f.user_high));
+        begin
+            perform from app.auth_tokens t where t.user_id = lock_for_erasure.user_id order by t.digest for update;
+            perform from app.users u where u.id = any(v_others || lock_for_erasure.user_id) order by u.id for update;
+            if not exists (select from app.friendships f
+                           where lock_for_erasure.user_id in (f.user_low, f.user_high)
+                             and (case when f.user_low = lock_for_erasure.user_id then f.user_high else f.user_low end) <> all(v_others)) then
+                v_user := api.lock_user(lock_for_erasure.user_id);
+                exit;
+            end if;
+            raise exception 'the account''s friendships changed before its lock' using errcode = 'serialization_failure';
+        exception when serialization_failure then
+            null;  -- this attempt's locks are released; read the others again
+        end;
+    end loop;
+    return v_user;
+end
+$$;
+
 -- Checks the account's password before a change: a problem reply (429 too_many_attempts after
 -- max_failed_logins wrong passwords given with the account's tokens, or 403 wrong_password,
 -- recorded as a 'password' failure without rolling back), or a reply with no code when the
@@ -147,8 +186,8 @@ begin
 end
 $$;
 
--- Turns a live account into the anonymous tombstone, under its lock (api.lock_account: a
--- racing purchase ends before, and is kept, or after, and gets 401). Guarantees: everything
+-- Turns a live account into the anonymous tombstone, under its lock and its friends' (api.lock_for_erasure: a
+-- racing purchase ends before, and is kept, or after, and gets 401; a friend's gift path cannot deadlock with it). Guarantees: everything
 -- that names or reaches the person goes at once:
 -- email, password, display name (now 'Deleted user') and its history, bio, avatar, time zone,
 -- tokens (and the console sessions on them), reset and deletion codes and queued requests,
@@ -169,7 +208,7 @@ language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
     v_user_id uuid := erase_account.user_id;
-    v_user app.users := api.lock_account(v_user_id);
+    v_user app.users := api.lock_for_erasure(v_user_id);
     v_pair app.friendships;
 begin
     for v_pair in delete from app.friendships f where v_user_id in (f.user_low, f.user_high) returning * loop
@@ -210,7 +249,7 @@ declare
     v_user_id uuid := api.authenticate(me_delete.token, suspended_too => true);
     v_body jsonb := api.only_keys(me_delete.body, array['password']);
     v_password text := api.text_field(v_body, 'password');
-    v_user app.users := api.lock_account(v_user_id);
+    v_user app.users := api.lock_for_erasure(v_user_id);
     v_check api.reply := api.check_password(v_user, v_password, api.client_address(me_delete.params));
 begin
     if v_check.code is not null then

@@ -1,9 +1,12 @@
 -- api gifts: a person sends a friend coins or a shop item; the friend accepts or declines it.
 -- The sender pays at send (a 'gift' ledger row holding the coins); accepting credits the coins
 -- or grants the item, anything else refunds the sender (app.gift_end, sql/app/130_gifts.sql).
--- Locks, always in this order: both users' rows (lower id first), then the gift's row. A
--- friendship ending takes the users' locks first too (api.lock_pair, api.erase_account) and
--- cancels the pending gifts between them (app.friendships_cancel_gifts). docs/gifts.md.
+-- Locks, always in this order: the acting account's tokens (api.authenticate, or an erasure's),
+-- then users' rows in id order (both users of a gift; every user of an expiry run; an erased
+-- account and everyone it has a friendship row with, api.lock_for_erasure), then friendship
+-- rows, then gift rows. A friendship ending takes the users' locks first too (api.lock_pair,
+-- api.erase_account) and cancels the pending gifts between them (app.friendships_cancel_gifts).
+-- docs/gifts.md, "Lock order".
 
 -- Gift = {id, from: UserCard, to: UserCard, coins, item, paid, status, created_at, expires_at,
 -- ended_at}: coins for a coin gift (else null), item an Item for an item gift (else null), paid
@@ -225,88 +228,93 @@ comment on function api.gifts_decline(text, jsonb, jsonb) is
     'POST /gifts/{id}/decline: the receiver refuses the gift, the sender is refunded; again: the same; '
     '409 gift_not_pending (accepted, expired, cancelled); 404 gift_not_found.';
 
--- GET /gifts/received?limit=&cursor=: {gifts: [Gift], next_cursor}, the caller's pending gifts
--- not yet expired, newest first (created_at, then id, both descending; gifts_receiver_pending),
--- at most `limit` (1 to 200, 50 by default).
-create function api.gifts_received_list(token text, params jsonb, body jsonb)
+-- One page of the caller's gifts, newest first (created_at, then id, both descending), at most
+-- `limit` (1 to 200, 50 by default): direction 'received', the pending gifts to the caller not
+-- yet expired (gifts_receiver_pending; cursor list 'gifts_received'), or 'sent', every gift the
+-- caller sent, whatever became of it (gifts_sender_time; cursor list 'gifts_sent', so one
+-- list's cursor is refused by the other). Each branch reads its own index: the direction is a
+-- one-time filter, the other branch never runs. {gifts: [Gift], next_cursor}.
+create function api.gifts_page(user_id uuid, params jsonb, direction text)
 returns api.reply
 language plpgsql stable security definer set search_path = public, pg_temp
 as $$
 declare
-    v_user_id uuid := api.authenticate(gifts_received_list.token);
-    v_limit integer := api.page_limit(gifts_received_list.params, 50, 200);
-    v_key jsonb := api.cursor_decode(gifts_received_list.params, 'gifts_received', array['time', 'uuid']);
+    v_list text := 'gifts_' || gifts_page.direction;
+    v_limit integer := api.page_limit(gifts_page.params, 50, 200);
+    v_key jsonb := api.cursor_decode(gifts_page.params, v_list, array['time', 'uuid']);
     v_page app.gifts[];
 begin
     select coalesce(array_agg(p.g order by (p.g).created_at desc, (p.g).id desc), '{}') into v_page
-    from (select g from app.gifts g
-          where g.receiver_id = v_user_id and g.status = 'pending' and g.expires_at > now()
-            and (v_key is null or (g.created_at, g.id) < ((v_key ->> 0)::timestamptz, (v_key ->> 1)::uuid))
-          order by g.created_at desc, g.id desc
-          limit v_limit + 1) p;
+    from ((select g from app.gifts g
+           where gifts_page.direction = 'received'
+             and g.receiver_id = gifts_page.user_id and g.status = 'pending' and g.expires_at > now()
+             and (v_key is null or (g.created_at, g.id) < ((v_key ->> 0)::timestamptz, (v_key ->> 1)::uuid))
+           order by g.created_at desc, g.id desc
+           limit v_limit + 1)
+          union all
+          (select g from app.gifts g
+           where gifts_page.direction = 'sent'
+             and g.sender_id = gifts_page.user_id
+             and (v_key is null or (g.created_at, g.id) < ((v_key ->> 0)::timestamptz, (v_key ->> 1)::uuid))
+           order by g.created_at desc, g.id desc
+           limit v_limit + 1)) p;
     return api.ok(jsonb_build_object(
         'gifts', coalesce((select jsonb_agg(api.gift_json(g) order by g.created_at desc, g.id desc)
                            from unnest(v_page[1:v_limit]) g), '[]'),
         'next_cursor', case when cardinality(v_page) > v_limit
-                            then api.cursor_encode('gifts_received', jsonb_build_array(api.iso(v_page[v_limit].created_at),
-                                                                                       v_page[v_limit].id)) end));
+                            then api.cursor_encode(v_list, jsonb_build_array(api.iso(v_page[v_limit].created_at),
+                                                                             v_page[v_limit].id)) end));
 end
 $$;
+
+-- GET /gifts/received?limit=&cursor=: {gifts: [Gift], next_cursor}, the caller's pending gifts
+-- not yet expired, newest first, paged (api.gifts_page, direction 'received').
+create function api.gifts_received_list(token text, params jsonb, body jsonb)
+returns api.reply
+language sql stable security definer set search_path = public, pg_temp
+as $$ select api.gifts_page(api.authenticate(gifts_received_list.token), gifts_received_list.params, 'received') $$;
 grant execute on function api.gifts_received_list(text, jsonb, jsonb) to focus_api;
 comment on function api.gifts_received_list(text, jsonb, jsonb) is
     'GET /gifts/received: the caller''s pending gifts, newest first, paged (limit 1 to 200, 50 by default; cursor, '
     'next_cursor; 400 invalid_cursor).';
 
 -- GET /gifts/sent?limit=&cursor=: {gifts: [Gift], next_cursor}, every gift the caller sent,
--- whatever became of it, newest first (created_at, then id, both descending; gifts_sender_time),
--- at most `limit` (1 to 200, 50 by default).
+-- whatever became of it, newest first, paged (api.gifts_page, direction 'sent').
 create function api.gifts_sent_list(token text, params jsonb, body jsonb)
 returns api.reply
-language plpgsql stable security definer set search_path = public, pg_temp
-as $$
-declare
-    v_user_id uuid := api.authenticate(gifts_sent_list.token);
-    v_limit integer := api.page_limit(gifts_sent_list.params, 50, 200);
-    v_key jsonb := api.cursor_decode(gifts_sent_list.params, 'gifts_sent', array['time', 'uuid']);
-    v_page app.gifts[];
-begin
-    select coalesce(array_agg(p.g order by (p.g).created_at desc, (p.g).id desc), '{}') into v_page
-    from (select g from app.gifts g
-          where g.sender_id = v_user_id
-            and (v_key is null or (g.created_at, g.id) < ((v_key ->> 0)::timestamptz, (v_key ->> 1)::uuid))
-          order by g.created_at desc, g.id desc
-          limit v_limit + 1) p;
-    return api.ok(jsonb_build_object(
-        'gifts', coalesce((select jsonb_agg(api.gift_json(g) order by g.created_at desc, g.id desc)
-                           from unnest(v_page[1:v_limit]) g), '[]'),
-        'next_cursor', case when cardinality(v_page) > v_limit
-                            then api.cursor_encode('gifts_sent', jsonb_build_array(api.iso(v_page[v_limit].created_at),
-                                                                                   v_page[v_limit].id)) end));
-end
-$$;
+language sql stable security definer set search_path = public, pg_temp
+as $$ select api.gifts_page(api.authenticate(gifts_sent_list.token), gifts_sent_list.params, 'sent') $$;
 grant execute on function api.gifts_sent_list(text, jsonb, jsonb) to focus_api;
 comment on function api.gifts_sent_list(text, jsonb, jsonb) is
     'GET /gifts/sent: the gifts the caller sent and how each ended, newest first, paged (limit 1 to 200, 50 by '
     'default; cursor, next_cursor; 400 invalid_cursor).';
 
 -- Expiry (the scheduled job expire_gifts, api.jobs_run): each pending gift past expires_at
--- (oldest first, at most 1000 a run) ends as expired and refunds its sender, under both users'
--- locks then the gift's, so an accept or decline racing it finds it expired (409) or ended it
--- first. Returns how many expired. Tests call it directly at a moved clock.
+-- (oldest first, at most 1000 a run) ends as expired and refunds its sender, so an accept or
+-- decline racing it finds it expired (409) or ended it first. Locks in the one order (docs/gifts.md
+-- "Lock order"): every sender's and receiver's row of the run at once, in id order, then the
+-- gifts, in id order; taken gift by gift, two gifts of a run would take their users out of order
+-- and could deadlock with any two-user path. Returns how many expired. Tests call it directly
+-- at a moved clock.
 create function api.gifts_expire()
 returns integer
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
-    v_due app.gifts;
+    v_due uuid[] := array(select g.id from app.gifts g where g.status = 'pending' and g.expires_at <= now()
+                          order by g.expires_at, g.id limit 1000);
     v_gift app.gifts;
     v_count integer := 0;
 begin
-    for v_due in
-        select g.* from app.gifts g where g.status = 'pending' and g.expires_at <= now() order by g.expires_at, g.id limit 1000
+    perform from app.users u
+    where u.id in (select g.sender_id from app.gifts g where g.id = any(v_due)
+                   union select g.receiver_id from app.gifts g where g.id = any(v_due))
+    order by u.id
+    for update;
+    perform from app.gifts g where g.id = any(v_due) order by g.id for update;
+    for v_gift in
+        select g.* from app.gifts g where g.id = any(v_due) order by g.expires_at, g.id
     loop
-        perform api.lock_two_users(v_due.sender_id, v_due.receiver_id);
-        select g.* into v_gift from app.gifts g where g.id = v_due.id for update;
         if api.gift_expire_if_due(v_gift) then
             v_count := v_count + 1;
         end if;

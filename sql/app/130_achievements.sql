@@ -183,10 +183,18 @@ end
 $$;
 
 -- A DBA's tool: grants the achievement `code` (active) to every account that already qualifies
--- and does not hold it, paying each the reward, as a trigger's check would. Safe to run again
--- (a holder is skipped; the grant itself refuses a second row) and beside live traffic (a
--- racing check and backfill grant once). Returns how many it granted. Unknown or inactive
--- code: an error.
+-- and does not hold it, paying each the reward, as a trigger's check would (app.grant_achievement
+-- says what a grant writes), but for the whole set in a few statements (2026-12-01): one insert
+-- ... select of app.user_achievements for every live account whose count (app.achievement_value,
+-- the number a check and progress read) reached the target, in id order; then one insert of
+-- their rewards (the ledger's unique index refuses a second reward, whatever writes it; the
+-- balance and balance.changed follow each row as for any ledger row); then achievement.unlocked
+-- to each one's own devices (those with a live token, as app.tell_own_devices) and to each one's
+-- friends. The same rows and events as granting them one by one; the events come grouped by kind
+-- (every balance, then every person, then every friend, each in id order) rather than person by
+-- person. Safe to run again (a holder is skipped, the primary key lets one insert through) and
+-- beside live traffic (a racing check and the backfill grant once: the later waits, then skips).
+-- Returns how many it granted. Unknown or inactive code: an error.
 create or replace function app.backfill_achievement(code text)
 returns integer
 language plpgsql
@@ -195,27 +203,51 @@ as $$
 declare
     v_kind text;
     v_target integer;
-    v_user_id uuid;
-    v_granted integer := 0;
+    v_reward integer;
+    v_acting uuid := app.acting_token();
+    v_users uuid[];
 begin
-    select a.kind, app.achievement_target(a.kind, a.threshold) into v_kind, v_target
+    select a.kind, app.achievement_target(a.kind, a.threshold), a.reward_coins into v_kind, v_target, v_reward
     from app.achievements a where a.code = backfill_achievement.code and a.active;
     if v_kind is null then
         raise exception 'no active achievement %', backfill_achievement.code using errcode = 'no_data_found';
     end if;
-    for v_user_id in
-        select u.id from app.users u
+    with granted as (
+        insert into app.user_achievements (user_id, achievement_code)
+        select u.id, backfill_achievement.code from app.users u
         where u.deleted_at is null
           and not exists (select from app.user_achievements ua
                           where ua.user_id = u.id and ua.achievement_code = backfill_achievement.code)
+          and app.achievement_value(u.id, v_kind) >= v_target
         order by u.id
-    loop
-        if app.achievement_value(v_user_id, v_kind) >= v_target
-           and app.grant_achievement(v_user_id, backfill_achievement.code) then
-            v_granted := v_granted + 1;
-        end if;
-    end loop;
-    return v_granted;
+        on conflict do nothing
+        returning user_id
+    )
+    select coalesce(array_agg(g.user_id order by g.user_id), '{}') into v_users from granted g;
+    if v_reward > 0 then
+        insert into app.coin_ledger (user_id, entry, amount, reason, achievement_code)
+        select g.id, 'reward', v_reward, 'achievement', backfill_achievement.code from unnest(v_users) g(id) order by g.id;
+    end if;
+    insert into app.events (user_id, type, payload, origin_token)
+    select g.id, 'achievement.unlocked', jsonb_build_object('user_id', g.id, 'code', backfill_achievement.code), v_acting
+    from unnest(v_users) g(id)
+    where exists (select from app.auth_tokens t
+                  where t.user_id = g.id and t.revoked_at is null and t.expires_at > now() and t.id is distinct from v_acting)
+    order by g.id;
+    insert into app.events (user_id, type, payload)
+    select case when f.user_low = g.id then f.user_high else f.user_low end, 'achievement.unlocked',
+           jsonb_build_object('user_id', g.id, 'code', backfill_achievement.code)
+    from unnest(v_users) g(id)
+    join app.friendships f on g.id in (f.user_low, f.user_high) and f.status = 'accepted'
+    order by g.id, 1;
+    if cardinality(v_users) > 0 then
+        perform set_config('focus.achievements_unlocked',
+                           (coalesce(nullif(current_setting('focus.achievements_unlocked', true), ''), '[]')::jsonb
+                           || (select jsonb_agg(jsonb_build_object('user_id', g.id, 'code', backfill_achievement.code) order by g.id)
+                               from unnest(v_users) g(id)))::text,
+                           true);
+    end if;
+    return cardinality(v_users);
 end
 $$;
 comment on function app.backfill_achievement(text) is
