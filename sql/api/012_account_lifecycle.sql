@@ -186,9 +186,10 @@ begin
 end
 $$;
 
--- Turns a live account into the anonymous tombstone, under its lock and its friends' (api.lock_for_erasure: a
--- racing purchase ends before, and is kept, or after, and gets 401; a friend's gift path cannot deadlock with it). Guarantees: everything
--- that names or reaches the person goes at once:
+-- Turns a live account into the anonymous tombstone, under its lock and its friends'
+-- (api.lock_for_erasure: a racing purchase ends before, and is kept, or after, and gets 401; a
+-- friend's gift path cannot deadlock with it). Guarantees: everything that names or reaches the
+-- person goes at once:
 -- email, password, display name (now 'Deleted user') and its history, bio, avatar, time zone,
 -- tokens (and the console sessions on them), reset and deletion codes and queued requests,
 -- email verification codes and a pending address, mail and login
