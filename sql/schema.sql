@@ -6097,6 +6097,26 @@ CREATE FUNCTION app.rebuild_rollup(user_id uuid) RETURNS void
     LANGUAGE sql
     SET search_path TO 'public', 'pg_temp'
     AS $$
+    insert into app.daily_minutes_counts as c (day, minutes, shard, users)
+    select k.day, k.minutes, app.counter_shard(rebuild_rollup.user_id), 0
+    from (select d.day, d.minutes from app.daily_minutes d where d.user_id = rebuild_rollup.user_id
+          union
+          select (s.ended_at at time zone u.time_zone)::date, sum(s.minutes)::integer
+          from app.focus_sessions s join app.users u on u.id = s.user_id
+          where s.user_id = rebuild_rollup.user_id and u.deleted_at is null and s.minutes > 0
+          group by 1) k
+    order by k.day, k.minutes
+    on conflict on constraint daily_minutes_counts_pkey do update set users = c.users;
+    insert into app.weekly_minutes_counts as c (week, minutes, shard, users)
+    select k.week, k.minutes, app.counter_shard(rebuild_rollup.user_id), 0
+    from (select w.week, w.minutes from app.weekly_minutes w where w.user_id = rebuild_rollup.user_id
+          union
+          select date_trunc('week', s.ended_at at time zone u.time_zone)::date, sum(s.minutes)::integer
+          from app.focus_sessions s join app.users u on u.id = s.user_id
+          where s.user_id = rebuild_rollup.user_id and u.deleted_at is null and s.minutes > 0
+          group by 1) k
+    order by k.week, k.minutes
+    on conflict on constraint weekly_minutes_counts_pkey do update set users = c.users;
     delete from app.daily_minutes d where d.user_id = rebuild_rollup.user_id;
     delete from app.weekly_minutes w where w.user_id = rebuild_rollup.user_id;
     insert into app.daily_minutes (user_id, day, minutes)
