@@ -46,14 +46,14 @@ pgtap_finish() {
 pgtap_run() {
     local label=$1 n i pids=() logs=() status=0
     shift
-    # The files that wait for the events' horizon (app.events_horizon(): no transaction of the
+    # The files that wait for the events' horizon (test.horizon_passes: no transaction of the
     # cluster older than their writes still running) all go to the first stream, one after the
     # other. Every pgTAP file's transaction holds the horizon while it runs (plan() takes a
     # transaction id), so two of them in two streams at once each waited for the other's end
     # until both gave up.
     local files=() waiting=() file
     for file in "$@"; do
-        if grep -q 'app\.events_horizon()' "$file"; then waiting+=("$file"); else files+=("$file"); fi
+        if grep -q 'test\.horizon_passes(' "$file"; then waiting+=("$file"); else files+=("$file"); fi
     done
     for ((n = 1; n <= PGTAP_STREAMS; n++)); do
         local part=()

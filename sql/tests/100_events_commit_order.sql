@@ -24,16 +24,6 @@ as $$ select coalesce(array_agg((e ->> 'id')::bigint order by ord), '{}')
 create function pg_temp.ring(after bigint) returns text[] language sql
 as $$ select array_agg(coalesce(r.user_id, '-') || ' ' || r.through order by r.user_id) from api.events_ring(after) r $$;
 
--- Waits (at most a minute) until no transaction older than the id's may still write below it.
-create function pg_temp.horizon_passes(id bigint) returns boolean language plpgsql as $$
-begin
-    for i in 1..600 loop
-        if app.events_horizon() > id then return true; end if;
-        perform pg_sleep(0.1);
-    end loop;
-    return false;
-end
-$$;
 
 select dblink_connect('first', pg_temp.conninfo());
 select dblink_connect('second', pg_temp.conninfo());
@@ -63,7 +53,7 @@ select is(test.error_of(format($$ select api.event_cursor('{"after": "%s"}') $$,
 select dblink_exec('first', 'commit');
 -- Transaction ids are the cluster's: a file of the other pgTAP stream (another database) that
 -- began before the first writer holds the horizon too, until it ends (seconds). Wait for it.
-select ok(pg_temp.horizon_passes((select second_id from written)), 'the horizon passes both ids once no older writer runs');
+select ok(test.horizon_passes((select second_id from written)), 'the horizon passes both ids once no older writer runs');
 select is(pg_temp.ids((select id from mark)), array[(select first_id from written), (select second_id from written)],
           'once the first commits, the reader gets both, lower id first');
 select is(pg_temp.list((select id from mark)) -> 'next', to_jsonb((select second_id from written)), '... next is the higher');

@@ -14,16 +14,6 @@ as $$ select format('dbname=%s host=%s port=%s user=%s', current_database(),
 create function pg_temp.write(session text) returns bigint language sql
 as $$ select t.id from dblink(session, format('insert into app.events (user_id, type, payload) values (%L, ''balance.changed'', ''{}'') returning id',
                                               test.uid('ann'))) as t(id bigint) $$;
--- Waits (at most a minute) until no transaction older than the id's may still write below it.
-create function pg_temp.horizon_passes(id bigint) returns boolean language plpgsql as $$
-begin
-    for i in 1..600 loop
-        if app.events_horizon() > id then return true; end if;
-        perform pg_sleep(0.1);
-    end loop;
-    return false;
-end
-$$;
 
 create temp table mark as select api.newest_event_id() as id;
 select is((select array_agg(r.held) from api.events_ring((select id from mark)) r), array[false],
@@ -44,7 +34,7 @@ select is((select array_agg(r.held) from api.events_ring(null) r), array[true],
 select dblink_exec('first', 'commit');
 -- Transaction ids are the cluster's: a file of the other pgTAP stream (another database) that
 -- began before the first writer holds the horizon too, until it ends (seconds). Wait for it.
-select ok(pg_temp.horizon_passes((select second_id from written)), 'the horizon passes both ids once the older writer ends');
+select ok(test.horizon_passes((select second_id from written)), 'the horizon passes both ids once the older writer ends');
 select is((select array_agg(r.user_id) from api.events_ring((select id from mark)) r), array[test.uid('ann')::text],
           'then ann is rung, once');
 select is((select array_agg(r.held) from api.events_ring((select id from mark)) r), array[false], '... and held is false');

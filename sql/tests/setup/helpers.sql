@@ -267,3 +267,19 @@ begin
     return v_hits;
 end
 $$;
+
+-- Waits (at most a minute) until no transaction older than the event `id`'s may still write
+-- below it (app.events_horizon() has passed it). Every running pgTAP file holds the horizon,
+-- so the files calling this run one after the other in one stream (scripts/lib/pgtap.sh).
+create or replace function test.horizon_passes(id bigint)
+returns boolean
+language plpgsql
+as $$
+begin
+    for i in 1..600 loop
+        if app.events_horizon() > id then return true; end if;
+        perform pg_sleep(0.1);
+    end loop;
+    return false;
+end
+$$;
