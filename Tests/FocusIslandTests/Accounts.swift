@@ -25,6 +25,14 @@ extension Client {
         }
         return Account(id: reply.user.id, email: email, token: reply.token)
     }
+
+    /// A new account signed in twice: its phone (the sign-up's token) and its iPad (a login).
+    func registerOnTwoDevices(_ name: String) throws -> (phone: Account, iPad: Account) {
+        let phone = try register(name)
+        let login = try send("POST", "/auth/login", json: #"{"email":"\#(phone.email)","password":"correct horse"}"#)
+        let token = try #require(login.json["token"] as? String, "login: \(login.status) \(login.text)")
+        return (phone, Account(id: phone.id, email: phone.email, token: token))
+    }
 }
 
 /// Runs `body` `count` times at once, each on a thread of its own released together with the

@@ -10,15 +10,6 @@ import Testing
 @testable import FocusIsland
 
 @Suite struct DoorbellHTTPTests {
-    /// Ada signed in twice: her phone (the sign-up's token) and her iPad (a login).
-    func ada(_ client: Client) throws -> (phone: Account, iPad: Account) {
-        let phone = try client.register("ada")
-        let login = try client.send(
-            "POST", "/auth/login", json: #"{"email":"\#(phone.email)","password":"correct horse"}"#)
-        let token = try #require(login.json["token"] as? String, "login: \(login.status) \(login.text)")
-        return (phone, Account(id: phone.id, email: phone.email, token: token))
-    }
-
     /// The stream's next event of `type` within 10 s (others, broadcasts included, are skipped).
     func next(_ stream: EventStreamClient, type: String) throws -> ServerSentEvent? {
         let deadline = Date().addingTimeInterval(10)
@@ -37,7 +28,7 @@ import Testing
 
     @Test func aWriteThroughTheServerRingsTheWaitingStreamAndLongPollOfItsEvent() throws {
         let client = Transport.socket.client
-        let (phone, iPad) = try ada(client)
+        let (phone, iPad) = try client.registerOnTwoDevices("ada")
         let stream = try EventStreamClient(port: TestServer.client().port, target: "/events", token: iPad.token)
         #expect(stream.status == 200)
         let start = try #require(client.send("GET", "/events", token: iPad.token).json["next"] as? Int)
@@ -72,7 +63,7 @@ import Testing
         let other = try TestServer.another()
         defer { other.stop() }
         let client = Transport.socket.client
-        let (phone, iPad) = try ada(client)
+        let (phone, iPad) = try client.registerOnTwoDevices("ada")
         #expect(eventually { other.listener.connections == 1 }, "the other server's listener listens")
         let stream = try EventStreamClient(port: other.server.port, target: "/events", token: iPad.token)
         #expect(stream.status == 200)

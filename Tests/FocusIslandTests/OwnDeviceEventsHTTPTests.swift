@@ -10,15 +10,6 @@ import Testing
 @Suite struct OwnDeviceEventsHTTPTests {
     static let broadcastTypes: Set<String?> = ["catalog.changed", "tips.changed"]
 
-    /// Ada signed in twice: her phone (the sign-up's token) and her iPad (a login).
-    func ada(_ client: Client) throws -> (phone: Account, iPad: Account) {
-        let phone = try client.register("ada")
-        let login = try client.send(
-            "POST", "/auth/login", json: #"{"email":"\#(phone.email)","password":"correct horse"}"#)
-        let token = try #require(login.json["token"] as? String, "login: \(login.status) \(login.text)")
-        return (phone, Account(id: phone.id, email: phone.email, token: token))
-    }
-
     func stream(_ account: Account) throws -> EventStreamClient {
         try EventStreamClient(port: TestServer.client().port, target: "/events", token: account.token)
     }
@@ -57,7 +48,7 @@ import Testing
 
     @Test func theIPadStreamSeesTheSessionThePhoneStartedAndThePhoneStreamDoesNot() throws {
         let client = Transport.socket.client
-        let (phone, iPad) = try ada(client)
+        let (phone, iPad) = try client.registerOnTwoDevices("ada")
         let phoneStream = try stream(phone), iPadStream = try stream(iPad)
         #expect(phoneStream.status == 200 && iPadStream.status == 200)
 
@@ -81,7 +72,7 @@ import Testing
 
     @Test func longPollsTellEachDeviceWhatTheOtherDid() throws {
         let client = Transport.inProcess.client
-        let (phone, iPad) = try ada(client)
+        let (phone, iPad) = try client.registerOnTwoDevices("ada")
         let bo = try client.register("bo")
         let item = try #require(
             try TestEnvironment.scalar("select id from app.shop_items where name = 'Pip the Fox'"))
@@ -123,7 +114,7 @@ import Testing
 
     @Test func aRefusedChangeTellsNoDevice() throws {
         let client = Transport.inProcess.client
-        let (phone, _) = try ada(client)
+        let (phone, _) = try client.registerOnTwoDevices("ada")
         let count = try TestEnvironment.scalar("select count(*) from app.events where user_id = $1::uuid", [phone.id])
         #expect(try client.send("POST", "/users/\(phone.id)/block", token: phone.token).status == 422)
         #expect(try client.send("PATCH", "/me", token: phone.token, json: #"{"display_name":42}"#).status == 400)

@@ -21,7 +21,7 @@ import urllib.request
 import uuid
 
 from selenium import webdriver
-from selenium.common.exceptions import NoAlertPresentException
+from selenium.common.exceptions import NoAlertPresentException, StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
@@ -77,7 +77,9 @@ for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-d
                  "--no-first-run", "--disable-extensions", "--disable-background-networking"]:
     options.add_argument(argument)
 driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-wait = WebDriverWait(driver, PATIENCE)
+# A page that is replaced while a condition reads it (a form's answer arriving) leaves the
+# element found a moment before stale: the condition is asked again, as for a missing one.
+wait = WebDriverWait(driver, PATIENCE, ignored_exceptions=[StaleElementReferenceException])
 
 
 def shot(name):
