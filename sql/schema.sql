@@ -121,12 +121,14 @@ end
 $$;
 ALTER FUNCTION api.account_deletion_create(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.achievement_json(code text, unlocked_at timestamp with time zone) RETURNS jsonb
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
-    select jsonb_build_object('code', a.code, 'name', a.name, 'description', a.description,
-                              'reward_coins', a.reward_coins, 'unlocked_at', api.iso(achievement_json.unlocked_at))
-    from app.achievements a where a.code = achievement_json.code
+begin
+    return (select jsonb_build_object('code', a.code, 'name', a.name, 'description', a.description,
+                                  'reward_coins', a.reward_coins, 'unlocked_at', api.iso(achievement_json.unlocked_at))
+        from app.achievements a where a.code = achievement_json.code);
+end
 $$;
 ALTER FUNCTION api.achievement_json(code text, unlocked_at timestamp with time zone) OWNER TO focus_owner;
 CREATE FUNCTION api.address_bucket(client_ip inet) RETURNS inet
@@ -140,11 +142,13 @@ CREATE FUNCTION api.api_version() RETURNS text
     AS $$ select '1.1.0' $$;
 ALTER FUNCTION api.api_version() OWNER TO focus_owner;
 CREATE FUNCTION api.asset_url(key text) RETURNS text
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
-    select s.base_url || coalesce((select a.hashed_name from app.assets a where a.key = asset_url.key), asset_url.key)
-    from app.asset_settings s
+begin
+    return (select s.base_url || coalesce((select a.hashed_name from app.assets a where a.key = asset_url.key), asset_url.key)
+        from app.asset_settings s);
+end
 $$;
 ALTER FUNCTION api.asset_url(key text) OWNER TO focus_owner;
 CREATE FUNCTION api.assets_publish(base_url text, manifest jsonb) RETURNS void
@@ -411,7 +415,7 @@ end
 $$;
 ALTER FUNCTION api.authenticate_moderator(token text) OWNER TO focus_owner;
 CREATE FUNCTION api.avatar_version(updated_at timestamp with time zone) RETURNS bigint
-    LANGUAGE sql IMMUTABLE
+    LANGUAGE sql STABLE
     AS $$ select (extract(epoch from avatar_version.updated_at) * 1000000)::bigint $$;
 ALTER FUNCTION api.avatar_version(updated_at timestamp with time zone) OWNER TO focus_owner;
 CREATE FUNCTION api.bio(bio text) RETURNS text
@@ -471,7 +475,7 @@ CREATE FUNCTION api.boolean_field(body jsonb, field text, required boolean DEFAU
     AS $$ select api.json_field(boolean_field.body, boolean_field.field, 'boolean', boolean_field.required, 'true or false')::boolean $$;
 ALTER FUNCTION api.boolean_field(body jsonb, field text, required boolean) OWNER TO focus_owner;
 CREATE FUNCTION api.card_json(id uuid, display_name text, has_avatar boolean, avatar_updated_at timestamp with time zone) RETURNS jsonb
-    LANGUAGE sql IMMUTABLE
+    LANGUAGE sql STABLE
     AS $$
     select jsonb_build_object('id', card_json.id, 'display_name', card_json.display_name,
                               'has_avatar', card_json.has_avatar, 'avatar_version', api.avatar_version(card_json.avatar_updated_at))
@@ -485,12 +489,14 @@ CREATE TABLE app.catalog_version (
 );
 ALTER TABLE app.catalog_version OWNER TO focus_owner;
 CREATE FUNCTION api.catalog_etag(version app.catalog_version) RETURNS text
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
-    select 'catalog-' || (catalog_etag.version).version
-           || coalesce('.' || floor(extract(epoch from app.catalog_boundary_between((catalog_etag.version).changed_at, now())))::bigint, '')
-           || '-' || api.language()
+begin
+    return (select 'catalog-' || (catalog_etag.version).version
+               || coalesce('.' || floor(extract(epoch from app.catalog_boundary_between((catalog_etag.version).changed_at, now())))::bigint, '')
+               || '-' || api.language());
+end
 $$;
 ALTER FUNCTION api.catalog_etag(version app.catalog_version) OWNER TO focus_owner;
 CREATE FUNCTION api.check_no_other_room(user_id uuid, room_id uuid) RETURNS void
@@ -653,12 +659,14 @@ CREATE TABLE app.moderation_actions (
 );
 ALTER TABLE app.moderation_actions OWNER TO focus_owner;
 CREATE FUNCTION api.console_action_json(action app.moderation_actions) RETURNS jsonb
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
-    select api.moderation_action_json(action)
-           || jsonb_build_object('moderator', api.user_card(action.moderator), 'user', api.user_card(action.user_id),
-                                 'details_text', nullif(action.details, '{}')::text)
+begin
+    return (select api.moderation_action_json(action)
+               || jsonb_build_object('moderator', api.user_card(action.moderator), 'user', api.user_card(action.user_id),
+                                     'details_text', nullif(action.details, '{}')::text));
+end
 $$;
 ALTER FUNCTION api.console_action_json(action app.moderation_actions) OWNER TO focus_owner;
 CREATE FUNCTION api.console_moderator(token text, csrf text DEFAULT NULL::text) RETURNS uuid
@@ -707,29 +715,35 @@ CREATE TABLE app.user_reports (
 );
 ALTER TABLE app.user_reports OWNER TO focus_owner;
 CREATE FUNCTION api.console_report_json(report app.user_reports) RETURNS jsonb
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
-    select api.moderation_report_json(report) || jsonb_build_object('open', report.status = 'open')
+begin
+    return (select api.moderation_report_json(report) || jsonb_build_object('open', report.status = 'open'));
+end
 $$;
 ALTER FUNCTION api.console_report_json(report app.user_reports) OWNER TO focus_owner;
 CREATE FUNCTION api.console_session_json(token text) RETURNS jsonb
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
-    select jsonb_build_object('csrf_token', s.csrf_token, 'moderator', api.user_card(t.user_id),
-                              'session_expires_at', api.iso(t.expires_at))
-    from app.web_sessions s join app.auth_tokens t on t.digest = s.digest
-    where s.digest = sha256(convert_to(console_session_json.token, 'UTF8'))
+begin
+    return (select jsonb_build_object('csrf_token', s.csrf_token, 'moderator', api.user_card(t.user_id),
+                                  'session_expires_at', api.iso(t.expires_at))
+        from app.web_sessions s join app.auth_tokens t on t.digest = s.digest
+        where s.digest = sha256(convert_to(console_session_json.token, 'UTF8')));
+end
 $$;
 ALTER FUNCTION api.console_session_json(token text) OWNER TO focus_owner;
 CREATE FUNCTION api.console_user_json(user_id uuid) RETURNS jsonb
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
-    select api.user_card(u.id) || api.suspension_json(u.id)
-           || jsonb_build_object('deleted', u.deleted_at is not null, 'created_at', api.iso(u.created_at))
-    from app.users u where u.id = console_user_json.user_id
+begin
+    return (select api.user_card(u.id) || api.suspension_json(u.id)
+               || jsonb_build_object('deleted', u.deleted_at is not null, 'created_at', api.iso(u.created_at))
+        from app.users u where u.id = console_user_json.user_id);
+end
 $$;
 ALTER FUNCTION api.console_user_json(user_id uuid) OWNER TO focus_owner;
 CREATE FUNCTION api.cursor_decode(params jsonb, list text, shape text[]) RETURNS jsonb
@@ -771,7 +785,7 @@ end
 $_$;
 ALTER FUNCTION api.cursor_decode(params jsonb, list text, shape text[]) OWNER TO focus_owner;
 CREATE FUNCTION api.cursor_encode(list text, key jsonb) RETURNS text
-    LANGUAGE sql IMMUTABLE
+    LANGUAGE sql STABLE
     AS $$
     select translate(rtrim(replace(encode(convert_to((jsonb_build_array(cursor_encode.list) || cursor_encode.key)::text, 'UTF8'),
                                           'base64'), E'\n', ''), '='), '+/', '-_')
@@ -1428,13 +1442,15 @@ end
 $$;
 ALTER FUNCTION api.focus_sessions_start(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.friend_json(user_id uuid, befriended_at timestamp with time zone) RETURNS jsonb
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
-    select api.user_card(friend_json.user_id)
-           || jsonb_build_object('selected', api.selected_json(friend_json.user_id),
-                                 'befriended_at', api.iso(friend_json.befriended_at),
-                                 'today_minutes', api.today_minutes(friend_json.user_id))
+begin
+    return (select api.user_card(friend_json.user_id)
+               || jsonb_build_object('selected', api.selected_json(friend_json.user_id),
+                                     'befriended_at', api.iso(friend_json.befriended_at),
+                                     'today_minutes', api.today_minutes(friend_json.user_id)));
+end
 $$;
 ALTER FUNCTION api.friend_json(user_id uuid, befriended_at timestamp with time zone) OWNER TO focus_owner;
 CREATE FUNCTION api.friend_requests_accept(token text, params jsonb, body jsonb) RETURNS api.reply
@@ -1664,15 +1680,17 @@ end
 $$;
 ALTER FUNCTION api.gift_expire_if_due(gift app.gifts) OWNER TO focus_owner;
 CREATE FUNCTION api.gift_json(gift app.gifts) RETURNS jsonb
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
-    select jsonb_build_object(
-        'id', gift.id, 'from', api.user_card(gift.sender_id), 'to', api.user_card(gift.receiver_id),
-        'coins', gift.coins,
-        'item', (select api.item_json(i) from app.shop_items i where i.id = gift.item_id),
-        'paid', gift.paid, 'status', gift.status, 'created_at', api.iso(gift.created_at),
-        'expires_at', api.iso(gift.expires_at), 'ended_at', api.iso(gift.ended_at))
+begin
+    return (select jsonb_build_object(
+            'id', gift.id, 'from', api.user_card(gift.sender_id), 'to', api.user_card(gift.receiver_id),
+            'coins', gift.coins,
+            'item', (select api.item_json(i) from app.shop_items i where i.id = gift.item_id),
+            'paid', gift.paid, 'status', gift.status, 'created_at', api.iso(gift.created_at),
+            'expires_at', api.iso(gift.expires_at), 'ended_at', api.iso(gift.ended_at)));
+end
 $$;
 ALTER FUNCTION api.gift_json(gift app.gifts) OWNER TO focus_owner;
 CREATE FUNCTION api.gifts_accept(token text, params jsonb, body jsonb) RETURNS api.reply
@@ -1857,14 +1875,22 @@ end
 $$;
 ALTER FUNCTION api.gifts_page(user_id uuid, params jsonb, direction text) OWNER TO focus_owner;
 CREATE FUNCTION api.gifts_received_list(token text, params jsonb, body jsonb) RETURNS api.reply
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
-    AS $$ select api.gifts_page(api.authenticate(gifts_received_list.token), gifts_received_list.params, 'received') $$;
+    AS $$
+begin
+    return (select api.gifts_page(api.authenticate(gifts_received_list.token), gifts_received_list.params, 'received'));
+end
+$$;
 ALTER FUNCTION api.gifts_received_list(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.gifts_sent_list(token text, params jsonb, body jsonb) RETURNS api.reply
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
-    AS $$ select api.gifts_page(api.authenticate(gifts_sent_list.token), gifts_sent_list.params, 'sent') $$;
+    AS $$
+begin
+    return (select api.gifts_page(api.authenticate(gifts_sent_list.token), gifts_sent_list.params, 'sent'));
+end
+$$;
 ALTER FUNCTION api.gifts_sent_list(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.give_starters(user_id uuid) RETURNS void
     LANGUAGE sql SECURITY DEFINER
@@ -1882,12 +1908,14 @@ CREATE FUNCTION api.hash_password(password text) RETURNS text
     AS $$ select crypt(hash_password.password, gen_salt('bf', s.bcrypt_cost)) from app.auth_settings s $$;
 ALTER FUNCTION api.hash_password(password text) OWNER TO focus_owner;
 CREATE FUNCTION api.holds_blocked_term(value text) RETURNS boolean
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
-    select exists (select from app.blocked_name_terms b
-                   where api.name_skeleton(b.term) <> ''
-                     and strpos(api.name_skeleton(holds_blocked_term.value), api.name_skeleton(b.term)) > 0)
+begin
+    return (select exists (select from app.blocked_name_terms b
+                       where api.name_skeleton(b.term) <> ''
+                         and strpos(api.name_skeleton(holds_blocked_term.value), api.name_skeleton(b.term)) > 0));
+end
 $$;
 ALTER FUNCTION api.holds_blocked_term(value text) OWNER TO focus_owner;
 CREATE FUNCTION api.idempotent(endpoint text, token text, params jsonb, body jsonb) RETURNS api.reply
@@ -2031,7 +2059,7 @@ CREATE FUNCTION api.is_uuid(value text) RETURNS boolean
     AS $_$ select is_uuid.value ~* '^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$' $_$;
 ALTER FUNCTION api.is_uuid(value text) OWNER TO focus_owner;
 CREATE FUNCTION api.iso(value timestamp with time zone) RETURNS text
-    LANGUAGE sql IMMUTABLE
+    LANGUAGE sql STABLE
     AS $$ select to_char(iso.value at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') $$;
 ALTER FUNCTION api.iso(value timestamp with time zone) OWNER TO focus_owner;
 CREATE FUNCTION api.issue_token(user_id uuid, params jsonb DEFAULT '{}'::jsonb) RETURNS jsonb
@@ -2079,16 +2107,18 @@ CREATE TABLE app.shop_items (
 );
 ALTER TABLE app.shop_items OWNER TO focus_owner;
 CREATE FUNCTION api.item_json(item app.shop_items) RETURNS jsonb
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
-    select jsonb_build_object('id', item.id, 'kind', item.kind, 'name', coalesce(t.name, item.name),
-                              'description', coalesce(t.description, item.description), 'price', item.price,
-                              'image', item.image, 'image_url', api.asset_url(item.image), 'sort_order', item.sort_order)
-           || case when item.sound is not null
-                   then jsonb_build_object('sound', item.sound, 'sound_url', api.asset_url(item.sound)) else '{}' end
-    from (values (1)) as one (n)
-    left join app.shop_item_translations t on t.item_id = item.id and t.language = api.language()
+begin
+    return (select jsonb_build_object('id', item.id, 'kind', item.kind, 'name', coalesce(t.name, item.name),
+                                  'description', coalesce(t.description, item.description), 'price', item.price,
+                                  'image', item.image, 'image_url', api.asset_url(item.image), 'sort_order', item.sort_order)
+               || case when item.sound is not null
+                       then jsonb_build_object('sound', item.sound, 'sound_url', api.asset_url(item.sound)) else '{}' end
+        from (values (1)) as one (n)
+        left join app.shop_item_translations t on t.item_id = item.id and t.language = api.language());
+end
 $$;
 ALTER FUNCTION api.item_json(item app.shop_items) OWNER TO focus_owner;
 CREATE FUNCTION api.jobs_run() RETURNS integer
@@ -2169,13 +2199,15 @@ CREATE FUNCTION api.language() RETURNS text
     AS $$ select coalesce(nullif(current_setting('focus.language', true), ''), 'en') $$;
 ALTER FUNCTION api.language() OWNER TO focus_owner;
 CREATE FUNCTION api.languages_offered() RETURNS text
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
-    select string_agg(t.tag, ',' order by t.n, t.tag)
-    from (select 'en' as tag, 0 as n
-          union all
-          select l.tag, 1 from app.languages l where l.offered) t
+begin
+    return (select string_agg(t.tag, ',' order by t.n, t.tag)
+        from (select 'en' as tag, 0 as n
+              union all
+              select l.tag, 1 from app.languages l where l.offered) t);
+end
 $$;
 ALTER FUNCTION api.languages_offered() OWNER TO focus_owner;
 CREATE FUNCTION api.leaderboards_get(token text, params jsonb, body jsonb) RETURNS api.reply
@@ -2283,13 +2315,15 @@ CREATE TABLE app.focus_sessions (
 );
 ALTER TABLE app.focus_sessions OWNER TO focus_owner;
 CREATE FUNCTION api.live_end(session app.focus_sessions) RETURNS timestamp with time zone
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
-    select greatest(session.started_at + interval '1 microsecond',
-                    least(now(), session.started_at + make_interval(mins => coalesce(session.planned_minutes, e.max_session_minutes)),
-                          session.started_at + make_interval(mins => e.max_session_minutes)))
-    from app.economy_settings e
+begin
+    return (select greatest(session.started_at + interval '1 microsecond',
+                        least(now(), session.started_at + make_interval(mins => coalesce(session.planned_minutes, e.max_session_minutes)),
+                              session.started_at + make_interval(mins => e.max_session_minutes)))
+        from app.economy_settings e);
+end
 $$;
 ALTER FUNCTION api.live_end(session app.focus_sessions) OWNER TO focus_owner;
 CREATE FUNCTION api.local_date(time_zone text, at timestamp with time zone) RETURNS date
@@ -3102,7 +3136,7 @@ end
 $_$;
 ALTER FUNCTION api.moderation_action_create(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.moderation_action_json(action app.moderation_actions) RETURNS jsonb
-    LANGUAGE sql IMMUTABLE
+    LANGUAGE sql STABLE
     AS $$
     select jsonb_build_object('id', action.id, 'created_at', api.iso(action.created_at), 'moderator_id', action.moderator,
                               'action', action.action, 'user_id', action.user_id, 'report_id', action.report_id,
@@ -3148,16 +3182,18 @@ end
 $$;
 ALTER FUNCTION api.moderation_queue_list(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.moderation_report_json(report app.user_reports) RETURNS jsonb
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
-    select jsonb_build_object(
-        'id', report.id, 'status', report.status, 'reason', report.reason, 'details', report.details,
-        'created_at', api.iso(report.created_at),
-        'reporter', api.user_card(report.reporter),
-        'user', api.user_card(report.reported) || api.suspension_json(report.reported),
-        'reports_about_user', (select count(*) from app.user_reports o where o.reported = report.reported),
-        'resolved_at', api.iso(report.resolved_at), 'resolved_by', report.resolved_by, 'resolution', report.resolution)
+begin
+    return (select jsonb_build_object(
+            'id', report.id, 'status', report.status, 'reason', report.reason, 'details', report.details,
+            'created_at', api.iso(report.created_at),
+            'reporter', api.user_card(report.reporter),
+            'user', api.user_card(report.reported) || api.suspension_json(report.reported),
+            'reports_about_user', (select count(*) from app.user_reports o where o.reported = report.reported),
+            'resolved_at', api.iso(report.resolved_at), 'resolved_by', report.resolved_by, 'resolution', report.resolution));
+end
 $$;
 ALTER FUNCTION api.moderation_report_json(report app.user_reports) OWNER TO focus_owner;
 CREATE FUNCTION api.moderation_reports_list(token text, params jsonb, body jsonb) RETURNS api.reply
@@ -3424,21 +3460,25 @@ CREATE FUNCTION api.new_room_code() RETURNS text
 $$;
 ALTER FUNCTION api.new_room_code() OWNER TO focus_owner;
 CREATE FUNCTION api.newest_event_id() RETURNS bigint
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
-    select greatest(coalesce((select max(e.id) from app.events e where e.id < app.events_horizon()), 0),
-                    (select s.pruned_through from app.event_settings s))
+begin
+    return (select greatest(coalesce((select max(e.id) from app.events e where e.id < app.events_horizon()), 0),
+                        (select s.pruned_through from app.event_settings s)));
+end
 $$;
 ALTER FUNCTION api.newest_event_id() OWNER TO focus_owner;
 CREATE FUNCTION api.offer_json(item app.shop_items, at timestamp with time zone) RETURNS jsonb
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
-    select api.item_json(offer_json.item)
-           || jsonb_build_object('price', p.price, 'regular_price', p.regular_price, 'sale_ends_at', api.iso(p.sale_ends_at),
-                                 'available_until', api.iso((offer_json.item).available_until))
-    from app.item_price_at((offer_json.item).id, offer_json.at) p
+begin
+    return (select api.item_json(offer_json.item)
+               || jsonb_build_object('price', p.price, 'regular_price', p.regular_price, 'sale_ends_at', api.iso(p.sale_ends_at),
+                                     'available_until', api.iso((offer_json.item).available_until))
+        from app.item_price_at((offer_json.item).id, offer_json.at) p);
+end
 $$;
 ALTER FUNCTION api.offer_json(item app.shop_items, at timestamp with time zone) OWNER TO focus_owner;
 CREATE FUNCTION api.ok(body jsonb, status integer DEFAULT NULL::integer, etag text DEFAULT NULL::text) RETURNS api.reply
@@ -3502,11 +3542,13 @@ CREATE FUNCTION api.page_limit(params jsonb, fallback integer, maximum integer) 
     AS $$ select api.integer_param(page_limit.params, 'limit', 1, page_limit.maximum, page_limit.fallback) $$;
 ALTER FUNCTION api.page_limit(params jsonb, fallback integer, maximum integer) OWNER TO focus_owner;
 CREATE FUNCTION api.pair(a uuid, b uuid) RETURNS app.friendships
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
-    select f.* from app.friendships f
-    where f.user_low = least(pair.a, pair.b) and f.user_high = greatest(pair.a, pair.b)
+begin
+    return (select f from app.friendships f
+            where f.user_low = least(pair.a, pair.b) and f.user_high = greatest(pair.a, pair.b));
+end
 $$;
 ALTER FUNCTION api.pair(a uuid, b uuid) OWNER TO focus_owner;
 CREATE FUNCTION api.parse_body(body text) RETURNS jsonb
@@ -3588,14 +3630,16 @@ end
 $$;
 ALTER FUNCTION api.pay_session(session_id uuid) OWNER TO focus_owner;
 CREATE FUNCTION api.pending_email(user_id uuid) RETURNS public.citext
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
-    select v.email
-    from (select v.email, v.created_at from app.email_verifications v
-          where v.user_id = pending_email.user_id order by v.id desc limit 1) v
-    join app.users u on u.id = pending_email.user_id
-    where v.email <> u.email and v.created_at > now() - (select s.verification_code_ttl from app.auth_settings s)
+begin
+    return (select v.email
+        from (select v.email, v.created_at from app.email_verifications v
+              where v.user_id = pending_email.user_id order by v.id desc limit 1) v
+        join app.users u on u.id = pending_email.user_id
+        where v.email <> u.email and v.created_at > now() - (select s.verification_code_ttl from app.auth_settings s));
+end
 $$;
 ALTER FUNCTION api.pending_email(user_id uuid) OWNER TO focus_owner;
 CREATE FUNCTION api.pending_request(request_id uuid, user_id uuid, side text) RETURNS app.friendships
@@ -3624,7 +3668,7 @@ CREATE FUNCTION api.problem(status integer, code text, message text, extra jsonb
     AS $$ select row(problem.status, problem.extra, null, problem.retry_after, problem.code, problem.message)::api.reply $$;
 ALTER FUNCTION api.problem(status integer, code text, message text, extra jsonb, retry_after integer) OWNER TO focus_owner;
 CREATE FUNCTION api.problem_json(status integer, code text, message text, extra text) RETURNS jsonb
-    LANGUAGE sql IMMUTABLE
+    LANGUAGE sql STABLE
     AS $_$
     select jsonb_build_object('type', 'urn:focus-island:problem:' || problem_json.code,
                               'title', case problem_json.status
@@ -3637,26 +3681,28 @@ CREATE FUNCTION api.problem_json(status integer, code text, message text, extra 
 $_$;
 ALTER FUNCTION api.problem_json(status integer, code text, message text, extra text) OWNER TO focus_owner;
 CREATE FUNCTION api.profile(user_id uuid) RETURNS jsonb
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
-    select jsonb_build_object(
-        'id', u.id,
-        'email', u.email,
-        'email_verified', u.email_verified_at is not null,
-        'pending_email', api.pending_email(u.id),
-        'display_name', u.display_name,
-        'bio', u.bio,
-        'balance', u.balance,
-        'selected', api.selected_json(u.id),
-        'settings', jsonb_build_object('show_tip_on_timer', u.show_tip_on_timer, 'time_zone', u.time_zone,
-                                       'locale', u.locale)
-                    || jsonb_build_object('push', api.push_settings_json(u.id)),
-        'has_avatar', a.user_id is not null,
-        'avatar_version', api.avatar_version(a.updated_at),
-        'created_at', api.iso(u.created_at))
-    from app.users u left join app.avatars a on a.user_id = u.id
-    where u.id = profile.user_id
+begin
+    return (select jsonb_build_object(
+            'id', u.id,
+            'email', u.email,
+            'email_verified', u.email_verified_at is not null,
+            'pending_email', api.pending_email(u.id),
+            'display_name', u.display_name,
+            'bio', u.bio,
+            'balance', u.balance,
+            'selected', api.selected_json(u.id),
+            'settings', jsonb_build_object('show_tip_on_timer', u.show_tip_on_timer, 'time_zone', u.time_zone,
+                                           'locale', u.locale)
+                        || jsonb_build_object('push', api.push_settings_json(u.id)),
+            'has_avatar', a.user_id is not null,
+            'avatar_version', api.avatar_version(a.updated_at),
+            'created_at', api.iso(u.created_at))
+        from app.users u left join app.avatars a on a.user_id = u.id
+        where u.id = profile.user_id);
+end
 $$;
 ALTER FUNCTION api.profile(user_id uuid) OWNER TO focus_owner;
 CREATE FUNCTION api.push_claim(batch integer, platforms text[]) RETURNS jsonb
@@ -3731,15 +3777,17 @@ end
 $$;
 ALTER FUNCTION api.push_settings_apply(user_id uuid, push jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.push_settings_json(user_id uuid) RETURNS jsonb
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
-    select jsonb_build_object(
-        'quiet_hours', case when s.quiet_start is not null then
-            jsonb_build_object('start', to_char(s.quiet_start, 'HH24:MI'), 'end', to_char(s.quiet_end, 'HH24:MI')) end,
-        'muted', to_jsonb(coalesce(s.muted, '{}')))
-    from (select push_settings_json.user_id as id) u
-    left join app.push_settings s on s.user_id = u.id
+begin
+    return (select jsonb_build_object(
+            'quiet_hours', case when s.quiet_start is not null then
+                jsonb_build_object('start', to_char(s.quiet_start, 'HH24:MI'), 'end', to_char(s.quiet_end, 'HH24:MI')) end,
+            'muted', to_jsonb(coalesce(s.muted, '{}')))
+        from (select push_settings_json.user_id as id) u
+        left join app.push_settings s on s.user_id = u.id);
+end
 $$;
 ALTER FUNCTION api.push_settings_json(user_id uuid) OWNER TO focus_owner;
 CREATE FUNCTION api.push_settle(results jsonb) RETURNS jsonb
@@ -3803,7 +3851,7 @@ CREATE TABLE app.push_tokens (
 );
 ALTER TABLE app.push_tokens OWNER TO focus_owner;
 CREATE FUNCTION api.push_token_json(push_token app.push_tokens) RETURNS jsonb
-    LANGUAGE sql IMMUTABLE
+    LANGUAGE sql STABLE
     AS $$
     select jsonb_build_object('token', push_token.token, 'platform', push_token.platform,
                               'environment', push_token.environment, 'app_version', push_token.app_version,
@@ -3824,12 +3872,14 @@ end
 $_$;
 ALTER FUNCTION api.quiet_time(quiet_hours jsonb, field text) OWNER TO focus_owner;
 CREATE FUNCTION api.ready() RETURNS jsonb
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
-    select jsonb_build_object('status', 'ready',
-                              'schema_version', coalesce(max(m.version), 0))
-    from app.schema_migrations m
+begin
+    return (select jsonb_build_object('status', 'ready',
+                                  'schema_version', coalesce(max(m.version), 0))
+        from app.schema_migrations m);
+end
 $$;
 ALTER FUNCTION api.ready() OWNER TO focus_owner;
 CREATE FUNCTION api.reason_field(body jsonb) RETURNS text
@@ -3888,19 +3938,21 @@ end
 $$;
 ALTER FUNCTION api.record_moderation(moderator uuid, action text, user_id uuid, reason text, details jsonb, report_id uuid) OWNER TO focus_owner;
 CREATE FUNCTION api.report_json(report app.user_reports) RETURNS jsonb
-    LANGUAGE sql IMMUTABLE
+    LANGUAGE sql STABLE
     AS $$
     select jsonb_build_object('id', report.id, 'user_id', report.reported, 'reason', report.reason,
                               'details', report.details, 'created_at', api.iso(report.created_at))
 $$;
 ALTER FUNCTION api.report_json(report app.user_reports) OWNER TO focus_owner;
 CREATE FUNCTION api.request_hidden(pair app.friendships) RETURNS boolean
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
-    select pair.status = 'pending'
-           and exists (select from app.blocks b
-                       where b.blocker = api.other_user(pair, pair.requested_by) and b.blocked = pair.requested_by)
+begin
+    return (select pair.status = 'pending'
+               and exists (select from app.blocks b
+                           where b.blocker = api.other_user(pair, pair.requested_by) and b.blocked = pair.requested_by));
+end
 $$;
 ALTER FUNCTION api.request_hidden(pair app.friendships) OWNER TO focus_owner;
 CREATE FUNCTION api.reserved_display_names() RETURNS text[]
@@ -3922,26 +3974,28 @@ CREATE FUNCTION api.rollup_minutes(user_id uuid, period text, key date) RETURNS 
 $$;
 ALTER FUNCTION api.rollup_minutes(user_id uuid, period text, key date) OWNER TO focus_owner;
 CREATE FUNCTION api.room_json(room_id uuid, viewer uuid) RETURNS jsonb
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
-    select jsonb_build_object(
-        'id', r.id, 'code', r.code, 'host_id', r.host_id, 'planned_minutes', r.planned_minutes, 'status', r.status,
-        'max_members', s.max_members,
-        'bonus_coins', case when r.planned_minutes >= e.min_minutes_to_earn
-                            then floor(floor(r.planned_minutes * e.coins_per_minute) * s.bonus_percent / 100)::integer else 0 end,
-        'created_at', api.iso(r.created_at), 'started_at', api.iso(r.started_at),
-        'ends_at', api.iso(r.started_at + make_interval(mins => r.planned_minutes)), 'ended_at', api.iso(r.ended_at),
-        'session_id', (select m.session_id from app.room_members m where m.room_id = r.id and m.user_id = room_json.viewer),
-        'members', (select coalesce(jsonb_agg(jsonb_build_object(
-                                'user', api.user_card(m.user_id), 'state', m.state, 'joined_at', api.iso(m.joined_at),
-                                'outcome', m.outcome,
-                                'bonus', coalesce((select c.amount from app.coin_ledger c
-                                                   where c.room_id = r.id and c.user_id = m.user_id and c.entry = 'bonus'), 0))
-                            order by m.joined_at nulls last, m.invited_at, m.user_id), '[]')
-                    from app.room_members m where m.room_id = r.id))
-    from app.rooms r cross join app.room_settings s cross join app.economy_settings e
-    where r.id = room_json.room_id
+begin
+    return (select jsonb_build_object(
+            'id', r.id, 'code', r.code, 'host_id', r.host_id, 'planned_minutes', r.planned_minutes, 'status', r.status,
+            'max_members', s.max_members,
+            'bonus_coins', case when r.planned_minutes >= e.min_minutes_to_earn
+                                then floor(floor(r.planned_minutes * e.coins_per_minute) * s.bonus_percent / 100)::integer else 0 end,
+            'created_at', api.iso(r.created_at), 'started_at', api.iso(r.started_at),
+            'ends_at', api.iso(r.started_at + make_interval(mins => r.planned_minutes)), 'ended_at', api.iso(r.ended_at),
+            'session_id', (select m.session_id from app.room_members m where m.room_id = r.id and m.user_id = room_json.viewer),
+            'members', (select coalesce(jsonb_agg(jsonb_build_object(
+                                    'user', api.user_card(m.user_id), 'state', m.state, 'joined_at', api.iso(m.joined_at),
+                                    'outcome', m.outcome,
+                                    'bonus', coalesce((select c.amount from app.coin_ledger c
+                                                       where c.room_id = r.id and c.user_id = m.user_id and c.entry = 'bonus'), 0))
+                                order by m.joined_at nulls last, m.invited_at, m.user_id), '[]')
+                        from app.room_members m where m.room_id = r.id))
+        from app.rooms r cross join app.room_settings s cross join app.economy_settings e
+        where r.id = room_json.room_id);
+end
 $$;
 ALTER FUNCTION api.room_json(room_id uuid, viewer uuid) OWNER TO focus_owner;
 CREATE FUNCTION api.rooms_create(token text, params jsonb, body jsonb) RETURNS api.reply
@@ -4184,9 +4238,13 @@ CREATE FUNCTION api.secret_fields() RETURNS text[]
     AS $$ select array['password', 'current_password', 'new_password', 'code'] $$;
 ALTER FUNCTION api.secret_fields() OWNER TO focus_owner;
 CREATE FUNCTION api.selected_json(user_id uuid) RETURNS jsonb
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
-    AS $$ select s.selected from api.selections_of(selected_json.user_id) s $$;
+    AS $$
+begin
+    return (select s.selected from api.selections_of(selected_json.user_id) s);
+end
+$$;
 ALTER FUNCTION api.selected_json(user_id uuid) OWNER TO focus_owner;
 CREATE FUNCTION api.selections_of(user_id uuid) RETURNS TABLE(selected jsonb)
     LANGUAGE sql STABLE
@@ -4237,7 +4295,7 @@ end
 $$;
 ALTER FUNCTION api.send_email_verification(user_id uuid, email text) OWNER TO focus_owner;
 CREATE FUNCTION api.session_json(session app.focus_sessions) RETURNS jsonb
-    LANGUAGE sql IMMUTABLE
+    LANGUAGE sql STABLE
     AS $$
     select jsonb_build_object('id', session.id, 'started_at', api.iso(session.started_at),
                               'ended_at', api.iso(session.ended_at), 'planned_minutes', session.planned_minutes,
@@ -4247,12 +4305,14 @@ CREATE FUNCTION api.session_json(session app.focus_sessions) RETURNS jsonb
 $$;
 ALTER FUNCTION api.session_json(session app.focus_sessions) OWNER TO focus_owner;
 CREATE FUNCTION api.session_reply(session_id uuid, status integer DEFAULT NULL::integer) RETURNS api.reply
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
-    select api.ok(jsonb_build_object('session', api.session_json(s), 'balance', u.balance), status => session_reply.status)
-    from app.focus_sessions s join app.users u on u.id = s.user_id
-    where s.id = session_reply.session_id
+begin
+    return (select api.ok(jsonb_build_object('session', api.session_json(s), 'balance', u.balance), status => session_reply.status)
+        from app.focus_sessions s join app.users u on u.id = s.user_id
+        where s.id = session_reply.session_id);
+end
 $$;
 ALTER FUNCTION api.session_reply(session_id uuid, status integer) OWNER TO focus_owner;
 CREATE FUNCTION api.session_tag(body jsonb) RETURNS text
@@ -4273,19 +4333,21 @@ end
 $_$;
 ALTER FUNCTION api.session_tag(body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.shop_items_list(token text, params jsonb, body jsonb) RETURNS api.reply
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
-    select api.ok(jsonb_build_object(
-               'version', v.version,
-               'changes_at', api.iso(app.catalog_next_boundary(now())),
-               'pets', coalesce(jsonb_agg(api.offer_json(i, now()) order by i.sort_order, i.name) filter (where i.kind = 'pet'), '[]'),
-               'sounds', coalesce(jsonb_agg(api.offer_json(i, now()) order by i.sort_order, i.name) filter (where i.kind = 'sound'), '[]'),
-               'furniture', coalesce(jsonb_agg(api.offer_json(i, now()) order by i.sort_order, i.name) filter (where i.kind = 'furniture'), '[]')),
-           etag => api.catalog_etag(v))
-    from app.catalog_version v
-    left join app.shop_items i on i.active and exists (select from app.item_price_at(i.id, now()))
-    group by v.singleton
+begin
+    return (select api.ok(jsonb_build_object(
+                   'version', v.version,
+                   'changes_at', api.iso(app.catalog_next_boundary(now())),
+                   'pets', coalesce(jsonb_agg(api.offer_json(i, now()) order by i.sort_order, i.name) filter (where i.kind = 'pet'), '[]'),
+                   'sounds', coalesce(jsonb_agg(api.offer_json(i, now()) order by i.sort_order, i.name) filter (where i.kind = 'sound'), '[]'),
+                   'furniture', coalesce(jsonb_agg(api.offer_json(i, now()) order by i.sort_order, i.name) filter (where i.kind = 'furniture'), '[]')),
+               etag => api.catalog_etag(v))
+        from app.catalog_version v
+        left join app.shop_items i on i.active and exists (select from app.item_price_at(i.id, now()))
+        group by v.singleton);
+end
 $$;
 ALTER FUNCTION api.shop_items_list(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.shop_items_sync(token text, params jsonb, body jsonb) RETURNS api.reply
@@ -4378,29 +4440,31 @@ end
 $$;
 ALTER FUNCTION api.shop_windows_pass() OWNER TO focus_owner;
 CREATE FUNCTION api.streak_freezes_json(user_id uuid, current_days integer) RETURNS jsonb
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
-    with alive as (
-        select (s.ended_at at time zone t.zone)::date as day
-        from app.focus_sessions s cross join api.user_time_zone(streak_freezes_json.user_id) t(zone)
-        where s.user_id = streak_freezes_json.user_id and s.ended_at is not null and s.minutes > 0
-        union
-        select f.covered_day from app.streak_freezes f
-        where f.user_id = streak_freezes_json.user_id and f.covered_day is not null
-    ),
-    current_start as (
-        select max(a.day) as day from alive a where not exists (select from alive b where b.day = a.day - 1)
-    )
-    select jsonb_build_object(
-        'streak_freezes_held', (select count(*) from app.streak_freezes f
-                                where f.user_id = streak_freezes_json.user_id and f.slot is not null),
-        'streak_freezes_used', (select count(*) from app.streak_freezes f
-                                where f.user_id = streak_freezes_json.user_id and f.covered_day is not null),
-        'streak_frozen_days', coalesce((select jsonb_agg(f.covered_day order by f.covered_day)
-                                        from app.streak_freezes f cross join current_start c
-                                        where f.user_id = streak_freezes_json.user_id and streak_freezes_json.current_days > 0
-                                          and f.covered_day >= c.day), '[]'))
+begin
+    return (with alive as (
+            select (s.ended_at at time zone t.zone)::date as day
+            from app.focus_sessions s cross join api.user_time_zone(streak_freezes_json.user_id) t(zone)
+            where s.user_id = streak_freezes_json.user_id and s.ended_at is not null and s.minutes > 0
+            union
+            select f.covered_day from app.streak_freezes f
+            where f.user_id = streak_freezes_json.user_id and f.covered_day is not null
+        ),
+        current_start as (
+            select max(a.day) as day from alive a where not exists (select from alive b where b.day = a.day - 1)
+        )
+        select jsonb_build_object(
+            'streak_freezes_held', (select count(*) from app.streak_freezes f
+                                    where f.user_id = streak_freezes_json.user_id and f.slot is not null),
+            'streak_freezes_used', (select count(*) from app.streak_freezes f
+                                    where f.user_id = streak_freezes_json.user_id and f.covered_day is not null),
+            'streak_frozen_days', coalesce((select jsonb_agg(f.covered_day order by f.covered_day)
+                                            from app.streak_freezes f cross join current_start c
+                                            where f.user_id = streak_freezes_json.user_id and streak_freezes_json.current_days > 0
+                                              and f.covered_day >= c.day), '[]')));
+end
 $$;
 ALTER FUNCTION api.streak_freezes_json(user_id uuid, current_days integer) OWNER TO focus_owner;
 CREATE FUNCTION api.suspend_user(user_id uuid, until timestamp with time zone) RETURNS void
@@ -4412,13 +4476,15 @@ CREATE FUNCTION api.suspend_user(user_id uuid, until timestamp with time zone) R
 $$;
 ALTER FUNCTION api.suspend_user(user_id uuid, until timestamp with time zone) OWNER TO focus_owner;
 CREATE FUNCTION api.suspension_json(user_id uuid) RETURNS jsonb
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
-    select jsonb_build_object('banned', coalesce(s.until = 'infinity', false),
-                              'suspended_until', case when s.until < 'infinity' then api.iso(s.until) end)
-    from (select) one
-    left join app.suspensions s on s.user_id = suspension_json.user_id and s.until > now()
+begin
+    return (select jsonb_build_object('banned', coalesce(s.until = 'infinity', false),
+                                  'suspended_until', case when s.until < 'infinity' then api.iso(s.until) end)
+        from (select) one
+        left join app.suspensions s on s.user_id = suspension_json.user_id and s.until > now());
+end
 $$;
 ALTER FUNCTION api.suspension_json(user_id uuid) OWNER TO focus_owner;
 CREATE FUNCTION api.sync_difference(known uuid[], active jsonb) RETURNS jsonb
@@ -4496,22 +4562,26 @@ CREATE TABLE app.mindfulness_tips (
 );
 ALTER TABLE app.mindfulness_tips OWNER TO focus_owner;
 CREATE FUNCTION api.tip_json(tip app.mindfulness_tips) RETURNS jsonb
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
-    select jsonb_build_object('id', tip.id, 'title', coalesce(t.title, tip.title), 'content', coalesce(t.content, tip.content),
-                              'rating_level', tip.rating_level)
-    from (values (1)) as one (n)
-    left join app.mindfulness_tip_translations t on t.tip_id = tip.id and t.language = api.language()
+begin
+    return (select jsonb_build_object('id', tip.id, 'title', coalesce(t.title, tip.title), 'content', coalesce(t.content, tip.content),
+                                  'rating_level', tip.rating_level)
+        from (values (1)) as one (n)
+        left join app.mindfulness_tip_translations t on t.tip_id = tip.id and t.language = api.language());
+end
 $$;
 ALTER FUNCTION api.tip_json(tip app.mindfulness_tips) OWNER TO focus_owner;
 CREATE FUNCTION api.today_minutes(user_id uuid) RETURNS integer
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
-    select coalesce((select d.minutes from app.users u
-                     join app.daily_minutes d on d.user_id = u.id and d.day = api.local_date(u.time_zone, now())
-                     where u.id = today_minutes.user_id), 0)
+begin
+    return (select coalesce((select d.minutes from app.users u
+                         join app.daily_minutes d on d.user_id = u.id and d.day = api.local_date(u.time_zone, now())
+                         where u.id = today_minutes.user_id), 0));
+end
 $$;
 ALTER FUNCTION api.today_minutes(user_id uuid) OWNER TO focus_owner;
 CREATE TABLE app.auth_tokens (
@@ -4530,7 +4600,7 @@ CREATE TABLE app.auth_tokens (
 );
 ALTER TABLE app.auth_tokens OWNER TO focus_owner;
 CREATE FUNCTION api.token_json(token app.auth_tokens, current_digest bytea) RETURNS jsonb
-    LANGUAGE sql IMMUTABLE
+    LANGUAGE sql STABLE
     AS $$
     select jsonb_build_object('id', token.id, 'label', token.user_agent, 'created_at', api.iso(token.created_at),
                               'last_used_at', api.iso(token.last_used_at), 'expires_at', api.iso(token.expires_at),
@@ -4551,25 +4621,38 @@ CREATE FUNCTION api.use_language(params jsonb) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
+declare
+    v_tag text := use_language.params ->> 'language';
 begin
-    perform set_config('focus.language', coalesce(app.language_tag_canonical(use_language.params ->> 'language'), 'en'), true);
+    -- The server sends a tag it negotiated, already canonical: kept as it is (the check inlines),
+    -- without app.language_tag_canonical's recasing, which costs a plan of its own every call.
+    if not coalesce(app.language_tag_is_canonical(v_tag), false) then
+        v_tag := coalesce(app.language_tag_canonical(v_tag), 'en');
+    end if;
+    perform set_config('focus.language', v_tag, true);
     return use_language.params;
 end
 $$;
 ALTER FUNCTION api.use_language(params jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.user_card(user_id uuid) RETURNS jsonb
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
-    select api.card_json(u.id, u.display_name, a.user_id is not null, a.updated_at)
-    from app.users u left join app.avatars a on a.user_id = u.id
-    where u.id = user_card.user_id
+begin
+    return (select api.card_json(u.id, u.display_name, a.user_id is not null, a.updated_at)
+        from app.users u left join app.avatars a on a.user_id = u.id
+        where u.id = user_card.user_id);
+end
 $$;
 ALTER FUNCTION api.user_card(user_id uuid) OWNER TO focus_owner;
 CREATE FUNCTION api.user_time_zone(user_id uuid) RETURNS text
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
-    AS $$ select coalesce((select u.time_zone from app.users u where u.id = user_time_zone.user_id), 'UTC') $$;
+    AS $$
+begin
+    return (select coalesce((select u.time_zone from app.users u where u.id = user_time_zone.user_id), 'UTC'));
+end
+$$;
 ALTER FUNCTION api.user_time_zone(user_id uuid) OWNER TO focus_owner;
 CREATE FUNCTION api.users_achievements_list(token text, params jsonb, body jsonb) RETURNS api.reply
     LANGUAGE plpgsql STABLE SECURITY DEFINER

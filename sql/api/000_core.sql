@@ -15,6 +15,13 @@
 -- Volatility: a function that can raise is never IMMUTABLE (the planner may fold an immutable
 -- call with constant arguments at plan time, raising in a branch that would never run), so
 -- the field readers are VOLATILE; functions that only read the database are STABLE.
+-- Speed (2026-12-02, docs/performance.md "Plans kept"): a one-expression SQL helper is written
+-- so the planner can inline it: STABLE, not IMMUTABLE, when its body calls a stable function
+-- (jsonb_build_object, to_char, extract on a timestamptz), since PostgreSQL never inlines an
+-- IMMUTABLE function whose body is not; a SECURITY DEFINER helper that reads tables is
+-- PL/pgSQL returning its query, since PostgreSQL 15 plans a SQL function's body again on every
+-- call of the statement that calls it, while PL/pgSQL keeps its plans for the session
+-- (sql/tests/000_structure.sql holds both rules).
 -- Endpoints read the body's keys with `v_body jsonb := api.only_keys(...)` as their first body
 -- read, so an unknown (typo'd) key is reported before any field is found missing.
 
@@ -253,7 +260,7 @@ $$;
 -- RFC 3339 in UTC with microseconds, the one time format of the API.
 create function api.iso(value timestamptz)
 returns text
-language sql immutable
+language sql stable
 as $$ select to_char(iso.value at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') $$;
 
 -- The user a bearer token belongs to; 401 unauthorized if it is missing, unknown, expired or

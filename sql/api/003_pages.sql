@@ -9,7 +9,7 @@
 -- The cursor after the row whose sort key is `key` in the list `list`.
 create function api.cursor_encode(list text, key jsonb)
 returns text
-language sql immutable
+language sql stable
 as $$
     select translate(rtrim(replace(encode(convert_to((jsonb_build_array(cursor_encode.list) || cursor_encode.key)::text, 'UTF8'),
                                           'base64'), E'\n', ''), '='), '+/', '-_')

@@ -6,8 +6,12 @@
 -- The user's time zone (an IANA name, e.g. Pacific/Kiritimati).
 create function api.user_time_zone(user_id uuid)
 returns text
-language sql stable security definer set search_path = public, pg_temp
-as $$ select coalesce((select u.time_zone from app.users u where u.id = user_time_zone.user_id), 'UTC') $$;
+language plpgsql stable security definer set search_path = public, pg_temp
+as $$
+begin
+    return (select coalesce((select u.time_zone from app.users u where u.id = user_time_zone.user_id), 'UTC'));
+end
+$$;
 
 -- The start of the day (or ISO week, from Monday) that `at` falls in, as a wall clock in
 -- `time_zone` reads it, moved `shift` periods on (1: the next one). The arithmetic is done on

@@ -4,11 +4,13 @@
 -- GET /ready: the newest applied migration (the server answers 503 if this fails).
 create function api.ready()
 returns jsonb
-language sql stable security definer set search_path = public, pg_temp
+language plpgsql stable security definer set search_path = public, pg_temp
 as $$
-    select jsonb_build_object('status', 'ready',
-                              'schema_version', coalesce(max(m.version), 0))
-    from app.schema_migrations m
+begin
+    return (select jsonb_build_object('status', 'ready',
+                                  'schema_version', coalesce(max(m.version), 0))
+        from app.schema_migrations m);
+end
 $$;
 grant execute on function api.ready() to focus_api;
 
@@ -55,11 +57,13 @@ $$;
 -- app.blocked_name_terms, both folded alike by api.name_skeleton.
 create function api.holds_blocked_term(value text)
 returns boolean
-language sql stable security definer set search_path = public, pg_temp
+language plpgsql stable security definer set search_path = public, pg_temp
 as $$
-    select exists (select from app.blocked_name_terms b
-                   where api.name_skeleton(b.term) <> ''
-                     and strpos(api.name_skeleton(holds_blocked_term.value), api.name_skeleton(b.term)) > 0)
+begin
+    return (select exists (select from app.blocked_name_terms b
+                       where api.name_skeleton(b.term) <> ''
+                         and strpos(api.name_skeleton(holds_blocked_term.value), api.name_skeleton(b.term)) > 0));
+end
 $$;
 
 -- Names nobody may take, whole (after api.name_skeleton): the name deletion leaves on an
@@ -216,13 +220,15 @@ $$;
 -- code, when that is not the account's email and was sent within verification_code_ttl; else null.
 create function api.pending_email(user_id uuid)
 returns citext
-language sql stable security definer set search_path = public, pg_temp
+language plpgsql stable security definer set search_path = public, pg_temp
 as $$
-    select v.email
-    from (select v.email, v.created_at from app.email_verifications v
-          where v.user_id = pending_email.user_id order by v.id desc limit 1) v
-    join app.users u on u.id = pending_email.user_id
-    where v.email <> u.email and v.created_at > now() - (select s.verification_code_ttl from app.auth_settings s)
+begin
+    return (select v.email
+        from (select v.email, v.created_at from app.email_verifications v
+              where v.user_id = pending_email.user_id order by v.id desc limit 1) v
+        join app.users u on u.id = pending_email.user_id
+        where v.email <> u.email and v.created_at > now() - (select s.verification_code_ttl from app.auth_settings s));
+end
 $$;
 
 -- A new code for an address the account wants verified (its own email, or the one it asked to

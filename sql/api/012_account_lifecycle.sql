@@ -587,7 +587,7 @@ comment on function api.auth_password_reset_confirm(text, jsonb, jsonb) is
 -- the token was issued to; last_used_at is exact to token_touch_interval (an hour).
 create function api.token_json(token app.auth_tokens, current_digest bytea)
 returns jsonb
-language sql immutable
+language sql stable
 as $$
     select jsonb_build_object('id', token.id, 'label', token.user_agent, 'created_at', api.iso(token.created_at),
                               'last_used_at', api.iso(token.last_used_at), 'expires_at', api.iso(token.expires_at),

@@ -12,8 +12,15 @@ create function api.use_language(params jsonb)
 returns jsonb
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
+declare
+    v_tag text := use_language.params ->> 'language';
 begin
-    perform set_config('focus.language', coalesce(app.language_tag_canonical(use_language.params ->> 'language'), 'en'), true);
+    -- The server sends a tag it negotiated, already canonical: kept as it is (the check inlines),
+    -- without app.language_tag_canonical's recasing, which costs a plan of its own every call.
+    if not coalesce(app.language_tag_is_canonical(v_tag), false) then
+        v_tag := coalesce(app.language_tag_canonical(v_tag), 'en');
+    end if;
+    perform set_config('focus.language', v_tag, true);
     return use_language.params;
 end
 $$;
@@ -32,12 +39,14 @@ as $$ select coalesce(nullif(current_setting('focus.language', true), ''), 'en')
 -- empties its cache, which any change to app.languages announces).
 create function api.languages_offered()
 returns text
-language sql stable security definer set search_path = public, pg_temp
+language plpgsql stable security definer set search_path = public, pg_temp
 as $$
-    select string_agg(t.tag, ',' order by t.n, t.tag)
-    from (select 'en' as tag, 0 as n
-          union all
-          select l.tag, 1 from app.languages l where l.offered) t
+begin
+    return (select string_agg(t.tag, ',' order by t.n, t.tag)
+        from (select 'en' as tag, 0 as n
+              union all
+              select l.tag, 1 from app.languages l where l.offered) t);
+end
 $$;
 grant execute on function api.languages_offered() to focus_api;
 comment on function api.languages_offered() is

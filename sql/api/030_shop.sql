@@ -5,10 +5,12 @@
 -- file gets a new URL and phones may cache every URL forever. Null until a server published.
 create function api.asset_url(key text)
 returns text
-language sql stable security definer set search_path = public, pg_temp
+language plpgsql stable security definer set search_path = public, pg_temp
 as $$
-    select s.base_url || coalesce((select a.hashed_name from app.assets a where a.key = asset_url.key), asset_url.key)
-    from app.asset_settings s
+begin
+    return (select s.base_url || coalesce((select a.hashed_name from app.assets a where a.key = asset_url.key), asset_url.key)
+        from app.asset_settings s);
+end
 $$;
 
 -- Item = {id, kind, name, description, price, image, image_url, sort_order}
@@ -17,15 +19,17 @@ $$;
 -- app.shop_item_translations, else the item's own English.
 create function api.item_json(item app.shop_items)
 returns jsonb
-language sql stable security definer set search_path = public, pg_temp
+language plpgsql stable security definer set search_path = public, pg_temp
 as $$
-    select jsonb_build_object('id', item.id, 'kind', item.kind, 'name', coalesce(t.name, item.name),
-                              'description', coalesce(t.description, item.description), 'price', item.price,
-                              'image', item.image, 'image_url', api.asset_url(item.image), 'sort_order', item.sort_order)
-           || case when item.sound is not null
-                   then jsonb_build_object('sound', item.sound, 'sound_url', api.asset_url(item.sound)) else '{}' end
-    from (values (1)) as one (n)
-    left join app.shop_item_translations t on t.item_id = item.id and t.language = api.language()
+begin
+    return (select jsonb_build_object('id', item.id, 'kind', item.kind, 'name', coalesce(t.name, item.name),
+                                  'description', coalesce(t.description, item.description), 'price', item.price,
+                                  'image', item.image, 'image_url', api.asset_url(item.image), 'sort_order', item.sort_order)
+               || case when item.sound is not null
+                       then jsonb_build_object('sound', item.sound, 'sound_url', api.asset_url(item.sound)) else '{}' end
+        from (values (1)) as one (n)
+        left join app.shop_item_translations t on t.item_id = item.id and t.language = api.language());
+end
 $$;
 
 -- Not an endpoint: the server calls it at start with ASSET_BASE_URL (or its own /assets/) and
@@ -107,12 +111,14 @@ $$;
 -- in the shop at that moment.
 create function api.offer_json(item app.shop_items, at timestamptz)
 returns jsonb
-language sql stable security definer set search_path = public, pg_temp
+language plpgsql stable security definer set search_path = public, pg_temp
 as $$
-    select api.item_json(offer_json.item)
-           || jsonb_build_object('price', p.price, 'regular_price', p.regular_price, 'sale_ends_at', api.iso(p.sale_ends_at),
-                                 'available_until', api.iso((offer_json.item).available_until))
-    from app.item_price_at((offer_json.item).id, offer_json.at) p
+begin
+    return (select api.item_json(offer_json.item)
+               || jsonb_build_object('price', p.price, 'regular_price', p.regular_price, 'sale_ends_at', api.iso(p.sale_ends_at),
+                                     'available_until', api.iso((offer_json.item).available_until))
+        from app.item_price_at((offer_json.item).id, offer_json.at) p);
+end
 $$;
 
 -- The catalog's ETag at now(): its version and language, and, once the clock passed a window's
@@ -120,28 +126,32 @@ $$;
 -- that moment, so two different answers never share an ETag.
 create function api.catalog_etag(version app.catalog_version)
 returns text
-language sql stable security definer set search_path = public, pg_temp
+language plpgsql stable security definer set search_path = public, pg_temp
 as $$
-    select 'catalog-' || (catalog_etag.version).version
-           || coalesce('.' || floor(extract(epoch from app.catalog_boundary_between((catalog_etag.version).changed_at, now())))::bigint, '')
-           || '-' || api.language()
+begin
+    return (select 'catalog-' || (catalog_etag.version).version
+               || coalesce('.' || floor(extract(epoch from app.catalog_boundary_between((catalog_etag.version).changed_at, now())))::bigint, '')
+               || '-' || api.language());
+end
 $$;
 
 -- GET /shop/items (public)
 create function api.shop_items_list(token text, params jsonb, body jsonb)
 returns api.reply
-language sql stable security definer set search_path = public, pg_temp
+language plpgsql stable security definer set search_path = public, pg_temp
 as $$
-    select api.ok(jsonb_build_object(
-               'version', v.version,
-               'changes_at', api.iso(app.catalog_next_boundary(now())),
-               'pets', coalesce(jsonb_agg(api.offer_json(i, now()) order by i.sort_order, i.name) filter (where i.kind = 'pet'), '[]'),
-               'sounds', coalesce(jsonb_agg(api.offer_json(i, now()) order by i.sort_order, i.name) filter (where i.kind = 'sound'), '[]'),
-               'furniture', coalesce(jsonb_agg(api.offer_json(i, now()) order by i.sort_order, i.name) filter (where i.kind = 'furniture'), '[]')),
-           etag => api.catalog_etag(v))
-    from app.catalog_version v
-    left join app.shop_items i on i.active and exists (select from app.item_price_at(i.id, now()))
-    group by v.singleton
+begin
+    return (select api.ok(jsonb_build_object(
+                   'version', v.version,
+                   'changes_at', api.iso(app.catalog_next_boundary(now())),
+                   'pets', coalesce(jsonb_agg(api.offer_json(i, now()) order by i.sort_order, i.name) filter (where i.kind = 'pet'), '[]'),
+                   'sounds', coalesce(jsonb_agg(api.offer_json(i, now()) order by i.sort_order, i.name) filter (where i.kind = 'sound'), '[]'),
+                   'furniture', coalesce(jsonb_agg(api.offer_json(i, now()) order by i.sort_order, i.name) filter (where i.kind = 'furniture'), '[]')),
+               etag => api.catalog_etag(v))
+        from app.catalog_version v
+        left join app.shop_items i on i.active and exists (select from app.item_price_at(i.id, now()))
+        group by v.singleton);
+end
 $$;
 grant execute on function api.shop_items_list(text, jsonb, jsonb) to focus_api;
 comment on function api.shop_items_list(text, jsonb, jsonb) is
@@ -348,5 +358,9 @@ $$;
 
 create function api.selected_json(user_id uuid)
 returns jsonb
-language sql stable security definer set search_path = public, pg_temp
-as $$ select s.selected from api.selections_of(selected_json.user_id) s $$;
+language plpgsql stable security definer set search_path = public, pg_temp
+as $$
+begin
+    return (select s.selected from api.selections_of(selected_json.user_id) s);
+end
+$$;

@@ -6,14 +6,16 @@
 -- muted: the push types (app.push_types) the person wants no push for.
 create function api.push_settings_json(user_id uuid)
 returns jsonb
-language sql stable security definer set search_path = public, pg_temp
+language plpgsql stable security definer set search_path = public, pg_temp
 as $$
-    select jsonb_build_object(
-        'quiet_hours', case when s.quiet_start is not null then
-            jsonb_build_object('start', to_char(s.quiet_start, 'HH24:MI'), 'end', to_char(s.quiet_end, 'HH24:MI')) end,
-        'muted', to_jsonb(coalesce(s.muted, '{}')))
-    from (select push_settings_json.user_id as id) u
-    left join app.push_settings s on s.user_id = u.id
+begin
+    return (select jsonb_build_object(
+            'quiet_hours', case when s.quiet_start is not null then
+                jsonb_build_object('start', to_char(s.quiet_start, 'HH24:MI'), 'end', to_char(s.quiet_end, 'HH24:MI')) end,
+            'muted', to_jsonb(coalesce(s.muted, '{}')))
+        from (select push_settings_json.user_id as id) u
+        left join app.push_settings s on s.user_id = u.id);
+end
 $$;
 
 -- A local time "HH:MM" (00:00 to 23:59) of settings.push.quiet_hours, else 400 invalid_field.

@@ -12,30 +12,32 @@
 -- An avatar's version: its updated_at in microseconds since 1970; null for no avatar.
 create function api.avatar_version(updated_at timestamptz)
 returns bigint
-language sql immutable
+language sql stable
 as $$ select (extract(epoch from avatar_version.updated_at) * 1000000)::bigint $$;
 
 create function api.profile(user_id uuid)
 returns jsonb
-language sql stable security definer set search_path = public, pg_temp
+language plpgsql stable security definer set search_path = public, pg_temp
 as $$
-    select jsonb_build_object(
-        'id', u.id,
-        'email', u.email,
-        'email_verified', u.email_verified_at is not null,
-        'pending_email', api.pending_email(u.id),
-        'display_name', u.display_name,
-        'bio', u.bio,
-        'balance', u.balance,
-        'selected', api.selected_json(u.id),
-        'settings', jsonb_build_object('show_tip_on_timer', u.show_tip_on_timer, 'time_zone', u.time_zone,
-                                       'locale', u.locale)
-                    || jsonb_build_object('push', api.push_settings_json(u.id)),
-        'has_avatar', a.user_id is not null,
-        'avatar_version', api.avatar_version(a.updated_at),
-        'created_at', api.iso(u.created_at))
-    from app.users u left join app.avatars a on a.user_id = u.id
-    where u.id = profile.user_id
+begin
+    return (select jsonb_build_object(
+            'id', u.id,
+            'email', u.email,
+            'email_verified', u.email_verified_at is not null,
+            'pending_email', api.pending_email(u.id),
+            'display_name', u.display_name,
+            'bio', u.bio,
+            'balance', u.balance,
+            'selected', api.selected_json(u.id),
+            'settings', jsonb_build_object('show_tip_on_timer', u.show_tip_on_timer, 'time_zone', u.time_zone,
+                                           'locale', u.locale)
+                        || jsonb_build_object('push', api.push_settings_json(u.id)),
+            'has_avatar', a.user_id is not null,
+            'avatar_version', api.avatar_version(a.updated_at),
+            'created_at', api.iso(u.created_at))
+        from app.users u left join app.avatars a on a.user_id = u.id
+        where u.id = profile.user_id);
+end
 $$;
 
 -- GET /me: the ETag is a digest of the answer (its bytes), so it changes exactly when the

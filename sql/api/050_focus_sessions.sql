@@ -7,7 +7,7 @@
 -- tag: the person's label (api.session_tag), null when unset.
 create function api.session_json(session app.focus_sessions)
 returns jsonb
-language sql immutable
+language sql stable
 as $$
     select jsonb_build_object('id', session.id, 'started_at', api.iso(session.started_at),
                               'ended_at', api.iso(session.ended_at), 'planned_minutes', session.planned_minutes,
@@ -61,11 +61,13 @@ $$;
 -- {session, balance}: the answer of finish and record.
 create function api.session_reply(session_id uuid, status integer default null)
 returns api.reply
-language sql stable security definer set search_path = public, pg_temp
+language plpgsql stable security definer set search_path = public, pg_temp
 as $$
-    select api.ok(jsonb_build_object('session', api.session_json(s), 'balance', u.balance), status => session_reply.status)
-    from app.focus_sessions s join app.users u on u.id = s.user_id
-    where s.id = session_reply.session_id
+begin
+    return (select api.ok(jsonb_build_object('session', api.session_json(s), 'balance', u.balance), status => session_reply.status)
+        from app.focus_sessions s join app.users u on u.id = s.user_id
+        where s.id = session_reply.session_id);
+end
 $$;
 
 -- Pays a finished session: floor(minutes * coins_per_minute) once it reaches min_minutes_to_earn;
@@ -111,12 +113,14 @@ $$;
 -- it (or past the maximum) is not counted; never before its start.
 create function api.live_end(session app.focus_sessions)
 returns timestamptz
-language sql stable security definer set search_path = public, pg_temp
+language plpgsql stable security definer set search_path = public, pg_temp
 as $$
-    select greatest(session.started_at + interval '1 microsecond',
-                    least(now(), session.started_at + make_interval(mins => coalesce(session.planned_minutes, e.max_session_minutes)),
-                          session.started_at + make_interval(mins => e.max_session_minutes)))
-    from app.economy_settings e
+begin
+    return (select greatest(session.started_at + interval '1 microsecond',
+                        least(now(), session.started_at + make_interval(mins => coalesce(session.planned_minutes, e.max_session_minutes)),
+                              session.started_at + make_interval(mins => e.max_session_minutes)))
+        from app.economy_settings e);
+end
 $$;
 
 -- POST /focus-sessions/start {planned_minutes, tag?}: answers {session}, like finish (without the
@@ -540,7 +544,7 @@ comment on function api.focus_sessions_abandon(text, jsonb, jsonb) is
 -- answers that carry several results (the batch).
 create function api.problem_json(status integer, code text, message text, extra text)
 returns jsonb
-language sql immutable
+language sql stable
 as $$
     select jsonb_build_object('type', 'urn:focus-island:problem:' || problem_json.code,
                               'title', case problem_json.status

@@ -5,12 +5,14 @@
 -- app.mindfulness_tip_translations, else the tip's own English.
 create function api.tip_json(tip app.mindfulness_tips)
 returns jsonb
-language sql stable security definer set search_path = public, pg_temp
+language plpgsql stable security definer set search_path = public, pg_temp
 as $$
-    select jsonb_build_object('id', tip.id, 'title', coalesce(t.title, tip.title), 'content', coalesce(t.content, tip.content),
-                              'rating_level', tip.rating_level)
-    from (values (1)) as one (n)
-    left join app.mindfulness_tip_translations t on t.tip_id = tip.id and t.language = api.language()
+begin
+    return (select jsonb_build_object('id', tip.id, 'title', coalesce(t.title, tip.title), 'content', coalesce(t.content, tip.content),
+                                  'rating_level', tip.rating_level)
+        from (values (1)) as one (n)
+        left join app.mindfulness_tip_translations t on t.tip_id = tip.id and t.language = api.language());
+end
 $$;
 
 -- POST /focus-sessions/{id}/rating {rating}

@@ -9,7 +9,7 @@
 -- set-based queries (friends list, leaderboards) that build many cards at once.
 create function api.card_json(id uuid, display_name text, has_avatar boolean, avatar_updated_at timestamptz)
 returns jsonb
-language sql immutable
+language sql stable
 as $$
     select jsonb_build_object('id', card_json.id, 'display_name', card_json.display_name,
                               'has_avatar', card_json.has_avatar, 'avatar_version', api.avatar_version(card_json.avatar_updated_at))
@@ -17,33 +17,39 @@ $$;
 
 create function api.user_card(user_id uuid)
 returns jsonb
-language sql stable security definer set search_path = public, pg_temp
+language plpgsql stable security definer set search_path = public, pg_temp
 as $$
-    select api.card_json(u.id, u.display_name, a.user_id is not null, a.updated_at)
-    from app.users u left join app.avatars a on a.user_id = u.id
-    where u.id = user_card.user_id
+begin
+    return (select api.card_json(u.id, u.display_name, a.user_id is not null, a.updated_at)
+        from app.users u left join app.avatars a on a.user_id = u.id
+        where u.id = user_card.user_id);
+end
 $$;
 
 -- Minutes a user focused in sessions that ended today, in that user's own day: their row of the
 -- rollup (app.daily_minutes, migration 0012) for their local date.
 create function api.today_minutes(user_id uuid)
 returns integer
-language sql stable security definer set search_path = public, pg_temp
+language plpgsql stable security definer set search_path = public, pg_temp
 as $$
-    select coalesce((select d.minutes from app.users u
-                     join app.daily_minutes d on d.user_id = u.id and d.day = api.local_date(u.time_zone, now())
-                     where u.id = today_minutes.user_id), 0)
+begin
+    return (select coalesce((select d.minutes from app.users u
+                         join app.daily_minutes d on d.user_id = u.id and d.day = api.local_date(u.time_zone, now())
+                         where u.id = today_minutes.user_id), 0));
+end
 $$;
 
 -- Friend = UserCard + {selected, befriended_at, today_minutes}
 create function api.friend_json(user_id uuid, befriended_at timestamptz)
 returns jsonb
-language sql stable security definer set search_path = public, pg_temp
+language plpgsql stable security definer set search_path = public, pg_temp
 as $$
-    select api.user_card(friend_json.user_id)
-           || jsonb_build_object('selected', api.selected_json(friend_json.user_id),
-                                 'befriended_at', api.iso(friend_json.befriended_at),
-                                 'today_minutes', api.today_minutes(friend_json.user_id))
+begin
+    return (select api.user_card(friend_json.user_id)
+               || jsonb_build_object('selected', api.selected_json(friend_json.user_id),
+                                     'befriended_at', api.iso(friend_json.befriended_at),
+                                     'today_minutes', api.today_minutes(friend_json.user_id)));
+end
 $$;
 
 -- The user of a pair who is not `me`.
@@ -55,10 +61,12 @@ as $$ select case when pair.user_low = other_user.me then pair.user_high else pa
 -- The pair row between two users (all nulls when there is none), whichever order they come in.
 create function api.pair(a uuid, b uuid)
 returns app.friendships
-language sql stable security definer set search_path = public, pg_temp
+language plpgsql stable security definer set search_path = public, pg_temp
 as $$
-    select f.* from app.friendships f
-    where f.user_low = least(pair.a, pair.b) and f.user_high = greatest(pair.a, pair.b)
+begin
+    return (select f from app.friendships f
+            where f.user_low = least(pair.a, pair.b) and f.user_high = greatest(pair.a, pair.b));
+end
 $$;
 
 -- The accepted pair row between the caller and a friend they may look at; a stranger, a
@@ -105,11 +113,13 @@ $$;
 -- tell they are blocked; no event tells the receiver of it, and unblocking ends it as declined.
 create function api.request_hidden(pair app.friendships)
 returns boolean
-language sql stable security definer set search_path = public, pg_temp
+language plpgsql stable security definer set search_path = public, pg_temp
 as $$
-    select pair.status = 'pending'
-           and exists (select from app.blocks b
-                       where b.blocker = api.other_user(pair, pair.requested_by) and b.blocked = pair.requested_by)
+begin
+    return (select pair.status = 'pending'
+               and exists (select from app.blocks b
+                           where b.blocker = api.other_user(pair, pair.requested_by) and b.blocked = pair.requested_by));
+end
 $$;
 
 -- A request the caller may act on: pending, and the caller on the given side

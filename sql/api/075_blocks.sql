@@ -121,7 +121,7 @@ comment on function api.me_blocks_list(text, jsonb, jsonb) is
 -- Report = {id, user_id, reason, details, created_at}: user_id is the reported user.
 create function api.report_json(report app.user_reports)
 returns jsonb
-language sql immutable
+language sql stable
 as $$
     select jsonb_build_object('id', report.id, 'user_id', report.reported, 'reason', report.reason,
                               'details', report.details, 'created_at', api.iso(report.created_at))

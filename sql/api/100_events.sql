@@ -10,10 +10,12 @@
 -- the horizon; 0 before any event.
 create function api.newest_event_id()
 returns bigint
-language sql stable security definer set search_path = public, pg_temp
+language plpgsql stable security definer set search_path = public, pg_temp
 as $$
-    select greatest(coalesce((select max(e.id) from app.events e where e.id < app.events_horizon()), 0),
-                    (select s.pruned_through from app.event_settings s))
+begin
+    return (select greatest(coalesce((select max(e.id) from app.events e where e.id < app.events_horizon()), 0),
+                        (select s.pruned_through from app.event_settings s)));
+end
 $$;
 
 -- The `after` parameter: a whole number from 0 to the newest id, given as a string; null when

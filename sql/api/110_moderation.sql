@@ -37,7 +37,7 @@ $$;
 -- ModerationAction = {id, created_at, moderator_id, action, user_id, report_id, reason, details}
 create function api.moderation_action_json(action app.moderation_actions)
 returns jsonb
-language sql immutable
+language sql stable
 as $$
     select jsonb_build_object('id', action.id, 'created_at', api.iso(action.created_at), 'moderator_id', action.moderator,
                               'action', action.action, 'user_id', action.user_id, 'report_id', action.report_id,
@@ -65,27 +65,31 @@ $$;
 -- ban (answered as {banned: true, suspended_until: null}).
 create function api.suspension_json(user_id uuid)
 returns jsonb
-language sql stable security definer set search_path = public, pg_temp
+language plpgsql stable security definer set search_path = public, pg_temp
 as $$
-    select jsonb_build_object('banned', coalesce(s.until = 'infinity', false),
-                              'suspended_until', case when s.until < 'infinity' then api.iso(s.until) end)
-    from (select) one
-    left join app.suspensions s on s.user_id = suspension_json.user_id and s.until > now()
+begin
+    return (select jsonb_build_object('banned', coalesce(s.until = 'infinity', false),
+                                  'suspended_until', case when s.until < 'infinity' then api.iso(s.until) end)
+        from (select) one
+        left join app.suspensions s on s.user_id = suspension_json.user_id and s.until > now());
+end
 $$;
 
 -- ModerationReport = {id, status, reason, details, created_at, reporter: UserCard,
 --   user: UserCard + {banned, suspended_until}, reports_about_user, resolved_at, resolved_by, resolution}
 create function api.moderation_report_json(report app.user_reports)
 returns jsonb
-language sql stable security definer set search_path = public, pg_temp
+language plpgsql stable security definer set search_path = public, pg_temp
 as $$
-    select jsonb_build_object(
-        'id', report.id, 'status', report.status, 'reason', report.reason, 'details', report.details,
-        'created_at', api.iso(report.created_at),
-        'reporter', api.user_card(report.reporter),
-        'user', api.user_card(report.reported) || api.suspension_json(report.reported),
-        'reports_about_user', (select count(*) from app.user_reports o where o.reported = report.reported),
-        'resolved_at', api.iso(report.resolved_at), 'resolved_by', report.resolved_by, 'resolution', report.resolution)
+begin
+    return (select jsonb_build_object(
+            'id', report.id, 'status', report.status, 'reason', report.reason, 'details', report.details,
+            'created_at', api.iso(report.created_at),
+            'reporter', api.user_card(report.reporter),
+            'user', api.user_card(report.reported) || api.suspension_json(report.reported),
+            'reports_about_user', (select count(*) from app.user_reports o where o.reported = report.reported),
+            'resolved_at', api.iso(report.resolved_at), 'resolved_by', report.resolved_by, 'resolution', report.resolution));
+end
 $$;
 
 -- GET /moderation/reports?status=open|actioned|dismissed&user_id=&limit=&cursor=

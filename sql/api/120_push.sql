@@ -4,7 +4,7 @@
 -- PushToken = {token, platform, environment, app_version, locale, created_at}
 create function api.push_token_json(push_token app.push_tokens)
 returns jsonb
-language sql immutable
+language sql stable
 as $$
     select jsonb_build_object('token', push_token.token, 'platform', push_token.platform,
                               'environment', push_token.environment, 'app_version', push_token.app_version,

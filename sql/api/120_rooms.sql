@@ -12,25 +12,27 @@
 -- finishes; a member's bonus: what they were paid (0 until the room completes).
 create function api.room_json(room_id uuid, viewer uuid)
 returns jsonb
-language sql stable security definer set search_path = public, pg_temp
+language plpgsql stable security definer set search_path = public, pg_temp
 as $$
-    select jsonb_build_object(
-        'id', r.id, 'code', r.code, 'host_id', r.host_id, 'planned_minutes', r.planned_minutes, 'status', r.status,
-        'max_members', s.max_members,
-        'bonus_coins', case when r.planned_minutes >= e.min_minutes_to_earn
-                            then floor(floor(r.planned_minutes * e.coins_per_minute) * s.bonus_percent / 100)::integer else 0 end,
-        'created_at', api.iso(r.created_at), 'started_at', api.iso(r.started_at),
-        'ends_at', api.iso(r.started_at + make_interval(mins => r.planned_minutes)), 'ended_at', api.iso(r.ended_at),
-        'session_id', (select m.session_id from app.room_members m where m.room_id = r.id and m.user_id = room_json.viewer),
-        'members', (select coalesce(jsonb_agg(jsonb_build_object(
-                                'user', api.user_card(m.user_id), 'state', m.state, 'joined_at', api.iso(m.joined_at),
-                                'outcome', m.outcome,
-                                'bonus', coalesce((select c.amount from app.coin_ledger c
-                                                   where c.room_id = r.id and c.user_id = m.user_id and c.entry = 'bonus'), 0))
-                            order by m.joined_at nulls last, m.invited_at, m.user_id), '[]')
-                    from app.room_members m where m.room_id = r.id))
-    from app.rooms r cross join app.room_settings s cross join app.economy_settings e
-    where r.id = room_json.room_id
+begin
+    return (select jsonb_build_object(
+            'id', r.id, 'code', r.code, 'host_id', r.host_id, 'planned_minutes', r.planned_minutes, 'status', r.status,
+            'max_members', s.max_members,
+            'bonus_coins', case when r.planned_minutes >= e.min_minutes_to_earn
+                                then floor(floor(r.planned_minutes * e.coins_per_minute) * s.bonus_percent / 100)::integer else 0 end,
+            'created_at', api.iso(r.created_at), 'started_at', api.iso(r.started_at),
+            'ends_at', api.iso(r.started_at + make_interval(mins => r.planned_minutes)), 'ended_at', api.iso(r.ended_at),
+            'session_id', (select m.session_id from app.room_members m where m.room_id = r.id and m.user_id = room_json.viewer),
+            'members', (select coalesce(jsonb_agg(jsonb_build_object(
+                                    'user', api.user_card(m.user_id), 'state', m.state, 'joined_at', api.iso(m.joined_at),
+                                    'outcome', m.outcome,
+                                    'bonus', coalesce((select c.amount from app.coin_ledger c
+                                                       where c.room_id = r.id and c.user_id = m.user_id and c.entry = 'bonus'), 0))
+                                order by m.joined_at nulls last, m.invited_at, m.user_id), '[]')
+                        from app.room_members m where m.room_id = r.id))
+        from app.rooms r cross join app.room_settings s cross join app.economy_settings e
+        where r.id = room_json.room_id);
+end
 $$;
 
 -- The room of the path's id, locked (FOR UPDATE) unless `for_update` is false, for someone who was

@@ -103,40 +103,48 @@ $$;
 -- moderator and when the session ends.
 create function api.console_session_json(token text)
 returns jsonb
-language sql stable security definer set search_path = public, pg_temp
+language plpgsql stable security definer set search_path = public, pg_temp
 as $$
-    select jsonb_build_object('csrf_token', s.csrf_token, 'moderator', api.user_card(t.user_id),
-                              'session_expires_at', api.iso(t.expires_at))
-    from app.web_sessions s join app.auth_tokens t on t.digest = s.digest
-    where s.digest = sha256(convert_to(console_session_json.token, 'UTF8'))
+begin
+    return (select jsonb_build_object('csrf_token', s.csrf_token, 'moderator', api.user_card(t.user_id),
+                                  'session_expires_at', api.iso(t.expires_at))
+        from app.web_sessions s join app.auth_tokens t on t.digest = s.digest
+        where s.digest = sha256(convert_to(console_session_json.token, 'UTF8')));
+end
 $$;
 
 -- A user as the console shows one: card, whether deleted, the suspension.
 create function api.console_user_json(user_id uuid)
 returns jsonb
-language sql stable security definer set search_path = public, pg_temp
+language plpgsql stable security definer set search_path = public, pg_temp
 as $$
-    select api.user_card(u.id) || api.suspension_json(u.id)
-           || jsonb_build_object('deleted', u.deleted_at is not null, 'created_at', api.iso(u.created_at))
-    from app.users u where u.id = console_user_json.user_id
+begin
+    return (select api.user_card(u.id) || api.suspension_json(u.id)
+               || jsonb_build_object('deleted', u.deleted_at is not null, 'created_at', api.iso(u.created_at))
+        from app.users u where u.id = console_user_json.user_id);
+end
 $$;
 
 -- A report as the console lists it: ModerationReport and whether it is open.
 create function api.console_report_json(report app.user_reports)
 returns jsonb
-language sql stable security definer set search_path = public, pg_temp
+language plpgsql stable security definer set search_path = public, pg_temp
 as $$
-    select api.moderation_report_json(report) || jsonb_build_object('open', report.status = 'open')
+begin
+    return (select api.moderation_report_json(report) || jsonb_build_object('open', report.status = 'open'));
+end
 $$;
 
 -- An audit row as the console lists it: ModerationAction with both people's cards.
 create function api.console_action_json(action app.moderation_actions)
 returns jsonb
-language sql stable security definer set search_path = public, pg_temp
+language plpgsql stable security definer set search_path = public, pg_temp
 as $$
-    select api.moderation_action_json(action)
-           || jsonb_build_object('moderator', api.user_card(action.moderator), 'user', api.user_card(action.user_id),
-                                 'details_text', nullif(action.details, '{}')::text)
+begin
+    return (select api.moderation_action_json(action)
+               || jsonb_build_object('moderator', api.user_card(action.moderator), 'user', api.user_card(action.user_id),
+                                     'details_text', nullif(action.details, '{}')::text));
+end
 $$;
 
 -- POST /moderation/sign-in {email, password} (public, a form)

@@ -5,11 +5,13 @@
 -- Achievement = {code, name, description, reward_coins, unlocked_at}; unlocked_at is null while locked.
 create function api.achievement_json(code text, unlocked_at timestamptz)
 returns jsonb
-language sql stable security definer set search_path = public, pg_temp
+language plpgsql stable security definer set search_path = public, pg_temp
 as $$
-    select jsonb_build_object('code', a.code, 'name', a.name, 'description', a.description,
-                              'reward_coins', a.reward_coins, 'unlocked_at', api.iso(achievement_json.unlocked_at))
-    from app.achievements a where a.code = achievement_json.code
+begin
+    return (select jsonb_build_object('code', a.code, 'name', a.name, 'description', a.description,
+                                  'reward_coins', a.reward_coins, 'unlocked_at', api.iso(achievement_json.unlocked_at))
+        from app.achievements a where a.code = achievement_json.code);
+end
 $$;
 
 -- The reply of an action, with `achievements_unlocked`: the Achievements this transaction

@@ -13,14 +13,16 @@
 -- what the sender paid at send (the coins, or the item's price then).
 create function api.gift_json(gift app.gifts)
 returns jsonb
-language sql stable security definer set search_path = public, pg_temp
+language plpgsql stable security definer set search_path = public, pg_temp
 as $$
-    select jsonb_build_object(
-        'id', gift.id, 'from', api.user_card(gift.sender_id), 'to', api.user_card(gift.receiver_id),
-        'coins', gift.coins,
-        'item', (select api.item_json(i) from app.shop_items i where i.id = gift.item_id),
-        'paid', gift.paid, 'status', gift.status, 'created_at', api.iso(gift.created_at),
-        'expires_at', api.iso(gift.expires_at), 'ended_at', api.iso(gift.ended_at))
+begin
+    return (select jsonb_build_object(
+            'id', gift.id, 'from', api.user_card(gift.sender_id), 'to', api.user_card(gift.receiver_id),
+            'coins', gift.coins,
+            'item', (select api.item_json(i) from app.shop_items i where i.id = gift.item_id),
+            'paid', gift.paid, 'status', gift.status, 'created_at', api.iso(gift.created_at),
+            'expires_at', api.iso(gift.expires_at), 'ended_at', api.iso(gift.ended_at)));
+end
 $$;
 
 -- Takes the row locks of two users, lower id first (deleted accounts too: the caller decides
@@ -271,8 +273,12 @@ $$;
 -- not yet expired, newest first, paged (api.gifts_page, direction 'received').
 create function api.gifts_received_list(token text, params jsonb, body jsonb)
 returns api.reply
-language sql stable security definer set search_path = public, pg_temp
-as $$ select api.gifts_page(api.authenticate(gifts_received_list.token), gifts_received_list.params, 'received') $$;
+language plpgsql stable security definer set search_path = public, pg_temp
+as $$
+begin
+    return (select api.gifts_page(api.authenticate(gifts_received_list.token), gifts_received_list.params, 'received'));
+end
+$$;
 grant execute on function api.gifts_received_list(text, jsonb, jsonb) to focus_api;
 comment on function api.gifts_received_list(text, jsonb, jsonb) is
     'GET /gifts/received: the caller''s pending gifts, newest first, paged (limit 1 to 200, 50 by default; cursor, '
@@ -282,8 +288,12 @@ comment on function api.gifts_received_list(text, jsonb, jsonb) is
 -- whatever became of it, newest first, paged (api.gifts_page, direction 'sent').
 create function api.gifts_sent_list(token text, params jsonb, body jsonb)
 returns api.reply
-language sql stable security definer set search_path = public, pg_temp
-as $$ select api.gifts_page(api.authenticate(gifts_sent_list.token), gifts_sent_list.params, 'sent') $$;
+language plpgsql stable security definer set search_path = public, pg_temp
+as $$
+begin
+    return (select api.gifts_page(api.authenticate(gifts_sent_list.token), gifts_sent_list.params, 'sent'));
+end
+$$;
 grant execute on function api.gifts_sent_list(text, jsonb, jsonb) to focus_api;
 comment on function api.gifts_sent_list(text, jsonb, jsonb) is
     'GET /gifts/sent: the gifts the caller sent and how each ended, newest first, paged (limit 1 to 200, 50 by '

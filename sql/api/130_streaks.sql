@@ -8,28 +8,30 @@
 -- Call after app.user_streak, which applies the freezes due.
 create function api.streak_freezes_json(user_id uuid, current_days integer)
 returns jsonb
-language sql stable security definer set search_path = public, pg_temp
+language plpgsql stable security definer set search_path = public, pg_temp
 as $$
-    with alive as (
-        select (s.ended_at at time zone t.zone)::date as day
-        from app.focus_sessions s cross join api.user_time_zone(streak_freezes_json.user_id) t(zone)
-        where s.user_id = streak_freezes_json.user_id and s.ended_at is not null and s.minutes > 0
-        union
-        select f.covered_day from app.streak_freezes f
-        where f.user_id = streak_freezes_json.user_id and f.covered_day is not null
-    ),
-    current_start as (
-        select max(a.day) as day from alive a where not exists (select from alive b where b.day = a.day - 1)
-    )
-    select jsonb_build_object(
-        'streak_freezes_held', (select count(*) from app.streak_freezes f
-                                where f.user_id = streak_freezes_json.user_id and f.slot is not null),
-        'streak_freezes_used', (select count(*) from app.streak_freezes f
-                                where f.user_id = streak_freezes_json.user_id and f.covered_day is not null),
-        'streak_frozen_days', coalesce((select jsonb_agg(f.covered_day order by f.covered_day)
-                                        from app.streak_freezes f cross join current_start c
-                                        where f.user_id = streak_freezes_json.user_id and streak_freezes_json.current_days > 0
-                                          and f.covered_day >= c.day), '[]'))
+begin
+    return (with alive as (
+            select (s.ended_at at time zone t.zone)::date as day
+            from app.focus_sessions s cross join api.user_time_zone(streak_freezes_json.user_id) t(zone)
+            where s.user_id = streak_freezes_json.user_id and s.ended_at is not null and s.minutes > 0
+            union
+            select f.covered_day from app.streak_freezes f
+            where f.user_id = streak_freezes_json.user_id and f.covered_day is not null
+        ),
+        current_start as (
+            select max(a.day) as day from alive a where not exists (select from alive b where b.day = a.day - 1)
+        )
+        select jsonb_build_object(
+            'streak_freezes_held', (select count(*) from app.streak_freezes f
+                                    where f.user_id = streak_freezes_json.user_id and f.slot is not null),
+            'streak_freezes_used', (select count(*) from app.streak_freezes f
+                                    where f.user_id = streak_freezes_json.user_id and f.covered_day is not null),
+            'streak_frozen_days', coalesce((select jsonb_agg(f.covered_day order by f.covered_day)
+                                            from app.streak_freezes f cross join current_start c
+                                            where f.user_id = streak_freezes_json.user_id and streak_freezes_json.current_days > 0
+                                              and f.covered_day >= c.day), '[]')));
+end
 $$;
 
 -- StreakFreezes = {freezes_held, freezes_max, price, balance, freeze: {id, bought_at}}

@@ -2,7 +2,7 @@
 -- that can reach exactly what docs/operations.md's role table says.
 -- clock: any
 begin;
-select plan(11);
+select plan(13);
 
 select has_schema('app');
 select has_schema('api');
@@ -69,6 +69,51 @@ select is_empty($$
       and has_function_privilege('focus_api', p.oid, 'execute')
       and p.proname !~ '^[a-z]+(_[a-z]+)*_(list|get|create|update|delete|register|login|logout|sync|start|finish|abandon|rate|accept|decline|confirm|resolve|rename|suspend|ban|open|join|leave)$'
 $$, 'every endpoint is named resource_verb (sql/api/000_core.sql)');
+
+-- Plans kept (sql/api/000_core.sql): PostgreSQL 15 plans a SQL function's body again on every
+-- call of the statement that calls it, so a SECURITY DEFINER function that only reads (never
+-- inlined) is PL/pgSQL, whose plans last the session. The volatile ones write once a request.
+select is_empty($$
+    select p.oid::regprocedure::text from pg_proc p join pg_language l on l.oid = p.prolang
+    where p.pronamespace = 'api'::regnamespace and p.prosecdef and l.lanname = 'sql' and p.provolatile <> 'v'
+$$, 'no reading SECURITY DEFINER function in api is written in SQL (PL/pgSQL keeps its plans)');
+
+-- And a one-expression SQL helper (no FROM) is inlined into the statement that calls it: the
+-- plan of a call on a column names what the body does, not the function. PostgreSQL refuses
+-- to inline an IMMUTABLE function whose body calls a stable one (jsonb_build_object, to_char,
+-- extract on a timestamptz), and would then run it as a function call on every row.
+create function pg_temp.not_inlined()
+returns setof text
+language plpgsql
+as $$
+declare
+    v_function record;
+    v_line text;
+    v_plan text;
+begin
+    for v_function in
+        select p.oid::regprocedure::text as signature, p.oid::regproc::text as name,
+               (select string_agg('a' || n, ', ') from generate_series(1, p.pronargs) n) as arguments,
+               (select string_agg(format('null::%s as a%s', format_type(t, null), n), ', ')
+                from unnest(p.proargtypes::oid[]) with ordinality u(t, n)) as columns
+        from pg_proc p join pg_language l on l.oid = p.prolang
+        where p.pronamespace in ('api'::regnamespace, 'app'::regnamespace) and l.lanname = 'sql'
+          and p.prokind = 'f' and not p.prosecdef and not p.proretset and p.proconfig is null and p.pronargs > 0
+          and p.prosrc !~* '\mfrom\M'
+    loop
+        v_plan := '';
+        for v_line in execute format('explain verbose select %s(%s) from (select %s offset 0) s',
+                                     v_function.name, v_function.arguments, v_function.columns) loop
+            v_plan := v_plan || v_line;
+        end loop;
+        if strpos(v_plan, v_function.name || '(') > 0 then
+            return next v_function.signature;
+        end if;
+    end loop;
+end
+$$;
+select is_empty('select * from pg_temp.not_inlined()',
+                'every one-expression SQL helper in api and app is inlined where it is called');
 
 select * from finish();
 rollback;
