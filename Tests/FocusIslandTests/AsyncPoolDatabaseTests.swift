@@ -7,8 +7,11 @@ import Testing
 // checkout deadline, a statement's error reaches its caller and leaves the pool working, and a
 // session that died while idle is reopened before the next call, also when the reopened sessions
 // trade socket numbers (a socket joins the poller's epoll set once per session, not per call), and
-// a session lent to a blocking caller between two calls is watched again. The HTTP suites run the same
-// path end to end (the test server's configuration is the default, DB_ASYNC=on).
+// a session lent to a blocking caller between two calls is watched again. With an answer wait
+// (DB_ANSWER_WAIT), an answer in by then is finished on the sending thread without leaving it,
+// and a later one leaves it once, as does a call queued for a connection. The HTTP suites run
+// the same path end to end (the test server's configuration is the default, DB_ASYNC=on, and
+// scripts/test runs them again with DB_ANSWER_WAIT=0, every answer through the poller).
 @testable import FocusIsland
 
 @Suite struct AsyncPoolDatabaseTests {
@@ -21,6 +24,9 @@ import Testing
             value.withLock { $0 = outcome }
             done.signal()
         }
+
+        /// Whether the answer is in already (without waiting for it).
+        var answered: Bool { value.withLock { $0 != nil } }
 
         func wait() -> Result<[[String?]], DatabaseError>? {
             done.wait()
@@ -39,10 +45,25 @@ import Testing
         return rows
     }
 
-    private func pool(capacity: Int, checkoutTimeout: Double = 5, poller: DatabasePoller) throws -> ConnectionPool {
+    private func pool(
+        capacity: Int, checkoutTimeout: Double = 5, poller: DatabasePoller, answerWait: UInt64 = 0
+    ) throws -> ConnectionPool {
         ConnectionPool(
             conninfo: try TestEnvironment.ownerURL(), capacity: capacity, checkoutTimeout: checkoutTimeout,
-            namedStatements: true, poller: poller)
+            namedStatements: true, poller: poller, answerWait: answerWait)
+    }
+
+    /// How often `submit` said its call left the sending thread.
+    final class Leaves: Sendable {
+        private let count = Atomic<Int>(0)
+        func leave() { count.add(1, ordering: .relaxed) }
+        var value: Int { count.load(ordering: .relaxed) }
+    }
+
+    private func submit(_ pool: ConnectionPool, _ sql: String, leaves: Leaves) -> Outcome {
+        let outcome = Outcome()
+        pool.submit(sql, sql, [], leaving: leaves.leave) { outcome.set($0) }
+        return outcome
     }
 
     @Test func moreCallsThanConnectionsAreAllAnsweredInTurn() throws {
@@ -120,6 +141,49 @@ import Testing
         }
         #expect(rows(submit(pool, "select 'after'")) == [["after"]])
         #expect(pool.usage().inUse == 0 && pool.usage().waiting == 0)
+    }
+
+    @Test func anAnswerWithinTheWaitIsFinishedOnTheSendingThreadWithoutLeavingIt() throws {
+        let poller = DatabasePoller()
+        defer { poller.stop() }
+        // A second: far more than a trivial statement takes, however loaded the machine.
+        let pool = try pool(capacity: 1, poller: poller, answerWait: 1_000_000)
+        _ = rows(submit(pool, "select 'opened'"))  // the session's first use opens it on another thread
+        let leaves = Leaves()
+        let outcome = submit(pool, "select 'here'", leaves: leaves)
+        #expect(outcome.answered && leaves.value == 0)
+        #expect(rows(outcome) == [["here"]])
+        #expect(pool.usage().inUse == 0)
+    }
+
+    @Test func anAnswerLaterThanTheWaitLeavesOnceAndComesThroughThePoller() throws {
+        let poller = DatabasePoller()
+        defer { poller.stop() }
+        let pool = try pool(capacity: 1, poller: poller, answerWait: 1_000)
+        _ = rows(submit(pool, "select 'opened'"))
+        let leaves = Leaves()
+        let slow = submit(pool, "select 'late' from pg_sleep(0.3)", leaves: leaves)
+        #expect(!slow.answered && leaves.value == 1)
+        // Queued behind it (the one connection is busy): leaves before it waits.
+        let queued = submit(pool, "select 'queued'", leaves: leaves)
+        #expect(leaves.value == 2)
+        #expect(rows(slow) == [["late"]] && rows(queued) == [["queued"]])
+        #expect(leaves.value == 2)
+    }
+
+    @Test func theRequestIsSuspendedOnceAndAnAnswerInTimeStaysWithItsWorker() {
+        final class Suspends: Sendable {
+            let count = Atomic<Int>(0)
+        }
+        let suspends = Suspends()
+        let inTime = Handoff(suspend: { suspends.count.add(1, ordering: .relaxed) })
+        #expect(inTime.keep { Response(status: 200) })
+        #expect(inTime.answered?().status == 200 && suspends.count.load(ordering: .relaxed) == 0)
+        let late = Handoff(suspend: { suspends.count.add(1, ordering: .relaxed) })
+        late.leave()
+        late.leave()  // a retry that leaves again
+        #expect(suspends.count.load(ordering: .relaxed) == 1)
+        #expect(!late.keep { Response(status: 200) } && late.answered == nil)
     }
 
     @Test func aSessionLentToABlockingCallerBetweenTwoCallsIsWatchedAgain() throws {

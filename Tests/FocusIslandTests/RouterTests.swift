@@ -125,6 +125,9 @@ import Testing
         #expect(configuration.asyncDatabase)
         #expect(try Configuration(environment: ["DB_ASYNC": "off"]).asyncDatabase == false)
         #expect(try Configuration(environment: ["DB_ASYNC": "on"]).asyncDatabase)
+        #expect(configuration.answerWait == 2)
+        #expect(try Configuration(environment: ["DB_ANSWER_WAIT": "0"]).answerWait == 0)
+        #expect(try Configuration(environment: ["DB_ANSWER_WAIT": "0.5"]).answerWait == 0.5)
     }
 
     @Test func clientAddressIsSetByTheServerOnly() {
@@ -138,7 +141,8 @@ import Testing
         for (name, value) in [
             ("PORT", "eighty"), ("PORT", "70000"), ("DB_POOL_SIZE", "0"),
             ("HTTP_THREADS", "-1"), ("BODY_LIMIT", "1.5"), ("LOG_FORMAT", "xml"),
-            ("HEAD_TIMEOUT", "0"), ("DB_ASYNC", "yes"),
+            ("HEAD_TIMEOUT", "0"), ("DB_ASYNC", "yes"), ("DB_ANSWER_WAIT", "-1"), ("DB_ANSWER_WAIT", "101"),
+            ("DB_ANSWER_WAIT", "soon"),
         ] {
             #expect(throws: ConfigurationError.self) { try Configuration(environment: [name: value]) }
             do {

@@ -151,6 +151,10 @@ enum TestServer {
         configuration.logFormat = .off
         // scripts/test runs the suite once more through PgBouncer, with named statements off.
         configuration.preparedStatements = ProcessInfo.processInfo.environment["DB_PREPARED_STATEMENTS"] != "off"
+        // And with DB_ANSWER_WAIT=0, so that every answer goes through the poller and a resume.
+        if let wait = ProcessInfo.processInfo.environment["DB_ANSWER_WAIT"].flatMap(Double.init) {
+            configuration.answerWait = wait
+        }
         configuration.assetDirectory = try TestEnvironment.sqlDirectory() + "/../assets"
         configuration.openAPIFile = TestEnvironment.openAPIPath
         configuration.webDirectory = TestEnvironment.repositoryRoot + "/web"

@@ -64,7 +64,12 @@ function request()
             '{"id":"b3e00000-0000-4000-8000-%012x","started_at":"%s","ended_at":"%s"}',
             i, rfc3339(start), rfc3339(start + 600)))
     elseif case == "rate" then
-        local account, id = sessions[1 + i % #sessions]:match("(%d+) (%S+)")
+        -- Five sessions an account, listed account by account: consecutive requests take
+        -- different accounts, as pgbench's random pick does, not one account's five at once
+        -- (which would queue on that user's row lock).
+        local accounts = #sessions / 5
+        local j = i % #sessions
+        local account, id = sessions[1 + (j % accounts) * 5 + math.floor(j / accounts) % 5]:match("(%d+) (%S+)")
         return wrk.format("POST", "/focus-sessions/" .. id .. "/rating", json_headers(tonumber(account)), '{"rating":"good"}')
     elseif case == "friends" then
         return wrk.format("GET", "/friends", json_headers(1))

@@ -44,6 +44,10 @@ public struct Configuration: Sendable, Equatable {
     /// DB_ASYNC=on (the default): a request's statement runs while its HTTP worker serves other
     /// connections (Database/DatabasePoller.swift); off: the worker waits for it.
     public var asyncDatabase = true
+    /// DB_ANSWER_WAIT (ms, with DB_ASYNC=on): how long the worker that sent a request's statement
+    /// waits for the answer itself before it suspends the request and leaves it to the poller;
+    /// 0: it never waits (docs/performance.md, "The answer wait").
+    public var answerWait = 2.0
     /// EVENTS_DOORBELL: how the listener hears of events written by this server's requests
     /// (Live/Listener.swift): `notify` (the default) rings at once and tells the other servers,
     /// `local` rings at once and tells no one (one server), `off` rings at the 10 ms tick only.
@@ -139,6 +143,7 @@ public struct Configuration: Sendable, Equatable {
         case "off": asyncDatabase = false
         case let raw?: throw ConfigurationError(variable: "DB_ASYNC", reason: "must be on or off, got '\(raw)'")
         }
+        answerWait = try Self.number(env, "DB_ANSWER_WAIT", d.answerWait, in: 0...100, unit: "milliseconds")
         switch env["EVENTS_DOORBELL"].map({ Doorbell(rawValue: $0) }) {
         case nil: eventsDoorbell = d.eventsDoorbell
         case let doorbell??: eventsDoorbell = doorbell
@@ -188,11 +193,18 @@ public struct Configuration: Sendable, Equatable {
         _ env: [String: String], _ name: String, _ fallback: Double,
         in range: ClosedRange<Double>
     ) throws(ConfigurationError) -> Double {
+        try number(env, name, fallback, in: range, unit: "seconds")
+    }
+
+    private static func number(
+        _ env: [String: String], _ name: String, _ fallback: Double,
+        in range: ClosedRange<Double>, unit: String
+    ) throws(ConfigurationError) -> Double {
         guard let raw = env[name] else { return fallback }
         guard let value = Double(raw), range.contains(value) else {
             throw ConfigurationError(
                 variable: name,
-                reason: "must be a number of seconds from \(range.lowerBound) to \(range.upperBound), got '\(raw)'")
+                reason: "must be a number of \(unit) from \(range.lowerBound) to \(range.upperBound), got '\(raw)'")
         }
         return value
     }

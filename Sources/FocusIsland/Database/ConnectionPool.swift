@@ -14,7 +14,9 @@
 // `submit` runs a statement without a waiting thread (with a poller, DB_ASYNC=on): it is sent
 // on a free connection, or queued with the blocking checkouts (first come, first served) until
 // one is checked in or the checkout deadline passes, and answered on the poller's thread
-// (Database/DatabasePoller.swift).
+// (Database/DatabasePoller.swift). The thread that sends it first waits up to `answerWait`
+// (DB_ANSWER_WAIT) for the answer itself: a statement answered by then is finished on that
+// thread, without the poller's wake-up and the hand-back (docs/performance.md, "The answer wait").
 import Dispatch
 import Synchronization
 
@@ -23,6 +25,9 @@ public final class ConnectionPool: Sendable {
     private let capacity: Int
     private let checkoutTimeout: Double
     private let namedStatements: Bool
+    /// How long (µs) the thread that sends a `submit` statement waits for its answer before the
+    /// poller takes over; 0: never.
+    private let answerWait: UInt64
     /// Watches the answers of `submit`'s statements; nil: `submit` waits on the caller's thread.
     private let poller: DatabasePoller?
     private struct State {
@@ -96,8 +101,12 @@ public final class ConnectionPool: Sendable {
             poller: nil)
     }
 
-    init(conninfo: String, capacity: Int, checkoutTimeout: Double, namedStatements: Bool, poller: DatabasePoller?) {
+    init(
+        conninfo: String, capacity: Int, checkoutTimeout: Double, namedStatements: Bool, poller: DatabasePoller?,
+        answerWait: UInt64 = 0
+    ) {
         self.conninfo = conninfo
+        self.answerWait = answerWait
         self.capacity = capacity
         self.checkoutTimeout = checkoutTimeout
         self.namedStatements = namedStatements
@@ -109,12 +118,16 @@ public final class ConnectionPool: Sendable {
     var isAsynchronous: Bool { poller != nil }
 
     /// Runs one statement (prepared under `name`, as `executePrepared`) and gives its rows or
-    /// error to `done`. With a poller it returns at once: the statement is sent now on a free
-    /// connection, or when one is checked in within `checkoutTimeout` (else `done` gets the
-    /// pool timeout), and `done` runs on the poller's thread. Without one it waits, as
-    /// `withConnection` does, and `done` runs before it returns.
+    /// error to `done`. With a poller: the statement is sent now on a free connection and its
+    /// answer awaited here up to `answerWait`; answered by then (or failed at once), `done` runs
+    /// on this thread before `submit` returns. Otherwise `leaving` runs on this thread first
+    /// (the caller's last moment to suspend its request), then `submit` returns and `done` runs
+    /// later on the poller's thread: the answer came later, or no connection was free and the
+    /// statement is sent when one is checked in within `checkoutTimeout` (else `done` gets the
+    /// pool timeout). Without a poller it waits, as `withConnection` does, and `done` runs
+    /// before it returns.
     func submit(
-        _ name: String, _ sql: String, _ parameters: [String?],
+        _ name: String, _ sql: String, _ parameters: [String?], leaving: () -> Void = {},
         done: @escaping @Sendable (Result<[[String?]], DatabaseError>) -> Void
     ) {
         guard poller != nil else {
@@ -131,21 +144,31 @@ public final class ConnectionPool: Sendable {
             deadline: monotonicMicroseconds() + UInt64(checkoutTimeout * 1_000_000), done: done)
         let lent = state.withLock { state in
             let lent = lend(&state)
-            if case .none = lent { state.waiters.append(.call(call)) }
+            if case .none = lent {
+                // Before it is queued: a check-in on another thread may send it at once.
+                leaving()
+                state.waiters.append(.call(call))
+            }
             return lent
         }
         switch lent {
-        case .idle(let connection): start(call, on: connection)
-        case .open: start(call, on: PGConnection(unopened: conninfo, namedStatements: namedStatements))
+        case .idle(let connection): start(call, on: connection, wait: answerWait, leaving: leaving)
+        case .open:
+            start(
+                call, on: PGConnection(unopened: conninfo, namedStatements: namedStatements), wait: answerWait,
+                leaving: leaving)
         case .none: poller?.startIfNeeded()  // a check-in starts it, or the poller's `expire` ends it
         }
     }
 
-    /// Sends the call's statement and has the poller watch for the answer. A broken or unopened
-    /// session is reopened first on a dispatch thread: connecting waits (up to PGCONNECT_TIMEOUT
-    /// while the database is away), and neither the poller nor an HTTP worker may.
-    private func start(_ call: Call, on connection: PGConnection) {
+    /// Sends the call's statement, waits up to `wait` for the answer, and otherwise has the
+    /// poller watch for it (`leaving` first). A broken or unopened session is reopened first on
+    /// a dispatch thread: connecting waits (up to PGCONNECT_TIMEOUT while the database is
+    /// away), and neither the poller nor an HTTP worker may. A call started at a check-in (on
+    /// the poller's thread, or a worker's finishing its own) does not wait: `wait` is 0.
+    private func start(_ call: Call, on connection: PGConnection, wait: UInt64 = 0, leaving: () -> Void = {}) {
         guard connection.isUsable else {
+            leaving()
             DispatchQueue.global().async { [self] in
                 do throws(DatabaseError) {
                     try connection.reconnect()
@@ -156,13 +179,17 @@ public final class ConnectionPool: Sendable {
             }
             return
         }
-        send(call, on: connection)
+        send(call, on: connection, wait: wait, leaving: leaving)
     }
 
-    private func send(_ call: Call, on connection: PGConnection) {
+    private func send(_ call: Call, on connection: PGConnection, wait: UInt64 = 0, leaving: () -> Void = {}) {
         guard let poller else { return }
         do throws(DatabaseError) {
             let flushed = try connection.send(call.name, call.sql, call.parameters)
+            if flushed && wait > 0, let outcome = connection.awaitAnswer(within: wait) {
+                return finish(connection, call, outcome)
+            }
+            leaving()
             poller.watch(connection, call, pool: self, flushed: flushed)
         } catch {
             finish(connection, call, .failure(error))

@@ -1,11 +1,12 @@
 // DatabasePoller: one thread that waits for the answers of statements sent without waiting.
 //
-// A request's statement is sent by the thread that has it (an HTTP worker, with its connection
-// suspended, or the thread that checks a connection in and hands it to the next call waiting);
-// then the session's socket is watched here, in one epoll set for every pool, until the answer
-// is in. The answer goes to the call's completion on this thread, and the connection back to
-// its pool. So no HTTP worker sleeps in poll() for the database, and a worker's other keep-alive
-// connections are served while a statement runs. Each loop also ends the calls that waited
+// A request's statement is sent by the thread that has it (an HTTP worker, or the thread that
+// checks a connection in and hands it to the next call waiting); an answer that does not come
+// within the sender's answer wait (DB_ANSWER_WAIT, 2 ms; none for a call sent at a check-in) is
+// watched for here, its request suspended, in one epoll set for every pool. The answer goes to
+// the call's completion on this thread, and the connection back to its pool. So no HTTP worker
+// sleeps in poll() for the database longer than the answer wait, and a worker's other keep-alive
+// connections are served while a slower statement runs. Each loop also ends the calls that waited
 // longer than their pool's checkout deadline for a connection (ConnectionPool.expire).
 // The thread starts with the first call and ends with `stop`.
 import CLinux

@@ -160,6 +160,24 @@ public final class PGConnection: @unchecked Sendable {
         return nil
     }
 
+    /// Waits up to `microseconds` for the answer of the statement `send` sent, on the calling
+    /// thread: the answer (as `receive` gives it), or nil when it is not complete by then (what
+    /// arrived so far stays read, and the rest wakes the poller like a whole answer would).
+    func awaitAnswer(within microseconds: UInt64) -> Result<[[String?]], DatabaseError>? {
+        let deadline = monotonicMicroseconds() + microseconds
+        var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+        while true {
+            let now = monotonicMicroseconds()
+            guard now < deadline else { return nil }
+            descriptor.revents = 0
+            // poll's whole milliseconds, rounded up: the wait ends at most 1 ms late.
+            let ready = poll(&descriptor, 1, Int32((deadline - now + 999) / 1_000))
+            if ready < 0 && errno == EINTR { continue }
+            guard ready > 0 else { return ready == 0 ? nil : .failure(connectionError()) }
+            if let outcome = receive() { return outcome }
+        }
+    }
+
     /// The blocking calls wait for their answers in libpq's blocking mode, also on a session an
     /// asynchronous call used before.
     private func blocking() {

@@ -68,15 +68,16 @@ public struct Pipeline: Sendable {
     }
 
     /// Answers like `respond`, without waiting on this thread for the request's statement when
-    /// its pool is asynchronous (DB_ASYNC=on): then `suspend` runs, the statement is sent, nil
-    /// is returned, and `done` gets the response later on the database poller's thread, as a
-    /// function that makes it: the poller only hands the reply over, and the thread that sends
-    /// the response (the resumed connection's worker) makes its body, headers and log line, so
-    /// the one poller thread does not do that work for every worker in turn.
+    /// its pool is asynchronous (DB_ASYNC=on) beyond the pool's answer wait (DB_ANSWER_WAIT): an
+    /// answer in by then is returned at once; else `suspend` runs, nil is returned, and `done`
+    /// gets the response later on the database poller's thread, as a function that makes it:
+    /// the poller only hands the reply over, and the thread that sends the response (the resumed
+    /// connection's worker) makes its body, headers and log line, so the one poller thread does
+    /// not do that work for every worker in turn.
     /// Everything else (memory, problems, the rare lookups of the release controls and the
     /// offered languages) is answered at once, as by `respond`.
     func respond(
-        to request: Request, startedAt: UInt64, suspend: () -> Void,
+        to request: Request, startedAt: UInt64, suspend: @escaping @Sendable () -> Void,
         done: @escaping @Sendable (@escaping @Sendable () -> Response) -> Void
     ) -> Response? {
         var template = "-"
@@ -86,9 +87,9 @@ public struct Pipeline: Sendable {
             case .answered(let answered):
                 response = answered
             case .statement(let statement) where statement.pool.isAsynchronous:
-                suspend()
-                submit(statement, attempt: 1) { [self, template] outcome in
-                    done {
+                let handoff = Handoff(suspend: suspend)
+                submit(statement, attempt: 1, leaving: handoff.leave) { [self, template] outcome in
+                    let make: @Sendable () -> Response = {
                         let response: Response
                         switch outcome {
                         case .success(let reply): response = statement.response(to: reply)
@@ -96,8 +97,9 @@ public struct Pipeline: Sendable {
                         }
                         return finish(response, request, template: template, startedAt: startedAt, log: true)
                     }
+                    if !handoff.keep(make) { done(make) }
                 }
-                return nil
+                return handoff.answered?()
             case .statement(let statement):
                 response = statement.response(to: try call(statement.route, statement.parameters, pool: statement.pool))
             }
@@ -362,13 +364,14 @@ public struct Pipeline: Sendable {
     /// `call` without a waiting thread: the reply (or the problem) goes to `done` on the
     /// database poller's thread; a serialization failure or deadlock is sent again, as by `call`.
     private func submit(
-        _ statement: Statement, attempt: Int, done: @escaping @Sendable (Result<Reply, Problem>) -> Void
+        _ statement: Statement, attempt: Int, leaving: @escaping @Sendable () -> Void,
+        done: @escaping @Sendable (Result<Reply, Problem>) -> Void
     ) {
         let route = statement.route
         guard case .sql(let function) = route.action, let text = route.statement else {
             return done(.failure(Problem(500, "internal_error", "Something went wrong on our side.")))
         }
-        statement.pool.submit(route.statementName, text, statement.parameters) { [self] outcome in
+        statement.pool.submit(route.statementName, text, statement.parameters, leaving: leaving) { [self] outcome in
             switch outcome {
             case .success(let rows):
                 if let row = rows.first, let reply = Reply(row: row, kind: route.response) {
@@ -378,7 +381,7 @@ public struct Pipeline: Sendable {
                 logger.error("\(route.template): \(error)")
                 done(.failure(Problem(error)))
             case .failure(let error) where error.isRetryable && attempt < Self.attempts:
-                submit(statement, attempt: attempt + 1, done: done)
+                submit(statement, attempt: attempt + 1, leaving: leaving, done: done)
             case .failure(let error):
                 let problem = Problem(error)
                 if problem.status >= 500 { logger.error("\(route.template): \(error)") }

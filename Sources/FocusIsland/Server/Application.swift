@@ -36,12 +36,13 @@ public final class Application: Sendable {
         let pool = ConnectionPool(
             conninfo: configuration.databaseURL, capacity: configuration.poolSize,
             checkoutTimeout: configuration.poolTimeout, namedStatements: configuration.preparedStatements,
-            poller: poller)
+            poller: poller, answerWait: UInt64(configuration.answerWait * 1000))
         // READ_DATABASE_URL: a second pool, on a streaming replica, for routes marked reads: .replica.
         let readPool = configuration.readDatabaseURL.map { url in
             ConnectionPool(
                 conninfo: url, capacity: configuration.poolSize, checkoutTimeout: configuration.poolTimeout,
-                namedStatements: configuration.preparedStatements, poller: poller)
+                namedStatements: configuration.preparedStatements, poller: poller,
+                answerWait: UInt64(configuration.answerWait * 1000))
         }
         assets = AssetStore(directory: configuration.assetDirectory)
         var pipeline = Pipeline(
