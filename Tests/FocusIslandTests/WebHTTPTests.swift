@@ -310,4 +310,13 @@ import Testing
         }
         #expect(site.files["style.css"] != nil && site.files["live.js"] != nil)
     }
+
+    /// `WebPages.owns` refuses a path by its first segment before matching each page, so every
+    /// page's template starts with a literal segment.
+    @Test func aPathIsAPagesByItsFirstSegmentFirst() {
+        #expect(WebPages.all.allSatisfy { !$0.template.dropFirst().hasPrefix("{") })
+        #expect(WebPages.owns("/account/delete") && WebPages.owns("/moderation/people/x") && WebPages.owns("/web/style.css"))
+        #expect(!WebPages.owns("/me") && !WebPages.owns("/moderation/people") && !WebPages.owns("/accounts/delete"))
+        #expect(!WebPages.owns("/") && !WebPages.owns(""))
+    }
 }

@@ -128,9 +128,20 @@ public enum WebPages {
         return nil
     }
 
-    /// Whether some page or static file answers this path (any method).
+    /// Whether some page or static file answers this path (any method). Asked for every request:
+    /// a path whose first segment no page's template starts with (every API path) is refused
+    /// without matching each page (which splits the path once per page).
     static func owns(_ path: String) -> Bool {
-        path.hasPrefix(staticPrefix) || all.contains { $0.parameters(for: path) != nil }
+        if path.hasPrefix(staticPrefix) { return true }
+        guard pageFirstSegments.contains(firstSegment(path)) else { return false }
+        return all.contains { $0.parameters(for: path) != nil }
+    }
+
+    /// The first segments of the pages' templates ("account", "moderation"), all literal.
+    private static let pageFirstSegments = Set(all.map { firstSegment($0.template) })
+
+    private static func firstSegment(_ path: String) -> Substring {
+        path.dropFirst().prefix { $0 != "/" }
     }
 
     /// The console cookie's token, if the request carries one.
