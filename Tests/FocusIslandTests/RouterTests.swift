@@ -27,6 +27,20 @@ import Testing
         #expect(parameters == ["id": "\u{192A}\u{80}"])
     }
 
+    /// A POST or DELETE runs through api.idempotent only with an Idempotency-Key; without one the
+    /// endpoint is called straight (api.idempotent would only call it, through a dynamic EXECUTE).
+    @Test func onlyAKeyedWriteRunsThroughAPIIdempotent() {
+        let purchase = Route("POST", "/shop/purchases", .sql("api.shop_purchases_create"), status: 201, body: .json)
+        #expect(
+            purchase.statement(keyed: false)?.text.contains(
+                "from api.shop_purchases_create($1, api.use_language($2::jsonb), api.parse_body($3))") == true)
+        #expect(purchase.statement(keyed: true)?.text.contains("from api.idempotent('api.shop_purchases_create', $1,") == true)
+        #expect(purchase.statement(keyed: true)?.name != purchase.statement(keyed: false)?.name)
+        let me = Route("GET", "/me", .sql("api.me_get"))
+        #expect(me.statement(keyed: true)?.name == me.statement(keyed: false)?.name)
+        #expect(me.statement(keyed: true)?.text.contains("idempotent") == false)
+    }
+
     @Test func unknownPathIsNotFound() {
         for path in ["/nope", "/me/", "//me", "/me/extra", "", "me"] {
             guard case .notFound = router.match(method: "GET", path: path) else {

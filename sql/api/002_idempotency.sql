@@ -1,8 +1,10 @@
 -- api idempotency: the Idempotency-Key of a state-changing POST or DELETE (Stripe's way).
--- Every POST and DELETE route's statement is `select … from api.idempotent('api.fn', $1, $2, body)`
--- (Route.statement); the HTTP layer only passes the header as params.idempotency_key and
--- holds no rule. Without a key, or for an endpoint that only reads (not VOLATILE: the sync
--- routes), this calls the endpoint and nothing else.
+-- Every POST and DELETE route's statement for a request with the header is `select … from
+-- api.idempotent('api.fn', $1, $2, body)` (Route.keyedStatement); the HTTP layer only passes the
+-- header as params.idempotency_key and holds no rule. Without a key, or for an endpoint that only
+-- reads (not VOLATILE: the sync routes), this calls the endpoint and nothing else, so a request
+-- without the header runs `api.fn` itself (Route.statement), without this function's dynamic
+-- EXECUTE, which is planned on every call.
 --
 -- With a key: the row (scope, key) is inserted BEFORE the work, in the request's transaction.
 -- A racing request with the same key blocks on the unique index until the first commits, then

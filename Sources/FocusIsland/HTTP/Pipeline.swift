@@ -59,7 +59,8 @@ public struct Pipeline: Sendable {
             switch try answer(request, template: &template) {
             case .answered(let answered): response = answered
             case .statement(let statement):
-                response = statement.response(to: try call(statement.route, statement.parameters, pool: statement.pool))
+                response = statement.response(
+                    to: try call(statement.route, statement.parameters, pool: statement.pool, keyed: statement.keyed))
             }
         } catch {
             response = error.response
@@ -101,7 +102,8 @@ public struct Pipeline: Sendable {
                 }
                 return handoff.answered?()
             case .statement(let statement):
-                response = statement.response(to: try call(statement.route, statement.parameters, pool: statement.pool))
+                response = statement.response(
+                    to: try call(statement.route, statement.parameters, pool: statement.pool, keyed: statement.keyed))
             }
         } catch {
             response = error.response
@@ -140,6 +142,9 @@ public struct Pipeline: Sendable {
         /// The shared cache's key and generation when the reply may be kept (a miss).
         let cacheEntry: (key: String, generation: UInt64)?
         let language: String?
+
+        /// The request has an Idempotency-Key: it runs the route's keyed statement (Route.swift).
+        var keyed: Bool { request.header("idempotency-key") != nil }
 
         func response(to reply: Reply) -> Response {
             pipeline.listener?.committed(route)
@@ -368,10 +373,10 @@ public struct Pipeline: Sendable {
         done: @escaping @Sendable (Result<Reply, Problem>) -> Void
     ) {
         let route = statement.route
-        guard case .sql(let function) = route.action, let text = route.statement else {
+        guard case .sql(let function) = route.action, let (name, text) = route.statement(keyed: statement.keyed) else {
             return done(.failure(Problem(500, "internal_error", "Something went wrong on our side.")))
         }
-        statement.pool.submit(route.statementName, text, statement.parameters, leaving: leaving) { [self] outcome in
+        statement.pool.submit(name, text, statement.parameters, leaving: leaving) { [self] outcome in
             switch outcome {
             case .success(let rows):
                 if let row = rows.first, let reply = Reply(row: row, kind: route.response) {
@@ -391,15 +396,16 @@ public struct Pipeline: Sendable {
     }
 
     /// One round trip; serialization failures and deadlocks rolled back, so they are retried.
-    func call(_ route: Route, _ parameters: [String?], pool: ConnectionPool) throws(Problem) -> Reply {
-        guard case .sql(let function) = route.action, let statement = route.statement else {
+    /// `keyed`: the request has an Idempotency-Key (Route.keyedStatement).
+    func call(_ route: Route, _ parameters: [String?], pool: ConnectionPool, keyed: Bool = false) throws(Problem) -> Reply {
+        guard case .sql(let function) = route.action, let (name, statement) = route.statement(keyed: keyed) else {
             throw Problem(500, "internal_error", "Something went wrong on our side.")
         }
         var attempt = 1
         while true {
             do throws(DatabaseError) {
                 let rows = try pool.withConnection { connection throws(DatabaseError) in
-                    try connection.executePrepared(route.statementName, statement, parameters)
+                    try connection.executePrepared(name, statement, parameters)
                 }
                 guard let row = rows.first, let reply = Reply(row: row, kind: route.response) else {
                     throw DatabaseError(sqlState: "XX000", message: "\(function) returned no reply row")

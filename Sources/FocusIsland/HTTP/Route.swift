@@ -69,6 +69,12 @@ public struct Route: Sendable {
     /// The one statement this route runs and its prepared name, made once (not per call).
     let statement: String?
     let statementName: String
+    /// A POST's or DELETE's statement for a request with an Idempotency-Key: the endpoint through
+    /// api.idempotent, which keeps and replays its answer (nil for the other routes). Without a
+    /// key api.idempotent is a plain call of the endpoint, which `statement` makes without its
+    /// cost (a dynamic EXECUTE, planned on every call).
+    let keyedStatement: String?
+    let keyedStatementName: String
 
     enum Segment: Sendable, Equatable {
         case literal(String)
@@ -91,13 +97,15 @@ public struct Route: Sendable {
         self.reads = reads
         if case .sql(let function) = action { localized = Routes.localized.contains(function) } else { localized = false }
         self.admission = admission
-        self.statement = Self.statement(method, action, body, response)
+        self.statement = Self.statement(method, action, body, response, keyed: false)
+        self.keyedStatement = Self.statement(method, action, body, response, keyed: true)
         // The same function under another method may run another statement (api.idempotent).
         if case .sql(let function) = action {
             statementName = method + " " + function + "/" + String(describing: body)
         } else {
             statementName = ""
         }
+        keyedStatementName = statementName + " keyed"
         self.segments = template.split(separator: "/").map { part in
             part.hasPrefix("{") && part.hasSuffix("}")
                 ? .parameter(String(part.dropFirst().dropLast())) : .literal(String(part))
@@ -117,9 +125,19 @@ public struct Route: Sendable {
         return parameters
     }
 
+    /// The statement and its prepared name for a request with (`keyed`) or without an
+    /// Idempotency-Key.
+    func statement(keyed: Bool) -> (name: String, text: String)? {
+        if keyed, let keyedStatement { return (keyedStatementName, keyedStatement) }
+        return statement.map { (statementName, $0) }
+    }
+
     /// The one statement a route runs: token, path and query parameters, body. A localized
     /// route's parameters pass through api.use_language, which sets params.language for SQL.
-    static func statement(_ method: String, _ action: Action, _ bodyKind: BodyKind, _ response: ResponseKind) -> String? {
+    /// `keyed`: the statement for a request with an Idempotency-Key, nil where it is the same.
+    static func statement(
+        _ method: String, _ action: Action, _ bodyKind: BodyKind, _ response: ResponseKind, keyed: Bool
+    ) -> String? {
         guard case .sql(let function) = action else { return nil }
         let params = Routes.localized.contains(function) ? "api.use_language($2::jsonb)" : "$2::jsonb"
         let body =
@@ -133,10 +151,11 @@ public struct Route: Sendable {
             case .json: "status, body::text, etag, retry_after, code, message"
             case .file: "status, content_type, data, etag, code, message"
             }
-        // A POST or DELETE runs under its Idempotency-Key (params.idempotency_key): api.idempotent
-        // decides everything (which endpoints change state, scope, replay, 422).
-        if (method == "POST" || method == "DELETE") && bodyKind != .image && response == .json {
-            return "select \(columns) from api.idempotent('\(function)', $1, \(params), \(body))"
+        // A POST or DELETE with an Idempotency-Key (params.idempotency_key) runs under it:
+        // api.idempotent decides everything (which endpoints change state, scope, replay, 422).
+        let underKey = (method == "POST" || method == "DELETE") && bodyKind != .image && response == .json
+        if keyed {
+            return underKey ? "select \(columns) from api.idempotent('\(function)', $1, \(params), \(body))" : nil
         }
         return "select \(columns) from \(function)($1, \(params), \(body))"
     }
