@@ -41,6 +41,19 @@ import Testing
         #expect(me.statement(keyed: true)?.text.contains("idempotent") == false)
     }
 
+    /// Header names ignore ASCII case both ways, in a request and in an answer.
+    @Test func headerNamesIgnoreCase() {
+        var response = Response(status: 200, headers: [("Content-Type", "a")])
+        #expect(response.header("content-type") == "a" && response.header("CONTENT-TYPE") == "a")
+        #expect(response.header("Content-Typ") == nil && response.header("Content-Typf") == nil)
+        response.setHeader("content-TYPE", "b")
+        #expect(response.headers.filter { sameHeaderName($0.name, "Content-Type") }.count == 1)
+        #expect(response.header("Content-Type") == "b")
+        let request = Request(method: "GET", path: "/", headers: ["X-Request-Id": "1", "authorization": "Bearer t"])
+        #expect(request.header("x-request-id") == "1" && request.header("X-REQUEST-ID") == "1")
+        #expect(request.header("Authorization") == "Bearer t" && request.bearerToken == "t")
+    }
+
     @Test func unknownPathIsNotFound() {
         for path in ["/nope", "/me/", "//me", "/me/extra", "", "me"] {
             guard case .notFound = router.match(method: "GET", path: path) else {

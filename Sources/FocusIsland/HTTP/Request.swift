@@ -26,11 +26,11 @@ public struct Request: Sendable {
         self.method = method
         self.path = path
         self.query = query
-        self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { $1 })
+        self.headers = Dictionary(headers.map { (lowerCased($0.key), $0.value) }, uniquingKeysWith: { $1 })
         self.body = body
     }
 
-    public func header(_ name: String) -> String? { headers[name.lowercased()] }
+    public func header(_ name: String) -> String? { headers[lowerCased(name)] }
 
     /// The token of an `Authorization: Bearer <token>` header.
     public var bearerToken: String? {
@@ -40,4 +40,10 @@ public struct Request: Sendable {
         let token = parts[1].trimming(" \t")
         return token.isEmpty ? nil : token
     }
+}
+
+/// A header name in lower case; the name itself when it has no capital letter (the server's own
+/// names, and what HTTP/2 clients send), without the copy `lowercased()` makes every time.
+private func lowerCased(_ name: String) -> String {
+    name.utf8.contains(where: { (65...90).contains($0) }) ? name.lowercased() : name
 }

@@ -20,13 +20,21 @@ public struct Response: Sendable {
     }
 
     public func header(_ name: String) -> String? {
-        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+        headers.first { sameHeaderName($0.name, name) }?.value
     }
 
     public mutating func setHeader(_ name: String, _ value: String) {
-        headers.removeAll { $0.name.lowercased() == name.lowercased() }
+        headers.removeAll { sameHeaderName($0.name, name) }
         headers.append((name, value))
     }
 
     public var bodyText: String { String(decoding: body, as: UTF8.self) }
 }
+
+/// Header names compared as HTTP does, ignoring ASCII case, without the two lowercased copies
+/// per header that every answer's few lookups used to make.
+func sameHeaderName(_ a: String, _ b: String) -> Bool {
+    a.utf8.count == b.utf8.count && zip(a.utf8, b.utf8).allSatisfy { asciiLower($0) == asciiLower($1) }
+}
+
+private func asciiLower(_ byte: UInt8) -> UInt8 { (65...90).contains(byte) ? byte + 32 : byte }

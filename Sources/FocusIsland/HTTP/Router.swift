@@ -9,8 +9,14 @@ public enum RouteMatch: Sendable {
 
 public struct Router: Sendable {
     public let routes: [Route]
+    /// The routes by their number of path segments, in table order: only those can match a path
+    /// (Route.parameters), so a request is compared with a few routes, not with all of them.
+    private let bySegmentCount: [Int: [Route]]
 
-    public init(routes: [Route]) { self.routes = routes }
+    public init(routes: [Route]) {
+        self.routes = routes
+        bySegmentCount = Dictionary(grouping: routes) { $0.segments.count }
+    }
 
     public func match(method: String, path: String) -> RouteMatch {
         // Split on the "/" scalar, not on Characters: a combining mark right after a slash
@@ -22,7 +28,7 @@ public struct Router: Sendable {
         let segments = Array(parts.filter { !$0.isEmpty })
         let wanted = method == "HEAD" ? "GET" : method
         var allowed: [String] = []
-        for route in routes {
+        for route in bySegmentCount[segments.count] ?? [] {
             guard let parameters = route.parameters(for: segments) else { continue }
             if route.method == wanted { return .found(route, parameters: parameters) }
             allowed.append(route.method)
