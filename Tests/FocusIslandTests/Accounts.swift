@@ -54,6 +54,23 @@ func concurrently<T: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) t
     return try results.values.map { try $0!.get() }
 }
 
+/// Starts `body` `count` times, each on a thread of its own, and returns at once: the results
+/// arrive in `results` (in order), and `done` is left when every one has (waiting long-polls).
+func inBackground<T: Sendable>(
+    _ count: Int = 1, _ body: @escaping @Sendable (Int) throws -> T
+) -> (results: ResultBox<T>, done: DispatchGroup) {
+    let results = ResultBox<T>(count: count)
+    let done = DispatchGroup()
+    for index in 0..<count {
+        done.enter()
+        Thread {
+            results.set(index, Result { try body(index) })
+            done.leave()
+        }.start()
+    }
+    return (results, done)
+}
+
 final class ResultBox<T: Sendable>: Sendable {
     private let results: Mutex<[Result<T, Error>?]>
     init(count: Int) { results = Mutex(Array(repeating: nil, count: count)) }

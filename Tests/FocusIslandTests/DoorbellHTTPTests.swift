@@ -32,13 +32,9 @@ import Testing
         let stream = try EventStreamClient(port: TestServer.client().port, target: "/events", token: iPad.token)
         #expect(stream.status == 200)
         let start = try #require(client.send("GET", "/events", token: iPad.token).json["next"] as? Int)
-        let polled = ResultBox<HTTPResult>(count: 1)
-        let done = DispatchGroup()
-        done.enter()
-        Thread {
-            polled.set(0, Result { try client.send("GET", "/events?after=\(start)&wait=30", token: iPad.token) })
-            done.leave()
-        }.start()
+        let (polled, done) = inBackground { _ in
+            try client.send("GET", "/events?after=\(start)&wait=30", token: iPad.token)
+        }
         let streams = try TestServer.running().streams
         #expect(eventually { streams.count(of: iPad.id) == 2 }, "the stream and the long-poll wait")
 

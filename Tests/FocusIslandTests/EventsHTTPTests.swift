@@ -179,13 +179,9 @@ import Testing
         let a = try client.register("pollend")
         let next = try #require(client.send("GET", "/events", token: a.token).json["next"] as? Int)
         let streams = try TestServer.running().streams
-        let answer = ResultBox<HTTPResult>(count: 1)
-        let done = DispatchGroup()
-        done.enter()
-        Thread {
-            answer.set(0, Result { try client.send("GET", "/events?after=\(next)&wait=60", token: a.token) })
-            done.leave()
-        }.start()
+        let (answer, done) = inBackground { _ in
+            try client.send("GET", "/events?after=\(next)&wait=60", token: a.token)
+        }
         let registered = Date().addingTimeInterval(5)
         while streams.count(of: a.id) < 1 && Date() < registered { usleep(20_000) }
         #expect(streams.count(of: a.id) == 1, "the long-poll waits")
@@ -204,14 +200,8 @@ import Testing
         let limit = try #require(Int(try TestEnvironment.scalar("select max_polls_per_user from app.event_settings") ?? ""))
         let next = try #require(client.send("GET", "/events", token: a.token).json["next"] as? Int)
         let streams = try TestServer.running().streams
-        let results = ResultBox<HTTPResult>(count: limit)
-        let done = DispatchGroup()
-        for index in 0..<limit {
-            done.enter()
-            Thread {
-                results.set(index, Result { try client.send("GET", "/events?after=\(next)&wait=30", token: a.token) })
-                done.leave()
-            }.start()
+        let (results, done) = inBackground(limit) { _ in
+            try client.send("GET", "/events?after=\(next)&wait=30", token: a.token)
         }
         let registered = Date().addingTimeInterval(5)
         while streams.count(of: a.id) < limit && Date() < registered { usleep(20_000) }
@@ -240,15 +230,8 @@ import Testing
 
         // More waiting long-polls than the server has HTTP threads.
         let waiting = 2 * 8
-        let results = ResultBox<HTTPResult>(count: waiting)
-        let done = DispatchGroup()
-        for index in 0..<waiting {
-            done.enter()
-            Thread {
-                let user = users[index % users.count]
-                results.set(index, Result { try client.send("GET", "/events?after=\(start)&wait=20", token: user.token) })
-                done.leave()
-            }.start()
+        let (results, done) = inBackground(waiting) { index in
+            try client.send("GET", "/events?after=\(start)&wait=20", token: users[index % users.count].token)
         }
         let streams = try TestServer.running().streams
         let registered = Date().addingTimeInterval(5)

@@ -9,9 +9,6 @@ select plan(22);
 create extension if not exists dblink;
 select test.new_user('ann');
 
-create function pg_temp.conninfo() returns text language sql
-as $$ select format('dbname=%s host=%s port=%s user=%s', current_database(),
-                    split_part(current_setting('unix_socket_directories'), ',', 1), current_setting('port'), current_user) $$;
 create function pg_temp.write(session text, balance integer) returns bigint language sql
 as $$ select t.id from dblink(session, format('insert into app.events (user_id, type, payload) values (%L, ''balance.changed'', %L) returning id',
                                               test.uid('ann'), jsonb_build_object('balance', balance))) as t(id bigint) $$;
@@ -25,8 +22,8 @@ create function pg_temp.ring(after bigint) returns text[] language sql
 as $$ select array_agg(coalesce(r.user_id, '-') || ' ' || r.through order by r.user_id) from api.events_ring(after) r $$;
 
 
-select dblink_connect('first', pg_temp.conninfo());
-select dblink_connect('second', pg_temp.conninfo());
+select dblink_connect('first', test.dblink_conninfo());
+select dblink_connect('second', test.dblink_conninfo());
 -- A writer that waited for another (the lock this replaced) fails here instead of hanging.
 select dblink_exec('second', 'set lock_timeout = ''10s''');
 create temp table mark as select api.newest_event_id() as id;

@@ -8,9 +8,6 @@ select plan(7);
 create extension if not exists dblink;
 select test.new_user('ann');
 
-create function pg_temp.conninfo() returns text language sql
-as $$ select format('dbname=%s host=%s port=%s user=%s', current_database(),
-                    split_part(current_setting('unix_socket_directories'), ',', 1), current_setting('port'), current_user) $$;
 create function pg_temp.write(session text) returns bigint language sql
 as $$ select t.id from dblink(session, format('insert into app.events (user_id, type, payload) values (%L, ''balance.changed'', ''{}'') returning id',
                                               test.uid('ann'))) as t(id bigint) $$;
@@ -19,8 +16,8 @@ create temp table mark as select api.newest_event_id() as id;
 select is((select array_agg(r.held) from api.events_ring((select id from mark)) r), array[false],
           'no event waits: one row, held is false');
 
-select dblink_connect('first', pg_temp.conninfo());
-select dblink_connect('second', pg_temp.conninfo());
+select dblink_connect('first', test.dblink_conninfo());
+select dblink_connect('second', test.dblink_conninfo());
 select dblink_exec('first', 'begin');
 create temp table written as select pg_temp.write('first') as first_id;
 alter table written add column second_id bigint;

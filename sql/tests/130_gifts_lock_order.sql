@@ -11,12 +11,9 @@
 begin;
 select plan(25);
 create extension if not exists dblink;
-create function pg_temp.conninfo() returns text language sql
-as $$ select format('dbname=%s host=%s port=%s user=%s', current_database(),
-                    split_part(current_setting('unix_socket_directories'), ',', 1), current_setting('port'), current_user) $$;
-select dblink_connect('setup', pg_temp.conninfo());
-select dblink_connect('path', pg_temp.conninfo());
-select dblink_connect('erasure', pg_temp.conninfo());
+select dblink_connect('setup', test.dblink_conninfo());
+select dblink_connect('path', test.dblink_conninfo());
+select dblink_connect('erasure', test.dblink_conninfo());
 -- A regression waits here instead of deadlocking at a moved clock: fail, do not hang.
 select dblink_exec(c, 'set lock_timeout = ''20s''') from unnest(array['path', 'erasure']) c;
 create temp table pids as

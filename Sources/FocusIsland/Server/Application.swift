@@ -33,16 +33,16 @@ public final class Application: Sendable {
         // DB_ASYNC=on: one thread watches both pools' answers (Database/DatabasePoller.swift).
         let poller = configuration.asyncDatabase ? DatabasePoller() : nil
         self.poller = poller
+        let answerWait = UInt64(configuration.answerWait * 1000)  // DB_ANSWER_WAIT, ms → µs
         let pool = ConnectionPool(
             conninfo: configuration.databaseURL, capacity: configuration.poolSize,
             checkoutTimeout: configuration.poolTimeout, namedStatements: configuration.preparedStatements,
-            poller: poller, answerWait: UInt64(configuration.answerWait * 1000))
+            poller: poller, answerWait: answerWait)
         // READ_DATABASE_URL: a second pool, on a streaming replica, for routes marked reads: .replica.
         let readPool = configuration.readDatabaseURL.map { url in
             ConnectionPool(
                 conninfo: url, capacity: configuration.poolSize, checkoutTimeout: configuration.poolTimeout,
-                namedStatements: configuration.preparedStatements, poller: poller,
-                answerWait: UInt64(configuration.answerWait * 1000))
+                namedStatements: configuration.preparedStatements, poller: poller, answerWait: answerWait)
         }
         assets = AssetStore(directory: configuration.assetDirectory)
         var pipeline = Pipeline(

@@ -283,3 +283,14 @@ begin
     return false;
 end
 $$;
+
+-- The connection string of another session of this database as this role, for files that
+-- write from a second session with dblink (commit order, lock order): the socket and port of
+-- the cluster the test runs on.
+create or replace function test.dblink_conninfo()
+returns text
+language sql
+as $$
+    select format('dbname=%s host=%s port=%s user=%s', current_database(),
+                  split_part(current_setting('unix_socket_directories'), ',', 1), current_setting('port'), current_user)
+$$;
