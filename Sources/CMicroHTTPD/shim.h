@@ -20,24 +20,11 @@ static inline int focus_connection_fd(struct MHD_Connection *connection) {
     return info ? info->connect_fd : -1;
 }
 
-/* The client's address as text into out (at least INET6_ADDRSTRLEN bytes): IPv4 dotted (an
-   IPv4-mapped IPv6 address is printed as the IPv4 it is), IPv6 otherwise. 1 on success. */
-static inline int focus_format_address(const struct sockaddr *address, char *out, socklen_t size) {
-    if (address == NULL) return 0;
-    if (address->sa_family == AF_INET) {
-        return inet_ntop(AF_INET, &((const struct sockaddr_in *)address)->sin_addr, out, size) != NULL;
-    }
-    if (address->sa_family == AF_INET6) {
-        const struct in6_addr *v6 = &((const struct sockaddr_in6 *)address)->sin6_addr;
-        if (IN6_IS_ADDR_V4MAPPED(v6)) return inet_ntop(AF_INET, &v6->s6_addr[12], out, size) != NULL;
-        return inet_ntop(AF_INET6, v6, out, size) != NULL;
-    }
-    return 0;
-}
-
-static inline int focus_client_address(struct MHD_Connection *connection, char *out, socklen_t size) {
+/* The connection's socket address as libmicrohttpd holds it (the peer's), or NULL. Swift reads
+   it as an IPAddress (an IPv4-mapped IPv6 address is the IPv4 it maps). */
+static inline const struct sockaddr *focus_client_sockaddr(struct MHD_Connection *connection) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    return info ? focus_format_address(info->client_addr, out, size) : 0;
+    return info ? info->client_addr : NULL;
 }
 
 /* The length of the request head (request line and headers) as received, or 0. */

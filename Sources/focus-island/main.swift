@@ -51,6 +51,10 @@ case "serve":
         "listening on \(configuration.host):\(application.server.port) with \(configuration.httpThreads) threads, \(configuration.poolSize) connections"
             + (configuration.readDatabaseURL == nil ? "" : ", and as many to the read replica")
     )
+    if !configuration.trustedProxies.isEmpty {
+        let networks = configuration.trustedProxies.networks.map(\.description).joined(separator: ", ")
+        logger.info("trusted proxies (their X-Forwarded-For and Forwarded name the client): \(networks)")
+    }
     if let metrics = application.metricsServer {
         logger.info("metrics on \(configuration.metricsHost):\(metrics.port)/metrics")
     }

@@ -61,6 +61,10 @@ public struct Configuration: Sendable, Equatable {
     public var perIPConnectionLimit: Int
     /// Seconds from accepting a connection to its complete first request head (HeadDeadline).
     public var headTimeout: Int
+    /// TRUSTED_PROXIES: the balancers whose X-Forwarded-For or Forwarded names the client
+    /// (HTTP/ForwardedFor.swift), and whose own connections are not capped per address.
+    /// Empty (the default): no one.
+    public var trustedProxies = TrustedProxies.none
     public var logFormat: LogFormat
     /// Folder holding sql/ (migrations, api, report, seed).
     public var sqlDirectory: String
@@ -158,6 +162,14 @@ public struct Configuration: Sendable, Equatable {
             env, "PER_IP_CONNECTION_LIMIT", d.perIPConnectionLimit,
             in: 1...100_000)
         headTimeout = try Self.integer(env, "HEAD_TIMEOUT", d.headTimeout, in: 1...3600)
+        do {
+            trustedProxies = try TrustedProxies(parsing: env["TRUSTED_PROXIES"] ?? "")
+        } catch {
+            throw ConfigurationError(
+                variable: "TRUSTED_PROXIES",
+                reason: "must be addresses or networks separated by commas (10.0.0.0/8, 2001:db8::/32, 192.0.2.7), "
+                    + "with no bits set past a network's prefix, got '\(error.entry)'")
+        }
         sqlDirectory = env["SQL_DIR"] ?? d.sqlDirectory
         assetDirectory = env["ASSET_DIR"] ?? d.assetDirectory
         if let raw = env["ASSET_BASE_URL"] {

@@ -12,9 +12,13 @@ public struct Request: Sendable {
     public var body: [UInt8]
     /// Set by the server when the body was larger than the route's limit and was not kept.
     public var bodyExceededLimit = false
-    /// The client's IP address as the server saw it (nil in-process). The pipeline passes it
-    /// to SQL as params.client_ip; what it means (login throttling) is decided there.
+    /// The client's IP address (nil in-process): the connection's address, or behind a trusted
+    /// proxy the one its X-Forwarded-For or Forwarded names (HTTP/ForwardedFor.swift). The
+    /// pipeline passes it to SQL as params.client_ip (what it means, login throttling, is
+    /// decided there), and the request log may print it.
     public var clientAddress: String?
+    /// The address the connection is counted under (PER_IP_CONNECTION_LIMIT): the TCP peer.
+    public var connectionAddress: String?
     /// The route the server matched from the head (HTTPServer), so the pipeline does not match
     /// it again; nil in-process, where the pipeline matches it itself.
     public var match: RouteMatch?

@@ -17,7 +17,8 @@ final class LiveClient: @unchecked Sendable {
     let kind: Kind
     let userID: String
     let token: String
-    /// The client's address (PER_IP_CONNECTION_LIMIT counts a stream a writer holds).
+    /// The address its connection is counted under (PER_IP_CONNECTION_LIMIT counts a stream a
+    /// writer holds): the peer's, never one a forwarding header named (Request.connectionAddress).
     let address: String
     /// Its connection (Server/MHD/HTTPConnection.swift): suspended while a long-poll waits.
     let connection: HTTPConnection

@@ -56,7 +56,7 @@ extension HTTPServer {
         case .success(let value): opened = value
         }
         let client = LiveClient(
-            kind: .stream, userID: opened.userID, token: request.bearerToken ?? "", address: request.clientAddress ?? "",
+            kind: .stream, userID: opened.userID, token: request.bearerToken ?? "", address: request.connectionAddress ?? "",
             connection: HTTPConnection(connection), cursor: opened.next,
             deadline: monotonicMicroseconds() + streams.heartbeat * 1_000_000, tokenEnds: opened.tokenEnds)
         switch streams.register(client, limit: opened.maxStreams) {
@@ -154,7 +154,7 @@ extension HTTPServer {
         // A poll waits no longer than its token works: then it asks again and answers 401.
         let wait = UInt64(max(0, min(60, Int(request.query["wait"] ?? "0") ?? 0)))
         let client = LiveClient(
-            kind: .poll, userID: opened.userID, token: request.bearerToken ?? "", address: request.clientAddress ?? "",
+            kind: .poll, userID: opened.userID, token: request.bearerToken ?? "", address: request.connectionAddress ?? "",
             connection: HTTPConnection(connection), cursor: request.query["after"] ?? opened.next,
             deadline: min(monotonicMicroseconds() + wait * 1_000_000, opened.tokenEnds), tokenEnds: opened.tokenEnds)
         client.update { $0.dirty = false }

@@ -6,7 +6,9 @@
 // DB_ASYNC=off the worker waits for it, and a database call blocks only its own worker.
 // Limits that libmicrohttpd leaves open by default are set here: idle timeout, total and
 // per-IP connection limits, per-connection memory, a body limit per route, and (with
-// HeadDeadline) a deadline for each request head and a fast refusal when full.
+// HeadDeadline) a deadline for each request head and a fast refusal when full. The per-IP
+// limit is counted by the accept policy (Server/AddressLimit.swift), which exempts trusted
+// proxies.
 import CMicroHTTPD
 import Glibc
 import Synchronization
@@ -20,8 +22,10 @@ public final class HTTPServer: Sendable {
     let writers: StreamWriters?
     /// Requests whose first byte arrived and whose response is not yet sent.
     let inFlight = Atomic<Int>(0)
-    private let daemon = Daemon()
+    private let daemon: Daemon
     let headDeadline: HeadDeadline
+    /// Connections by client address, for PER_IP_CONNECTION_LIMIT (the accept policy).
+    let addresses: AddressLimit
 
     /// Memory libmicrohttpd may use per connection. 64 KiB made 1,000 idle keep-alive
     /// connections cost 90 MB of RSS; 16 KiB costs 16 KiB each (docs/hardening.md has the figures).
@@ -40,6 +44,8 @@ public final class HTTPServer: Sendable {
             headTimeoutSeconds: configuration.headTimeout,
             idleTimeoutSeconds: configuration.idleTimeout,
             logger: pipeline.logger)
+        self.daemon = Daemon()
+        self.addresses = AddressLimit(limit: configuration.perIPConnectionLimit)
         self.streams = streams
         self.writers = streams.map { streams in
             StreamWriters(
@@ -63,8 +69,9 @@ public final class HTTPServer: Sendable {
             // in the backlog); the accept policy refuses at CONNECTION_LIMIT first, and
             // this margin covers accepts racing on several worker threads.
             connectionLimit: configuration.connectionLimit + 64,
-            perIPConnectionLimit: configuration.perIPConnectionLimit, connectionMemory: Self.connectionMemory,
-            listenBacklog: 1024)
+            // PER_IP_CONNECTION_LIMIT is the accept policy's (AddressLimit): libmicrohttpd's own
+            // would cap a trusted balancer's one address like any client's.
+            perIPConnectionLimit: nil, connectionMemory: Self.connectionMemory, listenBacklog: 1024)
         let callbacks = Daemon.Callbacks(
             context: Unmanaged.passUnretained(self).toOpaque(), access: accessHandler, completed: requestCompleted,
             notify: connectionNotified, accept: acceptPolicy)
@@ -136,7 +143,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
                 ).response)
         }
         if let length = header(connection, "Content-Length").flatMap({ Int($0) }), length > request.limit {
-            var oversize = makeRequest(connection, methodText, path, [])
+            var oversize = makeRequest(connection, methodText, path, [], server.configuration.trustedProxies)
             oversize.bodyExceededLimit = true
             oversize.match = match
             return send(connection, server.pipeline.respond(to: oversize, startedAt: request.startedAt))
@@ -157,7 +164,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
             request.discarded += size
             request.body = []
             guard request.discarded > RequestState.discardLimit else { return MHD_Result.YES }
-            var oversize = makeRequest(connection, methodText, path, [])
+            var oversize = makeRequest(connection, methodText, path, [], server.configuration.trustedProxies)
             oversize.bodyExceededLimit = true
             return send(connection, server.pipeline.respond(to: oversize, startedAt: request.startedAt))
         } else if let uploadData {
@@ -169,7 +176,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     }
 
     // Last call: the whole request is here (or a suspended long-poll was resumed).
-    var complete = makeRequest(connection, methodText, path, request.body)
+    var complete = makeRequest(connection, methodText, path, request.body, server.configuration.trustedProxies)
     complete.bodyExceededLimit = request.discarded > 0
     if server.streams != nil && methodText == "GET" && path == "/events" {
         return server.answerEvents(connection, request, complete)
@@ -208,8 +215,10 @@ func header(_ connection: OpaquePointer, _ name: String) -> String? {
     MHD_lookup_connection_value(connection, MHD_ValueKind.HEADER_KIND, name).map { String(cString: $0) }
 }
 
-/// Reads the headers the pipeline uses and every query argument.
-private func makeRequest(_ connection: OpaquePointer, _ method: String, _ path: String, _ body: [UInt8]) -> Request {
+/// Reads the headers the pipeline uses, every query argument and the client's address.
+private func makeRequest(
+    _ connection: OpaquePointer, _ method: String, _ path: String, _ body: [UInt8], _ trusted: TrustedProxies
+) -> Request {
     var headers: [String: String] = [:]
     for name in [
         "authorization", "content-type", "if-none-match", "x-request-id", "user-agent", "accept", "last-event-id",
@@ -228,32 +237,70 @@ private func makeRequest(_ connection: OpaquePointer, _ method: String, _ path: 
             return MHD_Result.YES
         }, Unmanaged.passUnretained(box).toOpaque())
     var request = Request(method: method, path: path, query: box.query, headers: headers, body: body)
-    request.clientAddress = clientAddress(connection)
+    guard let address = connectionAddress(connection) else { return request }
+    let name = address.description
+    request.connectionAddress = name
+    request.clientAddress = name
+    // Forwarding headers are read only from a trusted proxy (HTTP/ForwardedFor.swift).
+    if trusted.contains(address) {
+        let (forwarded, xForwardedFor) = forwardingHeaders(connection)
+        request.clientAddress =
+            ForwardedFor.client(connection: address, forwarded: forwarded, xForwardedFor: xForwardedFor, trusted: trusted)
+            .description
+    }
     return request
 }
 
-private func clientAddress(_ connection: OpaquePointer) -> String? {
-    var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
-    guard focus_client_address(connection, &text, socklen_t(text.count)) == 1 else { return nil }
-    return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+/// The address libmicrohttpd holds for the connection: its peer.
+private func connectionAddress(_ connection: OpaquePointer) -> IPAddress? {
+    focus_client_sockaddr(connection).flatMap { IPAddress(socketAddress: $0) }
 }
 
-/// Accepted sockets and their closing, for the head deadline and the connection count.
+/// Every line of Forwarded and of X-Forwarded-For, in the order received (a lookup by name
+/// would give the first line only).
+private func forwardingHeaders(_ connection: OpaquePointer) -> (forwarded: [String], xForwardedFor: [String]) {
+    final class Box {
+        var forwarded: [String] = []
+        var xForwardedFor: [String] = []
+    }
+    let box = Box()
+    _ = MHD_get_connection_values(
+        connection, MHD_ValueKind.HEADER_KIND,
+        { cls, _, key, value in
+            guard let cls, let key, let value else { return MHD_Result.YES }
+            let box = Unmanaged<Box>.fromOpaque(cls).takeUnretainedValue()
+            if strcasecmp(key, "forwarded") == 0 {
+                box.forwarded.append(String(cString: value))
+            } else if strcasecmp(key, "x-forwarded-for") == 0 {
+                box.xForwardedFor.append(String(cString: value))
+            }
+            return MHD_Result.YES
+        }, Unmanaged.passUnretained(box).toOpaque())
+    return (box.forwarded, box.xForwardedFor)
+}
+
+/// Accepted sockets and their closing, for the head deadline and the connection counts.
 private let connectionNotified: MHD_NotifyConnectionCallback = { cls, connection, _, code in
     guard let cls, let connection else { return }
     let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
     let socket = focus_connection_fd(connection)
+    let address = connectionAddress(connection)?.description
     switch code {
-    case MHD_ConnectionNotificationCode.CONNECTION_NOTIFY_STARTED: server.headDeadline.opened(socket)
-    case MHD_ConnectionNotificationCode.CONNECTION_NOTIFY_CLOSED: server.headDeadline.closed(socket)
+    case MHD_ConnectionNotificationCode.CONNECTION_NOTIFY_STARTED:
+        server.headDeadline.opened(socket)
+        if let address { server.addresses.started(address) }
+    case MHD_ConnectionNotificationCode.CONNECTION_NOTIFY_CLOSED:
+        server.headDeadline.closed(socket)
+        if let address { server.addresses.closed(address) }
     default: break
     }
 }
 
-/// Refuses a new connection at once when CONNECTION_LIMIT are open (see HeadDeadline).
-/// Streams held by the writers are connections too, though libmicrohttpd no longer counts them:
-/// they count toward CONNECTION_LIMIT, and toward PER_IP_CONNECTION_LIMIT apart from the
-/// connections libmicrohttpd counts for the address.
+/// Refuses a new connection at once when CONNECTION_LIMIT are open (see HeadDeadline), or when
+/// its address holds PER_IP_CONNECTION_LIMIT (AddressLimit; a trusted proxy's never does).
+/// Streams held by the writers are connections too,
+/// though libmicrohttpd no longer counts them: they count toward CONNECTION_LIMIT, and toward
+/// PER_IP_CONNECTION_LIMIT apart from the address's connections libmicrohttpd holds.
 private let acceptPolicy: MHD_AcceptPolicyCallback = { cls, address, _ in
     guard let cls else { return MHD_Result.NO }
     let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
@@ -261,11 +308,14 @@ private let acceptPolicy: MHD_AcceptPolicyCallback = { cls, address, _ in
     guard server.headDeadline.open.load(ordering: .relaxed) + streams < server.configuration.connectionLimit else {
         return MHD_Result.NO
     }
-    guard streams > 0, let writers = server.writers else { return MHD_Result.YES }
-    var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
-    guard focus_format_address(address, &text, socklen_t(text.count)) == 1 else { return MHD_Result.YES }
-    let name = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    return writers.open(from: name) < server.configuration.perIPConnectionLimit ? MHD_Result.YES : MHD_Result.NO
+    // Another family (none is served) passes uncounted, as libmicrohttpd's own count let it.
+    guard let address, let client = IPAddress(socketAddress: address) else { return MHD_Result.YES }
+    let name = client.description
+    let exempt = server.configuration.trustedProxies.contains(client)
+    if !exempt, streams > 0, let writers = server.writers, writers.open(from: name) >= server.configuration.perIPConnectionLimit {
+        return MHD_Result.NO
+    }
+    return server.addresses.admit(name, exempt: exempt) ? MHD_Result.YES : MHD_Result.NO
 }
 
 func send(_ connection: OpaquePointer, _ response: Response) -> MHD_Result {

@@ -1,0 +1,169 @@
+// The client's address behind a balancer, end to end (docs/operations.md, "The client's
+// address"): servers of their own with TRUSTED_PROXIES=127.0.0.1/32 (this process is the
+// balancer) take the address from X-Forwarded-For and from Forwarded; the shared server
+// (TRUSTED_PROXIES empty) ignores a spoofed X-Forwarded-For. The address is seen where SQL
+// stores it: a sign-in's address, listed by GET /me/export as `sign_in_addresses`.
+// PER_IP_CONNECTION_LIMIT never caps a trusted peer and caps a direct client as before. Only
+// loopback addresses are used (127.0.0.2 is bound as the source of an untrusted peer).
+// Units: ClientAddressTests.
+import Foundation
+import Glibc
+import Testing
+
+@testable import FocusIsland
+
+@Suite(.serialized) struct ClientAddressHTTPTests {
+    /// A server of its own on the tests' database, behind `trusted`.
+    static func server(trusted: String = "127.0.0.1/32", perIP: Int = 64) throws -> Application {
+        var configuration = try TestServer.running().application.configuration
+        configuration.port = 0
+        configuration.metricsPort = nil
+        configuration.poolSize = 2
+        configuration.trustedProxies = try TrustedProxies(parsing: trusted)
+        configuration.perIPConnectionLimit = perIP
+        let application = try Application(configuration: configuration, logger: Logger(format: .off))
+        try application.start(publishAssets: false)
+        return application
+    }
+
+    /// Signs `account` in through the server on `port` with `headers`, and returns the
+    /// addresses its export lists afterwards.
+    static func signInAddresses(_ account: Account, port: UInt16, headers: [String: String] = [:]) throws -> [String] {
+        var headers = headers
+        headers["Content-Type"] = "application/json"
+        let body = #"{"email":"\#(account.email)","password":"correct horse"}"#
+        let login = try HTTPClient(port: port).send("POST", "/auth/login", headers: headers, body: Array(body.utf8))
+        #expect(login.status == 200, "\(login.text)")
+        let export = try Transport.socket.client.send("GET", "/me/export", token: account.token)
+        #expect(export.status == 200)
+        return (export.json["sign_in_addresses"] as? [[String: Any]] ?? []).compactMap { $0["address"] as? String }
+    }
+
+    // MARK: Forwarding headers
+
+    @Test func aTrustedPeersXForwardedForNamesTheClientAndItsLeftEntriesAreIgnored() throws {
+        let application = try Self.server()
+        defer { application.stop() }
+        let account = try Transport.socket.client.register("xff")
+        let addresses = try Self.signInAddresses(
+            account, port: application.server.port, headers: ["X-Forwarded-For": "198.51.100.66, 203.0.113.7"])
+        #expect(addresses.contains("203.0.113.7"), "\(addresses)")
+        #expect(!addresses.contains("198.51.100.66") && !addresses.contains("127.0.0.1"), "\(addresses)")
+    }
+
+    @Test func aTrustedPeersForwardedNamesTheClient() throws {
+        let application = try Self.server()
+        defer { application.stop() }
+        let account = try Transport.socket.client.register("forwarded")
+        let addresses = try Self.signInAddresses(
+            account, port: application.server.port, headers: ["Forwarded": #"for=198.51.100.66, for="[2001:db8::7]:4711";proto=https"#])
+        #expect(addresses.contains("2001:db8::7") && !addresses.contains("198.51.100.66"), "\(addresses)")
+    }
+
+    @Test func withNoTrustedProxiesASpoofedXForwardedForIsIgnored() throws {
+        let account = try Transport.socket.client.register("spoof")
+        let addresses = try Self.signInAddresses(
+            account, port: TestServer.client().port, headers: ["X-Forwarded-For": "203.0.113.9", "Forwarded": "for=203.0.113.10"])
+        #expect(
+            addresses.contains("127.0.0.1") && !addresses.contains("203.0.113.9") && !addresses.contains("203.0.113.10"), "\(addresses)")
+    }
+
+    // MARK: PER_IP_CONNECTION_LIMIT
+
+    @Test func theCapNeverCapsATrustedPeerAndCapsADirectClientAsBefore() throws {
+        let application = try Self.server(perIP: 2)
+        defer { application.stop() }
+        let server = application.server
+        let health = Array("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
+
+        // The trusted balancer (127.0.0.1) holds more than the cap.
+        var held: [RawConnection] = []
+        for _ in 0..<3 { held.append(try RawConnection(port: server.port)) }
+        #expect(try eventually { server.addresses.count("127.0.0.1") >= 3 })
+        let fourth = try RawConnection(port: server.port)
+        fourth.send(health)
+        #expect(fourth.answer().status == 200, "a trusted peer is not capped per address")
+
+        // A direct client outside TRUSTED_PROXIES is capped as before.
+        for _ in 0..<2 { held.append(try RawConnection(port: server.port, from: "127.0.0.2")) }
+        #expect(try eventually { server.addresses.count("127.0.0.2") == 2 })
+        let capped = try RawConnection(port: server.port, from: "127.0.0.2")
+        capped.send(health)
+        #expect(capped.answer() == .closed, "a third direct connection of 127.0.0.2")
+        held.removeAll()
+        #expect(try eventually { server.addresses.count("127.0.0.2") == 0 })
+    }
+}
+
+/// Waits (at most 5 s) until `condition` holds.
+private func eventually(_ condition: () throws -> Bool) throws -> Bool {
+    let deadline = Date().addingTimeInterval(5)
+    while Date() < deadline {
+        if try condition() { return true }
+        Thread.sleep(forTimeInterval: 0.01)
+    }
+    return try condition()
+}
+
+/// A TCP connection to 127.0.0.1 from a chosen loopback address, closed when released.
+private final class RawConnection {
+    let fd: Int32
+
+    init(port: UInt16, from source: String = "127.0.0.1") throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw HTTPClientError(description: "socket failed") }
+        var local = sockaddr_in()
+        local.sin_family = sa_family_t(AF_INET)
+        local.sin_addr.s_addr = inet_addr(source)
+        var remote = sockaddr_in()
+        remote.sin_family = sa_family_t(AF_INET)
+        remote.sin_port = port.bigEndian
+        remote.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let size = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, size) } }
+        let connected = withUnsafePointer(to: &remote) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, size) } }
+        guard bound == 0, connected == 0 else {
+            close(fd)
+            throw HTTPClientError(description: "connect from \(source) to \(port) failed")
+        }
+    }
+
+    deinit { close(fd) }
+
+    func send(_ bytes: [UInt8]) {
+        _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    enum Answer: Equatable {
+        /// Closed (or reset) by the server without a byte.
+        case closed
+        /// Nothing within the time allowed, and still open.
+        case silent
+        /// What the server wrote before it closed.
+        case text(String)
+
+        /// The HTTP status the text starts with, or 0.
+        var status: Int {
+            guard case .text(let text) = self, text.hasPrefix("HTTP/1.1 ") else { return 0 }
+            return Int(text.dropFirst(9).prefix(3)) ?? 0
+        }
+    }
+
+    /// Everything the server writes until it closes, waiting at most `timeout` seconds.
+    func answer(timeout: Int = 5) -> Answer {
+        var limit = timeval(tv_sec: timeout, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count > 0 {
+                received += buffer.prefix(count)
+                continue
+            }
+            let timedOut = count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)
+            if received.isEmpty { return timedOut ? .silent : .closed }
+            return .text(String(decoding: received, as: UTF8.self))
+        }
+    }
+}
