@@ -20,8 +20,9 @@ static inline int focus_connection_fd(struct MHD_Connection *connection) {
     return info ? info->connect_fd : -1;
 }
 
-/* The connection's socket address as libmicrohttpd holds it (the peer's), or NULL. Swift reads
-   it as an IPAddress (an IPv4-mapped IPv6 address is the IPv4 it maps). */
+/* The connection's socket address as libmicrohttpd holds it: the peer's, or the one given to
+   MHD_add_connection (the client a PROXY protocol header named); NULL if none. Swift reads it
+   as an IPAddress (an IPv4-mapped IPv6 address is the IPv4 it maps). */
 static inline const struct sockaddr *focus_client_sockaddr(struct MHD_Connection *connection) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     return info ? info->client_addr : NULL;

@@ -55,6 +55,9 @@ case "serve":
         let networks = configuration.trustedProxies.networks.map(\.description).joined(separator: ", ")
         logger.info("trusted proxies (their X-Forwarded-For and Forwarded name the client): \(networks)")
     }
+    if let proxyPort = application.server.proxyPort {
+        logger.info("PROXY protocol v2 on \(configuration.host):\(proxyPort)")
+    }
     if let metrics = application.metricsServer {
         logger.info("metrics on \(configuration.metricsHost):\(metrics.port)/metrics")
     }

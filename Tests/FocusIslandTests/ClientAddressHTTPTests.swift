@@ -1,11 +1,11 @@
 // The client's address behind a balancer, end to end (docs/operations.md, "The client's
 // address"): servers of their own with TRUSTED_PROXIES=127.0.0.1/32 (this process is the
-// balancer) take the address from X-Forwarded-For and from Forwarded; the shared server
-// (TRUSTED_PROXIES empty) ignores a spoofed X-Forwarded-For. The address is seen where SQL
-// stores it: a sign-in's address, listed by GET /me/export as `sign_in_addresses`.
-// PER_IP_CONNECTION_LIMIT never caps a trusted peer and caps a direct client as before. Only
-// loopback addresses are used (127.0.0.2 is bound as the source of an untrusted peer).
-// Units: ClientAddressTests.
+// balancer) take the address from X-Forwarded-For, from Forwarded, and from a PROXY protocol v2
+// header on PROXY_PROTOCOL_PORT; the shared server (TRUSTED_PROXIES empty) ignores a spoofed
+// X-Forwarded-For. The address is seen where SQL stores it: a sign-in's address, listed by
+// GET /me/export as `sign_in_addresses`. PER_IP_CONNECTION_LIMIT counts a PROXY connection
+// under its client's address and never caps a trusted peer. Only loopback addresses are used
+// (127.0.0.2 is bound as the source of an untrusted peer). Units: ClientAddressTests.
 import Foundation
 import Glibc
 import Testing
@@ -13,31 +13,36 @@ import Testing
 @testable import FocusIsland
 
 @Suite(.serialized) struct ClientAddressHTTPTests {
-    /// A server of its own on the tests' database, behind `trusted`.
+    /// A server of its own on the tests' database, behind `trusted`, with a PROXY listener.
     static func server(trusted: String = "127.0.0.1/32", perIP: Int = 64) throws -> Application {
         var configuration = try TestServer.running().application.configuration
         configuration.port = 0
         configuration.metricsPort = nil
         configuration.poolSize = 2
         configuration.trustedProxies = try TrustedProxies(parsing: trusted)
+        configuration.proxyProtocolPort = 0
         configuration.perIPConnectionLimit = perIP
         let application = try Application(configuration: configuration, logger: Logger(format: .off))
         try application.start(publishAssets: false)
         return application
     }
 
-    /// Signs `account` in through the server on `port` with `headers`, and returns the
-    /// addresses its export lists afterwards.
-    static func signInAddresses(_ account: Account, port: UInt16, headers: [String: String] = [:]) throws -> [String] {
+    /// Signs `account` in through `client`, with `headers` and an optional PROXY header, and
+    /// returns the addresses its export lists afterwards.
+    static func signInAddresses(
+        _ account: Account, port: UInt16, headers: [String: String] = [:], prefix: [UInt8] = []
+    ) throws -> [String] {
         var headers = headers
         headers["Content-Type"] = "application/json"
         let body = #"{"email":"\#(account.email)","password":"correct horse"}"#
-        let login = try HTTPClient(port: port).send("POST", "/auth/login", headers: headers, body: Array(body.utf8))
+        let login = try HTTPClient(port: port).send("POST", "/auth/login", headers: headers, body: Array(body.utf8), prefix: prefix)
         #expect(login.status == 200, "\(login.text)")
         let export = try Transport.socket.client.send("GET", "/me/export", token: account.token)
         #expect(export.status == 200)
         return (export.json["sign_in_addresses"] as? [[String: Any]] ?? []).compactMap { $0["address"] as? String }
     }
+
+    static func proxyHeader(client: String?) throws -> [UInt8] { try ClientAddressTests.proxyHeader(client: client) }
 
     // MARK: Forwarding headers
 
@@ -68,16 +73,89 @@ import Testing
             addresses.contains("127.0.0.1") && !addresses.contains("203.0.113.9") && !addresses.contains("203.0.113.10"), "\(addresses)")
     }
 
+    // MARK: The PROXY protocol listener
+
+    @Test func aProxyHeaderNamesTheClientAndItsForwardingHeadersAreNotTrusted() throws {
+        let application = try Self.server()
+        defer { application.stop() }
+        let port = try #require(application.server.proxyPort)
+        let account = try Transport.socket.client.register("proxied")
+        let addresses = try Self.signInAddresses(
+            account, port: port, headers: ["X-Forwarded-For": "203.0.113.99"], prefix: try Self.proxyHeader(client: "198.51.100.7"))
+        #expect(addresses.contains("198.51.100.7"), "\(addresses)")
+        #expect(!addresses.contains("203.0.113.99") && !addresses.contains("127.0.0.1"), "\(addresses)")
+        // LOCAL (a health check) is the balancer itself, trusted: its own forwarding header counts.
+        let health = try HTTPClient(port: port).send("GET", "/health", prefix: try Self.proxyHeader(client: nil))
+        #expect(health.status == 200)
+        let local = try Self.signInAddresses(
+            account, port: port, headers: ["X-Forwarded-For": "203.0.113.98"], prefix: try Self.proxyHeader(client: nil))
+        #expect(local.contains("203.0.113.98"), "\(local)")
+    }
+
+    @Test func aConnectionWithoutAHeaderOrFromAnUntrustedPeerIsClosedUnanswered() throws {
+        let application = try Self.server()
+        defer { application.stop() }
+        let port = try #require(application.server.proxyPort)
+        let request = Array("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
+        let plain = try RawConnection(port: port)
+        plain.send(request)
+        #expect(plain.answer() == .closed, "an HTTP request where a PROXY header belongs")
+        let stranger = try RawConnection(port: port, from: "127.0.0.2")
+        stranger.send(try Self.proxyHeader(client: "198.51.100.7") + request)
+        #expect(stranger.answer() == .closed, "127.0.0.2 is not in TRUSTED_PROXIES")
+        // A header that never completes is closed at the deadline.
+        let slow = try RawConnection(port: port)
+        slow.send(Array(try Self.proxyHeader(client: "198.51.100.7").prefix(10)))
+        let started = Date()
+        #expect(slow.answer(timeout: 10) == .closed)
+        #expect(Date().timeIntervalSince(started) < 6, "closed at the 3 s header deadline")
+        // Meanwhile the listener still serves.
+        #expect(try HTTPClient(port: port).send("GET", "/health", prefix: try Self.proxyHeader(client: "198.51.100.7")).status == 200)
+    }
+
+    @Test func anEventStreamThroughTheProxyIsHandedOffAndCountedUnderItsClient() throws {
+        let application = try Self.server()
+        defer { application.stop() }
+        let port = try #require(application.server.proxyPort)
+        let account = try Transport.socket.client.register("proxystream")
+        let stream = try EventStreamClient(
+            port: port, target: "/events", token: account.token, prefix: try Self.proxyHeader(client: "198.51.100.12"))
+        #expect(stream.status == 200)
+        let writers = try #require(application.server.writers)
+        #expect(try eventually { writers.open(from: "198.51.100.12") == 1 })
+        // An event of the account's reaches the stream (the writer holds its socket).
+        _ = try TestEnvironment.owner().execute(
+            "select app.grant_coins($1::uuid, 5, 'client address test')", [account.id])
+        #expect(try stream.next(timeout: 10) != nil)
+        stream.close()
+    }
+
     // MARK: PER_IP_CONNECTION_LIMIT
 
-    @Test func theCapNeverCapsATrustedPeerAndCapsADirectClientAsBefore() throws {
+    @Test func theCapCountsAProxyConnectionUnderItsClientAndNeverCapsATrustedPeer() throws {
         let application = try Self.server(perIP: 2)
         defer { application.stop() }
         let server = application.server
+        let proxyPort = try #require(server.proxyPort)
         let health = Array("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
 
-        // The trusted balancer (127.0.0.1) holds more than the cap.
+        // Two held connections announced as 198.51.100.7 fill its share; a third is refused,
+        // while 198.51.100.8 is counted apart.
         var held: [RawConnection] = []
+        for _ in 0..<2 {
+            let connection = try RawConnection(port: proxyPort)
+            connection.send(try Self.proxyHeader(client: "198.51.100.7"))
+            held.append(connection)
+        }
+        #expect(try eventually { server.addresses.count("198.51.100.7") == 2 })
+        let third = try RawConnection(port: proxyPort)
+        third.send(try Self.proxyHeader(client: "198.51.100.7") + health)
+        #expect(third.answer() == .closed, "a third connection of 198.51.100.7")
+        let other = try RawConnection(port: proxyPort)
+        other.send(try Self.proxyHeader(client: "198.51.100.8") + health)
+        #expect(other.answer().status == 200, "198.51.100.8 has a count of its own")
+
+        // The trusted balancer itself (127.0.0.1) holds more than the cap on the public port.
         for _ in 0..<3 { held.append(try RawConnection(port: server.port)) }
         #expect(try eventually { server.addresses.count("127.0.0.1") >= 3 })
         let fourth = try RawConnection(port: server.port)
@@ -91,7 +169,7 @@ import Testing
         capped.send(health)
         #expect(capped.answer() == .closed, "a third direct connection of 127.0.0.2")
         held.removeAll()
-        #expect(try eventually { server.addresses.count("127.0.0.2") == 0 })
+        #expect(try eventually { server.addresses.count("198.51.100.7") == 0 && server.addresses.count("127.0.0.2") == 0 })
     }
 }
 

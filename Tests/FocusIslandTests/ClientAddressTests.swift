@@ -1,6 +1,7 @@
 // The client's address behind a balancer, in units (docs/operations.md, "The client's address"):
-// TRUSTED_PROXIES' networks, X-Forwarded-For and Forwarded walked from the right, and the
-// per-address count with its reservations. Over HTTP: ClientAddressHTTPTests.
+// TRUSTED_PROXIES' networks, X-Forwarded-For and Forwarded walked from the right, the PROXY
+// protocol v2 header, and the per-address count with its reservations. Over HTTP:
+// ClientAddressHTTPTests.
 import Foundation
 import Testing
 
@@ -59,14 +60,22 @@ import Testing
 
     @Test func theConfigurationNamesTheVariable() throws {
         #expect(try Configuration(environment: [:]).trustedProxies.isEmpty)
-        let configured = try Configuration(environment: ["TRUSTED_PROXIES": "127.0.0.1/32"])
-        #expect(configured.trustedProxies.networks.map(\.description) == ["127.0.0.1/32"])
-        for value in ["10.0.0.0/8;192.0.2.0/24", "10.0.0.1/8"] {
+        #expect(try Configuration(environment: [:]).proxyProtocolPort == nil)
+        let configured = try Configuration(environment: ["TRUSTED_PROXIES": "127.0.0.1/32", "PROXY_PROTOCOL_PORT": "8081"])
+        #expect(configured.trustedProxies.networks.map(\.description) == ["127.0.0.1/32"] && configured.proxyProtocolPort == 8081)
+        #expect(try Configuration(environment: ["PROXY_PROTOCOL_PORT": ""]).proxyProtocolPort == nil)
+        for (environment, variable) in [
+            (["TRUSTED_PROXIES": "10.0.0.0/8;192.0.2.0/24"], "TRUSTED_PROXIES"),
+            (["TRUSTED_PROXIES": "10.0.0.1/8"], "TRUSTED_PROXIES"),
+            (["PROXY_PROTOCOL_PORT": "8081"], "PROXY_PROTOCOL_PORT"),
+            (["TRUSTED_PROXIES": "10.0.0.0/8", "PROXY_PROTOCOL_PORT": "8080"], "PROXY_PROTOCOL_PORT"),
+            (["TRUSTED_PROXIES": "10.0.0.0/8", "PROXY_PROTOCOL_PORT": "proxy"], "PROXY_PROTOCOL_PORT"),
+        ] {
             do {
-                _ = try Configuration(environment: ["TRUSTED_PROXIES": value])
-                Issue.record("\(value) was taken")
+                _ = try Configuration(environment: environment)
+                Issue.record("\(environment) was taken")
             } catch {
-                #expect(error.variable == "TRUSTED_PROXIES", "\(value)")
+                #expect(error.variable == variable, "\(environment)")
                 #expect(!error.description.contains("\n"))
             }
         }
@@ -151,6 +160,83 @@ import Testing
     @Test func xForwardedForWinsOverForwarded() throws {
         #expect(try Self.client(forwarded: ["for=198.51.100.1"], xForwardedFor: ["203.0.113.7"]) == "203.0.113.7")
         #expect(try Self.client(forwarded: ["for=198.51.100.1"], xForwardedFor: [" , "]) == "198.51.100.1", "an empty one is absent")
+    }
+
+    // MARK: PROXY protocol v2
+
+    /// A header as haproxy's send-proxy-v2 writes it; `client` nil: LOCAL.
+    static func proxyHeader(client: String?, tlvs: [UInt8] = []) throws -> [UInt8] {
+        guard let client else { return ProxyHeader.signature + [0x20, 0x00, 0x00, UInt8(tlvs.count)] + tlvs }
+        let source = try address(client)
+        let destination = [UInt8](repeating: 0, count: source.bytes.count)
+        let block = source.bytes + destination + [0x12, 0x67, 0x1f, 0x90] + tlvs
+        return ProxyHeader.signature + [0x21, source.isIPv4 ? 0x11 : 0x21, UInt8(block.count >> 8), UInt8(block.count & 0xff)]
+            + block
+    }
+
+    @Test func aProxyHeaderNamesTheClient() throws {
+        let four = try Self.proxyHeader(client: "198.51.100.7")
+        #expect(four.count == 28)
+        #expect(ProxyHeader.parse(four) == .complete(client: try Self.address("198.51.100.7"), length: 28))
+        let six = try Self.proxyHeader(client: "2001:db8::7")
+        #expect(ProxyHeader.parse(six) == .complete(client: try Self.address("2001:db8::7"), length: 52))
+        // TLVs (here ALPN "h2" and a NOOP) are skipped; bytes past the header are not its business.
+        let withTLVs = try Self.proxyHeader(client: "198.51.100.7", tlvs: [0x01, 0x00, 0x02, 0x68, 0x32, 0x04, 0x00, 0x01, 0x00])
+        #expect(
+            ProxyHeader.parse(withTLVs + Array("GET / HTTP/1.1\r\n".utf8))
+                == .complete(client: try Self.address("198.51.100.7"), length: 37))
+    }
+
+    @Test func localIsTheBalancerItself() throws {
+        #expect(ProxyHeader.parse(try Self.proxyHeader(client: nil)) == .complete(client: nil, length: 16))
+        // LOCAL with an address block (haproxy may send one): the block is skipped, not read.
+        var local = try Self.proxyHeader(client: "198.51.100.7")
+        local[12] = 0x20
+        #expect(ProxyHeader.parse(local) == .complete(client: nil, length: 28))
+    }
+
+    @Test func aTruncatedHeaderAsksForWhatItLacks() throws {
+        let header = try Self.proxyHeader(client: "198.51.100.7")
+        #expect(ProxyHeader.parse([]) == .incomplete(needed: 16))
+        #expect(ProxyHeader.parse(header.prefix(5)) == .incomplete(needed: 16))
+        #expect(ProxyHeader.parse(header.prefix(16)) == .incomplete(needed: 28))
+        #expect(ProxyHeader.parse(header.prefix(27)) == .incomplete(needed: 28))
+    }
+
+    @Test func anythingElseIsRefused() throws {
+        let valid = try Self.proxyHeader(client: "198.51.100.7")
+        func refused(_ bytes: [UInt8]) -> Bool {
+            if case .refused = ProxyHeader.parse(bytes) { return true }
+            return false
+        }
+        #expect(refused(Array("GET / HTTP/1.1\r\n".utf8)), "an HTTP request")
+        #expect(refused(Array("PROXY TCP4 198.51.100.7 10.0.0.1 4711 80\r\n".utf8)), "version 1")
+        #expect(refused([0x0D, 0x0A, 0x0D, 0x0A, 0x01]), "a bad signature, seen as soon as it differs")
+        var edited = valid
+        edited[12] = 0x11  // version 1 in the binary form
+        #expect(refused(edited))
+        edited = valid
+        edited[12] = 0x22  // command 2
+        #expect(refused(edited))
+        edited = valid
+        edited[13] = 0x12  // IPv4 over DGRAM
+        #expect(refused(edited))
+        edited = valid
+        edited[13] = 0x31  // AF_UNIX
+        #expect(refused(edited))
+        edited = valid
+        edited[13] = 0x00  // PROXY with AF_UNSPEC
+        #expect(refused(edited))
+        edited = valid
+        edited[13] = 0x21  // says IPv6 with an IPv4-sized block
+        #expect(refused(edited))
+        edited = valid
+        edited[14] = 0x10  // 4,096 + 12 bytes: too long, refused before any of it is read
+        #expect(refused(Array(edited.prefix(16))))
+        edited = valid
+        edited[14] = 0x0f
+        edited[15] = 0xf0  // 16 + 4,080 = 4,096: the longest taken
+        #expect(ProxyHeader.parse(edited.prefix(16)) == .incomplete(needed: 4096))
     }
 
     // MARK: The per-address count

@@ -26,8 +26,9 @@ final class EventStreamClient {
     private(set) var ended = false
 
     /// Opens GET `target` with Accept: text/event-stream, the token, and `headers`; returns once
-    /// the response headers arrived (a refused stream's whole body is read too).
-    init(port: UInt16, target: String, token: String?, headers: [String: String] = [:]) throws {
+    /// the response headers arrived (a refused stream's whole body is read too). `prefix` goes
+    /// before the request (a PROXY protocol header: ClientAddressHTTPTests).
+    init(port: UInt16, target: String, token: String?, headers: [String: String] = [:], prefix: [UInt8] = []) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         self.fd = fd
         guard fd >= 0 else { throw HTTPClientError(description: "socket failed") }
@@ -46,7 +47,7 @@ final class EventStreamClient {
         if let token { head += "Authorization: Bearer \(token)\r\n" }
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         head += "\r\n"
-        _ = Array(head.utf8).withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        _ = (prefix + Array(head.utf8)).withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
 
         var buffer: [UInt8] = []
         let separator = Array("\r\n\r\n".utf8)

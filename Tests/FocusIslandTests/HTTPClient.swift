@@ -27,10 +27,11 @@ struct HTTPClient: Sendable {
 
     /// Sends a request with exactly `headers`, plus Host, Connection: close and the body's
     /// Content-Length (or Transfer-Encoding: chunked, in 16 KiB chunks). `Client` adds the
-    /// token and JSON headers; use this directly only for what needs the socket (chunked bodies).
+    /// token and JSON headers; use this directly only for what needs the socket (chunked bodies,
+    /// a PROXY protocol header as `prefix`).
     func send(
         _ method: String, _ target: String, headers: [String: String] = [:], body: [UInt8]? = nil,
-        chunked: Bool = false
+        chunked: Bool = false, prefix: [UInt8] = []
     ) throws -> HTTPResult {
         var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
         var allHeaders = headers
@@ -39,7 +40,7 @@ struct HTTPClient: Sendable {
         }
         for (name, value) in allHeaders { head += "\(name): \(value)\r\n" }
         head += "\r\n"
-        var bytes = Array(head.utf8)
+        var bytes = prefix + Array(head.utf8)
         if let body {
             if chunked {
                 var offset = 0

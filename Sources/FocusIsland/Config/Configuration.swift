@@ -62,9 +62,12 @@ public struct Configuration: Sendable, Equatable {
     /// Seconds from accepting a connection to its complete first request head (HeadDeadline).
     public var headTimeout: Int
     /// TRUSTED_PROXIES: the balancers whose X-Forwarded-For or Forwarded names the client
-    /// (HTTP/ForwardedFor.swift), and whose own connections are not capped per address.
-    /// Empty (the default): no one.
+    /// (HTTP/ForwardedFor.swift), which may connect to PROXY_PROTOCOL_PORT, and whose own
+    /// connections are not capped per address. Empty (the default): no one.
     public var trustedProxies = TrustedProxies.none
+    /// PROXY_PROTOCOL_PORT: a second listener on HOST whose connections start with a PROXY
+    /// protocol v2 header (Server/ProxyListener.swift); nil (the default): none.
+    public var proxyProtocolPort: UInt16? = nil
     public var logFormat: LogFormat
     /// Folder holding sql/ (migrations, api, report, seed).
     public var sqlDirectory: String
@@ -169,6 +172,17 @@ public struct Configuration: Sendable, Equatable {
                 variable: "TRUSTED_PROXIES",
                 reason: "must be addresses or networks separated by commas (10.0.0.0/8, 2001:db8::/32, 192.0.2.7), "
                     + "with no bits set past a network's prefix, got '\(error.entry)'")
+        }
+        if let raw = env["PROXY_PROTOCOL_PORT"], !raw.isEmpty {
+            let proxyPort = UInt16(try Self.integer(env, "PROXY_PROTOCOL_PORT", 0, in: 0...65535))
+            if proxyPort != 0 && proxyPort == port {
+                throw ConfigurationError(variable: "PROXY_PROTOCOL_PORT", reason: "must differ from PORT (\(port))")
+            }
+            if trustedProxies.isEmpty {
+                throw ConfigurationError(
+                    variable: "PROXY_PROTOCOL_PORT", reason: "needs TRUSTED_PROXIES: the balancers allowed to connect to it")
+            }
+            proxyProtocolPort = proxyPort
         }
         sqlDirectory = env["SQL_DIR"] ?? d.sqlDirectory
         assetDirectory = env["ASSET_DIR"] ?? d.assetDirectory

@@ -1,5 +1,5 @@
 // TrustedProxies: TRUSTED_PROXIES, the balancers whose word about a client's address is taken
-// (HTTP/ForwardedFor.swift), as a list of networks.
+// (HTTP/ForwardedFor.swift, Server/ProxyListener.swift), as a list of networks.
 // The text is comma-separated: `10.0.0.0/8, 2001:db8::/32, 192.0.2.7` (a bare address is one
 // host: /32 or /128). A network with bits set past its prefix (`10.0.0.1/8`) is refused rather
 // than guessed at: it is either a typo or meant as one host, and trusting a whole /8 by mistake

@@ -1,8 +1,9 @@
 // ForwardedFor: the client's address behind trusted proxies, from X-Forwarded-For or
 // Forwarded (RFC 7239). Decided 2026-12-05 (docs/operations.md, "The client's address"):
 //
-//   * The headers count only when the connection's address (the TCP peer) is in
-//     TRUSTED_PROXIES; from anyone else they are ignored whole, since anyone can write them.
+//   * The headers count only when the connection's address (the TCP peer, or the source a
+//     PROXY protocol header announced) is in TRUSTED_PROXIES; from anyone else they are
+//     ignored whole, since anyone can write them.
 //   * X-Forwarded-For wins when both are present (what haproxy's `option forwardfor` and most
 //     balancers write); Forwarded is read only without it. A balancer that writes Forwarded
 //     must therefore drop a client's X-Forwarded-For.

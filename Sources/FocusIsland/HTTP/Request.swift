@@ -17,7 +17,8 @@ public struct Request: Sendable {
     /// pipeline passes it to SQL as params.client_ip (what it means, login throttling, is
     /// decided there), and the request log may print it.
     public var clientAddress: String?
-    /// The address the connection is counted under (PER_IP_CONNECTION_LIMIT): the TCP peer.
+    /// The address the connection is counted under (PER_IP_CONNECTION_LIMIT): the TCP peer,
+    /// or the client a PROXY protocol header announced (Server/ProxyListener.swift).
     public var connectionAddress: String?
     /// The route the server matched from the head (HTTPServer), so the pipeline does not match
     /// it again; nil in-process, where the pipeline matches it itself.

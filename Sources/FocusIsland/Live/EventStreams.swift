@@ -18,7 +18,8 @@ final class LiveClient: @unchecked Sendable {
     let userID: String
     let token: String
     /// The address its connection is counted under (PER_IP_CONNECTION_LIMIT counts a stream a
-    /// writer holds): the peer's, never one a forwarding header named (Request.connectionAddress).
+    /// writer holds): the peer's, or the client's a PROXY protocol header named, never one a
+    /// forwarding header named (Request.connectionAddress).
     let address: String
     /// Its connection (Server/MHD/HTTPConnection.swift): suspended while a long-poll waits.
     let connection: HTTPConnection

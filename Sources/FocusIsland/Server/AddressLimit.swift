@@ -1,7 +1,8 @@
 // AddressLimit: PER_IP_CONNECTION_LIMIT, counted here rather than by libmicrohttpd, whose own
 // limit applies to every address alike: a trusted balancer carries many clients over its one
-// address, so its connections are not capped per address (CONNECTION_LIMIT still holds).
-// Decided 2026-12-05.
+// address, so its connections are not capped per address (CONNECTION_LIMIT still holds), and a
+// connection that arrived through the PROXY protocol is counted under the client's address
+// (Server/ProxyListener.swift hands it to libmicrohttpd with that address). Decided 2026-12-05.
 //
 // The accept policy `admit`s a connection before libmicrohttpd builds it, and libmicrohttpd
 // tells when it `started` and `closed` (MHD_OPTION_NOTIFY_CONNECTION). Between admit and start

@@ -1,7 +1,7 @@
 // IPAddress: an IPv4 or IPv6 address as its bytes, read from text (inet_pton) or from a socket
-// address, and printed as the server prints a client (inet_ntop). TRUSTED_PROXIES
+// address, made into one, and printed as the server prints a client (inet_ntop). TRUSTED_PROXIES
 // (Config/TrustedProxies.swift), X-Forwarded-For and Forwarded (HTTP/ForwardedFor.swift) and
-// the connections' count (Server/AddressLimit.swift) all compare addresses as these.
+// the PROXY protocol's header (Server/ProxyHeader.swift) all compare addresses as these.
 import Glibc
 
 public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
@@ -50,6 +50,23 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
             self.init(bytes: bytes)
         default: return nil
         }
+    }
+
+    /// As a socket address of its family, port 0, and that address's length.
+    var socketAddress: (storage: sockaddr_storage, length: socklen_t) {
+        var storage = sockaddr_storage()
+        if isIPv4 {
+            var four = sockaddr_in()
+            four.sin_family = sa_family_t(AF_INET)
+            withUnsafeMutableBytes(of: &four.sin_addr) { $0.copyBytes(from: bytes) }
+            withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: four, as: sockaddr_in.self) }
+            return (storage, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
+        var six = sockaddr_in6()
+        six.sin6_family = sa_family_t(AF_INET6)
+        withUnsafeMutableBytes(of: &six.sin6_addr) { $0.copyBytes(from: bytes) }
+        withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: six, as: sockaddr_in6.self) }
+        return (storage, socklen_t(MemoryLayout<sockaddr_in6>.size))
     }
 
     public var description: String {

@@ -130,6 +130,27 @@ final class Daemon: Sendable {
         boundPort.store(focus_daemon_port(started), ordering: .releasing)
     }
 
+    /// Serves a socket accepted elsewhere (Server/ProxyListener.swift) as if libmicrohttpd had
+    /// accepted it from `address`: its connection limits, the accept policy, NOTIFY_CONNECTION
+    /// and the connection's client address all see `address`. libmicrohttpd owns the socket from
+    /// here and closes it if it refuses it (false); so is it closed when the daemon is stopped.
+    /// The daemon's lock is held throughout, so a stop never frees the daemon under this call.
+    /// MHD_add_connection on a thread pool queues the connection on a worker and wakes it
+    /// through its inter-thread channel (MHD_USE_ITC, set in `start`).
+    @discardableResult
+    func add(socket: Int32, address: sockaddr_storage, length: socklen_t) -> Bool {
+        running.withLock { handle in
+            guard let daemon = handle?.pointer else {
+                close(socket)
+                return false
+            }
+            var address = address
+            return withUnsafePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { MHD_add_connection(daemon, socket, $0, length) }
+            } == MHD_Result.YES
+        }
+    }
+
     /// Graceful stop: no new connections, then `drain` (answer what waits, let requests in
     /// flight finish), then libmicrohttpd stops. Only the first call stops it.
     func stop(drain: () -> Void = {}) {

@@ -8,7 +8,8 @@
 // per-IP connection limits, per-connection memory, a body limit per route, and (with
 // HeadDeadline) a deadline for each request head and a fast refusal when full. The per-IP
 // limit is counted by the accept policy (Server/AddressLimit.swift), which exempts trusted
-// proxies.
+// proxies; with PROXY_PROTOCOL_PORT, Server/ProxyListener.swift reads each connection's PROXY
+// header and hands the socket to the same daemon under the client's address (Daemon.add).
 import CMicroHTTPD
 import Glibc
 import Synchronization
@@ -26,6 +27,8 @@ public final class HTTPServer: Sendable {
     let headDeadline: HeadDeadline
     /// Connections by client address, for PER_IP_CONNECTION_LIMIT (the accept policy).
     let addresses: AddressLimit
+    /// PROXY_PROTOCOL_PORT's listener; nil when it is not set.
+    private let proxy: ProxyListener?
 
     /// Memory libmicrohttpd may use per connection. 64 KiB made 1,000 idle keep-alive
     /// connections cost 90 MB of RSS; 16 KiB costs 16 KiB each (docs/hardening.md has the figures).
@@ -44,8 +47,14 @@ public final class HTTPServer: Sendable {
             headTimeoutSeconds: configuration.headTimeout,
             idleTimeoutSeconds: configuration.idleTimeout,
             logger: pipeline.logger)
-        self.daemon = Daemon()
+        let daemon = Daemon()
+        self.daemon = daemon
         self.addresses = AddressLimit(limit: configuration.perIPConnectionLimit)
+        self.proxy = configuration.proxyProtocolPort.map { _ in
+            ProxyListener(trusted: configuration.trustedProxies, logger: pipeline.logger) { socket, address, length in
+                daemon.add(socket: socket, address: address, length: length)
+            }
+        }
         self.streams = streams
         self.writers = streams.map { streams in
             StreamWriters(
@@ -56,6 +65,8 @@ public final class HTTPServer: Sendable {
 
     /// The port actually bound (useful when PORT=0 asks the kernel to choose).
     public var port: UInt16 { daemon.port }
+    /// The PROXY protocol listener's port actually bound; nil without PROXY_PROTOCOL_PORT.
+    public var proxyPort: UInt16? { proxy?.port }
 
     /// Listens; refuses to start on a libmicrohttpd the stream hand-off was not verified with
     /// (`libraryVersion`: the loaded library's, MHD/LibraryVersion.swift).
@@ -78,11 +89,21 @@ public final class HTTPServer: Sendable {
         try daemon.start(
             host: configuration.host, port: configuration.port, limits: limits, live: true, callbacks: callbacks,
             libraryVersion: libraryVersion)
+        if let proxy, let proxyPort = configuration.proxyProtocolPort {
+            do {
+                try proxy.start(host: configuration.host, port: proxyPort)
+            } catch {
+                daemon.stop()
+                throw error
+            }
+        }
         headDeadline.start()
     }
 
     /// Graceful stop: no new connections, wait (up to `grace` seconds) for requests in flight.
     public func stop(grace: Int = 10) {
+        // The PROXY listener first: it hands sockets to the daemon, which must still run.
+        proxy?.stop()
         daemon.stop {
             streams?.closeAll()
             let deadline = monotonicMicroseconds() + UInt64(grace) * 1_000_000
@@ -251,7 +272,8 @@ private func makeRequest(
     return request
 }
 
-/// The address libmicrohttpd holds for the connection: its peer.
+/// The address libmicrohttpd holds for the connection: its peer, or the client a PROXY
+/// protocol header named (Daemon.add).
 private func connectionAddress(_ connection: OpaquePointer) -> IPAddress? {
     focus_client_sockaddr(connection).flatMap { IPAddress(socketAddress: $0) }
 }
@@ -298,7 +320,8 @@ private let connectionNotified: MHD_NotifyConnectionCallback = { cls, connection
 
 /// Refuses a new connection at once when CONNECTION_LIMIT are open (see HeadDeadline), or when
 /// its address holds PER_IP_CONNECTION_LIMIT (AddressLimit; a trusted proxy's never does).
-/// Streams held by the writers are connections too,
+/// libmicrohttpd calls it for the connections it accepts and for those the PROXY listener
+/// hands it, with the client's address. Streams held by the writers are connections too,
 /// though libmicrohttpd no longer counts them: they count toward CONNECTION_LIMIT, and toward
 /// PER_IP_CONNECTION_LIMIT apart from the address's connections libmicrohttpd holds.
 private let acceptPolicy: MHD_AcceptPolicyCallback = { cls, address, _ in
