@@ -179,6 +179,19 @@ import Testing
         #expect(second.id != first.id)
     }
 
+    @Test func aStreamAskedForWhileTheServerStopsGetsOnlyItsRetryHintNotA503() throws {
+        let application = try server(grace: 1)
+        let account = try Transport.socket.client.register("drain")
+        application.streams.closeAll()  // as the stop does when the listener closes
+        let stream = try EventStreamClient(port: application.server.port, target: "/events", token: account.token)
+        #expect(stream.status == 200, "an EventSource gives up for good on a 503")
+        #expect(stream.headers["content-type"] == "text/event-stream")
+        #expect(try stream.next(timeout: 5) == nil && stream.ended, "no event, then the close")
+        #expect((stream.retry ?? .max) < EventStreams.retrySpread)
+        #expect(stream.lastEventID.flatMap { Int($0) } != nil, "where to resume: the cursor it would have started from")
+        application.stop()
+    }
+
     @Test func aWaitingLongPollAnswersAtOnceWithRetryAfter() throws {
         let application = try server(grace: 2)
         let account = try Transport.socket.client.register("drain")
