@@ -45,8 +45,9 @@ public struct DrainReport: Sendable, CustomStringConvertible {
     public var idle = 0
     /// Requests still waiting for the database at the end of STOP_GRACE, answered 503.
     public var cutOff = 0
-    /// Requests still on a worker after STOP_GRACE and its last second: libmicrohttpd is then
-    /// left to the process's exit rather than stopped under them.
+    /// Requests still in flight after STOP_GRACE and its last second (on a worker that waits for
+    /// a database that does not answer, or a body still arriving): libmicrohttpd is then left to
+    /// the process's exit rather than stopped under them.
     public var stuck = 0
     /// From the signal to the end, in milliseconds.
     public var milliseconds = 0
@@ -56,7 +57,7 @@ public struct DrainReport: Sendable, CustomStringConvertible {
             "drained in \(milliseconds) ms: \(inFlight) request(s) in flight at the listener's close, "
             + "\(streams) stream(s) closed with a retry hint, \(polls) long-poll(s) answered, \(idle) idle connection(s) closed"
         if cutOff > 0 { text += ", \(cutOff) answered 503 after STOP_GRACE" }
-        if stuck > 0 { text += ", \(stuck) still on a worker (libmicrohttpd not stopped)" }
+        if stuck > 0 { text += ", \(stuck) still in flight (libmicrohttpd left to the exit)" }
         return text
     }
 }

@@ -59,9 +59,9 @@ extension HTTPServer {
         if report.stuck == 0 {
             daemon.stop()
         } else {
-            // Stopping now could abort (a worker's request may yet suspend) or hang (joining a
-            // worker that waits for the database): the process's exit ends them instead.
-            pipeline.logger.error("stop: \(report.stuck) request(s) still on a worker; libmicrohttpd left to the exit")
+            // Stopping now could abort (a request on a worker may yet suspend) or hang (joining
+            // a worker that waits for the database): the process's exit ends them instead.
+            pipeline.logger.error("stop: \(report.stuck) request(s) still in flight; libmicrohttpd left to the exit")
         }
         headDeadline.stop()
         report.milliseconds = Int((monotonicMicroseconds() - started) / 1000)
