@@ -88,7 +88,10 @@ public struct Configuration: Sendable, Equatable {
     /// beside SQL_DIR (the repository's layout), read once at start.
     public var openAPIFile = "docs/openapi.json"
     /// DRAIN_DELAY: seconds between a stop signal and the listener's close, while /ready answers
-    /// 503 and the balancer's health check takes the instance out (its interval × fall); 0: at once.
+    /// 503 and the balancer's health check takes the instance out (its interval × fall, plus
+    /// one): requests it sends meanwhile are served rather than refused. 0 (the default): at
+    /// once, since a server alone has no balancer to wait for and haproxy retries a refused
+    /// connection on another server; set it behind a balancer that does not (docs/operations.md).
     public var drainDelay = 0.0
     /// STOP_GRACE: seconds requests in flight have to finish once the listener closed; past
     /// them a request still waiting for the database is answered 503 (docs/operations.md).
