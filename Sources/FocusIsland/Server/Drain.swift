@@ -36,7 +36,8 @@ public final class Drain: Sendable {
 
 /// What a graceful stop waited for, for its log line.
 public struct DrainReport: Sendable, CustomStringConvertible {
-    /// Requests in flight when the listener closed (on workers or suspended for the database).
+    /// Requests in flight when the listener closed (on workers or suspended for the database;
+    /// waiting long-polls among them).
     public var inFlight = 0
     /// Event streams closed with a retry hint, and waiting long-polls answered.
     public var streams = 0
