@@ -63,9 +63,13 @@ case "serve":
     }
     var received: Int32 = 0
     sigwait(&stopSignals, &received)
-    logger.info("signal \(received): finishing requests in flight")
-    application.stop()
-    logger.info("stopped")
+    // The drain (docs/operations.md, "Stopping and rolling deploys"); it never aborts, so the
+    // exit is 0 whatever it had to cut short (its line says what).
+    logger.info(
+        "signal \(received): draining: /ready answers 503; the listener closes in \(configuration.drainDelay) s, "
+            + "then requests in flight have up to \(configuration.stopGrace) s")
+    let report = application.stop()
+    logger.info("stopped: \(report)")
 
 case "migrate", "seed":
     do {

@@ -1,6 +1,7 @@
 // EventStreamClient: reads a GET /events stream (text/event-stream) incrementally over a real
 // socket, where HTTPClient reads to EOF. It decodes chunked transfer coding, splits SSE frames
-// at blank lines, and skips comments (heartbeats) and `retry:` lines.
+// at blank lines, and skips comments (heartbeats); frames without data (`retry:`, a stop's
+// retry hint) only set `retry` and `lastEventID`, as an EventSource keeps them.
 import Foundation
 import Glibc
 
@@ -24,6 +25,9 @@ final class EventStreamClient {
     private let chunked: Bool
     /// The server closed the stream (EOF), as opposed to nothing arriving in time.
     private(set) var ended = false
+    /// The last `retry:` (ms) and `id:` read, whether or not their frame had data.
+    private(set) var retry: Int?
+    private(set) var lastEventID: String?
 
     /// Opens GET `target` with Accept: text/event-stream, the token, and `headers`; returns once
     /// the response headers arrived (a refused stream's whole body is read too). `prefix` goes
@@ -163,9 +167,11 @@ final class EventStreamClient {
                 case "id": id = value
                 case "event": type = value
                 case "data": data.append(value)
+                case "retry": retry = Int(value)
                 default: break
                 }
             }
+            if let id { lastEventID = id }
             if !data.isEmpty { return ServerSentEvent(id: id, type: type, data: data.joined(separator: "\n")) }
         }
         return nil

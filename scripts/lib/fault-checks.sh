@@ -1,8 +1,11 @@
 # fault-checks.sh: what the server does when things go wrong, checked against the real binary
 # and the test cluster (sourced by scripts/test and scripts/chaos, which have started the
 # cluster in $dir and built $server). Each check prints one line with what it measured; any failure exits.
-#   1. SIGTERM while a slow request is in flight: the request completes normally, new
-#      connections are refused, the process exits 0 within its grace period;
+#   1. SIGTERM while a slow request waits for the database, suspended (DB_ASYNC=on, the case
+#      that once aborted libmicrohttpd with exit 134): during DRAIN_DELAY /ready answers 503
+#      draining and /health 200, then new connections are refused, the request completes
+#      normally, the process exits 0; and with the request held past STOP_GRACE, it answers 503
+#      shutting_down with Retry-After and the process still exits 0, within STOP_GRACE and a second;
 #   2. PostgreSQL stopped under a running server: 503 database_unavailable with Retry-After
 #      (never a 500, never a hang); started again: requests answer normally within 2 s, with no
 #      server restart, and a burst right after meets no stale pooled connection;
@@ -56,6 +59,74 @@ waiting_for_lock() {
     die "the slow requests never reached the database"
 }
 
+# fault_check_sigterm: SIGTERM while a request waits for a row lock, suspended for the database;
+# DRAIN_DELAY=1 leaves a second to ask /ready and /health before the listener closes.
+fault_check_sigterm() {
+    local user token started
+    serve_in_background "$(server_log sigterm)" DRAIN_DELAY=1 STOP_GRACE=5
+    read -r user token <<<"$(new_account)"
+    hold_user_row "$user"
+    http PATCH /me "$token" '{"display_name":"Slow"}' >"$dir/slow.out" &
+    local slow_pid=$!
+    waiting_for_lock 1
+    started=$(now_ms)
+    kill -TERM "$server_pid"
+    local ready=no health refused=no
+    # shellcheck disable=SC2317 # called by poll
+    draining() { [ "$(http GET /ready | cut -d' ' -f1-2)" = "503 draining" ]; }
+    poll 900 draining && ready=yes
+    health=$(http_status GET /health)
+    # Then the listener closes; the held request stays in flight.
+    # shellcheck disable=SC2317 # called by poll
+    refusing() { ! curl -s --max-time 2 "$base_url/health" >/dev/null 2>&1; }
+    poll 5000 refusing && refused=yes
+    # Half a second past the listener's close with the request still held (a span the scenario
+    # lasts, not a wait for something): the server must wait for it rather than cut it.
+    sleep 0.5
+    release_user_row
+    wait "$slow_pid"
+    local exit_status=0
+    wait "$server_pid" || exit_status=$?
+    local took=$(( $(now_ms) - started ))
+    local slow
+    slow=$(cut -d' ' -f1 "$dir/slow.out")
+    if [ "$slow" = 200 ] && [ "$ready" = yes ] && [ "$health" = 200 ] && [ "$refused" = yes ] \
+        && [ "$exit_status" = 0 ] && [ "$took" -lt 10000 ] && grep -q "stopped: drained in" "$(server_log sigterm)"; then
+        check "SIGTERM: /ready 503 draining, /health 200, suspended request answered $slow, then refused, exit 0 in ${took} ms" ok
+    else
+        check "SIGTERM: slow request $slow, draining=$ready, health $health, refused=$refused, exit $exit_status after ${took} ms" FAILED
+        tail -n 5 "$(server_log sigterm)"; return 1
+    fi
+}
+
+# fault_check_sigterm_past_grace: SIGTERM while a request waits for a row lock held past
+# STOP_GRACE (a database that hangs): the request answers 503 shutting_down, the exit is 0.
+fault_check_sigterm_past_grace() {
+    local user token started
+    serve_in_background "$(server_log grace)" STOP_GRACE=1
+    read -r user token <<<"$(new_account)"
+    hold_user_row "$user"
+    http PATCH /me "$token" '{"display_name":"Held"}' >"$dir/held.out" &
+    local held_pid=$!
+    waiting_for_lock 1
+    started=$(now_ms)
+    kill -TERM "$server_pid"
+    wait "$held_pid"
+    local exit_status=0
+    wait "$server_pid" || exit_status=$?
+    local took=$(( $(now_ms) - started ))
+    release_user_row
+    local held
+    held=$(cat "$dir/held.out")
+    if [ "$held" = "503 shutting_down 1" ] && [ "$exit_status" = 0 ] && [ "$took" -lt 3000 ] \
+        && grep -q "1 answered 503 after STOP_GRACE" "$(server_log grace)"; then
+        check "SIGTERM, database held past STOP_GRACE=1: request answered '$held', exit 0 in ${took} ms" ok
+    else
+        check "SIGTERM past STOP_GRACE=1: request '$held', exit $exit_status after ${took} ms" FAILED
+        tail -n 5 "$(server_log grace)"; return 1
+    fi
+}
+
 fault_checks() {
     say "fault checks (the real server binary)"
     fault_checks_basic
@@ -66,36 +137,9 @@ fault_checks() {
 fault_checks_basic() {
     local user token started
 
-    # 1. SIGTERM with a request in flight.
-    serve_in_background "$(server_log sigterm)"
-    read -r user token <<<"$(new_account)"
-    hold_user_row "$user"
-    http PATCH /me "$token" '{"display_name":"Slow"}' >"$dir/slow.out" &
-    local slow_pid=$!
-    waiting_for_lock 1
-    started=$(now_ms)
-    kill -TERM "$server_pid"
-    # The listener closes at once; the held request stays in flight.
-    local refused=no
-    # shellcheck disable=SC2317 # called by poll
-    refusing() { ! curl -s --max-time 2 "$base_url/health" >/dev/null 2>&1; }
-    poll 5000 refusing && refused=yes
-    # Half a second into the shutdown with the request still held (a span the scenario lasts,
-    # not a wait for something): the server must wait for it rather than cut it.
-    sleep 0.5
-    release_user_row
-    wait "$slow_pid"
-    local exit_status=0
-    wait "$server_pid" || exit_status=$?
-    local took=$(( $(now_ms) - started ))
-    local slow
-    slow=$(cut -d' ' -f1 "$dir/slow.out")
-    if [ "$slow" = 200 ] && [ "$refused" = yes ] && [ "$exit_status" = 0 ] && [ "$took" -lt 10000 ]; then
-        check "SIGTERM: slow request answered $slow, new connection refused, exit 0 in ${took} ms" ok
-    else
-        check "SIGTERM: slow request $slow, refused=$refused, exit $exit_status after ${took} ms" FAILED
-        tail -n 5 "$(server_log sigterm)"; return 1
-    fi
+    # 1. SIGTERM with a request in flight, and with one held past STOP_GRACE.
+    fault_check_sigterm || return 1
+    fault_check_sigterm_past_grace || return 1
 
     # 2. PostgreSQL stopped and started under a running server.
     serve_in_background "$(server_log restart)"

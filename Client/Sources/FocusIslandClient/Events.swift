@@ -188,7 +188,10 @@ struct EventsLoop {
                 delivered = true
                 for message in parser.feed(data) {
                     if let milliseconds = message.retry { retry = max(0.1, Double(milliseconds) / 1000) }
-                    guard let data = message.data else { continue }
+                    guard let data = message.data else {
+                        cursor = Self.cursor(after: message, event: nil, current: cursor)
+                        continue
+                    }
                     let event: Event
                     do {
                         event = try JSONDecoder().decode(Event.self, from: Data(data.utf8))
@@ -196,7 +199,7 @@ struct EventsLoop {
                         throw FocusIslandError.decoding(type: "Event", status: 200, description: "\(error)")
                     }
                     yield(event)
-                    cursor = message.id.flatMap(Int.init) ?? event.id
+                    cursor = Self.cursor(after: message, event: event, current: cursor)
                 }
             case .end(let error):
                 if status != 0 && status != 200 {
@@ -211,6 +214,15 @@ struct EventsLoop {
             }
         }
         return delivered
+    }
+}
+
+extension EventsLoop {
+    /// Where the next stream resumes after `message`: its `id:`, also without data (WHATWG's
+    /// last event ID: a stopping server's last frame is `id:` and `retry:` only, so that a stream
+    /// that delivered no event yet resumes where it started), else the event's own id.
+    static func cursor(after message: ServerSentMessage, event: Event?, current: Int?) -> Int? {
+        message.id.flatMap(Int.init) ?? event?.id ?? current
     }
 }
 

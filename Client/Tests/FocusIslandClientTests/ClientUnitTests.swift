@@ -22,6 +22,14 @@ import Testing
         var parser = ServerSentEvents()
         #expect(parser.feed(Data("\n\n:comment only\n\n".utf8)).isEmpty)
     }
+
+    @Test func aStoppingServersLastFrameSetsWhereTheNextStreamResumes() {
+        var parser = ServerSentEvents()
+        let hint = parser.feed(Data("id: 41\nretry: 250\n\n".utf8))
+        #expect(hint == [ServerSentMessage(id: "41", retry: 250)])
+        #expect(EventsLoop.cursor(after: hint[0], event: nil, current: nil) == 41)
+        #expect(EventsLoop.cursor(after: ServerSentMessage(retry: 2000), event: nil, current: 7) == 7)
+    }
 }
 
 @Suite struct TimeTests {

@@ -94,6 +94,15 @@ public struct Configuration: Sendable, Equatable {
     /// The OpenAPI document served at GET /openapi.json: OPENAPI_FILE, else docs/openapi.json
     /// beside SQL_DIR (the repository's layout), read once at start.
     public var openAPIFile = "docs/openapi.json"
+    /// DRAIN_DELAY: seconds between a stop signal and the listener's close, while /ready answers
+    /// 503 and the balancer's health check takes the instance out (its interval × fall, plus
+    /// one): requests it sends meanwhile are served rather than refused. 0 (the default): at
+    /// once, since a server alone has no balancer to wait for and haproxy retries a refused
+    /// connection on another server; set it behind a balancer that does not (docs/operations.md).
+    public var drainDelay = 0.0
+    /// STOP_GRACE: seconds requests in flight have to finish once the listener closed; past
+    /// them a request still waiting for the database is answered 503 (docs/operations.md).
+    public var stopGrace = 10.0
 
     public static let defaults = Configuration(
         databaseURL: "postgresql:///focus_island",
@@ -198,6 +207,8 @@ public struct Configuration: Sendable, Equatable {
         if env["METRICS_PORT"] != nil {
             metricsPort = UInt16(try Self.integer(env, "METRICS_PORT", 0, in: 0...65535))
         }
+        drainDelay = try Self.seconds(env, "DRAIN_DELAY", d.drainDelay, in: 0...3600)
+        stopGrace = try Self.seconds(env, "STOP_GRACE", d.stopGrace, in: 0...3600)
         openAPIFile = env["OPENAPI_FILE"] ?? sqlDirectory + "/../docs/openapi.json"
         webDirectory = env["WEB_DIR"] ?? sqlDirectory + "/../web"
         if let raw = env["LOG_FORMAT"] {

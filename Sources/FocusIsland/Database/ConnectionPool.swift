@@ -302,6 +302,10 @@ public final class ConnectionPool: Sendable {
         }
     }
 
+    /// The server stops: every idle session ends (PostgreSQL sees each say goodbye, not drop).
+    /// One still lent (a statement that never answered) stays to the process's exit.
+    func closeIdle() { discardIdle() }
+
     /// After a connection failure the database probably restarted: close every idle session,
     /// so each is reopened on its next use instead of failing one request each later.
     private func discardIdle() {

@@ -27,6 +27,9 @@ public struct Pipeline: Sendable {
     public var listener: Listener?
     /// The pages' templates and static files (web/, Web/WebPages.swift); empty: no pages.
     public var web: WebSite = .empty
+    /// The server's stop (Server/Drain.swift): once it begins, /ready answers 503 `draining`;
+    /// nil: no server stops under this pipeline.
+    public var drain: Drain?
     /// How often a statement that hit a serialization failure or deadlock is tried in all.
     static let attempts = 3
 
@@ -192,6 +195,8 @@ public struct Pipeline: Sendable {
         case .health:
             return .answered(.json(200, #"{"status":"ok"}"#))
         case .ready:
+            // A balancer's health check takes a stopping instance out while it finishes its work.
+            if drain?.draining == true { return .answered(Problem(503, "draining", "The server is stopping.").response) }
             return .answered(ready())
         case .openAPI:
             guard let openAPI else { throw Problem(404, "not_found", "There is nothing at \(request.path).") }

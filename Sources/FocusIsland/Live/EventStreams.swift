@@ -57,6 +57,8 @@ final class LiveClient: @unchecked Sendable {
     /// Bytes of SSE text not yet written (only the thread that runs the client touches these).
     var pending: [UInt8] = []
     var sent = 0
+    /// The stream's last frame, the retry hint, is queued (its writer's thread only).
+    var hinted = false
 
     init(
         kind: Kind, userID: String, token: String, address: String, connection: HTTPConnection, cursor: String,
@@ -191,12 +193,29 @@ public final class EventStreams: @unchecked Sendable {
         for client in clients() { client.wake { $0.dirty = true } }
     }
 
-    /// The server is stopping: every stream ends and every long-poll answers now, so that no
-    /// connection is suspended when libmicrohttpd stops (its manual forbids that).
-    public func closeAll() {
+    /// The server is stopping: every stream ends with a retry hint and every long-poll answers
+    /// now, so that no connection is suspended when libmicrohttpd stops (its manual forbids
+    /// that), and each client reconnects to another server at once. How many of each.
+    @discardableResult
+    public func closeAll() -> (streams: Int, polls: Int) {
         registry.withLock { $0.stopping = true }
-        for client in clients() { client.wake { $0.closing = true } }
+        let closing = clients()
+        for client in closing { client.wake { $0.closing = true } }
+        return (closing.count { $0.kind == .stream }, closing.count { $0.kind == .poll })
     }
+
+    /// A stream's last frame when the server stops: `id:` sets the client's Last-Event-ID to the
+    /// stream's cursor (also when no event came yet: an EventSource keeps an id without data),
+    /// so that its next stream, on another server, resumes exactly there; `retry:` (ms) makes
+    /// it reconnect within a second, spread so that thousands of streams do not arrive at the
+    /// other servers in the same millisecond.
+    static func retryHint(cursor: String) -> String {
+        "id: \(cursor)\nretry: \(Int.random(in: 0..<retrySpread))\n\n"
+    }
+    /// Milliseconds over which the retry hints of a stop are spread.
+    static let retrySpread = 1000
+    /// Retry-After (seconds) of a long-poll answered because the server stops.
+    static let pollRetryAfter = "1"
 
     /// Open streams and waiting long-polls (logs, tests).
     public var count: Int {

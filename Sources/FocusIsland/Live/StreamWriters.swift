@@ -10,7 +10,9 @@
 // A few threads, each with an epoll set and an eventfd for its doorbell:
 //   - a wake (the listener, the ticker) queues a sleeping client on its thread and rings;
 //   - the thread runs the client: a fetch (SQL), a heartbeat or the end, then writes its bytes;
-//   - a full socket waits for EPOLLOUT; the client's hang-up (EPOLLRDHUP, a read of 0) ends it.
+//   - a full socket waits for EPOLLOUT; the client's hang-up (EPOLLRDHUP, a read of 0) ends it;
+//   - a stop ends it after its retry hint (EventStreams.retryHint), or at once (`endAll`) when
+//     the hint could not be written within STOP_GRACE.
 // Only its own thread runs a client, so the client's pending bytes need no lock.
 import CLinux
 import Foundation
@@ -45,6 +47,11 @@ final class StreamWriters: Sendable {
         let writer = writers[next.add(1, ordering: .relaxed).newValue % writers.count]
         return writer.adopt(client, socket: socket, address: address)
     }
+
+    /// Ends every stream still held (a stop whose hints could not all be written in time).
+    func endAll() {
+        for writer in writers { writer.endAll() }
+    }
 }
 
 /// Open streams by client address.
@@ -72,6 +79,8 @@ final class StreamWriter: @unchecked Sendable {
     private let ready = Mutex<[LiveClient]>([])
     /// Streams by socket. Lock order: this, then a client's lock, then `ready`.
     private let sockets = Mutex<[Int32: (client: LiveClient, address: String)]>([:])
+    /// `endAll` was asked: the thread ends every stream it holds at its next look.
+    private let ending = Atomic<Bool>(false)
 
     init(index: Int, streams: EventStreams, addresses: AddressCounts, fetch: @escaping @Sendable (LiveClient) -> Bool) {
         self.index = index
@@ -118,6 +127,13 @@ final class StreamWriter: @unchecked Sendable {
         return true
     }
 
+    /// Has the thread end every stream it holds, hinted or not.
+    func endAll() {
+        ending.store(true, ordering: .releasing)
+        var one: UInt64 = 1
+        _ = write(bell, &one, 8)
+    }
+
     /// Queues a client to run on this writer's thread (called by LiveClient.wake, under its lock).
     func schedule(_ client: LiveClient) {
         ready.withLock { $0.append(client) }
@@ -141,6 +157,9 @@ final class StreamWriter: @unchecked Sendable {
                         return woken
                     }
                     for client in woken where client.socket >= 0 { run(client) }
+                    if ending.load(ordering: .acquiring) {
+                        for client in sockets.withLock({ $0.values.map(\.client) }) { end(client) }
+                    }
                     continue
                 }
                 let client = sockets.withLock { $0[socket]?.client }
@@ -173,6 +192,11 @@ final class StreamWriter: @unchecked Sendable {
             case .done: break
             }
             switch client.next() {
+            case .close where !client.hinted:
+                // The server stops: the hint is the last frame, then the stream ends (once it
+                // is written: a full socket continues at EPOLLOUT and comes back here).
+                client.hinted = true
+                client.pending += Array(EventStreams.retryHint(cursor: client.cursor).utf8)
             case .close, .expire: return end(client)
             case .fetch: if !fetch(client) { return end(client) }
             case .retry:

@@ -23,6 +23,8 @@ public final class Application: Sendable {
     private let logger: Logger
     /// Watches the answers of requests' statements (DB_ASYNC=on); nil: workers wait for them.
     private let poller: DatabasePoller?
+    /// The pools (the primary's and the replica's), whose idle sessions a stop ends.
+    private let pools: [ConnectionPool]
     private let started = Atomic<Bool>(false)
 
     /// Builds every part; nothing listens or connects yet (pools open connections lazily).
@@ -44,6 +46,7 @@ public final class Application: Sendable {
                 conninfo: url, capacity: configuration.poolSize, checkoutTimeout: configuration.poolTimeout,
                 namedStatements: configuration.preparedStatements, poller: poller, answerWait: answerWait)
         }
+        pools = [pool] + (readPool.map { [$0] } ?? [])
         assets = AssetStore(directory: configuration.assetDirectory)
         var pipeline = Pipeline(
             router: Router(routes: Routes.all), pool: pool, defaultBodyLimit: configuration.bodyLimit,
@@ -61,11 +64,14 @@ public final class Application: Sendable {
             doorbell: configuration.eventsDoorbell)
         // Requests that write poke the listener, which rings their events' streams at once.
         pipeline.listener = listener
+        // A stop's phase: the public port drains by it, /ready tells the balancer.
+        let drain = Drain()
+        pipeline.drain = drain
         self.pipeline = pipeline
         self.cache = cache
         self.streams = streams
         self.listener = listener
-        server = HTTPServer(pipeline: pipeline, configuration: configuration, streams: streams)
+        server = HTTPServer(pipeline: pipeline, configuration: configuration, streams: streams, drain: drain)
         metricsServer = configuration.metricsPort.map { [pipeline] port in
             MetricsServer(
                 pipeline: pipeline, host: configuration.metricsHost, port: port, streams: streams, listener: listener)
@@ -94,7 +100,10 @@ public final class Application: Sendable {
         do {
             try metricsServer?.start()
         } catch {
-            stop()
+            // Nothing was served yet: no drain to wait for.
+            server.stop()
+            listener.stop()
+            poller?.stop()
             throw error
         }
     }
@@ -102,11 +111,19 @@ public final class Application: Sendable {
     /// The prefix of every image_url and sound_url, at the port actually bound.
     public var assetBaseURL: String { configuration.assetBaseURL(port: server.port) }
 
-    /// Graceful stop: the listener, then the public port (requests in flight finish), then metrics.
-    public func stop() {
+    /// Graceful stop (docs/operations.md, "Stopping and rolling deploys"): the public port
+    /// drains first (MHD/GracefulStop.swift: DRAIN_DELAY, the listener's close, requests in
+    /// flight for up to STOP_GRACE, streams told to reconnect), meanwhile the listener still
+    /// rings streams and keeps the shared cache fresh for the requests in flight; then the
+    /// listener, the database poller (nothing is suspended any more), the pools' idle sessions,
+    /// and last the metrics listener, which shows the drain until the end.
+    @discardableResult
+    public func stop() -> DrainReport {
+        let report = server.stop(delay: configuration.drainDelay, grace: configuration.stopGrace)
         listener.stop()
-        server.stop()
         poller?.stop()
+        for pool in pools { pool.closeIdle() }
         metricsServer?.stop()
+        return report
     }
 }

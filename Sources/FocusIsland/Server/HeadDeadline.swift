@@ -23,15 +23,24 @@
 // at once when CONNECTION_LIMIT are open (the client sees the connection closed within
 // milliseconds), instead of libmicrohttpd leaving it unanswered in the listen backlog, which
 // is what its own limit does (it stops polling the listening socket).
+//
+// A stop closes the kept-alive connections that sit idle after an answer (`closeIdle`, the same
+// shutdown() and for the same reasons), so that a balancer sends them no further request.
 import CLinux
 import Foundation
 import Glibc
 import Synchronization
 
 final class HeadDeadline: Sendable {
-    /// Open connections by socket: the monotonic time (µs) by which a head must be complete,
-    /// or nil while none is awaited (a request is being read, answered, or suspended).
-    private let watched = Mutex<[Int32: UInt64?]>([:])
+    /// An open connection: the monotonic time (µs) by which a head must be complete, or nil
+    /// while none is awaited (a request is being read, answered, or suspended); and whether it
+    /// was answered before (a kept-alive connection: idle while its next head is awaited).
+    private struct Watch {
+        var deadline: UInt64?
+        var answered = false
+    }
+    /// Open connections by socket.
+    private let watched = Mutex<[Int32: Watch]>([:])
     private let headTimeout: UInt64
     private let idleTimeout: UInt64
     /// Open connections right now (for the accept policy).
@@ -49,7 +58,7 @@ final class HeadDeadline: Sendable {
     func opened(_ socket: Int32) {
         open.add(1, ordering: .relaxed)
         let deadline = monotonicMicroseconds() + headTimeout
-        watched.withLock { $0[socket] = .some(deadline) }
+        watched.withLock { $0[socket] = Watch(deadline: deadline) }
     }
 
     /// libmicrohttpd is about to close the socket.
@@ -60,16 +69,26 @@ final class HeadDeadline: Sendable {
 
     /// A complete head arrived (the first access-handler call of a request).
     func headArrived(_ socket: Int32) {
-        watched.withLock { table in
-            if table[socket] != nil { table[socket] = .some(nil) }
-        }
+        watched.withLock { table in table[socket]?.deadline = nil }
     }
+
+    /// A stream's socket went to a writer (MHD/EventsEndpoint.swift): no head is due on it and a
+    /// stop does not close it as idle (the writer ends it with its retry hint). libmicrohttpd
+    /// lets go of the connection but may notice only at its next event on it, up to
+    /// IDLE_TIMEOUT later: it stays counted `open` until then.
+    func handedOff(_ socket: Int32) {
+        watched.withLock { _ = $0.removeValue(forKey: socket) }
+    }
+
+    /// Connections libmicrohttpd serves, streams handed off excepted (a stop waits for them).
+    var watching: Int { watched.withLock { $0.count } }
 
     /// An answer was sent; on a kept-alive connection the next head is due within IDLE_TIMEOUT.
     func answered(_ socket: Int32) {
         let deadline = monotonicMicroseconds() + idleTimeout
         watched.withLock { table in
-            if table[socket] != nil { table[socket] = .some(deadline) }
+            table[socket]?.deadline = deadline
+            table[socket]?.answered = true
         }
     }
 
@@ -93,17 +112,34 @@ final class HeadDeadline: Sendable {
         let now = monotonicMicroseconds()
         var closed = 0
         watched.withLock { table in
-            for (socket, deadline) in table {
-                guard let deadline, deadline <= now else { continue }
+            for (socket, watch) in table {
+                guard let deadline = watch.deadline, deadline <= now else { continue }
                 Self.requestTimeout.withUnsafeBytes { bytes in
                     _ = send(socket, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
                 }
                 shutdown(socket, Int32(SHUT_RDWR))
-                table[socket] = .some(nil)
+                table[socket]?.deadline = nil
                 closed += 1
             }
         }
         return closed
+    }
+
+    /// Shuts down every kept-alive connection waiting for its next request (a stop: no further
+    /// request may start on it); returns how many. One whose next head was on its way is closed
+    /// before any byte of an answer, which a balancer may retry on another server (haproxy's
+    /// `retry-on empty-response`): docs/operations.md. A connection not yet answered keeps its
+    /// first head's deadline: that request is on its way.
+    func closeIdle() -> Int {
+        watched.withLock { table in
+            var closed = 0
+            for (socket, watch) in table where watch.answered && watch.deadline != nil {
+                shutdown(socket, Int32(SHUT_RDWR))
+                table[socket]?.deadline = nil
+                closed += 1
+            }
+            return closed
+        }
     }
 
     /// The whole answer to a late head: 408 problem+json, then the connection closes.

@@ -139,7 +139,7 @@ public enum FocusSessionsCurrentGetResponse: Sendable, Equatable {
 }
 
 extension FocusIslandClient {
-    /// The server is up (no database).
+    /// The server is up (no database): 200 until the process exits, also while it drains.
     /// `GET /health`
     public func health() async throws(FocusIslandError) -> Health {
         let request = OperationRequest(
@@ -149,7 +149,7 @@ extension FocusIslandClient {
         return try self.decode(Health.self, from: try await send(request))
     }
 
-    /// The database is reachable and migrated.
+    /// The database is reachable and migrated, and the server is not stopping (503 draining from a stop signal on: a balancer takes the instance out).
     /// `GET /ready`
     public func ready() async throws(FocusIslandError) -> Ready {
         let request = OperationRequest(

@@ -172,7 +172,9 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case maintenance
     /// 503: /ready: database unreachable or not migrated
     case notReady
-    /// 503: GET /events: a stream asked for while the server stops (reconnect to another)
+    /// 503: /ready: the server is stopping; a balancer takes it out while it finishes its requests (/health still answers 200)
+    case draining
+    /// 503: the server is stopping: a request that came in its last moment, or one still waiting for the database when STOP_GRACE ended (its statement may still commit: send it again with the same Idempotency-Key); Retry-After: 1. Before 2026-12-05 also a stream asked for while the server stopped
     case shuttingDown
     case unknown(String)
 
@@ -263,6 +265,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case "timeout": self = .timeout
         case "maintenance": self = .maintenance
         case "not_ready": self = .notReady
+        case "draining": self = .draining
         case "shutting_down": self = .shuttingDown
         default: self = .unknown(rawValue)
         }
@@ -355,6 +358,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case .timeout: "timeout"
         case .maintenance: "maintenance"
         case .notReady: "not_ready"
+        case .draining: "draining"
         case .shuttingDown: "shutting_down"
         case .unknown(let code): code
         }

@@ -4,7 +4,8 @@
 // It resolves the address, checks the library's version when connections are handed off,
 // starts the daemon with the caller's threads, limits and callbacks, tells the port actually
 // bound, and stops gracefully: no new connection (quiesce, and the listening socket shut down so
-// that the kernel refuses instead of queueing), the caller's drain, then the stop itself.
+// that the kernel refuses instead of queueing), the caller's drain, then the stop itself. The
+// public port closes its listener first and stops later (MHD/GracefulStop.swift).
 //
 // Server/MHD/ is the only folder that imports CMicroHTTPD: everything else holds plain Swift
 // values (Request, Response) or an HTTPConnection handle (MHD/HTTPConnection.swift).
@@ -44,6 +45,8 @@ final class Daemon: Sendable {
     /// What the daemon serves, for its errors ("metrics"), or "" for the public port.
     private let purpose: String
     private let running: Mutex<DaemonHandle?> = Mutex(nil)
+    /// The listening socket once quiesced: closed only after MHD_stop_daemon (its manual).
+    private let quiesced: Mutex<Int32?> = Mutex(nil)
     private let boundPort = Atomic<UInt16>(0)
     /// A simple listener's answer (method, path); the request's body is read and dropped.
     fileprivate let answer: (@Sendable (_ method: String, _ path: String) -> Response)?
@@ -151,23 +154,36 @@ final class Daemon: Sendable {
         }
     }
 
+    /// No new connection from now on; connections already open go on. Only the first call
+    /// (of this or `stop`) closes it.
+    func closeListener() {
+        running.withLock { handle in
+            guard let daemon = handle?.pointer else { return }
+            quiesced.withLock { quiesced in
+                guard quiesced == nil else { return }
+                let listener = MHD_quiesce_daemon(daemon)
+                // Quiescing stops accept(), but the kernel would still queue new connections on
+                // the socket, where they would hang: shutting it down refuses them at once.
+                if listener >= 0 { shutdown(listener, Int32(SHUT_RDWR)) }
+                quiesced = listener
+            }
+        }
+    }
+
     /// Graceful stop: no new connections, then `drain` (answer what waits, let requests in
-    /// flight finish), then libmicrohttpd stops. Only the first call stops it.
+    /// flight finish), then libmicrohttpd stops, closing every connection. No connection may be
+    /// suspended by then: libmicrohttpd aborts the process if one is. Only the first call stops it.
     func stop(drain: () -> Void = {}) {
+        closeListener()
         let handle: DaemonHandle? = running.withLock { value in
             let current = value
             value = nil
             return current
         }
         guard let daemon = handle?.pointer else { return }
-        let listener = MHD_quiesce_daemon(daemon)
-        // Quiescing stops accept(), but the kernel would still queue new connections on the
-        // socket, where they would hang: shutting it down refuses them at once. The descriptor
-        // itself may be closed only after MHD_stop_daemon (libmicrohttpd's manual).
-        if listener >= 0 { shutdown(listener, Int32(SHUT_RDWR)) }
         drain()
         MHD_stop_daemon(daemon)
-        if listener >= 0 { close(listener) }
+        if let listener = quiesced.withLock({ $0 }), listener >= 0 { close(listener) }
     }
 }
 

@@ -20,6 +20,8 @@
 // behaviours of the libmicrohttpd versions in MHD/LibraryVersion.swift, checked at start.
 // A long-poll has not chosen its status yet, so it suspends from the access handler and can
 // still answer 401 or 503 when it wakes. Both wait for the same wakes (Live/EventStreams.swift).
+// A stop ends a stream with a retry hint (`id:` its cursor, `retry:`) and answers a long-poll
+// with Retry-After, so that each client resumes on another server with nothing missed.
 // Swift parses HTTP only: SQL validates the token, the cursor and `wait`, and decides the events.
 import CMicroHTTPD
 import Foundation
@@ -63,7 +65,13 @@ extension HTTPServer {
         case .added:
             break
         case .stopping:
-            return finish(connection, request, state, Problem(503, "shutting_down", "The server is stopping; reconnect.").response)
+            // Not a 503, on which an EventSource gives up for good: a stream that only says where
+            // to resume and to reconnect soon, to another server (the connection closes).
+            var response = Response(
+                status: 200, headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-store"), ("Connection", "close")],
+                body: Array(EventStreams.retryHint(cursor: opened.next).utf8))
+            response.setHeader("X-Accel-Buffering", "no")
+            return finish(connection, request, state, response)
         case .full:
             let problem = Problem(
                 429, "too_many_streams",
@@ -192,8 +200,13 @@ extension HTTPServer {
             switch client.next() {
             case .sleep: return MHD_Result.YES
             case .fetch, .heartbeat, .retry: continue
-            case .expire, .close:
+            case .expire:
                 return finish(connection, request, state, pipeline.respond(to: asking, startedAt: state.startedAt, log: false))
+            case .close:
+                // The server stops: the usual answer now, and when to ask again (another server).
+                var response = pipeline.respond(to: asking, startedAt: state.startedAt, log: false)
+                response.setHeader("Retry-After", EventStreams.pollRetryAfter)
+                return finish(connection, request, state, response)
             }
         }
     }
@@ -252,7 +265,7 @@ extension HTTPServer {
         let requestID = pipeline.requestIDs.id(from: request.header("x-request-id"))
         response.setHeader("X-Request-Id", requestID)
         pipeline.logRequest(request, template: "/events", status: response.status, startedAt: state.startedAt, requestID: requestID)
-        return send(connection, response)
+        return answer(connection, response)
     }
 }
 
@@ -279,6 +292,7 @@ private let streamReader: MHD_ContentReaderCallback = { cls, _, _, _ in
     let context = Unmanaged<StreamContext>.fromOpaque(cls).takeUnretainedValue()
     let client = context.client
     let socket = fcntl(client.connection.socket, F_DUPFD_CLOEXEC, 0)
+    if socket >= 0 { context.server.headDeadline.handedOff(client.connection.socket) }
     if socket >= 0, let writers = context.server.writers, writers.adopt(client, socket: socket, address: client.address) {
         return -1  // MHD_CONTENT_READER_END_OF_STREAM: libmicrohttpd lets go of the connection
     }

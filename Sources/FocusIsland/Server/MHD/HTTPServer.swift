@@ -10,6 +10,7 @@
 // limit is counted by the accept policy (Server/AddressLimit.swift), which exempts trusted
 // proxies; with PROXY_PROTOCOL_PORT, Server/ProxyListener.swift reads each connection's PROXY
 // header and hands the socket to the same daemon under the client's address (Daemon.add).
+// A stop drains first (MHD/GracefulStop.swift): while it does, every answer closes its connection.
 import CMicroHTTPD
 import Glibc
 import Synchronization
@@ -23,12 +24,16 @@ public final class HTTPServer: Sendable {
     let writers: StreamWriters?
     /// Requests whose first byte arrived and whose response is not yet sent.
     let inFlight = Atomic<Int>(0)
-    private let daemon: Daemon
+    /// Requests suspended while their statement runs (DB_ASYNC=on), for a stop to answer.
+    let suspended = SuspendedRequests()
+    /// The stop's phase, shared with the pipeline's /ready (Server/Drain.swift).
+    let drain: Drain
+    let daemon: Daemon
     let headDeadline: HeadDeadline
     /// Connections by client address, for PER_IP_CONNECTION_LIMIT (the accept policy).
     let addresses: AddressLimit
     /// PROXY_PROTOCOL_PORT's listener; nil when it is not set.
-    private let proxy: ProxyListener?
+    let proxy: ProxyListener?
 
     /// Memory libmicrohttpd may use per connection. 64 KiB made 1,000 idle keep-alive
     /// connections cost 90 MB of RSS; 16 KiB costs 16 KiB each (docs/hardening.md has the figures).
@@ -40,8 +45,10 @@ public final class HTTPServer: Sendable {
     /// allow, and far above what the app sends (a bearer token and a few short headers).
     static let maxHead = 8 * 1024
 
-    public init(pipeline: Pipeline, configuration: Configuration, streams: EventStreams? = nil) {
+    /// `drain`: the stop's phase, the one the pipeline's /ready reads (Application gives both).
+    public init(pipeline: Pipeline, configuration: Configuration, streams: EventStreams? = nil, drain: Drain = Drain()) {
         self.pipeline = pipeline
+        self.drain = drain
         self.configuration = configuration
         self.headDeadline = HeadDeadline(
             headTimeoutSeconds: configuration.headTimeout,
@@ -100,18 +107,10 @@ public final class HTTPServer: Sendable {
         headDeadline.start()
     }
 
-    /// Graceful stop: no new connections, wait (up to `grace` seconds) for requests in flight.
-    public func stop(grace: Int = 10) {
-        // The PROXY listener first: it hands sockets to the daemon, which must still run.
-        proxy?.stop()
-        daemon.stop {
-            streams?.closeAll()
-            let deadline = monotonicMicroseconds() + UInt64(grace) * 1_000_000
-            while inFlight.load(ordering: .acquiring) > 0 && monotonicMicroseconds() < deadline {
-                usleep(10_000)
-            }
-        }
-        headDeadline.stop()
+    /// Queues `response`; while the server drains, with `Connection: close`, so that the client
+    /// (a balancer) sends no further request on this connection.
+    func answer(_ connection: OpaquePointer, _ response: Response) -> MHD_Result {
+        send(connection, response, close: drain.draining)
     }
 }
 
@@ -128,14 +127,9 @@ final class RequestState {
     static let discardLimit = 32 << 20
     /// Set while this request is an event stream or a waiting long-poll.
     var live: LiveClient?
-    /// The answer the database poller left for a suspended request, made and sent when it resumes.
-    let answer = Answer()
-
-    /// Written on the poller's thread before MHD_resume_connection, read on the worker's after
-    /// libmicrohttpd resumed the connection (its resume takes a lock on both sides).
-    final class Answer: @unchecked Sendable {
-        var response: (@Sendable () -> Response)?
-    }
+    /// Its suspension while its statement runs, and the answer it is resumed with
+    /// (MHD/SuspendedRequests.swift), made and sent on the worker when it resumes.
+    let parked = ParkedRequest()
 
     init(limit: Int, match: RouteMatch) {
         self.limit = limit
@@ -150,13 +144,17 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
 
     // First call: headers only. Refuse an announced oversize body before reading it.
     guard let existing = state.pointee else {
-        server.inFlight.add(1, ordering: .relaxed)
+        // Sequentially consistent with the stop's look at it (MHD/GracefulStop.swift): a request
+        // counted after the stop saw none in flight sees the refusal below.
+        server.inFlight.add(1, ordering: .sequentiallyConsistent)
         server.headDeadline.headArrived(focus_connection_fd(connection))
         let match = server.pipeline.router.match(method: methodText, path: path)
         let request = RequestState(limit: server.pipeline.bodyLimit(match), match: match)
         state.pointee = Unmanaged.passRetained(request).toOpaque()
+        // libmicrohttpd stops next: nothing may start that could suspend.
+        if server.drain.refusing { return server.answer(connection, HTTPServer.stoppingAnswer()) }
         if focus_request_head_size(connection) > HTTPServer.maxHead {
-            return send(
+            return server.answer(
                 connection,
                 Problem(
                     431, "header_too_large",
@@ -167,7 +165,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
             var oversize = makeRequest(connection, methodText, path, [], server.configuration.trustedProxies)
             oversize.bodyExceededLimit = true
             oversize.match = match
-            return send(connection, server.pipeline.respond(to: oversize, startedAt: request.startedAt))
+            return server.answer(connection, server.pipeline.respond(to: oversize, startedAt: request.startedAt))
         }
         return MHD_Result.YES
     }
@@ -187,7 +185,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
             guard request.discarded > RequestState.discardLimit else { return MHD_Result.YES }
             var oversize = makeRequest(connection, methodText, path, [], server.configuration.trustedProxies)
             oversize.bodyExceededLimit = true
-            return send(connection, server.pipeline.respond(to: oversize, startedAt: request.startedAt))
+            return server.answer(connection, server.pipeline.respond(to: oversize, startedAt: request.startedAt))
         } else if let uploadData {
             uploadData.withMemoryRebound(to: UInt8.self, capacity: size) { bytes in
                 request.body.append(contentsOf: UnsafeBufferPointer(start: bytes, count: size))
@@ -202,18 +200,14 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     if server.streams != nil && methodText == "GET" && path == "/events" {
         return server.answerEvents(connection, request, complete)
     }
-    if let answer = request.answer.response {
-        request.answer.response = nil
-        return send(connection, answer())
-    }
+    if let answer = request.parked.take() { return server.answer(connection, answer()) }
     complete.match = request.match
-    let client = HTTPConnection(connection), answer = request.answer
-    let response = server.pipeline.respond(to: complete, startedAt: request.startedAt, suspend: client.suspend) { response in
-        answer.response = response
-        client.resume()
-    }
+    let client = HTTPConnection(connection), parked = request.parked, registry = server.suspended
+    let response = server.pipeline.respond(
+        to: complete, startedAt: request.startedAt, suspend: { parked.suspend(client, in: registry) },
+        done: { response in parked.resume(response) })
     guard let response else { return MHD_Result.YES }
-    return send(connection, response)
+    return server.answer(connection, response)
 }
 
 private let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, state, _ in
@@ -228,7 +222,7 @@ private let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, 
             server.streams?.unregister(client)
         }
         state.pointee = nil
-        server.inFlight.subtract(1, ordering: .relaxed)
+        server.inFlight.subtract(1, ordering: .sequentiallyConsistent)
     }
 }
 
@@ -341,7 +335,9 @@ private let acceptPolicy: MHD_AcceptPolicyCallback = { cls, address, _ in
     return server.addresses.admit(name, exempt: exempt) ? MHD_Result.YES : MHD_Result.NO
 }
 
-func send(_ connection: OpaquePointer, _ response: Response) -> MHD_Result {
+/// Queues `response` on the connection; `close`: with `Connection: close` (libmicrohttpd 0.9.75
+/// closes the connection after an answer that says so).
+func send(_ connection: OpaquePointer, _ response: Response, close: Bool = false) -> MHD_Result {
     let handle = response.body.withUnsafeBytes { bytes in
         MHD_create_response_from_buffer(
             bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress),
@@ -350,5 +346,6 @@ func send(_ connection: OpaquePointer, _ response: Response) -> MHD_Result {
     guard let handle else { return MHD_Result.NO }
     defer { MHD_destroy_response(handle) }
     for (name, value) in response.headers { MHD_add_response_header(handle, name, value) }
+    if close { MHD_add_response_header(handle, "Connection", "close") }
     return MHD_queue_response(connection, UInt32(response.status), handle)
 }
