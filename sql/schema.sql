@@ -18,6 +18,7 @@ CREATE SCHEMA report;
 ALTER SCHEMA report OWNER TO focus_owner;
 CREATE EXTENSION IF NOT EXISTS btree_gist WITH SCHEMA public;
 CREATE EXTENSION IF NOT EXISTS citext WITH SCHEMA public;
+CREATE EXTENSION IF NOT EXISTS pg_stat_statements WITH SCHEMA public;
 CREATE EXTENSION IF NOT EXISTS pgcrypto WITH SCHEMA public;
 CREATE TYPE api.file_reply AS (
 	status integer,
@@ -7648,6 +7649,24 @@ CREATE VIEW report.sessions_per_day_by_path AS
   GROUP BY t.day, t.source
  HAVING (sum(t.sessions) > (0)::numeric);
 ALTER TABLE report.sessions_per_day_by_path OWNER TO focus_owner;
+CREATE VIEW report.slowest_statements AS
+ SELECT s.toplevel,
+    pg_get_userbyid(s.userid) AS role,
+    s.calls,
+    round((s.total_exec_time)::numeric, 1) AS total_ms,
+    round((s.mean_exec_time)::numeric, 3) AS mean_ms,
+    round((s.max_exec_time)::numeric, 3) AS max_ms,
+    round(((((100)::double precision * s.total_exec_time) / NULLIF(sum(s.total_exec_time) OVER (PARTITION BY s.toplevel), (0)::double precision)))::numeric, 1) AS percent_of_time,
+    s.rows,
+    round(((100.0 * (s.shared_blks_hit)::numeric) / (NULLIF((s.shared_blks_hit + s.shared_blks_read), 0))::numeric), 1) AS cache_hit_percent,
+    s.temp_blks_written,
+    s.query
+   FROM public.pg_stat_statements s
+  WHERE (s.dbid = ( SELECT d.oid
+           FROM pg_database d
+          WHERE (d.datname = current_database())))
+  ORDER BY s.total_exec_time DESC;
+ALTER TABLE report.slowest_statements OWNER TO focus_owner;
 CREATE VIEW report.tips_shown_per_level AS
  SELECT t.rating_level,
     count(v.id) AS times_shown,
@@ -8559,6 +8578,7 @@ GRANT SELECT ON TABLE report.ledger_reconciliation TO focus_report;
 GRANT SELECT ON TABLE report.moderation_actions TO focus_report;
 GRANT SELECT ON TABLE report.sales_per_item TO focus_report;
 GRANT SELECT ON TABLE report.sessions_per_day_by_path TO focus_report;
+GRANT SELECT ON TABLE report.slowest_statements TO focus_report;
 GRANT SELECT ON TABLE report.tips_shown_per_level TO focus_report;
 GRANT SELECT ON TABLE report.user_reports TO focus_report;
 ALTER DEFAULT PRIVILEGES FOR ROLE focus_owner REVOKE ALL ON FUNCTIONS  FROM PUBLIC;
