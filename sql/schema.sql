@@ -383,8 +383,10 @@ begin
         perform api.fail(401, 'unauthorized', 'The token is missing, unknown, expired or revoked.');
     end if;
     -- The acting token, for this transaction: the events its changes write for the person's own
-    -- devices name it, and its own streams leave them out (sql/app/025_own_events.sql).
-    perform set_config('focus.acting_token', v_token_id::text, true);
+    -- devices name it, and its own streams leave them out (sql/app/025_own_events.sql). And its
+    -- user, for the log line: set before the suspension check, since a suspended account's token
+    -- is still valid and its 403 is still that user's request.
+    perform set_config('focus.acting_token', v_token_id::text, true), set_config('focus.user_id', v_user_id::text, true);
     -- On a read replica (routes that read shared data, READ_DATABASE_URL) nothing can be
     -- written: the use is recorded by the next request the token makes to the primary.
     if v_stale and not pg_is_in_recovery() then
@@ -1085,7 +1087,8 @@ CREATE FUNCTION api.fail(status integer, code text, message text, extra jsonb DE
     AS $$
 begin
     raise exception using errcode = 'PT' || fail.status, message = fail.message, detail = fail.code,
-                          hint = coalesce(fail.extra::text, '');
+                          hint = coalesce(fail.extra::text, ''),
+                          column = coalesce(current_setting('focus.user_id', true), '');
 end
 $$;
 ALTER FUNCTION api.fail(status integer, code text, message text, extra jsonb) OWNER TO focus_owner;
@@ -1956,6 +1959,10 @@ begin
             v_token_digest := sha256(convert_to(idempotent.token, 'UTF8'));
             select t.user_id, t.revoked_at is null and t.expires_at > now() into v_user_id, v_valid
             from app.auth_tokens t where t.digest = v_token_digest;
+            -- A replay runs no endpoint and so no api.authenticate: the log line's user from here.
+            if v_valid then
+                perform set_config('focus.user_id', v_user_id::text, true);
+            end if;
             v_scope := 'user:' || v_user_id;
             if v_user_id is null then  -- gone with DELETE /me: the keys it made itself only
                 select k.scope into v_scope from app.idempotency_keys k
