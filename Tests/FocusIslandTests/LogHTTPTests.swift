@@ -114,6 +114,11 @@ import Testing
         #expect(me.answer.status == 200)
         Self.expectEveryField(me.line, "GET", route: "/me", status: 200)
         #expect(me.line["user"] == account.id && me.line["code"] == nil)
+        // GET /events is answered at the socket (EventsEndpoint), a long-poll here: the same line.
+        let poll = try Self.exchange(server, "GET", "/events?wait=0", token: account.token)
+        #expect(poll.answer.status == 200)
+        Self.expectEveryField(poll.line, "GET", route: "/events", status: 200)
+        #expect(poll.line["user"] == account.id)
 
         // A keyed write runs under api.idempotent; its retry replays without running the endpoint.
         let key = ["Idempotency-Key": UUID().uuidString]
