@@ -18,6 +18,7 @@ CREATE SCHEMA report;
 ALTER SCHEMA report OWNER TO focus_owner;
 CREATE EXTENSION IF NOT EXISTS btree_gist WITH SCHEMA public;
 CREATE EXTENSION IF NOT EXISTS citext WITH SCHEMA public;
+CREATE EXTENSION IF NOT EXISTS pg_stat_statements WITH SCHEMA public;
 CREATE EXTENSION IF NOT EXISTS pgcrypto WITH SCHEMA public;
 CREATE TYPE api.file_reply AS (
 	status integer,
@@ -382,8 +383,10 @@ begin
         perform api.fail(401, 'unauthorized', 'The token is missing, unknown, expired or revoked.');
     end if;
     -- The acting token, for this transaction: the events its changes write for the person's own
-    -- devices name it, and its own streams leave them out (sql/app/025_own_events.sql).
-    perform set_config('focus.acting_token', v_token_id::text, true);
+    -- devices name it, and its own streams leave them out (sql/app/025_own_events.sql). And its
+    -- user, for the log line: set before the suspension check, since a suspended account's token
+    -- is still valid and its 403 is still that user's request.
+    perform set_config('focus.acting_token', v_token_id::text, true), set_config('focus.user_id', v_user_id::text, true);
     -- On a read replica (routes that read shared data, READ_DATABASE_URL) nothing can be
     -- written: the use is recorded by the next request the token makes to the primary.
     if v_stale and not pg_is_in_recovery() then
@@ -1084,7 +1087,8 @@ CREATE FUNCTION api.fail(status integer, code text, message text, extra jsonb DE
     AS $$
 begin
     raise exception using errcode = 'PT' || fail.status, message = fail.message, detail = fail.code,
-                          hint = coalesce(fail.extra::text, '');
+                          hint = coalesce(fail.extra::text, ''),
+                          column = coalesce(current_setting('focus.user_id', true), '');
 end
 $$;
 ALTER FUNCTION api.fail(status integer, code text, message text, extra jsonb) OWNER TO focus_owner;
@@ -1955,6 +1959,10 @@ begin
             v_token_digest := sha256(convert_to(idempotent.token, 'UTF8'));
             select t.user_id, t.revoked_at is null and t.expires_at > now() into v_user_id, v_valid
             from app.auth_tokens t where t.digest = v_token_digest;
+            -- A replay runs no endpoint and so no api.authenticate: the log line's user from here.
+            if v_valid then
+                perform set_config('focus.user_id', v_user_id::text, true);
+            end if;
             v_scope := 'user:' || v_user_id;
             if v_user_id is null then  -- gone with DELETE /me: the keys it made itself only
                 select k.scope into v_scope from app.idempotency_keys k
@@ -7648,6 +7656,24 @@ CREATE VIEW report.sessions_per_day_by_path AS
   GROUP BY t.day, t.source
  HAVING (sum(t.sessions) > (0)::numeric);
 ALTER TABLE report.sessions_per_day_by_path OWNER TO focus_owner;
+CREATE VIEW report.slowest_statements AS
+ SELECT s.toplevel,
+    pg_get_userbyid(s.userid) AS role,
+    s.calls,
+    round((s.total_exec_time)::numeric, 1) AS total_ms,
+    round((s.mean_exec_time)::numeric, 3) AS mean_ms,
+    round((s.max_exec_time)::numeric, 3) AS max_ms,
+    round(((((100)::double precision * s.total_exec_time) / NULLIF(sum(s.total_exec_time) OVER (PARTITION BY s.toplevel), (0)::double precision)))::numeric, 1) AS percent_of_time,
+    s.rows,
+    round(((100.0 * (s.shared_blks_hit)::numeric) / (NULLIF((s.shared_blks_hit + s.shared_blks_read), 0))::numeric), 1) AS cache_hit_percent,
+    s.temp_blks_written,
+    s.query
+   FROM public.pg_stat_statements s
+  WHERE (s.dbid = ( SELECT d.oid
+           FROM pg_database d
+          WHERE (d.datname = current_database())))
+  ORDER BY s.total_exec_time DESC;
+ALTER TABLE report.slowest_statements OWNER TO focus_owner;
 CREATE VIEW report.tips_shown_per_level AS
  SELECT t.rating_level,
     count(v.id) AS times_shown,
@@ -8559,6 +8585,7 @@ GRANT SELECT ON TABLE report.ledger_reconciliation TO focus_report;
 GRANT SELECT ON TABLE report.moderation_actions TO focus_report;
 GRANT SELECT ON TABLE report.sales_per_item TO focus_report;
 GRANT SELECT ON TABLE report.sessions_per_day_by_path TO focus_report;
+GRANT SELECT ON TABLE report.slowest_statements TO focus_report;
 GRANT SELECT ON TABLE report.tips_shown_per_level TO focus_report;
 GRANT SELECT ON TABLE report.user_reports TO focus_report;
 ALTER DEFAULT PRIVILEGES FOR ROLE focus_owner REVOKE ALL ON FUNCTIONS  FROM PUBLIC;

@@ -348,7 +348,7 @@ import Testing
 
 @Suite struct SharedCacheTests {
     func reply(_ text: String) -> Reply {
-        Reply(row: ["200", text, "v1", nil, nil, nil], kind: .json)!
+        Reply(row: ["200", text, "v1", nil, nil, nil, nil], kind: .json)!
     }
 
     @Test func keepsNothingWithoutAListener() {

@@ -41,6 +41,19 @@ import Testing
         #expect(me.statement(keyed: true)?.text.contains("idempotent") == false)
     }
 
+    /// Every statement, keyed or not, JSON or file, reads the signed-in user after the reply's
+    /// columns, as Reply expects it (docs/operations.md, "Logs").
+    @Test func everyStatementReadsTheUserLast() {
+        for route in Routes.all {
+            for keyed in [false, true] {
+                guard let text = route.statement(keyed: keyed)?.text else { continue }
+                #expect(text.contains(", code, message, " + Route.userColumn + " from "), "\(route.method) \(route.template)")
+            }
+        }
+        #expect(Reply(row: ["200", "{}", nil, nil, nil, nil, "u-1"], kind: .json)?.user == "u-1")
+        #expect(Reply(row: ["200", "{}", nil, nil, nil, nil], kind: .json) == nil, "a row of the old shape is no reply")
+    }
+
     /// Header names ignore ASCII case both ways, in a request and in an answer.
     @Test func headerNamesIgnoreCase() {
         var response = Response(status: 200, headers: [("Content-Type", "a")])

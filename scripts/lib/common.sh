@@ -55,7 +55,13 @@ postmaster_env() {
     printf '%s\n' "LD_PRELOAD=$library" "FAKETIME=$PG_FAKETIME" "DONT_FAKE_MONOTONIC=1"
 }
 
-# cluster_start DIR: creates (once) and starts a cluster whose data and socket live in DIR.
+# Every cluster loads pg_stat_statements (2026-12-05), for report.slowest_statements; what it
+# counts (track = all) is focus_island's own setting (sql/bootstrap.sql). The replica
+# (replica.sh) and the HA formation (scripts/ha) load it too.
+PG_STATEMENT_STATS="-c shared_preload_libraries=pg_stat_statements"
+
+# cluster_start DIR: creates (once) and starts a cluster whose data and socket live in DIR. A
+# cluster running from before PG_STATEMENT_STATS (its postmaster.opts lack it) is restarted.
 cluster_start() {
     local dir=$1
     [ -n "$PG_BIN" ] || die "PostgreSQL $PG_MAJOR server binaries not found in /usr/lib/postgresql/$PG_MAJOR; run scripts/setup"
@@ -68,13 +74,18 @@ cluster_start() {
             --encoding=UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 \
             || { cat "$dir/initdb.log" >&2; die "initdb failed"; }
     fi
+    if as_cluster_owner "$PG_BIN/pg_ctl" -D "$dir/data" status >/dev/null 2>&1 \
+        && ! as_cluster_owner grep -q 'pg_stat_statements' "$dir/data/postmaster.opts"; then
+        say "restarting the cluster in $dir to load pg_stat_statements"
+        cluster_stop "$dir"
+    fi
     if ! as_cluster_owner "$PG_BIN/pg_ctl" -D "$dir/data" status >/dev/null 2>&1; then
         local clock=()
         mapfile -t clock < <(postmaster_env)
         as_cluster_owner env "${clock[@]}" "$PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 60 start \
             -o "-c listen_addresses='' -c unix_socket_directories='$dir' -p $PG_PORT \
                 -c unix_socket_permissions=0700 -c max_connections=200 -c shared_buffers=256MB \
-                -c fsync=${PG_FSYNC:-on}" >/dev/null \
+                -c fsync=${PG_FSYNC:-on} $PG_STATEMENT_STATS" >/dev/null \
             || { tail -n 20 "$dir/postgres.log" >&2; die "PostgreSQL did not start"; }
     fi
 }

@@ -23,7 +23,7 @@ replica_resume() {
     local dir=$1
     as_cluster_owner "$PG_BIN/pg_ctl" -D "$dir/replica/data" -l "$dir/replica/postgres.log" -w -t 60 start \
         -o "-c listen_addresses='' -c unix_socket_directories='$dir/replica' -p $REPLICA_PORT \
-            -c hot_standby=on -c max_connections=200 -c shared_buffers=256MB" >/dev/null \
+            -c hot_standby=on -c max_connections=200 -c shared_buffers=256MB $PG_STATEMENT_STATS" >/dev/null \
         || { tail -n 20 "$dir/replica/postgres.log" >&2; die "the replica did not start"; }
     [ "$(psql -X -At "$(replica_url "$dir" postgres)" -c 'select pg_is_in_recovery()')" = t ] \
         || die "the replica is not in recovery"

@@ -54,6 +54,9 @@ as $$ select row(problem.status, problem.extra, null, problem.retry_after, probl
 
 -- Raises the error the HTTP layer turns into problem+json: SQLSTATE PTnnn gives the status,
 -- DETAIL the stable code, HINT extra members as a JSON object. Codes: docs/errors.md.
+-- COLUMN carries the signed-in user (focus.user_id, set by api.authenticate) to the server's
+-- log line only: the error rolls the transaction back, so no reply row can say who it was, and
+-- a PT error names no column of its own (2026-12-05).
 -- Volatile on purpose: an immutable raiser could be folded at plan time in an untaken branch.
 create function api.fail(status integer, code text, message text, extra jsonb default null)
 returns void
@@ -61,7 +64,8 @@ language plpgsql volatile
 as $$
 begin
     raise exception using errcode = 'PT' || fail.status, message = fail.message, detail = fail.code,
-                          hint = coalesce(fail.extra::text, '');
+                          hint = coalesce(fail.extra::text, ''),
+                          column = coalesce(current_setting('focus.user_id', true), '');
 end
 $$;
 
@@ -271,7 +275,10 @@ as $$ select to_char(iso.value at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z
 -- does it call the volatile api.touch_token, which records the use and slides the expiry;
 -- PostgreSQL forbids writes in the statements of a non-volatile function itself, not in a
 -- volatile function it calls, and that write commits with the request. It names the token for
--- the rest of the transaction (focus.acting_token, read by app.acting_token).
+-- the rest of the transaction (focus.acting_token, read by app.acting_token), and its user
+-- (focus.user_id), which the server's statement returns beside the reply for the request's log
+-- line (Route.statement) and api.fail puts in a raised error; transaction-local, so no other
+-- request on the session or behind PgBouncer sees it.
 create function api.authenticate(token text, suspended_too boolean default false)
 returns uuid
 language plpgsql stable security definer set search_path = public, pg_temp
@@ -292,8 +299,10 @@ begin
         perform api.fail(401, 'unauthorized', 'The token is missing, unknown, expired or revoked.');
     end if;
     -- The acting token, for this transaction: the events its changes write for the person's own
-    -- devices name it, and its own streams leave them out (sql/app/025_own_events.sql).
-    perform set_config('focus.acting_token', v_token_id::text, true);
+    -- devices name it, and its own streams leave them out (sql/app/025_own_events.sql). And its
+    -- user, for the log line: set before the suspension check, since a suspended account's token
+    -- is still valid and its 403 is still that user's request.
+    perform set_config('focus.acting_token', v_token_id::text, true), set_config('focus.user_id', v_user_id::text, true);
     -- On a read replica (routes that read shared data, READ_DATABASE_URL) nothing can be
     -- written: the use is recorded by the next request the token makes to the primary.
     if v_stale and not pg_is_in_recovery() then

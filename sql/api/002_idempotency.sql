@@ -68,6 +68,10 @@ begin
             v_token_digest := sha256(convert_to(idempotent.token, 'UTF8'));
             select t.user_id, t.revoked_at is null and t.expires_at > now() into v_user_id, v_valid
             from app.auth_tokens t where t.digest = v_token_digest;
+            -- A replay runs no endpoint and so no api.authenticate: the log line's user from here.
+            if v_valid then
+                perform set_config('focus.user_id', v_user_id::text, true);
+            end if;
             v_scope := 'user:' || v_user_id;
             if v_user_id is null then  -- gone with DELETE /me: the keys it made itself only
                 select k.scope into v_scope from app.idempotency_keys k

@@ -1,5 +1,6 @@
 // DatabaseError: what PostgreSQL (or libpq) said when a statement failed.
-// Fields come from the server's error report: SQLSTATE, message, detail and hint.
+// Fields come from the server's error report: SQLSTATE, message, detail and hint, and for the
+// errors api.fail raises (PTnnn) the signed-in user it names in the report's column field.
 
 public struct DatabaseError: Error, CustomStringConvertible, Sendable, Equatable {
     /// Five-character SQLSTATE; "08006" when libpq lost or could not open the connection.
@@ -7,12 +8,16 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable, Equatable
     public let message: String
     public let detail: String?
     public let hint: String?
+    /// The user the request was signed in as when SQL raised it (api.fail's COLUMN), for the
+    /// request's log line; nil before a token was accepted, and for any error but PTnnn.
+    public let user: String?
 
-    public init(sqlState: String, message: String, detail: String? = nil, hint: String? = nil) {
+    public init(sqlState: String, message: String, detail: String? = nil, hint: String? = nil, user: String? = nil) {
         self.sqlState = sqlState
         self.message = message
         self.detail = detail
         self.hint = hint
+        self.user = user
     }
 
     /// The connection is gone or the server is shutting down: reconnect before the next use.

@@ -207,17 +207,20 @@ public final class PGConnection: @unchecked Sendable {
             return rows
         default:
             guard let state = field(result, Self.sqlState) else { throw connectionError() }
+            // Only api.fail's errors name a user there; PostgreSQL's own name a real column.
+            let user = state.hasPrefix("PT") ? field(result, Self.column).flatMap { $0.isEmpty ? nil : $0 } : nil
             throw DatabaseError(
                 sqlState: state,
                 message: field(result, Self.primary) ?? "database error",
                 detail: field(result, Self.detail),
-                hint: field(result, Self.hint))
+                hint: field(result, Self.hint),
+                user: user)
         }
     }
 
     // Error field codes from postgres_ext.h (C character macros are not imported into Swift).
     private static let sqlState = Int32(UInt8(ascii: "C")), primary = Int32(UInt8(ascii: "M")),
-        detail = Int32(UInt8(ascii: "D")), hint = Int32(UInt8(ascii: "H"))
+        detail = Int32(UInt8(ascii: "D")), hint = Int32(UInt8(ascii: "H")), column = Int32(UInt8(ascii: "c"))
 
     private func field(_ result: OpaquePointer, _ code: Int32) -> String? {
         guard let value = PQresultErrorField(result, code) else { return nil }

@@ -8,6 +8,7 @@ extension Problem {
         // PTnnn: raised by our SQL functions; nnn is the status, DETAIL the code, HINT extra members.
         if state.hasPrefix("PT"), let status = Int(state.dropFirst(2)), (400...599).contains(status) {
             self.init(status, error.detail ?? "error", error.message, extensions: error.hint)
+            user = error.user
             return
         }
         switch state {

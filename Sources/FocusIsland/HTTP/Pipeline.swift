@@ -123,7 +123,7 @@ public struct Pipeline: Sendable {
         // account (the export): no cache keeps one unless the answer says how (an ETag's
         // no-cache, an asset's immutable, the contract's max-age).
         if response.header("Cache-Control") == nil { response.setHeader("Cache-Control", "no-store") }
-        if log { logRequest(request, template: template, status: response.status, startedAt: startedAt, requestID: requestID) }
+        if log { logRequest(request, template: template, response: response, startedAt: startedAt, requestID: requestID) }
         return response
     }
 
@@ -154,7 +154,11 @@ public struct Pipeline: Sendable {
             if let cache = pipeline.cache, let (key, generation) = cacheEntry, reply.code == nil,
                 (reply.status ?? route.status) == 200
             {
-                cache.store(key, reply, generation: generation)
+                // Served to everyone: no request's user goes with it (the cached functions sign
+                // no one in anyway).
+                var shared = reply
+                shared.user = nil
+                cache.store(key, shared, generation: generation)
             }
             var response = pipeline.response(for: reply, route: route, request: request)
             if let language {
@@ -167,14 +171,22 @@ public struct Pipeline: Sendable {
     }
 
     /// The request's log line and its metrics (counted once, when it is answered).
-    func logRequest(_ request: Request, template: String, status: Int, startedAt: UInt64, requestID: String) {
+    func logRequest(_ request: Request, template: String, response: Response, startedAt: UInt64, requestID: String) {
+        logRequest(
+            request, template: template, status: response.status, code: response.code, user: response.user,
+            startedAt: startedAt, requestID: requestID)
+    }
+
+    /// The same for an answer the server sent itself (an event stream's head): its status and user.
+    func logRequest(
+        _ request: Request, template: String, status: Int, code: String? = nil, user: String?, startedAt: UInt64,
+        requestID: String
+    ) {
         let microseconds = Int(monotonicMicroseconds() - startedAt)
         metrics.record(method: request.method, route: template, status: status, microseconds: microseconds)
-        logger.log([
-            "method": .string(request.method), "route": .string(template),
-            "status": .int(status), "us": .int(microseconds),
-            "request_id": .string(requestID),
-        ])
+        logger.request(
+            id: requestID, method: request.method, route: template, status: status, microseconds: microseconds,
+            code: code, user: user, client: request.clientAddress)
     }
 
     private func answer(_ request: Request, template: inout String) throws(Problem) -> Step {
@@ -430,11 +442,14 @@ public struct Pipeline: Sendable {
     private func response(for reply: Reply, route: Route, request: Request) -> Response {
         let status = reply.status ?? route.status
         if let code = reply.code {
-            var response = Problem(status, code, reply.message ?? code, extensions: reply.extensions).response
+            var problem = Problem(status, code, reply.message ?? code, extensions: reply.extensions)
+            problem.user = reply.user
+            var response = problem.response
             if let seconds = reply.retryAfter { response.setHeader("Retry-After", seconds) }
             return response
         }
         var response = Response(status: status)
+        response.user = reply.user
         if let body = reply.body, status != 204 {
             response.body = body
             response.setHeader("Content-Type", reply.contentType ?? "application/octet-stream")

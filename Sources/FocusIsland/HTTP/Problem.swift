@@ -12,6 +12,8 @@ public struct Problem: Error, Sendable, Equatable {
     public let allow: String?
     /// The Retry-After header of a 503 (seconds); nil: 1.
     public let retryAfter: String?
+    /// The user SQL had signed the request in as when it raised this, for the log line only.
+    public var user: String? = nil
 
     public init(
         _ status: Int, _ code: String, _ detail: String, extensions: String? = nil, allow: String? = nil,
@@ -44,6 +46,8 @@ public struct Problem: Error, Sendable, Equatable {
         if status == 401 { response.setHeader("WWW-Authenticate", "Bearer") }
         if status == 503 { response.setHeader("Retry-After", retryAfter ?? "1") }
         if let allow { response.setHeader("Allow", allow) }
+        response.code = code
+        response.user = user
         return response
     }
 }

@@ -1,6 +1,7 @@
-// Reply: one row of what an `api` function returned, read by the route's response kind:
-//   api.reply      (status, body, etag, retry_after, code, message)         JSON routes
-//   api.file_reply (status, content_type, data, etag, code, message)        file routes
+// Reply: one row of what an `api` function returned, read by the route's response kind, and the
+// user the request was signed in as (Route.statement selects it after the reply's columns):
+//   api.reply      (status, body, etag, retry_after, code, message)  + user     JSON routes
+//   api.file_reply (status, content_type, data, etag, code, message) + user     file routes
 // Route.statement selects the columns in exactly these orders.
 
 struct Reply {
@@ -14,12 +15,16 @@ struct Reply {
     var code: String?
     var message: String?
     var extensions: String?
+    /// The id of the user api.authenticate accepted the token of (focus.user_id), for the log
+    /// line only; nil for a request that did not sign in.
+    var user: String?
 
     init?(row: [String?], kind: ResponseKind) {
-        guard row.count == 6 else { return nil }
+        guard row.count == 7 else { return nil }
         status = row[0].flatMap { Int($0) }
         code = row[4]
         message = row[5]
+        user = row[6]
         switch kind {
         case .json:
             if code != nil { extensions = row[1] } else { body = row[1].map { Array($0.utf8) } }

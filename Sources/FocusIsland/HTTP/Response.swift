@@ -8,6 +8,10 @@ public struct Response: Sendable {
     public var status: Int
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]
+    /// For the request's log line only, never sent: the problem's code (Problem.response) and
+    /// the user SQL signed the request in as (Reply.user, DatabaseError.user).
+    public var code: String? = nil
+    public var user: String? = nil
 
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.status = status

@@ -132,6 +132,10 @@ public struct Route: Sendable {
         return statement.map { (statementName, $0) }
     }
 
+    /// The signed-in user's id, or null: what api.authenticate (or a keyed replay) set for the
+    /// transaction ('' once a session has seen the setting, null before).
+    static let userColumn = "nullif(current_setting('focus.user_id', true), '')"
+
     /// The one statement a route runs: token, path and query parameters, body. A localized
     /// route's parameters pass through api.use_language, which sets params.language for SQL.
     /// `keyed`: the statement for a request with an Idempotency-Key, nil where it is the same.
@@ -146,10 +150,12 @@ public struct Route: Sendable {
             case .json, .optionalJSON: "api.parse_body($3)"
             case .image: "api.parse_image($3)"
             }
+        // Then the user api.authenticate signed the request in as, for the log line: a
+        // transaction-local setting, read after the function ran (Reply.swift).
         let columns =
             switch response {
-            case .json: "status, body::text, etag, retry_after, code, message"
-            case .file: "status, content_type, data, etag, code, message"
+            case .json: "status, body::text, etag, retry_after, code, message, " + userColumn
+            case .file: "status, content_type, data, etag, code, message, " + userColumn
             }
         // A POST or DELETE with an Idempotency-Key (params.idempotency_key) runs under it:
         // api.idempotent decides everything (which endpoints change state, scope, replay, 422).

@@ -343,12 +343,24 @@ extension Pipeline {
             reply = try call(route, [token, arguments] + body, pool: pool)
         } catch {
             if page.access == .session && error.status == 401 { return signInRedirect(request, clear: true) }
-            return render(page.failure, status: error.status, error: error.detail, form: form.merging(["code": error.code]) { $1 })
+            var response = render(page.failure, status: error.status, error: error.detail, form: form.merging(["code": error.code]) { $1 })
+            // The log line's, as for an API problem (Response.code, Response.user).
+            response.code = error.code
+            response.user = error.user
+            return response
         }
+        var response = outcome(page, reply, form: form, request: request)
+        response.user = reply.user
+        return response
+    }
+
+    /// The page, redirect or failure page a page's reply makes.
+    private func outcome(_ page: WebPage, _ reply: Reply, form: [String: String], request: Request) -> Response {
         if let code = reply.code {
             var response = render(
                 page.failure, status: reply.status ?? 400, error: reply.message ?? code, form: form.merging(["code": code]) { $1 })
             if let seconds = reply.retryAfter { response.setHeader("Retry-After", seconds) }
+            response.code = code
             return response
         }
         let answer = reply.body.map(PageValue.parse) ?? .null

@@ -97,7 +97,7 @@ extension HTTPServer {
         // The body ends with the connection (no chunked coding): the writer writes SSE text.
         MHD_add_response_header(response, "Connection", "close")
         pipeline.logRequest(
-            request, template: "/events", status: 200, startedAt: state.startedAt,
+            request, template: "/events", status: 200, user: opened.userID, startedAt: state.startedAt,
             requestID: pipeline.requestIDs.id(from: request.header("x-request-id")))
         return MHD_queue_response(connection, 200, response)
     }
@@ -264,7 +264,7 @@ extension HTTPServer {
         var response = response
         let requestID = pipeline.requestIDs.id(from: request.header("x-request-id"))
         response.setHeader("X-Request-Id", requestID)
-        pipeline.logRequest(request, template: "/events", status: response.status, startedAt: state.startedAt, requestID: requestID)
+        pipeline.logRequest(request, template: "/events", response: response, startedAt: state.startedAt, requestID: requestID)
         return answer(connection, response)
     }
 }

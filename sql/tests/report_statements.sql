@@ -1,0 +1,42 @@
+-- report.slowest_statements: the cluster loads pg_stat_statements, this database counts the
+-- statements inside functions too, and focus_report reads every role's statements through the
+-- view, texts included, without values.
+begin;
+select plan(8);
+
+-- What `query` returns when run as `role` (the first column of the first row).
+create function pg_temp.as_role(role name, query text) returns text language plpgsql as $$
+declare
+    v_value text;
+begin
+    execute format('set local role %I', role);
+    execute query into v_value;
+    reset role;
+    return v_value;
+end
+$$;
+
+select ok('pg_stat_statements' = any (string_to_array(replace(current_setting('shared_preload_libraries'), ' ', ''), ',')),
+          'the cluster loads pg_stat_statements');
+select is(current_setting('pg_stat_statements.track'), 'all', 'this database counts statements inside functions too');
+select has_view('report', 'slowest_statements', 'report.slowest_statements exists');
+
+-- A request as the server makes it (focus_api), with a value the text must not keep.
+set local role focus_api;
+select status from api.shop_items_list(null, '{"marker": "do-not-keep-this-value"}'::jsonb, '{}'::jsonb);
+reset role;
+
+select is(test.error_as('focus_report', 'select * from report.slowest_statements'), 'ok', 'focus_report reads it');
+select ok(pg_temp.as_role('focus_report', $$ select count(*) from report.slowest_statements
+                                             where toplevel and role = 'focus_api' and query like '%api.shop_items_list(%' $$)::integer >= 1,
+          'focus_report sees focus_api''s statement with its text (pg_read_all_stats)');
+select ok(pg_temp.as_role('focus_report', $$ select count(*) from report.slowest_statements
+                                             where not toplevel and role = 'focus_owner' and query ilike '%from app.%' $$)::integer >= 1,
+          '... and the statements the endpoints ran inside, as their owner');
+select is(pg_temp.as_role('focus_report', $$ select count(*) from report.slowest_statements
+                                             where query like '%do-not-keep-this-value%' $$)::integer, 0,
+          'no text keeps a value');
+select is(test.error_as('focus_api', 'select * from report.slowest_statements'), '42501', 'focus_api cannot read it');
+
+select * from finish();
+rollback;
