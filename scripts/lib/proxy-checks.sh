@@ -15,7 +15,9 @@
 #      and after `state ready` to both again;
 #   4. a server killed with -9: idempotent requests sent right after all answer 200 (retry-on
 #      and redispatch to the other), and haproxy marks it down by its /ready checks;
-#   5. haproxy's own /metrics (FOCUS_HAPROXY_METRICS) answers.
+#   5. haproxy's own /metrics (FOCUS_HAPROXY_METRICS) answers;
+#   6. deploy/prometheus/postgres-exporter.yml, run by Debian's prometheus-postgres-exporter as
+#      focus_monitor against the test cluster: the file loads, every query answers, pg_up 1.
 # Server 1 runs under PR_SET_MDWE (the kernel's refusal of writable and executable memory,
 # what the systemd unit's MemoryDenyWriteExecute= asks), so the hardening is tried too.
 # Everything it starts is stopped when it ends, whatever happens (the trap in the subshell).
@@ -27,7 +29,10 @@ source "$ROOT/scripts/lib/http.sh"
 
 proxy_checks() {
     say "proxy checks (deploy/haproxy/focus-island.cfg in front of two real servers, TLS on loopback)"
-    command -v haproxy >/dev/null || die "haproxy is not installed; run scripts/setup"
+    local tool
+    for tool in haproxy openssl prometheus-postgres-exporter; do
+        command -v "$tool" >/dev/null || die "$tool is not installed; run scripts/setup"
+    done
     # A subshell of its own: its EXIT trap stops what it started without replacing scripts/test's.
     # Not `|| die`: set -e does not act inside a command whose status is tested.
     (proxy_checks_run)
@@ -39,9 +44,8 @@ free_port() {
 }
 
 proxy_checks_run() {
-    local work=$dir/proxy
     # Not local: the EXIT trap runs after this function has returned, when the subshell ends.
-    pids=()
+    work=$dir/proxy pids=()
     rm -rf "$work" && mkdir -p "$work"
     # shellcheck disable=SC2317 # called by the trap
     proxy_stop_all() {
@@ -236,6 +240,28 @@ print(s.makefile().read(), end="")' "$work/admin.sock" "$1"
         check "haproxy's /metrics: haproxy_backend_active_servers{proxy=\"focus_servers\"} 1; server 1 ran $mdwe" ok
     else
         check "haproxy's /metrics: active servers '$active'" FAILED
+        return 1
+    fi
+
+    # 6. The exporter's queries, as the monitoring runs them (focus_monitor over the socket).
+    local exporter_port scrape=$work/exporter.metrics families
+    exporter_port=$(free_port)
+    DATA_SOURCE_NAME="postgresql://focus_monitor@:$PG_PORT/focus_island?host=$dir&sslmode=disable" \
+        prometheus-postgres-exporter --extend.query-path="$ROOT/deploy/prometheus/postgres-exporter.yml" \
+        --web.listen-address="127.0.0.1:$exporter_port" >"$work/exporter.log" 2>&1 &
+    pids+=($!)
+    # shellcheck disable=SC2317 # called by poll
+    scraped() { curl -s --max-time 5 "http://127.0.0.1:$exporter_port/metrics" >"$scrape" && grep -q '^pg_up ' "$scrape"; }
+    poll 10000 scraped || true
+    families=$(sed -n 's/^\(focus_[a-z_]*\){.*/\1/p' "$scrape" | sort -u | wc -l)
+    # 3 of the outboxes, 3 of the jobs, 3 of replication, 4 of the archiver; the
+    # focus_replication_standby_* ones only where a standby streams.
+    if grep -q '^pg_up 1$' "$scrape" && grep -q '^pg_exporter_last_scrape_error 0$' "$scrape" &&
+        grep -q '^pg_exporter_user_queries_load_error{.*} 0$' "$scrape" && [ "$families" = 13 ]; then
+        check "deploy/prometheus/postgres-exporter.yml as focus_monitor: $families focus_ metrics, no query error" ok
+    else
+        check "the exporter's queries: $families focus_ metrics; $(grep -e '^pg_up' -e '^pg_exporter_.*_error' "$scrape" | tr '\n' ' ')" FAILED
+        tail -n 5 "$work/exporter.log"
         return 1
     fi
 }
