@@ -6,17 +6,20 @@
 #   1. over HTTP/2 and over HTTP/1.1 (ALPN, the negotiated version asserted): /health, a
 #      sign-up, a purchase (201), and an event stream through haproxy that receives the
 #      purchase's balance.changed;
-#   2. what a server is told of the phone, seen by a stand-in server (scripts/lib/proxy-peer.py):
+#   2. a renewed certificate put in through the admin socket without a reload is served at
+#      once; then a reload (SIGUSR2, as `systemctl reload haproxy`): no request refused, and a
+#      stream opened before both still receives;
+#   3. what a server is told of the phone, seen by a stand-in server (scripts/lib/proxy-peer.py):
 #      a spoofed X-Forwarded-For arrives with haproxy's entry appended after it, a spoofed
 #      Forwarded does not arrive; with FOCUS_PROXY_PROTOCOL, a PROXY v2 header with the
 #      phone's address on every request's connection, a v2 LOCAL header (no address: the
 #      proxy's own) on every health check's, and no X-Forwarded-For;
-#   3. the admin socket (FOCUS_HAPROXY_STATS) drains a server: every request goes to the other,
+#   4. the admin socket (FOCUS_HAPROXY_STATS) drains a server: every request goes to the other,
 #      and after `state ready` to both again;
-#   4. a server killed with -9: idempotent requests sent right after all answer 200 (retry-on
+#   5. a server killed with -9: idempotent requests sent right after all answer 200 (retry-on
 #      and redispatch to the other), and haproxy marks it down by its /ready checks;
-#   5. haproxy's own /metrics (FOCUS_HAPROXY_METRICS) answers;
-#   6. deploy/prometheus/postgres-exporter.yml, run by Debian's prometheus-postgres-exporter as
+#   6. haproxy's own /metrics (FOCUS_HAPROXY_METRICS) answers;
+#   7. deploy/prometheus/postgres-exporter.yml, run by Debian's prometheus-postgres-exporter as
 #      focus_monitor against the test cluster: the file loads, every query answers, pg_up 1.
 # Server 1 runs under PR_SET_MDWE (the kernel's refusal of writable and executable memory,
 # what the systemd unit's MemoryDenyWriteExecute= asks), so the hardening is tried too.
@@ -87,20 +90,22 @@ proxy_checks_run() {
     server_pid=""
 
     # haproxy_start NAME VAR=value...: haproxy with the deployment's file and these variables,
-    # unprivileged, in the foreground, its log in $work/haproxy-NAME.log; sets haproxy_port
-    # once it answers on it.
+    # unprivileged, in the foreground, a master and its worker as Debian's unit runs it (-W),
+    # its log in $work/haproxy-NAME.log; sets haproxy_port once it answers on it and
+    # haproxy_pid (the master's).
     haproxy_start() {
         local name=$1 log=$work/haproxy-$1.log
         shift
         haproxy_port=$(free_port)
         env FOCUS_BIND="127.0.0.1:$haproxy_port" FOCUS_CERT="$work/haproxy.pem" FOCUS_HAPROXY_USER= "$@" \
-            haproxy -db -f "$ROOT/deploy/haproxy/focus-island.cfg" >"$log" 2>&1 &
-        pids+=($!)
+            haproxy -W -db -f "$ROOT/deploy/haproxy/focus-island.cfg" >"$log" 2>&1 &
+        haproxy_pid=$!
+        pids+=("$haproxy_pid")
         # shellcheck disable=SC2317 # called by poll
         listening() { curl -s -o /dev/null --cacert "$work/ca.pem" "https://127.0.0.1:$haproxy_port/"; }
         poll 10000 listening || { cat "$log" >&2; check "haproxy ($name) did not start" FAILED; return 1; }
     }
-    local haproxy_port metrics_port
+    local haproxy_port haproxy_pid metrics_port
     metrics_port=$(free_port)
     haproxy_start servers FOCUS_SERVER1="127.0.0.1:$server1_port" FOCUS_SERVER2="127.0.0.1:$server2_port" \
         FOCUS_HAPROXY_STATS="$work/admin.sock" FOCUS_HAPROXY_METRICS="127.0.0.1:$metrics_port"
@@ -115,9 +120,10 @@ proxy_checks_run() {
     # 1. Both protocols, end to end.
     # shellcheck disable=SC2317 # called by poll
     began() { grep -q '^retry:' "$1"; }  # a stream's first line arrived
-    local owner_url item
+    local owner_url item other_item
     owner_url=$(cluster_url "$dir" focus_owner)
-    item=$(psql -X -At "$owner_url" -c "select id from app.shop_items where price > 0 and active order by price, id limit 1")
+    read -r item other_item <<<"$(psql -X -At "$owner_url" -c \
+        "select string_agg(id::text, ' ') from (select id from app.shop_items where price > 0 and active order by price, id limit 2) i")"
     local version health answer user token purchase stream stream_pid started
     for version in 2 1.1; do
         health=$(tls "$version" --max-time 10 -o /dev/null -w '%{http_code} %{http_version}' "$url/health" || true)
@@ -147,7 +153,57 @@ proxy_checks_run() {
         kill "$stream_pid" 2>/dev/null || true
     done
 
-    # 2. What a server is told of the phone: a stand-in server writes down what arrives.
+    # 2. A renewed certificate: written where FOCUS_CERT points, then put in through the admin
+    #    socket without a reload; then a reload as `systemctl reload haproxy` does (SIGUSR2 to
+    #    the master). A stream opened before both still receives, and no request meanwhile is
+    #    refused (the new worker takes the listening socket over).
+    admin() {
+        python3 -c 'import socket, sys
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(sys.argv[2].encode() + b"\n")
+print(s.makefile().read(), end="")' "$work/admin.sock" "$1"
+    }
+    served_serial() {
+        openssl s_client -connect "127.0.0.1:$port" -servername localhost </dev/null 2>/dev/null |
+            openssl x509 -noout -serial 2>/dev/null || true
+    }
+    local old_serial new_serial swapped reloaded statuses="" n
+    old_serial=$(served_serial)
+    openssl x509 -req -in "$work/cert.csr" -CA "$work/ca.pem" -CAkey "$work/ca-key.pem" -CAserial "$work/ca.srl" -days 1 \
+        -extfile <(printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\n') -out "$work/cert-renewed.pem" 2>/dev/null
+    new_serial=$(openssl x509 -noout -serial -in "$work/cert-renewed.pem")
+    cat "$work/cert-renewed.pem" "$work/key.pem" >"$work/haproxy.pem"
+    stream=$work/stream-reload.out
+    tls 2 -N --max-time 30 "$url/events" -H 'Accept: text/event-stream' -H "Authorization: Bearer $token" >"$stream" 2>/dev/null &
+    stream_pid=$!
+    pids+=("$stream_pid")
+    poll 10000 began "$stream" || { check "GET /events through haproxy did not answer" FAILED; return 1; }
+    admin "set ssl cert $work/haproxy.pem <<
+$(cat "$work/haproxy.pem")
+" >/dev/null
+    admin "commit ssl cert $work/haproxy.pem" >/dev/null
+    swapped=$(served_serial)
+    kill -USR2 "$haproxy_pid"
+    for n in $(seq 20); do
+        statuses+="$(tls 1.1 --max-time 10 -o /dev/null -w '%{http_code}' "$url/health?check=reload-$n" || true) "
+    done
+    # shellcheck disable=SC2317 # called by poll
+    reload_done() { [ "$(grep -c 'Loading success' "$work/haproxy-servers.log")" -ge 2 ]; }  # the start's, the reload's
+    poll 10000 reload_done || true
+    reloaded=$(served_serial)
+    started=$(now_ms)
+    # Another item: the first one is owned already, and buying it again changes no balance.
+    tls 1.1 --max-time 10 -o /dev/null -X POST "$url/shop/purchases" -H "Authorization: Bearer $token" \
+        -H 'Content-Type: application/json' -d "{\"item_id\":\"$other_item\"}" || true
+    if [ "$old_serial" != "$new_serial" ] && [ "$swapped" = "$new_serial" ] && [ "$reloaded" = "$new_serial" ] &&
+        [ "$(tr ' ' '\n' <<<"$statuses" | grep -c '^200$')" = 20 ] && reload_done && poll 5000 arrived; then
+        check "a renewed certificate served after set ssl cert (no reload); reloaded: 20 requests 200, an open stream still receiving" ok
+    else
+        check "certificate ${old_serial#serial=} → ${new_serial#serial=}: served ${swapped#serial=}, after reload ${reloaded#serial=}; requests $statuses" FAILED
+        return 1
+    fi
+    kill "$stream_pid" 2>/dev/null || true
+
+    # 3. What a server is told of the phone: a stand-in server writes down what arrives.
     # peer_start NAME [--proxy-v2]: sets peer_port.
     peer_start() {
         local log=$work/peer-$1.log
@@ -186,14 +242,9 @@ proxy_checks_run() {
         return 1
     fi
 
-    # 3. Drained through the admin socket, as a drill or a deploy does before stopping a server.
+    # 4. Drained through the admin socket, as a drill or a deploy does before stopping a server.
     port=$servers_port url="https://localhost:$servers_port"
     local log=$work/haproxy-servers.log n drained restored
-    admin() {
-        python3 -c 'import socket, sys
-s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(sys.argv[2].encode() + b"\n")
-print(s.makefile().read(), end="")' "$work/admin.sock" "$1"
-    }
     # answered_by PATTERN: the servers that answered the requests whose log lines match, counted.
     answered_by() { { grep -e "$1" "$log" || true; } | grep -o 'focus_servers/s[12]' | sort | uniq -c | xargs; }
     # shellcheck disable=SC2317 # called by poll
@@ -213,7 +264,7 @@ print(s.makefile().read(), end="")' "$work/admin.sock" "$1"
         return 1
     fi
 
-    # 4. Server 1 killed: GETs sent at once still answer (a refused connection is tried on s2),
+    # 5. Server 1 killed: GETs sent at once still answer (a refused connection is tried on s2),
     #    and the /ready checks take it out.
     { kill -9 "$server1_pid" && wait "$server1_pid"; } 2>/dev/null || true
     local statuses="" retried
@@ -232,7 +283,7 @@ print(s.makefile().read(), end="")' "$work/admin.sock" "$1"
         return 1
     fi
 
-    # 5. haproxy's own metrics: one server active now.
+    # 6. haproxy's own metrics: one server active now.
     local active
     active=$(curl -s --max-time 10 "http://127.0.0.1:$metrics_port/metrics" |
         sed -n 's/^haproxy_backend_active_servers{proxy="focus_servers"} //p' || true)
@@ -243,7 +294,7 @@ print(s.makefile().read(), end="")' "$work/admin.sock" "$1"
         return 1
     fi
 
-    # 6. The exporter's queries, as the monitoring runs them (focus_monitor over the socket).
+    # 7. The exporter's queries, as the monitoring runs them (focus_monitor over the socket).
     local exporter_port scrape=$work/exporter.metrics families
     exporter_port=$(free_port)
     DATA_SOURCE_NAME="postgresql://focus_monitor@:$PG_PORT/focus_island?host=$dir&sslmode=disable" \
