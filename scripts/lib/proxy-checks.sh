@@ -2,7 +2,7 @@
 # proxy-checks.sh: the reference deployment's haproxy (deploy/haproxy/focus-island.cfg, this
 # very file, its variables set) in front of two real servers on the test cluster, over TLS on
 # loopback with a CA the check makes (sourced by scripts/test, which has started the cluster in
-# $dir and built $server). About 15 seconds.
+# $dir and built $server). 8 to 15 seconds.
 #   1. over HTTP/2 and over HTTP/1.1 (ALPN, the negotiated version asserted): /health, a
 #      sign-up, a purchase (201), and an event stream through haproxy that receives the
 #      purchase's balance.changed;
