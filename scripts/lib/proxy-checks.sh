@@ -36,6 +36,8 @@ proxy_checks() {
     for tool in haproxy openssl prometheus-postgres-exporter; do
         command -v "$tool" >/dev/null || die "$tool is not installed; run scripts/setup"
     done
+    # Debian's curl speaks HTTP/2 through nghttp2; one built without it would test HTTP/1.1 twice.
+    curl -V | grep -qw HTTP2 || die "this curl has no HTTP/2 (Debian's has, through nghttp2)"
     # A subshell of its own: its EXIT trap stops what it started without replacing scripts/test's.
     # Not `|| die`: set -e does not act inside a command whose status is tested.
     (proxy_checks_run)
@@ -134,6 +136,7 @@ proxy_checks_run() {
         [ -n "${token:-}" ] || { check "HTTP/$version: sign-up through haproxy answered '${answer:0:200}'" FAILED; return 1; }
         psql -X -q -At "$owner_url" -c "select app.grant_coins('$user', 1000, 'proxy check')" >/dev/null
         stream=$work/stream-$version.out
+        : >"$stream"  # the background curl may open it after poll's first look
         tls "$version" -N --max-time 30 "$url/events" -H 'Accept: text/event-stream' -H "Authorization: Bearer $token" \
             >"$stream" 2>/dev/null &
         stream_pid=$!
@@ -173,6 +176,7 @@ print(s.makefile().read(), end="")' "$work/admin.sock" "$1"
     new_serial=$(openssl x509 -noout -serial -in "$work/cert-renewed.pem")
     cat "$work/cert-renewed.pem" "$work/key.pem" >"$work/haproxy.pem"
     stream=$work/stream-reload.out
+    : >"$stream"
     tls 2 -N --max-time 30 "$url/events" -H 'Accept: text/event-stream' -H "Authorization: Bearer $token" >"$stream" 2>/dev/null &
     stream_pid=$!
     pids+=("$stream_pid")
