@@ -1,5 +1,5 @@
 -- bootstrap.sql: what a superuser does once per cluster, before the first migrate.
--- Creates the three roles, the database owned by focus_owner and pg_stat_statements in it;
+-- Creates the four roles, the database owned by focus_owner and pg_stat_statements in it;
 -- safe to run again.
 -- Run with: psql -v ON_ERROR_STOP=1 -d postgres -f sql/bootstrap.sql
 --
@@ -7,10 +7,13 @@
 --   focus_api     what the server logs in as: EXECUTE on api endpoints, no table privileges
 --   focus_report  what DBAs log in as: SELECT on schema report, and the statistics views
 --                 (pg_read_all_stats), nothing else
+--   focus_monitor what the metrics exporter logs in as (deploy/prometheus/postgres-exporter.yml):
+--                 pg_monitor (replication and archiver statistics) and the operations views of
+--                 schema report (granted by sql/report/999_grants.sql at migrate)
 -- Local clusters use peer/trust authentication; elsewhere set passwords with \password.
 
 select format('create role %I login', name)
-from unnest(array['focus_owner', 'focus_api', 'focus_report']) as name
+from unnest(array['focus_owner', 'focus_api', 'focus_report', 'focus_monitor']) as name
 where not exists (select from pg_roles where rolname = name)
 \gexec
 
@@ -20,6 +23,11 @@ alter role focus_api set statement_timeout = '5s';
 -- a fresh table's missing statistics make the planner think they are big.
 alter role focus_api set jit = off;
 alter role focus_report set default_transaction_read_only = on;
+-- Scraped every 15 s or so: read-only, and a query that hangs is cancelled before the next.
+grant pg_monitor to focus_monitor;
+alter role focus_monitor set default_transaction_read_only = on;
+alter role focus_monitor set statement_timeout = '5s';
+alter role focus_monitor set jit = off;
 
 select 'create database focus_island owner focus_owner'
 where not exists (select from pg_database where datname = 'focus_island')
@@ -27,7 +35,7 @@ where not exists (select from pg_database where datname = 'focus_island')
 
 alter database focus_island set timezone = 'UTC';
 revoke all on database focus_island from public;
-grant connect on database focus_island to focus_api, focus_report;
+grant connect on database focus_island to focus_api, focus_report, focus_monitor;
 
 -- pg_stat_statements (2026-12-05): what the database spends its time on, per statement, for
 -- DBAs (report.slowest_statements; docs/operations.md). Not a trusted extension, so created

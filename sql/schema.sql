@@ -7634,6 +7634,44 @@ CREATE VIEW report.moderation_actions AS
    FROM (app.moderation_actions m
      JOIN app.users mu ON ((mu.id = m.moderator)));
 ALTER TABLE report.moderation_actions OWNER TO focus_owner;
+CREATE VIEW report.outbox_backlog AS
+ WITH mail(due_since) AS (
+         SELECT m.next_attempt_at
+           FROM app.outgoing_mail m
+          WHERE ((m.state = 'queued'::text) AND (m.next_attempt_at <= now()))
+        UNION ALL
+         SELECT (m.claimed_at + s.claim_timeout)
+           FROM (app.outgoing_mail m
+             CROSS JOIN app.mail_settings s)
+          WHERE ((m.state = 'sending'::text) AND ((m.claimed_at + s.claim_timeout) <= now()))
+        UNION ALL
+         SELECT q.created_at
+           FROM app.password_reset_requests q
+        UNION ALL
+         SELECT q.created_at
+           FROM app.account_deletion_requests q
+        ), push(due_since) AS (
+         SELECT p.send_after
+           FROM app.push_outbox p
+          WHERE (p.send_after <= now())
+        )
+ SELECT 'mail'::text AS outbox,
+    ( SELECT count(*) AS count
+           FROM mail) AS due,
+    (COALESCE(( SELECT EXTRACT(epoch FROM (now() - min(mail.due_since))) AS "extract"
+           FROM mail), (0)::numeric))::double precision AS oldest_due_seconds,
+    ( SELECT count(*) AS count
+           FROM app.outgoing_mail m
+          WHERE (m.state = ANY (ARRAY['queued'::text, 'sending'::text]))) AS unsent
+UNION ALL
+ SELECT 'push'::text AS outbox,
+    ( SELECT count(*) AS count
+           FROM push) AS due,
+    (COALESCE(( SELECT EXTRACT(epoch FROM (now() - min(push.due_since))) AS "extract"
+           FROM push), (0)::numeric))::double precision AS oldest_due_seconds,
+    ( SELECT count(*) AS count
+           FROM app.push_outbox) AS unsent;
+ALTER TABLE report.outbox_backlog OWNER TO focus_owner;
 CREATE VIEW report.sales_per_item AS
 SELECT
     NULL::uuid AS item_id,
@@ -7646,6 +7684,17 @@ SELECT
     NULL::bigint AS buyers,
     NULL::bigint AS owners;
 ALTER TABLE report.sales_per_item OWNER TO focus_owner;
+CREATE VIEW report.scheduled_job_status AS
+ SELECT j.name AS job,
+    j.every,
+    j.last_run_at,
+    j.next_run_at,
+    (j.last_error IS NOT NULL) AS failing,
+    j.last_error,
+    (GREATEST(EXTRACT(epoch FROM (now() - j.next_run_at)), (0)::numeric))::double precision AS overdue_seconds,
+    (COALESCE(EXTRACT(epoch FROM (now() - j.last_run_at)), ('-1'::integer)::numeric))::double precision AS seconds_since_last_run
+   FROM app.scheduled_jobs j;
+ALTER TABLE report.scheduled_job_status OWNER TO focus_owner;
 CREATE VIEW report.sessions_per_day_by_path AS
  SELECT t.day,
     t.source AS path,
@@ -8169,6 +8218,7 @@ ALTER TABLE ONLY app.weekly_minutes
 GRANT USAGE ON SCHEMA api TO focus_api;
 REVOKE USAGE ON SCHEMA public FROM PUBLIC;
 GRANT USAGE ON SCHEMA report TO focus_report;
+GRANT USAGE ON SCHEMA report TO focus_monitor;
 REVOKE ALL ON FUNCTION api.accept_pair(pair app.friendships, actor uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.account_deletion_confirm(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.account_deletion_confirm(token text, params jsonb, body jsonb) TO focus_api;
@@ -8583,7 +8633,11 @@ GRANT SELECT ON TABLE report.focused_minutes_per_day TO focus_report;
 GRANT SELECT ON TABLE report.friendship_funnel_per_day TO focus_report;
 GRANT SELECT ON TABLE report.ledger_reconciliation TO focus_report;
 GRANT SELECT ON TABLE report.moderation_actions TO focus_report;
+GRANT SELECT ON TABLE report.outbox_backlog TO focus_report;
+GRANT SELECT ON TABLE report.outbox_backlog TO focus_monitor;
 GRANT SELECT ON TABLE report.sales_per_item TO focus_report;
+GRANT SELECT ON TABLE report.scheduled_job_status TO focus_report;
+GRANT SELECT ON TABLE report.scheduled_job_status TO focus_monitor;
 GRANT SELECT ON TABLE report.sessions_per_day_by_path TO focus_report;
 GRANT SELECT ON TABLE report.slowest_statements TO focus_report;
 GRANT SELECT ON TABLE report.tips_shown_per_level TO focus_report;

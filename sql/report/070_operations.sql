@@ -1,0 +1,57 @@
+-- Operations: what the monitoring reads (deploy/prometheus/postgres-exporter.yml, logged in as
+-- focus_monitor) and a DBA may too: how long the senders' due work has waited, and the
+-- scheduled jobs. Both cost the same at any size (the outboxes' due indexes, four job rows).
+
+-- What the mail and push senders have not sent yet although it is due. A sender that runs
+-- takes due rows within seconds (MAIL_POLL_SECONDS 5, PUSH_POLL_INTERVAL 1), so a due row that
+-- waits minutes means no sender runs, or none can reach the database or its service.
+-- Due mail: a queued mail whose next attempt has come; a mail claimed longer than
+-- claim_timeout ago (its sender died); and a reset or web deletion request, which only a
+-- sender turns into a code and a mail (docs/mail.md). Due push: send_after has passed (quiet
+-- hours and retries set it later, so they do not count as waiting).
+create view report.outbox_backlog as
+with mail (due_since) as (
+    select m.next_attempt_at from app.outgoing_mail m where m.state = 'queued' and m.next_attempt_at <= now()
+    union all
+    select m.claimed_at + s.claim_timeout
+    from app.outgoing_mail m cross join app.mail_settings s
+    where m.state = 'sending' and m.claimed_at + s.claim_timeout <= now()
+    union all
+    select q.created_at from app.password_reset_requests q
+    union all
+    select q.created_at from app.account_deletion_requests q
+), push (due_since) as (
+    select p.send_after from app.push_outbox p where p.send_after <= now()
+)
+select 'mail'::text as outbox,
+       (select count(*) from mail) as due,
+       coalesce((select extract(epoch from now() - min(due_since)) from mail), 0)::double precision as oldest_due_seconds,
+       (select count(*) from app.outgoing_mail m where m.state in ('queued', 'sending')) as unsent
+union all
+select 'push',
+       (select count(*) from push),
+       coalesce((select extract(epoch from now() - min(due_since)) from push), 0)::double precision,
+       (select count(*) from app.push_outbox);
+comment on view report.outbox_backlog is
+    'One row per sender''s outbox (mail, push): due (rows a sender should have taken: due mail and claims older '
+    'than claim_timeout, queued reset and deletion requests; pushes past send_after), oldest_due_seconds (how long '
+    'the oldest of them has been due; 0 when none), unsent (every row not sent yet, due or later). Alerted on by '
+    'deploy/prometheus/alerts.yml.';
+
+-- The jobs of app.scheduled_jobs that api.jobs_run starts (every server's listener calls it
+-- once a minute): one failing (its last run raised; it is tried again at its next run), or
+-- overdue (no server has called it since it was due: every server down, or its listener
+-- away from the database).
+create view report.scheduled_job_status as
+select j.name as job,
+       j.every,
+       j.last_run_at,
+       j.next_run_at,
+       (j.last_error is not null) as failing,
+       j.last_error,
+       greatest(extract(epoch from now() - j.next_run_at), 0)::double precision as overdue_seconds,
+       coalesce(extract(epoch from now() - j.last_run_at), -1)::double precision as seconds_since_last_run
+from app.scheduled_jobs j;
+comment on view report.scheduled_job_status is
+    'One row per scheduled job (app.scheduled_jobs): failing (its last run raised: last_error), overdue_seconds '
+    '(how long past next_run_at with no run: no server calls api.jobs_run), seconds_since_last_run (-1: never ran).';
