@@ -337,11 +337,16 @@ comment on function api.auth_register(text, jsonb, jsonb) is
 -- POST /auth/login {email, password}
 -- Guarantees: unknown email and wrong password answer the same 401 invalid_credentials, after
 -- the same bcrypt work; a malformed email is 400 invalid_email and an over-long password 400
--- invalid_field, before anything is written. Throttling (429 too_many_attempts with Retry-After, the password not even checked):
+-- invalid_field, before anything is written. Throttling (429 too_many_attempts with Retry-After, the password not even checked),
+-- by sign-in failures only (kind 'login': wrong codes and a token holder's wrong passwords are
+-- counted apart, so a schoolmate's wrong reset or sign-up codes never stop a sign-in, 2026-12-05):
 --   * per email and client address: max_failed_logins failures within failed_login_window;
 --   * per email from every address together: max_failed_logins_per_email, except from an
 --     address this account signed in from within known_address_ttl (app.login_addresses),
 --     so strangers' guesses cannot lock the owner out where they usually sign in.
+--   The first limit holds at a known address too: behind a NAT, a schoolmate's 10 wrong
+--   passwords for this email stop its owner there for the window (docs/security.md says what
+--   would end that: a device cookie).
 -- The client address is params.client_ip, set by the HTTP layer (never by the client); null
 -- when unknown, which counts as one address of its own.
 -- Failures are recorded and answered without raising, so the record survives.
@@ -375,14 +380,14 @@ begin
     -- This address's failures for this email.
     select count(*)::integer, min(f.failed_at) into v_failures, v_oldest
     from app.login_failures f
-    where f.email = v_email::citext and f.client_ip is not distinct from v_address
+    where f.email = v_email::citext and f.kind = 'login' and f.client_ip is not distinct from v_address
       and f.failed_at > now() - v_settings.failed_login_window;
     if v_failures < v_settings.max_failed_logins and not v_known_address then
         -- Every address's failures for this email.
         select count(*)::integer, min(f.failed_at) into v_failures, v_oldest
         from (select f.failed_at
               from app.login_failures f
-              where f.email = v_email::citext and f.failed_at > now() - v_settings.failed_login_window
+              where f.email = v_email::citext and f.kind = 'login' and f.failed_at > now() - v_settings.failed_login_window
               order by f.failed_at desc
               limit v_settings.max_failed_logins_per_email) f;
         v_failures := case when v_failures >= v_settings.max_failed_logins_per_email then v_failures else 0 end;
