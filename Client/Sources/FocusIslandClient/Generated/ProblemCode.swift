@@ -124,7 +124,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case tooManyStreams
     /// 429: GET /events with wait: the user already holds max_polls_per_user waiting long-polls on this server (app.event_settings, default 5; Retry-After)
     case tooManyPolls
-    /// 429: login: 10 failures for the email from this address, or 50 from all addresses not known to the account, in 15 minutes; password check (delete account, change password or email): 10 wrong passwords given with the account's own tokens in 15 minutes; reset confirm and web account deletion confirm: 30 wrong codes (of either kind) from this address (IPv6: its /64) across all emails in 15 minutes; moderation console sign-in: as login; register: 20 email_taken answers to this address in an hour; change email or resend a code: 3 codes mailed in an hour (Retry-After)
+    /// 429: login: 10 failures for the email from this address, or 50 from all addresses not known to the account, in 15 minutes; password check (delete account, change password or email): 10 wrong passwords given with the account's own tokens in 15 minutes; reset confirm and web account deletion confirm (wrong codes of either kind count together, from this address, IPv6: its /64, in 15 minutes): past 30, a second guess at the same email; at 300, every code; moderation console sign-in: as login; register: 20 email_taken answers to this address in an hour; change email or resend a code: 3 codes mailed in an hour (Retry-After)
     case tooManyAttempts
     /// 429: friend requests by email: over the sender's rate (app.social_settings, 100 a day), unknown emails included (Retry-After)
     case tooManyFriendRequests
