@@ -180,7 +180,7 @@ $$;
 -- failure, mail, queued reset or deletion request or Idempotency-Key linked to the account (app.link_*
 -- triggers: it held the address, or made the request) or under its current email stays, nor one
 -- under an address it asked to change to (pending, or never confirmed) that no other account
--- holds; no 409 email_taken count stays for an address (api.address_bucket) the account signed
+-- holds; no sign-up code mailed to either (app.signup_codes); no 409 email_taken count stays for an address (api.address_bucket) the account signed
 -- in or failed from. Other users' stored answers that mention the account's id (a friend's
 -- accepted request shows its name) are deleted, so a retry of theirs runs again against what is
 -- there now, as after the 24 h retention. The one key kept is keep_key, the DELETE /me
@@ -203,6 +203,8 @@ declare
                                      or (f.user_id is null and f.email = any(v_pending))));
 begin
     delete from app.taken_email_answers a where a.client_ip = any(v_buckets);
+    delete from app.signup_codes c
+    where c.email = erase_account_traces.email::citext or c.email = any(v_pending);
     delete from app.outgoing_mail m
     where m.user_id = erase_account_traces.user_id or m.recipient = erase_account_traces.email::citext
        or (m.user_id is null and m.recipient = any(v_pending));
