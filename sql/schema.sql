@@ -209,14 +209,14 @@ begin
     -- This address's failures for this email.
     select count(*)::integer, min(f.failed_at) into v_failures, v_oldest
     from app.login_failures f
-    where f.email = v_email::citext and f.client_ip is not distinct from v_address
+    where f.email = v_email::citext and f.kind = 'login' and f.client_ip is not distinct from v_address
       and f.failed_at > now() - v_settings.failed_login_window;
     if v_failures < v_settings.max_failed_logins and not v_known_address then
         -- Every address's failures for this email.
         select count(*)::integer, min(f.failed_at) into v_failures, v_oldest
         from (select f.failed_at
               from app.login_failures f
-              where f.email = v_email::citext and f.failed_at > now() - v_settings.failed_login_window
+              where f.email = v_email::citext and f.kind = 'login' and f.failed_at > now() - v_settings.failed_login_window
               order by f.failed_at desc
               limit v_settings.max_failed_logins_per_email) f;
         v_failures := case when v_failures >= v_settings.max_failed_logins_per_email then v_failures else 0 end;
@@ -327,27 +327,28 @@ CREATE FUNCTION api.auth_register(token text, params jsonb, body jsonb) RETURNS 
     SET search_path TO 'public', 'pg_temp'
     AS $$
 declare
-    v_body jsonb := api.only_keys(auth_register.body, array['email', 'password', 'display_name', 'time_zone']);
+    v_body jsonb := api.only_keys(auth_register.body, array['email', 'password', 'display_name', 'time_zone', 'code']);
     v_email text := api.email_field(v_body);
     v_password text := api.password_field(v_body, 'password');
     v_display_name text := api.display_name_field(v_body, required => true);
     v_time_zone text := api.time_zone_field(v_body, 'time_zone');
+    v_code text := api.signup_code_field(v_body);
     v_hash text := api.hash_password(v_password);  -- before the address's lock, which it need not hold
     v_bucket inet := api.address_bucket(api.client_address(auth_register.params));
     v_settings app.auth_settings;
     v_answers integer;
-    v_oldest timestamptz;
     v_user_id uuid;
 begin
+    if v_code is not null then
+        return api.register_with_code(v_email, v_hash, v_display_name, v_time_zone, v_code, auth_register.params);
+    end if;
     select * into v_settings from app.auth_settings;
     perform pg_advisory_xact_lock(hashtext('taken:' || coalesce(host(v_bucket), '-')));
-    select count(*)::integer, min(a.answered_at) into v_answers, v_oldest
+    select count(*)::integer into v_answers
     from app.taken_email_answers a
     where a.client_ip is not distinct from v_bucket and a.answered_at > now() - v_settings.taken_answer_window;
     if v_answers >= v_settings.max_taken_answers_per_address then
-        return api.problem(429, 'too_many_attempts', 'Too many sign-ups from here; wait before trying again.',
-                           retry_after => greatest(1, ceil(extract(epoch from
-                               v_oldest + v_settings.taken_answer_window - now()))::integer));
+        return api.send_signup_code(v_email, v_bucket);
     end if;
     insert into app.users (email, password_hash, display_name, time_zone)
     values (v_email, v_hash, v_display_name, coalesce(v_time_zone, 'UTC'))
@@ -951,6 +952,8 @@ declare
                                      or (f.user_id is null and f.email = any(v_pending))));
 begin
     delete from app.taken_email_answers a where a.client_ip = any(v_buckets);
+    delete from app.signup_codes c
+    where c.email = erase_account_traces.email::citext or c.email = any(v_pending);
     delete from app.outgoing_mail m
     where m.user_id = erase_account_traces.user_id or m.recipient = erase_account_traces.email::citext
        or (m.user_id is null and m.recipient = any(v_pending));
@@ -1104,9 +1107,10 @@ CREATE FUNCTION api.failed_attempts(email text, action text, client_ip inet DEFA
 declare
     v_settings app.auth_settings;
     v_bucket inet := api.address_bucket(failed_attempts.client_ip);
-    v_limit integer;
     v_failures integer;
     v_oldest timestamptz;
+    v_below timestamptz;
+    v_mine timestamptz;
 begin
     if failed_attempts.action = 'record' then
         insert into app.login_failures (email, client_ip, kind)
@@ -1123,23 +1127,47 @@ begin
     select * into v_settings from app.auth_settings;
     perform pg_advisory_xact_lock(hashtext('login:' || lower(failed_attempts.email)));
     if failed_attempts.kind = 'password' then
-        v_limit := v_settings.max_failed_logins;
         select count(*)::integer, min(f.failed_at) into v_failures, v_oldest
         from app.login_failures f
         where f.email = failed_attempts.email::citext and f.kind = 'password'
           and f.failed_at > now() - v_settings.failed_login_window;
-    else
-        v_limit := v_settings.max_code_failures_per_address;
-        perform pg_advisory_xact_lock(hashtext('codes:' || coalesce(host(v_bucket), '-')));
-        select count(*)::integer, min(f.failed_at) into v_failures, v_oldest
+        if v_failures < v_settings.max_failed_logins then
+            return null;
+        end if;
+        return greatest(1, ceil(extract(epoch from v_oldest + v_settings.failed_login_window - now()))::integer);
+    end if;
+    perform pg_advisory_xact_lock(hashtext('codes:' || coalesce(host(v_bucket), '-')));
+    select count(*)::integer, min(f.failed_at) into v_failures, v_oldest
+    from app.login_failures f
+    where f.kind = 'code' and f.failed_at > now() - v_settings.failed_login_window
+      and (f.client_ip <<= v_bucket or (v_bucket is null and f.client_ip is null));
+    if v_failures >= v_settings.max_code_failures_per_address then
+        -- Under the ceiling again once the failures past it age out.
+        select f.failed_at into v_below
         from app.login_failures f
         where f.kind = 'code' and f.failed_at > now() - v_settings.failed_login_window
-          and (f.client_ip <<= v_bucket or (v_bucket is null and f.client_ip is null));
+          and (f.client_ip <<= v_bucket or (v_bucket is null and f.client_ip is null))
+        order by f.failed_at
+        offset v_failures - v_settings.max_code_failures_per_address limit 1;
+        return greatest(1, ceil(extract(epoch from v_below + v_settings.failed_login_window - now()))::integer);
     end if;
-    if v_failures < v_limit then
+    if v_failures < v_settings.first_guess_only_after_code_failures then
         return null;
     end if;
-    return greatest(1, ceil(extract(epoch from v_oldest + v_settings.failed_login_window - now()))::integer);
+    select max(f.failed_at) into v_mine
+    from app.login_failures f
+    where f.kind = 'code' and f.email = failed_attempts.email::citext and f.failed_at > now() - v_settings.failed_login_window
+      and (f.client_ip <<= v_bucket or (v_bucket is null and f.client_ip is null));
+    if v_mine is null then
+        return null;  -- the address's first guess at this email in the window
+    end if;
+    select f.failed_at into v_below
+    from app.login_failures f
+    where f.kind = 'code' and f.failed_at > now() - v_settings.failed_login_window
+      and (f.client_ip <<= v_bucket or (v_bucket is null and f.client_ip is null))
+    order by f.failed_at
+    offset v_failures - v_settings.first_guess_only_after_code_failures limit 1;
+    return greatest(1, ceil(extract(epoch from least(v_below, v_mine) + v_settings.failed_login_window - now()))::integer);
 end
 $$;
 ALTER FUNCTION api.failed_attempts(email text, action text, client_ip inet, kind text) OWNER TO focus_owner;
@@ -2422,6 +2450,18 @@ begin
 end
 $$;
 ALTER FUNCTION api.lock_user(user_id uuid) OWNER TO focus_owner;
+CREATE FUNCTION api.mail_address_taken(email text) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    insert into app.outgoing_mail (recipient, user_id, subject, body, kind, params)
+    values (mail_address_taken.email, null, 'Someone tried to use your address at Focus Island',
+            'Someone asked to use this address for another Focus Island account. Your account is unchanged; nothing needs doing.',
+            'address_taken', '{}');
+end
+$$;
+ALTER FUNCTION api.mail_address_taken(email text) OWNER TO focus_owner;
 CREATE FUNCTION api.me_achievements_list(token text, params jsonb, body jsonb) RETURNS api.reply
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -3945,6 +3985,48 @@ begin
 end
 $$;
 ALTER FUNCTION api.record_moderation(moderator uuid, action text, user_id uuid, reason text, details jsonb, report_id uuid) OWNER TO focus_owner;
+CREATE FUNCTION api.register_with_code(email text, password_hash text, display_name text, time_zone text, code text, params jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_address inet := api.client_address(register_with_code.params);
+    v_wait integer := api.failed_attempts(register_with_code.email, 'check', v_address, 'code');
+    v_settings app.auth_settings;
+    v_row app.signup_codes;
+    v_user_id uuid;
+begin
+    if v_wait is not null then
+        return api.problem(429, 'too_many_attempts', 'Too many wrong codes; wait before trying again.', retry_after => v_wait);
+    end if;
+    select * into v_settings from app.auth_settings;
+    select c.* into v_row from app.signup_codes c
+    where c.email = register_with_code.email::citext and c.used_at is null and c.expires_at > now()
+    order by c.id desc limit 1
+    for update;
+    if v_row.id is null or v_row.digest <> sha256(convert_to(register_with_code.code, 'UTF8')) then
+        update app.signup_codes c
+        set failed_attempts = c.failed_attempts + 1,
+            used_at = case when c.failed_attempts + 1 >= v_settings.max_code_attempts then now() end
+        where c.id = v_row.id;
+        perform api.failed_attempts(register_with_code.email, 'record', v_address, 'code');
+        return api.problem(400, 'invalid_signup_code', 'The code is wrong, expired or already used.');
+    end if;
+    update app.signup_codes c set used_at = now() where c.email = register_with_code.email::citext and c.used_at is null;
+    insert into app.users (email, password_hash, display_name, time_zone, email_verified_at)
+    values (register_with_code.email, register_with_code.password_hash, register_with_code.display_name,
+            coalesce(register_with_code.time_zone, 'UTC'), now())
+    on conflict on constraint users_email_key do nothing
+    returning id into v_user_id;
+    if v_user_id is null then
+        perform api.fail(409, 'email_taken', 'An account with that email already exists.');
+    end if;
+    perform api.give_starters(v_user_id);
+    perform api.failed_attempts(register_with_code.email, 'clear', v_address);
+    return api.ok(jsonb_build_object('user', api.profile(v_user_id)) || api.issue_token(v_user_id, register_with_code.params));
+end
+$$;
+ALTER FUNCTION api.register_with_code(email text, password_hash text, display_name text, time_zone text, code text, params jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.report_json(report app.user_reports) RETURNS jsonb
     LANGUAGE sql STABLE
     AS $$
@@ -4287,21 +4369,70 @@ begin
     insert into app.email_verifications (user_id, email, digest, expires_at)
     values (send_email_verification.user_id, send_email_verification.email,
             sha256(convert_to(v_code, 'UTF8')), now() + v_settings.verification_code_ttl);
+    if v_taken then
+        perform api.mail_address_taken(send_email_verification.email);
+        return null;
+    end if;
     insert into app.outgoing_mail (recipient, user_id, subject, body, kind, params)
-    values (send_email_verification.email,
-            case when v_taken then null else send_email_verification.user_id end,  -- null: the holder's (app.link_to_email_holder)
-            case when v_taken then 'Someone tried to use your address at Focus Island'
-                 else 'Confirm your email for Focus Island' end,
-            case when v_taken then 'Someone asked to use this address for another Focus Island account. Your account is unchanged; nothing needs doing.'
-                 else format(E'Your code is %s. Enter it in the app within %s hours to confirm this address.\nIf you did not ask for it, ignore this mail.',
-                             v_code, extract(epoch from v_settings.verification_code_ttl)::integer / 3600) end,
-            case when v_taken then 'address_taken' else 'email_verification' end,
-            case when v_taken then '{}'::jsonb
-                 else jsonb_build_object('code', v_code, 'hours', extract(epoch from v_settings.verification_code_ttl)::integer / 3600) end);
+    values (send_email_verification.email, send_email_verification.user_id, 'Confirm your email for Focus Island',
+            format(E'Your code is %s. Enter it in the app within %s hours to confirm this address.\nIf you did not ask for it, ignore this mail.',
+                   v_code, extract(epoch from v_settings.verification_code_ttl)::integer / 3600),
+            'email_verification',
+            jsonb_build_object('code', v_code, 'hours', extract(epoch from v_settings.verification_code_ttl)::integer / 3600));
     return null;
 end
 $$;
 ALTER FUNCTION api.send_email_verification(user_id uuid, email text) OWNER TO focus_owner;
+CREATE FUNCTION api.send_signup_code(email text, bucket inet) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_settings app.auth_settings;
+    v_code text := app.new_mail_code();
+    v_minutes integer;
+    v_sent integer;
+    v_oldest timestamptz;
+begin
+    select * into v_settings from app.auth_settings;
+    v_minutes := extract(epoch from v_settings.reset_code_ttl)::integer / 60;
+    select count(*)::integer, min(c.created_at) into v_sent, v_oldest
+    from app.signup_codes c
+    where c.client_ip is not distinct from send_signup_code.bucket and c.created_at > now() - v_settings.taken_answer_window;
+    if v_sent >= v_settings.max_signup_mails_per_address then
+        return api.problem(429, 'too_many_attempts', 'Too many sign-ups from here; wait before trying again.',
+                           retry_after => greatest(1, ceil(extract(epoch from
+                               v_oldest + v_settings.taken_answer_window - now()))::integer));
+    end if;
+    perform pg_advisory_xact_lock(hashtext('signup:' || lower(send_signup_code.email)));
+    select count(*)::integer, min(c.created_at) into v_sent, v_oldest
+    from app.signup_codes c
+    where c.email = send_signup_code.email::citext and c.created_at > now() - v_settings.reset_mail_window;
+    if v_sent >= v_settings.max_reset_mails then
+        return api.problem(429, 'too_many_attempts', 'Too many codes asked for; wait before asking again.',
+                           retry_after => greatest(1, ceil(extract(epoch from
+                               v_oldest + v_settings.reset_mail_window - now()))::integer));
+    end if;
+    update app.signup_codes c set used_at = now() where c.email = send_signup_code.email::citext and c.used_at is null;
+    insert into app.signup_codes (email, client_ip, digest, expires_at)
+    values (send_signup_code.email, send_signup_code.bucket, sha256(convert_to(v_code, 'UTF8')),
+            now() + v_settings.reset_code_ttl);
+    if exists (select from app.users u where u.email = send_signup_code.email::citext) then
+        perform api.mail_address_taken(send_signup_code.email);
+    else
+        insert into app.outgoing_mail (recipient, subject, body, kind, params)
+        values (send_signup_code.email, 'Your Focus Island sign-up code',
+                format(E'Your code is %s. Enter it in the app within %s minutes to finish signing up.\n'
+                       'If you did not ask for it, ignore this mail: no account is made without the code.', v_code, v_minutes),
+                'signup_code', jsonb_build_object('code', v_code, 'minutes', v_minutes));
+    end if;
+    -- SignUpCodeMailed = {verification: "mailed", code_expires_in}
+    return api.ok(jsonb_build_object('verification', 'mailed',
+                                     'code_expires_in', extract(epoch from v_settings.reset_code_ttl)::integer),
+                  status => 202);
+end
+$$;
+ALTER FUNCTION api.send_signup_code(email text, bucket inet) OWNER TO focus_owner;
 CREATE FUNCTION api.session_json(session app.focus_sessions) RETURNS jsonb
     LANGUAGE sql STABLE
     AS $$
@@ -4447,6 +4578,19 @@ begin
 end
 $$;
 ALTER FUNCTION api.shop_windows_pass() OWNER TO focus_owner;
+CREATE FUNCTION api.signup_code_field(body jsonb) RETURNS text
+    LANGUAGE plpgsql
+    AS $_$
+declare
+    v_code text := btrim(api.text_field(signup_code_field.body, 'code', required => false, max_length => 100));
+begin
+    if v_code is not null and v_code !~ '^[0-9]{8}$' then
+        perform api.fail_field('code', 'must be the 8 digits of the mailed code.');
+    end if;
+    return v_code;
+end
+$_$;
+ALTER FUNCTION api.signup_code_field(body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.streak_freezes_json(user_id uuid, current_days integer) RETURNS jsonb
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -6114,6 +6258,7 @@ declare
     v_requests integer;
     v_deletion_requests integer;
     v_taken integer;
+    v_signup_codes integer;
 begin
     select * into v_auth from app.auth_settings;
     delete from app.login_failures f
@@ -6130,7 +6275,12 @@ begin
     get diagnostics v_deletion_requests = row_count;
     delete from app.taken_email_answers a where a.answered_at < now() - v_auth.taken_answer_window;
     get diagnostics v_taken = row_count;
-    return v_failures + v_addresses + v_mail + v_requests + v_deletion_requests + v_taken;
+    -- Sign-up codes once no bound reads them: the address's and the email's mail counts and the
+    -- code's own life.
+    delete from app.signup_codes c
+    where c.created_at < now() - greatest(v_auth.taken_answer_window, v_auth.reset_mail_window, v_auth.reset_code_ttl);
+    get diagnostics v_signup_codes = row_count;
+    return v_failures + v_addresses + v_mail + v_requests + v_deletion_requests + v_taken + v_signup_codes;
 end
 $$;
 ALTER FUNCTION app.prune_personal_data() OWNER TO focus_owner;
@@ -6888,14 +7038,19 @@ CREATE TABLE app.auth_settings (
     max_taken_answers_per_address integer DEFAULT 20 NOT NULL,
     taken_answer_window interval DEFAULT '01:00:00'::interval NOT NULL,
     verification_code_ttl interval DEFAULT '24:00:00'::interval NOT NULL,
+    first_guess_only_after_code_failures integer DEFAULT 30 NOT NULL,
+    max_signup_mails_per_address integer DEFAULT 1000 NOT NULL,
     CONSTRAINT auth_settings_bcrypt_cost_check CHECK (((bcrypt_cost >= 4) AND (bcrypt_cost <= 15))),
+    CONSTRAINT auth_settings_code_failure_steps CHECK ((first_guess_only_after_code_failures <= max_code_failures_per_address)),
     CONSTRAINT auth_settings_failed_login_window_check CHECK ((failed_login_window > '00:00:00'::interval)),
+    CONSTRAINT auth_settings_first_guess_only_after_code_failures_check CHECK ((first_guess_only_after_code_failures > 0)),
     CONSTRAINT auth_settings_known_address_ttl_check CHECK ((known_address_ttl > '00:00:00'::interval)),
     CONSTRAINT auth_settings_max_code_attempts_check CHECK ((max_code_attempts > 0)),
     CONSTRAINT auth_settings_max_code_failures_per_address_check CHECK ((max_code_failures_per_address > 0)),
     CONSTRAINT auth_settings_max_failed_logins_check CHECK ((max_failed_logins > 0)),
     CONSTRAINT auth_settings_max_failed_logins_per_email_check CHECK ((max_failed_logins_per_email > 0)),
     CONSTRAINT auth_settings_max_reset_mails_check CHECK ((max_reset_mails > 0)),
+    CONSTRAINT auth_settings_max_signup_mails_per_address_check CHECK ((max_signup_mails_per_address > 0)),
     CONSTRAINT auth_settings_max_taken_answers_per_address_check CHECK ((max_taken_answers_per_address > 0)),
     CONSTRAINT auth_settings_reset_code_ttl_check CHECK (((reset_code_ttl >= '00:01:00'::interval) AND (reset_code_ttl <= '1 day'::interval))),
     CONSTRAINT auth_settings_reset_mail_window_check CHECK ((reset_mail_window > '00:00:00'::interval)),
@@ -7238,7 +7393,7 @@ CREATE TABLE app.outgoing_mail (
     CONSTRAINT outgoing_mail_attempts_check CHECK ((attempts >= 0)),
     CONSTRAINT outgoing_mail_claimed_check CHECK (((state <> 'sending'::text) OR (claimed_at IS NOT NULL))),
     CONSTRAINT outgoing_mail_failed_check CHECK (((state = 'failed'::text) = (failed_at IS NOT NULL))),
-    CONSTRAINT outgoing_mail_kind_check CHECK ((kind = ANY (ARRAY['message'::text, 'password_reset'::text, 'email_verification'::text, 'address_taken'::text]))),
+    CONSTRAINT outgoing_mail_kind_check CHECK ((kind = ANY (ARRAY['message'::text, 'password_reset'::text, 'email_verification'::text, 'address_taken'::text, 'signup_code'::text]))),
     CONSTRAINT outgoing_mail_last_error_check CHECK ((length(last_error) <= 1000)),
     CONSTRAINT outgoing_mail_params_check CHECK (((jsonb_typeof(params) = 'object'::text) AND (length((params)::text) <= 1000))),
     CONSTRAINT outgoing_mail_sent_check CHECK (((state = 'sent'::text) = (sent_at IS NOT NULL))),
@@ -7450,6 +7605,29 @@ CREATE TABLE app.shop_sales (
 ALTER TABLE app.shop_sales OWNER TO focus_owner;
 ALTER TABLE app.shop_sales ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME app.shop_sales_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+CREATE TABLE app.signup_codes (
+    id bigint NOT NULL,
+    email public.citext NOT NULL,
+    client_ip inet,
+    digest bytea NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    used_at timestamp with time zone,
+    failed_attempts integer DEFAULT 0 NOT NULL,
+    CONSTRAINT signup_codes_check CHECK ((expires_at > created_at)),
+    CONSTRAINT signup_codes_digest_check CHECK ((length(digest) = 32)),
+    CONSTRAINT signup_codes_email_check CHECK (((length((email)::text) <= 254) AND (email OPERATOR(public.~) '^[^@\s]+@[^@\s]+\.[^@\s]+$'::public.citext))),
+    CONSTRAINT signup_codes_failed_attempts_check CHECK ((failed_attempts >= 0))
+);
+ALTER TABLE app.signup_codes OWNER TO focus_owner;
+ALTER TABLE app.signup_codes ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app.signup_codes_id_seq
     START WITH 1
     INCREMENT BY 1
     NO MINVALUE
@@ -7893,6 +8071,8 @@ ALTER TABLE ONLY app.shop_sales
     ADD CONSTRAINT shop_sales_no_overlap EXCLUDE USING gist (item_id WITH =, tstzrange(starts_at, ends_at) WITH &&);
 ALTER TABLE ONLY app.shop_sales
     ADD CONSTRAINT shop_sales_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY app.signup_codes
+    ADD CONSTRAINT signup_codes_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.social_settings
     ADD CONSTRAINT social_settings_pkey PRIMARY KEY (singleton);
 ALTER TABLE ONLY app.streak_freezes
@@ -7991,6 +8171,9 @@ CREATE INDEX rooms_open ON app.rooms USING btree (created_at) WHERE (status = 'o
 CREATE UNIQUE INDEX rooms_open_code ON app.rooms USING btree (code) WHERE (status = 'open'::text);
 CREATE INDEX rooms_running ON app.rooms USING btree (started_at) WHERE ((status = ANY (ARRAY['running'::text, 'failed'::text])) AND (ended_at IS NULL));
 CREATE UNIQUE INDEX shop_items_one_starter_per_kind ON app.shop_items USING btree (kind) WHERE is_starter;
+CREATE INDEX signup_codes_address_time ON app.signup_codes USING btree (client_ip, created_at);
+CREATE INDEX signup_codes_email ON app.signup_codes USING btree (email, id);
+CREATE INDEX signup_codes_time ON app.signup_codes USING btree (created_at);
 CREATE INDEX taken_email_answers_address_time ON app.taken_email_answers USING btree (client_ip, answered_at);
 CREATE INDEX taken_email_answers_time ON app.taken_email_answers USING btree (answered_at);
 CREATE INDEX tip_views_time ON app.tip_views USING btree (shown_at);
@@ -8361,6 +8544,7 @@ REVOKE ALL ON FUNCTION api.lock_for_erasure(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.lock_pair(a uuid, b uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.lock_two_users(a uuid, b uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.lock_user(user_id uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.mail_address_taken(email text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.me_achievements_list(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.me_achievements_list(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.me_avatar_delete(token text, params jsonb, body jsonb) FROM PUBLIC;
@@ -8471,6 +8655,7 @@ REVOKE ALL ON FUNCTION api.reason_field(body jsonb) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.received_gift(params jsonb, user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.record_friendship_event(pair app.friendships, actor uuid, action text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.record_moderation(moderator uuid, action text, user_id uuid, reason text, details jsonb, report_id uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.register_with_code(email text, password_hash text, display_name text, time_zone text, code text, params jsonb) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.report_json(report app.user_reports) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.request_hidden(pair app.friendships) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.reserved_display_names() FROM PUBLIC;
@@ -8493,6 +8678,7 @@ REVOKE ALL ON FUNCTION api.secret_fields() FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.selected_json(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.selections_of(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.send_email_verification(user_id uuid, email text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.send_signup_code(email text, bucket inet) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.session_json(session app.focus_sessions) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.session_reply(session_id uuid, status integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.session_tag(body jsonb) FROM PUBLIC;
@@ -8503,6 +8689,7 @@ GRANT ALL ON FUNCTION api.shop_items_sync(token text, params jsonb, body jsonb) 
 REVOKE ALL ON FUNCTION api.shop_purchases_create(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.shop_purchases_create(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.shop_windows_pass() FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.signup_code_field(body jsonb) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.streak_freezes_json(user_id uuid, current_days integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.suspend_user(user_id uuid, until timestamp with time zone) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.suspension_json(user_id uuid) FROM PUBLIC;

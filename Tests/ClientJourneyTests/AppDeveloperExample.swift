@@ -7,13 +7,23 @@ import Foundation
 /// Signs up, listens to live events, shops, and records a session that waits offline.
 func focusIslandExample(
     server: URL, email: String, queueFile: URL, now: Date = Date(),
+    askForCode: @Sendable (String) async -> String? = { _ in nil },
     report: @escaping @Sendable (String) -> Void = { print($0) }
 ) async throws(FocusIslandError) {
     // One client per server (init throws .invalidBaseURL for a URL that is not one). It keeps
     // the token that register and login return; keep signedIn.token in the keychain and pass
     // it as `token:` on the next launch. Every call throws FocusIslandError, typed: no casts.
     let client = try FocusIslandClient(baseURL: server)
-    let signedIn = try await client.register(email: email, password: "correct horse battery", displayName: "Ada")
+    let password = "correct horse battery"
+    var answer = try await client.register(email: email, password: password, displayName: "Ada")
+    // From a network many people share (a school's), the server may mail a code first (202):
+    // ask the person for it and send the same sign-up again with the code.
+    if let mailed = answer.codeMailed {
+        guard let code = await askForCode("Enter the code mailed to \(email) (\(mailed.codeExpiresIn / 60) minutes)")
+        else { return }
+        answer = try await client.register(email: email, password: password, displayName: "Ada", code: code)
+    }
+    guard let signedIn = answer.signedIn else { return }
     report("signed in as \(signedIn.user.displayName)")
 
     // Live events: an SSE stream that reconnects by itself, or long-polls when it must.

@@ -2,7 +2,9 @@
 # cli-checks.sh: the `focus` command line (Client/Sources/focus) end to end against the real
 # server binary and the test cluster. Sourced by scripts/test after the event checks (which has
 # started the cluster in $dir and built $server); each check prints one line, any failure exits.
-#   1. two users, each with their own XDG_CONFIG_HOME, register; the token file is mode 0600;
+#   1. two users, each with their own XDG_CONFIG_HOME, register; the token file is mode 0600; a
+#      third registers from an address past its budget of 409 answers: a code is mailed first,
+#      `focus register` without a terminal exits 6, and again with --code signs in;
 #   2. Ada follows her events (`focus events --follow`, in the background, with a timeout) while
 #      Bo asks her to be friends by email: the request arrives on her stream live;
 #   3. Ada accepts by Bo's display name; both see the friendship;
@@ -117,6 +119,21 @@ cli_checks() {
         -c "select substring(body from 'Your code is ([0-9]{8})') from app.outgoing_mail where recipient = '$ada' order by id desc limit 1")
     cli_run ada email verify "$code"
     cli_expect "email verify: Ada confirmed her email with the mailed code" 0 "Email verified: $ada"
+
+    # Sign-up from a network where someone probed taken emails: the server mails a code first.
+    cli_note "Cy signs up from a network where someone already tested 20 taken emails this hour (here written into app.taken_email_answers for the CLI's address): the server mails a code first, the same answer for a free and a taken email. Without a terminal to ask for it, focus says to run again with --code (exit status 6); the code is read from the outbox as the mailer would send it."
+    local cy="cy$suffix@example.com" busy owner_url
+    owner_url=$(cluster_url "$dir" focus_owner)
+    busy=$(psql -X -q -At "$owner_url" -c "insert into app.taken_email_answers (client_ip)
+        select api.address_bucket('127.0.0.1') from app.auth_settings s, generate_series(1, s.max_taken_answers_per_address)
+        returning answered_at" | head -n 1)
+    cli_run cy register "$cy" Cy
+    cli_expect "register from a busy address: a code was mailed, exit 6 and what to do" 6 "code was mailed to $cy.*--code"
+    code=$(psql -X -q -At "$owner_url" \
+        -c "select params ->> 'code' from app.outgoing_mail where recipient = '$cy' and kind = 'signup_code' order by id desc limit 1")
+    cli_run cy register "$cy" Cy --code "$code"
+    cli_expect "register --code: Cy signed in with the mailed code" 0 "Signed in as Cy"
+    psql -X -q -At "$owner_url" -c "delete from app.taken_email_answers where client_ip = '127.0.0.1' and answered_at = '$busy'"
 
     # 2. A friend request seen live on Ada's stream.
     cli_note "Ada follows her events in another terminal (what it printed is shown after the purchase below)."

@@ -231,6 +231,21 @@ begin
 end
 $$;
 
+-- A notice to the holder of an address that someone asked to use it (a sign-up, or another
+-- account's change of address): no code, nothing about the asker; linked to the holder
+-- (app.link_to_email_holder), so it goes with their account. The one wording of that mail.
+create function api.mail_address_taken(email text)
+returns void
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+begin
+    insert into app.outgoing_mail (recipient, user_id, subject, body, kind, params)
+    values (mail_address_taken.email, null, 'Someone tried to use your address at Focus Island',
+            'Someone asked to use this address for another Focus Island account. Your account is unchanged; nothing needs doing.',
+            'address_taken', '{}');
+end
+$$;
+
 -- A new code for an address the account wants verified (its own email, or the one it asked to
 -- change to), unless the account was sent max_reset_mails codes within reset_mail_window: then
 -- nothing is sent and the answer is the seconds to wait (else null), so nobody can make the
@@ -238,7 +253,7 @@ $$;
 -- code is stored only as its SHA-256 digest and expires after verification_code_ttl. The mail
 -- goes to the address, linked to the asking account (erased with it, even for an address it never
 -- confirmed); when another account has the address, that account's owner gets a notice instead
--- (linked to them) and the code is mailed to nobody, so the asker learns nothing.
+-- (api.mail_address_taken) and the code is mailed to nobody, so the asker learns nothing.
 create function api.send_email_verification(user_id uuid, email text)
 returns integer
 language plpgsql volatile security definer set search_path = public, pg_temp
@@ -263,57 +278,194 @@ begin
     insert into app.email_verifications (user_id, email, digest, expires_at)
     values (send_email_verification.user_id, send_email_verification.email,
             sha256(convert_to(v_code, 'UTF8')), now() + v_settings.verification_code_ttl);
+    if v_taken then
+        perform api.mail_address_taken(send_email_verification.email);
+        return null;
+    end if;
     insert into app.outgoing_mail (recipient, user_id, subject, body, kind, params)
-    values (send_email_verification.email,
-            case when v_taken then null else send_email_verification.user_id end,  -- null: the holder's (app.link_to_email_holder)
-            case when v_taken then 'Someone tried to use your address at Focus Island'
-                 else 'Confirm your email for Focus Island' end,
-            case when v_taken then 'Someone asked to use this address for another Focus Island account. Your account is unchanged; nothing needs doing.'
-                 else format(E'Your code is %s. Enter it in the app within %s hours to confirm this address.\nIf you did not ask for it, ignore this mail.',
-                             v_code, extract(epoch from v_settings.verification_code_ttl)::integer / 3600) end,
-            case when v_taken then 'address_taken' else 'email_verification' end,
-            case when v_taken then '{}'::jsonb
-                 else jsonb_build_object('code', v_code, 'hours', extract(epoch from v_settings.verification_code_ttl)::integer / 3600) end);
+    values (send_email_verification.email, send_email_verification.user_id, 'Confirm your email for Focus Island',
+            format(E'Your code is %s. Enter it in the app within %s hours to confirm this address.\nIf you did not ask for it, ignore this mail.',
+                   v_code, extract(epoch from v_settings.verification_code_ttl)::integer / 3600),
+            'email_verification',
+            jsonb_build_object('code', v_code, 'hours', extract(epoch from v_settings.verification_code_ttl)::integer / 3600));
     return null;
 end
 $$;
 
--- POST /auth/register {email, password, display_name, time_zone?}
+-- The code of a sign-up body: absent (or null) reads as null; else the 8 digits of the mail,
+-- spaces around them ignored, or 400 invalid_field naming code before anything is written or
+-- counted (a malformed code is no guess).
+create function api.signup_code_field(body jsonb)
+returns text
+language plpgsql volatile
+as $$
+declare
+    v_code text := btrim(api.text_field(signup_code_field.body, 'code', required => false, max_length => 100));
+begin
+    if v_code is not null and v_code !~ '^[0-9]{8}$' then
+        perform api.fail_field('code', 'must be the 8 digits of the mailed code.');
+    end if;
+    return v_code;
+end
+$$;
+
+-- A sign-up asked from an address over its 409 budget (api.auth_register): instead of a wall,
+-- a step-up by mail, the same for a free and a taken email. Guarantees:
+--   * 429 too_many_attempts (Retry-After) for everyone at the address once it caused
+--     max_signup_mails_per_address such mails within taken_answer_window (the last resort,
+--     sized for a NAT: docs/security.md), and for an email already mailed max_reset_mails of
+--     them within reset_mail_window, taken or not, so nobody can make the server mail an
+--     address without end; neither answer depends on whether the email has an account;
+--   * otherwise one row in app.signup_codes (the digest of a new 8-digit code, expiring after
+--     reset_code_ttl; earlier unused codes of the email stop working) and one mail: the code to
+--     a free email (kind signup_code), a notice to a taken one's holder (api.mail_address_taken;
+--     the code goes to nobody). The answer is 202 {verification: "mailed", code_expires_in}
+--     either way, after the same writes, so it tells nothing about the email.
+-- Called under the address's lock ('taken:' bucket); takes the email's ('signup:' email).
+create function api.send_signup_code(email text, bucket inet)
+returns api.reply
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_settings app.auth_settings;
+    v_code text := app.new_mail_code();
+    v_minutes integer;
+    v_sent integer;
+    v_oldest timestamptz;
+begin
+    select * into v_settings from app.auth_settings;
+    v_minutes := extract(epoch from v_settings.reset_code_ttl)::integer / 60;
+    select count(*)::integer, min(c.created_at) into v_sent, v_oldest
+    from app.signup_codes c
+    where c.client_ip is not distinct from send_signup_code.bucket and c.created_at > now() - v_settings.taken_answer_window;
+    if v_sent >= v_settings.max_signup_mails_per_address then
+        return api.problem(429, 'too_many_attempts', 'Too many sign-ups from here; wait before trying again.',
+                           retry_after => greatest(1, ceil(extract(epoch from
+                               v_oldest + v_settings.taken_answer_window - now()))::integer));
+    end if;
+    perform pg_advisory_xact_lock(hashtext('signup:' || lower(send_signup_code.email)));
+    select count(*)::integer, min(c.created_at) into v_sent, v_oldest
+    from app.signup_codes c
+    where c.email = send_signup_code.email::citext and c.created_at > now() - v_settings.reset_mail_window;
+    if v_sent >= v_settings.max_reset_mails then
+        return api.problem(429, 'too_many_attempts', 'Too many codes asked for; wait before asking again.',
+                           retry_after => greatest(1, ceil(extract(epoch from
+                               v_oldest + v_settings.reset_mail_window - now()))::integer));
+    end if;
+    update app.signup_codes c set used_at = now() where c.email = send_signup_code.email::citext and c.used_at is null;
+    insert into app.signup_codes (email, client_ip, digest, expires_at)
+    values (send_signup_code.email, send_signup_code.bucket, sha256(convert_to(v_code, 'UTF8')),
+            now() + v_settings.reset_code_ttl);
+    if exists (select from app.users u where u.email = send_signup_code.email::citext) then
+        perform api.mail_address_taken(send_signup_code.email);
+    else
+        insert into app.outgoing_mail (recipient, subject, body, kind, params)
+        values (send_signup_code.email, 'Your Focus Island sign-up code',
+                format(E'Your code is %s. Enter it in the app within %s minutes to finish signing up.\n'
+                       'If you did not ask for it, ignore this mail: no account is made without the code.', v_code, v_minutes),
+                'signup_code', jsonb_build_object('code', v_code, 'minutes', v_minutes));
+    end if;
+    -- SignUpCodeMailed = {verification: "mailed", code_expires_in}
+    return api.ok(jsonb_build_object('verification', 'mailed',
+                                     'code_expires_in', extract(epoch from v_settings.reset_code_ttl)::integer),
+                  status => 202);
+end
+$$;
+
+-- A sign-up finished with the code api.send_signup_code mailed (api.auth_register with a code,
+-- whether or not the address is still over its budget). Guarantees: the code's rules are the
+-- reset's (api.failed_attempts, kind 'code', docs/security.md): 429 too_many_attempts (the code
+-- not even checked) when this address may not guess at this email now; the newest unused,
+-- unexpired code of the email, wrong (or none): one 400 invalid_signup_code, recorded as a
+-- 'code' failure without rolling back, the code void after max_code_attempts wrong guesses.
+-- Right: the account is made with the fields of this request, its email verified (the code
+-- reached it: no second mail), every code of the email stops working, and the answer is the
+-- usual {user, token, expires_at}; 409 email_taken if an account took the email since the mail.
+create function api.register_with_code(email text, password_hash text, display_name text, time_zone text,
+                                       code text, params jsonb)
+returns api.reply
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_address inet := api.client_address(register_with_code.params);
+    v_wait integer := api.failed_attempts(register_with_code.email, 'check', v_address, 'code');
+    v_settings app.auth_settings;
+    v_row app.signup_codes;
+    v_user_id uuid;
+begin
+    if v_wait is not null then
+        return api.problem(429, 'too_many_attempts', 'Too many wrong codes; wait before trying again.', retry_after => v_wait);
+    end if;
+    select * into v_settings from app.auth_settings;
+    select c.* into v_row from app.signup_codes c
+    where c.email = register_with_code.email::citext and c.used_at is null and c.expires_at > now()
+    order by c.id desc limit 1
+    for update;
+    if v_row.id is null or v_row.digest <> sha256(convert_to(register_with_code.code, 'UTF8')) then
+        update app.signup_codes c
+        set failed_attempts = c.failed_attempts + 1,
+            used_at = case when c.failed_attempts + 1 >= v_settings.max_code_attempts then now() end
+        where c.id = v_row.id;
+        perform api.failed_attempts(register_with_code.email, 'record', v_address, 'code');
+        return api.problem(400, 'invalid_signup_code', 'The code is wrong, expired or already used.');
+    end if;
+    update app.signup_codes c set used_at = now() where c.email = register_with_code.email::citext and c.used_at is null;
+    insert into app.users (email, password_hash, display_name, time_zone, email_verified_at)
+    values (register_with_code.email, register_with_code.password_hash, register_with_code.display_name,
+            coalesce(register_with_code.time_zone, 'UTC'), now())
+    on conflict on constraint users_email_key do nothing
+    returning id into v_user_id;
+    if v_user_id is null then
+        perform api.fail(409, 'email_taken', 'An account with that email already exists.');
+    end if;
+    perform api.give_starters(v_user_id);
+    perform api.failed_attempts(register_with_code.email, 'clear', v_address);
+    return api.ok(jsonb_build_object('user', api.profile(v_user_id)) || api.issue_token(v_user_id, register_with_code.params));
+end
+$$;
+
+-- POST /auth/register {email, password, display_name, time_zone?, code?}
 -- time_zone (2026-12-01): the person's days from the first one (stats, boards, streaks); an
 -- IANA name checked as PATCH /me checks settings.time_zone (400 invalid_field), UTC when left out.
 -- Guarantees: emails are unique ignoring case (409 email_taken, also for two racing sign-ups);
 -- the password is stored only as a bcrypt hash; the starters are owned and selected; the email
 -- starts unverified and a code to verify it is mailed; the answer carries the first token.
--- Probing: each 409 is counted by client address (api.address_bucket); an address that got
--- max_taken_answers_per_address of them within taken_answer_window gets 429 too_many_attempts
--- for every sign-up until the oldest ages out, taken email or not, so at most that many emails an
--- hour can be tested from one address.
+-- Probing (2026-12-05, docs/security.md): each 409 is counted by client address
+-- (api.address_bucket). While an address got fewer than max_taken_answers_per_address of them
+-- within taken_answer_window, sign-up answers as above (201, or 409 email_taken). From then on
+-- a sign-up without a code answers 202 alike for a free and a taken email (api.send_signup_code:
+-- a code mailed to a free email, a notice to a taken one's holder; 429 only past the mail
+-- bounds), so the prober learns nothing more while everyone else at the address still signs up
+-- by reading their mail. The same fields with that `code` (8 digits; else 400 invalid_field)
+-- make the account, email verified (api.register_with_code: 201, 400 invalid_signup_code,
+-- 429), whether or not the address is still over its budget.
 create function api.auth_register(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
-    v_body jsonb := api.only_keys(auth_register.body, array['email', 'password', 'display_name', 'time_zone']);
+    v_body jsonb := api.only_keys(auth_register.body, array['email', 'password', 'display_name', 'time_zone', 'code']);
     v_email text := api.email_field(v_body);
     v_password text := api.password_field(v_body, 'password');
     v_display_name text := api.display_name_field(v_body, required => true);
     v_time_zone text := api.time_zone_field(v_body, 'time_zone');
+    v_code text := api.signup_code_field(v_body);
     v_hash text := api.hash_password(v_password);  -- before the address's lock, which it need not hold
     v_bucket inet := api.address_bucket(api.client_address(auth_register.params));
     v_settings app.auth_settings;
     v_answers integer;
-    v_oldest timestamptz;
     v_user_id uuid;
 begin
+    if v_code is not null then
+        return api.register_with_code(v_email, v_hash, v_display_name, v_time_zone, v_code, auth_register.params);
+    end if;
     select * into v_settings from app.auth_settings;
     perform pg_advisory_xact_lock(hashtext('taken:' || coalesce(host(v_bucket), '-')));
-    select count(*)::integer, min(a.answered_at) into v_answers, v_oldest
+    select count(*)::integer into v_answers
     from app.taken_email_answers a
     where a.client_ip is not distinct from v_bucket and a.answered_at > now() - v_settings.taken_answer_window;
     if v_answers >= v_settings.max_taken_answers_per_address then
-        return api.problem(429, 'too_many_attempts', 'Too many sign-ups from here; wait before trying again.',
-                           retry_after => greatest(1, ceil(extract(epoch from
-                               v_oldest + v_settings.taken_answer_window - now()))::integer));
+        return api.send_signup_code(v_email, v_bucket);
     end if;
     insert into app.users (email, password_hash, display_name, time_zone)
     values (v_email, v_hash, v_display_name, coalesce(v_time_zone, 'UTC'))
@@ -331,17 +483,23 @@ end
 $$;
 grant execute on function api.auth_register(text, jsonb, jsonb) to focus_api;
 comment on function api.auth_register(text, jsonb, jsonb) is
-    'POST /auth/register: unique email ignoring case (409 email_taken, 429 after too many from one address), '
-    'bcrypt-hashed password, optional IANA time_zone (default UTC), a verification code mailed, first token.';
+    'POST /auth/register: unique email ignoring case (409 email_taken), bcrypt-hashed password, optional IANA time_zone '
+    '(default UTC), a verification code mailed, first token; past an address''s 409 budget, 202 alike for taken and free '
+    'emails with a code mailed, and the same fields with that code sign up (email verified).';
 
 -- POST /auth/login {email, password}
 -- Guarantees: unknown email and wrong password answer the same 401 invalid_credentials, after
 -- the same bcrypt work; a malformed email is 400 invalid_email and an over-long password 400
--- invalid_field, before anything is written. Throttling (429 too_many_attempts with Retry-After, the password not even checked):
+-- invalid_field, before anything is written. Throttling (429 too_many_attempts with Retry-After, the password not even checked),
+-- by sign-in failures only (kind 'login': wrong codes and a token holder's wrong passwords are
+-- counted apart, so a schoolmate's wrong reset or sign-up codes never stop a sign-in, 2026-12-05):
 --   * per email and client address: max_failed_logins failures within failed_login_window;
 --   * per email from every address together: max_failed_logins_per_email, except from an
 --     address this account signed in from within known_address_ttl (app.login_addresses),
 --     so strangers' guesses cannot lock the owner out where they usually sign in.
+--   The first limit holds at a known address too: behind a NAT, a schoolmate's 10 wrong
+--   passwords for this email stop its owner there for the window (docs/security.md says what
+--   would end that: a device cookie).
 -- The client address is params.client_ip, set by the HTTP layer (never by the client); null
 -- when unknown, which counts as one address of its own.
 -- Failures are recorded and answered without raising, so the record survives.
@@ -375,14 +533,14 @@ begin
     -- This address's failures for this email.
     select count(*)::integer, min(f.failed_at) into v_failures, v_oldest
     from app.login_failures f
-    where f.email = v_email::citext and f.client_ip is not distinct from v_address
+    where f.email = v_email::citext and f.kind = 'login' and f.client_ip is not distinct from v_address
       and f.failed_at > now() - v_settings.failed_login_window;
     if v_failures < v_settings.max_failed_logins and not v_known_address then
         -- Every address's failures for this email.
         select count(*)::integer, min(f.failed_at) into v_failures, v_oldest
         from (select f.failed_at
               from app.login_failures f
-              where f.email = v_email::citext and f.failed_at > now() - v_settings.failed_login_window
+              where f.email = v_email::citext and f.kind = 'login' and f.failed_at > now() - v_settings.failed_login_window
               order by f.failed_at desc
               limit v_settings.max_failed_logins_per_email) f;
         v_failures := case when v_failures >= v_settings.max_failed_logins_per_email then v_failures else 0 end;

@@ -12,11 +12,22 @@
 --       max_failed_logins such failures of the email within failed_login_window. Strangers'
 --       sign-in and code failures never count here, so a signed-in owner who proves the
 --       password is never locked out by them;
---     kind 'code' (a wrong reset code): at max_code_failures_per_address wrong codes from the
---       address (IPv6: its /64) across all emails within failed_login_window, so one address
---       cannot spread guesses over many accounts. Each code also stops working after
---       max_code_attempts wrong guesses (api.auth_password_reset_confirm).
--- 'check' serializes attempts for the email (the same advisory lock as api.auth_login).
+--     kind 'code' (a wrong reset, web deletion or sign-up code; one count for the three), by
+--       the address's wrong codes (IPv6: its /64) across all emails within failed_login_window,
+--       in two steps sized for a NAT (2026-12-05):
+--       - below first_guess_only_after_code_failures (30) every guess is checked;
+--       - from there on, a guess is checked only if the address made no wrong guess at this
+--         email in the window: someone typing the code of their own mail gets in while a
+--         schoolmate guesses, and a guesser gets one guess per email, none more. It is keyed by
+--         email and address, recorded alike for every email, never by the code, which only
+--         accounts have: "this code was guessed before" would tell which emails have one;
+--       - at max_code_failures_per_address (300) every code from the address waits, the last
+--         resort against guesses spread over hundreds of emails.
+--       The wait ends when the address falls back under the step that refused it or, in the
+--       middle step, when its wrong guesses at this email age out, whichever comes first. Each
+--       code also stops working after max_code_attempts wrong guesses from anywhere.
+-- 'check' serializes attempts for the email (the same advisory lock as api.auth_login) and,
+-- for codes, for the address.
 create function api.failed_attempts(email text, action text, client_ip inet default null, kind text default 'login')
 returns integer
 language plpgsql volatile security definer set search_path = public, pg_temp
@@ -24,9 +35,10 @@ as $$
 declare
     v_settings app.auth_settings;
     v_bucket inet := api.address_bucket(failed_attempts.client_ip);
-    v_limit integer;
     v_failures integer;
     v_oldest timestamptz;
+    v_below timestamptz;
+    v_mine timestamptz;
 begin
     if failed_attempts.action = 'record' then
         insert into app.login_failures (email, client_ip, kind)
@@ -43,23 +55,48 @@ begin
     select * into v_settings from app.auth_settings;
     perform pg_advisory_xact_lock(hashtext('login:' || lower(failed_attempts.email)));
     if failed_attempts.kind = 'password' then
-        v_limit := v_settings.max_failed_logins;
         select count(*)::integer, min(f.failed_at) into v_failures, v_oldest
         from app.login_failures f
         where f.email = failed_attempts.email::citext and f.kind = 'password'
           and f.failed_at > now() - v_settings.failed_login_window;
-    else
-        v_limit := v_settings.max_code_failures_per_address;
-        perform pg_advisory_xact_lock(hashtext('codes:' || coalesce(host(v_bucket), '-')));
-        select count(*)::integer, min(f.failed_at) into v_failures, v_oldest
+        if v_failures < v_settings.max_failed_logins then
+            return null;
+        end if;
+        return greatest(1, ceil(extract(epoch from v_oldest + v_settings.failed_login_window - now()))::integer);
+    end if;
+
+    perform pg_advisory_xact_lock(hashtext('codes:' || coalesce(host(v_bucket), '-')));
+    select count(*)::integer, min(f.failed_at) into v_failures, v_oldest
+    from app.login_failures f
+    where f.kind = 'code' and f.failed_at > now() - v_settings.failed_login_window
+      and (f.client_ip <<= v_bucket or (v_bucket is null and f.client_ip is null));
+    if v_failures >= v_settings.max_code_failures_per_address then
+        -- Under the ceiling again once the failures past it age out.
+        select f.failed_at into v_below
         from app.login_failures f
         where f.kind = 'code' and f.failed_at > now() - v_settings.failed_login_window
-          and (f.client_ip <<= v_bucket or (v_bucket is null and f.client_ip is null));
+          and (f.client_ip <<= v_bucket or (v_bucket is null and f.client_ip is null))
+        order by f.failed_at
+        offset v_failures - v_settings.max_code_failures_per_address limit 1;
+        return greatest(1, ceil(extract(epoch from v_below + v_settings.failed_login_window - now()))::integer);
     end if;
-    if v_failures < v_limit then
+    if v_failures < v_settings.first_guess_only_after_code_failures then
         return null;
     end if;
-    return greatest(1, ceil(extract(epoch from v_oldest + v_settings.failed_login_window - now()))::integer);
+    select max(f.failed_at) into v_mine
+    from app.login_failures f
+    where f.kind = 'code' and f.email = failed_attempts.email::citext and f.failed_at > now() - v_settings.failed_login_window
+      and (f.client_ip <<= v_bucket or (v_bucket is null and f.client_ip is null));
+    if v_mine is null then
+        return null;  -- the address's first guess at this email in the window
+    end if;
+    select f.failed_at into v_below
+    from app.login_failures f
+    where f.kind = 'code' and f.failed_at > now() - v_settings.failed_login_window
+      and (f.client_ip <<= v_bucket or (v_bucket is null and f.client_ip is null))
+    order by f.failed_at
+    offset v_failures - v_settings.first_guess_only_after_code_failures limit 1;
+    return greatest(1, ceil(extract(epoch from least(v_below, v_mine) + v_settings.failed_login_window - now()))::integer);
 end
 $$;
 
@@ -143,7 +180,7 @@ $$;
 -- failure, mail, queued reset or deletion request or Idempotency-Key linked to the account (app.link_*
 -- triggers: it held the address, or made the request) or under its current email stays, nor one
 -- under an address it asked to change to (pending, or never confirmed) that no other account
--- holds; no 409 email_taken count stays for an address (api.address_bucket) the account signed
+-- holds; no sign-up code mailed to either (app.signup_codes); no 409 email_taken count stays for an address (api.address_bucket) the account signed
 -- in or failed from. Other users' stored answers that mention the account's id (a friend's
 -- accepted request shows its name) are deleted, so a retry of theirs runs again against what is
 -- there now, as after the 24 h retention. The one key kept is keep_key, the DELETE /me
@@ -166,6 +203,8 @@ declare
                                      or (f.user_id is null and f.email = any(v_pending))));
 begin
     delete from app.taken_email_answers a where a.client_ip = any(v_buckets);
+    delete from app.signup_codes c
+    where c.email = erase_account_traces.email::citext or c.email = any(v_pending);
     delete from app.outgoing_mail m
     where m.user_id = erase_account_traces.user_id or m.recipient = erase_account_traces.email::citext
        or (m.user_id is null and m.recipient = any(v_pending));
@@ -530,9 +569,12 @@ comment on function api.auth_password_reset_create(text, jsonb, jsonb) is
 -- Guarantees: a wrong, expired or used code (or an unknown email) is one 400 invalid_reset_code,
 -- recorded as a 'code' failure without rolling back; the account's live code counts the wrong
 -- guess and stops working after max_code_attempts of them. 429 too_many_attempts (the code not
--- even checked) only once this client address (IPv6: its /64) made max_code_failures_per_address
--- wrong guesses across all emails: strangers elsewhere never stop the owner's right code.
--- Neither other failures of the email nor sign-in failures count here. A right code works
+-- even checked) only by this client address's own wrong codes (IPv6: its /64, across all
+-- emails; api.failed_attempts): past first_guess_only_after_code_failures, for a second guess
+-- at the same email; past max_code_failures_per_address, for every guess. So a person at a
+-- school's NAT typing the code of their own mail gets in while a schoolmate guesses, and
+-- strangers elsewhere never stop the owner's right code. Neither other failures of the email
+-- nor sign-in failures count here. A right code works
 -- once: the password changes, the email counts as verified (the code reached it), every token
 -- of the user and every other code stop working, and the answer is {user, token, expires_at}.
 create function api.auth_password_reset_confirm(token text, params jsonb, body jsonb)
@@ -580,7 +622,7 @@ $$;
 grant execute on function api.auth_password_reset_confirm(text, jsonb, jsonb) to focus_api;
 comment on function api.auth_password_reset_confirm(text, jsonb, jsonb) is
     'POST /auth/password-reset/confirm: one 400 invalid_reset_code for wrong, expired, used codes and unknown emails '
-    '(a code is void after a few wrong guesses; 429 only past the per-address ceiling); else a new password, '
+    '(a code is void after a few wrong guesses; 429 only for an address''s repeated or too many wrong codes); else a new password, '
     'the email verified, all other tokens revoked, a new token.';
 
 -- Device = {id, label, created_at, last_used_at, expires_at, current}. label is the User-Agent

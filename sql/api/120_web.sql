@@ -30,9 +30,11 @@ comment on function api.account_deletion_create(text, jsonb, jsonb) is
 -- Guarantees: the reset's rules for the code: a wrong, expired or used code (or an unknown
 -- email) is one 400 invalid_deletion_code, recorded as a 'code' failure without rolling back;
 -- the account's live code counts the wrong guess and stops working after max_code_attempts;
--- 429 too_many_attempts (the code not even checked) once this address made
--- max_code_failures_per_address wrong guesses of any code (reset or deletion) across all
--- emails. A right code works once: the account becomes the tombstone DELETE /me leaves
+-- 429 too_many_attempts (the code not even checked) only by this address's own wrong codes of
+-- any kind (reset, deletion, sign-up; api.failed_attempts): past
+-- first_guess_only_after_code_failures for a second guess at the same email, past
+-- max_code_failures_per_address for every guess, so at a shared address (a NAT) someone typing
+-- the code of their own mail still deletes while a schoolmate guesses. A right code works once: the account becomes the tombstone DELETE /me leaves
 -- (api.erase_account) and app.account_deletions records it (via web).
 create function api.account_deletion_confirm(token text, params jsonb, body jsonb)
 returns api.reply
@@ -74,7 +76,8 @@ $$;
 grant execute on function api.account_deletion_confirm(text, jsonb, jsonb) to focus_api;
 comment on function api.account_deletion_confirm(text, jsonb, jsonb) is
     'POST /account/delete/confirm (web form): one 400 invalid_deletion_code for wrong, expired, used codes and unknown '
-    'emails (429 past the per-address ceiling); a right code deletes the account as DELETE /me does, audited.';
+    'emails (429 only for an address''s repeated or too many wrong codes); a right code deletes the account as DELETE /me '
+    'does, audited.';
 
 -- The moderator a console cookie's token belongs to: 401 as api.authenticate, 401 when the
 -- token is not a console session (an app's token in a cookie is refused), 403 not_moderator

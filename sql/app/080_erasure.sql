@@ -42,9 +42,9 @@ end
 $$;
 
 -- Deletes sign-in failures, sign-in addresses and mail past their retention, reset and deletion requests the
--- mailer never took once older than a reset code lives (reset_code_ttl: asked again by then) and
--- 409 email_taken counts once outside taken_answer_window (the only reader); returns how many
--- rows. Called hourly by the server (through api.events_prune) or by a DBA.
+-- mailer never took once older than a reset code lives (reset_code_ttl: asked again by then),
+-- 409 email_taken counts once outside taken_answer_window (the only reader) and sign-up codes
+-- once outside every window that reads them; returns how many rows. Called hourly by the server (through api.events_prune) or by a DBA.
 create or replace function app.prune_personal_data()
 returns integer
 language plpgsql
@@ -63,6 +63,7 @@ declare
     v_requests integer;
     v_deletion_requests integer;
     v_taken integer;
+    v_signup_codes integer;
 begin
     select * into v_auth from app.auth_settings;
     delete from app.login_failures f
@@ -79,9 +80,15 @@ begin
     get diagnostics v_deletion_requests = row_count;
     delete from app.taken_email_answers a where a.answered_at < now() - v_auth.taken_answer_window;
     get diagnostics v_taken = row_count;
-    return v_failures + v_addresses + v_mail + v_requests + v_deletion_requests + v_taken;
+    -- Sign-up codes once no bound reads them: the address's and the email's mail counts and the
+    -- code's own life.
+    delete from app.signup_codes c
+    where c.created_at < now() - greatest(v_auth.taken_answer_window, v_auth.reset_mail_window, v_auth.reset_code_ttl);
+    get diagnostics v_signup_codes = row_count;
+    return v_failures + v_addresses + v_mail + v_requests + v_deletion_requests + v_taken + v_signup_codes;
 end
 $$;
 comment on function app.prune_personal_data() is
     'Deletes login failures, login addresses and mail past app.retention_settings (never inside what '
-    'throttling reads), reset requests older than reset_code_ttl and 409 counts older than taken_answer_window. Called hourly by the server through api.events_prune; a DBA may run it any time.';
+    'throttling reads), reset requests older than reset_code_ttl, 409 counts older than taken_answer_window and sign-up '
+    'codes older than every window that reads them. Called hourly by the server through api.events_prune; a DBA may run it any time.';

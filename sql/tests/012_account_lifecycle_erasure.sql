@@ -62,10 +62,17 @@ select api.auth_password_reset_create(null, '{"client_ip": "203.0.113.99"}', '{"
 select api.auth_register(null, '{"client_ip": "203.0.113.99"}',
                          '{"email": "pal@example.com", "password": "correct horse", "display_name": "Fan"}');
 
+-- A sign-up code mailed to its first address and one to the pending one (the step-up of a
+-- shared address past its 409 budget), as api.send_signup_code leaves them.
+insert into app.signup_codes (email, client_ip, digest, expires_at)
+values ('zqera@example.com', '192.0.2.99', sha256('12345678'::bytea), now() + interval '15 minutes'),
+       ('zqera.next@example.com', '192.0.2.99', sha256('87654321'::bytea), now() + interval '15 minutes');
+
 select ok(test.columns_holding(pg_temp.needles()) @> array['app.email_verifications.email', 'app.idempotency_keys.reply',
               'app.idempotency_keys.scope', 'app.login_addresses.client_ip', 'app.login_failures.client_ip',
               'app.login_failures.email', 'app.outgoing_mail.recipient', 'app.password_reset_requests.email',
-              'app.taken_email_answers.client_ip', 'app.focus_sessions.tag', 'app.users.bio', 'app.users.display_name', 'app.users.email'],
+              'app.taken_email_answers.client_ip', 'app.focus_sessions.tag', 'app.users.bio', 'app.users.display_name', 'app.users.email',
+              'app.signup_codes.email'],
           'before: the scan finds the emails, the name, the bio and the addresses where they are');
 select is((select array_agg(email::text order by id) from app.password_reset_requests where email like 'zqera%'),
           array['zqera@example.com', 'zqera.new@example.com', 'zqera.next@example.com'],

@@ -1,9 +1,10 @@
 -- Strangers cannot lock an owner out: a signed-in owner who proves the password, and a right
 -- current reset code, work however many failures strangers recorded for the email; a code is
--- void after 5 wrong guesses; one address meets a ceiling of wrong codes across all accounts.
+-- void after 5 wrong guesses; one address's wrong codes across all accounts meet two steps (a
+-- first guess per email only, then a ceiling).
 -- clock: any
 begin;
-select plan(16);
+select plan(18);
 select test.new_user('own');
 select test.new_user('mine');
 select test.new_user('gone');
@@ -58,14 +59,21 @@ select is((pg_temp.confirm('mine@example.com', (select code from next_code), '19
 select is((pg_temp.confirm('mine@example.com', pg_temp.reset('mine@example.com'), '198.51.100.1')).code, null,
           '... and a new code works');
 
--- One address, wrong codes spread over many accounts: a ceiling of 30 in the window.
+-- One address, wrong codes spread over many accounts: past 30 in the window only a first guess
+-- at each email is checked; at 300 every code from there waits.
 delete from app.login_failures;
 select pg_temp.confirm('acct' || a || '@example.com', '1234567' || n, '192.0.2.200') from generate_series(1, 6) a, generate_series(1, 5) n;
-select is((pg_temp.confirm('acct7@example.com', '12345678', '192.0.2.200')).code, 'too_many_attempts',
-          'one address that checked 30 wrong codes spread over 6 accounts gets 429 for any account');
-select ok((pg_temp.confirm('acct8@example.com', '12345678', '192.0.2.200')).retry_after between 1 and 900, '... with Retry-After');
+select is((pg_temp.confirm('acct1@example.com', '12345678', '192.0.2.200')).code, 'too_many_attempts',
+          'one address that checked 30 wrong codes spread over 6 accounts gets 429 for another guess at one of them');
+select ok((pg_temp.confirm('acct1@example.com', '12345678', '192.0.2.200')).retry_after between 1 and 900, '... with Retry-After');
+select is((pg_temp.confirm('acct7@example.com', '12345678', '192.0.2.200')).code, 'invalid_reset_code',
+          '... while its first guess at another email is still checked (and counted)');
 select is((pg_temp.confirm('mine@example.com', pg_temp.reset('mine@example.com'), '192.0.2.201')).code, null,
-          '... while the owner''s right code from another address works');
+          '... and the owner''s right code from another address works');
+insert into app.login_failures (email, client_ip, kind)
+select 'spread' || n || '@example.com', '192.0.2.200', 'code' from generate_series(1, 269) n;
+select is((pg_temp.confirm('acct8@example.com', '12345678', '192.0.2.200')).code, 'too_many_attempts',
+          'at 300 wrong codes in the window every code from the address waits, a first guess too');
 select pg_temp.confirm('acct' || a || '@example.com', '1234567' || a, '2001:db8:1:2::' || a) from generate_series(1, 30) a;
 select is((pg_temp.confirm('acct9@example.com', '12345678', '2001:db8:1:2:ffff::1')).code, 'too_many_attempts',
           'an IPv6 /64 counts as one address');

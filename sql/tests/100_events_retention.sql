@@ -1,11 +1,11 @@
 -- The hourly prune (api.events_prune, from the server's listener) also deletes sign-in failures
 -- after 30 days, sign-in addresses 90 days after their last success and mail 30 days after it
 -- was written (app.retention_settings), never inside the windows throttling reads; reset
--- requests the mailer never took after reset_code_ttl and 409 email_taken counts after
--- taken_answer_window. Retention is a rolling age, so fixtures are ages from now() (no calendar
+-- requests the mailer never took after reset_code_ttl, 409 email_taken counts after
+-- taken_answer_window and sign-up codes once no window reads them. Retention is a rolling age, so fixtures are ages from now() (no calendar
 -- day or week is involved).
 begin;
-select plan(15);
+select plan(16);
 select test.new_user('ret');
 delete from app.outgoing_mail where recipient = 'ret@example.com';  -- the sign-up's verification code
 insert into app.login_failures (email, client_ip, failed_at)
@@ -22,6 +22,9 @@ values ('ret@example.com', now() - interval '16 minutes'), ('stranger@example.co
        ('ret@example.com', now() - interval '14 minutes');
 insert into app.taken_email_answers (client_ip, answered_at)
 values ('203.0.113.5', now() - interval '61 minutes'), ('203.0.113.6', now() - interval '59 minutes');
+insert into app.signup_codes (email, client_ip, digest, created_at, expires_at)
+values ('old.signup@example.com', '203.0.113.5', sha256('1'::bytea), now() - interval '61 minutes', now() - interval '46 minutes'),
+       ('new.signup@example.com', '203.0.113.6', sha256('2'::bytea), now() - interval '59 minutes', now() - interval '44 minutes');
 
 select is(test.error_as('focus_api', $$ select api.events_prune() $$), 'ok', 'the server''s hourly prune runs as focus_api');
 select is((select array_agg(host(client_ip) order by client_ip) from app.login_failures where email in ('ret@example.com', 'stranger@example.com')),
@@ -40,6 +43,8 @@ select is((select user_id from app.password_reset_requests where email = 'ret@ex
           '... and a request is linked to the account holding its email (erased with it)');
 select is((select array_agg(host(client_ip)) from app.taken_email_answers), array['203.0.113.6'],
           '409 email_taken counts older than taken_answer_window (1 hour) are gone');
+select is((select array_agg(email::text) from app.signup_codes where email like '%.signup@example.com'), array['new.signup@example.com'],
+          'sign-up codes older than the windows that count them (an hour per address and per email) are gone');
 
 -- Pruning never reads less than throttling does: a longer window or known-address time wins.
 update app.retention_settings set login_failures = interval '1 day', login_addresses = interval '1 day';
@@ -60,9 +65,9 @@ select is((select r.status || ' ' || r.code from api.auth_register(null, '{"clie
               '{"email": "ret@example.com", "password": "correct horse", "display_name": "Ret"}') r),
           '409 email_taken', 'a taken sign-up still answers 409 ...');
 update app.auth_settings set max_taken_answers_per_address = 2;
-select is((select r.status || ' ' || r.code from api.auth_register(null, '{"client_ip": "203.0.113.7"}',
+select is((select r.status::text from api.auth_register(null, '{"client_ip": "203.0.113.7"}',
               '{"email": "nobody.yet@example.com", "password": "correct horse", "display_name": "Ret"}') r),
-          '429 too_many_attempts', '... and the kept count still throttles the address (pruning changed no answer)');
+          '202', '... and the kept count still puts the address past its budget (a code mailed: pruning changed no answer)');
 
 select * from finish();
 rollback;

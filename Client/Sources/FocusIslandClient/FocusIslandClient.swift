@@ -65,12 +65,19 @@ public final class FocusIslandClient: Sendable {
         set { state.value = newValue }
     }
 
-    /// Creates an account and keeps its token.
+    /// Creates an account and keeps its token: `.created(SignedIn)`. From an address many people
+    /// share (a school's network) the server may answer `.accepted(SignUpCodeMailed)` instead: a
+    /// code was mailed to `email`; ask the person for it and call `register` again with the same
+    /// values and `code` (the answer is then `.created`, the email verified). `timeZone`: an IANA
+    /// name for the person's days (UTC when nil).
     @discardableResult
-    public func register(email: String, password: String, displayName: String) async throws(FocusIslandError) -> SignedIn {
-        let signedIn = try await authRegister(RegisterBody(email: email, password: password, displayName: displayName))
-        token = signedIn.token
-        return signedIn
+    public func register(
+        email: String, password: String, displayName: String, timeZone: String? = nil, code: String? = nil
+    ) async throws(FocusIslandError) -> AuthRegisterResponse {
+        let answer = try await authRegister(
+            RegisterBody(email: email, password: password, displayName: displayName, timeZone: timeZone, code: code))
+        if case .created(let signedIn) = answer { token = signedIn.token }
+        return answer
     }
 
     /// Signs in and keeps the token.
@@ -287,6 +294,18 @@ public struct RawResponse: Sendable, Equatable {
     public var status: Int
     public var headers: [String: String]
     public var body: Data
+}
+
+extension AuthRegisterResponse {
+    /// The new account and its token, when the sign-up is done (201).
+    public var signedIn: SignedIn? {
+        if case .created(let signedIn) = self { signedIn } else { nil }
+    }
+
+    /// What the server mailed, when it asks for the mailed code first (202).
+    public var codeMailed: SignUpCodeMailed? {
+        if case .accepted(let mailed) = self { mailed } else { nil }
+    }
 }
 
 extension HTTPURLResponse {

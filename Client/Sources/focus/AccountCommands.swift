@@ -4,15 +4,50 @@
 import FocusIslandClient
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 enum AccountCommands {
+    /// From a network many people share (a school's), the server may mail a code first (202): the
+    /// code is asked for on the terminal, or taken from --code, and the sign-up sent again with it.
     static func register(_ context: Context, email: String, displayName: String?) async throws {
         let name = displayName ?? String(email.prefix { $0 != "@" })
         let password = try Password.read(prompt: "Password for \(email) (8 characters or more): ")
-        let signedIn = try await context.anonymous().authRegister(
-            RegisterBody(email: email, password: password, displayName: name, timeZone: context.invocation.timeZone))
+        let client = try context.anonymous()
+        func body(_ code: String?) -> RegisterBody {
+            RegisterBody(email: email, password: password, displayName: name, timeZone: context.invocation.timeZone, code: code)
+        }
+        var answer = try await client.authRegister(body(context.invocation.code))
+        if let mailed = answer.codeMailed {
+            answer = try await client.authRegister(body(try mailedCode(context, email: email, mailed)))
+        }
+        guard let signedIn = answer.signedIn else {
+            throw CLIError(.local, "the server asked for a mailed code again")
+        }
         try save(signedIn, context)
         context.output.result(
             signedIn, "Signed in as \(signedIn.user.displayName) <\(signedIn.user.email)>; balance \(signedIn.user.balance) coins.")
+    }
+
+    /// The code a sign-up mailed, typed at a prompt (stdin must be a terminal); without one, the
+    /// answer is printed (with --json) and the command ends with status 6, to be run again with
+    /// --code.
+    static func mailedCode(_ context: Context, email: String, _ mailed: SignUpCodeMailed) throws(CLIError) -> String {
+        let minutes = mailed.codeExpiresIn / 60
+        guard isatty(STDIN_FILENO) == 1 else {
+            context.output.object(mailed)
+            throw CLIError(
+                .codeMailed, "a code was mailed to \(email) (it works \(minutes) minutes): run focus register again with --code CODE")
+        }
+        FileHandle.standardError.write(
+            Data("Many sign-ups come from your network: a code was mailed to \(email). Code (within \(minutes) minutes): ".utf8))
+        guard let line = readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces), !line.isEmpty else {
+            throw CLIError(.usage, "no code given: run focus register again with --code CODE")
+        }
+        return line
     }
 
     static func login(_ context: Context, email: String) async throws {

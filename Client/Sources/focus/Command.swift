@@ -79,7 +79,7 @@ enum Command: Equatable {
         switch (name, arguments.first) {
         case ("start", _): taken = ["tag"]
         case ("finish", _): taken = ["ended-at"]
-        case ("register", _): taken = ["time-zone"]
+        case ("register", _): taken = ["time-zone", "code"]
         case ("history", _), ("friends", nil), ("friend", nil): taken = ["limit", "cursor"]
         case ("stats", _): taken = ["from", "to"]
         default: taken = []

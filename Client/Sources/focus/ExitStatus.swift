@@ -15,6 +15,9 @@ enum ExitStatus: Int32, CaseIterable {
     case unavailable = 4
     /// Something failed on this machine: the config directory, the terminal, an unreadable answer.
     case local = 5
+    /// The server mailed a code first (register from a network many people share) and there was
+    /// no terminal to ask for it: run the command again with `--code CODE`.
+    case codeMailed = 6
 
     /// One line per status for `--help`.
     var meaning: String {
@@ -25,6 +28,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .notSignedIn: return "not signed in (no token saved, or the server rejected it): run focus login"
         case .unavailable: return "the server could not be reached, or answered 5xx / timed out"
         case .local: return "a local failure (config directory, terminal, an answer that could not be read)"
+        case .codeMailed: return "register: a code was mailed to the email and no terminal could ask for it: run it again with --code CODE"
         }
     }
 }

@@ -14,7 +14,7 @@ struct Invocation: Equatable {
     var help = false
     /// The options that take a value (`--limit 20` or `--limit=20`), by name without the dashes:
     /// limit, cursor (a list's page), tag (a session's), from, to (a range of days), language,
-    /// ended-at (finish), time-zone (register).
+    /// ended-at (finish), time-zone and code (register).
     var values: [String: String] = [:]
 
     /// `--language TAG`: sent as Accept-Language, so items and tips come in that language when
@@ -24,9 +24,12 @@ struct Invocation: Equatable {
     var endedAt: String? { values["ended-at"] }
     /// `--time-zone ZONE`: the new account's IANA time zone, for `focus register`.
     var timeZone: String? { values["time-zone"] }
+    /// `--code CODE`: the sign-up code the server mailed (it mails one first from a network many
+    /// people share), for `focus register`.
+    var code: String? { values["code"] }
 
     static let options = ["--json", "--follow", "--help", "-h"]
-    static let valueOptions = ["limit", "cursor", "tag", "from", "to", "language", "ended-at", "time-zone"]
+    static let valueOptions = ["limit", "cursor", "tag", "from", "to", "language", "ended-at", "time-zone", "code"]
 
     /// Parses the arguments after the program's name. An option with a value takes the next
     /// word (`--ended-at 2026-12-01T10:15:00Z`) or what follows `=` (`--time-zone=Asia/Tokyo`).
@@ -56,7 +59,7 @@ struct Invocation: Equatable {
             default:
                 throw .usage(
                     "unknown option \(argument) (options: --json, --follow, --help, --limit, --cursor, --tag, --from, --to, "
-                        + "--language TAG, --ended-at, --time-zone)")
+                        + "--language TAG, --ended-at, --time-zone, --code)")
             }
         }
     }

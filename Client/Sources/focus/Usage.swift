@@ -12,6 +12,8 @@ enum Usage {
             account
               focus register EMAIL [DISPLAY NAME]   create an account and sign in (name: the email's local part)
                 [--time-zone ZONE]                  your days in an IANA zone from the start (Europe/Paris; default UTC)
+                [--code CODE]                       the code mailed when many sign-ups come from your network
+                                                    (asked for on the terminal when not given)
               focus login EMAIL                     sign in; the token is saved for the next commands
               focus logout                          end this token's session on the server and forget it
               focus me                              your profile, balance and what you show
@@ -79,6 +81,7 @@ enum Usage {
               --ended-at TIME with finish: when the session really ended
               --time-zone ZONE
                               with register: the account's time zone
+              --code CODE     with register: the code the server mailed first (see register)
               --help, -h      this text
               --language TAG  items and tips in that language when the server offers it (Accept-Language,
                               e.g. es or "es-MX, es;q=0.9"); else English

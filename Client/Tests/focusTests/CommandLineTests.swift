@@ -30,7 +30,10 @@ import Testing
         #expect(finish.words == ["finish"] && finish.endedAt == "2026-12-01T10:15:00Z")
         let register = try Invocation(["register", "--time-zone=Asia/Tokyo", "ada@example.com", "Ada"])
         #expect(register.words == ["register", "ada@example.com", "Ada"] && register.timeZone == "Asia/Tokyo")
-        for arguments in [["finish", "--ended-at"], ["register", "a@b.c", "--time-zone="]] {
+        let coded = try Invocation(["register", "ada@example.com", "--code", "01234567"])
+        #expect(coded.words == ["register", "ada@example.com"] && coded.code == "01234567" && coded.timeZone == nil)
+        #expect(try Command(coded.words, options: coded.values) == .register(email: "ada@example.com", displayName: nil))
+        for arguments in [["finish", "--ended-at"], ["register", "a@b.c", "--time-zone="], ["register", "a@b.c", "--code"]] {
             #expect(throws: CLIError.self, "\(arguments)") { try Invocation(arguments) }
         }
     }
@@ -38,6 +41,7 @@ import Testing
     @Test func anOptionWithAValueGoesWithItsCommandOnly() async {
         #expect(await Runner.run(["me", "--ended-at", "2026-12-01T10:15:00Z"]) == .usage)
         #expect(await Runner.run(["finish", "--time-zone", "Asia/Tokyo"]) == .usage)
+        #expect(await Runner.run(["login", "ada@example.com", "--code", "01234567"]) == .usage)
     }
 
     @Test func anUnknownOptionIsAUsageError() {

@@ -1150,6 +1150,24 @@ public struct SignedIn: Codable, Sendable, Equatable {
     }
 }
 
+/// register, past the client address's budget of 409 answers: the same answer whether the email is free or taken. A free email is mailed a sign-up code; a taken one's holder is mailed a notice instead (the code goes to nobody). Repeat the sign-up with the same fields and `code`.
+public struct SignUpCodeMailed: Codable, Sendable, Equatable {
+    /// How to finish: `mailed`, a code was sent to the email (if it can sign up).
+    public var verification: String
+    /// Seconds the code works (900).
+    public var codeExpiresIn: Int
+
+    public init(verification: String, codeExpiresIn: Int) {
+        self.verification = verification
+        self.codeExpiresIn = codeExpiresIn
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case verification = "verification"
+        case codeExpiresIn = "code_expires_in"
+    }
+}
+
 public struct Token: Codable, Sendable, Equatable {
     public var id: UUID
     /// The User-Agent the token was issued to.
@@ -3052,12 +3070,15 @@ public struct RegisterBody: Codable, Sendable, Equatable {
     public var displayName: String
     /// An IANA time zone name (Europe/Paris): the person's days (stats, boards, streaks) from the first one; left out or null, UTC. Unknown: 400 invalid_field.
     public var timeZone: String?
+    /// Only after a 202 answer: the 8-digit code mailed to `email` (spaces around it are trimmed), sent with the same fields again. Not 8 digits: 400 invalid_field; wrong, expired (15 minutes), used, replaced by a newer code or void after 5 wrong guesses: 400 invalid_signup_code. The right code makes the account with this request's fields, its email verified, whether or not the address is still past its budget.
+    public var code: String?
 
-    public init(email: String, password: String, displayName: String, timeZone: String? = nil) {
+    public init(email: String, password: String, displayName: String, timeZone: String? = nil, code: String? = nil) {
         self.email = email
         self.password = password
         self.displayName = displayName
         self.timeZone = timeZone
+        self.code = code
     }
 
     enum CodingKeys: String, CodingKey {
@@ -3065,6 +3086,7 @@ public struct RegisterBody: Codable, Sendable, Equatable {
         case password = "password"
         case displayName = "display_name"
         case timeZone = "time_zone"
+        case code = "code"
     }
 }
 
@@ -5255,6 +5277,7 @@ public enum Schemas {
         ("Settings", Settings.self),
         ("Profile", Profile.self),
         ("SignedIn", SignedIn.self),
+        ("SignUpCodeMailed", SignUpCodeMailed.self),
         ("Token", Token.self),
         ("TokenList", TokenList.self),
         ("Catalog", Catalog.self),

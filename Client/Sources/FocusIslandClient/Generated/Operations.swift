@@ -2,6 +2,14 @@
 // One method per operation, named lowerCamel(operationId).
 import Foundation
 
+/// What `authRegister` answers: one case per success status.
+public enum AuthRegisterResponse: Sendable, Equatable {
+    /// 201
+    case created(SignedIn)
+    /// 202
+    case accepted(SignUpCodeMailed)
+}
+
 /// What `shopPurchasesCreate` answers: one case per success status.
 public enum ShopPurchasesCreateResponse: Sendable, Equatable {
     /// 200
@@ -169,14 +177,22 @@ extension FocusIslandClient {
         return try self.decode(JSONValue.self, from: try await send(request))
     }
 
-    /// Create an account; answers its first token.
+    /// Create an account; answers its first token (or, from a busy address, mails a code first).
     /// `POST /auth/register`
-    public func authRegister(_ body: RegisterBody, idempotencyKey: String? = nil) async throws(FocusIslandError) -> SignedIn {
+    public func authRegister(_ body: RegisterBody, idempotencyKey: String? = nil) async throws(FocusIslandError) -> AuthRegisterResponse {
         let request = OperationRequest(
             method: "POST", path: "/auth/register", query: [],
             body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
-            conditional: false, statuses: [201])
-        return try self.decode(SignedIn.self, from: try await send(request))
+            conditional: false, statuses: [201, 202])
+        let response = try await send(request)
+        switch response.status {
+        case 201:
+            return .created(try self.decode(SignedIn.self, from: response))
+        case 202:
+            return .accepted(try self.decode(SignUpCodeMailed.self, from: response))
+        default:
+            throw FocusIslandError.unexpectedStatus(response.status)
+        }
     }
 
     /// Sign in.

@@ -30,6 +30,8 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case invalidResetCode
     /// 400: POST /account/delete/confirm (web page): the deletion code is wrong, expired, used or void after 5 wrong guesses, or the email unknown (one answer; counts toward the address's ceiling of wrong codes, shared with reset codes); shown on the page
     case invalidDeletionCode
+    /// 400: register with code (after a 202 answer): the code is wrong, expired (15 minutes), used, replaced by a newer one or void after 5 wrong guesses, or none was mailed to the email (one answer; counts toward the address's wrong codes, with reset and deletion codes)
+    case invalidSignupCode
     /// 400: verify email: the code is wrong, expired, used or void after 5 wrong guesses, or no code waits
     case invalidVerificationCode
     /// 403: every route but export, deletion and logout, while a moderator's suspension or ban of the account holds
@@ -70,7 +72,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case methodNotAllowed
     /// 408: the request head was not complete within HEAD_TIMEOUT of connecting (or IDLE_TIMEOUT after the previous answer); the connection closes
     case requestTimeout
-    /// 409: register: the email exists, in any letter case (limited per address, see too_many_attempts); verify email: another account took the address meanwhile
+    /// 409: register: the email exists, in any letter case (20 an hour per address; past that a sign-up answers 202 alike for taken and free emails, a code mailed), or, with a right code, an account took the email since the mail; verify email: another account took the address meanwhile
     case emailTaken
     /// 409: resend a verification code: the email is verified and no change waits
     case nothingToVerify
@@ -124,7 +126,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case tooManyStreams
     /// 429: GET /events with wait: the user already holds max_polls_per_user waiting long-polls on this server (app.event_settings, default 5; Retry-After)
     case tooManyPolls
-    /// 429: login: 10 failures for the email from this address, or 50 from all addresses not known to the account, in 15 minutes; password check (delete account, change password or email): 10 wrong passwords given with the account's own tokens in 15 minutes; reset confirm and web account deletion confirm: 30 wrong codes (of either kind) from this address (IPv6: its /64) across all emails in 15 minutes; moderation console sign-in: as login; register: 20 email_taken answers to this address in an hour; change email or resend a code: 3 codes mailed in an hour (Retry-After)
+    /// 429: login: 10 failures for the email from this address, or 50 from all addresses not known to the account, in 15 minutes; password check (delete account, change password or email): 10 wrong passwords given with the account's own tokens in 15 minutes; reset confirm and web account deletion confirm (wrong codes of either kind count together, from this address, IPv6: its /64, in 15 minutes): past 30, a second guess at the same email; at 300, every code; moderation console sign-in: as login; register past the address's 20 email_taken answers in an hour (which answer 202 with a code mailed): 3 sign-up mails to the email in an hour, or 1,000 caused from this address in an hour, and with code, the address's wrong codes as for reset confirm; change email or resend a code: 3 codes mailed in an hour (Retry-After)
     case tooManyAttempts
     /// 429: friend requests by email: over the sender's rate (app.social_settings, 100 a day), unknown emails included (Retry-After)
     case tooManyFriendRequests
@@ -194,6 +196,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case "invalid_credentials": self = .invalidCredentials
         case "invalid_reset_code": self = .invalidResetCode
         case "invalid_deletion_code": self = .invalidDeletionCode
+        case "invalid_signup_code": self = .invalidSignupCode
         case "invalid_verification_code": self = .invalidVerificationCode
         case "account_suspended": self = .accountSuspended
         case "not_moderator": self = .notModerator
@@ -287,6 +290,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case .invalidCredentials: "invalid_credentials"
         case .invalidResetCode: "invalid_reset_code"
         case .invalidDeletionCode: "invalid_deletion_code"
+        case .invalidSignupCode: "invalid_signup_code"
         case .invalidVerificationCode: "invalid_verification_code"
         case .accountSuspended: "account_suspended"
         case .notModerator: "not_moderator"
