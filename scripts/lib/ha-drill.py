@@ -75,10 +75,12 @@ def send(base, method, path, token="", body=None, source="127.0.0.1"):
 
 
 def psql(url, sql):
-    """One statement's answer; retried for 30 s while no node accepts writes (a failover)."""
+    """One statement's answer; retried for 30 s while no node accepts writes (a failover). The
+    statement goes on standard input: the check of thousands of acknowledged writes is longer
+    than one argument may be (128 KiB)."""
     deadline = now() + 30
     while True:
-        done = subprocess.run(["psql", "-X", "-At", "-v", "ON_ERROR_STOP=1", url, "-c", sql],
+        done = subprocess.run(["psql", "-X", "-At", "-v", "ON_ERROR_STOP=1", url], input=sql,
                               capture_output=True, text=True)
         if done.returncode == 0:
             return done.stdout.strip()
