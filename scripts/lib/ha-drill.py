@@ -75,10 +75,12 @@ def send(base, method, path, token="", body=None, source="127.0.0.1"):
 
 
 def psql(url, sql):
-    """One statement's answer; retried for 30 s while no node accepts writes (a failover)."""
+    """One statement's answer; retried for 30 s while no node accepts writes (a failover). The
+    statement goes on standard input: the check of thousands of acknowledged writes is longer
+    than one argument may be (128 KiB)."""
     deadline = now() + 30
     while True:
-        done = subprocess.run(["psql", "-X", "-At", "-v", "ON_ERROR_STOP=1", url, "-c", sql],
+        done = subprocess.run(["psql", "-X", "-At", "-v", "ON_ERROR_STOP=1", url], input=sql,
                               capture_output=True, text=True)
         if done.returncode == 0:
             return done.stdout.strip()
@@ -109,7 +111,10 @@ class Drill:
         self.base, self.owner_url, self.kill = base, owner_url, kill
         self.lock = threading.Lock()
         self.records = []  # (started, finished, kind, status, code, retry_after, user, key)
-        self.stop = threading.Event()
+        self.stop = threading.Event()  # the writers
+        # The streams stop only once verify has seen them catch up: a write answered after the
+        # writers' stop still has events on their way to its streams.
+        self.streams_stop = threading.Event()
         self.killed_at = None
         self.items = psql(owner_url, "select string_agg(id::text, ' ' order by price, id) from app.shop_items "
                           "where price > 0 and active").split()
@@ -155,14 +160,14 @@ class Drill:
     def stream(self, user, token):
         last = self.cursors[user]
         host, port = self.base.split("//", 1)[1].split(":")
-        while not self.stop.is_set():
+        while not self.streams_stop.is_set():
             try:
                 with socket.create_connection((host, int(port)), timeout=2) as sock:
                     sock.sendall((f"GET /events HTTP/1.1\r\nHost: {host}\r\nAccept: text/event-stream\r\n"
                                   f"Authorization: Bearer {token}\r\nLast-Event-ID: {last}\r\n\r\n").encode())
                     buffer = b""
                     head_done = False
-                    while not self.stop.is_set():
+                    while not self.streams_stop.is_set():
                         try:
                             chunk = sock.recv(65536)
                         except socket.timeout:
@@ -186,7 +191,7 @@ class Drill:
                                         self.received[user].append(last)
             except OSError:
                 pass
-            if not self.stop.is_set():
+            if not self.streams_stop.is_set():
                 with self.lock:
                     self.reconnects[user] += 1
                 time.sleep(0.5)
@@ -250,7 +255,11 @@ class Drill:
         self.stop.set()
         for thread in threads:
             thread.join(TIMEOUT + 5)
-        return self.verify(began, recovered)
+        ok = self.verify(began, recovered)
+        self.streams_stop.set()
+        for thread in stream_threads:
+            thread.join(TIMEOUT + 5)
+        return ok
 
     def verify(self, began, recovered):
         ok = True
@@ -336,6 +345,13 @@ class Drill:
             ok &= check(f"stream {user[:8]}: {len(want)} events after its cursor ({later} after the kill), received {len(got)}, missed {missed}, "
                         f"twice {twice}, in order: {ordered}, reconnects {self.reconnects[user]}",
                         got == want)
+            if missed:
+                # Which ones, against the last event before the kill and the stream's neighbours.
+                for i in sorted(set(want) - set(got))[:5]:
+                    print(f"    missed event {i} (last before the kill {self.last_event_before_kill}): "
+                          + psql(self.owner_url, f"select format('%s, created %s', type, created_at) from app.events where id = {i}")
+                          + f"; received before it {max([g for g in got if g < i], default=None)}, after it "
+                          f"{min([g for g in got if g > i], default=None)}", flush=True)
         return ok
 
 

@@ -15,10 +15,7 @@ drill_formation() {
     HA_DIR=$(mktemp -d "$ROOT/.pgdata/drill-XXXXXX")
     export HA_DIR
     trap drill_formation_remove EXIT
-    local started
-    started=$(date +%s)
     HA_NO_MIGRATE=1 ha_up
-    say "formation up in $(( $(date +%s) - started )) s: $(ha_states)"
     eval "$(ha_urls)"
     export SQL_DIR="$ROOT/sql"
     "$server" migrate >/dev/null
@@ -29,8 +26,10 @@ drill_formation_remove() {
     [ -z "${server_pid:-}" ] || server_stop
     # The last drill's server log outlives its formation (.pgdata/drill-last-server.log).
     [ ! -f "${HA_DIR:-}/server.log" ] || cp "$HA_DIR/server.log" "$ROOT/.pgdata/drill-last-server.log"
-    ha_down
-    [ -n "${HA_DIR:-}" ] && case $HA_DIR in "$ROOT"/.pgdata/drill-*) rm -rf "$HA_DIR" ;; esac
+    case ${HA_DIR:-} in
+        "$ROOT"/.pgdata/drill-*) ha_destroy ;;
+        *) ha_down ;;
+    esac
 }
 
 # drill_failover: the primary's machine dies under load (scripts/lib/ha-drill.py kills it).
