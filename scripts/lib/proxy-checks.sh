@@ -9,17 +9,20 @@
 #   2. a renewed certificate put in through the admin socket without a reload is served at
 #      once; then a reload (SIGUSR2, as `systemctl reload haproxy`): no request refused, and a
 #      stream opened before both still receives;
-#   3. what a server is told of the phone, seen by a stand-in server (scripts/lib/proxy-peer.py):
+#   3. the phone's own address: one prober among 19 innocents from 20 addresses, then from one
+#      (a NAT), then with a spoofed X-Forwarded-For straight to a server
+#      (scripts/lib/address-drill.py); and a sign-in through PROXY v2 recorded as the phone's;
+#   4. what a server is told of the phone, seen by a stand-in server (scripts/lib/proxy-peer.py):
 #      a spoofed X-Forwarded-For arrives with haproxy's entry appended after it, a spoofed
 #      Forwarded does not arrive; with FOCUS_PROXY_PROTOCOL, a PROXY v2 header with the
 #      phone's address on every request's connection, a v2 LOCAL header (no address: the
 #      proxy's own) on every health check's, and no X-Forwarded-For;
-#   4. the admin socket (FOCUS_HAPROXY_STATS) drains a server: every request goes to the other,
+#   5. the admin socket (FOCUS_HAPROXY_STATS) drains a server: every request goes to the other,
 #      and after `state ready` to both again;
-#   5. a server killed with -9: idempotent requests sent right after all answer 200 (retry-on
+#   6. a server killed with -9: idempotent requests sent right after all answer 200 (retry-on
 #      and redispatch to the other), and haproxy marks it down by its /ready checks;
-#   6. haproxy's own /metrics (FOCUS_HAPROXY_METRICS) answers;
-#   7. deploy/prometheus/postgres-exporter.yml, run by Debian's prometheus-postgres-exporter as
+#   7. haproxy's own /metrics (FOCUS_HAPROXY_METRICS) answers;
+#   8. deploy/prometheus/postgres-exporter.yml, run by Debian's prometheus-postgres-exporter as
 #      focus_monitor against the test cluster: the file loads, every query answers, pg_up 1.
 # Server 1 runs under PR_SET_MDWE (the kernel's refusal of writable and executable memory,
 # what the systemd unit's MemoryDenyWriteExecute= asks), so the hardening is tried too.
@@ -80,14 +83,16 @@ proxy_checks_run() {
     if python3 -c 'import ctypes, sys; sys.exit(ctypes.CDLL(None).prctl(65, 1, 0, 0, 0) != 0)'; then
         first=$wrapper mdwe="under PR_SET_MDWE"
     fi
-    # The servers trust haproxy's address for X-Forwarded-For (TRUSTED_PROXIES, the contract of
-    # docs/operations.md; a server that does not know the variable yet ignores it).
-    local server1_port server2_port server1_pid server2_pid
-    server=$first serve_in_background "$(server_log proxy-1)" TRUSTED_PROXIES=127.0.0.1/32
-    server1_pid=$server_pid server1_port=${base_url##*:}
+    # The servers trust haproxy's address for X-Forwarded-For (TRUSTED_PROXIES) and take its
+    # PROXY v2 headers on a second port (docs/operations.md, "The client's address").
+    local server1_port server2_port server1_pid server2_pid server1_proxy server2_proxy
+    # proxy_port LOG: the PROXY protocol port a server's log names.
+    proxy_port() { sed -n 's/.*PROXY protocol v2 on [^ ]*:\([0-9]*\).*/\1/p' "$1"; }
+    server=$first serve_in_background "$(server_log proxy-1)" TRUSTED_PROXIES=127.0.0.1/32 PROXY_PROTOCOL_PORT=0
+    server1_pid=$server_pid server1_port=${base_url##*:} server1_proxy=$(proxy_port "$(server_log proxy-1)")
     pids+=("$server1_pid")
-    serve_in_background "$(server_log proxy-2)" TRUSTED_PROXIES=127.0.0.1/32
-    server2_pid=$server_pid server2_port=${base_url##*:}
+    serve_in_background "$(server_log proxy-2)" TRUSTED_PROXIES=127.0.0.1/32 PROXY_PROTOCOL_PORT=0
+    server2_pid=$server_pid server2_port=${base_url##*:} server2_proxy=$(proxy_port "$(server_log proxy-2)")
     pids+=("$server2_pid")
     server_pid=""
 
@@ -207,7 +212,39 @@ $(cat "$work/haproxy.pem")
     fi
     kill "$stream_pid" 2>/dev/null || true
 
-    # 3. What a server is told of the phone: a stand-in server writes down what arrives.
+    # 3. The phone's own address, as the servers see it. One client probes sign-up with taken
+    #    emails and wrong reset codes until refused while 19 others sign up, sign in and reset
+    #    (scripts/lib/address-drill.py): from 20 addresses through haproxy, then from one
+    #    address standing for a school's NAT, then straight to a server with a made-up
+    #    X-Forwarded-For on every request, which must change nothing (127.3.0.2 is not trusted).
+    local mode
+    for mode in spread nat; do
+        FOCUS_CA="$work/ca.pem" python3 "$ROOT/scripts/lib/address-drill.py" "https://127.0.0.1:$servers_port" \
+            "$owner_url" "$mode" || return 1
+    done
+    python3 "$ROOT/scripts/lib/address-drill.py" "http://127.0.0.1:$server2_port" "$owner_url" spoof || return 1
+    # Through PROXY protocol v2 to the servers' second port: a sign-in from 127.4.0.9 is
+    # recorded as 127.4.0.9 (the account's export lists the addresses it signed in from).
+    haproxy_start proxy-real FOCUS_PROXY_PROTOCOL=1 FOCUS_SERVER1_PROXY="127.0.0.1:$server1_proxy" \
+        FOCUS_SERVER2_PROXY="127.0.0.1:$server2_proxy"
+    local email addresses
+    email="proxy-v2-$RANDOM$RANDOM@example.com"
+    port=$haproxy_port url="https://localhost:$haproxy_port"
+    tls 2 --max-time 10 -o /dev/null --interface 127.4.0.9 -X POST "$url/auth/register" -H 'Content-Type: application/json' \
+        -d "{\"email\":\"$email\",\"password\":\"correct horse\",\"display_name\":\"Proxy\"}" || true
+    answer=$(tls 2 --max-time 10 --interface 127.4.0.9 -X POST "$url/auth/login" -H 'Content-Type: application/json' \
+        -d "{\"email\":\"$email\",\"password\":\"correct horse\"}" || true)
+    token=$(python3 -c 'import json, sys; print(json.load(sys.stdin)["token"])' <<<"$answer" 2>/dev/null || true)
+    addresses=$(tls 2 --max-time 10 --interface 127.4.0.9 "$url/me/export" -H "Authorization: Bearer $token" |
+        python3 -c 'import json, sys; print(" ".join(a["address"] for a in json.load(sys.stdin)["sign_in_addresses"]))' 2>/dev/null || true)
+    if [ "$addresses" = 127.4.0.9 ]; then
+        check "PROXY v2 to the servers' PROXY_PROTOCOL_PORT: a sign-in from 127.4.0.9 is recorded as 127.4.0.9" ok
+    else
+        check "PROXY v2: the sign-in from 127.4.0.9 was recorded as '$addresses'" FAILED
+        return 1
+    fi
+
+    # 4. What a server is told of the phone: a stand-in server writes down what arrives.
     # peer_start NAME [--proxy-v2]: sets peer_port.
     peer_start() {
         local log=$work/peer-$1.log
@@ -246,7 +283,7 @@ $(cat "$work/haproxy.pem")
         return 1
     fi
 
-    # 4. Drained through the admin socket, as a drill or a deploy does before stopping a server.
+    # 5. Drained through the admin socket, as a drill or a deploy does before stopping a server.
     port=$servers_port url="https://localhost:$servers_port"
     local log=$work/haproxy-servers.log n drained restored
     # answered_by PATTERN: the servers that answered the requests whose log lines match, counted.
@@ -268,7 +305,7 @@ $(cat "$work/haproxy.pem")
         return 1
     fi
 
-    # 5. Server 1 killed: GETs sent at once still answer (a refused connection is tried on s2),
+    # 6. Server 1 killed: GETs sent at once still answer (a refused connection is tried on s2),
     #    and the /ready checks take it out.
     { kill -9 "$server1_pid" && wait "$server1_pid"; } 2>/dev/null || true
     local statuses="" retried
@@ -287,7 +324,7 @@ $(cat "$work/haproxy.pem")
         return 1
     fi
 
-    # 6. haproxy's own metrics: one server active now.
+    # 7. haproxy's own metrics: one server active now.
     local active
     active=$(curl -s --max-time 10 "http://127.0.0.1:$metrics_port/metrics" |
         sed -n 's/^haproxy_backend_active_servers{proxy="focus_servers"} //p' || true)
@@ -298,7 +335,7 @@ $(cat "$work/haproxy.pem")
         return 1
     fi
 
-    # 7. The exporter's queries, as the monitoring runs them (focus_monitor over the socket).
+    # 8. The exporter's queries, as the monitoring runs them (focus_monitor over the socket).
     local exporter_port scrape=$work/exporter.metrics families
     exporter_port=$(free_port)
     DATA_SOURCE_NAME="postgresql://focus_monitor@:$PG_PORT/focus_island?host=$dir&sslmode=disable" \
