@@ -4,7 +4,6 @@
 -- invalid_signup_code; a malformed one is 400 invalid_field before anything is written; the
 -- right one makes the account with the request's fields, its email verified, whether or not the
 -- address is still over its budget.
--- clock: any
 begin;
 select plan(24);
 update app.auth_settings set bcrypt_cost = 4, max_reset_mails = 10;

@@ -2,7 +2,6 @@
 -- (then 429 alike, nothing sent), and at most max_signup_mails_per_address (1,000) an hour
 -- caused from one address (then every sign-up without a code from there is 429: the last
 -- resort); a sign-up with its code is never held by either bound.
--- clock: any
 begin;
 select plan(11);
 update app.auth_settings set bcrypt_cost = 4;

@@ -2,7 +2,6 @@
 -- address: after 20 answers 409 email_taken an hour, an address gets 202 for taken and free
 -- emails alike (a code mailed to a free email, a notice to a taken one's holder), and everyone
 -- there signs up with the code from their mail.
--- clock: any
 begin;
 select plan(22);
 update app.auth_settings set bcrypt_cost = 4;

@@ -2,7 +2,6 @@
 -- count for both kinds of code. After a prober's 30 wrong codes from the address, a student's
 -- first, right deletion code still deletes; the prober's repeated guesses are 429, alike for an
 -- email with an account and one without.
--- clock: any
 begin;
 select plan(8);
 select test.new_user(name) from unnest(array['leaver', 'victim']) as name;
