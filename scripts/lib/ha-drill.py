@@ -83,9 +83,11 @@ def tls_context():
     return _tls[0]
 
 
-def send(base, method, path, token="", body=None, source="127.0.0.1", key=None):
-    """(status, code, retry_after, body) of one request on a connection of its own; status 0
-    without an answer in TIMEOUT (code: the exception). KEY: its Idempotency-Key."""
+def send(base, method, path, token="", body=None, source="127.0.0.1", key=None, connection=None):
+    """(status, code, retry_after, body) of one request; status 0 without an answer in TIMEOUT
+    (code: the exception). KEY: its Idempotency-Key. CONNECTION: a kept-alive one to send it on
+    (closed after a failure: http.client opens it again for the next request), else one of its
+    own."""
     headers = {}
     if token:
         headers["Authorization"] = f"Bearer {token}"
@@ -95,7 +97,9 @@ def send(base, method, path, token="", body=None, source="127.0.0.1", key=None):
     if body is not None:
         data = json.dumps(body).encode()
         headers["Content-Type"] = "application/json"
-    connection = connect(base, TIMEOUT, source)
+    own = connection is None
+    if own:
+        connection = connect(base, TIMEOUT, source)
     try:
         connection.request(method, path, body=data, headers=headers)
         response = connection.getresponse()
@@ -109,9 +113,11 @@ def send(base, method, path, token="", body=None, source="127.0.0.1", key=None):
             document = None
         return response.status, code, (response.getheader("Retry-After") or ""), document
     except (OSError, http.client.HTTPException) as error:
+        connection.close()
         return 0, type(error).__name__, "", None
     finally:
-        connection.close()
+        if own:
+            connection.close()
 
 
 def psql(url, sql):
@@ -165,8 +171,12 @@ class Drill:
         self.reconnects = {}
         self.users = []
 
-    # The load: purchases and uploads in turn, each client with accounts of its own.
+    # The load: purchases and uploads in turn, each client with accounts of its own. The rolling
+    # drill's clients keep their connection to haproxy, as the app does; haproxy then sends
+    # their requests on its kept-alive connections to the servers, which a drain must close
+    # without losing one.
     def client(self, number, accounts):
+        connection = connect(self.base, TIMEOUT, f"127.0.0.{10 + number}") if self.rolling else None
         account = 0
         bought = 0
         # Sessions uploaded back to back from 7 days ago, 3 minutes each, 1 minute apart.
@@ -175,10 +185,10 @@ class Drill:
         while not self.stop.is_set():
             user = accounts[account]
             if self.rolling:
-                self.request(number, "read", user, "", "GET", "/me", None)
+                self.request(number, "read", user, "", "GET", "/me", None, connection=connection)
             item = self.items[bought % len(self.items)]
             self.request(number, "purchase", user, item, "POST", "/shop/purchases", {"item_id": item},
-                         str(uuid.uuid4()) if self.rolling else None)
+                         str(uuid.uuid4()) if self.rolling else None, connection)
             bought += 1
             if bought % len(self.items) == 0:
                 account = (account + 1) % len(accounts)
@@ -188,12 +198,14 @@ class Drill:
             self.request(number, "upload", user, session, "POST", "/focus-sessions", {
                 "id": session, "started_at": begun.isoformat().replace("+00:00", "Z"),
                 "ended_at": (begun + datetime.timedelta(minutes=3)).isoformat().replace("+00:00", "Z"),
-                "planned_minutes": 3})
+                "planned_minutes": 3}, connection=connection)
+        if connection:
+            connection.close()
 
-    def request(self, number, kind, account, key, method, path, body, idempotency_key=None):
+    def request(self, number, kind, account, key, method, path, body, idempotency_key=None, connection=None):
         started = now()
         status, code, retry_after, _ = send(self.base, method, path, account.token, body, f"127.0.0.{10 + number}",
-                                            idempotency_key)
+                                            idempotency_key, connection)
         finished = now()
         with self.lock:
             self.records.append((started, finished, kind, status, code, retry_after, account.user, key))

@@ -13,7 +13,8 @@ source "$ROOT/scripts/lib/proxy-checks.sh"
 
 # DRAIN_DELAY for the checks of focus-island.cfg (inter 2s, fall 2): inter × fall + inter,
 # docs/operations.md. haproxy takes a server out within 5 s (3 s, plus the 2 s check timeout).
-ROLLING_DRAIN_DELAY=6
+# DRILL_DRAIN_DELAY tries another value (0: the listener closes at the signal).
+ROLLING_DRAIN_DELAY=${DRILL_DRAIN_DELAY:-6}
 
 drill_rolling() {
     local tool
@@ -28,7 +29,7 @@ drill_rolling() {
 
     local n
     for n in 1 2; do
-        serve_in_background "$work/server$n-first.log" TRUSTED_PROXIES=127.0.0.1/32 DRAIN_DELAY=$ROLLING_DRAIN_DELAY
+        serve_in_background "$work/server$n-first.log" TRUSTED_PROXIES=127.0.0.1/32 DRAIN_DELAY="$ROLLING_DRAIN_DELAY"
         rolling_server_pids[n]=$server_pid rolling_ports[n]=${base_url##*:}
         rolling_pids+=("$server_pid")
     done
@@ -67,19 +68,24 @@ drill_rolling() {
 rolling_restart() {
     local n=$1 pid=${rolling_server_pids[$1]} port=${rolling_ports[$1]} ok=yes
     local log=$work/haproxy.log old_log=$work/server$1-first.log new_log=$work/server$1-restarted.log
-    local downs ups started out_ms=never exit_ms status up_ms=never
+    local downs ups started out_ms=never exit_ms=never status up_ms=never
     downs=$(grep -c "Server focus_servers/s$n is DOWN" "$log" || true)
     ups=$(grep -c "Server focus_servers/s$n is UP" "$log" || true)
     # shellcheck disable=SC2317 # called by poll
     logged_more() { [ "$(grep -c "$1" "$log" || true)" -gt "$2" ]; }
     # shellcheck disable=SC2317 # called by poll
     exited() { [ ! -d "/proc/$1" ] || grep -q '^[0-9]* ([^)]*) Z' "/proc/$1/stat" 2>/dev/null; }  # gone, or a zombie
+    # shellcheck disable=SC2317 # called by poll
+    stop_seen() {  # notes when haproxy took it out and when it exited, whichever comes first
+        [ "$out_ms" != never ] || ! logged_more "Server focus_servers/s$n is DOWN" "$downs" || out_ms=$(( $(now_ms) - started ))
+        [ "$exit_ms" != never ] || ! exited "$pid" || exit_ms=$(( $(now_ms) - started ))
+        [ "$out_ms" != never ] && [ "$exit_ms" != never ]
+    }
     started=$(now_ms)
     kill -TERM "$pid"
-    if poll 20000 logged_more "Server focus_servers/s$n is DOWN" "$downs"; then out_ms=$(( $(now_ms) - started )); fi
-    # The stop's bound: DRAIN_DELAY + STOP_GRACE + 1 s; past it, killed (a failure).
-    poll $(( (ROLLING_DRAIN_DELAY + 10 + 1) * 1000 + 2000 )) exited "$pid" || { kill -9 "$pid" 2>/dev/null || true; ok=no; }
-    exit_ms=$(( $(now_ms) - started ))
+    # The stop's bound: DRAIN_DELAY + STOP_GRACE + 1 s, and a check's 2 s; past it, killed (a failure).
+    poll $(( (ROLLING_DRAIN_DELAY + 10 + 1 + 2) * 1000 )) stop_seen || true
+    [ "$exit_ms" != never ] || { kill -9 "$pid" 2>/dev/null || true; ok=no; }
     status=0
     wait "$pid" || status=$?
     [ "$status" = 0 ] || ok=no
@@ -90,12 +96,13 @@ rolling_restart() {
     grep -E 'signal 15: draining|stop: listener closed|stopped: drained|still in flight|libmicrohttpd' "$old_log" |
         cut -c1-200 | sed 's/^/      /' || true
 
-    serve_in_background "$new_log" TRUSTED_PROXIES=127.0.0.1/32 DRAIN_DELAY=$ROLLING_DRAIN_DELAY PORT="$port"
+    serve_in_background "$new_log" TRUSTED_PROXIES=127.0.0.1/32 DRAIN_DELAY="$ROLLING_DRAIN_DELAY" PORT="$port"
     rolling_server_pids[n]=$server_pid
     rolling_pids+=("$server_pid")
     server_pid=""
     [ "${base_url##*:}" = "$port" ] || { check "server $n started again on :${base_url##*:}, not :$port" FAILED; return 1; }
-    if poll 30000 logged_more "Server focus_servers/s$n is UP" "$ups"; then up_ms=$(( $(now_ms) - started - exit_ms )); fi
+    started=$(now_ms)
+    if poll 30000 logged_more "Server focus_servers/s$n is UP" "$ups"; then up_ms=$(( $(now_ms) - started )); fi
     check "server $n: started again on :$port; back in haproxy's rotation after $up_ms ms" \
         "$([ "$up_ms" != never ] && echo ok || echo FAILED)"
     [ "$ok" = yes ] && [ "$up_ms" != never ]
