@@ -51,6 +51,21 @@ free_port() {
     python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
+# proxy_certificate WORK: a CA (WORK/ca.pem, its key ca-key.pem) and a certificate for localhost
+# and 127.0.0.1 signed by it (its request cert.csr and key key.pem, kept for a renewal); haproxy
+# reads one PEM with the certificate, then the key (deploy/: "Certificates"): WORK/haproxy.pem.
+# The rolling drill (scripts/lib/rolling-drill.sh) makes its own the same way.
+proxy_certificate() {
+    local work=$1
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj "/CN=Focus Island test CA" \
+        -keyout "$work/ca-key.pem" -out "$work/ca.pem" 2>/dev/null
+    openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=localhost" \
+        -keyout "$work/key.pem" -out "$work/cert.csr" 2>/dev/null
+    openssl x509 -req -in "$work/cert.csr" -CA "$work/ca.pem" -CAkey "$work/ca-key.pem" -CAcreateserial -days 1 \
+        -extfile <(printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\n') -out "$work/cert.pem" 2>/dev/null
+    cat "$work/cert.pem" "$work/key.pem" >"$work/haproxy.pem"
+}
+
 proxy_checks_run() {
     # Not local: the EXIT trap runs after this function has returned, when the subshell ends.
     work=$dir/proxy pids=()
@@ -64,15 +79,7 @@ proxy_checks_run() {
     }
     trap proxy_stop_all EXIT
 
-    # A CA and a certificate for localhost and 127.0.0.1 signed by it; haproxy reads one PEM
-    # with the certificate, then the key (deploy/: "Certificates").
-    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj "/CN=Focus Island test CA" \
-        -keyout "$work/ca-key.pem" -out "$work/ca.pem" 2>/dev/null
-    openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=localhost" \
-        -keyout "$work/key.pem" -out "$work/cert.csr" 2>/dev/null
-    openssl x509 -req -in "$work/cert.csr" -CA "$work/ca.pem" -CAkey "$work/ca-key.pem" -CAcreateserial -days 1 \
-        -extfile <(printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\n') -out "$work/cert.pem" 2>/dev/null
-    cat "$work/cert.pem" "$work/key.pem" >"$work/haproxy.pem"
+    proxy_certificate "$work"
 
     # Server 1 under PR_SET_MDWE when the kernel has it (Linux 6.3 on), inherited across exec.
     local mdwe="not under PR_SET_MDWE (the kernel has none)" first=$server wrapper=$work/mdwe-focus-island
