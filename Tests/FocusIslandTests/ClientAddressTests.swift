@@ -157,6 +157,15 @@ import Testing
         }
     }
 
+    @Test func aBalancersElementAppendedToAClientsMalformedLineIsStillRead() throws {
+        // nginx's `$http_forwarded, for=…` and Envoy append to the client's line: the client's
+        // unterminated quote must not hide the balancer's element (and with it the client).
+        #expect(try Self.client(forwarded: [#"for="x, for=203.0.113.9"#]) == "203.0.113.9")
+        #expect(try Self.client(forwarded: [#"for=198.51.100.1;a=", for=203.0.113.9, for=10.1.1.1"#]) == "203.0.113.9")
+        // Nothing left of the malformed point is read: only trusted hops after it stop there.
+        #expect(try Self.client(forwarded: [#"for=198.51.100.1, a=", for=10.1.1.1"#]) == "10.1.1.1")
+    }
+
     @Test func xForwardedForWinsOverForwarded() throws {
         #expect(try Self.client(forwarded: ["for=198.51.100.1"], xForwardedFor: ["203.0.113.7"]) == "203.0.113.7")
         #expect(try Self.client(forwarded: ["for=198.51.100.1"], xForwardedFor: [" , "]) == "198.51.100.1", "an empty one is absent")

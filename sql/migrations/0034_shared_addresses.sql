@@ -15,6 +15,7 @@ alter table app.auth_settings
     add column max_signup_mails_per_address integer not null default 1000
         check (max_signup_mails_per_address > 0);
 update app.auth_settings set max_code_failures_per_address = 300 where max_code_failures_per_address = 30;
+alter table app.auth_settings alter column max_code_failures_per_address set default 300;
 update app.auth_settings
 set first_guess_only_after_code_failures = least(first_guess_only_after_code_failures, max_code_failures_per_address);
 alter table app.auth_settings add constraint auth_settings_code_failure_steps

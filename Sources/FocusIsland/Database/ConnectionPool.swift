@@ -208,7 +208,8 @@ public final class ConnectionPool: Sendable {
     }
 
     /// Ends the calls that waited for a connection past their deadline (the poller, each loop).
-    func expire(now: UInt64) {
+    @discardableResult
+    func expire(now: UInt64) -> Int {
         let expired: [Call] = state.withLock { state in
             var expired: [Call] = []
             state.waiters.removeAll { waiting in
@@ -222,6 +223,16 @@ public final class ConnectionPool: Sendable {
             timeouts.add()
             call.done(.failure(DatabaseError.poolTimeout(seconds: checkoutTimeout)))
         }
+        return expired.count
+    }
+
+    /// Ends every call still waiting for a connection, never sent, as if its wait had timed out
+    /// (503 busy): a stop past its grace answers their requests 503, and a call left queued could
+    /// still be sent at the next check-in and commit after its client was told to send it again.
+    /// Returns how many it ended.
+    @discardableResult
+    func abandonQueued() -> Int {
+        expire(now: .max)
     }
 
     /// Lends a connection to `body`, waiting at most `checkoutTimeout` while all are in use.

@@ -57,13 +57,29 @@ enum ForwardedFor {
     /// usable one (malformed, `unknown`, obfuscated, or missing).
     static func forwardedHops(_ lines: [String]) -> [IPAddress?] {
         lines.flatMap { line -> [IPAddress?] in
-            guard let elements = forwardedElements(line) else { return [nil] }
-            return elements.map { pairs in
+            let (elements, malformed) = forwardedTail(line)
+            return (malformed ? [nil] : []) + elements.map { pairs in
                 let values = pairs.filter { $0.name.lowercased() == "for" }.map(\.value)
                 guard values.count == 1 else { return nil }  // missing, or twice (RFC 7239 forbids it)
                 return node(values[0], bracketsRequiredForIPv6: true)
             }
         }
+    }
+
+    /// A line's elements, or when the line is malformed, those of its longest well-formed tail
+    /// after a comma (`malformed` true: the walk stops left of them). A balancer that appends its
+    /// own element to the client's line (nginx's `$http_forwarded, for=…`, Envoy) must not lose it
+    /// to the client's garbage: `for="x, for=203.0.113.9` is the client's unterminated quote and
+    /// the balancer's element, and the client is 203.0.113.9. Tails are tried from the right and
+    /// grown while they parse, so nothing left of the first malformed point is ever read.
+    static func forwardedTail(_ line: String) -> (elements: [[(name: String, value: String)]], malformed: Bool) {
+        if let whole = forwardedElements(line) { return (whole, false) }
+        var best: [[(name: String, value: String)]] = []
+        for comma in line.indices.reversed() where line[comma] == "," {
+            guard let tail = forwardedElements(String(line[line.index(after: comma)...])) else { break }
+            best = tail
+        }
+        return (best, true)
     }
 
     /// One line's elements (separated by commas), each its pairs (separated by semicolons),

@@ -75,11 +75,16 @@ final class ProxyListener: Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &actualLength) }
         }
         boundPort.store(Self.port(of: actual), ordering: .releasing)
+        // Without its epoll set or its bell the thread would spin or never hear `stop`: refuse to start.
         let epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
         let bell = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
-        for descriptor in [listener, bell] {
+        let watched = [listener, bell].allSatisfy { descriptor in
             var event = epoll_event(events: EPOLLIN.rawValue, data: epoll_data_t(fd: descriptor))
-            epoll_ctl(epoll, EPOLL_CTL_ADD, descriptor, &event)
+            return epoll >= 0 && bell >= 0 && epoll_ctl(epoll, EPOLL_CTL_ADD, descriptor, &event) == 0
+        }
+        guard watched else {
+            for descriptor in [listener, epoll, bell] where descriptor >= 0 { close(descriptor) }
+            throw failed
         }
         let started = Running(listener: listener, epoll: epoll, bell: bell, done: DispatchSemaphore(value: 0))
         running.withLock { $0 = started }
@@ -144,15 +149,28 @@ final class ProxyListener: Sendable {
         close(descriptors.epoll)
     }
 
-    /// Accepts every connection the backlog holds: trusted ones wait for their header.
+    /// Connections accepted per wake at most, so that a flood of connections (from anywhere, if
+    /// the port is reachable) never starves the reading of headers and the deadlines' sweep.
+    static let acceptsPerWake = 32
+
+    /// Accepts what the backlog holds, up to `acceptsPerWake`: trusted ones wait for their header.
     private func acceptAll(_ descriptors: Running, into waiting: inout [Int32: Waiting], refusals: inout Refusals) {
-        while true {
+        for _ in 0..<Self.acceptsPerWake {
             var peer = sockaddr_storage()
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
             let accepted = withUnsafeMutablePointer(to: &peer) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.accept(descriptors.listener, $0, &length) }
             }
-            guard accepted >= 0 else { return }  // EAGAIN: the backlog is empty (or an error to retry at the next wake)
+            guard accepted >= 0 else {
+                let error = errno
+                if error == EAGAIN || error == EWOULDBLOCK || error == EINTR || error == ECONNABORTED { return }
+                // Out of descriptors or memory (EMFILE, ENFILE, ENOBUFS): the listener stays
+                // readable, and epoll would wake this thread at once, again and again. A pause
+                // lets connections close; the backlog waits meanwhile.
+                refusals.note("accept failed (errno \(error)); pausing 100 ms")
+                usleep(100_000)
+                return
+            }
             _ = fcntl(accepted, F_SETFL, fcntl(accepted, F_GETFL) | O_NONBLOCK)
             _ = fcntl(accepted, F_SETFD, FD_CLOEXEC)
             let address = Self.address(of: peer)

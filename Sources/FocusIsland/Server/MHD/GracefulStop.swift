@@ -49,9 +49,13 @@ extension HTTPServer {
         drain.refuse()
         // A request whose handler was running at the refusal may suspend after this first
         // pass: each later look resumes it too.
+        // Statements still queued for a connection are ended unsent first, so that none of the
+        // requests answered 503 here runs after its answer (ConnectionPool.abandonQueued).
         let settleEnds = monotonicMicroseconds() + Self.settleMicroseconds
+        abandonQueuedStatements()
         report.cutOff = suspended.resumeAll(with: Self.cutOffAnswer)
         wait(until: settleEnds) {
+            abandonQueuedStatements()
             report.cutOff += suspended.resumeAll(with: Self.cutOffAnswer)
             return inFlight.load(ordering: .sequentiallyConsistent) == 0
         }
@@ -68,6 +72,12 @@ extension HTTPServer {
         headDeadline.stop()
         report.milliseconds = Int((monotonicMicroseconds() - started) / 1000)
         return report
+    }
+
+    /// Past the grace: the statements waiting for a free connection in either pool, never sent.
+    private func abandonQueuedStatements() {
+        pipeline.pool.abandonQueued()
+        pipeline.readPool?.abandonQueued()
     }
 
     /// Looks every 10 ms until `done` or `deadline` (monotonic µs); whether `done` held.
