@@ -33,20 +33,8 @@ final class EventStreamClient {
     /// the response headers arrived (a refused stream's whole body is read too). `prefix` goes
     /// before the request (a PROXY protocol header: ClientAddressHTTPTests).
     init(port: UInt16, target: String, token: String?, headers: [String: String] = [:], prefix: [UInt8] = []) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = try loopbackSocket(port: port)
         self.fd = fd
-        guard fd >= 0 else { throw HTTPClientError(description: "socket failed") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
-            Glibc.close(fd)
-            throw HTTPClientError(description: "connect to \(port) failed")
-        }
         var head = "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n"
         if let token { head += "Authorization: Bearer \(token)\r\n" }
         for (name, value) in headers { head += "\(name): \(value)\r\n" }

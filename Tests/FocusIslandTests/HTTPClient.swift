@@ -59,19 +59,10 @@ struct HTTPClient: Sendable {
 
     /// Writes raw bytes and reads the whole answer (the server closes after it).
     func exchange(_ request: [UInt8]) throws -> HTTPResult {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw HTTPClientError(description: "socket failed") }
+        let fd = try loopbackSocket(port: port)
         defer { close(fd) }
         var timeout = timeval(tv_sec: 60, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw HTTPClientError(description: "connect to port \(port) failed") }
         // The server may answer (413) and close before taking the whole body: stop writing then.
         var written = 0
         while written < request.count {
@@ -106,4 +97,22 @@ struct HTTPClient: Sendable {
         }
         return HTTPResult(status: status, headers: headers, body: Array(response[(end + 4)...]))
     }
+}
+
+/// A socket connected to 127.0.0.1:`port`, the caller's to close; throws when nothing listens.
+func loopbackSocket(port: UInt16) throws -> Int32 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw HTTPClientError(description: "socket failed") }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = port.bigEndian
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard connected == 0 else {
+        close(fd)
+        throw HTTPClientError(description: "connect to port \(port) failed")
+    }
+    return fd
 }

@@ -16,9 +16,6 @@ create function pg_temp.register(email text, code jsonb default null, address te
                              jsonb_build_object('email', email, 'password', password, 'display_name', display_name)
                              || jsonb_strip_nulls(jsonb_build_object('code', code)))
 $$;
-create function pg_temp.mailed_code(address text) returns text language sql as $$
-    select params ->> 'code' from app.outgoing_mail where recipient = address and kind = 'signup_code' order by id desc limit 1
-$$;
 -- Everything a sign-up could write, to show that a refused one wrote nothing.
 create function pg_temp.state() returns text language sql as $$
     select (select count(*) from app.users) || '/' || (select count(*) from app.signup_codes) || '/'
@@ -41,13 +38,13 @@ select is(test.error_of($$ select api.auth_register(null, '{"client_ip": "192.0.
                               '{"email": "ann@example.com", "password": "correct horse", "display_name": "Ann", "code": "12345678", "cod": 1}') $$),
           'PT400 invalid_field', 'an unknown key beside the code is refused');
 select is(pg_temp.state(), (select s from before_malformed), '... and none of them wrote or counted anything');
-select is(test.answer_of($$ select pg_temp.register('ann@example.com', to_jsonb(' ' || pg_temp.mailed_code('ann@example.com') || ' ')) $$),
+select is(test.answer_of($$ select pg_temp.register('ann@example.com', to_jsonb(' ' || test.signup_code('ann@example.com') || ' ')) $$),
           'ok', 'spaces around the code are ignored (the right code signs up)');
 select is((select email_verified_at is not null from app.users where email = 'ann@example.com'), true, '... with the email verified');
 
 -- Wrong, used, expired and replaced codes: one 400 invalid_signup_code.
 select pg_temp.register('bo@example.com');
-create temporary table bo on commit drop as select pg_temp.mailed_code('bo@example.com') as code;
+create temporary table bo on commit drop as select test.signup_code('bo@example.com') as code;
 select is(test.answer_of($$ select pg_temp.register('bo@example.com', to_jsonb(case when (select code from bo) = '00000000' then '11111111' else '00000000' end)) $$),
           'PT400 invalid_signup_code', 'a wrong code is 400 invalid_signup_code');
 select is((select failed_attempts from app.signup_codes where email = 'bo@example.com'), 1, '... counted on the live code');
@@ -63,16 +60,16 @@ select is(test.answer_of($$ select pg_temp.register('bo@example.com', to_jsonb((
 
 select pg_temp.register('cy@example.com');
 update app.signup_codes set created_at = now() - interval '16 minutes', expires_at = now() - interval '1 minute' where email = 'cy@example.com';
-select is(test.answer_of($$ select pg_temp.register('cy@example.com', to_jsonb(pg_temp.mailed_code('cy@example.com')), '198.51.100.21') $$),
+select is(test.answer_of($$ select pg_temp.register('cy@example.com', to_jsonb(test.signup_code('cy@example.com')), '198.51.100.21') $$),
           'PT400 invalid_signup_code', 'an expired code is refused');
 select pg_temp.register('cy@example.com');
-create temporary table cy_older on commit drop as select pg_temp.mailed_code('cy@example.com') as code;
+create temporary table cy_older on commit drop as select test.signup_code('cy@example.com') as code;
 select pg_temp.register('cy@example.com');
 select is(test.answer_of($$ select pg_temp.register('cy@example.com', to_jsonb((select code from cy_older)), '198.51.100.21') $$),
           'PT400 invalid_signup_code', 'a code replaced by a newer one is refused');
 
 select pg_temp.register('dee@example.com');
-create temporary table dee on commit drop as select pg_temp.mailed_code('dee@example.com') as code;
+create temporary table dee on commit drop as select test.signup_code('dee@example.com') as code;
 select pg_temp.register('dee@example.com', to_jsonb(lpad(((coalesce((select code from dee), '0')::bigint + n) % 100000000)::text, 8, '0')), '203.0.113.' || n)
 from generate_series(1, 5) n;
 select is(test.answer_of($$ select pg_temp.register('dee@example.com', to_jsonb((select code from dee)), '198.51.100.22') $$),
@@ -81,7 +78,7 @@ select is(test.answer_of($$ select pg_temp.register('dee@example.com', to_jsonb(
 -- Whether or not the address is still over its budget.
 select pg_temp.register('eve@example.com');
 delete from app.taken_email_answers;
-select is(test.answer_of($$ select pg_temp.register('eve@example.com', to_jsonb(pg_temp.mailed_code('eve@example.com'))) $$), 'ok',
+select is(test.answer_of($$ select pg_temp.register('eve@example.com', to_jsonb(test.signup_code('eve@example.com'))) $$), 'ok',
           'a code mailed while the address was over its budget still signs up once it is under');
 
 -- The holder of a taken email: nobody has the code, and an account made since wins.
@@ -90,7 +87,7 @@ select is(test.answer_of($$ select pg_temp.register('holder@example.com', '"1234
 insert into app.taken_email_answers (client_ip) select '192.0.2.70' from generate_series(1, 20);
 select pg_temp.register('fay@example.com');
 select api.auth_register(null, '{"client_ip": "198.51.100.23"}', '{"email": "fay@example.com", "password": "correct horse", "display_name": "Fay"}');
-select is(test.error_of($$ select pg_temp.register('fay@example.com', to_jsonb(pg_temp.mailed_code('fay@example.com'))) $$), 'PT409 email_taken',
+select is(test.error_of($$ select pg_temp.register('fay@example.com', to_jsonb(test.signup_code('fay@example.com'))) $$), 'PT409 email_taken',
           'a right code for an email someone signed up with since is 409 email_taken');
 select is((select count(*)::integer from app.users where email = 'fay@example.com'), 1, '... and changes nothing');
 

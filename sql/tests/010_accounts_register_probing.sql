@@ -11,10 +11,6 @@ create function pg_temp.register(email text, address text, code text default nul
                              jsonb_build_object('email', email, 'password', 'correct horse', 'display_name', 'Probe')
                              || jsonb_strip_nulls(jsonb_build_object('code', code)))
 $$;
--- The code in the newest sign-up mail to an address, from the outbox's params (what the mailer sends).
-create function pg_temp.mailed_code(address text) returns text language sql as $$
-    select params ->> 'code' from app.outgoing_mail where recipient = address and kind = 'signup_code' order by id desc limit 1
-$$;
 -- Rows written by this transaction so far, by table (pg_stat_xact_user_tables).
 create function pg_temp.writes() returns jsonb language sql as $$
     select coalesce(jsonb_object_agg(relname, n_tup_ins + n_tup_upd + n_tup_del) filter (where n_tup_ins + n_tup_upd + n_tup_del > 0), '{}')
@@ -50,15 +46,15 @@ select is(pg_temp.delta((select w from w0), (select w from w1)), '{"signup_codes
           '... and nothing else (no account, no 409 counted)');
 select is((select kind from app.outgoing_mail where recipient = 'taken@example.com' order by id desc limit 1), 'address_taken',
           'the taken address''s holder is mailed a notice, without a code');
-select ok(pg_temp.mailed_code('fresh@example.com') ~ '^\d{8}$', 'the free address is mailed an 8-digit code');
-select is((select count(*)::integer from app.signup_codes where digest = sha256(convert_to(pg_temp.mailed_code('fresh@example.com'), 'UTF8'))),
+select ok(test.signup_code('fresh@example.com') ~ '^\d{8}$', 'the free address is mailed an 8-digit code');
+select is((select count(*)::integer from app.signup_codes where digest = sha256(convert_to(test.signup_code('fresh@example.com'), 'UTF8'))),
           1, '... stored only as its SHA-256 digest');
 select is((select count(*)::integer from app.users where email = 'fresh@example.com'), 0, '... and no account is made yet');
 
 -- Everyone else at the school signs up by reading their mail.
 select pg_temp.register('student' || n || '@example.com', '192.0.2.50') from generate_series(1, 3) n;
 create temporary table signed_up on commit drop as
-select n, pg_temp.register('student' || n || '@example.com', '192.0.2.50', pg_temp.mailed_code('student' || n || '@example.com')) as r
+select n, pg_temp.register('student' || n || '@example.com', '192.0.2.50', test.signup_code('student' || n || '@example.com')) as r
 from generate_series(1, 3) n;
 select is((select array_agg(coalesce((r).status, 201) order by n) from signed_up), array[201, 201, 201],
           'three students at the same address sign up with the code from their mail (the route''s 201)');
@@ -66,7 +62,7 @@ select ok((select bool_and((r).body ? 'token' and (r).body -> 'user' ->> 'email_
           '... each with a token, the email verified by the code');
 select is((select count(*)::integer from app.outgoing_mail where recipient like 'student%' and kind = 'email_verification'), 0,
           '... and no second mail to verify it');
-select is((pg_temp.register('fresh@example.com', '192.0.2.50', pg_temp.mailed_code('fresh@example.com'))).status, null,
+select is((pg_temp.register('fresh@example.com', '192.0.2.50', test.signup_code('fresh@example.com'))).status, null,
           'the free email of the prober''s test signs up with its code too');
 
 -- The prober learns nothing more, and other addresses are untouched.

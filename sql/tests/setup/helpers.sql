@@ -104,6 +104,16 @@ begin
 end
 $$;
 
+-- The code in the newest sign-up code mail to an address, from the outbox's params (what the
+-- mailer sends); null when none was mailed.
+create or replace function test.signup_code(address text)
+returns text
+language sql stable
+as $$
+    select m.params ->> 'code' from app.outgoing_mail m
+    where m.recipient = signup_code.address and m.kind = 'signup_code' order by m.id desc limit 1
+$$;
+
 -- The account made by test.new_user(name); an unknown name is an error, not a silent null.
 create or replace function test.account(name text)
 returns jsonb
