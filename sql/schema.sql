@@ -7034,7 +7034,7 @@ CREATE TABLE app.auth_settings (
     max_reset_mails integer DEFAULT 3 NOT NULL,
     reset_mail_window interval DEFAULT '01:00:00'::interval NOT NULL,
     max_code_attempts integer DEFAULT 5 NOT NULL,
-    max_code_failures_per_address integer DEFAULT 30 NOT NULL,
+    max_code_failures_per_address integer DEFAULT 300 NOT NULL,
     max_taken_answers_per_address integer DEFAULT 20 NOT NULL,
     taken_answer_window interval DEFAULT '01:00:00'::interval NOT NULL,
     verification_code_ttl interval DEFAULT '24:00:00'::interval NOT NULL,

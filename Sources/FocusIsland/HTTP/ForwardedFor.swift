@@ -58,11 +58,12 @@ enum ForwardedFor {
     static func forwardedHops(_ lines: [String]) -> [IPAddress?] {
         lines.flatMap { line -> [IPAddress?] in
             let (elements, malformed) = forwardedTail(line)
-            return (malformed ? [nil] : []) + elements.map { pairs in
-                let values = pairs.filter { $0.name.lowercased() == "for" }.map(\.value)
-                guard values.count == 1 else { return nil }  // missing, or twice (RFC 7239 forbids it)
-                return node(values[0], bracketsRequiredForIPv6: true)
-            }
+            return (malformed ? [nil] : [])
+                + elements.map { pairs in
+                    let values = pairs.filter { $0.name.lowercased() == "for" }.map(\.value)
+                    guard values.count == 1 else { return nil }  // missing, or twice (RFC 7239 forbids it)
+                    return node(values[0], bracketsRequiredForIPv6: true)
+                }
         }
     }
 
