@@ -4005,11 +4005,18 @@ begin
     order by c.id desc limit 1
     for update;
     if v_row.id is null or v_row.digest <> sha256(convert_to(register_with_code.code, 'UTF8')) then
-        update app.signup_codes c
-        set failed_attempts = c.failed_attempts + 1,
-            used_at = case when c.failed_attempts + 1 >= v_settings.max_code_attempts then now() end
-        where c.id = v_row.id;
-        perform api.failed_attempts(register_with_code.email, 'record', v_address, 'code');
+        -- A code mailed to this email and used or replaced since, given again (the second of a
+        -- double submit, waiting on the code's lock while the first signed up) proves the
+        -- mailbox: the same answer, but no guess is counted against the person or the address.
+        if not exists (select from app.signup_codes c
+                       where c.email = register_with_code.email::citext and c.used_at is not null
+                         and c.digest = sha256(convert_to(register_with_code.code, 'UTF8'))) then
+            update app.signup_codes c
+            set failed_attempts = c.failed_attempts + 1,
+                used_at = case when c.failed_attempts + 1 >= v_settings.max_code_attempts then now() end
+            where c.id = v_row.id;
+            perform api.failed_attempts(register_with_code.email, 'record', v_address, 'code');
+        end if;
         return api.problem(400, 'invalid_signup_code', 'The code is wrong, expired or already used.');
     end if;
     update app.signup_codes c set used_at = now() where c.email = register_with_code.email::citext and c.used_at is null;

@@ -377,7 +377,9 @@ $$;
 -- reset's (api.failed_attempts, kind 'code', docs/security.md): 429 too_many_attempts (the code
 -- not even checked) when this address may not guess at this email now; the newest unused,
 -- unexpired code of the email, wrong (or none): one 400 invalid_signup_code, recorded as a
--- 'code' failure without rolling back, the code void after max_code_attempts wrong guesses.
+-- 'code' failure without rolling back, the code void after max_code_attempts wrong guesses;
+-- a code that was mailed to the email and used since (a double submit) is answered alike but
+-- counted as no guess.
 -- Right: the account is made with the fields of this request, its email verified (the code
 -- reached it: no second mail), every code of the email stops working, and the answer is the
 -- usual {user, token, expires_at}; 409 email_taken if an account took the email since the mail.
@@ -402,11 +404,18 @@ begin
     order by c.id desc limit 1
     for update;
     if v_row.id is null or v_row.digest <> sha256(convert_to(register_with_code.code, 'UTF8')) then
-        update app.signup_codes c
-        set failed_attempts = c.failed_attempts + 1,
-            used_at = case when c.failed_attempts + 1 >= v_settings.max_code_attempts then now() end
-        where c.id = v_row.id;
-        perform api.failed_attempts(register_with_code.email, 'record', v_address, 'code');
+        -- A code mailed to this email and used or replaced since, given again (the second of a
+        -- double submit, waiting on the code's lock while the first signed up) proves the
+        -- mailbox: the same answer, but no guess is counted against the person or the address.
+        if not exists (select from app.signup_codes c
+                       where c.email = register_with_code.email::citext and c.used_at is not null
+                         and c.digest = sha256(convert_to(register_with_code.code, 'UTF8'))) then
+            update app.signup_codes c
+            set failed_attempts = c.failed_attempts + 1,
+                used_at = case when c.failed_attempts + 1 >= v_settings.max_code_attempts then now() end
+            where c.id = v_row.id;
+            perform api.failed_attempts(register_with_code.email, 'record', v_address, 'code');
+        end if;
         return api.problem(400, 'invalid_signup_code', 'The code is wrong, expired or already used.');
     end if;
     update app.signup_codes c set used_at = now() where c.email = register_with_code.email::citext and c.used_at is null;

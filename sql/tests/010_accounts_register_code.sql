@@ -5,7 +5,7 @@
 -- right one makes the account with the request's fields, its email verified, whether or not the
 -- address is still over its budget.
 begin;
-select plan(24);
+select plan(25);
 update app.auth_settings set bcrypt_cost = 4, max_reset_mails = 10;
 select test.new_user('holder');
 -- The school's address is over its budget: 20 answers 409 within the hour.
@@ -57,6 +57,8 @@ select is((select (display_name, password_hash = crypt('other horse', password_h
           '(Bo,t)', '... with the fields of the request that carried the code');
 select is(test.answer_of($$ select pg_temp.register('bo@example.com', to_jsonb((select code from bo)), '198.51.100.20') $$),
           'PT400 invalid_signup_code', 'a used code is refused');
+select is((select count(*)::integer from app.login_failures where email = 'bo@example.com' and kind = 'code' and client_ip = '198.51.100.20'), 0,
+          '... but counts as no wrong guess: it was mailed to the email (a double submit''s second request)');
 
 select pg_temp.register('cy@example.com');
 update app.signup_codes set created_at = now() - interval '16 minutes', expires_at = now() - interval '1 minute' where email = 'cy@example.com';
