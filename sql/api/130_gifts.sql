@@ -10,7 +10,7 @@
 
 -- Gift = {id, from: UserCard, to: UserCard, coins, item, paid, status, created_at, expires_at,
 -- ended_at}: coins for a coin gift (else null), item an Item for an item gift (else null), paid
--- what the sender paid at send (the coins, or the item's price then).
+-- what the sender paid at send (the coins, or the item's price then: a sale's inside a sale).
 create function api.gift_json(gift app.gifts)
 returns jsonb
 language plpgsql stable security definer set search_path = public, pg_temp
@@ -78,8 +78,11 @@ $$;
 -- (so a racing unfriend or block ends before, and the gift is refused, or after, and cancels
 -- it): the receiver is a live friend (else 404 user_not_found: a stranger, a blocked user
 -- either way and a deleted account answer alike), not the caller (422 cannot_gift_self); an
--- item is active in the shop (404 item_not_found), neither owned by the receiver nor waiting
--- for them in another pending gift (409 gift_item_owned); the sender's gifts of their local day
+-- item is in the shop now exactly as for a purchase (app.item_price_at at this transaction's
+-- now(): active and inside its seasonal window, else 404 item_not_found), neither owned by the
+-- receiver nor waiting for them in another pending gift (409 gift_item_owned); an item costs
+-- what a purchase now pays (the sale's price inside a sale), and that is the gift's paid, the
+-- hold's amount and what any refund returns; the sender's gifts of their local day
 -- (api.local_period_start in their time zone), this one included, stay within
 -- app.gift_settings max_per_day and max_coins_per_day (429 gift_limit_reached, Retry-After: the
 -- seconds to their next local midnight); the sender can pay (409 insufficient_funds). Then the
@@ -96,7 +99,7 @@ declare
     v_item_id uuid := api.uuid_field(v_body, 'item_id', required => false);
     v_settings app.gift_settings;
     v_user app.users;
-    v_item app.shop_items;
+    v_price integer;
     v_paid integer;
     v_day_start timestamptz;
     v_sent integer;
@@ -120,8 +123,11 @@ begin
         perform api.fail(404, 'user_not_found', 'Gifts go to friends only: this is not one of yours.');
     end if;
     if v_item_id is not null then
-        select i.* into v_item from app.shop_items i where i.id = v_item_id and i.active;
-        if v_item.id is null then
+        -- In the shop now, at the price a purchase now pays (docs/shop.md): app.item_price_at at
+        -- this transaction's now(), the purchase's own helper, so an item outside its window or
+        -- retired is 404 and a sale's price is what the gift costs.
+        select p.price into v_price from app.item_price_at(v_item_id, now()) p;
+        if v_price is null then
             perform api.fail(404, 'item_not_found', 'There is no such item in the shop.');
         end if;
         if exists (select from app.user_items ui where ui.user_id = v_to and ui.item_id = v_item_id)
@@ -129,7 +135,7 @@ begin
             perform api.fail(409, 'gift_item_owned', 'Your friend has this item already, or it waits for them as a gift.');
         end if;
     end if;
-    v_paid := coalesce(v_coins, v_item.price);
+    v_paid := coalesce(v_coins, v_price);
 
     select * into v_settings from app.gift_settings;
     v_day_start := api.local_period_start(v_user.time_zone, now());
@@ -159,8 +165,9 @@ end
 $$;
 grant execute on function api.gifts_create(text, jsonb, jsonb) to focus_api;
 comment on function api.gifts_create(text, jsonb, jsonb) is
-    'POST /gifts: sends a friend coins or an item, paid now and held until the gift ends; 404 user_not_found (not a '
-    'friend, blocked, deleted), 422 cannot_gift_self, 404 item_not_found, 409 gift_item_owned, 429 gift_limit_reached, '
+    'POST /gifts: sends a friend coins or an item (at the price a purchase now pays), paid now and held until the gift '
+    'ends; 404 user_not_found (not a friend, blocked, deleted), 422 cannot_gift_self, 404 item_not_found (also a '
+    'seasonal item outside its window), 409 gift_item_owned, 429 gift_limit_reached, '
     '409 insufficient_funds; the receiver hears gift.received.';
 
 -- POST /gifts/{id}/accept: 200 {gift, balance}. The receiver only (404 gift_not_found). A
