@@ -2,7 +2,8 @@
 // stream and accepts or declines; the sender's hold, the credit and the refund in the ledger;
 // the lists in pages; the error cases (unknown ids, another user's gift, a block, a stranger,
 // insufficient funds, the daily limit) change nothing; a double accept racing itself credits
-// once, and an accept racing a decline is one or the other.
+// once, and an accept racing a decline is one or the other. A seasonal item outside its window
+// cannot be gifted (in ShopHTTPTests, which is serialized: it adds catalog items).
 import Foundation
 import Testing
 
@@ -148,5 +149,43 @@ import Testing
             if code == "gift_limit_reached" { #expect(Int(result.header("Retry-After") ?? "") ?? 0 > 0) }
         }
         #expect(try rows() == before, "nothing changed")
+    }
+}
+
+extension ShopHTTPTests {
+    /// A gift honours an item's seasonal window exactly as a purchase does (docs/gifts.md): before
+    /// or after it, 404 item_not_found and nothing written; inside it, the gift is sent.
+    @Test(arguments: Transport.allCases)
+    func aSeasonalItemOutsideItsWindowCannotBeGifted(transport: Transport) throws {
+        let client = transport.client
+        let gifts = GiftsHTTPTests()
+        let (ann, bob) = try gifts.friends(client, coins: 300)
+        let items = try addItems(3, price: 90)
+        defer { try? retire(items) }
+        // In its window, before it, after it.
+        try TestEnvironment.owner().execute(
+            """
+            update app.shop_items i
+            set available_from = now() + w.from_offset, available_until = now() + w.until_offset
+            from (values ($1::uuid, interval '-1 day', interval '1 day'), ($2::uuid, interval '1 day', interval '2 days'),
+                         ($3::uuid, interval '-2 days', interval '-1 day')) as w(id, from_offset, until_offset)
+            where i.id = w.id
+            """, items)
+        let snapshot = """
+            select md5(concat_ws('|', (select string_agg(balance::text, ',' order by id) from app.users where id in ($1, $2)),
+                                 (select count(*) from app.gifts where sender_id = $1),
+                                 (select count(*) from app.coin_ledger where user_id in ($1, $2)),
+                                 (select count(*) from app.user_items where user_id = $2),
+                                 (select count(*) from app.events where user_id in ($1, $2))))
+            """
+        let before = try TestEnvironment.scalar(snapshot, [ann.id, bob.id])
+        for outside in items.dropFirst() {
+            let refused = try client.send("POST", "/gifts", token: ann.token, json: #"{"to":"\#(bob.id)","item_id":"\#(outside)"}"#)
+            #expect(refused.status == 404 && refused.code == "item_not_found", "\(refused.status) \(refused.text)")
+            #expect(try purchase(client, ann, outside).code == "item_not_found", "the answer a purchase gives")
+        }
+        #expect(try TestEnvironment.scalar(snapshot, [ann.id, bob.id]) == before, "nothing changed")
+        let sent = try client.send("POST", "/gifts", token: ann.token, json: #"{"to":"\#(bob.id)","item_id":"\#(items[0])"}"#)
+        #expect(sent.status == 201 && sent.json["balance"] as? Int == 210, "\(sent.status) \(sent.text)")
     }
 }
