@@ -1764,7 +1764,7 @@ declare
     v_item_id uuid := api.uuid_field(v_body, 'item_id', required => false);
     v_settings app.gift_settings;
     v_user app.users;
-    v_item app.shop_items;
+    v_price integer;
     v_paid integer;
     v_day_start timestamptz;
     v_sent integer;
@@ -1788,8 +1788,11 @@ begin
         perform api.fail(404, 'user_not_found', 'Gifts go to friends only: this is not one of yours.');
     end if;
     if v_item_id is not null then
-        select i.* into v_item from app.shop_items i where i.id = v_item_id and i.active;
-        if v_item.id is null then
+        -- In the shop now, at the price a purchase now pays (docs/shop.md): app.item_price_at at
+        -- this transaction's now(), the purchase's own helper, so an item outside its window or
+        -- retired is 404 and a sale's price is what the gift costs.
+        select p.price into v_price from app.item_price_at(v_item_id, now()) p;
+        if v_price is null then
             perform api.fail(404, 'item_not_found', 'There is no such item in the shop.');
         end if;
         if exists (select from app.user_items ui where ui.user_id = v_to and ui.item_id = v_item_id)
@@ -1797,7 +1800,7 @@ begin
             perform api.fail(409, 'gift_item_owned', 'Your friend has this item already, or it waits for them as a gift.');
         end if;
     end if;
-    v_paid := coalesce(v_coins, v_item.price);
+    v_paid := coalesce(v_coins, v_price);
     select * into v_settings from app.gift_settings;
     v_day_start := api.local_period_start(v_user.time_zone, now());
     select count(*)::integer, coalesce(sum(g.paid), 0)::integer into v_sent, v_spent

@@ -66,7 +66,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case sessionNotFound
     /// 409: abandon: the session already ended (finished, recorded offline)
     case sessionFinished
-    /// 404: no such (active, and for purchases in its season) shop item
+    /// 404: no such (active, and for purchases and gifts in its season) shop item
     case itemNotFound
     /// 405: known path, other method (Allow lists the methods)
     case methodNotAllowed
@@ -76,7 +76,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case emailTaken
     /// 409: resend a verification code: the email is verified and no change waits
     case nothingToVerify
-    /// 409: purchase (an item or a streak freeze) or gift: the balance is below the price (a gift's coins, or its item's price)
+    /// 409: purchase (an item or a streak freeze) or gift: the balance is below the price (a gift's coins, or its item's price now: a sale's inside a sale)
     case insufficientFunds
     /// 409: selecting an item the user does not own
     case notOwned
