@@ -115,8 +115,11 @@ CREATE FUNCTION api.account_deletion_create(token text, params jsonb, body jsonb
 declare
     v_body jsonb := api.only_keys(account_deletion_create.body, array['email']);
     v_email text := api.email_field(v_body);
+    v_limit integer := (select s.max_reset_mails from app.auth_settings s);
 begin
-    insert into app.account_deletion_requests (email) values (v_email);
+    if (select count(*) from app.account_deletion_requests q where q.email = v_email::citext) < v_limit then
+        insert into app.account_deletion_requests (email) values (v_email);
+    end if;
     return api.ok(jsonb_build_object('email', v_email));
 end
 $$;

@@ -119,7 +119,9 @@ import Testing
         #expect(bytes.status == 400)
         let malformed = try Self.post(client, "/account/delete", [("email", "<script>x")])
         #expect(malformed.status == 400 && malformed.text.contains("&lt;script&gt;x") && !malformed.text.contains("<script>x"))
-        #expect(try Self.post(client, "/account/delete", [("email", account.email), ("extra", "1")]).status == 400)
+        // A field the form does not have: refused, and its name (the request's text) not shown.
+        let extra = try Self.post(client, "/account/delete", [("email", account.email), ("call_555_0100", "1")])
+        #expect(extra.status == 400 && !extra.text.contains("555") && extra.text.contains("does not take"))
         let foreign = try Self.post(
             client, "/account/delete", [("email", account.email)], headers: ["Origin": "https://evil.example"])
         #expect(foreign.status == 403)
@@ -134,6 +136,24 @@ import Testing
             client, "/account/delete/confirm", [("email", "nobody-\(UUID())@example.com"), ("code", "00000000")])
         #expect(stranger.status == 400 && stranger.text.contains("wrong, expired or already used"))
         #expect(try TestEnvironment.scalar("select deleted_at is null from app.users where id = $1", [account.id]) == "t")
+    }
+
+    @Test(arguments: Transport.allCases)
+    func aLinksErrorShowsOnlyAFixedSentenceByKey(transport: Transport) throws {
+        let client = transport.client
+        // A phishing link to the site's own page: its words must not appear there.
+        let attack = "?error=Your%20account%20is%20compromised%2C%20call%20555-0100&status=500&code=urgent"
+        for path in ["/account/delete", "/moderation/sign-in"] {
+            let page = try Self.get(client, path + attack)
+            #expect(page.status == 200, "\(path)")
+            #expect(!page.text.contains("compromised") && !page.text.contains("555") && !page.text.contains("urgent"), "\(path)")
+            #expect(!page.text.contains("role=\"alert\""), "an unknown key shows nothing: \(path)")
+            let known = try Self.get(client, path + "?error=code_wrong")
+            #expect(known.text.contains("<p class=\"error\" role=\"alert\">The code is wrong, expired or already used.</p>"), "\(path)")
+        }
+        // The email a link fills in is the input's value, not a message.
+        let filled = try Self.get(client, "/account/delete?email=a%40example.com")
+        #expect(filled.text.contains("value=\"a@example.com\"") && !filled.text.contains("role=\"alert\""))
     }
 
     @Test func twoConfirmationsAtOnceDeleteOnce() throws {
@@ -202,6 +222,8 @@ import Testing
             """, [other])
         let expired = try Self.get(client, "/moderation", cookie: other)
         #expect(expired.status == 303 && expired.header("set-cookie")?.contains("Max-Age=0") == true)
+        #expect(expired.header("location") == "/moderation/sign-in?error=session_ended")
+        #expect(try Self.get(client, "/moderation/sign-in?error=session_ended").text.contains("Your session ended; sign in again."))
         // The role taken away: 403 with the same cookie at once.
         _ = try TestEnvironment.owner().execute("delete from app.moderators where user_id = $1", [moderator.id])
         #expect(try Self.get(client, "/moderation", cookie: session).status == 403)

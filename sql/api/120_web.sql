@@ -5,10 +5,13 @@
 -- the queue, a user's page, the audit log, the actions of sql/api/110_moderation.sql).
 
 -- POST /account/delete {email} (public, a form)
--- Guarantees: always the same answer after the same one insert, known email or not (as the
--- password reset); the mailer (app.take_outgoing_mail → app.send_deletion_codes) later mails a
--- live account, at most max_reset_mails codes per reset_mail_window, an 8-digit code
--- (digest stored, reset_code_ttl, single use; earlier unused codes stop working).
+-- Guarantees: always the same answer, known email or not (as the password reset), after the
+-- same work: one insert, unless max_reset_mails requests of that email already wait for the
+-- mailer (counted by the email alone, so the choice tells nothing about an account); the
+-- mailer (app.take_outgoing_mail → app.send_deletion_codes) later mails a live account, at most
+-- max_reset_mails codes per reset_mail_window, an 8-digit code (digest stored, reset_code_ttl,
+-- single use; earlier unused codes stop working). No bound by address (docs/security.md, "Rules
+-- that count by address").
 create function api.account_deletion_create(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
@@ -16,15 +19,18 @@ as $$
 declare
     v_body jsonb := api.only_keys(account_deletion_create.body, array['email']);
     v_email text := api.email_field(v_body);
+    v_limit integer := (select s.max_reset_mails from app.auth_settings s);
 begin
-    insert into app.account_deletion_requests (email) values (v_email);
+    if (select count(*) from app.account_deletion_requests q where q.email = v_email::citext) < v_limit then
+        insert into app.account_deletion_requests (email) values (v_email);
+    end if;
     return api.ok(jsonb_build_object('email', v_email));
 end
 $$;
 grant execute on function api.account_deletion_create(text, jsonb, jsonb) to focus_api;
 comment on function api.account_deletion_create(text, jsonb, jsonb) is
-    'POST /account/delete (web form): always the same answer after the same one insert; the mailer later mails a '
-    'known live email a one-time deletion code under the reset''s throttle.';
+    'POST /account/delete (web form): always the same answer after one insert (none while max_reset_mails requests '
+    'of the email wait); the mailer later mails a known live email a one-time deletion code under the reset''s throttle.';
 
 -- POST /account/delete/confirm {email, code} (public, a form)
 -- Guarantees: the reset's rules for the code: a wrong, expired or used code (or an unknown

@@ -105,6 +105,37 @@ public enum WebPages {
             failure: "moderation-error.html"),
     ]
 
+    /// What a page's alert says besides a problem's own sentence from SQL (2026-12-05,
+    /// docs/web.md): fixed sentences by key. A link's `?error=<key>` shows its key's sentence and
+    /// any other `?error=` nothing, so no link puts someone's words on the site's own page.
+    static let messages: [String: String] = [
+        "code_wrong": "The code is wrong, expired or already used.",
+        "session_ended": "Your session ended; sign in again.",
+        "unknown_field": "This form has a field this page does not take; reload the page and try again.",
+    ]
+
+    /// The fields the pages' forms and query strings have. A problem about another field (one
+    /// SQL refuses as not a field here) is shown as `unknown_field`: its name came from the
+    /// request, so it is not repeated on the page.
+    static let fieldNames: Set<String> = [
+        "email", "code", "password", "csrf_token", "action", "user_id", "report_id", "reason", "display_name", "until",
+        "status", "id",
+    ]
+
+    /// The query's fields a page without data shows: only the email its form is filled with,
+    /// in the input's value, never in a message.
+    static let prefilled: Set<String> = ["email"]
+
+    /// The sentence a page shows for a problem: SQL's own (fixed text in sql/api), except for a
+    /// field whose name the request chose.
+    static func sentence(code: String, message: String, extensions: String?) -> String {
+        guard code == "invalid_field" else { return message }
+        guard case .object(let members) = PageValue.parse(Array((extensions ?? "").utf8)),
+            case .string(let field)? = members["field"], fieldNames.contains(field)
+        else { return messages["unknown_field"] ?? "" }
+        return message
+    }
+
     /// The headers of every page and static file (2026-12-01, docs/web.md): scripts, styles and
     /// images from this origin only (images also as data: URLs, the avatars a moderator sees),
     /// no inline script or style, no framing, forms post here only, no referrer leaves for another site.
@@ -329,7 +360,9 @@ extension Pipeline {
             form = fields
         }
         guard let route = page.route else {
-            return render(page.failure, status: 200, error: nil, form: request.query)
+            // The query's text never reaches a message: `error` is a key of WebPages.messages.
+            let error = request.query["error"].flatMap { WebPages.messages[$0] }
+            return render(page.failure, status: 200, error: error, form: request.query.filter { WebPages.prefilled.contains($0.key) })
         }
         var token: String? = nil
         if page.access == .session {
@@ -342,8 +375,11 @@ extension Pipeline {
         do {
             reply = try call(route, [token, arguments] + body, pool: pool)
         } catch {
-            if page.access == .session && error.status == 401 { return signInRedirect(request, clear: true) }
-            var response = render(page.failure, status: error.status, error: error.detail, form: form.merging(["code": error.code]) { $1 })
+            if page.access == .session && error.status == 401 {
+                return signInRedirect(request, clear: true, location: "/moderation/sign-in?error=session_ended")
+            }
+            let sentence = WebPages.sentence(code: error.code, message: error.detail, extensions: error.extensions)
+            var response = render(page.failure, status: error.status, error: sentence, form: form.merging(["code": error.code]) { $1 })
             // The log line's, as for an API problem (Response.code, Response.user).
             response.code = error.code
             response.user = error.user
@@ -358,7 +394,9 @@ extension Pipeline {
     private func outcome(_ page: WebPage, _ reply: Reply, form: [String: String], request: Request) -> Response {
         if let code = reply.code {
             var response = render(
-                page.failure, status: reply.status ?? 400, error: reply.message ?? code, form: form.merging(["code": code]) { $1 })
+                page.failure, status: reply.status ?? 400,
+                error: WebPages.sentence(code: code, message: reply.message ?? code, extensions: reply.extensions),
+                form: form.merging(["code": code]) { $1 })
             if let seconds = reply.retryAfter { response.setHeader("Retry-After", seconds) }
             response.code = code
             return response
@@ -387,8 +425,8 @@ extension Pipeline {
         }
     }
 
-    private func signInRedirect(_ request: Request, clear: Bool) -> Response {
-        var response = redirect("/moderation/sign-in")
+    private func signInRedirect(_ request: Request, clear: Bool, location: String = "/moderation/sign-in") -> Response {
+        var response = redirect(location)
         if clear {
             response.setHeader("Set-Cookie", "\(WebPages.cookieName)=; Max-Age=0" + WebPages.cookieAttributes(request))
         }
