@@ -178,6 +178,26 @@ import Testing
         }
     }
 
+    // A malformed Idempotency-Key is refused before the endpoint runs (sql/api/002_idempotency.sql):
+    // every operation taking the header documents that 400, and the header states the rule.
+    @Test func everyOperationWithAnIdempotencyKeyDocumentsItsMalformedKey() throws {
+        let reference = "#/components/parameters/IdempotencyKey"
+        let keyed = Self.operations.filter { _, _, operation in
+            ((operation["parameters"] as? [JSON]) ?? []).contains { $0["$ref"] as? String == reference }
+        }
+        #expect(keyed.count > 30)
+        for (method, path, operation) in keyed {
+            let badRequest = Self.resolve(((operation["responses"] as? JSON) ?? [:])["400"] as Any)
+            #expect(Self.codes(in: badRequest).contains("invalid_field"), "\(method) \(path): no 400 invalid_field")
+        }
+        let parameter = try #require(
+            ((Self.document["components"] as? JSON)?["parameters"] as? JSON)?["IdempotencyKey"] as? JSON)
+        let schema = try #require(parameter["schema"] as? JSON)
+        #expect(parameter["name"] as? String == "Idempotency-Key" && parameter["in"] as? String == "header")
+        #expect(schema["minLength"] as? Int == 1 && schema["maxLength"] as? Int == 255)
+        #expect(schema["pattern"] as? String == #"^[\x21-\x7e]{1,255}$"#)
+    }
+
     @Test func everyCodeSQLRaisesIsDocumentedAndTheRegistryIsCovered() {
         let documented = Set(Self.operations.flatMap { Self.problemCodes($0.operation).map(\.code) })
         let raised = Self.raisedCodes(Self.sqlFunctions.values.joined(separator: "\n"))

@@ -23,8 +23,11 @@ document written in the older style gives the same result as writing it in this 
      `x-extensible-enum` (an open set: clients keep an unknown value; the strict copy closes it);
   4. a nullable reference or object `oneOf: [X, {type: null}]` becomes `anyOf: [X, {type: null}]`
      (`oneOf` is kept for unions, which need a discriminator; a nullable primitive is a type array);
-  5. `Idempotency-Key` is declared (components.parameters.IdempotencyKey) on every operation
-     that may answer 422 idempotency_key_reused, i.e. every one the server runs under the key;
+  5. `Idempotency-Key` is declared (components.parameters.IdempotencyKey: the rule of
+     sql/api/002_idempotency.sql, 1 to 255 visible ASCII characters) on every operation that may
+     answer 422 idempotency_key_reused, i.e. every one the server runs under the key, and each of
+     them documents the malformed key's 400 invalid_field: its own 400 lists the code, or it
+     refers to components.responses.InvalidIdempotencyKey;
   6. `X-Request-Id` is declared (components.headers.XRequestId) on every answer (a request may
      send its own: the server echoes a well-formed one; info.description says so).
 The rules never look inside an `example` (answers recorded by scripts/lib/record-examples.py: data, not
@@ -51,6 +54,11 @@ IDEMPOTENCY_KEY = {
     "idempotency_key_reused; a malformed key is 400 invalid_field (field: Idempotency-Key). Keys are per user "
     "(per email on register, login and password reset) and kept 24 hours.",
     "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[\\x21-\\x7e]{1,255}$"},
+}
+INVALID_IDEMPOTENCY_KEY = {
+    "description": "invalid_field: the Idempotency-Key is not 1 to 255 visible ASCII characters (field: Idempotency-Key)",
+    "content": {"application/problem+json": {"schema": {"$ref": PROBLEM}}},
+    "x-problem-codes": ["invalid_field"],
 }
 REQUEST_ID_HEADER = {
     "description": "The request's id (the one sent, or one the server made), as in the server's log line.",
@@ -211,6 +219,21 @@ def rewrite(document):
         if not any(p.get("name") == "Idempotency-Key" or p.get("$ref") == "#/components/parameters/IdempotencyKey"
                    for p in listed):
             listed.append({"$ref": "#/components/parameters/IdempotencyKey"})
+    for _, _, operation in operations(document):  # a malformed key is 400 invalid_field
+        if not any(p.get("$ref") == "#/components/parameters/IdempotencyKey" or p.get("name") == "Idempotency-Key"
+                   for p in operation.get("parameters", [])):
+            continue
+        answers = operation.setdefault("responses", {})
+        if "400" not in answers:
+            responses_ = components.setdefault("responses", {})
+            if "InvalidIdempotencyKey" not in responses_:
+                responses_["InvalidIdempotencyKey"] = copy.deepcopy(INVALID_IDEMPOTENCY_KEY)
+            answers["400"] = {"$ref": "#/components/responses/InvalidIdempotencyKey"}
+            operation["responses"] = dict(sorted(answers.items()))  # statuses in order, as written
+        elif "$ref" not in answers["400"]:
+            codes = answers["400"].setdefault("x-problem-codes", [])
+            if "invalid_field" not in codes:
+                answers["400"]["x-problem-codes"] = sorted(codes + ["invalid_field"])
     for response in responses(document):
         headers = response.setdefault("headers", {})
         headers.setdefault("X-Request-Id", {"$ref": "#/components/headers/XRequestId"})
