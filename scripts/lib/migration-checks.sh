@@ -35,6 +35,13 @@ migration_checks() {
     case "$out" in *"nothing to apply"*) check "a second migrate applies nothing" ok ;;
                    *) check "a second migrate applies nothing" "FAILED: $out"; return 1 ;; esac
 
+    # Every cluster the scripts start loads pg_stat_statements (common.sh), so that
+    # report.slowest_statements has figures; sql/tests/report_statements.sql checks the view.
+    local preload
+    preload=$(psql -X -At "$(cluster_url "$dir" postgres)" -c "show shared_preload_libraries")
+    case ",${preload// /}," in *,pg_stat_statements,*) check "the test cluster loads pg_stat_statements" ok ;;
+                             *) check "the test cluster loads pg_stat_statements" "FAILED: '$preload'"; return 1 ;; esac
+
     MIGRATION_DATABASE_URL=$(scratch_db fresh_check) SQL_DIR="$ROOT/sql" "$server" migrate >/dev/null
     local upgrade_url version steps=0
     upgrade_url=$(scratch_db upgrade_check)
