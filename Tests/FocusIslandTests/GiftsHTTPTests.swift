@@ -162,15 +162,7 @@ extension ShopHTTPTests {
         let (ann, bob) = try gifts.friends(client, coins: 300)
         let items = try addItems(3, price: 90)
         defer { try? retire(items) }
-        // In its window, before it, after it.
-        try TestEnvironment.owner().execute(
-            """
-            update app.shop_items i
-            set available_from = now() + w.from_offset, available_until = now() + w.until_offset
-            from (values ($1::uuid, interval '-1 day', interval '1 day'), ($2::uuid, interval '1 day', interval '2 days'),
-                         ($3::uuid, interval '-2 days', interval '-1 day')) as w(id, from_offset, until_offset)
-            where i.id = w.id
-            """, items)
+        try placeInWindows(items)
         let snapshot = """
             select md5(concat_ws('|', (select string_agg(balance::text, ',' order by id) from app.users where id in ($1, $2)),
                                  (select count(*) from app.gifts where sender_id = $1),

@@ -105,15 +105,7 @@ extension ShopHTTPTests {
         let items = try addItems(3, price: 950)
         defer { try? retire(items) }
         try grant(account, 950)
-        // In its window, before it, after it.
-        try TestEnvironment.owner().execute(
-            """
-            update app.shop_items i
-            set available_from = now() + w.from_offset, available_until = now() + w.until_offset
-            from (values ($1::uuid, interval '-1 day', interval '1 day'), ($2::uuid, interval '1 day', interval '2 days'),
-                         ($3::uuid, interval '-2 days', interval '-1 day')) as w(id, from_offset, until_offset)
-            where i.id = w.id
-            """, items)
+        try placeInWindows(items)
 
         let shop = try catalog(client) { offer($0, items[0])?["available_until"] is String }
         #expect(offer(shop, items[0]) != nil && offer(shop, items[1]) == nil && offer(shop, items[2]) == nil)

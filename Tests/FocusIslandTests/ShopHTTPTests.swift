@@ -28,6 +28,19 @@ import Testing
         try TestEnvironment.owner().execute("select app.grant_coins($1, $2, 'test')", [account.id, String(coins)])
     }
 
+    /// Gives three items seasonal windows, from the database's now: the first is in its window,
+    /// the second's begins tomorrow, the third's ended yesterday.
+    func placeInWindows(_ items: [String]) throws {
+        try TestEnvironment.owner().execute(
+            """
+            update app.shop_items i
+            set available_from = now() + w.from_offset, available_until = now() + w.until_offset
+            from (values ($1::uuid, interval '-1 day', interval '1 day'), ($2::uuid, interval '1 day', interval '2 days'),
+                         ($3::uuid, interval '-2 days', interval '-1 day')) as w(id, from_offset, until_offset)
+            where i.id = w.id
+            """, items)
+    }
+
     func purchase(_ client: Client, _ account: Account, _ itemID: String) throws -> HTTPResult {
         try client.send("POST", "/shop/purchases", token: account.token, json: #"{"item_id":"\#(itemID)"}"#)
     }

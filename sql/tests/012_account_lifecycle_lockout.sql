@@ -13,14 +13,6 @@ create function pg_temp.confirm(email text, code text, address text) returns api
     select api.auth_password_reset_confirm(null, jsonb_build_object('client_ip', address),
         jsonb_build_object('email', email, 'code', code, 'new_password', 'fresh horse'))
 $$;
-create function pg_temp.reset(email text) returns text language plpgsql as $$
-begin
-    perform api.auth_password_reset_create(null, '{}', jsonb_build_object('email', email));
-    perform app.send_password_resets();
-    return (select substring(m.body from 'Your code is (\d{8})') from app.outgoing_mail m
-            where m.recipient = reset.email and m.subject ~ 'password reset' order by m.id desc limit 1);
-end
-$$;
 -- 200 strangers' failures for each email: wrong sign-ins and wrong codes from 100 addresses each.
 insert into app.login_failures (email, client_ip, kind)
 select e || '@example.com', ('203.0.113.' || a)::inet, k
@@ -34,7 +26,7 @@ select is((api.me_email_update(test.token('own'), '{"client_ip": "198.51.100.1"}
           '... and asks to change the email');
 select is((api.me_delete(test.token('gone'), '{"client_ip": "198.51.100.1"}', '{"password": "correct horse"}')).code, null,
           'the owner deletes the account while 200 strangers'' failures are recorded for the email');
-select is((pg_temp.confirm('mine@example.com', pg_temp.reset('mine@example.com'), '198.51.100.1')).code, null,
+select is((pg_temp.confirm('mine@example.com', test.reset_code('mine@example.com'), '198.51.100.1')).code, null,
           'the owner''s right reset code works while 200 strangers'' failures are recorded for the email');
 
 -- A token holder guessing the password is throttled by its own failures only.
@@ -46,17 +38,17 @@ select is((select count(*)::integer from app.login_failures where email = 'own@e
           '... counted as ''password'' failures, which nobody without a token can cause');
 
 -- A code is void after 5 wrong guesses.
-create temporary table mine_code on commit drop as select pg_temp.reset('mine@example.com') as code;
+create temporary table mine_code on commit drop as select test.reset_code('mine@example.com') as code;
 select pg_temp.confirm('mine@example.com', '0000000' || n, '192.0.2.' || n) from generate_series(1, 4) n;
 select is((select failed_attempts from app.password_resets where digest = sha256(convert_to((select code from mine_code), 'UTF8'))), 4,
           'the code counts wrong guesses from any address');
 select is((pg_temp.confirm('mine@example.com', (select code from mine_code), '198.51.100.1')).code, null,
           'after 4 wrong guesses the right code still works');
-create temporary table next_code on commit drop as select pg_temp.reset('mine@example.com') as code;
+create temporary table next_code on commit drop as select test.reset_code('mine@example.com') as code;
 select pg_temp.confirm('mine@example.com', '0000000' || n, '192.0.2.' || n) from generate_series(1, 5) n;
 select is((pg_temp.confirm('mine@example.com', (select code from next_code), '198.51.100.1')).code, 'invalid_reset_code',
           'after 5 wrong guesses the code is void: even the right one is invalid_reset_code');
-select is((pg_temp.confirm('mine@example.com', pg_temp.reset('mine@example.com'), '198.51.100.1')).code, null,
+select is((pg_temp.confirm('mine@example.com', test.reset_code('mine@example.com'), '198.51.100.1')).code, null,
           '... and a new code works');
 
 -- One address, wrong codes spread over many accounts: past 30 in the window only a first guess
@@ -68,7 +60,7 @@ select is((pg_temp.confirm('acct1@example.com', '12345678', '192.0.2.200')).code
 select ok((pg_temp.confirm('acct1@example.com', '12345678', '192.0.2.200')).retry_after between 1 and 900, '... with Retry-After');
 select is((pg_temp.confirm('acct7@example.com', '12345678', '192.0.2.200')).code, 'invalid_reset_code',
           '... while its first guess at another email is still checked (and counted)');
-select is((pg_temp.confirm('mine@example.com', pg_temp.reset('mine@example.com'), '192.0.2.201')).code, null,
+select is((pg_temp.confirm('mine@example.com', test.reset_code('mine@example.com'), '192.0.2.201')).code, null,
           '... and the owner''s right code from another address works');
 insert into app.login_failures (email, client_ip, kind)
 select 'spread' || n || '@example.com', '192.0.2.200', 'code' from generate_series(1, 269) n;

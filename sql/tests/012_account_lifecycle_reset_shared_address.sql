@@ -11,15 +11,6 @@ create function pg_temp.confirm(email text, code text, address text default '192
     select api.auth_password_reset_confirm(null, jsonb_build_object('client_ip', address),
         jsonb_build_object('email', email, 'code', code, 'new_password', 'fresh horse'))
 $$;
--- A reset asked for the email, and the code of its newest mail (what the mailer sends).
-create function pg_temp.reset(email text) returns text language plpgsql as $$
-begin
-    perform api.auth_password_reset_create(null, '{"client_ip": "192.0.2.80"}', jsonb_build_object('email', email));
-    perform app.send_password_resets();
-    return (select m.params ->> 'code' from app.outgoing_mail m
-            where m.recipient = reset.email and m.kind = 'password_reset' order by m.id desc limit 1);
-end
-$$;
 
 select is((select (first_guess_only_after_code_failures, max_code_failures_per_address)::text from app.auth_settings), '(30,300)',
           'the two steps: a first guess per email only past 30 wrong codes, every code waits at 300');
@@ -30,11 +21,11 @@ select is((select count(*)::integer from app.login_failures where client_ip = '1
           'the prober made 30 wrong codes from the school''s address');
 
 -- Students at the same address reset their passwords with the code of their own mail.
-select is((pg_temp.confirm('kid@example.com', pg_temp.reset('kid@example.com'))).status, null,
+select is((pg_temp.confirm('kid@example.com', test.reset_code('kid@example.com'))).status, null,
           'a student''s first, right code works from the same address');
 select is(test.answer_of($$ select api.auth_login(null, '{"client_ip": "192.0.2.80"}', '{"email": "kid@example.com", "password": "fresh horse"}') $$),
           'ok', '... and the new password signs in there');
-select is((pg_temp.confirm('pal@example.com', pg_temp.reset('pal@example.com'))).status, null, '... and so does another''s');
+select is((pg_temp.confirm('pal@example.com', test.reset_code('pal@example.com'))).status, null, '... and so does another''s');
 
 -- The prober's repeated guesses wait; its answers tell nothing about accounts.
 select is((pg_temp.confirm('probe1@example.com', '12345678')).code, 'too_many_attempts',
@@ -42,7 +33,7 @@ select is((pg_temp.confirm('probe1@example.com', '12345678')).code, 'too_many_at
 select ok((pg_temp.confirm('probe1@example.com', '12345678')).retry_after between 1 and 900, '... with Retry-After');
 select is((select count(*)::integer from app.login_failures where client_ip = '192.0.2.80' and kind = 'code'), 30,
           '... not checked, not counted');
-create temporary table victim_code on commit drop as select pg_temp.reset('victim@example.com') as code;
+create temporary table victim_code on commit drop as select test.reset_code('victim@example.com') as code;
 select is(array[(pg_temp.confirm('victim@example.com', '00000000')).code, (pg_temp.confirm('victim@example.com', '00000001')).code],
           array['invalid_reset_code', 'too_many_attempts'],
           'at an account with a live code: the first guess is checked, the second waits');
@@ -55,7 +46,7 @@ select is((pg_temp.confirm('victim@example.com', (select code from victim_code),
           'the victim''s right code works from elsewhere');
 
 -- A student whose first try was a typo waits for the window (or uses another network).
-create temporary table typo_code on commit drop as select pg_temp.reset('typo@example.com') as code;
+create temporary table typo_code on commit drop as select test.reset_code('typo@example.com') as code;
 select is((pg_temp.confirm('typo@example.com', '99999999')).code, 'invalid_reset_code', 'a student''s typo is a checked wrong guess');
 select is((pg_temp.confirm('typo@example.com', (select code from typo_code))).code, 'too_many_attempts',
           '... after which the same email waits at that address while it is past 30');
@@ -65,7 +56,7 @@ select is((pg_temp.confirm('typo@example.com', (select code from typo_code), '19
 -- The last resort: 300 wrong codes from the address in the window.
 insert into app.login_failures (email, client_ip, kind)
 select 'spread' || n || '@example.com', '192.0.2.80', 'code' from generate_series(1, 300 - 33) n;
-select is((pg_temp.confirm('pal@example.com', pg_temp.reset('pal@example.com'))).code, 'too_many_attempts',
+select is((pg_temp.confirm('pal@example.com', test.reset_code('pal@example.com'))).code, 'too_many_attempts',
           'at 300 wrong codes from the address every code from there waits, a right first one too');
 select ok((pg_temp.confirm('pal@example.com', '12345678')).retry_after between 1 and 900, '... with Retry-After');
 

@@ -9,15 +9,6 @@ create function pg_temp.confirm(email text, code text, address text default '192
     select test.answer_of(format($f$ select api.account_deletion_confirm(null, %L, %L) $f$,
                                  jsonb_build_object('client_ip', address), jsonb_build_object('email', email, 'code', code)))
 $$;
--- A deletion asked for on the page, and the code of its newest mail.
-create function pg_temp.ask(email text) returns text language plpgsql as $$
-begin
-    perform api.account_deletion_create(null, '{"client_ip": "192.0.2.90"}', jsonb_build_object('email', email));
-    perform app.send_deletion_codes();
-    return (select substring(m.body from 'Your code is (\d{8})') from app.outgoing_mail m
-            where m.recipient = ask.email and m.subject ~ 'deletion code' order by m.id desc limit 1);
-end
-$$;
 
 -- The prober: 15 wrong reset codes and 15 wrong deletion codes from the school.
 select api.auth_password_reset_confirm(null, '{"client_ip": "192.0.2.90"}',
@@ -27,13 +18,13 @@ select pg_temp.confirm('probe' || n || '@example.com', '12345678') from generate
 select is((select count(*)::integer from app.login_failures where client_ip = '192.0.2.90' and kind = 'code'), 30,
           'the prober made 30 wrong codes (reset and deletion, one count) from the school''s address');
 
-select is(pg_temp.confirm('leaver@example.com', pg_temp.ask('leaver@example.com')), 'ok',
+select is(pg_temp.confirm('leaver@example.com', test.deletion_code('leaver@example.com')), 'ok',
           'a student''s first, right deletion code deletes the account from the same address');
 select is((select deleted_at is not null from app.users where id = test.uid('leaver')), true, '... the account is the tombstone');
 
 select is(pg_temp.confirm('probe16@example.com', '12345678'), 'PT429 too_many_attempts',
           'the prober''s second guess at an email from the address is 429');
-create temporary table victim_code on commit drop as select pg_temp.ask('victim@example.com') as code;
+create temporary table victim_code on commit drop as select test.deletion_code('victim@example.com') as code;
 select is(array[pg_temp.confirm('victim@example.com', '00000000'), pg_temp.confirm('victim@example.com', '00000001')],
           array['PT400 invalid_deletion_code', 'PT429 too_many_attempts'],
           'at an account with a live code: the first guess is checked, the second waits');

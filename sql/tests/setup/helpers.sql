@@ -114,6 +114,34 @@ as $$
     where m.recipient = signup_code.address and m.kind = 'signup_code' order by m.id desc limit 1
 $$;
 
+-- A password reset asked for the email, and the code of the newest reset mail to it after the
+-- mailer's step (api.auth_password_reset_create, app.send_password_resets); null: none mailed.
+create or replace function test.reset_code(email text)
+returns text
+language plpgsql
+as $$
+begin
+    perform api.auth_password_reset_create(null, '{}', jsonb_build_object('email', reset_code.email));
+    perform app.send_password_resets();
+    return (select substring(m.body from 'Your code is (\d{8})') from app.outgoing_mail m
+            where m.recipient = reset_code.email and m.subject ~ 'password reset' order by m.id desc limit 1);
+end
+$$;
+
+-- The same for an account deletion asked for on the web page (api.account_deletion_create,
+-- app.send_deletion_codes): the code of the newest deletion mail to the email.
+create or replace function test.deletion_code(email text)
+returns text
+language plpgsql
+as $$
+begin
+    perform api.account_deletion_create(null, '{}', jsonb_build_object('email', deletion_code.email));
+    perform app.send_deletion_codes();
+    return (select substring(m.body from 'Your code is (\d{8})') from app.outgoing_mail m
+            where m.recipient = deletion_code.email and m.subject ~ 'deletion code' order by m.id desc limit 1);
+end
+$$;
+
 -- The account made by test.new_user(name); an unknown name is an error, not a silent null.
 create or replace function test.account(name text)
 returns jsonb
