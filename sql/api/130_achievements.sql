@@ -45,16 +45,18 @@ as $$
 declare
     v_noted jsonb := coalesce(nullif(current_setting('focus.achievements_unlocked', true), ''), '[]')::jsonb;
     v_reply api.reply := with_achievements.reply;
-    v_marked integer;
+    v_marked integer := 0;
 begin
     if v_reply.code is not null then
         return v_reply;
     end if;
-    update app.user_achievements ua set unlocked_by = with_achievements.unlocked_by
-    where ua.user_id = with_achievements.user_id and ua.unlocked_by is null
-      and ua.achievement_code in (select n ->> 'code' from jsonb_array_elements(v_noted) n
-                                  where (n ->> 'user_id')::uuid = with_achievements.user_id);
-    get diagnostics v_marked = row_count;
+    if jsonb_array_length(v_noted) > 0 then  -- a repeat (or a write that granted nothing) writes nothing
+        update app.user_achievements ua set unlocked_by = with_achievements.unlocked_by
+        where ua.user_id = with_achievements.user_id and ua.unlocked_by is null
+          and ua.achievement_code in (select n ->> 'code' from jsonb_array_elements(v_noted) n
+                                      where (n ->> 'user_id')::uuid = with_achievements.user_id);
+        get diagnostics v_marked = row_count;
+    end if;
     v_reply.body := v_reply.body || jsonb_build_object('achievements_unlocked',
                                                        api.achievements_unlocked_by(with_achievements.user_id, with_achievements.unlocked_by));
     if v_reply.body ? 'balance' and v_marked > 0 then
