@@ -51,25 +51,28 @@ CREATE TABLE app.friendships (
     status text NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     accepted_at timestamp with time zone,
+    accepted_by_asking boolean DEFAULT false NOT NULL,
+    CONSTRAINT friendships_accepted_by_asking_is_accepted CHECK (((NOT accepted_by_asking) OR (status = 'accepted'::text))),
     CONSTRAINT friendships_check CHECK ((user_low < user_high)),
     CONSTRAINT friendships_check1 CHECK (((requested_by = user_low) OR (requested_by = user_high))),
     CONSTRAINT friendships_check2 CHECK (((status = 'accepted'::text) = (accepted_at IS NOT NULL))),
     CONSTRAINT friendships_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'accepted'::text])))
 );
 ALTER TABLE app.friendships OWNER TO focus_owner;
-CREATE FUNCTION api.accept_pair(pair app.friendships, actor uuid) RETURNS jsonb
+CREATE FUNCTION api.accept_pair(pair app.friendships, actor uuid, by_asking boolean DEFAULT false) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
 declare
     v_now timestamptz := now();
 begin
-    update app.friendships f set status = 'accepted', accepted_at = v_now where f.id = pair.id;
+    update app.friendships f set status = 'accepted', accepted_at = v_now, accepted_by_asking = accept_pair.by_asking
+    where f.id = pair.id;
     perform api.record_friendship_event(pair, accept_pair.actor, 'accepted');
     return api.friend_json(api.other_user(pair, accept_pair.actor), v_now);
 end
 $$;
-ALTER FUNCTION api.accept_pair(pair app.friendships, actor uuid) OWNER TO focus_owner;
+ALTER FUNCTION api.accept_pair(pair app.friendships, actor uuid, by_asking boolean) OWNER TO focus_owner;
 CREATE FUNCTION api.account_deletion_confirm(token text, params jsonb, body jsonb) RETURNS api.reply
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -135,6 +138,18 @@ begin
 end
 $$;
 ALTER FUNCTION api.achievement_json(code text, unlocked_at timestamp with time zone) OWNER TO focus_owner;
+CREATE FUNCTION api.achievements_unlocked_by(user_id uuid, unlocked_by text) RETURNS jsonb
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    return coalesce((select jsonb_agg(api.achievement_json(a.code, ua.unlocked_at) order by a.sort_order, a.code)
+                     from app.user_achievements ua join app.achievements a on a.code = ua.achievement_code
+                     where ua.user_id = achievements_unlocked_by.user_id
+                       and ua.unlocked_by = achievements_unlocked_by.unlocked_by), '[]');
+end
+$$;
+ALTER FUNCTION api.achievements_unlocked_by(user_id uuid, unlocked_by text) OWNER TO focus_owner;
 CREATE FUNCTION api.address_bucket(client_ip inet) RETURNS inet
     LANGUAGE sql IMMUTABLE
     AS $$
@@ -1237,8 +1252,9 @@ begin
                 v_rated := api.focus_sessions_rate(focus_sessions_batch_create.token,
                                                    jsonb_build_object('id', v_item ->> 'id'),
                                                    jsonb_build_object('rating', v_item ->> 'rating'));
-                v_result := jsonb_set(v_result, '{body}', v_created.body || (api.session_reply((v_item ->> 'id')::uuid)).body
-                                                          || jsonb_build_object('tip', v_rated.body -> 'tip'));
+                v_result := jsonb_set(v_result, '{body}', v_created.body || jsonb_build_object(
+                                                              'session', (api.session_reply((v_item ->> 'id')::uuid)).body -> 'session',
+                                                              'tip', v_rated.body -> 'tip'));
             end if;
         exception when sqlstate 'PT400' or sqlstate 'PT404' or sqlstate 'PT409' or sqlstate 'PT422' then
             get stacked diagnostics v_state = returned_sqlstate, v_message = message_text,
@@ -1282,15 +1298,16 @@ begin
         perform api.fail(422, 'invalid_session', 'The session is too old to be recorded.');
     end if;
     perform api.lock_user(v_user_id);
-    -- The same id again: the same session answers 200 as before; anything else is a conflict.
-    -- A replay may leave out the optional planned_minutes and tag (a phone that lost them in its queue).
+    -- The same id again: the same session answers 200 with the first answer's body, what it
+    -- unlocked included; anything else is a conflict. A replay may leave out the optional
+    -- planned_minutes and tag (a phone that lost them in its queue).
     select * into v_existing from app.focus_sessions s where s.id = v_id;
     if v_existing.id is not null then
         if v_existing.user_id = v_user_id and v_existing.source = 'offline'
            and v_existing.started_at = v_started and v_existing.ended_at = v_ended
            and (v_planned is null or v_existing.planned_minutes is not distinct from v_planned)
            and (v_tag is null or v_existing.tag is not distinct from v_tag) then
-            return api.session_reply(v_id, status => 200);
+            return api.session_answer(v_id, v_user_id, first => false, status => 200);
         end if;
         perform api.fail(409, 'session_conflict', 'A different session was already recorded with this id.');
     end if;
@@ -1305,7 +1322,7 @@ begin
             perform api.fail(409, 'session_conflict', 'A different session was already recorded with this id.');
     end;
     perform api.pay_session(v_id);
-    return api.with_achievements(api.session_reply(v_id), v_user_id);
+    return api.session_answer(v_id, v_user_id, first => true);
 end
 $$;
 ALTER FUNCTION api.focus_sessions_create(token text, params jsonb, body jsonb) OWNER TO focus_owner;
@@ -1344,7 +1361,9 @@ declare
 begin
     v_session := api.own_session(v_user_id, v_id);
     if v_session.ended_at is not null then
-        return api.session_reply(v_id);  -- finishing twice answers the same (an abandoned one: as abandoned)
+        -- Finishing twice answers the same, what the finish unlocked included (an abandoned one: as
+        -- abandoned, having unlocked nothing).
+        return api.session_answer(v_id, v_user_id, first => false);
     end if;
     v_end := api.live_end(v_session);
     if v_ended is not null then
@@ -1361,7 +1380,7 @@ begin
         minutes = floor(extract(epoch from v_end - s.started_at) / 60)::integer
     where s.id = v_id;
     perform api.pay_session(v_id);
-    return api.with_achievements(api.session_reply(v_id), v_user_id);
+    return api.session_answer(v_id, v_user_id, first => true);
 end
 $$;
 ALTER FUNCTION api.focus_sessions_finish(token text, params jsonb, body jsonb) OWNER TO focus_owner;
@@ -1498,16 +1517,19 @@ declare
     v_pair app.friendships;
 begin
     -- Accepting again (a retry): the request you received was accepted and is still this
-    -- friendship (a friendship keeps its request's id), so answer the friend as before.
+    -- friendship (a friendship keeps its request's id), so answer the friend as before, what the
+    -- acceptance unlocked included.
     select * into v_pair from app.friendships f where f.id = v_id and v_user_id in (f.user_low, f.user_high);
     if v_pair.id is not null then
         v_pair := api.lock_pair(v_pair.user_low, v_pair.user_high);  -- re-read under the pair's lock
     end if;
     if v_pair.id = v_id and v_pair.status = 'accepted' and v_pair.requested_by <> v_user_id then
-        return api.ok(jsonb_build_object('friend', api.friend_json(api.other_user(v_pair, v_user_id), v_pair.accepted_at)));
+        return api.with_achievements(api.ok(jsonb_build_object('friend', api.friend_json(api.other_user(v_pair, v_user_id), v_pair.accepted_at))),
+                                     v_user_id, 'friendship:' || v_id);
     end if;
     v_pair := api.pending_request(v_id, v_user_id, 'receiver');
-    return api.with_achievements(api.ok(jsonb_build_object('friend', api.accept_pair(v_pair, v_user_id))), v_user_id);
+    return api.with_achievements(api.ok(jsonb_build_object('friend', api.accept_pair(v_pair, v_user_id))), v_user_id,
+                                 'friendship:' || v_pair.id);
 end
 $$;
 ALTER FUNCTION api.friend_requests_accept(token text, params jsonb, body jsonb) OWNER TO focus_owner;
@@ -1549,7 +1571,13 @@ begin
         perform api.fail(422, 'cannot_friend_self', 'You cannot send a friend request to yourself.');
     end if;
     v_pair := api.lock_pair(v_user_id, v_other);
-    if v_pair.status = 'accepted' then
+    if v_pair.status = 'accepted' and v_pair.accepted_by_asking and v_pair.requested_by = v_other then
+        -- Asking again someone you accepted by asking back (a retry of that): the answer asking
+        -- back gave, what it unlocked included (2026-12-06).
+        return api.with_achievements(api.ok(jsonb_build_object('friend', api.friend_json(v_other, v_pair.accepted_at),
+                                                               'auto_accepted', true),
+                                            status => 200), v_user_id, 'friendship:' || v_pair.id);
+    elsif v_pair.status = 'accepted' then
         perform api.fail(409, 'already_friends', 'You are already friends.');
     elsif v_pair.status = 'pending' and v_pair.requested_by = v_user_id then
         -- Asking again (a retry) answers the pending request, 200 instead of 201.
@@ -1557,8 +1585,8 @@ begin
             'id', v_pair.id, 'to', api.user_card(v_other), 'created_at', api.iso(v_pair.created_at))), status => 200);
     elsif v_pair.status = 'pending' then
         -- They had already asked you: asking back accepts.
-        return api.with_achievements(api.ok(jsonb_build_object('friend', api.accept_pair(v_pair, v_user_id), 'auto_accepted', true),
-                                            status => 200), v_user_id);
+        return api.with_achievements(api.ok(jsonb_build_object('friend', api.accept_pair(v_pair, v_user_id, by_asking => true), 'auto_accepted', true),
+                                            status => 200), v_user_id, 'friendship:' || v_pair.id);
     end if;
     if (select count(*) from app.friendships f where f.requested_by = v_user_id and f.status = 'pending') >= 50 then
         perform api.fail(429, 'too_many_pending', 'You have 50 pending requests; wait for answers first.');
@@ -2342,7 +2370,9 @@ CREATE TABLE app.focus_sessions (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     abandoned boolean DEFAULT false NOT NULL,
     tag text,
+    balance_after integer,
     CONSTRAINT focus_sessions_abandoned_earns_nothing CHECK (((NOT abandoned) OR ((source = 'live'::text) AND (ended_at IS NOT NULL) AND (minutes = 0) AND (coins_earned = 0)))),
+    CONSTRAINT focus_sessions_balance_after_check CHECK ((balance_after >= 0)),
     CONSTRAINT focus_sessions_check CHECK (((ended_at IS NULL) OR (ended_at > started_at))),
     CONSTRAINT focus_sessions_check1 CHECK (((ended_at IS NULL) = (minutes IS NULL))),
     CONSTRAINT focus_sessions_check2 CHECK (((ended_at IS NOT NULL) OR (source = 'live'::text))),
@@ -4446,6 +4476,29 @@ begin
 end
 $$;
 ALTER FUNCTION api.send_signup_code(email text, bucket inet) OWNER TO focus_owner;
+CREATE FUNCTION api.session_answer(session_id uuid, user_id uuid, first boolean, status integer DEFAULT NULL::integer) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_session app.focus_sessions;
+    v_reply api.reply;
+begin
+    select * into v_session from app.focus_sessions s where s.id = session_answer.session_id;
+    if v_session.balance_after is not null then
+        v_reply := api.ok(jsonb_build_object('session', api.session_json(v_session) || '{"rating": null}',
+                                             'balance', v_session.balance_after), status => session_answer.status);
+    else
+        v_reply := api.session_reply(session_answer.session_id, session_answer.status);
+    end if;
+    v_reply := api.with_achievements(v_reply, session_answer.user_id, 'session:' || session_answer.session_id);
+    if session_answer.first then
+        update app.focus_sessions s set balance_after = (v_reply.body ->> 'balance')::integer where s.id = session_answer.session_id;
+    end if;
+    return v_reply;
+end
+$$;
+ALTER FUNCTION api.session_answer(session_id uuid, user_id uuid, first boolean, status integer) OWNER TO focus_owner;
 CREATE FUNCTION api.session_json(session app.focus_sessions) RETURNS jsonb
     LANGUAGE sql STABLE
     AS $$
@@ -4547,9 +4600,12 @@ begin
     select ui.acquired_at into v_acquired_at
     from app.user_items ui where ui.user_id = v_user_id and ui.item_id = v_item_id;
     if v_acquired_at is not null then
-        return api.ok(jsonb_build_object('item', api.item_json(v_item), 'balance', v_balance,
-                                         'acquired_at', api.iso(v_acquired_at), 'already_owned', true),
-                      status => 200);
+        -- Bought again (a retry): what the purchase unlocked, as its answer said ([] for an item
+        -- that came otherwise: a gift, the starters).
+        return api.with_achievements(api.ok(jsonb_build_object('item', api.item_json(v_item), 'balance', v_balance,
+                                                               'acquired_at', api.iso(v_acquired_at), 'already_owned', true),
+                                            status => 200),
+                                     v_user_id, 'item:' || v_item_id);
     end if;
     -- The price of this transaction's now() (docs/shop.md): a seasonal item outside its window
     -- is not in the shop (404), a sale's price applies from its start to its end (excluded).
@@ -4569,7 +4625,7 @@ begin
     end if;
     return api.with_achievements(api.ok(jsonb_build_object('item', api.offer_json(v_item, now()), 'balance', v_balance - v_price,
                                                           'acquired_at', api.iso(v_acquired_at), 'already_owned', false)),
-                                 v_user_id);
+                                 v_user_id, 'item:' || v_item_id);
 end
 $$;
 ALTER FUNCTION api.shop_purchases_create(token text, params jsonb, body jsonb) OWNER TO focus_owner;
@@ -4984,31 +5040,35 @@ begin
 end
 $$;
 ALTER FUNCTION api.visible_friend(me uuid, other uuid) OWNER TO focus_owner;
-CREATE FUNCTION api.with_achievements(reply api.reply, user_id uuid) RETURNS api.reply
+CREATE FUNCTION api.with_achievements(reply api.reply, user_id uuid, unlocked_by text) RETURNS api.reply
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
 declare
     v_noted jsonb := coalesce(nullif(current_setting('focus.achievements_unlocked', true), ''), '[]')::jsonb;
     v_reply api.reply := with_achievements.reply;
+    v_marked integer := 0;
 begin
     if v_reply.code is not null then
         return v_reply;
     end if;
-    v_reply.body := v_reply.body || jsonb_build_object('achievements_unlocked', coalesce(
-        (select jsonb_agg(api.achievement_json(a.code, ua.unlocked_at) order by a.sort_order, a.code)
-         from jsonb_array_elements(v_noted) n
-         join app.achievements a on a.code = n ->> 'code'
-         join app.user_achievements ua on ua.user_id = with_achievements.user_id and ua.achievement_code = a.code
-         where (n ->> 'user_id')::uuid = with_achievements.user_id), '[]'));
-    if v_reply.body ? 'balance' and jsonb_array_length(v_reply.body -> 'achievements_unlocked') > 0 then
+    if jsonb_array_length(v_noted) > 0 then  -- a repeat (or a write that granted nothing) writes nothing
+        update app.user_achievements ua set unlocked_by = with_achievements.unlocked_by
+        where ua.user_id = with_achievements.user_id and ua.unlocked_by is null
+          and ua.achievement_code in (select n ->> 'code' from jsonb_array_elements(v_noted) n
+                                      where (n ->> 'user_id')::uuid = with_achievements.user_id);
+        get diagnostics v_marked = row_count;
+    end if;
+    v_reply.body := v_reply.body || jsonb_build_object('achievements_unlocked',
+                                                       api.achievements_unlocked_by(with_achievements.user_id, with_achievements.unlocked_by));
+    if v_reply.body ? 'balance' and v_marked > 0 then
         v_reply.body := v_reply.body || jsonb_build_object('balance', (select u.balance from app.users u where u.id = with_achievements.user_id));
     end if;
     perform set_config('focus.achievements_unlocked', '', true);
     return v_reply;
 end
 $$;
-ALTER FUNCTION api.with_achievements(reply api.reply, user_id uuid) OWNER TO focus_owner;
+ALTER FUNCTION api.with_achievements(reply api.reply, user_id uuid, unlocked_by text) OWNER TO focus_owner;
 CREATE FUNCTION app.achievement_target(kind text, threshold integer) RETURNS integer
     LANGUAGE sql STABLE
     SET search_path TO 'public', 'pg_temp'
@@ -7708,7 +7768,9 @@ ALTER TABLE app.tips_version OWNER TO focus_owner;
 CREATE TABLE app.user_achievements (
     user_id uuid NOT NULL,
     achievement_code text NOT NULL,
-    unlocked_at timestamp with time zone DEFAULT now() NOT NULL
+    unlocked_at timestamp with time zone DEFAULT now() NOT NULL,
+    unlocked_by text,
+    CONSTRAINT user_achievements_unlocked_by_check CHECK ((unlocked_by ~ '^(session|item|friendship):[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'::text))
 );
 ALTER TABLE app.user_achievements OWNER TO focus_owner;
 CREATE TABLE app.user_items (
@@ -8415,12 +8477,13 @@ GRANT USAGE ON SCHEMA api TO focus_api;
 REVOKE USAGE ON SCHEMA public FROM PUBLIC;
 GRANT USAGE ON SCHEMA report TO focus_report;
 GRANT USAGE ON SCHEMA report TO focus_monitor;
-REVOKE ALL ON FUNCTION api.accept_pair(pair app.friendships, actor uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.accept_pair(pair app.friendships, actor uuid, by_asking boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.account_deletion_confirm(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.account_deletion_confirm(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.account_deletion_create(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.account_deletion_create(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.achievement_json(code text, unlocked_at timestamp with time zone) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.achievements_unlocked_by(user_id uuid, unlocked_by text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.address_bucket(client_ip inet) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.api_version() FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.asset_url(key text) FROM PUBLIC;
@@ -8692,6 +8755,7 @@ REVOKE ALL ON FUNCTION api.selected_json(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.selections_of(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.send_email_verification(user_id uuid, email text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.send_signup_code(email text, bucket inet) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.session_answer(session_id uuid, user_id uuid, first boolean, status integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.session_json(session app.focus_sessions) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.session_reply(session_id uuid, status integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.session_tag(body jsonb) FROM PUBLIC;
@@ -8732,7 +8796,7 @@ REVOKE ALL ON FUNCTION api.users_report_create(token text, params jsonb, body js
 GRANT ALL ON FUNCTION api.users_report_create(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.uuid_field(body jsonb, field text, required boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.visible_friend(me uuid, other uuid) FROM PUBLIC;
-REVOKE ALL ON FUNCTION api.with_achievements(reply api.reply, user_id uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.with_achievements(reply api.reply, user_id uuid, unlocked_by text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.achievement_target(kind text, threshold integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.achievement_value(user_id uuid, kind text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.acting_token() FROM PUBLIC;

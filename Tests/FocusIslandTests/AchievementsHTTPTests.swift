@@ -1,6 +1,7 @@
 // Achievements end to end: a session unlocks one, its answer says so, and a friend's stream
 // shows it; GET /me/achievements with progress; a friend's list and who may not read it;
-// concurrent sessions that all qualify grant and pay once; a replayed finish answers the same.
+// concurrent sessions that all qualify grant and pay once; a repeated write (a finish, an upload,
+// asking back, a purchase) answers what its first answer said, achievements_unlocked included.
 // Every time comes from the database's clock, never from Date().
 import Foundation
 import Testing
@@ -144,9 +145,10 @@ import Testing
         #expect(try TestEnvironment.scalar("select count(*) from report.ledger_reconciliation") == "0")
     }
 
-    /// A finish replayed with its Idempotency-Key answers the first answer, achievements included;
-    /// a finish of an ended session (a repeat that did nothing) leaves the member out.
-    @Test func aReplayedFinishAnswersTheSameAndARepeatUnlocksNothing() throws {
+    /// A finish replayed with its Idempotency-Key, and finished again without one, answer the
+    /// first answer byte for byte, achievements_unlocked included, even once the session was
+    /// rated and the balance moved; nothing is paid twice (docs/achievements.md, 2026-12-06).
+    @Test func aRepeatedFinishAnswersTheFirstAnswer() throws {
         let client = Transport.socket.client
         let ann = try client.register("replay")
         let started = try client.send("POST", "/focus-sessions/start", token: ann.token, json: #"{"planned_minutes":25}"#)
@@ -159,9 +161,80 @@ import Testing
         let first = try client.send("POST", "/focus-sessions/\(id)/finish", token: ann.token, headers: key)
         #expect(first.status == 200 && codes(first) == ["first_session"])
         let replay = try client.send("POST", "/focus-sessions/\(id)/finish", token: ann.token, headers: key)
-        #expect(replay.status == 200 && replay.text == first.text, "the replay is the first answer")
+        #expect(replay.status == 200 && replay.text == first.text, "the key's replay is the first answer")
         let repeated = try client.send("POST", "/focus-sessions/\(id)/finish", token: ann.token)
-        #expect(repeated.status == 200 && codes(repeated) == nil, "finishing again: no member")
+        #expect(repeated.status == 200 && repeated.text == first.text, "finishing again without a key: the first answer too")
+        let rated = try client.send("POST", "/focus-sessions/\(id)/rating", token: ann.token, json: #"{"rating":"good"}"#)
+        #expect(rated.status == 200)
+        try TestEnvironment.owner().execute("select app.grant_coins($1::uuid, 5, 'test')", [ann.id])
+        let later = try client.send(
+            "POST", "/focus-sessions/\(id)/finish", token: ann.token, json: #"{"ended_at":"\#(try TestEnvironment.databaseNow().rfc3339)"}"#
+        )
+        #expect(later.status == 200 && later.text == first.text, "rated and paid since, whatever ended_at says: the first answer")
         #expect(try rewards(ann, "first_session") == "1 10")
+    }
+
+    /// An offline session uploaded again with its id (its answer lost) answers 200 with the
+    /// first answer's body byte for byte, achievements_unlocked included; also after another
+    /// session moved the balance; nothing is paid twice.
+    @Test(arguments: Transport.allCases)
+    func anOfflineSessionUploadedAgainAnswersTheFirstBody(transport: Transport) throws {
+        let client = transport.client
+        let ann = try client.register("upload")
+        let body = try offline(endsAgo: 7200, minutes: 30)
+        let first = try client.send("POST", "/focus-sessions", token: ann.token, json: body)
+        #expect(first.status == 201 && codes(first) == ["first_session"], "\(first.text)")
+        let again = try client.send("POST", "/focus-sessions", token: ann.token, json: body)
+        #expect(again.status == 200 && again.text == first.text, "201 first, then 200 with the same body")
+        #expect(try client.send("POST", "/focus-sessions", token: ann.token, json: try offline(endsAgo: 60, minutes: 20)).status == 201)
+        let later = try client.send("POST", "/focus-sessions", token: ann.token, json: body)
+        #expect(later.status == 200 && later.text == first.text, "the balance answered is the first one's")
+        #expect(try rewards(ann, "first_session") == "1 10")
+        #expect(try client.send("POST", "/focus-sessions", json: body).status == 401)
+    }
+
+    /// Accepting by asking back (POST /friend-requests to someone who had asked) unlocks
+    /// first_friend; asking again answers the same 200 body; the one who had asked gets 409
+    /// already_friends, as before.
+    @Test(arguments: Transport.allCases)
+    func askingBackAgainAnswersTheFirstAnswer(transport: Transport) throws {
+        let client = transport.client
+        let ann = try client.register("asker"), bob = try client.register("askback")
+        #expect(try client.send("POST", "/friend-requests", token: ann.token, json: #"{"email":"\#(bob.email)"}"#).status == 201)
+        let first = try client.send("POST", "/friend-requests", token: bob.token, json: #"{"email":"\#(ann.email)"}"#)
+        #expect(first.status == 200 && first.json["auto_accepted"] as? Bool == true && codes(first) == ["first_friend"], "\(first.text)")
+        let again = try client.send("POST", "/friend-requests", token: bob.token, json: #"{"email":"\#(ann.email)"}"#)
+        #expect(again.status == 200 && again.text == first.text, "asking again: the first answer, first_friend included")
+        let theirs = try client.send("POST", "/friend-requests", token: ann.token, json: #"{"email":"\#(bob.email)"}"#)
+        #expect(theirs.status == 409 && theirs.code == "already_friends")
+        #expect(try rewards(bob, "first_friend") == "1 10")
+    }
+
+    /// The purchase that completes the pets unlocks every_pet; buying the item again answers the
+    /// documented repeat (200, already_owned, nothing charged) with the same achievements_unlocked.
+    @Test(arguments: Transport.allCases)
+    func buyingTheLastPetAgainNamesWhatItUnlocked(transport: Transport) throws {
+        let client = transport.client
+        let ann = try client.register("pets")
+        try TestEnvironment.owner().execute("select app.grant_coins($1::uuid, 100000, 'test')", [ann.id])
+        let missing =
+            try TestEnvironment.scalar(
+                "select string_agg(i.id::text, ' ' order by i.id) from app.shop_items i where i.kind = 'pet' and i.active "
+                    + "and not exists (select from app.user_items ui where ui.user_id = $1::uuid and ui.item_id = i.id)", [ann.id]) ?? ""
+        let pets = missing.split(separator: " ").map(String.init)
+        try #require(!pets.isEmpty)
+        for pet in pets.dropLast() {
+            #expect(try client.send("POST", "/shop/purchases", token: ann.token, json: #"{"item_id":"\#(pet)"}"#).status == 201)
+        }
+        let last = #"{"item_id":"\#(pets[pets.count - 1])"}"#
+        let first = try client.send("POST", "/shop/purchases", token: ann.token, json: last)
+        #expect(first.status == 201 && codes(first) == ["every_pet"], "\(first.text)")
+        let again = try client.send("POST", "/shop/purchases", token: ann.token, json: last)
+        #expect(again.status == 200 && again.json["already_owned"] as? Bool == true)
+        #expect(again.json["balance"] as? Int == first.json["balance"] as? Int, "nothing charged")
+        #expect(
+            again.json["achievements_unlocked"] as? NSArray == first.json["achievements_unlocked"] as? NSArray,
+            "the same achievements_unlocked as the purchase answered")
+        #expect(try rewards(ann, "every_pet") == "1 100")
     }
 }

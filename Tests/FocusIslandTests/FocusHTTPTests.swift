@@ -10,6 +10,11 @@ import Testing
         #"{"id":"\#(id)","started_at":"\#(start.rfc3339)","ended_at":"\#((start + minutes * 60).rfc3339)"}"#
     }
 
+    /// The codes of an answer's achievements_unlocked (nil without the member).
+    func unlocked(_ result: HTTPResult) -> [String]? {
+        (result.json["achievements_unlocked"] as? [[String: Any]])?.compactMap { $0["code"] as? String }
+    }
+
     func balance(_ account: Account) throws -> String? {
         try TestEnvironment.scalar("select balance from app.users where id = $1", [account.id])
     }
@@ -34,6 +39,9 @@ import Testing
                     balance: 30 + 10)  // + first_session's reward (docs/achievements.md), paid once too
             ])
         #expect(try balance(account) == "40")
+        // The nine repeats answer the first answer byte for byte, first_session included.
+        #expect(Set(results.map(\.text)).count == 1, "\(Set(results.map(\.text)))")
+        #expect(unlocked(results[0]) == ["first_session"])
 
         let conflict = try client.send(
             "POST", "/focus-sessions", token: account.token,
@@ -171,6 +179,8 @@ import Testing
         #expect(try finished.decode(SessionReply.self) == reply)
         let again = try client.send("POST", "/focus-sessions/\(id)/finish", token: account.token)
         #expect(try again.decode(SessionReply.self) == reply)
+        #expect(again.status == 200 && again.text == finished.text, "finishing again: the first answer, achievements_unlocked included")
+        #expect(unlocked(finished) == ["first_session"])
 
         let list = try client.send("GET", "/focus-sessions", token: account.token)
         #expect(list.json["total_minutes"] as? Int == 25 && list.json["total_coins_earned"] as? Int == 25)

@@ -43,8 +43,15 @@ func startedID(_ started: HTTPResult) -> String {
 
         // The whole batch again (the phone never saw the answer): nothing twice.
         let again = try client.send("POST", "/focus-sessions/batch", token: me.token, json: body)
-        let statuses = (again.json["results"] as? [[String: Any]] ?? []).map { $0["status"] as? Int }
-        #expect(statuses == [200, 200, 409, 422, 200])
+        let repeated = again.json["results"] as? [[String: Any]] ?? []
+        #expect(repeated.map { $0["status"] as? Int } == [200, 200, 409, 422, 200])
+        // Each item's body as the first batch answered it: balance after that item, first_session
+        // on the first one (and on its repeat within the batch), the same tip.
+        let bodies = { (items: [[String: Any]]) in items.map { ($0["body"] ?? $0["problem"]) as? NSDictionary } }
+        #expect(bodies(repeated) == bodies(results))
+        #expect(
+            ((results[0]["body"] as? [String: Any])?["achievements_unlocked"] as? [[String: Any]])?.compactMap { $0["code"] as? String }
+                == ["first_session"])
         #expect(
             try count("select count(*) || '/' || sum(amount) from app.coin_ledger where user_id = $1 and entry = 'earn'", [me.id]) == earned
         )
@@ -113,12 +120,12 @@ func startedID(_ started: HTTPResult) -> String {
         let request = (asked.json["request"] as? [String: Any])?["id"] as? String ?? ""
         let accepted = try client.send("POST", "/friend-requests/\(request)/accept", token: them.token)
         let acceptedAgain = try client.send("POST", "/friend-requests/\(request)/accept", token: them.token)
-        // The same friend; only the first answer names the achievements it unlocked (first_friend):
-        // the repeat did nothing, so it unlocked nothing (docs/achievements.md).
+        // The first answer again, byte for byte, the achievements it unlocked (first_friend) included
+        // (docs/achievements.md, 2026-12-06).
         #expect(accepted.status == 200 && acceptedAgain.status == 200)
-        #expect(acceptedAgain.json["friend"] as? NSDictionary == accepted.json["friend"] as? NSDictionary)
+        #expect(acceptedAgain.text == accepted.text)
         #expect(
-            (accepted.json["achievements_unlocked"] as? [[String: Any]])?.count == 1 && acceptedAgain.json["achievements_unlocked"] == nil)
+            (accepted.json["achievements_unlocked"] as? [[String: Any]])?.compactMap { $0["code"] as? String } == ["first_friend"])
         #expect(try client.send("POST", "/friend-requests/\(request)/accept", token: me.token).code == "friend_request_not_found")
         #expect(
             try count(

@@ -237,9 +237,12 @@ begin
     select ui.acquired_at into v_acquired_at
     from app.user_items ui where ui.user_id = v_user_id and ui.item_id = v_item_id;
     if v_acquired_at is not null then
-        return api.ok(jsonb_build_object('item', api.item_json(v_item), 'balance', v_balance,
-                                         'acquired_at', api.iso(v_acquired_at), 'already_owned', true),
-                      status => 200);
+        -- Bought again (a retry): what the purchase unlocked, as its answer said ([] for an item
+        -- that came otherwise: a gift, the starters).
+        return api.with_achievements(api.ok(jsonb_build_object('item', api.item_json(v_item), 'balance', v_balance,
+                                                               'acquired_at', api.iso(v_acquired_at), 'already_owned', true),
+                                            status => 200),
+                                     v_user_id, 'item:' || v_item_id);
     end if;
 
     -- The price of this transaction's now() (docs/shop.md): a seasonal item outside its window
@@ -262,13 +265,14 @@ begin
     end if;
     return api.with_achievements(api.ok(jsonb_build_object('item', api.offer_json(v_item, now()), 'balance', v_balance - v_price,
                                                           'acquired_at', api.iso(v_acquired_at), 'already_owned', false)),
-                                 v_user_id);
+                                 v_user_id, 'item:' || v_item_id);
 end
 $$;
 grant execute on function api.shop_purchases_create(text, jsonb, jsonb) to focus_api;
 comment on function api.shop_purchases_create(text, jsonb, jsonb) is
     'POST /shop/purchases: locks the buyer; 404 item_not_found (also a seasonal item outside its window), 409 '
-    'insufficient_funds (balance, price), already owned: 200 and nothing charged; else the price at the transaction''s '
+    'insufficient_funds (balance, price), already owned: 200 and nothing charged (achievements_unlocked: what its '
+    'purchase unlocked); else the price at the transaction''s '
     'now() (a sale''s inside it), ownership and ledger (naming the sale) written together.';
 
 -- The kind in a path or query: pet, sound or furniture (400 invalid_field otherwise).

@@ -58,7 +58,7 @@ begin
 end
 $$;
 
--- {session, balance}: the answer of finish and record.
+-- {session, balance}: the session as it is and the owner's balance now (abandon, a rating's re-read).
 create function api.session_reply(session_id uuid, status integer default null)
 returns api.reply
 language plpgsql stable security definer set search_path = public, pg_temp
@@ -67,6 +67,38 @@ begin
     return (select api.ok(jsonb_build_object('session', api.session_json(s), 'balance', u.balance), status => session_reply.status)
         from app.focus_sessions s join app.users u on u.id = s.user_id
         where s.id = session_reply.session_id);
+end
+$$;
+
+-- {session, balance, achievements_unlocked}: the answer of finish and record, the same every
+-- time (2026-12-06). The first (the write that ended or recorded the session) answers the
+-- session as it is, the balance now and what it unlocked (api.with_achievements marks those),
+-- and keeps that balance on the session (balance_after). Every repeat answers those bytes again:
+-- the session (rating null, as the first answered it: a session is rated only once it ended,
+-- so the write that ended it saw none; the rest of a Session does not change after its end),
+-- balance_after, and the achievements marked as that write's. A session no finish or record
+-- answered (an abandoned one, one ended before 0037) answers as it is and the balance now, with
+-- what it unlocked ([]), and keeps nothing.
+create function api.session_answer(session_id uuid, user_id uuid, first boolean, status integer default null)
+returns api.reply
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_session app.focus_sessions;
+    v_reply api.reply;
+begin
+    select * into v_session from app.focus_sessions s where s.id = session_answer.session_id;
+    if v_session.balance_after is not null then
+        v_reply := api.ok(jsonb_build_object('session', api.session_json(v_session) || '{"rating": null}',
+                                             'balance', v_session.balance_after), status => session_answer.status);
+    else
+        v_reply := api.session_reply(session_answer.session_id, session_answer.status);
+    end if;
+    v_reply := api.with_achievements(v_reply, session_answer.user_id, 'session:' || session_answer.session_id);
+    if session_answer.first then
+        update app.focus_sessions s set balance_after = (v_reply.body ->> 'balance')::integer where s.id = session_answer.session_id;
+    end if;
+    return v_reply;
 end
 $$;
 
@@ -169,7 +201,8 @@ comment on function api.focus_sessions_start(text, jsonb, jsonb) is
 -- invalid_session and nothing changes; the end is never past the plan or the maximum length
 -- (api.live_end), so an ended_at cannot earn more than finishing now would; coins by the
 -- minutes between start and that end (api.pay_session, the same rates as any session).
--- Finishing an ended session answers it as it is, whatever ended_at says.
+-- Finishing an ended session answers what its finish answered, whatever ended_at says
+-- (api.session_answer: the same bytes, achievements_unlocked included).
 create function api.focus_sessions_finish(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
@@ -184,7 +217,9 @@ declare
 begin
     v_session := api.own_session(v_user_id, v_id);
     if v_session.ended_at is not null then
-        return api.session_reply(v_id);  -- finishing twice answers the same (an abandoned one: as abandoned)
+        -- Finishing twice answers the same, what the finish unlocked included (an abandoned one: as
+        -- abandoned, having unlocked nothing).
+        return api.session_answer(v_id, v_user_id, first => false);
     end if;
     v_end := api.live_end(v_session);
     if v_ended is not null then
@@ -201,14 +236,14 @@ begin
         minutes = floor(extract(epoch from v_end - s.started_at) / 60)::integer
     where s.id = v_id;
     perform api.pay_session(v_id);
-    return api.with_achievements(api.session_reply(v_id), v_user_id);
+    return api.session_answer(v_id, v_user_id, first => true);
 end
 $$;
 grant execute on function api.focus_sessions_finish(text, jsonb, jsonb) to focus_api;
 comment on function api.focus_sessions_finish(text, jsonb, jsonb) is
     'POST /focus-sessions/{id}/finish {ended_at?}: ends now or at ended_at (after the start, not in the future: '
     '422 invalid_session), never past the plan; coins by the minutes counted, paid once; finishing again '
-    'answers the same; someone else''s id is 404 session_not_found.';
+    'answers the same, achievements_unlocked included; someone else''s id is 404 session_not_found.';
 
 -- POST /focus-sessions {id, started_at, ended_at, planned_minutes?, tag?}: a session the phone recorded.
 create function api.focus_sessions_create(token text, params jsonb, body jsonb)
@@ -242,15 +277,16 @@ begin
     end if;
 
     perform api.lock_user(v_user_id);
-    -- The same id again: the same session answers 200 as before; anything else is a conflict.
-    -- A replay may leave out the optional planned_minutes and tag (a phone that lost them in its queue).
+    -- The same id again: the same session answers 200 with the first answer's body, what it
+    -- unlocked included; anything else is a conflict. A replay may leave out the optional
+    -- planned_minutes and tag (a phone that lost them in its queue).
     select * into v_existing from app.focus_sessions s where s.id = v_id;
     if v_existing.id is not null then
         if v_existing.user_id = v_user_id and v_existing.source = 'offline'
            and v_existing.started_at = v_started and v_existing.ended_at = v_ended
            and (v_planned is null or v_existing.planned_minutes is not distinct from v_planned)
            and (v_tag is null or v_existing.tag is not distinct from v_tag) then
-            return api.session_reply(v_id, status => 200);
+            return api.session_answer(v_id, v_user_id, first => false, status => 200);
         end if;
         perform api.fail(409, 'session_conflict', 'A different session was already recorded with this id.');
     end if;
@@ -266,12 +302,13 @@ begin
             perform api.fail(409, 'session_conflict', 'A different session was already recorded with this id.');
     end;
     perform api.pay_session(v_id);
-    return api.with_achievements(api.session_reply(v_id), v_user_id);
+    return api.session_answer(v_id, v_user_id, first => true);
 end
 $$;
 grant execute on function api.focus_sessions_create(text, jsonb, jsonb) to focus_api;
 comment on function api.focus_sessions_create(text, jsonb, jsonb) is
-    'POST /focus-sessions: idempotent by the phone''s id (same body, planned_minutes optional: 200, nothing earned twice; other body: 409 '
+    'POST /focus-sessions: idempotent by the phone''s id (same body, planned_minutes optional: 200 with the first answer''s '
+    'body, achievements_unlocked included, nothing earned twice; other body: 409 '
     'session_conflict); 409 session_overlap; 422 invalid_session (future, reversed, too long, too old).';
 
 -- GET /focus-sessions?from=&to=&limit=&cursor=: the sessions started in [from, to) (default the
@@ -562,8 +599,11 @@ $$;
 -- item runs in its own subtransaction (a plpgsql exception block): one that fails rolls back
 -- alone, session and rating together, and reports its problem. Answer: {results: [...]} in the
 -- request's order, each {status, body} (201 new, 200 already recorded; body {session,
--- balance} plus tip when rated) or {status, problem}. A replayed batch earns nothing twice:
--- the ids make each item idempotent, and the same rating returns the same tip.
+-- balance, achievements_unlocked} as POST /focus-sessions answers it, a rated item's session
+-- read again after its rating, plus tip) or {status, problem}. A replayed batch earns nothing
+-- twice and answers each item as the first batch did: the ids make each item idempotent (the
+-- record's answer, balance and achievements included, is the first one), and the same rating
+-- returns the same tip.
 -- Only problems the API raises (SQLSTATE PTnnn) are per item; anything else fails the batch.
 create function api.focus_sessions_batch_create(token text, params jsonb, body jsonb)
 returns api.reply
@@ -603,8 +643,9 @@ begin
                 v_rated := api.focus_sessions_rate(focus_sessions_batch_create.token,
                                                    jsonb_build_object('id', v_item ->> 'id'),
                                                    jsonb_build_object('rating', v_item ->> 'rating'));
-                v_result := jsonb_set(v_result, '{body}', v_created.body || (api.session_reply((v_item ->> 'id')::uuid)).body
-                                                          || jsonb_build_object('tip', v_rated.body -> 'tip'));
+                v_result := jsonb_set(v_result, '{body}', v_created.body || jsonb_build_object(
+                                                              'session', (api.session_reply((v_item ->> 'id')::uuid)).body -> 'session',
+                                                              'tip', v_rated.body -> 'tip'));
             end if;
         exception when sqlstate 'PT400' or sqlstate 'PT404' or sqlstate 'PT409' or sqlstate 'PT422' then
             get stacked diagnostics v_state = returned_sqlstate, v_message = message_text,

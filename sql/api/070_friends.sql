@@ -145,15 +145,17 @@ begin
 end
 $$;
 
--- Accepts a locked pending pair as `actor`; returns the Friend the actor now has.
-create function api.accept_pair(pair app.friendships, actor uuid)
+-- Accepts a locked pending pair as `actor` (by_asking: by asking back, POST /friend-requests);
+-- returns the Friend the actor now has.
+create function api.accept_pair(pair app.friendships, actor uuid, by_asking boolean default false)
 returns jsonb
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
     v_now timestamptz := now();
 begin
-    update app.friendships f set status = 'accepted', accepted_at = v_now where f.id = pair.id;
+    update app.friendships f set status = 'accepted', accepted_at = v_now, accepted_by_asking = accept_pair.by_asking
+    where f.id = pair.id;
     perform api.record_friendship_event(pair, accept_pair.actor, 'accepted');
     return api.friend_json(api.other_user(pair, accept_pair.actor), v_now);
 end
@@ -168,6 +170,10 @@ $$;
 -- receiver (api.request_hidden), so the answer does not tell the sender they are blocked. An
 -- account whose email is not verified answers as an unknown email. One the sender blocked is
 -- 409 user_blocked.
+-- Someone who had asked you: asking back accepts (200 {friend, auto_accepted: true}); asking
+-- again after that repeats it, the same answer with the achievements it unlocked; a friend
+-- otherwise (you asked, or you accepted with POST /friend-requests/{id}/accept) is 409
+-- already_friends.
 create function api.friend_requests_create(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
@@ -207,7 +213,13 @@ begin
         perform api.fail(422, 'cannot_friend_self', 'You cannot send a friend request to yourself.');
     end if;
     v_pair := api.lock_pair(v_user_id, v_other);
-    if v_pair.status = 'accepted' then
+    if v_pair.status = 'accepted' and v_pair.accepted_by_asking and v_pair.requested_by = v_other then
+        -- Asking again someone you accepted by asking back (a retry of that): the answer asking
+        -- back gave, what it unlocked included (2026-12-06).
+        return api.with_achievements(api.ok(jsonb_build_object('friend', api.friend_json(v_other, v_pair.accepted_at),
+                                                               'auto_accepted', true),
+                                            status => 200), v_user_id, 'friendship:' || v_pair.id);
+    elsif v_pair.status = 'accepted' then
         perform api.fail(409, 'already_friends', 'You are already friends.');
     elsif v_pair.status = 'pending' and v_pair.requested_by = v_user_id then
         -- Asking again (a retry) answers the pending request, 200 instead of 201.
@@ -215,8 +227,8 @@ begin
             'id', v_pair.id, 'to', api.user_card(v_other), 'created_at', api.iso(v_pair.created_at))), status => 200);
     elsif v_pair.status = 'pending' then
         -- They had already asked you: asking back accepts.
-        return api.with_achievements(api.ok(jsonb_build_object('friend', api.accept_pair(v_pair, v_user_id), 'auto_accepted', true),
-                                            status => 200), v_user_id);
+        return api.with_achievements(api.ok(jsonb_build_object('friend', api.accept_pair(v_pair, v_user_id, by_asking => true), 'auto_accepted', true),
+                                            status => 200), v_user_id, 'friendship:' || v_pair.id);
     end if;
     if (select count(*) from app.friendships f where f.requested_by = v_user_id and f.status = 'pending') >= 50 then
         perform api.fail(429, 'too_many_pending', 'You have 50 pending requests; wait for answers first.');
@@ -234,7 +246,8 @@ $$;
 grant execute on function api.friend_requests_create(text, jsonb, jsonb) to focus_api;
 comment on function api.friend_requests_create(text, jsonb, jsonb) is
     'POST /friend-requests: 404 user_not_found, 409 user_blocked (you blocked them; their block on you answers as none), 429 too_many_friend_requests, 422 cannot_friend_self, 409 already_friends, '
-    '429 too_many_pending (50); asking again answers the pending request (200); if they had asked you, accepts (200 auto_accepted).';
+    '429 too_many_pending (50); asking again answers the pending request (200); if they had asked you, accepts (200 auto_accepted), '
+    'and asking again once accepted so answers the same.';
 
 -- POST /friend-requests/{id}/accept: only the receiver, only while pending.
 create function api.friend_requests_accept(token text, params jsonb, body jsonb)
@@ -247,21 +260,25 @@ declare
     v_pair app.friendships;
 begin
     -- Accepting again (a retry): the request you received was accepted and is still this
-    -- friendship (a friendship keeps its request's id), so answer the friend as before.
+    -- friendship (a friendship keeps its request's id), so answer the friend as before, what the
+    -- acceptance unlocked included.
     select * into v_pair from app.friendships f where f.id = v_id and v_user_id in (f.user_low, f.user_high);
     if v_pair.id is not null then
         v_pair := api.lock_pair(v_pair.user_low, v_pair.user_high);  -- re-read under the pair's lock
     end if;
     if v_pair.id = v_id and v_pair.status = 'accepted' and v_pair.requested_by <> v_user_id then
-        return api.ok(jsonb_build_object('friend', api.friend_json(api.other_user(v_pair, v_user_id), v_pair.accepted_at)));
+        return api.with_achievements(api.ok(jsonb_build_object('friend', api.friend_json(api.other_user(v_pair, v_user_id), v_pair.accepted_at))),
+                                     v_user_id, 'friendship:' || v_id);
     end if;
     v_pair := api.pending_request(v_id, v_user_id, 'receiver');
-    return api.with_achievements(api.ok(jsonb_build_object('friend', api.accept_pair(v_pair, v_user_id))), v_user_id);
+    return api.with_achievements(api.ok(jsonb_build_object('friend', api.accept_pair(v_pair, v_user_id))), v_user_id,
+                                 'friendship:' || v_pair.id);
 end
 $$;
 grant execute on function api.friend_requests_accept(text, jsonb, jsonb) to focus_api;
 comment on function api.friend_requests_accept(text, jsonb, jsonb) is
-    'POST /friend-requests/{id}/accept: only the receiver of a pending request; again once accepted: the friend (200); else 404.';
+    'POST /friend-requests/{id}/accept: only the receiver of a pending request; again once accepted: the friend (200), '
+    'achievements_unlocked included; else 404.';
 
 -- Ends a pending request: the receiver declines, the sender cancels. Recorded as `action`.
 create function api.end_request(token text, params jsonb, side text, action text)

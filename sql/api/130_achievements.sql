@@ -14,28 +14,52 @@ begin
 end
 $$;
 
--- The reply of an action, with `achievements_unlocked`: the Achievements this transaction
--- granted `user_id` (app.grant_achievement notes them), in catalogue order, [] when none. The
--- note is emptied (a request answers once; others' grants reach them as events). A `balance` in the body is read
--- again when one was granted, so it counts the reward. Problems pass through unchanged.
-create function api.with_achievements(reply api.reply, user_id uuid)
+-- The Achievements that one write of `user_id` unlocked (app.user_achievements.unlocked_by,
+-- e.g. 'session:<id>'), in catalogue order; [] when none.
+create function api.achievements_unlocked_by(user_id uuid, unlocked_by text)
+returns jsonb
+language plpgsql stable security definer set search_path = public, pg_temp
+as $$
+begin
+    return coalesce((select jsonb_agg(api.achievement_json(a.code, ua.unlocked_at) order by a.sort_order, a.code)
+                     from app.user_achievements ua join app.achievements a on a.code = ua.achievement_code
+                     where ua.user_id = achievements_unlocked_by.user_id
+                       and ua.unlocked_by = achievements_unlocked_by.unlocked_by), '[]');
+end
+$$;
+
+-- The reply of a write, with `achievements_unlocked`: the Achievements the write named
+-- `unlocked_by` ('session:<id>', 'item:<id>', 'friendship:<id>') unlocked for `user_id`, in
+-- catalogue order, [] when none. The first time, those are the ones this transaction granted
+-- the caller (app.grant_achievement notes them): they are marked unlocked_by the write (their
+-- rows, so it outlives the transaction), and a `balance` in the body is read again so it counts
+-- the reward. A repeat of the write (a finish of an ended session, the same offline session
+-- again, an owned item bought again, an accepted request accepted again) calls this too and
+-- grants nothing: it answers the same list from the marks, so the repeat carries what the first
+-- answer carried (2026-12-06). The note is emptied (a request answers once; others' grants reach
+-- them as events). Problems pass through unchanged.
+create function api.with_achievements(reply api.reply, user_id uuid, unlocked_by text)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
     v_noted jsonb := coalesce(nullif(current_setting('focus.achievements_unlocked', true), ''), '[]')::jsonb;
     v_reply api.reply := with_achievements.reply;
+    v_marked integer := 0;
 begin
     if v_reply.code is not null then
         return v_reply;
     end if;
-    v_reply.body := v_reply.body || jsonb_build_object('achievements_unlocked', coalesce(
-        (select jsonb_agg(api.achievement_json(a.code, ua.unlocked_at) order by a.sort_order, a.code)
-         from jsonb_array_elements(v_noted) n
-         join app.achievements a on a.code = n ->> 'code'
-         join app.user_achievements ua on ua.user_id = with_achievements.user_id and ua.achievement_code = a.code
-         where (n ->> 'user_id')::uuid = with_achievements.user_id), '[]'));
-    if v_reply.body ? 'balance' and jsonb_array_length(v_reply.body -> 'achievements_unlocked') > 0 then
+    if jsonb_array_length(v_noted) > 0 then  -- a repeat (or a write that granted nothing) writes nothing
+        update app.user_achievements ua set unlocked_by = with_achievements.unlocked_by
+        where ua.user_id = with_achievements.user_id and ua.unlocked_by is null
+          and ua.achievement_code in (select n ->> 'code' from jsonb_array_elements(v_noted) n
+                                      where (n ->> 'user_id')::uuid = with_achievements.user_id);
+        get diagnostics v_marked = row_count;
+    end if;
+    v_reply.body := v_reply.body || jsonb_build_object('achievements_unlocked',
+                                                       api.achievements_unlocked_by(with_achievements.user_id, with_achievements.unlocked_by));
+    if v_reply.body ? 'balance' and v_marked > 0 then
         v_reply.body := v_reply.body || jsonb_build_object('balance', (select u.balance from app.users u where u.id = with_achievements.user_id));
     end if;
     perform set_config('focus.achievements_unlocked', '', true);

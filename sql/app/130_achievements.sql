@@ -51,7 +51,8 @@ $$;
 -- unique index refusing a second), tells each friend and the person's devices but the one that
 -- acted (achievement.unlocked; app.tell_own_devices: the acting device has its answer), and
 -- notes the code for the answer of the request that unlocked it (api.with_achievements reads
--- it, in this transaction only). Returns whether it granted. A deleted account gets nothing.
+-- it, in this transaction only, and marks the row unlocked_by that request's write, so a repeat
+-- of the write answers it again). Returns whether it granted. A deleted account gets nothing.
 create or replace function app.grant_achievement(user_id uuid, code text)
 returns boolean
 language plpgsql

@@ -1288,7 +1288,7 @@ public struct Purchase: Codable, Sendable, Equatable {
     public var balance: Int
     public var acquiredAt: Time
     public var alreadyOwned: Bool
-    /// The achievements this action unlocked for the caller (catalogue order; [] when none); left out of the answer to a repeat that did nothing.
+    /// The achievements this action unlocked for the caller (catalogue order; [] when none). A repeat of the action (finishing again, the same offline session again, an owned item bought again, accepting or asking back again) answers the same list, as its first answer did (2026-12-06); absent only from an Idempotency-Key answer stored before the member existed.
     public var achievementsUnlocked: [Achievement]?
 
     public init(item: Item, balance: Int, acquiredAt: Time, alreadyOwned: Bool, achievementsUnlocked: [Achievement]? = nil) {
@@ -1406,7 +1406,7 @@ public struct SessionStarted: Codable, Sendable, Equatable {
 public struct SessionEnded: Codable, Sendable, Equatable {
     public var session: Session
     public var balance: Int
-    /// The achievements this action unlocked for the caller (catalogue order; [] when none); left out of the answer to a repeat that did nothing.
+    /// The achievements this action unlocked for the caller (catalogue order; [] when none). A repeat of the action (finishing again, the same offline session again, an owned item bought again, accepting or asking back again) answers the same list, as its first answer did (2026-12-06); absent only from an Idempotency-Key answer stored before the member existed.
     public var achievementsUnlocked: [Achievement]?
 
     public init(session: Session, balance: Int, achievementsUnlocked: [Achievement]? = nil) {
@@ -1765,7 +1765,7 @@ public struct FriendRequestCreated: Codable, Sendable, Equatable {
 public struct FriendAdded: Codable, Sendable, Equatable {
     public var friend: Friend
     public var autoAccepted: Bool?
-    /// The achievements this action unlocked for the caller (catalogue order; [] when none); left out of the answer to a repeat that did nothing.
+    /// The achievements this action unlocked for the caller (catalogue order; [] when none). A repeat of the action (finishing again, the same offline session again, an owned item bought again, accepting or asking back again) answers the same list, as its first answer did (2026-12-06); absent only from an Idempotency-Key answer stored before the member existed.
     public var achievementsUnlocked: [Achievement]?
 
     public init(friend: Friend, autoAccepted: Bool? = nil, achievementsUnlocked: [Achievement]? = nil) {
@@ -3431,7 +3431,7 @@ public struct SessionBatchApplied: Codable, Sendable, Equatable {
         public var balance: Int
         /// Rated items only.
         public var tip: Tip?
-        /// The achievements this action unlocked for the caller (catalogue order; [] when none); left out of the answer to a repeat that did nothing.
+        /// The achievements this action unlocked for the caller (catalogue order; [] when none). A repeat of the action (finishing again, the same offline session again, an owned item bought again, accepting or asking back again) answers the same list, as its first answer did (2026-12-06); absent only from an Idempotency-Key answer stored before the member existed.
         public var achievementsUnlocked: [Achievement]?
 
         public init(session: Session, balance: Int, tip: Tip? = nil, achievementsUnlocked: [Achievement]? = nil) {

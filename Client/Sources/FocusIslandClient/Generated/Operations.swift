@@ -413,7 +413,7 @@ extension FocusIslandClient {
         return try self.decode(SessionStarted.self, from: try await send(request))
     }
 
-    /// Finish a live session, now or at ended_at; coins paid once by the minutes counted (finishing again answers the same).
+    /// Finish a live session, now or at ended_at; coins paid once by the minutes counted (finishing again answers the first answer).
     /// `POST /focus-sessions/{id}/finish`
     public func focusSessionsFinish(id: UUID, _ body: SessionFinishBody? = nil, idempotencyKey: String? = nil)
         async throws(FocusIslandError) -> SessionEnded
@@ -733,7 +733,7 @@ extension FocusIslandClient {
         return try self.decode(Events.self, from: try await send(request))
     }
 
-    /// Record up to 100 offline sessions, each optionally rated; one result per item, a bad item never sinks the others; a replay earns nothing twice.
+    /// Record up to 100 offline sessions, each optionally rated; one result per item, a bad item never sinks the others; a replay earns nothing twice and answers each item as the first did.
     /// `POST /focus-sessions/batch`
     public func focusSessionsBatchCreate(_ body: SessionBatchBody, idempotencyKey: String? = nil) async throws(FocusIslandError)
         -> SessionBatchResults

@@ -88,7 +88,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case sessionOverlap
     /// 409: rating a session that is still running
     case sessionNotFinished
-    /// 409: asking a friend
+    /// 409: asking a friend (but one you accepted by asking back: that repeats its 200)
     case alreadyFriends
     /// 409: retired: asking someone you already asked now answers 200 with the pending request (CHANGELOG)
     case requestPending
