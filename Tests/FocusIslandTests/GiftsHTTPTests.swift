@@ -175,7 +175,7 @@ import Testing
             """
         let before = try TestEnvironment.scalar(snapshot, [unverified.id, young.id, bob.id])
         for (sender, verified) in [(unverified, false), (young, true)] {
-            for body in [#"{"to":"\(bob.id)","coins":50}"#, #"{"to":"\(bob.id)","item_id":"\(item)"}"#] {
+            for body in [#"{"to":"\#(bob.id)","coins":50}"#, #"{"to":"\#(bob.id)","item_id":"\#(item)"}"#] {
                 let refused = try client.send("POST", "/gifts", token: sender.token, json: body)
                 #expect(refused.status == 403 && refused.code == "gift_sender_not_eligible", "\(refused.status) \(refused.text)")
                 #expect(refused.json["email_verified"] as? Bool == verified)
