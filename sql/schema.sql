@@ -1297,6 +1297,9 @@ begin
     if v_ended < now() - v_settings.offline_max_age then
         perform api.fail(422, 'invalid_session', 'The session is too old to be recorded.');
     end if;
+    if v_started < (select u.created_at from app.users u where u.id = v_user_id) then
+        perform api.fail(422, 'invalid_session', 'The session starts before your account was made.');
+    end if;
     perform api.lock_user(v_user_id);
     -- The same id again: the same session answers 200 with the first answer's body, what it
     -- unlocked included; anything else is a conflict. A replay may leave out the optional
@@ -1797,7 +1800,7 @@ declare
     v_user app.users;
     v_price integer;
     v_paid integer;
-    v_day_start timestamptz;
+    v_day tstzrange := api.limit_day(now());
     v_sent integer;
     v_spent integer;
     v_gift app.gifts;
@@ -1810,6 +1813,15 @@ begin
     end if;
     perform api.lock_two_users(v_user_id, v_to);
     v_user := api.lock_user(v_user_id);
+    select * into v_settings from app.gift_settings;
+    if v_user.email_verified_at is null or v_user.created_at > now() - v_settings.min_sender_account_age then
+        perform api.fail(403, 'gift_sender_not_eligible',
+                         case when v_user.email_verified_at is null
+                              then 'Verify your email before you send gifts.'
+                              else 'Your account is too new to send gifts yet.' end,
+                         jsonb_build_object('email_verified', v_user.email_verified_at is not null,
+                                            'account_old_enough_at', api.iso(v_user.created_at + v_settings.min_sender_account_age)));
+    end if;
     if not exists (select from app.users u where u.id = v_to and u.deleted_at is null)
        or not exists (select from app.friendships f
                       where f.user_low = least(v_user_id, v_to) and f.user_high = greatest(v_user_id, v_to)
@@ -1832,16 +1844,13 @@ begin
         end if;
     end if;
     v_paid := coalesce(v_coins, v_price);
-    select * into v_settings from app.gift_settings;
-    v_day_start := api.local_period_start(v_user.time_zone, now());
     select count(*)::integer, coalesce(sum(g.paid), 0)::integer into v_sent, v_spent
-    from app.gifts g where g.sender_id = v_user_id and g.created_at >= v_day_start;
+    from app.gifts g where g.sender_id = v_user_id and g.created_at >= lower(v_day) and g.created_at < upper(v_day);
     if v_sent + 1 > v_settings.max_per_day or v_spent + v_paid > v_settings.max_coins_per_day then
         return api.problem(429, 'gift_limit_reached', 'You reached today''s gift limit; send more tomorrow.',
                            jsonb_build_object('max_per_day', v_settings.max_per_day, 'max_coins_per_day', v_settings.max_coins_per_day,
                                               'sent_today', v_sent, 'coins_today', v_spent),
-                           retry_after => greatest(1, ceil(extract(epoch from
-                               api.local_period_start(v_user.time_zone, now(), shift => 1) - now()))::integer));
+                           retry_after => api.limit_day_retry_after(now()));
     end if;
     if v_user.balance < v_paid then
         perform api.fail(409, 'insufficient_funds', 'You do not have enough coins for this gift.',
@@ -2346,6 +2355,17 @@ begin
 end
 $$;
 ALTER FUNCTION api.leaderboards_get(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.limit_day(at timestamp with time zone) RETURNS tstzrange
+    LANGUAGE sql STABLE
+    AS $$
+    select tstzrange(date_trunc('day', limit_day.at at time zone 'UTC') at time zone 'UTC',
+                     (date_trunc('day', limit_day.at at time zone 'UTC') + interval '1 day') at time zone 'UTC')
+$$;
+ALTER FUNCTION api.limit_day(at timestamp with time zone) OWNER TO focus_owner;
+CREATE FUNCTION api.limit_day_retry_after(at timestamp with time zone) RETURNS integer
+    LANGUAGE sql STABLE
+    AS $$ select greatest(1, ceil(extract(epoch from upper(api.limit_day(limit_day_retry_after.at)) - limit_day_retry_after.at)))::integer $$;
+ALTER FUNCTION api.limit_day_retry_after(at timestamp with time zone) OWNER TO focus_owner;
 CREATE FUNCTION app.session_tag_is_clean(tag text) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
@@ -3688,7 +3708,7 @@ CREATE FUNCTION api.pay_session(session_id uuid) RETURNS integer
 declare
     v_session app.focus_sessions;
     v_settings app.economy_settings;
-    v_day_start timestamptz;
+    v_day tstzrange;
     v_coins integer;
     v_earned_that_day integer;
 begin
@@ -3697,11 +3717,11 @@ begin
     v_coins := case when v_session.minutes >= v_settings.min_minutes_to_earn
                     then floor(v_session.minutes * v_settings.coins_per_minute)::integer else 0 end;
     if v_session.source = 'offline' then
-        v_day_start := api.local_period_start('UTC', v_session.ended_at);
+        v_day := api.limit_day(v_session.ended_at);
         select coalesce(sum(s.coins_earned), 0)::integer into v_earned_that_day
         from app.focus_sessions s
         where s.user_id = v_session.user_id and s.source = 'offline'
-          and s.ended_at >= v_day_start and s.ended_at < v_day_start + interval '24 hours';
+          and s.ended_at >= lower(v_day) and s.ended_at < upper(v_day);
         v_coins := greatest(0, least(v_coins, v_settings.offline_daily_coin_cap - v_earned_that_day));
     end if;
     if v_coins > 0 then
@@ -5673,6 +5693,20 @@ begin
 end
 $$;
 ALTER FUNCTION app.focus_sessions_achievements() OWNER TO focus_owner;
+CREATE FUNCTION app.focus_sessions_after_account() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    if new.started_at < (select u.created_at from app.users u where u.id = new.user_id) then
+        raise check_violation using
+            message = format('focus session %s starts before its account was made', new.id),
+            constraint = 'focus_sessions_after_account';
+    end if;
+    return new;
+end
+$$;
+ALTER FUNCTION app.focus_sessions_after_account() OWNER TO focus_owner;
 CREATE FUNCTION app.focus_sessions_day_totals() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -7346,9 +7380,11 @@ CREATE TABLE app.gift_settings (
     max_per_day integer DEFAULT 10 NOT NULL,
     max_coins_per_day integer DEFAULT 500 NOT NULL,
     expires_after interval DEFAULT '7 days'::interval NOT NULL,
+    min_sender_account_age interval DEFAULT '7 days'::interval NOT NULL,
     CONSTRAINT gift_settings_expires_after_check CHECK (((expires_after >= '00:01:00'::interval) AND (expires_after <= '90 days'::interval))),
     CONSTRAINT gift_settings_max_coins_per_day_check CHECK (((max_coins_per_day >= 0) AND (max_coins_per_day <= 1000000))),
     CONSTRAINT gift_settings_max_per_day_check CHECK (((max_per_day >= 0) AND (max_per_day <= 1000))),
+    CONSTRAINT gift_settings_min_sender_account_age_check CHECK (((min_sender_account_age >= '00:00:00'::interval) AND (min_sender_account_age <= '365 days'::interval))),
     CONSTRAINT gift_settings_singleton_check CHECK (singleton)
 );
 ALTER TABLE app.gift_settings OWNER TO focus_owner;
@@ -8292,6 +8328,7 @@ CREATE TRIGGER events_append_only BEFORE DELETE OR UPDATE OR TRUNCATE ON app.eve
 CREATE TRIGGER events_notify AFTER INSERT ON app.events FOR EACH ROW WHEN ((new.user_id IS NULL)) EXECUTE FUNCTION app.events_notify();
 CREATE TRIGGER events_push AFTER INSERT ON app.events FOR EACH ROW WHEN (((new.user_id IS NOT NULL) AND ((new.type)::text = ANY ('{friend_request.accepted,friend_request.received,gift.received}'::text[])))) EXECUTE FUNCTION app.events_push();
 CREATE TRIGGER focus_sessions_achievements AFTER INSERT OR UPDATE OF ended_at, minutes ON app.focus_sessions FOR EACH ROW WHEN (((new.ended_at IS NOT NULL) AND (new.minutes > 0))) EXECUTE FUNCTION app.focus_sessions_achievements();
+CREATE TRIGGER focus_sessions_after_account BEFORE INSERT OR UPDATE OF started_at, user_id ON app.focus_sessions FOR EACH ROW EXECUTE FUNCTION app.focus_sessions_after_account();
 CREATE TRIGGER focus_sessions_events AFTER INSERT OR DELETE OR UPDATE ON app.focus_sessions FOR EACH ROW EXECUTE FUNCTION app.focus_sessions_events();
 CREATE TRIGGER focus_sessions_own_events AFTER INSERT OR UPDATE OF ended_at ON app.focus_sessions FOR EACH ROW EXECUTE FUNCTION app.focus_sessions_own_events();
 CREATE TRIGGER focus_sessions_rollup AFTER INSERT OR DELETE OR UPDATE OF user_id, ended_at, minutes ON app.focus_sessions FOR EACH ROW EXECUTE FUNCTION app.focus_sessions_rollup();
@@ -8611,6 +8648,8 @@ REVOKE ALL ON FUNCTION api.languages_offered() FROM PUBLIC;
 GRANT ALL ON FUNCTION api.languages_offered() TO focus_api;
 REVOKE ALL ON FUNCTION api.leaderboards_get(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.leaderboards_get(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.limit_day(at timestamp with time zone) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.limit_day_retry_after(at timestamp with time zone) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.session_tag_is_clean(tag text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.live_end(session app.focus_sessions) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.local_date(time_zone text, at timestamp with time zone) FROM PUBLIC;
@@ -8830,6 +8869,7 @@ REVOKE ALL ON FUNCTION app.events_horizon() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.events_notify() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.events_push() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.focus_sessions_achievements() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.focus_sessions_after_account() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.focus_sessions_day_totals() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.focus_sessions_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.focus_sessions_own_events() FROM PUBLIC;

@@ -46,11 +46,13 @@ func focusIslandExample(
         }
     }
 
-    // A session finished without a network waits in a file until a flush gets through.
+    // A session finished without a network waits in a file until a flush gets through. Here
+    // it ran from the sign-up to `now`: the server refuses a session that started before the
+    // account was made (422 invalid_session), so a phone uploads no sessions of before then.
     let queue = try SessionQueue(fileURL: queueFile, client: client)
     try await queue.enqueue(
         SessionBatchItem(
-            id: UUID(), startedAt: Time(now.addingTimeInterval(-25 * 60)), endedAt: Time(now),
+            id: UUID(), startedAt: signedIn.user.createdAt, endedAt: Time(now),
             plannedMinutes: 25, rating: .good))
     do {
         let flushed = try await queue.flush()

@@ -11,8 +11,13 @@ struct Account: Sendable {
 
 extension Client {
     /// Registers a new account through this client's transport and returns its id and token. Its
-    /// email counts as verified (as if the mailed code were confirmed) unless `verified` is false.
-    func register(_ name: String = "user", password: String = "correct horse", verified: Bool = true) throws -> Account {
+    /// email counts as verified (as if the mailed code were confirmed) unless `verified` is false,
+    /// and it counts as made `age` ago (app.users.created_at; a year unless told): an established
+    /// account, which may send gifts (their minimum age) and record sessions of any day a test
+    /// builds (none starts before its account). A test about a new account passes `age: 0`.
+    func register(
+        _ name: String = "user", password: String = "correct horse", verified: Bool = true, age: Duration = .seconds(365 * 86_400)
+    ) throws -> Account {
         let email = TestEnvironment.email(name)
         let result = try send(
             "POST", "/auth/register",
@@ -20,9 +25,10 @@ extension Client {
         guard result.status == 201, let reply = try? result.decode(AuthReply.self) else {
             throw HTTPClientError(description: "register failed: \(result.status) \(result.text)")
         }
-        if verified {
-            try TestEnvironment.owner().execute("update app.users set email_verified_at = now() where id = $1", [reply.user.id])
-        }
+        try TestEnvironment.owner().execute(
+            "update app.users set email_verified_at = case when $2 then now() end, created_at = now() - make_interval(secs => $3::integer) "
+                + "where id = $1::uuid",
+            [reply.user.id, verified ? "true" : "false", String(age.components.seconds)])
         return Account(id: reply.user.id, email: email, token: reply.token)
     }
 

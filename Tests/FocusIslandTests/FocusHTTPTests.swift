@@ -117,6 +117,41 @@ import Testing
         #expect(try TestEnvironment.scalar("select count(*) from app.focus_sessions where user_id = $1", [account.id]) == "1")
     }
 
+    /// A new account cannot record the days before it existed (docs/economy.md, "Sessions start
+    /// after their account"): an account made a minute ago uploads six backdated offline days,
+    /// alone and in a batch, and a session starting a second before it was made; each is 422
+    /// invalid_session, nothing is written and the balance stays. A session from then on is
+    /// recorded.
+    @Test(arguments: Transport.allCases)
+    func aSessionStartingBeforeTheAccountIsRefused(transport: Transport) throws {
+        let client = transport.client
+        let account = try client.register("farmer", verified: false, age: .seconds(60))
+        let made = try TestEnvironment.scalar(
+            "select extract(epoch from created_at)::text from app.users where id = $1::uuid", [account.id])
+        let createdAt = Date(timeIntervalSince1970: try #require(made.flatMap(Double.init)))
+        let before = try balance(account)
+        for day in 1...6 {
+            let body = offline(UUID().uuidString, from: createdAt - Double(day) * 86_400, minutes: 179)
+            let refused = try client.send("POST", "/focus-sessions", token: account.token, json: body)
+            #expect(refused.status == 422 && refused.code == "invalid_session", "\(refused.status) \(refused.text)")
+            #expect(refused.json["detail"] as? String == "The session starts before your account was made.")
+        }
+        let edge = try client.send(
+            "POST", "/focus-sessions", token: account.token, json: offline(UUID().uuidString, from: createdAt - 1, minutes: 0.5))
+        #expect(edge.status == 422 && edge.code == "invalid_session", "\(edge.status) \(edge.text)")
+        let batch = try client.send(
+            "POST", "/focus-sessions/batch", token: account.token,
+            json: #"{"sessions":["# + offline(UUID().uuidString, from: createdAt - 3 * 86_400, minutes: 60) + "]}")
+        let results = batch.json["results"] as? [[String: Any]] ?? []
+        #expect(batch.status == 200 && (results.first?["problem"] as? [String: Any])?["code"] as? String == "invalid_session")
+        #expect(try TestEnvironment.scalar("select count(*) from app.focus_sessions where user_id = $1::uuid", [account.id]) == "0")
+        #expect(try balance(account) == before)
+
+        let recorded = try client.send(
+            "POST", "/focus-sessions", token: account.token, json: offline(UUID().uuidString, from: createdAt + 1, minutes: 0.5))
+        #expect(recorded.status == 201, "\(recorded.status) \(recorded.text)")
+    }
+
     static let invalidSessions: [(template: String, status: Int, code: String)] = [
         (#"{"id":"ID","started_at":"IN_ONE_HOUR","ended_at":"IN_TWO_HOURS"}"#, 422, "invalid_session"),
         (#"{"id":"ID","started_at":"NOW","ended_at":"AN_HOUR_AGO"}"#, 422, "invalid_session"),

@@ -1,7 +1,8 @@
 // Gifts end to end: a friend sends coins and an item, the receiver hears gift.received on their
 // stream and accepts or declines; the sender's hold, the credit and the refund in the ledger;
 // the lists in pages; the error cases (unknown ids, another user's gift, a block, a stranger,
-// insufficient funds, the daily limit) change nothing; a double accept racing itself credits
+// insufficient funds, the daily limit, a sender unverified or too new) change nothing; a change
+// of time zone does not reset the daily limit; a double accept racing itself credits
 // once, and an accept racing a decline is one or the other. A seasonal item outside its window
 // cannot be gifted (in ShopHTTPTests, which is serialized: it adds catalog items).
 import Foundation
@@ -149,6 +150,78 @@ import Testing
             if code == "gift_limit_reached" { #expect(Int(result.header("Retry-After") ?? "") ?? 0 > 0) }
         }
         #expect(try rows() == before, "nothing changed")
+    }
+
+    /// Who may send (docs/gifts.md, "Who may send"): an unverified sender, and a verified one
+    /// whose account is younger than app.gift_settings.min_sender_account_age (7 days), are 403
+    /// gift_sender_not_eligible, coins and items alike, and nothing is written; at 7 days old,
+    /// verified, the gift goes.
+    @Test(arguments: Transport.allCases)
+    func onlyAVerifiedAccountAWeekOldSendsGifts(transport: Transport) throws {
+        let client = transport.client
+        let (_, bob) = try friends(client)
+        let unverified = try client.register("unverified", verified: false)
+        let young = try client.register("young", age: .seconds(7 * 86_400 - 60))
+        for sender in [unverified, young] {
+            try TestEnvironment.holdEveryAchievement(sender.id)
+            try befriend(client, bob, sender)
+            _ = try TestEnvironment.scalar("select app.grant_coins($1::uuid, 500, 'gift test')", [sender.id])
+        }
+        let item = try TestEnvironment.scalar("select id from app.shop_items where name = 'Pip the Fox'") ?? ""
+        let snapshot = """
+            select (select count(*) from app.gifts where sender_id in ($1, $2)) || ' ' ||
+                   (select count(*) from app.coin_ledger where user_id in ($1, $2, $3)) || ' ' ||
+                   (select string_agg(balance::text, ',' order by id) from app.users where id in ($1, $2, $3))
+            """
+        let before = try TestEnvironment.scalar(snapshot, [unverified.id, young.id, bob.id])
+        for (sender, verified) in [(unverified, false), (young, true)] {
+            for body in [#"{"to":"\#(bob.id)","coins":50}"#, #"{"to":"\#(bob.id)","item_id":"\#(item)"}"#] {
+                let refused = try client.send("POST", "/gifts", token: sender.token, json: body)
+                #expect(refused.status == 403 && refused.code == "gift_sender_not_eligible", "\(refused.status) \(refused.text)")
+                #expect(refused.json["email_verified"] as? Bool == verified)
+                #expect(refused.json["account_old_enough_at"] is String)
+            }
+        }
+        #expect(try TestEnvironment.scalar(snapshot, [unverified.id, young.id, bob.id]) == before, "nothing changed")
+
+        _ = try TestEnvironment.scalar("update app.users set created_at = now() - interval '7 days' where id = $1::uuid", [young.id])
+        let sent = try send(client, young, bob, coins: 50)
+        #expect(sent.status == 201 && sent.json["balance"] as? Int == 450, "\(sent.status) \(sent.text)")
+    }
+
+    /// A change of time zone opens no fresh day (docs/economy.md, "Limits count UTC days"): a
+    /// sender at UTC+14 gave the day's 500 coins at the first instant of the UTC day (written as
+    /// the endpoint would have then) and is refused; they move (PATCH /me) to the zone whose
+    /// midnight passed last, where by their new local day they gave nothing yet, and the next
+    /// gift is still 429 gift_limit_reached, Retry-After to the next UTC midnight.
+    @Test(arguments: Transport.allCases)
+    func aChangeOfTimeZoneDoesNotResetTheDailyLimit(transport: Transport) throws {
+        let client = transport.client
+        let (refused, moved, expected) = try TestEnvironment.withinOneUTCDay { clock in
+            let (ann, bob) = try friends(client, coins: 1000)
+            let zone = try client.send("PATCH", "/me", token: ann.token, json: #"{"settings":{"time_zone":"Pacific/Kiritimati"}}"#)
+            #expect(zone.status == 200, "\(zone.text)")
+            _ = try TestEnvironment.scalar(
+                "insert into app.gifts (sender_id, receiver_id, coins, paid, status, created_at, expires_at, ended_at) "
+                    + "select $1::uuid, $2::uuid, 100, 100, 'declined', $3::timestamptz, $3::timestamptz + interval '7 days', "
+                    + "$3::timestamptz from generate_series(1, 5)",
+                [ann.id, bob.id, clock.todayStart.rfc3339])
+            let refused = try send(client, ann, bob, coins: 1)
+            let latest =
+                try TestEnvironment.scalar(
+                    "select name from pg_timezone_names "
+                        + "order by now() - (date_trunc('day', now() at time zone name) at time zone name), name limit 1") ?? "UTC"
+            let patched = try client.send("PATCH", "/me", token: ann.token, json: #"{"settings":{"time_zone":"\#(latest)"}}"#)
+            #expect(patched.status == 200, "\(patched.text)")
+            let moved = try send(client, ann, bob, coins: 1)
+            let expected = clock.todayStart.addingTimeInterval(86_400).timeIntervalSince(try TestEnvironment.databaseNow())
+            return (refused, moved, expected)
+        }
+        #expect(refused.status == 429 && refused.code == "gift_limit_reached", "\(refused.status) \(refused.text)")
+        #expect(moved.status == 429 && moved.code == "gift_limit_reached", "\(moved.status) \(moved.text)")
+        #expect(moved.json["coins_today"] as? Int == 500 && moved.json["sent_today"] as? Int == 5)
+        let retryAfter = Double(moved.header("Retry-After") ?? "") ?? 0
+        #expect(abs(retryAfter - expected) <= 5, "Retry-After \(retryAfter), the next UTC midnight in \(expected)")
     }
 }
 

@@ -268,7 +268,10 @@ cli_checks() {
     cli_run bo achievements Ada
     cli_expect "achievements Ada: Bo sees what his friend unlocked" 0 "^Better together: unlocked "
     # 5d. A gift: Ada sends Bo 20 of her coins; Bo sees it waiting and accepts it; Ada hears it.
-    cli_note "A gift: Ada sends Bo 20 coins (paid at once); Bo sees it waiting, accepts it, and Ada hears he did."
+    # A sender needs a verified email and an account a week old (docs/gifts.md, "Who may send").
+    cli_note "A gift: Ada sends Bo 20 coins (paid at once); Bo sees it waiting, accepts it, and Ada hears he did. A sender needs a verified email and an account at least a week old, so the operator first backdates, in SQL, Ada's and Bo's sign-ups by eight days, as if they had joined then."
+    psql -X -q -At "$(cluster_url "$dir" focus_owner)" \
+        -c "update app.users set created_at = now() - interval '8 days' where email in ('$ada', '$bo')" >/dev/null
     cli_run ada gift send Bo 20
     cli_expect "gift send: Ada paid 20 of her coins" 0 "Sent Bo 20 coins .*Balance: [0-9]+ coins"
     cli_run bo gift

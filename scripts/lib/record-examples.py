@@ -128,6 +128,10 @@ class Story:
         c("me_email_verification_create", "POST", "/me/email/resend", token=ann, expect=409)
         self.verify("bob", bob)
         self.verify("cat", cat)
+        # The story's people signed up a month ago, as an operator's data would have them: a session
+        # never starts before its account, and a gift needs an account 7 days old (docs/gifts.md).
+        self.sql("update app.users set created_at = now() - interval '30 days' where email in ("
+                 + ", ".join(f"'{self.email(n)}'" for n in ("ann", "bob", "cat", "dan", "eve")) + ")")
 
         c("me_get", "GET", "/me", token=ann, expect=200)
         bob_id = c(None, "GET", "/me", token=bob, expect=200)["id"]
@@ -244,7 +248,7 @@ class Story:
         c("rooms_list", "GET", "/rooms", token=bob, expect=200)
         left = c(None, "POST", "/rooms", {"planned_minutes": 10}, token=cat, expect=201)["room"]
         c("rooms_leave", "POST", f"/rooms/{left['id']}/leave", token=cat, expect=200)
-        # gifts: ann sends bob coins (accepted) and an item (declined), and is refused the rest
+        # gifts: ann sends bob coins (accepted) and an item (declined), and is refused the rest; dan, unverified, may not send
         ann_id = c(None, "GET", "/me", token=ann, expect=200)["id"]
         self.sql(f"select app.grant_coins('{ann_id}', 400, 'examples')")
         pip = self.sql("select id from app.shop_items where name = 'Pip the Fox'")
@@ -252,6 +256,7 @@ class Story:
         item = c("gifts_create", "POST", "/gifts", {"to": bob_id, "item_id": pip}, token=ann, expect=201)["gift"]
         c("gifts_create", "POST", "/gifts", {"to": bob_id, "coins": 50, "item_id": pip}, token=ann, expect=400)
         c("gifts_create", "POST", "/gifts", {"to": dan_id, "coins": 5}, token=ann, expect=404)
+        c("gifts_create", "POST", "/gifts", {"to": ann_id, "coins": 5}, token=dan, expect=403)
         c("gifts_create", "POST", "/gifts", {"to": bob_id, "item_id": pip}, token=ann, expect=409)
         c("gifts_create", "POST", "/gifts", {"to": ann_id, "coins": 5}, token=ann, expect=422)
         c("gifts_create", "POST", "/gifts", {"to": bob_id, "coins": 451}, token=ann, expect=429)

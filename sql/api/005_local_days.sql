@@ -1,7 +1,11 @@
 -- api local days: where a user's day and week begin. Every rule that counts "today" or "this
 -- week" for a user (stats and streaks, friends' minutes today, leaderboards) asks these
 -- functions, in the user's own time zone (app.users.time_zone, default UTC). Report views for
--- DBAs and the offline coin cap (a limit the user must not move by changing zone) count UTC days.
+-- DBAs count UTC days. Limits never count a local day (docs/economy.md, "Limits count UTC
+-- days"): the zone is a setting the user changes at will, so a limit per local day would open
+-- afresh at each change. A limit per day counts api.limit_day (the offline coin cap, gifts'
+-- daily limits, and what their answers say about when they reset); any other limit counts a
+-- rolling window back from now(), which no zone moves either.
 
 -- The user's time zone (an IANA name, e.g. Pacific/Kiritimati).
 create function api.user_time_zone(user_id uuid)
@@ -48,3 +52,23 @@ begin
     return v_time_zone;
 end
 $$;
+
+-- The day a limit counted per day counts `at` in: the UTC day holding it, [its 00:00 UTC, the
+-- next 00:00 UTC). Every limit per day uses this one partition of time, whatever the user's
+-- time zone: each instant falls on exactly one such day, always 24 hours long, so no change of
+-- settings.time_zone opens a fresh day, and upper(api.limit_day(now())) is when every such limit
+-- resets (what Retry-After says).
+create function api.limit_day(at timestamptz)
+returns tstzrange
+language sql stable
+as $$
+    select tstzrange(date_trunc('day', limit_day.at at time zone 'UTC') at time zone 'UTC',
+                     (date_trunc('day', limit_day.at at time zone 'UTC') + interval '1 day') at time zone 'UTC')
+$$;
+
+-- The whole seconds from `at` to the end of its limit day (at least 1): a Retry-After for a
+-- limit counted per day.
+create function api.limit_day_retry_after(at timestamptz)
+returns integer
+language sql stable
+as $$ select greatest(1, ceil(extract(epoch from upper(api.limit_day(limit_day_retry_after.at)) - limit_day_retry_after.at)))::integer $$;

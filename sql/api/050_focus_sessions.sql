@@ -103,9 +103,10 @@ end
 $$;
 
 -- Pays a finished session: floor(minutes * coins_per_minute) once it reaches min_minutes_to_earn;
--- offline sessions share offline_daily_coin_cap per UTC day of their end. UTC, not the user's
--- zone: the zone is a setting the user changes at will, and a local day moved between uploads
--- would open a fresh cap each time (docs/economy.md). Days are fixed, so all the offline coins
+-- offline sessions share offline_daily_coin_cap per limit day of their end (api.limit_day: the
+-- UTC day). UTC, not the user's zone: the zone is a setting the user changes at will, and a
+-- local day moved between uploads would open a fresh cap each time (docs/economy.md, "Limits
+-- count UTC days"). Days are fixed, so all the offline coins
 -- of any UTC day add up to at most the cap, in whatever order and zone they arrive. Writes the
 -- coins on the session and one 'earn' ledger row (a unique index makes a second one
 -- impossible). The caller holds the user's lock, so racing uploads count each other.
@@ -116,7 +117,7 @@ as $$
 declare
     v_session app.focus_sessions;
     v_settings app.economy_settings;
-    v_day_start timestamptz;
+    v_day tstzrange;
     v_coins integer;
     v_earned_that_day integer;
 begin
@@ -125,11 +126,11 @@ begin
     v_coins := case when v_session.minutes >= v_settings.min_minutes_to_earn
                     then floor(v_session.minutes * v_settings.coins_per_minute)::integer else 0 end;
     if v_session.source = 'offline' then
-        v_day_start := api.local_period_start('UTC', v_session.ended_at);
+        v_day := api.limit_day(v_session.ended_at);
         select coalesce(sum(s.coins_earned), 0)::integer into v_earned_that_day
         from app.focus_sessions s
         where s.user_id = v_session.user_id and s.source = 'offline'
-          and s.ended_at >= v_day_start and s.ended_at < v_day_start + interval '24 hours';
+          and s.ended_at >= lower(v_day) and s.ended_at < upper(v_day);
         v_coins := greatest(0, least(v_coins, v_settings.offline_daily_coin_cap - v_earned_that_day));
     end if;
     if v_coins > 0 then
@@ -246,6 +247,12 @@ comment on function api.focus_sessions_finish(text, jsonb, jsonb) is
     'answers the same, achievements_unlocked included; someone else''s id is 404 session_not_found.';
 
 -- POST /focus-sessions {id, started_at, ended_at, planned_minutes?, tag?}: a session the phone recorded.
+-- Guarantees, before anything is written (422 invalid_session, nothing written or paid): it ends
+-- after it starts, not in the future (past clock_skew), within max_session_minutes and
+-- offline_max_age; and it starts no earlier than the account was made (app.users.created_at,
+-- 2026-12-06; the trigger focus_sessions_after_account holds the same rule for every write),
+-- so a new account cannot claim days from before it existed. The same id again answers the
+-- same session (200); else 409 session_conflict or session_overlap. Coins by api.pay_session.
 create function api.focus_sessions_create(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
@@ -274,6 +281,9 @@ begin
     end if;
     if v_ended < now() - v_settings.offline_max_age then
         perform api.fail(422, 'invalid_session', 'The session is too old to be recorded.');
+    end if;
+    if v_started < (select u.created_at from app.users u where u.id = v_user_id) then
+        perform api.fail(422, 'invalid_session', 'The session starts before your account was made.');
     end if;
 
     perform api.lock_user(v_user_id);
@@ -309,7 +319,8 @@ grant execute on function api.focus_sessions_create(text, jsonb, jsonb) to focus
 comment on function api.focus_sessions_create(text, jsonb, jsonb) is
     'POST /focus-sessions: idempotent by the phone''s id (same body, planned_minutes optional: 200 with the first answer''s '
     'body, achievements_unlocked included, nothing earned twice; other body: 409 '
-    'session_conflict); 409 session_overlap; 422 invalid_session (future, reversed, too long, too old).';
+    'session_conflict); 409 session_overlap; 422 invalid_session (future, reversed, too long, too old, started before '
+    'the account was made).';
 
 -- GET /focus-sessions?from=&to=&limit=&cursor=: the sessions started in [from, to) (default the
 -- last 30 days), newest first (started_at, then id, both descending, read from

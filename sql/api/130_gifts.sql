@@ -76,16 +76,19 @@ $$;
 
 -- POST /gifts {to, coins | item_id}: 201 {gift, balance}. Guarantees, under both users' locks
 -- (so a racing unfriend or block ends before, and the gift is refused, or after, and cancels
--- it): the receiver is a live friend (else 404 user_not_found: a stranger, a blocked user
+-- it): the sender may send gifts at all (2026-12-06): their email is verified and their account
+-- is at least app.gift_settings min_sender_account_age old, else 403 gift_sender_not_eligible
+-- with email_verified and account_old_enough_at, so a fresh account cannot pass on what it
+-- minted (docs/gifts.md, "What a farmer could use"); the receiver is a live friend (else 404 user_not_found: a stranger, a blocked user
 -- either way and a deleted account answer alike), not the caller (422 cannot_gift_self); an
 -- item is in the shop now exactly as for a purchase (app.item_price_at at this transaction's
 -- now(): active and inside its seasonal window, else 404 item_not_found), neither owned by the
 -- receiver nor waiting for them in another pending gift (409 gift_item_owned); an item costs
 -- what a purchase now pays (the sale's price inside a sale), and that is the gift's paid, the
--- hold's amount and what any refund returns; the sender's gifts of their local day
--- (api.local_period_start in their time zone), this one included, stay within
--- app.gift_settings max_per_day and max_coins_per_day (429 gift_limit_reached, Retry-After: the
--- seconds to their next local midnight); the sender can pay (409 insufficient_funds). Then the
+-- hold's amount and what any refund returns; the sender's gifts of the limit day
+-- (api.limit_day: the UTC day, whatever their time zone, so a change of zone opens no fresh
+-- day), this one included, stay within app.gift_settings max_per_day and max_coins_per_day (429
+-- gift_limit_reached, Retry-After: the seconds to the end of that day); the sender can pay (409 insufficient_funds). Then the
 -- gift and the sender's hold (-paid) are written together; the receiver hears gift.received.
 create function api.gifts_create(token text, params jsonb, body jsonb)
 returns api.reply
@@ -101,7 +104,7 @@ declare
     v_user app.users;
     v_price integer;
     v_paid integer;
-    v_day_start timestamptz;
+    v_day tstzrange := api.limit_day(now());
     v_sent integer;
     v_spent integer;
     v_gift app.gifts;
@@ -114,6 +117,15 @@ begin
     end if;
     perform api.lock_two_users(v_user_id, v_to);
     v_user := api.lock_user(v_user_id);
+    select * into v_settings from app.gift_settings;
+    if v_user.email_verified_at is null or v_user.created_at > now() - v_settings.min_sender_account_age then
+        perform api.fail(403, 'gift_sender_not_eligible',
+                         case when v_user.email_verified_at is null
+                              then 'Verify your email before you send gifts.'
+                              else 'Your account is too new to send gifts yet.' end,
+                         jsonb_build_object('email_verified', v_user.email_verified_at is not null,
+                                            'account_old_enough_at', api.iso(v_user.created_at + v_settings.min_sender_account_age)));
+    end if;
     if not exists (select from app.users u where u.id = v_to and u.deleted_at is null)
        or not exists (select from app.friendships f
                       where f.user_low = least(v_user_id, v_to) and f.user_high = greatest(v_user_id, v_to)
@@ -137,16 +149,13 @@ begin
     end if;
     v_paid := coalesce(v_coins, v_price);
 
-    select * into v_settings from app.gift_settings;
-    v_day_start := api.local_period_start(v_user.time_zone, now());
     select count(*)::integer, coalesce(sum(g.paid), 0)::integer into v_sent, v_spent
-    from app.gifts g where g.sender_id = v_user_id and g.created_at >= v_day_start;
+    from app.gifts g where g.sender_id = v_user_id and g.created_at >= lower(v_day) and g.created_at < upper(v_day);
     if v_sent + 1 > v_settings.max_per_day or v_spent + v_paid > v_settings.max_coins_per_day then
         return api.problem(429, 'gift_limit_reached', 'You reached today''s gift limit; send more tomorrow.',
                            jsonb_build_object('max_per_day', v_settings.max_per_day, 'max_coins_per_day', v_settings.max_coins_per_day,
                                               'sent_today', v_sent, 'coins_today', v_spent),
-                           retry_after => greatest(1, ceil(extract(epoch from
-                               api.local_period_start(v_user.time_zone, now(), shift => 1) - now()))::integer));
+                           retry_after => api.limit_day_retry_after(now()));
     end if;
     if v_user.balance < v_paid then
         perform api.fail(409, 'insufficient_funds', 'You do not have enough coins for this gift.',
@@ -166,7 +175,8 @@ $$;
 grant execute on function api.gifts_create(text, jsonb, jsonb) to focus_api;
 comment on function api.gifts_create(text, jsonb, jsonb) is
     'POST /gifts: sends a friend coins or an item (at the price a purchase now pays), paid now and held until the gift '
-    'ends; 404 user_not_found (not a friend, blocked, deleted), 422 cannot_gift_self, 404 item_not_found (also a '
+    'ends; 403 gift_sender_not_eligible (email not verified, account too new), 404 user_not_found (not a friend, '
+    'blocked, deleted), 422 cannot_gift_self, 404 item_not_found (also a '
     'seasonal item outside its window), 409 gift_item_owned, 429 gift_limit_reached, '
     '409 insufficient_funds; the receiver hears gift.received.';
 

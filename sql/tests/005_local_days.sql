@@ -1,9 +1,10 @@
 -- Local days: each user's today, week, streak, friends' minutes and leaderboard period follow
--- settings.time_zone; the offline coin cap does not (UTC days, 050_focus_sessions_cap.sql).
+-- settings.time_zone; limits per day do not: they count api.limit_day, the UTC day (the offline
+-- coin cap, 050_focus_sessions_cap.sql; gifts, 130_gifts_limits.sql).
 -- Fixtures are built from each user's own day start (test.local_day_start), so they hold at any
 -- clock the suite runs at.
 begin;
-select plan(16);
+select plan(20);
 select test.new_user(name) from unnest(array['kiri', 'pago']) as name;
 select api.me_update(test.token('kiri'), '{}', '{"settings": {"time_zone": "Pacific/Kiritimati"}}');
 select api.me_update(test.token('pago'), '{}', '{"settings": {"time_zone": "Pacific/Pago_Pago"}}');
@@ -57,6 +58,15 @@ select is(api.local_period_start('Europe/Paris', '2026-10-25 12:00Z', shift => 1
           interval '25 hours', 'the day Paris leaves summer time is one 25-hour day');
 select is(api.local_period_start('Pacific/Kiritimati', '2026-12-02 09:00Z', 'week'), '2026-11-29 10:00Z'::timestamptz,
           'a week starts on Monday at 00:00 local time (Kiritimati: Sunday 10:00 UTC)');
+
+-- The limit day: the UTC day of an instant, whatever zone the session reads times in.
+set local time zone 'Pacific/Kiritimati';
+select is(api.limit_day('2026-12-02 09:00Z'), tstzrange('2026-12-02 00:00Z', '2026-12-03 00:00Z'),
+          'a limit day is the UTC day, [00:00 UTC, the next 00:00 UTC), read in any session zone');
+select is(api.limit_day('2026-12-02 00:00Z'), api.limit_day('2026-12-02 23:59:59.999999Z'), '... its first and last instants on one day');
+select is(api.limit_day_retry_after('2026-12-02 23:59:59.5Z'), 1, 'its Retry-After: whole seconds to the next UTC midnight, at least 1');
+select is(api.limit_day_retry_after(test.day_start() + interval '1 hour'), 23 * 3600, '... 23 hours from 01:00 UTC');
+reset time zone;
 
 select * from finish();
 rollback;

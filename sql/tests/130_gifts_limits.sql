@@ -1,9 +1,10 @@
--- Gifts' daily limits count the sender's own local day (a gift a second before their local
--- midnight is yesterday's); expiry refunds the sender (the scheduled job, or an accept or
+-- Gifts' daily limits count the UTC day (api.limit_day), whatever the sender's time zone (a
+-- gift a second before UTC midnight is yesterday's, even for a sender at UTC+14), and a change
+-- of zone opens no fresh day; expiry refunds the sender (the scheduled job, or an accept or
 -- decline that finds the gift overdue); an account deleted with gifts pending leaves them
 -- cancelled and refunded, its gifts tied to the tombstone; the export holds one's gifts.
 begin;
-select plan(21);
+select plan(27);
 select test.new_user(name) from unnest(array['ann', 'bob', 'cat']) as name;
 create function pg_temp.befriend(a text, b text) returns void language sql as $$
     select api.friend_requests_create(test.token(a), '{}', jsonb_build_object('email', b || '@example.com'));
@@ -12,30 +13,60 @@ $$;
 select pg_temp.befriend('ann', 'bob');
 select pg_temp.befriend('ann', 'cat');
 select app.grant_coins(test.uid('ann'), 1000, 'test');
--- Ann lives in UTC+14: her day starts at another hour than the server's.
-update app.users set time_zone = 'Pacific/Kiritimati' where id = test.uid('ann');
+-- Ann lives in UTC+14 (PATCH /me): her local day starts ten hours before the UTC day.
+select api.me_update(test.token('ann'), '{}', '{"settings": {"time_zone": "Pacific/Kiritimati"}}');
 update app.gift_settings set max_per_day = 3, max_coins_per_day = 100;
--- Two gifts of hers that ended, written straight into the table: one a second before her local
--- midnight (yesterday: not counted), one at it (today).
+-- Two gifts of hers that ended, written straight into the table: one a second before UTC
+-- midnight (yesterday's, though her own clock read the same local day then: not counted), one
+-- at it (today's).
 insert into app.gifts (sender_id, receiver_id, coins, paid, status, created_at, expires_at, ended_at)
-values (test.uid('ann'), test.uid('bob'), 90, 90, 'declined', test.local_day_start('Pacific/Kiritimati') - interval '1 second',
-        test.local_day_start('Pacific/Kiritimati') + interval '7 days', test.local_day_start('Pacific/Kiritimati') - interval '1 second'),
-       (test.uid('ann'), test.uid('bob'), 40, 40, 'declined', test.local_day_start('Pacific/Kiritimati'),
-        test.local_day_start('Pacific/Kiritimati') + interval '7 days', test.local_day_start('Pacific/Kiritimati'));
+values (test.uid('ann'), test.uid('bob'), 90, 90, 'declined', test.day_start() - interval '1 second',
+        test.day_start() + interval '7 days', test.day_start() - interval '1 second'),
+       (test.uid('ann'), test.uid('bob'), 40, 40, 'declined', test.day_start(),
+        test.day_start() + interval '7 days', test.day_start());
 create function pg_temp.send(who text, body jsonb) returns api.reply language sql as $$
     select api.gifts_create(test.token(who), '{}', body)
 $$;
 
 select is((pg_temp.send('ann', jsonb_build_object('to', test.uid('bob'), 'coins', 60))).body -> 'gift' ->> 'status', 'pending',
-          '40 coins today at her midnight + 60: the coin limit (100) is reached, not passed; yesterday''s 90 do not count');
+          '40 coins today at UTC midnight + 60: the coin limit (100) is reached, not passed; yesterday''s 90 do not count');
 select is(test.answer_of(format($$ select pg_temp.send('ann', %L) $$, jsonb_build_object('to', test.uid('bob'), 'coins', 1))),
           'PT429 gift_limit_reached', 'one coin more: 429 gift_limit_reached');
 select is((select (r.body ->> 'coins_today')::integer from pg_temp.send('ann', jsonb_build_object('to', test.uid('bob'), 'coins', 1)) r), 100,
           '... saying how many coins she gave today');
 select is((select r.retry_after from pg_temp.send('ann', jsonb_build_object('to', test.uid('bob'), 'coins', 1)) r),
-          ceil(extract(epoch from test.local_day_start('Pacific/Kiritimati') + interval '1 day' - now()))::integer,
-          '... Retry-After: the seconds to her next local midnight');
+          greatest(1, ceil(extract(epoch from test.day_start(-1) - now())))::integer,
+          '... Retry-After: the seconds to the next UTC midnight, not to her own');
 select is((select count(*)::integer from app.gifts where sender_id = test.uid('ann')), 3, '... and wrote nothing');
+
+-- A change of zone opens no fresh day. Dan, at UTC+14 too, gave his day's 100 coins at the
+-- first instant of the UTC day (written as the endpoint would have then), and is refused more;
+-- he then moves (PATCH /me) to the zone whose midnight passed last, after that instant whenever
+-- the UTC day is more than a few minutes old: by his new local day he gave nothing yet (the
+-- former rule, api.local_period_start in his zone, let him give 100 more, and again at the
+-- next zone's midnight), by the UTC day still 100.
+select test.new_user('dan');
+select pg_temp.befriend('dan', 'bob');
+select app.grant_coins(test.uid('dan'), 1000, 'test');
+select api.me_update(test.token('dan'), '{}', '{"settings": {"time_zone": "Pacific/Kiritimati"}}');
+insert into app.gifts (sender_id, receiver_id, coins, paid, status, created_at, expires_at, ended_at)
+values (test.uid('dan'), test.uid('bob'), 100, 100, 'declined', test.day_start(), test.day_start() + interval '7 days', test.day_start());
+select is(test.answer_of(format($$ select pg_temp.send('dan', %L) $$, jsonb_build_object('to', test.uid('bob'), 'coins', 1))),
+          'PT429 gift_limit_reached', 'dan gave his day''s 100 coins: one more is 429 gift_limit_reached');
+create temp table latest_midnight as
+select z.name from pg_timezone_names z order by now() - test.local_day_start(z.name), z.name limit 1;
+select is((api.me_update(test.token('dan'), '{}', jsonb_build_object('settings', jsonb_build_object('time_zone', (select name from latest_midnight)))))
+          .body -> 'settings' ->> 'time_zone', (select name from latest_midnight),
+          'dan moves to the zone whose midnight passed last');
+select is(test.answer_of(format($$ select pg_temp.send('dan', %L) $$, jsonb_build_object('to', test.uid('bob'), 'coins', 1))),
+          'PT429 gift_limit_reached', '... and one coin more is still 429 gift_limit_reached');
+select is((select (r.body ->> 'coins_today')::integer from pg_temp.send('dan', jsonb_build_object('to', test.uid('bob'), 'coins', 1)) r), 100,
+          '... his 100 coins of the UTC day counted');
+select is((select r.retry_after from pg_temp.send('dan', jsonb_build_object('to', test.uid('bob'), 'coins', 1)) r),
+          greatest(1, ceil(extract(epoch from test.day_start(-1) - now())))::integer,
+          '... Retry-After still the seconds to the next UTC midnight');
+select is((select count(*)::integer from app.gifts where sender_id = test.uid('dan')), 1, '... and nothing was written');
+
 update app.gift_settings set max_coins_per_day = 1000;
 select is((pg_temp.send('ann', jsonb_build_object('to', test.uid('cat'), 'coins', 5))).body -> 'gift' ->> 'status', 'pending',
           'a third gift today (the limit is 3 a day)');

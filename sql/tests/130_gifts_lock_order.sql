@@ -20,7 +20,8 @@ create temp table pids as
 select (select t.pid from dblink('path', 'select pg_backend_pid()') as t(pid integer)) as path,
        (select t.pid from dblink('erasure', 'select pg_backend_pid()') as t(pid integer)) as erasure;
 
--- An account, committed, with its email verified: {id, token, email}.
+-- An account, committed, with its email verified and made a year ago (so it may send gifts,
+-- as test.new_user's accounts may): {id, token, email}.
 create function pg_temp.account() returns jsonb language plpgsql as $$
 declare
     v_body jsonb;
@@ -29,7 +30,8 @@ begin
     select t.b::jsonb into v_body from dblink('setup', format('select (api.auth_register(null, ''{}'', %L)).body::text',
         jsonb_build_object('email', 'lock-order-' || gen_random_uuid() || '@example.com', 'password', 'correct horse',
                            'display_name', 'Lock Order'))) as t(b text);
-    perform dblink_exec('setup', format('update app.users set email_verified_at = now() where id = %L', v_body #>> '{user,id}'));
+    perform dblink_exec('setup', format('update app.users set email_verified_at = now(), created_at = now() - interval ''1 year'' where id = %L',
+                                        v_body #>> '{user,id}'));
     return jsonb_build_object('id', v_body #>> '{user,id}', 'token', v_body ->> 'token', 'email', v_body #>> '{user,email}');
 end
 $$;

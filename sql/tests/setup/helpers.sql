@@ -84,8 +84,11 @@ create table if not exists test.accounts (
 );
 
 -- Registers <name>@example.com (password 'correct horse', display name initcap(name) unless
--- given) at bcrypt cost 4 for speed, with its email verified (as the mailed code would), remembers
--- it under `name`, and returns {user, token, expires_at}.
+-- given) at bcrypt cost 4 for speed, with its email verified (as the mailed code would) and made
+-- a year ago (app.users.created_at): an established account, which may send gifts (their
+-- minimum age) and record sessions of any day a test builds (none starts before its account);
+-- remembers it under `name`, and returns {user, token, expires_at}. A test about a new or
+-- unverified account says so itself (test.made_ago, an update of email_verified_at).
 create or replace function test.new_user(name text, display_name text default null)
 returns jsonb
 language plpgsql
@@ -97,7 +100,8 @@ begin
     v_account := (api.auth_register(null, '{}', jsonb_build_object(
         'email', new_user.name || '@example.com', 'password', 'correct horse',
         'display_name', coalesce(new_user.display_name, initcap(new_user.name))))).body;
-    update app.users u set email_verified_at = now() where u.id = (v_account -> 'user' ->> 'id')::uuid;
+    update app.users u set email_verified_at = now(), created_at = now() - interval '1 year'
+    where u.id = (v_account -> 'user' ->> 'id')::uuid;
     v_account := jsonb_set(v_account, '{user,email_verified}', 'true');
     insert into test.accounts (name, account) values (new_user.name, v_account);
     return v_account;
@@ -168,6 +172,13 @@ create or replace function test.uid(name text)
 returns uuid
 language sql stable
 as $$ select (test.account(uid.name) -> 'user' ->> 'id')::uuid $$;
+
+-- The account made by test.new_user(name) as made `age` before now() (app.users.created_at);
+-- returns when that is.
+create or replace function test.made_ago(name text, age interval)
+returns timestamptz
+language sql
+as $$ update app.users u set created_at = now() - made_ago.age where u.id = test.uid(made_ago.name) returning u.created_at $$;
 
 -- A shop item's id by its name in sql/seed/010_shop_items.sql ('Pip the Fox'); unknown is an error.
 create or replace function test.item(name text)

@@ -853,20 +853,25 @@ public struct Problem: Codable, Sendable, Equatable {
     public var retryAfterSeconds: Int?
     /// gift_not_pending: how the gift ended (declined, accepted, refunded, expired, cancelled).
     public var giftStatus: String?
-    /// gift_limit_reached: gifts a sender may send per local day.
+    /// gift_limit_reached: gifts a sender may send per UTC day.
     public var maxPerDay: Int?
-    /// gift_limit_reached: coins a sender may give per local day.
+    /// gift_limit_reached: coins a sender may give per UTC day.
     public var maxCoinsPerDay: Int?
-    /// gift_limit_reached: gifts sent today.
+    /// gift_limit_reached: gifts sent this UTC day.
     public var sentToday: Int?
-    /// gift_limit_reached: coins given today.
+    /// gift_limit_reached: coins given this UTC day.
     public var coinsToday: Int?
+    /// gift_sender_not_eligible: whether the sender's email is verified.
+    public var emailVerified: Bool?
+    /// gift_sender_not_eligible: when the sender's account is old enough to send gifts (its creation + app.gift_settings min_sender_account_age).
+    public var accountOldEnoughAt: Time?
 
     public init(
         type: String, title: String, status: Int, detail: String, code: String, field: String? = nil, balance: Int? = nil,
         price: Int? = nil, id: UUID? = nil, suspendedUntil: Time? = nil, platform: String? = nil, minVersion: String? = nil,
         storeUrl: String? = nil, retryAfterSeconds: Int? = nil, giftStatus: String? = nil, maxPerDay: Int? = nil,
-        maxCoinsPerDay: Int? = nil, sentToday: Int? = nil, coinsToday: Int? = nil
+        maxCoinsPerDay: Int? = nil, sentToday: Int? = nil, coinsToday: Int? = nil, emailVerified: Bool? = nil,
+        accountOldEnoughAt: Time? = nil
     ) {
         self.type = type
         self.title = title
@@ -887,6 +892,8 @@ public struct Problem: Codable, Sendable, Equatable {
         self.maxCoinsPerDay = maxCoinsPerDay
         self.sentToday = sentToday
         self.coinsToday = coinsToday
+        self.emailVerified = emailVerified
+        self.accountOldEnoughAt = accountOldEnoughAt
     }
 
     enum CodingKeys: String, CodingKey {
@@ -909,6 +916,8 @@ public struct Problem: Codable, Sendable, Equatable {
         case maxCoinsPerDay = "max_coins_per_day"
         case sentToday = "sent_today"
         case coinsToday = "coins_today"
+        case emailVerified = "email_verified"
+        case accountOldEnoughAt = "account_old_enough_at"
     }
 }
 

@@ -106,7 +106,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case unsupportedMediaType
     /// 422: an Idempotency-Key sent again with another route, body or password
     case idempotencyKeyReused
-    /// 422: record: ends in the future (beyond 2 minutes of skew), before it starts, is too long or too old; finish: ended_at not after the start, or in the future (beyond the skew)
+    /// 422: record: ends in the future (beyond 2 minutes of skew), before it starts, is too long or too old, or starts before the account was made (since 2026-12-06); finish: ended_at not after the start, or in the future (beyond the skew)
     case invalidSession
     /// 422: asking yourself
     case cannotFriendSelf
@@ -158,8 +158,10 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case giftItemOwned
     /// 409: accept or decline a gift that ended otherwise (declined, accepted, expired, cancelled); one past its expiry ends as expired with this answer
     case giftNotPending
-    /// 429: POST /gifts: over the sender's gifts or coins per local day (app.gift_settings, 10 gifts and 500 coins) (Retry-After: to their next local midnight)
+    /// 429: POST /gifts: over the sender's gifts or coins per UTC day, whatever their time zone (app.gift_settings, 10 gifts and 500 coins; [economy.md](economy.md), "Limits count UTC days"; before 2026-12-06 their local day) (Retry-After: to the next UTC midnight)
     case giftLimitReached
+    /// 403: POST /gifts: the sender's email is not verified, or their account is younger than app.gift_settings.min_sender_account_age (7 days) ([gifts.md](gifts.md), "Who may send")
+    case giftSenderNotEligible
     /// 409: POST /me/streak-freezes: you already hold two streak freezes, the most one can hold ([streaks.md](streaks.md))
     case streakFreezesFull
     /// 500: anything unexpected (details only in the server log)
@@ -261,6 +263,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case "gift_item_owned": self = .giftItemOwned
         case "gift_not_pending": self = .giftNotPending
         case "gift_limit_reached": self = .giftLimitReached
+        case "gift_sender_not_eligible": self = .giftSenderNotEligible
         case "streak_freezes_full": self = .streakFreezesFull
         case "internal_error": self = .internalError
         case "database_unavailable": self = .databaseUnavailable
@@ -355,6 +358,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case .giftItemOwned: "gift_item_owned"
         case .giftNotPending: "gift_not_pending"
         case .giftLimitReached: "gift_limit_reached"
+        case .giftSenderNotEligible: "gift_sender_not_eligible"
         case .streakFreezesFull: "streak_freezes_full"
         case .internalError: "internal_error"
         case .databaseUnavailable: "database_unavailable"
