@@ -2,7 +2,9 @@
 -- Locks, always in this order: the room's row, then users' rows (api.lock_user, lower id first
 -- when several). A member's session ending takes its user's lock, then the room's
 -- (app.focus_sessions_room_outcome): only for a room already running, which nothing else
--- locks users under. The events members hear are written by triggers (sql/app/120_rooms.sql).
+-- locks users under. A block (api.rooms_part) follows both: the waiting rooms of the two, then
+-- their users' rows, then a running room's row. The events members hear are written by
+-- triggers (sql/app/120_rooms.sql).
 
 -- Room = {id, code, host_id, planned_minutes, status, max_members, bonus_coins, created_at,
 -- started_at, ends_at, ended_at, session_id, members: [RoomMember]}
