@@ -945,6 +945,7 @@ begin
     delete from app.blocks b where v_user_id in (b.blocker, b.blocked);
     delete from app.user_reports r where r.reported = v_user_id;
     delete from app.friend_request_attempts a where a.user_id = v_user_id;
+    delete from app.room_join_failures f where f.user_id = v_user_id;
     update app.focus_sessions s set tag = null where s.user_id = v_user_id and s.tag is not null;
     update app.users u
     set email = null, email_verified_at = null, password_hash = null, display_name = 'Deleted user', bio = null, time_zone = 'UTC',
@@ -1585,7 +1586,7 @@ begin
     elsif v_pair.status = 'pending' and v_pair.requested_by = v_user_id then
         -- Asking again (a retry) answers the pending request, 200 instead of 201.
         return api.ok(jsonb_build_object('request', jsonb_build_object(
-            'id', v_pair.id, 'to', api.user_card(v_other), 'created_at', api.iso(v_pair.created_at))), status => 200);
+            'id', v_pair.id, 'to', api.user_card_for(v_other, v_user_id), 'created_at', api.iso(v_pair.created_at))), status => 200);
     elsif v_pair.status = 'pending' then
         -- They had already asked you: asking back accepts.
         return api.with_achievements(api.ok(jsonb_build_object('friend', api.accept_pair(v_pair, v_user_id, by_asking => true), 'auto_accepted', true),
@@ -1601,7 +1602,7 @@ begin
         perform api.record_friendship_event(v_pair, v_user_id, 'asked');
     end if;
     return api.ok(jsonb_build_object('request', jsonb_build_object(
-        'id', v_pair.id, 'to', api.user_card(v_other), 'created_at', api.iso(v_pair.created_at))));
+        'id', v_pair.id, 'to', api.user_card_for(v_other, v_user_id), 'created_at', api.iso(v_pair.created_at))));
 end
 $$;
 ALTER FUNCTION api.friend_requests_create(token text, params jsonb, body jsonb) OWNER TO focus_owner;
@@ -1628,7 +1629,7 @@ begin
                                                           'created_at', api.iso(f.created_at)) order by f.created_at, f.id)
                              filter (where f.requested_by <> v_user_id), '[]'),
         'outgoing', coalesce(jsonb_agg(jsonb_build_object('id', f.id,
-                                                          'to', api.user_card(api.other_user(f, v_user_id)),
+                                                          'to', api.user_card_for(api.other_user(f, v_user_id), v_user_id),
                                                           'created_at', api.iso(f.created_at)) order by f.created_at, f.id)
                              filter (where f.requested_by = v_user_id), '[]'))
     into v_body
@@ -1745,20 +1746,21 @@ begin
 end
 $$;
 ALTER FUNCTION api.gift_expire_if_due(gift app.gifts) OWNER TO focus_owner;
-CREATE FUNCTION api.gift_json(gift app.gifts) RETURNS jsonb
+CREATE FUNCTION api.gift_json(gift app.gifts, viewer uuid DEFAULT NULL::uuid) RETURNS jsonb
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
 begin
     return (select jsonb_build_object(
-            'id', gift.id, 'from', api.user_card(gift.sender_id), 'to', api.user_card(gift.receiver_id),
+            'id', gift.id, 'from', api.user_card_for(gift.sender_id, gift_json.viewer),
+            'to', api.user_card_for(gift.receiver_id, gift_json.viewer),
             'coins', gift.coins,
             'item', (select api.item_json(i) from app.shop_items i where i.id = gift.item_id),
             'paid', gift.paid, 'status', gift.status, 'created_at', api.iso(gift.created_at),
             'expires_at', api.iso(gift.expires_at), 'ended_at', api.iso(gift.ended_at)));
 end
 $$;
-ALTER FUNCTION api.gift_json(gift app.gifts) OWNER TO focus_owner;
+ALTER FUNCTION api.gift_json(gift app.gifts, viewer uuid) OWNER TO focus_owner;
 CREATE FUNCTION api.gifts_accept(token text, params jsonb, body jsonb) RETURNS api.reply
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -1781,7 +1783,7 @@ begin
     elsif v_gift.status not in ('accepted', 'refunded') then
         perform api.fail(409, 'gift_not_pending', 'This gift has ended already.', jsonb_build_object('gift_status', v_gift.status));
     end if;
-    return api.ok(jsonb_build_object('gift', api.gift_json(v_gift),
+    return api.ok(jsonb_build_object('gift', api.gift_json(v_gift, v_user_id),
                                      'balance', (select u.balance from app.users u where u.id = v_user_id)));
 end
 $$;
@@ -1827,7 +1829,8 @@ begin
                       where f.user_low = least(v_user_id, v_to) and f.user_high = greatest(v_user_id, v_to)
                         and f.status = 'accepted')
        or exists (select from app.blocks b
-                  where (b.blocker = v_user_id and b.blocked = v_to) or (b.blocker = v_to and b.blocked = v_user_id)) then
+                  where (b.blocker = v_user_id and b.blocked = v_to) or (b.blocker = v_to and b.blocked = v_user_id))
+       or exists (select from app.suspensions s where s.user_id = v_to and s.until > now()) then
         perform api.fail(404, 'user_not_found', 'Gifts go to friends only: this is not one of yours.');
     end if;
     if v_item_id is not null then
@@ -1885,7 +1888,7 @@ begin
     elsif v_gift.status <> 'declined' then
         perform api.fail(409, 'gift_not_pending', 'This gift has ended already.', jsonb_build_object('gift_status', v_gift.status));
     end if;
-    return api.ok(jsonb_build_object('gift', api.gift_json(v_gift)));
+    return api.ok(jsonb_build_object('gift', api.gift_json(v_gift, v_user_id)));
 end
 $$;
 ALTER FUNCTION api.gifts_decline(token text, params jsonb, body jsonb) OWNER TO focus_owner;
@@ -1941,7 +1944,7 @@ begin
            order by g.created_at desc, g.id desc
            limit v_limit + 1)) p;
     return api.ok(jsonb_build_object(
-        'gifts', coalesce((select jsonb_agg(api.gift_json(g) order by g.created_at desc, g.id desc)
+        'gifts', coalesce((select jsonb_agg(api.gift_json(g, gifts_page.user_id) order by g.created_at desc, g.id desc)
                            from unnest(v_page[1:v_limit]) g), '[]'),
         'next_cursor', case when cardinality(v_page) > v_limit
                             then api.cursor_encode(v_list, jsonb_build_array(api.iso(v_page[v_limit].created_at),
@@ -2506,6 +2509,20 @@ begin
 end
 $$;
 ALTER FUNCTION api.lock_user(user_id uuid) OWNER TO focus_owner;
+CREATE FUNCTION api.lock_waiting_rooms(a uuid, b uuid) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    perform from app.rooms r
+    where r.status = 'open'
+      and exists (select from app.room_members m
+                  where m.room_id = r.id and m.user_id in (lock_waiting_rooms.a, lock_waiting_rooms.b) and m.state = 'joined')
+    order by r.id
+    for update of r;
+end
+$$;
+ALTER FUNCTION api.lock_waiting_rooms(a uuid, b uuid) OWNER TO focus_owner;
 CREATE FUNCTION api.mail_address_taken(email text) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -2725,7 +2742,7 @@ begin
                                 where v.user_id = v_user_id), '[]'),
         'friendships', coalesce((select jsonb_agg(jsonb_build_object(
                                      'id', f.id, 'status', f.status,
-                                     'user', api.user_card(case when f.user_low = v_user_id then f.user_high else f.user_low end),
+                                     'user', api.user_card_for(case when f.user_low = v_user_id then f.user_high else f.user_low end, v_user_id),
                                      'requested_by_me', f.requested_by = v_user_id,
                                      'created_at', api.iso(f.created_at), 'accepted_at', api.iso(f.accepted_at))
                                      order by f.created_at, f.id)
@@ -2737,12 +2754,13 @@ begin
         'achievements', coalesce((select jsonb_agg(jsonb_build_object('code', ua.achievement_code, 'unlocked_at', api.iso(ua.unlocked_at))
                                                    order by ua.unlocked_at, ua.achievement_code)
                                   from app.user_achievements ua where ua.user_id = v_user_id), '[]'),
-        'gifts', coalesce((select jsonb_agg(api.gift_json(g) order by g.created_at, g.id)
+        'gifts', coalesce((select jsonb_agg(api.gift_json(g, v_user_id) order by g.created_at, g.id)
                            from app.gifts g where v_user_id in (g.sender_id, g.receiver_id)), '[]'),
         'tokens', coalesce((select jsonb_agg(api.token_json(t, v_digest) || jsonb_build_object('revoked_at', api.iso(t.revoked_at))
                                              order by t.created_at, t.id)
                             from app.auth_tokens t where t.user_id = v_user_id), '[]'),
-        'blocks', coalesce((select jsonb_agg(jsonb_build_object('user_id', b.blocked, 'created_at', api.iso(b.created_at))
+        'blocks', coalesce((select jsonb_agg(jsonb_build_object('user_id', b.blocked, 'created_at', api.iso(b.created_at),
+                                                                'display_name_then', b.blocker_display_name)
                                              order by b.created_at, b.blocked)
                             from app.blocks b where b.blocker = v_user_id), '[]'),
         'reports_made', coalesce((select jsonb_agg(api.report_json(r) order by r.created_at, r.id)
@@ -4140,7 +4158,7 @@ begin
             'ends_at', api.iso(r.started_at + make_interval(mins => r.planned_minutes)), 'ended_at', api.iso(r.ended_at),
             'session_id', (select m.session_id from app.room_members m where m.room_id = r.id and m.user_id = room_json.viewer),
             'members', (select coalesce(jsonb_agg(jsonb_build_object(
-                                    'user', api.user_card(m.user_id), 'state', m.state, 'joined_at', api.iso(m.joined_at),
+                                    'user', api.user_card_for(m.user_id, room_json.viewer), 'state', m.state, 'joined_at', api.iso(m.joined_at),
                                     'outcome', m.outcome,
                                     'bonus', coalesce((select c.amount from app.coin_ledger c
                                                        where c.room_id = r.id and c.user_id = m.user_id and c.entry = 'bonus'), 0))
@@ -4176,7 +4194,8 @@ begin
     if exists (select from unnest(v_invitees) i(id)
                where not exists (select from app.friendships f join app.users u on u.id = i.id and u.deleted_at is null
                                  where f.user_low = least(v_user_id, i.id) and f.user_high = greatest(v_user_id, i.id)
-                                   and f.status = 'accepted')) then
+                                   and f.status = 'accepted')
+                  or exists (select from app.suspensions s where s.user_id = i.id and s.until > now())) then
         perform api.fail(404, 'user_not_found', 'Invite friends only: one of these is not your friend.');
     end if;
     perform api.check_no_other_room(v_user_id, null);
@@ -4217,11 +4236,24 @@ CREATE FUNCTION api.rooms_join(token text, params jsonb, body jsonb) RETURNS api
 declare
     v_user_id uuid := api.authenticate(rooms_join.token);
     v_code text := upper(btrim(api.text_field(rooms_join.params, 'code', max_length => 20)));
+    v_settings app.room_settings;
+    v_failures integer;
+    v_oldest timestamptz;
     v_room app.rooms;
     v_state text;
 begin
     if v_code = '' then
         perform api.fail_field('code', 'must not be empty.');
+    end if;
+    select * into v_settings from app.room_settings;
+    perform pg_advisory_xact_lock(hashtext('room-joins:' || v_user_id));
+    select count(*)::integer, min(f.failed_at) into v_failures, v_oldest
+    from app.room_join_failures f
+    where f.user_id = v_user_id and f.failed_at > now() - v_settings.join_failure_window;
+    if v_failures >= v_settings.max_join_failures then
+        return api.problem(429, 'too_many_join_attempts', 'Too many room codes that found no room; wait before trying again.',
+                           retry_after => greatest(1, ceil(extract(epoch from
+                               v_oldest + v_settings.join_failure_window - now()))::integer));
     end if;
     select r.* into v_room from app.rooms r
     where r.code = v_code
@@ -4229,26 +4261,27 @@ begin
              r.created_at desc
     limit 1
     for update of r;
+    select m.state into v_state from app.room_members m where m.room_id = v_room.id and m.user_id = v_user_id;
     if v_room.id is null
+       or (v_state is distinct from 'joined'
+           and (not exists (select from app.friendships f
+                            where f.user_low = least(v_user_id, v_room.host_id) and f.user_high = greatest(v_user_id, v_room.host_id)
+                              and f.status = 'accepted')
+                or exists (select from app.suspensions s where s.user_id = v_room.host_id and s.until > now())))
        or exists (select from app.room_members m join app.blocks b
                     on (b.blocker = v_user_id and b.blocked = m.user_id) or (b.blocker = m.user_id and b.blocked = v_user_id)
                   where m.room_id = v_room.id and m.state = 'joined') then
-        perform api.fail(404, 'room_not_found', 'No room waits with this code.');
+        insert into app.room_join_failures (user_id) values (v_user_id);
+        return api.problem(404, 'room_not_found', 'No room waits with this code.');
     end if;
-    select m.state into v_state from app.room_members m where m.room_id = v_room.id and m.user_id = v_user_id;
     if v_state = 'joined' then
         return api.ok(jsonb_build_object('room', api.room_json(v_room.id, v_user_id)));
     end if;
     if v_room.status <> 'open' then
         perform api.fail(409, 'room_not_open', 'This room has already started or ended.');
     end if;
-    if not exists (select from app.friendships f
-                   where f.user_low = least(v_user_id, v_room.host_id) and f.user_high = greatest(v_user_id, v_room.host_id)
-                     and f.status = 'accepted') then
-        perform api.fail(403, 'room_friends_only', 'Only the host''s friends may join this room.');
-    end if;
     if (select count(*) from app.room_members m where m.room_id = v_room.id and m.state = 'joined')
-       >= (select s.max_members from app.room_settings s) then
+       >= v_settings.max_members then
         perform api.fail(409, 'room_full', 'This room is full.');
     end if;
     perform api.lock_user(v_user_id);
@@ -4297,6 +4330,34 @@ begin
 end
 $$;
 ALTER FUNCTION api.rooms_list(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.rooms_part(blocker uuid, blocked uuid) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_room app.rooms;
+    v_gone uuid;
+begin
+    for v_room in
+        select r.* from app.rooms r
+        where r.status in ('open', 'running', 'failed') and r.ended_at is null
+          and exists (select from app.room_members m where m.room_id = r.id and m.user_id = rooms_part.blocker and m.state = 'joined')
+          and exists (select from app.room_members m where m.room_id = r.id and m.user_id = rooms_part.blocked and m.state = 'joined')
+        order by r.id
+        for update of r
+    loop
+        v_gone := case when v_room.host_id = rooms_part.blocked then rooms_part.blocker else rooms_part.blocked end;
+        update app.room_members m set state = 'left', left_at = now(), session_id = null
+        where m.room_id = v_room.id and m.user_id = v_gone and m.state = 'joined' and m.outcome is null;
+        if found then
+            insert into app.events (user_id, type, payload)
+            values (v_gone, 'room.left', jsonb_build_object('room_id', v_room.id, 'user_id', v_gone));
+            perform app.room_conclude(v_room.id);
+        end if;
+    end loop;
+end
+$$;
+ALTER FUNCTION api.rooms_part(blocker uuid, blocked uuid) OWNER TO focus_owner;
 CREATE FUNCTION api.rooms_settle() RETURNS integer
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -4333,6 +4394,7 @@ begin
         returning r.id
     )
     select count(*)::integer into v_cancelled from gone;
+    delete from app.room_join_failures f using app.room_settings rs where f.failed_at <= now() - rs.join_failure_window;
     return v_count + v_cancelled;
 end
 $$;
@@ -4886,6 +4948,22 @@ begin
 end
 $$;
 ALTER FUNCTION api.user_card(user_id uuid) OWNER TO focus_owner;
+CREATE FUNCTION api.user_card_for(user_id uuid, viewer uuid) RETURNS jsonb
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_block app.blocks;
+begin
+    select b.* into v_block from app.blocks b where b.blocker = user_card_for.user_id and b.blocked = user_card_for.viewer;
+    if v_block.blocker is null then
+        return api.user_card(user_card_for.user_id);
+    end if;
+    return api.card_json(v_block.blocker, v_block.blocker_display_name, v_block.blocker_avatar_updated_at is not null,
+                         v_block.blocker_avatar_updated_at);
+end
+$$;
+ALTER FUNCTION api.user_card_for(user_id uuid, viewer uuid) OWNER TO focus_owner;
 CREATE FUNCTION api.user_time_zone(user_id uuid) RETURNS text
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -4922,7 +5000,9 @@ declare
 begin
     select a.* into v_avatar from app.avatars a
     where a.user_id = v_other
-      and (v_other = v_user_id or (api.pair(v_user_id, v_other)).status = 'accepted');
+      and (v_other = v_user_id
+           or ((api.pair(v_user_id, v_other)).status = 'accepted'
+               and not exists (select from app.suspensions s where s.user_id = v_other and s.until > now())));
     if v_avatar.user_id is null then
         perform api.fail(404, 'avatar_not_found', 'There is no avatar for you to see there.');
     end if;
@@ -4937,8 +5017,10 @@ CREATE FUNCTION api.users_block_create(token text, params jsonb, body jsonb) RET
 declare
     v_user_id uuid := api.authenticate(users_block_create.token);
     v_other uuid := api.other_user_param(users_block_create.params, v_user_id, 'cannot_block_self');
-    v_pair app.friendships := api.lock_pair(v_user_id, v_other);
+    v_pair app.friendships;
 begin
+    perform api.lock_waiting_rooms(v_user_id, v_other);
+    v_pair := api.lock_pair(v_user_id, v_other);
     if v_pair.id is not null then
         delete from app.friendships f where f.id = v_pair.id;
         if not api.request_hidden(v_pair) then  -- a request its receiver never saw ends unheard
@@ -4948,6 +5030,7 @@ begin
         end if;
     end if;
     insert into app.blocks (blocker, blocked) values (v_user_id, v_other) on conflict do nothing;
+    perform api.rooms_part(v_user_id, v_other);
     return api.ok(null);
 end
 $$;
@@ -5388,6 +5471,18 @@ begin
 end
 $$;
 ALTER FUNCTION app.bind_events_push() OWNER TO focus_owner;
+CREATE FUNCTION app.blocks_keep_blocker_card() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    select u.display_name, a.updated_at into new.blocker_display_name, new.blocker_avatar_updated_at
+    from app.users u left join app.avatars a on a.user_id = u.id
+    where u.id = new.blocker;
+    return new;
+end
+$$;
+ALTER FUNCTION app.blocks_keep_blocker_card() OWNER TO focus_owner;
 CREATE FUNCTION app.blocks_own_events() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -7195,6 +7290,8 @@ CREATE TABLE app.blocks (
     blocker uuid NOT NULL,
     blocked uuid NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
+    blocker_display_name text NOT NULL,
+    blocker_avatar_updated_at timestamp with time zone,
     CONSTRAINT blocks_check CHECK ((blocker <> blocked))
 );
 ALTER TABLE app.blocks OWNER TO focus_owner;
@@ -7617,6 +7714,11 @@ CREATE TABLE app.retention_settings (
     CONSTRAINT retention_settings_singleton_check CHECK (singleton)
 );
 ALTER TABLE app.retention_settings OWNER TO focus_owner;
+CREATE TABLE app.room_join_failures (
+    user_id uuid NOT NULL,
+    failed_at timestamp with time zone DEFAULT now() NOT NULL
+);
+ALTER TABLE app.room_join_failures OWNER TO focus_owner;
 CREATE TABLE app.room_members (
     room_id uuid NOT NULL,
     user_id uuid NOT NULL,
@@ -7645,8 +7747,12 @@ CREATE TABLE app.room_settings (
     bonus_percent integer DEFAULT 20 NOT NULL,
     grace interval DEFAULT '00:05:00'::interval NOT NULL,
     open_for interval DEFAULT '1 day'::interval NOT NULL,
+    max_join_failures integer DEFAULT 10 NOT NULL,
+    join_failure_window interval DEFAULT '00:15:00'::interval NOT NULL,
     CONSTRAINT room_settings_bonus_percent_check CHECK (((bonus_percent >= 0) AND (bonus_percent <= 1000))),
     CONSTRAINT room_settings_grace_check CHECK (((grace >= '00:00:00'::interval) AND (grace <= '1 day'::interval))),
+    CONSTRAINT room_settings_join_failure_window_check CHECK (((join_failure_window >= '00:01:00'::interval) AND (join_failure_window <= '1 day'::interval))),
+    CONSTRAINT room_settings_max_join_failures_check CHECK ((max_join_failures > 0)),
     CONSTRAINT room_settings_max_members_check CHECK (((max_members >= 2) AND (max_members <= 50))),
     CONSTRAINT room_settings_open_for_check CHECK ((open_for >= '00:01:00'::interval)),
     CONSTRAINT room_settings_singleton_check CHECK (singleton)
@@ -8277,6 +8383,7 @@ CREATE INDEX push_outbox_due ON app.push_outbox USING btree (send_after, id);
 CREATE INDEX push_outbox_token ON app.push_outbox USING btree (token);
 CREATE INDEX push_tokens_auth_token_id ON app.push_tokens USING btree (auth_token_id, updated_at);
 CREATE INDEX push_tokens_user_id ON app.push_tokens USING btree (user_id, updated_at);
+CREATE INDEX room_join_failures_user_time ON app.room_join_failures USING btree (user_id, failed_at);
 CREATE INDEX room_members_user ON app.room_members USING btree (user_id, room_id);
 CREATE INDEX rooms_open ON app.rooms USING btree (created_at) WHERE (status = 'open'::text);
 CREATE UNIQUE INDEX rooms_open_code ON app.rooms USING btree (code) WHERE (status = 'open'::text);
@@ -8317,6 +8424,7 @@ CREATE TRIGGER auth_tokens_end_deleted AFTER DELETE ON app.auth_tokens FOR EACH 
 CREATE TRIGGER auth_tokens_end_revoked AFTER UPDATE OF revoked_at, expires_at ON app.auth_tokens FOR EACH ROW WHEN ((((old.revoked_at IS NULL) AND (new.revoked_at IS NOT NULL)) OR (new.expires_at < old.expires_at))) EXECUTE FUNCTION app.auth_tokens_notify_end();
 CREATE TRIGGER avatars_events AFTER INSERT OR DELETE OR UPDATE ON app.avatars FOR EACH ROW EXECUTE FUNCTION app.tell_friends_of_row();
 CREATE TRIGGER avatars_own_events AFTER INSERT OR DELETE OR UPDATE ON app.avatars FOR EACH ROW EXECUTE FUNCTION app.avatars_own_events();
+CREATE TRIGGER blocks_keep_blocker_card BEFORE INSERT ON app.blocks FOR EACH ROW EXECUTE FUNCTION app.blocks_keep_blocker_card();
 CREATE TRIGGER blocks_own_events AFTER INSERT OR DELETE ON app.blocks FOR EACH ROW EXECUTE FUNCTION app.blocks_own_events();
 CREATE TRIGGER client_platforms_config_changed AFTER INSERT OR DELETE OR UPDATE ON app.client_platforms FOR EACH STATEMENT EXECUTE FUNCTION app.announce_config();
 CREATE TRIGGER coin_ledger_append_only BEFORE DELETE OR UPDATE ON app.coin_ledger FOR EACH STATEMENT EXECUTE FUNCTION app.forbid_change();
@@ -8614,7 +8722,7 @@ GRANT ALL ON FUNCTION api.friends_delete(token text, params jsonb, body jsonb) T
 REVOKE ALL ON FUNCTION api.friends_list(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.friends_list(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.gift_expire_if_due(gift app.gifts) FROM PUBLIC;
-REVOKE ALL ON FUNCTION api.gift_json(gift app.gifts) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.gift_json(gift app.gifts, viewer uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.gifts_accept(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.gifts_accept(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.gifts_create(token text, params jsonb, body jsonb) FROM PUBLIC;
@@ -8659,6 +8767,7 @@ REVOKE ALL ON FUNCTION api.lock_for_erasure(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.lock_pair(a uuid, b uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.lock_two_users(a uuid, b uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.lock_user(user_id uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.lock_waiting_rooms(a uuid, b uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.mail_address_taken(email text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.me_achievements_list(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.me_achievements_list(token text, params jsonb, body jsonb) TO focus_api;
@@ -8786,6 +8895,7 @@ REVOKE ALL ON FUNCTION api.rooms_leave(token text, params jsonb, body jsonb) FRO
 GRANT ALL ON FUNCTION api.rooms_leave(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.rooms_list(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.rooms_list(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.rooms_part(blocker uuid, blocked uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.rooms_settle() FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.rooms_start(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.rooms_start(token text, params jsonb, body jsonb) TO focus_api;
@@ -8820,6 +8930,7 @@ REVOKE ALL ON FUNCTION api.touch_token(token_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.use_language(params jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.use_language(params jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.user_card(user_id uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.user_card_for(user_id uuid, viewer uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.user_time_zone(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.users_achievements_list(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.users_achievements_list(token text, params jsonb, body jsonb) TO focus_api;
@@ -8850,6 +8961,7 @@ REVOKE ALL ON FUNCTION app.avatar_max_bytes() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.avatars_own_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.backfill_achievement(code text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.bind_events_push() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.blocks_keep_blocker_card() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.blocks_own_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.bump_catalog_version() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.bump_tips_version() FROM PUBLIC;

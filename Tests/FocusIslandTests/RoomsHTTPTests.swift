@@ -247,7 +247,7 @@ import Testing
         let before = try rows()
         let cases: [(String, String, Account?, String?, Int, String)] = [
             ("POST", "/rooms/ZZZZZZZZ/join", friends[0], nil, 404, "room_not_found"),
-            ("POST", "/rooms/\(code)/join", stranger, nil, 403, "room_friends_only"),
+            ("POST", "/rooms/\(code)/join", stranger, nil, 404, "room_not_found"),
             ("POST", "/rooms/ABCDEFGHJKMNPQRSTVWXY/join", friends[0], nil, 400, "invalid_field"),
             ("POST", "/rooms", friends[0], #"{"planned_minutes":"#, 400, "invalid_json"),
             ("POST", "/rooms/\(code)/join", nil, nil, 401, "unauthorized"),

@@ -268,6 +268,7 @@ begin
     delete from app.blocks b where v_user_id in (b.blocker, b.blocked);
     delete from app.user_reports r where r.reported = v_user_id;
     delete from app.friend_request_attempts a where a.user_id = v_user_id;
+    delete from app.room_join_failures f where f.user_id = v_user_id;
     update app.focus_sessions s set tag = null where s.user_id = v_user_id and s.tag is not null;
     update app.users u
     set email = null, email_verified_at = null, password_hash = null, display_name = 'Deleted user', bio = null, time_zone = 'UTC',
@@ -335,7 +336,7 @@ begin
                                 where v.user_id = v_user_id), '[]'),
         'friendships', coalesce((select jsonb_agg(jsonb_build_object(
                                      'id', f.id, 'status', f.status,
-                                     'user', api.user_card(case when f.user_low = v_user_id then f.user_high else f.user_low end),
+                                     'user', api.user_card_for(case when f.user_low = v_user_id then f.user_high else f.user_low end, v_user_id),
                                      'requested_by_me', f.requested_by = v_user_id,
                                      'created_at', api.iso(f.created_at), 'accepted_at', api.iso(f.accepted_at))
                                      order by f.created_at, f.id)
@@ -347,12 +348,13 @@ begin
         'achievements', coalesce((select jsonb_agg(jsonb_build_object('code', ua.achievement_code, 'unlocked_at', api.iso(ua.unlocked_at))
                                                    order by ua.unlocked_at, ua.achievement_code)
                                   from app.user_achievements ua where ua.user_id = v_user_id), '[]'),
-        'gifts', coalesce((select jsonb_agg(api.gift_json(g) order by g.created_at, g.id)
+        'gifts', coalesce((select jsonb_agg(api.gift_json(g, v_user_id) order by g.created_at, g.id)
                            from app.gifts g where v_user_id in (g.sender_id, g.receiver_id)), '[]'),
         'tokens', coalesce((select jsonb_agg(api.token_json(t, v_digest) || jsonb_build_object('revoked_at', api.iso(t.revoked_at))
                                              order by t.created_at, t.id)
                             from app.auth_tokens t where t.user_id = v_user_id), '[]'),
-        'blocks', coalesce((select jsonb_agg(jsonb_build_object('user_id', b.blocked, 'created_at', api.iso(b.created_at))
+        'blocks', coalesce((select jsonb_agg(jsonb_build_object('user_id', b.blocked, 'created_at', api.iso(b.created_at),
+                                                                'display_name_then', b.blocker_display_name)
                                              order by b.created_at, b.blocked)
                             from app.blocks b where b.blocker = v_user_id), '[]'),
         'reports_made', coalesce((select jsonb_agg(api.report_json(r) order by r.created_at, r.id)

@@ -26,6 +26,27 @@ begin
 end
 $$;
 
+-- The UserCard of `user_id` as `viewer` is shown it: when `user_id` blocked `viewer`, the card
+-- the block left (the blocker's name and avatar version at the block, kept on app.blocks), so a
+-- rename or a new avatar after a block never reaches the blocked user; otherwise
+-- api.user_card. Every answer that shows another user to a caller (gifts, rooms, friend
+-- requests, the export) builds its cards with it (docs/moderation.md, "Blocks do not show").
+create function api.user_card_for(user_id uuid, viewer uuid)
+returns jsonb
+language plpgsql stable security definer set search_path = public, pg_temp
+as $$
+declare
+    v_block app.blocks;
+begin
+    select b.* into v_block from app.blocks b where b.blocker = user_card_for.user_id and b.blocked = user_card_for.viewer;
+    if v_block.blocker is null then
+        return api.user_card(user_card_for.user_id);
+    end if;
+    return api.card_json(v_block.blocker, v_block.blocker_display_name, v_block.blocker_avatar_updated_at is not null,
+                         v_block.blocker_avatar_updated_at);
+end
+$$;
+
 -- Minutes a user focused in sessions that ended today, in that user's own day: their row of the
 -- rollup (app.daily_minutes, migration 0012) for their local date.
 create function api.today_minutes(user_id uuid)
@@ -224,7 +245,7 @@ begin
     elsif v_pair.status = 'pending' and v_pair.requested_by = v_user_id then
         -- Asking again (a retry) answers the pending request, 200 instead of 201.
         return api.ok(jsonb_build_object('request', jsonb_build_object(
-            'id', v_pair.id, 'to', api.user_card(v_other), 'created_at', api.iso(v_pair.created_at))), status => 200);
+            'id', v_pair.id, 'to', api.user_card_for(v_other, v_user_id), 'created_at', api.iso(v_pair.created_at))), status => 200);
     elsif v_pair.status = 'pending' then
         -- They had already asked you: asking back accepts.
         return api.with_achievements(api.ok(jsonb_build_object('friend', api.accept_pair(v_pair, v_user_id, by_asking => true), 'auto_accepted', true),
@@ -240,7 +261,7 @@ begin
         perform api.record_friendship_event(v_pair, v_user_id, 'asked');
     end if;
     return api.ok(jsonb_build_object('request', jsonb_build_object(
-        'id', v_pair.id, 'to', api.user_card(v_other), 'created_at', api.iso(v_pair.created_at))));
+        'id', v_pair.id, 'to', api.user_card_for(v_other, v_user_id), 'created_at', api.iso(v_pair.created_at))));
 end
 $$;
 grant execute on function api.friend_requests_create(text, jsonb, jsonb) to focus_api;
@@ -413,7 +434,7 @@ begin
                                                           'created_at', api.iso(f.created_at)) order by f.created_at, f.id)
                              filter (where f.requested_by <> v_user_id), '[]'),
         'outgoing', coalesce(jsonb_agg(jsonb_build_object('id', f.id,
-                                                          'to', api.user_card(api.other_user(f, v_user_id)),
+                                                          'to', api.user_card_for(api.other_user(f, v_user_id), v_user_id),
                                                           'created_at', api.iso(f.created_at)) order by f.created_at, f.id)
                              filter (where f.requested_by = v_user_id), '[]'))
     into v_body

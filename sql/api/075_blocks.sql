@@ -26,8 +26,11 @@ $$;
 -- accept ends before or finds nothing; from then on the blocked user's requests by email answer
 -- as to anyone (201, a request the blocker never sees: api.request_hidden), the two are not
 -- friends (so they leave each other's friends leaderboards, islands and avatars) and neither
--- is on the other's global board. Blocking again answers the same (204), and so does blocking
--- a user who blocked you: nothing in the answer says whether they did.
+-- is on the other's global board. The two no longer share a room that has not ended
+-- (api.rooms_part: the one who is not the host leaves, the blocked one when neither hosts), and
+-- the blocked user sees the caller as the block left them (api.user_card_for). Blocking again
+-- answers the same (204), and so does blocking a user who blocked you: nothing in the answer
+-- says whether they did. Locks: the waiting rooms of both, then both users' rows.
 create function api.users_block_create(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
@@ -35,8 +38,10 @@ as $$
 declare
     v_user_id uuid := api.authenticate(users_block_create.token);
     v_other uuid := api.other_user_param(users_block_create.params, v_user_id, 'cannot_block_self');
-    v_pair app.friendships := api.lock_pair(v_user_id, v_other);
+    v_pair app.friendships;
 begin
+    perform api.lock_waiting_rooms(v_user_id, v_other);
+    v_pair := api.lock_pair(v_user_id, v_other);
     if v_pair.id is not null then
         delete from app.friendships f where f.id = v_pair.id;
         if not api.request_hidden(v_pair) then  -- a request its receiver never saw ends unheard
@@ -46,13 +51,14 @@ begin
         end if;
     end if;
     insert into app.blocks (blocker, blocked) values (v_user_id, v_other) on conflict do nothing;
+    perform api.rooms_part(v_user_id, v_other);
     return api.ok(null);
 end
 $$;
 grant execute on function api.users_block_create(text, jsonb, jsonb) to focus_api;
 comment on function api.users_block_create(text, jsonb, jsonb) is
-    'POST /users/{id}/block: ends any friendship or request between the two; their requests by email then '
-    'answer as an unknown email; 404 user_not_found, 422 cannot_block_self; blocking twice is the same.';
+    'POST /users/{id}/block: ends any friendship or request between the two and parts them in any room not ended; '
+    'their requests by email then answer as an unknown email; 404 user_not_found, 422 cannot_block_self; blocking twice is the same.';
 
 -- DELETE /users/{id}/block: 404 block_not_found unless the caller had blocked that user.
 -- Unblocking restores nothing: the two may ask each other again. A request the blocked user

@@ -60,7 +60,8 @@ $$;
 grant execute on function api.me_avatar_delete(text, jsonb, jsonb) to focus_api;
 comment on function api.me_avatar_delete(text, jsonb, jsonb) is 'DELETE /me/avatar: removes the avatar (204 also when there was none).';
 
--- GET /users/{id}/avatar: yours or a friend's; anything else is 404 like a missing avatar.
+-- GET /users/{id}/avatar: yours or a friend's; anything else (a friend while suspended too, as
+-- an ex-friend: docs/moderation.md) is 404 like a missing avatar.
 create function api.users_avatar_get(token text, params jsonb, body jsonb)
 returns api.file_reply
 language plpgsql stable security definer set search_path = public, pg_temp
@@ -72,7 +73,9 @@ declare
 begin
     select a.* into v_avatar from app.avatars a
     where a.user_id = v_other
-      and (v_other = v_user_id or (api.pair(v_user_id, v_other)).status = 'accepted');
+      and (v_other = v_user_id
+           or ((api.pair(v_user_id, v_other)).status = 'accepted'
+               and not exists (select from app.suspensions s where s.user_id = v_other and s.until > now())));
     if v_avatar.user_id is null then
         perform api.fail(404, 'avatar_not_found', 'There is no avatar for you to see there.');
     end if;

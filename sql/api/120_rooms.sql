@@ -2,14 +2,17 @@
 -- Locks, always in this order: the room's row, then users' rows (api.lock_user, lower id first
 -- when several). A member's session ending takes its user's lock, then the room's
 -- (app.focus_sessions_room_outcome): only for a room already running, which nothing else
--- locks users under. The events members hear are written by triggers (sql/app/120_rooms.sql).
+-- locks users under. A block (api.rooms_part) follows both: the waiting rooms of the two, then
+-- their users' rows, then a running room's row. The events members hear are written by
+-- triggers (sql/app/120_rooms.sql).
 
 -- Room = {id, code, host_id, planned_minutes, status, max_members, bonus_coins, created_at,
 -- started_at, ends_at, ended_at, session_id, members: [RoomMember]}
 -- RoomMember = {user: UserCard, state, joined_at, outcome, bonus}
 -- session_id: the viewer's own live session in the room (null before the start); ends_at: the
 -- plan's end (null before the start); bonus_coins: what each member earns on top if everyone
--- finishes; a member's bonus: what they were paid (0 until the room completes).
+-- finishes; a member's bonus: what they were paid (0 until the room completes). Each member's
+-- card is as the viewer is shown it (api.user_card_for: a blocker as the block left them).
 create function api.room_json(room_id uuid, viewer uuid)
 returns jsonb
 language plpgsql stable security definer set search_path = public, pg_temp
@@ -24,7 +27,7 @@ begin
             'ends_at', api.iso(r.started_at + make_interval(mins => r.planned_minutes)), 'ended_at', api.iso(r.ended_at),
             'session_id', (select m.session_id from app.room_members m where m.room_id = r.id and m.user_id = room_json.viewer),
             'members', (select coalesce(jsonb_agg(jsonb_build_object(
-                                    'user', api.user_card(m.user_id), 'state', m.state, 'joined_at', api.iso(m.joined_at),
+                                    'user', api.user_card_for(m.user_id, room_json.viewer), 'state', m.state, 'joined_at', api.iso(m.joined_at),
                                     'outcome', m.outcome,
                                     'bonus', coalesce((select c.amount from app.coin_ledger c
                                                        where c.room_id = r.id and c.user_id = m.user_id and c.entry = 'bonus'), 0))
@@ -95,7 +98,8 @@ $$;
 
 -- POST /rooms {planned_minutes, invite?: [user id, …]}: 201 {room}. The caller hosts (a joined
 -- member) and each invitee (at most 49; invitations hold no place, only joins count toward
--- max_members), who must be the host's friend (else 404 user_not_found, nothing written), is
+-- max_members), who must be the host's friend and not suspended (else 404 user_not_found,
+-- nothing written: a friend while suspended answers as an ex-friend, docs/moderation.md), is
 -- sent room.invited with the code. The code is unique among the rooms waiting.
 create function api.rooms_create(token text, params jsonb, body jsonb)
 returns api.reply
@@ -122,7 +126,8 @@ begin
     if exists (select from unnest(v_invitees) i(id)
                where not exists (select from app.friendships f join app.users u on u.id = i.id and u.deleted_at is null
                                  where f.user_low = least(v_user_id, i.id) and f.user_high = greatest(v_user_id, i.id)
-                                   and f.status = 'accepted')) then
+                                   and f.status = 'accepted')
+                  or exists (select from app.suspensions s where s.user_id = i.id and s.until > now())) then
         perform api.fail(404, 'user_not_found', 'Invite friends only: one of these is not your friend.');
     end if;
     perform api.check_no_other_room(v_user_id, null);
@@ -145,14 +150,21 @@ end
 $$;
 grant execute on function api.rooms_create(text, jsonb, jsonb) to focus_api;
 comment on function api.rooms_create(text, jsonb, jsonb) is
-    'POST /rooms: opens a room with a plan and a join code, the caller its host; invitees (friends only, else 404 '
-    'user_not_found) hear room.invited; 409 room_in_progress while the caller is in another room.';
+    'POST /rooms: opens a room with a plan and a join code, the caller its host; invitees (friends only, not suspended, '
+    'else 404 user_not_found) hear room.invited; 409 room_in_progress while the caller is in another room.';
 
--- POST /rooms/{code}/join: 200 {room}. Friends of the host only (403 room_friends_only); never
--- with someone the caller blocked or who blocked the caller among the joined members (404
--- room_not_found, as for an unknown code, so a block is not revealed); at most max_members
--- joined (409 room_full, decided under the room's lock, so two joins racing for the last place
--- get one each); only while the room waits (409 room_not_open). Joining again answers the room.
+-- POST /rooms/{code}/join: 200 {room}. One answer, 404 room_not_found with one detail, for
+-- every code the caller may not use: an unknown code, a room whose host is not the caller's
+-- friend (or is suspended), a room with someone the caller blocked or who blocked the caller
+-- among the joined members; so the answer never confirms that a code exists. Each such answer
+-- is recorded (app.room_join_failures, answered without rolling back so the row stays); past
+-- room_settings.max_join_failures of them in join_failure_window, every join by code is 429
+-- too_many_join_attempts with Retry-After (the seconds until the oldest leaves the window), so
+-- codes cannot be guessed at speed. Joins of one account run one at a time (an advisory lock,
+-- taken before the room's), so the count holds under racing requests. A joined member gets
+-- the room again. Then, for the host's friends only: the room waits (409 room_not_open); at
+-- most max_members joined (409 room_full, decided under the room's lock, so two joins racing
+-- for the last place get one each); one room at a time (409 room_in_progress).
 create function api.rooms_join(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
@@ -160,11 +172,24 @@ as $$
 declare
     v_user_id uuid := api.authenticate(rooms_join.token);
     v_code text := upper(btrim(api.text_field(rooms_join.params, 'code', max_length => 20)));
+    v_settings app.room_settings;
+    v_failures integer;
+    v_oldest timestamptz;
     v_room app.rooms;
     v_state text;
 begin
     if v_code = '' then
         perform api.fail_field('code', 'must not be empty.');
+    end if;
+    select * into v_settings from app.room_settings;
+    perform pg_advisory_xact_lock(hashtext('room-joins:' || v_user_id));
+    select count(*)::integer, min(f.failed_at) into v_failures, v_oldest
+    from app.room_join_failures f
+    where f.user_id = v_user_id and f.failed_at > now() - v_settings.join_failure_window;
+    if v_failures >= v_settings.max_join_failures then
+        return api.problem(429, 'too_many_join_attempts', 'Too many room codes that found no room; wait before trying again.',
+                           retry_after => greatest(1, ceil(extract(epoch from
+                               v_oldest + v_settings.join_failure_window - now()))::integer));
     end if;
     select r.* into v_room from app.rooms r
     where r.code = v_code
@@ -172,26 +197,27 @@ begin
              r.created_at desc
     limit 1
     for update of r;
+    select m.state into v_state from app.room_members m where m.room_id = v_room.id and m.user_id = v_user_id;
     if v_room.id is null
+       or (v_state is distinct from 'joined'
+           and (not exists (select from app.friendships f
+                            where f.user_low = least(v_user_id, v_room.host_id) and f.user_high = greatest(v_user_id, v_room.host_id)
+                              and f.status = 'accepted')
+                or exists (select from app.suspensions s where s.user_id = v_room.host_id and s.until > now())))
        or exists (select from app.room_members m join app.blocks b
                     on (b.blocker = v_user_id and b.blocked = m.user_id) or (b.blocker = m.user_id and b.blocked = v_user_id)
                   where m.room_id = v_room.id and m.state = 'joined') then
-        perform api.fail(404, 'room_not_found', 'No room waits with this code.');
+        insert into app.room_join_failures (user_id) values (v_user_id);
+        return api.problem(404, 'room_not_found', 'No room waits with this code.');
     end if;
-    select m.state into v_state from app.room_members m where m.room_id = v_room.id and m.user_id = v_user_id;
     if v_state = 'joined' then
         return api.ok(jsonb_build_object('room', api.room_json(v_room.id, v_user_id)));
     end if;
     if v_room.status <> 'open' then
         perform api.fail(409, 'room_not_open', 'This room has already started or ended.');
     end if;
-    if not exists (select from app.friendships f
-                   where f.user_low = least(v_user_id, v_room.host_id) and f.user_high = greatest(v_user_id, v_room.host_id)
-                     and f.status = 'accepted') then
-        perform api.fail(403, 'room_friends_only', 'Only the host''s friends may join this room.');
-    end if;
     if (select count(*) from app.room_members m where m.room_id = v_room.id and m.state = 'joined')
-       >= (select s.max_members from app.room_settings s) then
+       >= v_settings.max_members then
         perform api.fail(409, 'room_full', 'This room is full.');
     end if;
     perform api.lock_user(v_user_id);
@@ -203,8 +229,9 @@ end
 $$;
 grant execute on function api.rooms_join(text, jsonb, jsonb) to focus_api;
 comment on function api.rooms_join(text, jsonb, jsonb) is
-    'POST /rooms/{code}/join: joins a waiting room by its code (the host''s friends only: 403 room_friends_only; 409 room_full, '
-    'room_not_open, room_in_progress; unknown code or a block among the members: 404 room_not_found); again: the same.';
+    'POST /rooms/{code}/join: joins a waiting room by its code (409 room_full, room_not_open, room_in_progress); one 404 '
+    'room_not_found for an unknown code and for a room the caller may not join (not the host''s friend, a block among the '
+    'members); 429 too_many_join_attempts past max_join_failures such 404s in join_failure_window; again: the same.';
 
 -- POST /rooms/{id}/leave: 200 {room}, before the start only (after it, a member gives up by
 -- abandoning their session: 409 room_not_open). The host leaving cancels the room for all.
@@ -236,6 +263,60 @@ grant execute on function api.rooms_leave(text, jsonb, jsonb) to focus_api;
 comment on function api.rooms_leave(text, jsonb, jsonb) is
     'POST /rooms/{id}/leave: leaves a waiting room (the host: cancels it); again: the same; 409 room_not_open once started; '
     '404 room_not_found.';
+
+-- A block parts the two (2026-12-06, docs/rooms.md "Blocks"): in every room that has not ended
+-- where both are joined, the one who is not the host leaves, or the blocked one when neither
+-- hosts; a member whose own session in the room has ended already (an outcome) keeps their
+-- record. Leaving is a leave as POST /rooms/{id}/leave writes it (state left, room.left to the
+-- other joined members), and the one who leaves hears room.left too (they did not ask for it);
+-- in a running room their session goes on as a session of their own, no longer the room's, and
+-- the room concludes from the members left (app.room_conclude). Lock order: the caller took the
+-- waiting rooms of both first (api.lock_waiting_rooms), then both users' rows; a running room's
+-- row is taken here, after the users', as a session's end takes it.
+create function api.rooms_part(blocker uuid, blocked uuid)
+returns void
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_room app.rooms;
+    v_gone uuid;
+begin
+    for v_room in
+        select r.* from app.rooms r
+        where r.status in ('open', 'running', 'failed') and r.ended_at is null
+          and exists (select from app.room_members m where m.room_id = r.id and m.user_id = rooms_part.blocker and m.state = 'joined')
+          and exists (select from app.room_members m where m.room_id = r.id and m.user_id = rooms_part.blocked and m.state = 'joined')
+        order by r.id
+        for update of r
+    loop
+        v_gone := case when v_room.host_id = rooms_part.blocked then rooms_part.blocker else rooms_part.blocked end;
+        update app.room_members m set state = 'left', left_at = now(), session_id = null
+        where m.room_id = v_room.id and m.user_id = v_gone and m.state = 'joined' and m.outcome is null;
+        if found then
+            insert into app.events (user_id, type, payload)
+            values (v_gone, 'room.left', jsonb_build_object('room_id', v_room.id, 'user_id', v_gone));
+            perform app.room_conclude(v_room.id);
+        end if;
+    end loop;
+end
+$$;
+
+-- The waiting rooms where either user is a joined member, locked in id order: taken before the
+-- users' rows by whatever parts two users (api.users_block_create), the order the room routes
+-- take them in.
+create function api.lock_waiting_rooms(a uuid, b uuid)
+returns void
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+begin
+    perform from app.rooms r
+    where r.status = 'open'
+      and exists (select from app.room_members m
+                  where m.room_id = r.id and m.user_id in (lock_waiting_rooms.a, lock_waiting_rooms.b) and m.state = 'joined')
+    order by r.id
+    for update of r;
+end
+$$;
 
 -- POST /rooms/{id}/start: 200 {room}. The host only (403 not_room_host); a waiting room only
 -- (409 room_not_open: a second start, a cancelled room); two joined members at least (409
@@ -337,8 +418,9 @@ comment on function api.rooms_list(text, jsonb, jsonb) is
 -- their session is finished as a late POST /focus-sessions/{id}/finish would finish it
 -- (minutes up to the plan, the ordinary coins), under their user's lock, and the outcome
 -- trigger records them as vanished, which fails the room. Rooms nobody started within
--- room_settings.open_for are cancelled. Returns how many members and rooms it settled. Tests
--- call it directly at a moved clock.
+-- room_settings.open_for are cancelled, and the join throttle's records past
+-- join_failure_window are deleted. Returns how many members and rooms it settled. Tests call it
+-- directly at a moved clock.
 create function api.rooms_settle()
 returns integer
 language plpgsql volatile security definer set search_path = public, pg_temp
@@ -375,6 +457,7 @@ begin
         returning r.id
     )
     select count(*)::integer into v_cancelled from gone;
+    delete from app.room_join_failures f using app.room_settings rs where f.failed_at <= now() - rs.join_failure_window;
     return v_count + v_cancelled;
 end
 $$;

@@ -11,13 +11,16 @@
 -- Gift = {id, from: UserCard, to: UserCard, coins, item, paid, status, created_at, expires_at,
 -- ended_at}: coins for a coin gift (else null), item an Item for an item gift (else null), paid
 -- what the sender paid at send (the coins, or the item's price then: a sale's inside a sale).
-create function api.gift_json(gift app.gifts)
+-- The other person's card as `viewer` is shown it (api.user_card_for: as a block left it);
+-- without a viewer, both cards as they are now.
+create function api.gift_json(gift app.gifts, viewer uuid default null)
 returns jsonb
 language plpgsql stable security definer set search_path = public, pg_temp
 as $$
 begin
     return (select jsonb_build_object(
-            'id', gift.id, 'from', api.user_card(gift.sender_id), 'to', api.user_card(gift.receiver_id),
+            'id', gift.id, 'from', api.user_card_for(gift.sender_id, gift_json.viewer),
+            'to', api.user_card_for(gift.receiver_id, gift_json.viewer),
             'coins', gift.coins,
             'item', (select api.item_json(i) from app.shop_items i where i.id = gift.item_id),
             'paid', gift.paid, 'status', gift.status, 'created_at', api.iso(gift.created_at),
@@ -79,9 +82,10 @@ $$;
 -- it): the sender may send gifts at all (2026-12-06): their email is verified and their account
 -- is at least app.gift_settings min_sender_account_age old, else 403 gift_sender_not_eligible
 -- with email_verified and account_old_enough_at, so a fresh account cannot pass on what it
--- minted (docs/gifts.md, "What a farmer could use"); the receiver is a live friend (else 404 user_not_found: a stranger, a blocked user
--- either way and a deleted account answer alike), not the caller (422 cannot_gift_self); an
--- item is in the shop now exactly as for a purchase (app.item_price_at at this transaction's
+-- minted (docs/gifts.md, "What a farmer could use"); the receiver is a live friend (else 404
+-- user_not_found: a stranger, a blocked user either way, a deleted account and a friend while
+-- suspended answer alike, docs/moderation.md), not the caller (422 cannot_gift_self); an item
+-- is in the shop now exactly as for a purchase (app.item_price_at at this transaction's
 -- now(): active and inside its seasonal window, else 404 item_not_found), neither owned by the
 -- receiver nor waiting for them in another pending gift (409 gift_item_owned); an item costs
 -- what a purchase now pays (the sale's price inside a sale), and that is the gift's paid, the
@@ -131,7 +135,8 @@ begin
                       where f.user_low = least(v_user_id, v_to) and f.user_high = greatest(v_user_id, v_to)
                         and f.status = 'accepted')
        or exists (select from app.blocks b
-                  where (b.blocker = v_user_id and b.blocked = v_to) or (b.blocker = v_to and b.blocked = v_user_id)) then
+                  where (b.blocker = v_user_id and b.blocked = v_to) or (b.blocker = v_to and b.blocked = v_user_id))
+       or exists (select from app.suspensions s where s.user_id = v_to and s.until > now()) then
         perform api.fail(404, 'user_not_found', 'Gifts go to friends only: this is not one of yours.');
     end if;
     if v_item_id is not null then
@@ -176,7 +181,7 @@ grant execute on function api.gifts_create(text, jsonb, jsonb) to focus_api;
 comment on function api.gifts_create(text, jsonb, jsonb) is
     'POST /gifts: sends a friend coins or an item (at the price a purchase now pays), paid now and held until the gift '
     'ends; 403 gift_sender_not_eligible (email not verified, account too new), 404 user_not_found (not a friend, '
-    'blocked, deleted), 422 cannot_gift_self, 404 item_not_found (also a '
+    'blocked, deleted, suspended), 422 cannot_gift_self, 404 item_not_found (also a '
     'seasonal item outside its window), 409 gift_item_owned, 429 gift_limit_reached, '
     '409 insufficient_funds; the receiver hears gift.received.';
 
@@ -208,7 +213,7 @@ begin
     elsif v_gift.status not in ('accepted', 'refunded') then
         perform api.fail(409, 'gift_not_pending', 'This gift has ended already.', jsonb_build_object('gift_status', v_gift.status));
     end if;
-    return api.ok(jsonb_build_object('gift', api.gift_json(v_gift),
+    return api.ok(jsonb_build_object('gift', api.gift_json(v_gift, v_user_id),
                                      'balance', (select u.balance from app.users u where u.id = v_user_id)));
 end
 $$;
@@ -239,7 +244,7 @@ begin
     elsif v_gift.status <> 'declined' then
         perform api.fail(409, 'gift_not_pending', 'This gift has ended already.', jsonb_build_object('gift_status', v_gift.status));
     end if;
-    return api.ok(jsonb_build_object('gift', api.gift_json(v_gift)));
+    return api.ok(jsonb_build_object('gift', api.gift_json(v_gift, v_user_id)));
 end
 $$;
 grant execute on function api.gifts_decline(text, jsonb, jsonb) to focus_api;
@@ -278,7 +283,7 @@ begin
            order by g.created_at desc, g.id desc
            limit v_limit + 1)) p;
     return api.ok(jsonb_build_object(
-        'gifts', coalesce((select jsonb_agg(api.gift_json(g) order by g.created_at desc, g.id desc)
+        'gifts', coalesce((select jsonb_agg(api.gift_json(g, gifts_page.user_id) order by g.created_at desc, g.id desc)
                            from unnest(v_page[1:v_limit]) g), '[]'),
         'next_cursor', case when cardinality(v_page) > v_limit
                             then api.cursor_encode(v_list, jsonb_build_array(api.iso(v_page[v_limit].created_at),

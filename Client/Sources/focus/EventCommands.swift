@@ -85,6 +85,10 @@ struct EventDescriber {
         case "room.joined":
             return "\(await friend(data["user_id"]) ?? "someone") joined your room."
         case "room.left":
+            // Since 2026-12-06 a member a block parted from the room hears their own leave.
+            if let id = uuid(data["user_id"]), let me = try? await client.meGet(), me.id == id {
+                return "you are no longer in the room (focus room)."
+            }
             return "\(await friend(data["user_id"]) ?? "someone") left your room."
         case "room.started":
             return "your room started: your session runs now (focus finish at the end)."

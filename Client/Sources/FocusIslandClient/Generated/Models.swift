@@ -1562,6 +1562,7 @@ public struct TipSync: Codable, Sendable, Equatable {
     }
 }
 
+/// Another person as the caller is shown them: as they are now, except that someone who blocked the caller is shown as the block left them (their display name and avatar version when they blocked), wherever a card names them (gifts, rooms, friend requests, the export).
 public struct UserCard: Codable, Sendable, Equatable {
     public var id: UUID
     public var displayName: String
@@ -2817,15 +2818,19 @@ public struct Export: Codable, Sendable, Equatable {
     public struct ExportedBlock: Codable, Sendable, Equatable {
         public var userId: UUID
         public var createdAt: Time
+        /// Your display name when you blocked: what the blocked user is shown of you since (docs/moderation.md).
+        public var displayNameThen: String
 
-        public init(userId: UUID, createdAt: Time) {
+        public init(userId: UUID, createdAt: Time, displayNameThen: String) {
             self.userId = userId
             self.createdAt = createdAt
+            self.displayNameThen = displayNameThen
         }
 
         enum CodingKeys: String, CodingKey {
             case userId = "user_id"
             case createdAt = "created_at"
+            case displayNameThen = "display_name_then"
         }
     }
 
@@ -4539,7 +4544,7 @@ public struct RoomJoinedEvent: Codable, Sendable, Equatable {
     }
 }
 
-/// To the other joined members: user_id left the room before its start.
+/// To the other joined members: user_id left the room before its start. Since 2026-12-06 also when a block parted user_id from the room (before or after its start), and then to user_id too (their own id: they are no longer in the room).
 public struct RoomLeftEvent: Codable, Sendable, Equatable {
     public struct Data: Codable, Sendable, Equatable {
         public var roomId: UUID

@@ -136,10 +136,12 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case upgradeRequired
     /// 403: POST /rooms/{id}/start: only the room's host starts it
     case notRoomHost
-    /// 403: POST /rooms/{code}/join: only the host's friends may join
+    /// 403: retired 2026-12-06: POST /rooms/{code}/join by someone who is not the host's friend now answers 404 room_not_found, as an unknown code
     case roomFriendsOnly
-    /// 404: no room with that join code waiting (or a block between you and a member: answered the same); no room of yours with that id
+    /// 404: POST /rooms/{code}/join: no room with that code that you may join (an unknown code, the host not your friend or suspended, a block between you and a member: one answer, one detail); no room of yours with that id
     case roomNotFound
+    /// 429: POST /rooms/{code}/join: over the account's joins that found no room (app.room_settings, 10 in any 15 minutes) (Retry-After)
+    case tooManyJoinAttempts
     /// 409: POST /rooms/{code}/join: the room holds max_members joined members (app.room_settings, default 5)
     case roomFull
     /// 409: the room has started or ended: a second start, a join or a leave after the start (give up by abandoning your session)
@@ -253,6 +255,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case "not_room_host": self = .notRoomHost
         case "room_friends_only": self = .roomFriendsOnly
         case "room_not_found": self = .roomNotFound
+        case "too_many_join_attempts": self = .tooManyJoinAttempts
         case "room_full": self = .roomFull
         case "room_not_open": self = .roomNotOpen
         case "room_in_progress": self = .roomInProgress
@@ -348,6 +351,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case .notRoomHost: "not_room_host"
         case .roomFriendsOnly: "room_friends_only"
         case .roomNotFound: "room_not_found"
+        case .tooManyJoinAttempts: "too_many_join_attempts"
         case .roomFull: "room_full"
         case .roomNotOpen: "room_not_open"
         case .roomInProgress: "room_in_progress"
