@@ -99,6 +99,9 @@ import Testing
             expectRefused(try client.send("GET", path, token: account.token, json: #"{"a":1}"#), "body_not_allowed", path)
             #expect(try client.send("GET", path, token: account.token, json: "{}").status == 200, "\(path) with {}")
         }
+        // The body limit holds here too, before the body's presence: 413, as documented.
+        let large = try client.send("GET", "/me", token: account.token, json: "{" + String(repeating: " ", count: 70_000) + "}")
+        #expect(large.status == 413 && large.code == "body_too_large", "\(large.text)")
     }
 
     @Test(arguments: Transport.allCases)

@@ -37,7 +37,9 @@ document written in the older style gives the same result as writing it in this 
      JSON answers a key written twice in one object 400 duplicate_key, and text that is no JSON
      object 400 invalid_json. The codes join the operation's own 400 (one taken from
      components.responses is copied in), or make one. Applied before rule 5, so that rule finds
-     each keyed operation's own 400.
+     each keyed operation's own 400. And every operation documents 413 body_too_large
+     (components.responses.BodyTooLarge): the body limit holds on every route, one that takes
+     no body included (a body over it is refused by its size before its presence).
 The rules never look inside an `example` (answers recorded by scripts/lib/record-examples.py: data, not
 schema), so the rewrite keeps them as they are.
 Python's standard library only.
@@ -270,11 +272,14 @@ def body_codes(operation):
 
 
 def body_form_codes(document, operation):
-    """Rule 8 on one operation: its 400 lists body_codes(operation)."""
+    """Rule 8 on one operation: its 400 lists body_codes(operation); it has a 413."""
+    answers = operation.setdefault("responses", {})
+    if "413" not in answers and "BodyTooLarge" in document.get("components", {}).get("responses", {}):
+        answers["413"] = {"$ref": "#/components/responses/BodyTooLarge"}
+        operation["responses"] = answers = dict(sorted(answers.items()))
     wanted = body_codes(operation)
     if not wanted:
         return
-    answers = operation.setdefault("responses", {})
     if "400" not in answers:
         answers["400"] = {"description": ", ".join(wanted),
                           "content": {"application/problem+json": {"schema": {"$ref": PROBLEM}}},
