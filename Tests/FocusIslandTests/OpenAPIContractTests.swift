@@ -161,6 +161,14 @@ import Testing
             #expect((operation["requestBody"] as? JSON)?["required"] as? Bool == false, "\(name): the body is optional")
         case .image: #expect(content == ["image/png", "image/jpeg"], "\(name): image body")
         }
+        // The body's form, one rule for every route (Pipeline.checkBody): its 400 is documented.
+        let badRequest = Set(Self.codes(in: Self.resolve(responses["400"] as Any)))
+        switch route.body {
+        case .none: #expect(badRequest.contains("body_not_allowed"), "\(name): 400 body_not_allowed")
+        case .json, .optionalJSON:
+            #expect(badRequest.isSuperset(of: ["duplicate_key", "invalid_json"]), "\(name): 400 duplicate_key, invalid_json")
+        case .image: break
+        }
 
         // Codes the function raises itself are documented on its operation.
         if case .sql(let function) = route.action {

@@ -114,6 +114,9 @@ def bad_inputs(token):
         ("invalid UTF-8 body", post("/auth/login", b'{"email":"\xff\xfe","password":"x"}'), "server"),
         ("NUL byte in the body", post("/auth/login", b'{"email":"a\x00b","password":"x"}'), "server"),
         ("not JSON at all", post("/auth/login", b"<xml/>"), "server"),
+        ("a key twice, 10,000 objects deep", post("/auth/register", b'{"a":' * 10000 + b'{"b":1,"b":2}' + b"}" * 10000), "server"),
+        ("6,000 keys, the last one twice", post("/auth/login", b"{" + b",".join(b'"k%d":1' % i for i in range(6000)) + b',"k5999":2}'), "server"),
+        ("a body on a route that takes none", post("/me/streak-freezes", b'{"slot":3,"price":0}'), "server"),
         ("wrong Content-Type", post("/auth/login", b"{}", content_type="text/plain"), "server"),
         ("Content-Length 1 GB announced", (b"POST /auth/login HTTP/1.1\r\nHost: chaos\r\nContent-Type: application/json\r\n"
                                            b"Content-Length: 1000000000\r\nConnection: close\r\n\r\n"), "server"),

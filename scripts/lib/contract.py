@@ -30,6 +30,16 @@ document written in the older style gives the same result as writing it in this 
      refers to components.responses.InvalidIdempotencyKey;
   6. `X-Request-Id` is declared (components.headers.XRequestId) on every answer (a request may
      send its own: the server echoes a well-formed one; info.description says so).
+  7. request schemas' free-text strings refuse NUL (jsonb cannot hold U+0000);
+  8. every operation documents the 400 its body's form may get (Pipeline.checkBody, one rule for
+     every route): one without a `requestBody` (OpenAPIContractTests holds it to the route
+     table's `Route.body`) answers a body that says something 400 body_not_allowed; one taking
+     JSON answers a key written twice in one object 400 duplicate_key, and text that is no JSON
+     object 400 invalid_json. The codes join the operation's own 400 (one taken from
+     components.responses is copied in), or make one. Applied before rule 5, so that rule finds
+     each keyed operation's own 400. And every operation documents 413 body_too_large
+     (components.responses.BodyTooLarge): the body limit holds on every route, one that takes
+     no body included (a body over it is refused by its size before its presence).
 The rules never look inside an `example` (answers recorded by scripts/lib/record-examples.py: data, not
 schema), so the rewrite keeps them as they are.
 Python's standard library only.
@@ -207,6 +217,9 @@ def rewrite(document):
         if is_nullable_ref(node):
             node["anyOf"] = node.pop("oneOf")
     walk(document, nullable)
+    # 8. the body's form (before 5, which then finds an operation's own 400)
+    for _, _, operation in operations(document):
+        body_form_codes(document, operation)
     # 5 and 6. declared headers
     parameters = components.setdefault("parameters", {})
     parameters["IdempotencyKey"] = IDEMPOTENCY_KEY
@@ -234,6 +247,9 @@ def rewrite(document):
             codes = answers["400"].setdefault("x-problem-codes", [])
             if "invalid_field" not in codes:
                 answers["400"]["x-problem-codes"] = sorted(codes + ["invalid_field"])
+    if not any(r.get("$ref") == "#/components/responses/InvalidIdempotencyKey"
+               for _, _, operation in operations(document) for r in operation.get("responses", {}).values()):
+        components.get("responses", {}).pop("InvalidIdempotencyKey", None)  # every keyed operation has its own 400
     for response in responses(document):
         headers = response.setdefault("headers", {})
         headers.setdefault("X-Request-Id", {"$ref": "#/components/headers/XRequestId"})
@@ -242,6 +258,47 @@ def rewrite(document):
     for name in request_body_schemas(document):
         walk(components["schemas"][name], no_nul)
     return document
+
+
+def body_codes(operation):
+    """The 400 codes an operation's body's form may get: none may be sent where the operation
+    takes none; JSON must be an object without a repeated key; an image is refused by type (415)."""
+    body = operation.get("requestBody")
+    if body is None:
+        return ["body_not_allowed"]
+    if "application/json" in body.get("content", {}):
+        return ["duplicate_key", "invalid_json"]
+    return []
+
+
+def body_form_codes(document, operation):
+    """Rule 8 on one operation: its 400 lists body_codes(operation); it has a 413."""
+    answers = operation.setdefault("responses", {})
+    if "413" not in answers and "BodyTooLarge" in document.get("components", {}).get("responses", {}):
+        answers["413"] = {"$ref": "#/components/responses/BodyTooLarge"}
+        operation["responses"] = answers = dict(sorted(answers.items()))
+    wanted = body_codes(operation)
+    if not wanted:
+        return
+    if "400" not in answers:
+        answers["400"] = {"description": ", ".join(wanted),
+                          "content": {"application/problem+json": {"schema": {"$ref": PROBLEM}}},
+                          "x-problem-codes": wanted}
+        operation["responses"] = dict(sorted(answers.items()))  # statuses in order, as written
+        return
+    if "$ref" in answers["400"]:
+        answers["400"] = copy.deepcopy(resolve_response(document, answers["400"]))
+    response = answers["400"]
+    codes = response.setdefault("x-problem-codes", [])
+    missing = [code for code in wanted if code not in codes]
+    if not missing:
+        return
+    description = response.get("description", "")
+    if description == ", ".join(codes):
+        response["description"] = ", ".join(sorted(codes + missing))
+    else:
+        response["description"] = description + "; " + ", ".join(missing)
+    response["x-problem-codes"] = sorted(codes + missing)
 
 
 NO_NUL = "^[^\\x00]*$"

@@ -29,10 +29,21 @@ schemathesis_check() {
     # field, enum value or problem code the document lacks still fails here.
     python3 "$ROOT/scripts/lib/contract.py" strict >"$dir/openapi-strict.json"
     # SCHEMATHESIS_RANDOM=N (scripts/chaos --fuzz): random generation instead, N examples per
-    # operation and phase, a new seed each run (schemathesis prints it, to replay a failure).
-    local generation=(--generation-deterministic --max-examples 10) bound=240
-    if [ -n "${SCHEMATHESIS_RANDOM:-}" ]; then generation=(--max-examples "$SCHEMATHESIS_RANDOM") bound=900; fi
-    (cd "$dir" && timeout "$bound" "$st" --config-file "$ROOT/scripts/lib/schemathesis.toml" run "$dir/openapi-strict.json" \
+    # operation and phase, a new seed each run (schemathesis prints it, to replay a failure;
+    # SCHEMATHESIS_SEED=S replays it).
+    local generation=(--generation-deterministic --max-examples 10) bound=240 document=$dir/openapi-strict.json
+    if [ -n "${SCHEMATHESIS_RANDOM:-}" ]; then generation=(--max-examples "$SCHEMATHESIS_RANDOM") bound=1800; fi
+    if [ -n "${SCHEMATHESIS_SEED:-}" ]; then generation+=(--seed "$SCHEMATHESIS_SEED"); fi
+    # SCHEMATHESIS_DOCUMENT=served (scripts/chaos --fuzz-served): the published document as the
+    # server serves it (GET /openapi.json) instead of the strict copy: what a client's tools read,
+    # Idempotency-Key included, sent as a client sends it, a new key per request
+    # (scripts/lib/schemathesis_hooks.py).
+    local hooks=()
+    if [ "${SCHEMATHESIS_DOCUMENT:-strict}" = served ]; then
+        document=$base_url/openapi.json
+        hooks=(env "PYTHONPATH=$ROOT/scripts/lib" SCHEMATHESIS_HOOKS=schemathesis_hooks)
+    fi
+    (cd "$dir" && timeout "$bound" "${hooks[@]}" "$st" --config-file "$ROOT/scripts/lib/schemathesis.toml" run "$document" \
         --url "$base_url" -H "Authorization: Bearer $token" --checks all "${exclude[@]}" \
         "${generation[@]}" --workers 1 --request-timeout 10 --no-color) >"$log" 2>&1 || status=$?
     server_stop

@@ -203,6 +203,7 @@ public struct Pipeline: Sendable {
         let (route, parameters) = try findRoute(request)
         template = route.template
         try admit(request, route)
+        try checkBody(request, for: route)
         switch route.action {
         case .health:
             return .answered(.json(200, #"{"status":"ok"}"#))
@@ -214,7 +215,6 @@ public struct Pipeline: Sendable {
             guard let openAPI else { throw Problem(404, "not_found", "There is nothing at \(request.path).") }
             return .answered(openAPI.response(ifNoneMatch: request.header("if-none-match")))
         case .sql:
-            try checkBody(request, for: route)
             let token = request.bearerToken
             if route.access == .bearer && token == nil {
                 throw Problem(401, "unauthorized", "Sign in: this needs an Authorization: Bearer token.")
@@ -326,7 +326,10 @@ public struct Pipeline: Sendable {
         }
     }
 
-    private func checkBody(_ request: Request, for route: Route) throws(Problem) {
+    /// The body's form, for every route of the table (the events endpoint calls it too): its
+    /// size; none on a route that takes none (`Route.body`, the one source of which routes take
+    /// one, as docs/openapi.json's requestBody); JSON text without a repeated key on a JSON route.
+    func checkBody(_ request: Request, for route: Route) throws(Problem) {
         if request.bodyExceededLimit || request.body.count > route.bodyLimit ?? defaultBodyLimit {
             throw Problem(413, "body_too_large", "The body is larger than this route accepts.")
         }
@@ -334,7 +337,13 @@ public struct Pipeline: Sendable {
             .map { $0.trimming(" \t").lowercased() }
         switch route.body {
         case .none:
-            return
+            // Never ignored: a client sending fields here believes they count, and one that does
+            // (`{"coins": 999}` to an accept) must learn that they do not. A body that says
+            // nothing (none, `{}`) is no body, whatever its Content-Type (docs/versioning.md).
+            guard JSONKeys.saysNothing(request.body) else {
+                throw Problem(
+                    400, "body_not_allowed", "\(route.method) \(route.template) takes no body; send none.")
+            }
         case .json, .optionalJSON:
             if route.body == .optionalJSON && request.body.isEmpty { return }
             guard mediaType == "application/json" else {
@@ -343,6 +352,13 @@ public struct Pipeline: Sendable {
             // libpq passes text parameters as C strings: NUL or invalid UTF-8 cannot be JSON text.
             guard !request.body.contains(0), String(validating: request.body, as: UTF8.self) != nil else {
                 throw Problem(400, "invalid_json", "The body is not valid UTF-8 JSON.")
+            }
+            // jsonb keeps the last of two equal keys silently; other readers keep the first.
+            if let key = JSONKeys.firstDuplicate(in: request.body) {
+                let shown = key.unicodeScalars.count > 100 ? String(String.UnicodeScalarView(key.unicodeScalars.prefix(100))) + "…" : key
+                throw Problem(
+                    400, "duplicate_key", "The key \(JSONText.quote(shown)) appears twice in one object; send each key once.",
+                    extensions: JSONText.object(["key": shown]))
             }
         case .image:
             guard mediaType == "image/png" || mediaType == "image/jpeg" else {

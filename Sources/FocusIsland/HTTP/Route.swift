@@ -12,7 +12,8 @@ public enum Access: Sendable { case `public`, bearer }
 public enum Admission: Sendable { case controlled, always }
 
 public enum BodyKind: Sendable {
-    /// No body is read; anything sent is ignored.
+    /// No body is read; one that says something (anything but none, white space or `{}`) is
+    /// 400 body_not_allowed before anything runs (Pipeline.checkBody), never ignored.
     case none
     /// `application/json`, parsed and validated by SQL.
     case json

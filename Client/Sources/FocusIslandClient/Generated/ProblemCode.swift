@@ -4,6 +4,10 @@
 public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     /// 400: body empty, not JSON (nested too deep included), not an object, not UTF-8
     case invalidJson
+    /// 400: a JSON body with a key written twice in one object, at any depth ({"coins":1,"coins":999}); keys are compared with their escapes resolved ("a" and "\u0061" are one key), code point by code point; refused before anything runs (2026-12-06, [versioning.md](versioning.md))
+    case duplicateKey
+    /// 400: a route that takes no body (no requestBody in docs/openapi.json: every GET, accept, decline, leave, join, block, logout, a streak freeze, …) was sent one; an empty body or {} is no body and passes; nothing runs (2026-12-06, [versioning.md](versioning.md))
+    case bodyNotAllowed
     /// 400: a field is missing, of the wrong type, out of range, too long (1,000 characters unless the field says less), or unknown; an Idempotency-Key that is not 1 to 255 visible ASCII characters (a space included); an X-Client-Version that is not <platform>/<version>
     case invalidField
     /// 400: any other malformed value PostgreSQL refused (class 22)
@@ -187,6 +191,8 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     public init(rawValue: String) {
         switch rawValue {
         case "invalid_json": self = .invalidJson
+        case "duplicate_key": self = .duplicateKey
+        case "body_not_allowed": self = .bodyNotAllowed
         case "invalid_field": self = .invalidField
         case "invalid_input": self = .invalidInput
         case "invalid_email": self = .invalidEmail
@@ -283,6 +289,8 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     public var rawValue: String {
         switch self {
         case .invalidJson: "invalid_json"
+        case .duplicateKey: "duplicate_key"
+        case .bodyNotAllowed: "body_not_allowed"
         case .invalidField: "invalid_field"
         case .invalidInput: "invalid_input"
         case .invalidEmail: "invalid_email"

@@ -38,6 +38,12 @@ extension HTTPServer {
         // The moderation console's page listens with its session cookie (Web/WebPages.swift).
         let request = WebPages.withSessionAsBearer(request)
         if let client = state.live { return pollAgain(connection, state, request, client) }
+        // The route table's rule on bodies holds here too (Pipeline.checkBody): GET /events takes none.
+        if case .found(let route, _) = state.match {
+            do throws(Problem) { try pipeline.checkBody(request, for: route) } catch {
+                return finish(connection, request, state, error.response)
+            }
+        }
         let wantsStream =
             request.header("accept")?.lowercased().contains("text/event-stream") == true
             && request.query["wait"] == nil
