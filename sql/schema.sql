@@ -1783,8 +1783,9 @@ begin
     elsif v_gift.status not in ('accepted', 'refunded') then
         perform api.fail(409, 'gift_not_pending', 'This gift has ended already.', jsonb_build_object('gift_status', v_gift.status));
     end if;
-    return api.ok(jsonb_build_object('gift', api.gift_json(v_gift, v_user_id),
-                                     'balance', (select u.balance from app.users u where u.id = v_user_id)));
+    return api.with_achievements(api.ok(jsonb_build_object('gift', api.gift_json(v_gift, v_user_id),
+                                                          'balance', (select u.balance from app.users u where u.id = v_user_id))),
+                                 v_user_id, 'gift:' || v_gift.id);
 end
 $$;
 ALTER FUNCTION api.gifts_accept(token text, params jsonb, body jsonb) OWNER TO focus_owner;
@@ -7912,7 +7913,7 @@ CREATE TABLE app.user_achievements (
     achievement_code text NOT NULL,
     unlocked_at timestamp with time zone DEFAULT now() NOT NULL,
     unlocked_by text,
-    CONSTRAINT user_achievements_unlocked_by_check CHECK ((unlocked_by ~ '^(session|item|friendship):[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'::text))
+    CONSTRAINT user_achievements_unlocked_by_check CHECK ((unlocked_by ~ '^(session|item|friendship|gift):[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'::text))
 );
 ALTER TABLE app.user_achievements OWNER TO focus_owner;
 CREATE TABLE app.user_items (

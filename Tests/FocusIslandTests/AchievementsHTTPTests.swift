@@ -1,7 +1,8 @@
 // Achievements end to end: a session unlocks one, its answer says so, and a friend's stream
 // shows it; GET /me/achievements with progress; a friend's list and who may not read it;
 // concurrent sessions that all qualify grant and pay once; a repeated write (a finish, an upload,
-// asking back, a purchase) answers what its first answer said, achievements_unlocked included.
+// asking back, a purchase, a gift's accept) answers what its first answer said,
+// achievements_unlocked included.
 // Every time comes from the database's clock, never from Date().
 import Foundation
 import Testing
@@ -236,5 +237,47 @@ import Testing
             again.json["achievements_unlocked"] as? NSArray == first.json["achievements_unlocked"] as? NSArray,
             "the same achievements_unlocked as the purchase answered")
         #expect(try rewards(ann, "every_pet") == "1 100")
+    }
+
+    /// A gift of the last pet: accepting it unlocks every_pet for the receiver, in the answer (her
+    /// acting device hears no event of it) with the balance counting the reward; accepting again
+    /// answers the first body byte for byte. A coin gift unlocks nothing: [], again too.
+    @Test(arguments: Transport.allCases)
+    func acceptingTheLastPetAsAGiftAgainAnswersTheFirstAnswer(transport: Transport) throws {
+        let client = transport.client
+        let ann = try client.register("giftpets"), bob = try client.register("petgiver")
+        try befriend(client, ann, bob)
+        for account in [ann, bob] {
+            try TestEnvironment.owner().execute("select app.grant_coins($1::uuid, 100000, 'test')", [account.id])
+        }
+        let missing =
+            try TestEnvironment.scalar(
+                "select string_agg(i.id::text, ' ' order by i.price desc, i.id desc) from app.shop_items i where i.kind = 'pet' "
+                    + "and i.active and not exists (select from app.user_items ui where ui.user_id = $1::uuid and ui.item_id = i.id)",
+                [ann.id]) ?? ""
+        let pets = missing.split(separator: " ").map(String.init)
+        try #require(!pets.isEmpty)
+        for pet in pets.dropLast() {
+            #expect(try client.send("POST", "/shop/purchases", token: ann.token, json: #"{"item_id":"\#(pet)"}"#).status == 201)
+        }
+        let sent = try client.send("POST", "/gifts", token: bob.token, json: #"{"to":"\#(ann.id)","item_id":"\#(pets[pets.count - 1])"}"#)
+        #expect(sent.status == 201, "\(sent.text)")
+        let coins = try client.send("POST", "/gifts", token: bob.token, json: #"{"to":"\#(ann.id)","coins":5}"#)
+        #expect(coins.status == 201, "\(coins.text)")
+        let petGift = (sent.json["gift"] as? [String: Any])?["id"] as? String ?? ""
+        let coinGift = (coins.json["gift"] as? [String: Any])?["id"] as? String ?? ""
+        let before = try Int(TestEnvironment.scalar("select balance from app.users where id = $1::uuid", [ann.id]) ?? "") ?? -1
+
+        let first = try client.send("POST", "/gifts/\(petGift)/accept", token: ann.token)
+        #expect(first.status == 200 && codes(first) == ["every_pet"], "\(first.text)")
+        #expect(first.json["balance"] as? Int == before + 100, "the balance counts every_pet's reward")
+        let again = try client.send("POST", "/gifts/\(petGift)/accept", token: ann.token)
+        #expect(again.status == 200 && again.text == first.text, "accepting again: the first answer, every_pet included")
+        #expect(try rewards(ann, "every_pet") == "1 100")
+
+        let coinFirst = try client.send("POST", "/gifts/\(coinGift)/accept", token: ann.token)
+        #expect(coinFirst.status == 200 && codes(coinFirst) == [], "\(coinFirst.text)")
+        let coinAgain = try client.send("POST", "/gifts/\(coinGift)/accept", token: ann.token)
+        #expect(coinAgain.status == 200 && coinAgain.text == coinFirst.text)
     }
 }

@@ -29,12 +29,13 @@ end
 $$;
 
 -- The reply of a write, with `achievements_unlocked`: the Achievements the write named
--- `unlocked_by` ('session:<id>', 'item:<id>', 'friendship:<id>') unlocked for `user_id`, in
--- catalogue order, [] when none. The first time, those are the ones this transaction granted
--- the caller (app.grant_achievement notes them): they are marked unlocked_by the write (their
--- rows, so it outlives the transaction), and a `balance` in the body is read again so it counts
--- the reward. A repeat of the write (a finish of an ended session, the same offline session
--- again, an owned item bought again, an accepted request accepted again) calls this too and
+-- `unlocked_by` ('session:<id>', 'item:<id>', 'friendship:<id>', 'gift:<id>') unlocked for
+-- `user_id`, in catalogue order, [] when none. The first time, those are the ones this
+-- transaction granted the caller (app.grant_achievement notes them): they are marked
+-- unlocked_by the write (their rows, so it outlives the transaction), and a `balance` in the
+-- body is read again so it counts the reward. A repeat of the write (a finish of an ended
+-- session, the same offline session again, an owned item bought again, an accepted request or
+-- gift accepted again) calls this too and
 -- grants nothing: it answers the same list from the marks, so the repeat carries what the first
 -- answer carried (2026-12-06). The note is emptied (a request answers once; others' grants reach
 -- them as events). Problems pass through unchanged.

@@ -185,12 +185,17 @@ comment on function api.gifts_create(text, jsonb, jsonb) is
     'seasonal item outside its window), 409 gift_item_owned, 429 gift_limit_reached, '
     '409 insufficient_funds; the receiver hears gift.received.';
 
--- POST /gifts/{id}/accept: 200 {gift, balance}. The receiver only (404 gift_not_found). A
--- pending coin gift credits the coins, an item gift grants the item, in one transaction with
--- the gift's end; an item the receiver owns by now ends the gift as refunded (the sender gets
--- the price back; 200, status refunded). Accepting again answers the same (one credit: a
--- double accept waits on the locks and finds it accepted). A gift past its expiry ends as
--- expired (refunded) and answers 409 gift_not_pending, as any other ended gift does.
+-- POST /gifts/{id}/accept: 200 {gift, balance, achievements_unlocked}. The receiver only (404
+-- gift_not_found). A pending coin gift credits the coins, an item gift grants the item, in one
+-- transaction with the gift's end; an item the receiver owns by now ends the gift as refunded
+-- (the sender gets the price back; 200, status refunded). achievements_unlocked: what the
+-- accept unlocked for the receiver (an item granted runs the item checks: the last pet
+-- completes every_pet), marked unlocked_by 'gift:<id>', and balance counts their rewards
+-- (api.with_achievements); the receiver's acting device hears no event of it, so the answer is
+-- how it learns. Accepting again answers the same, achievements_unlocked included (2026-12-06:
+-- the marks of the first accept; one credit: a double accept waits on the locks and finds it
+-- accepted). A gift past its expiry ends as expired (refunded) and answers 409
+-- gift_not_pending, as any other ended gift does.
 create function api.gifts_accept(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
@@ -213,14 +218,15 @@ begin
     elsif v_gift.status not in ('accepted', 'refunded') then
         perform api.fail(409, 'gift_not_pending', 'This gift has ended already.', jsonb_build_object('gift_status', v_gift.status));
     end if;
-    return api.ok(jsonb_build_object('gift', api.gift_json(v_gift, v_user_id),
-                                     'balance', (select u.balance from app.users u where u.id = v_user_id)));
+    return api.with_achievements(api.ok(jsonb_build_object('gift', api.gift_json(v_gift, v_user_id),
+                                                          'balance', (select u.balance from app.users u where u.id = v_user_id))),
+                                 v_user_id, 'gift:' || v_gift.id);
 end
 $$;
 grant execute on function api.gifts_accept(text, jsonb, jsonb) to focus_api;
 comment on function api.gifts_accept(text, jsonb, jsonb) is
-    'POST /gifts/{id}/accept: the receiver takes the coins or the item (an item owned by now: refunded to the sender); '
-    'again: the same; 409 gift_not_pending (declined, expired, cancelled); 404 gift_not_found.';
+    'POST /gifts/{id}/accept: the receiver takes the coins or the item (an item owned by now: refunded to the sender), '
+    'with achievements_unlocked (an item can complete every_pet); again: the same; 409 gift_not_pending (declined, expired, cancelled); 404 gift_not_found.';
 
 -- POST /gifts/{id}/decline: 200 {gift}. The receiver only (404 gift_not_found); the sender is
 -- refunded in the same transaction and hears gift.declined. Declining again answers the same;

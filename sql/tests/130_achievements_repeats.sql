@@ -1,11 +1,11 @@
 -- A repeated write answers what the first answered, achievements_unlocked included: each write
 -- whose answer carries the member (a live finish, an offline record, a batch item, a purchase,
--- an acceptance, asking back) is called twice, its first call unlocking an achievement, and the
+-- an acceptance, asking back, a gift's accept) is called twice, its first call unlocking an achievement, and the
 -- two answers are compared whole. A repeat grants and pays nothing; a write that unlocked
 -- nothing repeats []; what a write unlocked for someone else is not the caller's to repeat.
 begin;
-select plan(33);
-select test.new_user(name) from unnest(array['ann', 'bob', 'cat', 'dan', 'eve', 'fay', 'gus', 'hal', 'ivy']) as name;
+select plan(41);
+select test.new_user(name) from unnest(array['ann', 'bob', 'cat', 'dan', 'eve', 'fay', 'gus', 'hal', 'ivy', 'jay', 'kim']) as name;
 create function pg_temp.codes(body jsonb) returns text language sql as $$
     select coalesce(string_agg(a.value ->> 'code', ',' order by a.n), '')
     from jsonb_array_elements(body -> 'achievements_unlocked') with ordinality a (value, n)
@@ -152,9 +152,46 @@ select is(test.error_of($$ select api.friend_requests_create(test.token('gus'), 
           'PT409 already_friends', 'gus, whose request it was, asking hal is already_friends');
 select is(pg_temp.rewards('hal'), 'first_friend 10', 'paid once');
 
+-- A gift's accept: kim owns every pet but the cheapest, which jay gives her; accepting it
+-- unlocks every_pet (the receiver's acting device hears no event of it: the answer is how it
+-- learns), and accepting again answers the same body.
+select api.friend_requests_create(test.token('jay'), '{}', '{"email": "kim@example.com"}');
+select api.friend_requests_create(test.token('kim'), '{}', '{"email": "jay@example.com"}');
+select app.grant_coins(test.uid(name), 100000, 'test') from unnest(array['jay', 'kim']) as name;
+create temporary table kim_pet on commit drop as
+select i.id from app.shop_items i
+where i.kind = 'pet' and i.active and not exists (select from app.user_items ui where ui.user_id = test.uid('kim') and ui.item_id = i.id)
+order by i.price, i.id limit 1;
+select api.shop_purchases_create(test.token('kim'), '{}', jsonb_build_object('item_id', i.id))
+from app.shop_items i
+where i.kind = 'pet' and i.active and i.id <> (select id from kim_pet)
+  and not exists (select from app.user_items ui where ui.user_id = test.uid('kim') and ui.item_id = i.id);
+create temporary table kim_gifts on commit drop as
+select ((api.gifts_create(test.token('jay'), '{}', jsonb_build_object('to', test.uid('kim'), 'item_id', id))).body -> 'gift' ->> 'id')::uuid as pet,
+       ((api.gifts_create(test.token('jay'), '{}', jsonb_build_object('to', test.uid('kim'), 'coins', 5))).body -> 'gift' ->> 'id')::uuid as coins
+from kim_pet;
+create temporary table kim_before on commit drop as select u.balance from app.users u where u.id = test.uid('kim');
+insert into answers select 'gift accept', api.gifts_accept(test.token('kim'), jsonb_build_object('id', pet), '{}') from kim_gifts;
+insert into answers select 'gift accept again', api.gifts_accept(test.token('kim'), jsonb_build_object('id', pet), '{}') from kim_gifts;
+select is(pg_temp.codes((select (reply).body from answers where name = 'gift accept')) || ' ' || ((select (reply).body -> 'gift' ->> 'status' from answers where name = 'gift accept')),
+          'every_pet accepted', 'kim accepts the last pet as a gift: every_pet in the answer');
+select is(((select (reply).body ->> 'balance' from answers where name = 'gift accept'))::integer,
+          (select balance + 100 from kim_before), '... and the balance counts its reward (100)');
+select is(((select (reply).body ->> 'balance' from answers where name = 'gift accept'))::integer,
+          (select u.balance from app.users u where u.id = test.uid('kim')), '... the balance she has');
+select is((select (reply).body::text from answers where name = 'gift accept again'), (select (reply).body::text from answers where name = 'gift accept'),
+          'accepting again answers the first answer''s body, achievements_unlocked included');
+select is((select unlocked_by from app.user_achievements where user_id = test.uid('kim') and achievement_code = 'every_pet'),
+          'gift:' || (select pet from kim_gifts), 'the unlock names the gift');
+select is(pg_temp.rewards('kim'), 'first_friend 10, every_pet 100', 'paid once');
+select is((select (api.gifts_accept(test.token('kim'), jsonb_build_object('id', coins), '{}')).body -> 'achievements_unlocked' from kim_gifts),
+          '[]'::jsonb, 'a coin gift unlocks nothing: []');
+select is((select (api.gifts_accept(test.token('kim'), jsonb_build_object('id', coins), '{}')).body -> 'achievements_unlocked' from kim_gifts),
+          '[]'::jsonb, '... and accepting it again answers [] as well');
+
 -- The mark holds what it names.
 select throws_ok($$ update app.user_achievements set unlocked_by = 'room:' || gen_random_uuid() where user_id = test.uid('ann') $$,
-                 '23514', null, 'unlocked_by names a session, an item or a friendship');
+                 '23514', null, 'unlocked_by names a session, an item, a friendship or a gift');
 
 select * from finish();
 rollback;

@@ -1,7 +1,8 @@
 // GiftCommands: gifts between friends. `focus gift send FRIEND COINS` sends coins, `focus gift
 // send FRIEND ITEM` buys a shop item for the friend (both paid at once and refunded if the gift
 // is declined or expires); `focus gift` lists what waits for you and what you sent; `focus gift
-// accept|decline [ID]` answers one (no id: the only one waiting).
+// accept|decline [ID]` answers one (no id: the only one waiting); an accept prints what it
+// unlocked, as the other writes do.
 
 import FocusIslandClient
 import Foundation
@@ -55,7 +56,7 @@ enum GiftCommands {
                 accepted.gift.status == .refunded
                 ? "You own \(accepted.gift.item?.name ?? "it") already: \(accepted.gift.from.displayName) got the coins back."
                 : "Accepted \(what(accepted.gift)) from \(accepted.gift.from.displayName). Balance: \(accepted.balance) coins."
-            context.output.result(accepted, text)
+            context.output.result(accepted, text + AchievementCommands.unlocked(accepted.achievementsUnlocked))
         } else {
             let declined = try await client.giftsDecline(id: id)
             context.output.result(

@@ -5010,17 +5010,21 @@ public struct GiftSent: Codable, Sendable, Equatable {
 
 public struct GiftAccepted: Codable, Sendable, Equatable {
     public var gift: Gift
-    /// The receiver's balance.
+    /// The receiver's balance (the reward of what the accept unlocked included).
     public var balance: Int
+    /// The achievements this accept unlocked for the receiver (catalogue order; [] when none): an item can complete every_pet. Accepting again answers the same list, as its first answer did (2026-12-06); absent only from an Idempotency-Key answer stored before the member existed.
+    public var achievementsUnlocked: [Achievement]?
 
-    public init(gift: Gift, balance: Int) {
+    public init(gift: Gift, balance: Int, achievementsUnlocked: [Achievement]? = nil) {
         self.gift = gift
         self.balance = balance
+        self.achievementsUnlocked = achievementsUnlocked
     }
 
     enum CodingKeys: String, CodingKey {
         case gift = "gift"
         case balance = "balance"
+        case achievementsUnlocked = "achievements_unlocked"
     }
 }
 
