@@ -2197,7 +2197,9 @@ CREATE FUNCTION api.job_claim(job text) RETURNS integer
     AS $$
     update app.scheduled_jobs j
     set next_run_at = now() + j.every
-    where j.name = job_claim.job and j.next_run_at <= now()
+    where j.name = (select d.name from app.scheduled_jobs d
+                    where d.name = job_claim.job and d.next_run_at <= now()
+                    for no key update skip locked)
     returning ceil(extract(epoch from j.budget) * 1000)::integer
 $$;
 ALTER FUNCTION api.job_claim(job text) OWNER TO focus_owner;

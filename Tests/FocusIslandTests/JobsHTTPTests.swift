@@ -3,10 +3,12 @@
 // pass still settle a room whose members vanished and expire a gift past its expiry. The prune
 // is made slow by a lock on a table it prunes, held by a second session for the whole pass (as
 // a DBA's long transaction, or a prune grown past its budget, would hold it up); its budget is
-// made short. Serialized: it changes the shared rows of app.scheduled_jobs and puts them back.
-import FocusIsland
+// made short. A backlog is pruned in batches within one run; a run stops when a fifth of its
+// budget is left. Serialized: it changes the shared rows of app.scheduled_jobs and puts them back.
 import Foundation
 import Testing
+
+@testable import FocusIsland
 
 @Suite(.serialized) struct JobsHTTPTests {
     /// Makes `a` and `b` friends: b asks, a accepts.
@@ -104,5 +106,32 @@ import Testing
         #expect(
             try TestEnvironment.scalar("select balance::text from app.users where id = $1::uuid", [gift.sender.id]) == gift.balance,
             "... and its sender got the coins back")
+    }
+
+    /// A backlog of 2500 Idempotency-Keys past their retention: the prune deletes them in steps
+    /// of 1000, each committed on its own, in one run within its budget.
+    @Test func thePruneDeletesABacklogInBatches() throws {
+        let owner = try TestEnvironment.owner()
+        let scope = "jobs-test-" + UUID().uuidString
+        _ = try owner.execute(
+            "insert into app.idempotency_keys (scope, key, route, request_digest, created_at) "
+                + "select $1, 'k' || i, 'POST /gifts', '\\x00', now() - interval '2 days' from generate_series(1, 2500) i", [scope])
+        _ = try owner.execute("update app.scheduled_jobs set next_run_at = now() where name = 'prune'")
+        let runner = JobRunner(conninfo: try TestEnvironment.listenURL(), logger: Logger(format: .off))
+        let outcomes = try runner.runDue(on: PGConnection(conninfo: TestEnvironment.listenURL(), namedStatements: false))
+        if let prune = outcomes.first(where: { $0.job == "prune" }) {
+            #expect(prune.error == nil && !prune.unfinished)
+        }
+        #expect(try TestEnvironment.scalar("select count(*) from app.idempotency_keys where scope = $1", [scope]) == "0")
+        #expect(try TestEnvironment.scalar("select failing::text from report.scheduled_job_status where job = 'prune'") == "false")
+    }
+
+    /// A run goes on while a fifth of its budget is left, and stops below that (to come again
+    /// in a minute) rather than start a step the budget would likely cancel.
+    @Test func aRunStopsWhenAFifthOfItsBudgetIsLeft() {
+        #expect(JobRunner.startsAnotherStep(left: 30_000, budget: 30_000))
+        #expect(JobRunner.startsAnotherStep(left: 6_000, budget: 30_000))
+        #expect(!JobRunner.startsAnotherStep(left: 5_999, budget: 30_000))
+        #expect(!JobRunner.startsAnotherStep(left: 0, budget: 30_000))
     }
 }

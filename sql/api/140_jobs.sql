@@ -35,17 +35,21 @@ comment on function api.jobs_due() is
     'budget first, with budget_ms (the statement_timeout of their run).';
 
 -- Claims the next run of `job` if it is due: its next_run_at moves `every` later at once, in the
--- caller's (autocommitted) statement, before any of the run's work. A second claim racing it
--- waits for the row, finds it no longer due and answers null, so each run happens once across
--- servers; a run that then fails, is cancelled or loses its server is not tried again before
--- its next run. Returns the budget in milliseconds, null when the job is not due.
+-- caller's (autocommitted) statement, before any of the run's work. The row is taken with SKIP
+-- LOCKED: a second claim racing it, or one meeting a DBA's api.jobs_run that holds the row,
+-- answers null at once instead of waiting, so each run happens once across servers and no
+-- runner waits for another; a run that then fails, is cancelled or loses its server is not
+-- tried again before its next run. Returns the budget in milliseconds, null when the job is
+-- not due or taken.
 create function api.job_claim(job text)
 returns integer
 language sql volatile security definer set search_path = public, pg_temp
 as $$
     update app.scheduled_jobs j
     set next_run_at = now() + j.every
-    where j.name = job_claim.job and j.next_run_at <= now()
+    where j.name = (select d.name from app.scheduled_jobs d
+                    where d.name = job_claim.job and d.next_run_at <= now()
+                    for no key update skip locked)
     returning ceil(extract(epoch from j.budget) * 1000)::integer
 $$;
 grant execute on function api.job_claim(text) to focus_api;

@@ -33,6 +33,13 @@ public final class JobRunner: Sendable {
         public let unfinished: Bool
     }
 
+    /// Whether a run whose last step said there is more starts another: at least a fifth of its
+    /// budget (`left` and `budget` in the same unit) is left. Below that it stops with the work
+    /// resumed a minute later, rather than start a step its budget would likely cancel.
+    static func startsAnotherStep(left: UInt64, budget: UInt64) -> Bool {
+        left * UInt64(reserve) >= budget
+    }
+
     private let conninfo: String
     private let logger: Logger
     private let stopping = Atomic<Bool>(false)
@@ -99,7 +106,14 @@ public final class JobRunner: Sendable {
         var outcomes: [Outcome] = []
         for row in due {
             guard !isStopping, let job = row.first ?? nil else { continue }
-            if let outcome = try run(job, on: connection) { outcomes.append(outcome) }
+            do throws(DatabaseError) {
+                if let outcome = try run(job, on: connection) { outcomes.append(outcome) }
+            } catch {
+                // A claim or a record that failed (a lock past focus_api's statement_timeout):
+                // the job waits for its next run, the others still run; a lost connection ends the pass.
+                if error.sqlState.hasPrefix("08") || !connection.isUsable { throw error }
+                logger.error("jobs: \(job): \(error.message)")
+            }
         }
         return outcomes
     }
@@ -117,7 +131,7 @@ public final class JobRunner: Sendable {
         while error == nil {
             // Microseconds left of the budget.
             let left = budget * 1000 - min(monotonicMicroseconds() - started, budget * 1000)
-            if steps > 0 && (left * UInt64(Self.reserve) < budget * 1000 || isStopping) {
+            if steps > 0 && (!Self.startsAnotherStep(left: left, budget: budget * 1000) || isStopping) {
                 unfinished = true
                 break
             }
