@@ -1,7 +1,7 @@
 // Application: the one place the server is put together. From a Configuration it builds the
 // pools (the primary and, with READ_DATABASE_URL, a replica's), the route table and pipeline,
-// the shared cache, the waiting clients and their listener, the HTTP server and, with
-// METRICS_PORT, the metrics server; `start` and `stop` run them in order.
+// the shared cache, the waiting clients and their listener, the scheduled jobs' runner, the
+// HTTP server and, with METRICS_PORT, the metrics server; `start` and `stop` run them in order.
 // `focus-island serve`, the tests' server (Tests/FocusIslandTests/TestEnvironment.swift) and
 // the client journeys' server (Tests/ClientJourneyTests/JourneyServer.swift) all build this,
 // so a test runs what production runs; they differ only in their Configuration.
