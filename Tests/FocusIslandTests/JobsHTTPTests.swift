@@ -1,7 +1,7 @@
 // The scheduled jobs as the server runs them (Live/JobRunner.swift over sql/api/140_jobs.sql):
 // a prune that outruns its budget is cancelled and recorded, and the jobs after it in the same
 // pass still settle a room whose members vanished and expire a gift past its expiry. The prune
-// is made slow by a lock on a table it prunes, held by a second session for the whole pass (as
+// is made slow by a lock on a table it prunes, held by a second connection for the whole pass (as
 // a DBA's long transaction, or a prune grown past its budget, would hold it up); its budget is
 // made short. A backlog is pruned in batches within one run; a run stops when a fifth of its
 // budget is left. Serialized: it changes the shared rows of app.scheduled_jobs and puts them back.
@@ -73,7 +73,7 @@ import Testing
         }
         _ = try owner.execute(
             "update app.scheduled_jobs set budget = interval '200 milliseconds', last_error = null, failures = 0 where name = 'prune'")
-        // The fault: a second session holds a lock the prune's delete waits for.
+        // The fault: a second connection holds a lock the prune's delete waits for.
         let holder = try TestEnvironment.owner()
         try holder.execute("begin; lock table app.account_deletion_requests in share mode")
         _ = try owner.execute(

@@ -1,7 +1,7 @@
 // JobRunner: the scheduled jobs of app.scheduled_jobs (room settlement, gift expiry, the shop's
 // windows, the prune), on a thread and a connection of their own (LISTEN_DATABASE_URL: straight
 // to PostgreSQL, beside the listener's), so a job that runs for its whole budget never holds up
-// the listener's rings. Once a minute, and when it connects, it asks which jobs are due
+// the listener's rings. Once a minute (the first time as it starts) it asks which jobs are due
 // (api.jobs_due) and runs each on its own (sql/api/140_jobs.sql, docs/operations.md
 // "Scheduled jobs"):
 //   - claims it (api.job_claim, autocommitted: its next run moves `every` later, so one server
@@ -74,18 +74,18 @@ public final class JobRunner: Sendable {
                 continue
             }
             do throws(DatabaseError) {
-                let session: PGConnection
+                let open: PGConnection
                 if let connection {
-                    session = connection
+                    open = connection
                 } else {
-                    session = try PGConnection(conninfo: conninfo, namedStatements: false)
-                    connection = session
+                    open = try PGConnection(conninfo: conninfo, namedStatements: false)
+                    connection = open
                 }
                 backoff = 100_000
                 ran = now
-                _ = try runDue(on: session)
-                if !session.isUsable {
-                    session.close()
+                _ = try runDue(on: open)
+                if !open.isUsable {
+                    open.close()
                     connection = nil
                 }
             } catch {
