@@ -2204,28 +2204,103 @@ begin
 end
 $$;
 ALTER FUNCTION api.item_json(item app.shop_items) OWNER TO focus_owner;
+CREATE FUNCTION api.job_claim(job text) RETURNS integer
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    update app.scheduled_jobs j
+    set next_run_at = now() + j.every
+    where j.name = (select d.name from app.scheduled_jobs d
+                    where d.name = job_claim.job and d.next_run_at <= now()
+                    for no key update skip locked)
+    returning ceil(extract(epoch from j.budget) * 1000)::integer
+$$;
+ALTER FUNCTION api.job_claim(job text) OWNER TO focus_owner;
+CREATE FUNCTION api.job_finished(job text, result integer, error text, unfinished boolean DEFAULT false) RETURNS integer
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    update app.scheduled_jobs j
+    set last_run_at = now(),
+        last_result = job_finished.result,
+        last_error = left(job_finished.error, 1000),
+        last_failed_at = case when job_finished.error is null then j.last_failed_at else now() end,
+        failures = case when job_finished.error is null then 0 else j.failures + 1 end,
+        next_run_at = case when job_finished.error is null and job_finished.unfinished
+                           then least(j.next_run_at, now() + interval '1 minute') else j.next_run_at end
+    where j.name = job_finished.job
+    returning j.failures
+$$;
+ALTER FUNCTION api.job_finished(job text, result integer, error text, unfinished boolean) OWNER TO focus_owner;
+CREATE FUNCTION api.job_step(job text) RETURNS TABLE(result integer, more boolean)
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    c_batch constant integer := 1000;
+    v_keys integer;
+    v_personal integer;
+    v_events integer;
+    v_gifts integer;
+begin
+    case job
+    when 'settle_rooms' then
+        return query select api.rooms_settle(), false;
+    when 'shop_windows' then
+        return query select api.shop_windows_pass(), false;
+    when 'expire_gifts' then
+        v_gifts := api.gifts_expire();
+        return query select v_gifts, v_gifts >= c_batch;
+    when 'prune' then
+        v_keys := app.prune_idempotency_keys(c_batch);
+        v_personal := app.prune_personal_data(c_batch);
+        v_events := app.prune_events(c_batch);
+        -- Seven tables share v_personal: a step that deleted a batch's worth of them looks again.
+        return query select v_events, v_keys >= c_batch or v_personal >= c_batch or v_events >= c_batch;
+    else
+        raise exception 'no scheduled job %', job using errcode = 'invalid_parameter_value';
+    end case;
+end
+$$;
+ALTER FUNCTION api.job_step(job text) OWNER TO focus_owner;
+CREATE FUNCTION api.jobs_due() RETURNS TABLE(job text, budget_ms integer)
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    return query
+    select j.name, ceil(extract(epoch from j.budget) * 1000)::integer
+    from app.scheduled_jobs j
+    where j.next_run_at <= now()
+    order by j.budget, j.name;
+end
+$$;
+ALTER FUNCTION api.jobs_due() OWNER TO focus_owner;
 CREATE FUNCTION api.jobs_run() RETURNS integer
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
 declare
-    v_job app.scheduled_jobs;
-    v_result integer;
+    v_job text;
+    v_step record;
+    v_total integer;
     v_count integer := 0;
 begin
-    for v_job in select * from app.scheduled_jobs j where j.next_run_at <= now() order by j.name for update skip locked loop
+    for v_job in
+        select j.name from app.scheduled_jobs j where j.next_run_at <= now() order by j.budget, j.name
+        for update skip locked
+    loop
+        perform api.job_claim(v_job);
+        v_total := 0;
         begin
-            v_result := case v_job.name when 'settle_rooms' then api.rooms_settle()
-                                        when 'prune' then api.events_prune()
-                                        when 'shop_windows' then api.shop_windows_pass()
-                                        when 'expire_gifts' then api.gifts_expire() end;
-            update app.scheduled_jobs j
-            set last_run_at = now(), next_run_at = now() + j.every, last_result = v_result, last_error = null
-            where j.name = v_job.name;
+            loop
+                select * into v_step from api.job_step(v_job);
+                v_total := v_total + coalesce(v_step.result, 0);
+                exit when not v_step.more;
+            end loop;
+            perform api.job_finished(v_job, v_total, null);
         exception when others then
-            update app.scheduled_jobs j
-            set last_run_at = now(), next_run_at = now() + j.every, last_result = null, last_error = left(sqlerrm, 1000)
-            where j.name = v_job.name;
+            perform api.job_finished(v_job, null, sqlerrm);
         end;
         v_count := v_count + 1;
     end loop;
@@ -6411,6 +6486,13 @@ end
 $$;
 ALTER FUNCTION app.outgoing_mail_sent(id bigint) OWNER TO focus_owner;
 CREATE FUNCTION app.prune_events() RETURNS integer
+    LANGUAGE sql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select app.prune_events(null)
+$$;
+ALTER FUNCTION app.prune_events() OWNER TO focus_owner;
+CREATE FUNCTION app.prune_events(batch integer) RETURNS integer
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
     AS $$
@@ -6421,7 +6503,9 @@ begin
     perform set_config('focus.pruning_events', 'on', true);
     with gone as (
         delete from app.events e
-        where e.created_at < now() - (select s.retention from app.event_settings s)
+        where e.id in (select o.id from app.events o
+                       where o.created_at < now() - (select s.retention from app.event_settings s)
+                       order by o.created_at limit batch)
         returning e.id
     )
     select count(*)::integer, max(gone.id) into v_count, v_last from gone;
@@ -6432,19 +6516,35 @@ begin
     return v_count;
 end
 $$;
-ALTER FUNCTION app.prune_events() OWNER TO focus_owner;
+ALTER FUNCTION app.prune_events(batch integer) OWNER TO focus_owner;
 CREATE FUNCTION app.prune_idempotency_keys() RETURNS integer
+    LANGUAGE sql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select app.prune_idempotency_keys(null)
+$$;
+ALTER FUNCTION app.prune_idempotency_keys() OWNER TO focus_owner;
+CREATE FUNCTION app.prune_idempotency_keys(batch integer) RETURNS integer
     LANGUAGE sql
     SET search_path TO 'public', 'pg_temp'
     AS $$
     with gone as (
         delete from app.idempotency_keys k
-        where k.created_at < now() - (select s.retention from app.idempotency_settings s)
+        where k.ctid in (select o.ctid from app.idempotency_keys o
+                         where o.created_at < now() - (select s.retention from app.idempotency_settings s)
+                         limit batch)
         returning 1)
     select count(*)::integer from gone
 $$;
-ALTER FUNCTION app.prune_idempotency_keys() OWNER TO focus_owner;
+ALTER FUNCTION app.prune_idempotency_keys(batch integer) OWNER TO focus_owner;
 CREATE FUNCTION app.prune_personal_data() RETURNS integer
+    LANGUAGE sql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select app.prune_personal_data(null)
+$$;
+ALTER FUNCTION app.prune_personal_data() OWNER TO focus_owner;
+CREATE FUNCTION app.prune_personal_data(batch integer) RETURNS integer
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
     AS $$
@@ -6465,28 +6565,36 @@ declare
 begin
     select * into v_auth from app.auth_settings;
     delete from app.login_failures f
-    where f.failed_at < now() - greatest(v_failures_kept, v_auth.failed_login_window);
+    where f.ctid in (select o.ctid from app.login_failures o
+                     where o.failed_at < now() - greatest(v_failures_kept, v_auth.failed_login_window) limit batch);
     get diagnostics v_failures = row_count;
     delete from app.login_addresses a
-    where a.last_success_at < now() - greatest(v_addresses_kept, v_auth.known_address_ttl);
+    where a.ctid in (select o.ctid from app.login_addresses o
+                     where o.last_success_at < now() - greatest(v_addresses_kept, v_auth.known_address_ttl) limit batch);
     get diagnostics v_addresses = row_count;
-    delete from app.outgoing_mail m where m.created_at < now() - v_mail_kept;
+    delete from app.outgoing_mail m
+    where m.ctid in (select o.ctid from app.outgoing_mail o where o.created_at < now() - v_mail_kept limit batch);
     get diagnostics v_mail = row_count;
-    delete from app.password_reset_requests q where q.created_at < now() - v_auth.reset_code_ttl;
+    delete from app.password_reset_requests q
+    where q.ctid in (select o.ctid from app.password_reset_requests o where o.created_at < now() - v_auth.reset_code_ttl limit batch);
     get diagnostics v_requests = row_count;
-    delete from app.account_deletion_requests q where q.created_at < now() - v_auth.reset_code_ttl;
+    delete from app.account_deletion_requests q
+    where q.ctid in (select o.ctid from app.account_deletion_requests o where o.created_at < now() - v_auth.reset_code_ttl limit batch);
     get diagnostics v_deletion_requests = row_count;
-    delete from app.taken_email_answers a where a.answered_at < now() - v_auth.taken_answer_window;
+    delete from app.taken_email_answers a
+    where a.ctid in (select o.ctid from app.taken_email_answers o where o.answered_at < now() - v_auth.taken_answer_window limit batch);
     get diagnostics v_taken = row_count;
     -- Sign-up codes once no bound reads them: the address's and the email's mail counts and the
     -- code's own life.
     delete from app.signup_codes c
-    where c.created_at < now() - greatest(v_auth.taken_answer_window, v_auth.reset_mail_window, v_auth.reset_code_ttl);
+    where c.ctid in (select o.ctid from app.signup_codes o
+                     where o.created_at < now() - greatest(v_auth.taken_answer_window, v_auth.reset_mail_window, v_auth.reset_code_ttl)
+                     limit batch);
     get diagnostics v_signup_codes = row_count;
     return v_failures + v_addresses + v_mail + v_requests + v_deletion_requests + v_taken + v_signup_codes;
 end
 $$;
-ALTER FUNCTION app.prune_personal_data() OWNER TO focus_owner;
+ALTER FUNCTION app.prune_personal_data(batch integer) OWNER TO focus_owner;
 CREATE FUNCTION app.push_send_after(user_id uuid, at timestamp with time zone) RETURNS timestamp with time zone
     LANGUAGE plpgsql STABLE
     SET search_path TO 'public', 'pg_temp'
@@ -7766,7 +7874,14 @@ CREATE TABLE app.scheduled_jobs (
     last_run_at timestamp with time zone,
     last_result integer,
     last_error text,
+    budget interval DEFAULT '00:00:10'::interval NOT NULL,
+    last_failed_at timestamp with time zone,
+    failures integer DEFAULT 0 NOT NULL,
+    CONSTRAINT scheduled_jobs_budget_below_every CHECK ((budget < every)),
+    CONSTRAINT scheduled_jobs_budget_check CHECK (((budget >= '00:00:00.001'::interval) AND (budget <= '00:05:00'::interval))),
     CONSTRAINT scheduled_jobs_every_check CHECK ((every >= '00:01:00'::interval)),
+    CONSTRAINT scheduled_jobs_failure_when CHECK (((failures = 0) OR (last_failed_at IS NOT NULL))),
+    CONSTRAINT scheduled_jobs_failures_check CHECK ((failures >= 0)),
     CONSTRAINT scheduled_jobs_last_error_check CHECK ((length(last_error) <= 1000)),
     CONSTRAINT scheduled_jobs_name_check CHECK ((name = ANY (ARRAY['settle_rooms'::text, 'prune'::text, 'expire_gifts'::text, 'shop_windows'::text])))
 );
@@ -8083,10 +8198,14 @@ ALTER TABLE report.sales_per_item OWNER TO focus_owner;
 CREATE VIEW report.scheduled_job_status AS
  SELECT j.name AS job,
     j.every,
+    j.budget,
     j.last_run_at,
     j.next_run_at,
+    j.last_result,
     (j.last_error IS NOT NULL) AS failing,
     j.last_error,
+    j.last_failed_at,
+    j.failures AS consecutive_failures,
     (GREATEST(EXTRACT(epoch FROM (now() - j.next_run_at)), (0)::numeric))::double precision AS overdue_seconds,
     (COALESCE(EXTRACT(epoch FROM (now() - j.last_run_at)), ('-1'::integer)::numeric))::double precision AS seconds_since_last_run
    FROM app.scheduled_jobs j;
@@ -8747,6 +8866,14 @@ REVOKE ALL ON FUNCTION api.is_uuid(value text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.iso(value timestamp with time zone) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.issue_token(user_id uuid, params jsonb) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.item_json(item app.shop_items) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.job_claim(job text) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.job_claim(job text) TO focus_api;
+REVOKE ALL ON FUNCTION api.job_finished(job text, result integer, error text, unfinished boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.job_finished(job text, result integer, error text, unfinished boolean) TO focus_api;
+REVOKE ALL ON FUNCTION api.job_step(job text) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.job_step(job text) TO focus_api;
+REVOKE ALL ON FUNCTION api.jobs_due() FROM PUBLIC;
+GRANT ALL ON FUNCTION api.jobs_due() TO focus_api;
 REVOKE ALL ON FUNCTION api.jobs_run() FROM PUBLIC;
 GRANT ALL ON FUNCTION api.jobs_run() TO focus_api;
 REVOKE ALL ON FUNCTION api.json_field(body jsonb, field text, json_type text, required boolean, expected text) FROM PUBLIC;
@@ -9013,8 +9140,11 @@ REVOKE ALL ON FUNCTION app.outgoing_mail_failed(id bigint, permanent boolean, er
 REVOKE ALL ON FUNCTION app.outgoing_mail_release(id bigint, error text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.outgoing_mail_sent(id bigint) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.prune_events() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.prune_events(batch integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.prune_idempotency_keys() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.prune_idempotency_keys(batch integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.prune_personal_data() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.prune_personal_data(batch integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.push_send_after(user_id uuid, at timestamp with time zone) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.push_tokens_revoked() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.push_types_rebind() FROM PUBLIC;

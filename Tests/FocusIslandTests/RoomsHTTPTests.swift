@@ -224,7 +224,7 @@ import Testing
                 + "from app.rooms where id = $1::uuid", [id])
         try rewind(id, by: Int(back ?? "") ?? 0)
         _ = try TestEnvironment.owner().execute("update app.scheduled_jobs set next_run_at = now() where name = 'settle_rooms'", [])
-        _ = try TestEnvironment.scalar("select api.jobs_run()")  // the listener may have run it first: the room tells
+        _ = try TestEnvironment.scalar("select api.jobs_run()")  // the server's job runner may have run it first: the room tells
         let settled = room(try client.send("GET", "/rooms/\(id)", token: friends[0].token))
         #expect(settled["status"] as? String == "failed" && settled["ended_at"] is String)
         let outcomes = (settled["members"] as? [[String: Any]] ?? []).map { $0["outcome"] as? String }

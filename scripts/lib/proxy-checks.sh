@@ -353,10 +353,10 @@ $(cat "$work/haproxy.pem")
     scraped() { curl -s --max-time 5 "http://127.0.0.1:$exporter_port/metrics" >"$scrape" && grep -q '^pg_up ' "$scrape"; }
     poll 10000 scraped || true
     families=$(sed -n 's/^\(focus_[a-z_]*\){.*/\1/p' "$scrape" | sort -u | wc -l)
-    # 3 of the outboxes, 3 of the jobs, 3 of replication, 4 of the archiver; the
+    # 3 of the outboxes, 4 of the jobs, 3 of replication, 4 of the archiver; the
     # focus_replication_standby_* ones only where a standby streams.
     if grep -q '^pg_up 1$' "$scrape" && grep -q '^pg_exporter_last_scrape_error 0$' "$scrape" &&
-        grep -q '^pg_exporter_user_queries_load_error{.*} 0$' "$scrape" && [ "$families" = 13 ]; then
+        grep -q '^pg_exporter_user_queries_load_error{.*} 0$' "$scrape" && [ "$families" = 14 ]; then
         check "deploy/prometheus/postgres-exporter.yml as focus_monitor: $families focus_ metrics, no query error" ok
     else
         check "the exporter's queries: $families focus_ metrics; $(grep -e '^pg_up' -e '^pg_exporter_.*_error' "$scrape" | tr '\n' ' ')" FAILED

@@ -186,7 +186,7 @@ comment on function api.shop_items_sync(text, jsonb, jsonb) is
     'POST /sync/shop-items: items in the shop now that the phone lacks, the phone''s ids no longer in it, every sale '
     'running now (the price paid until ends_at), and changes_at: the next window start or end.';
 
--- The scheduled job shop_windows (api.jobs_run, every minute): once the clock has passed a
+-- The scheduled job shop_windows (sql/api/140_jobs.sql, every minute): once the clock has passed a
 -- seasonal window's or a sale's start or end since the catalog's version last moved, moves it
 -- and announces catalog.changed, so every server's cache empties and phones refetch. Returns 1
 -- when it moved the version, else 0.

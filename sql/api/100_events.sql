@@ -168,9 +168,10 @@ comment on function api.events_ring(bigint) is
     'for a broadcast) with events after `after` that have become readable, `through` (the next call''s `after`) '
     'and `held` (committed events still wait for an older writer).';
 
--- Pruning for the server's listener (hourly): deletes events older than the retention,
+-- Every prune at once, in one transaction, for a DBA: deletes events older than the retention,
 -- Idempotency-Keys past theirs (app.prune_idempotency_keys), and sign-in failures, sign-in
--- addresses and mail past theirs (app.prune_personal_data); returns the events deleted.
+-- addresses and mail past theirs (app.prune_personal_data); returns the events deleted. The
+-- server prunes in batches instead (the prune job, sql/api/140_jobs.sql).
 create function api.events_prune()
 returns integer
 language sql volatile security definer set search_path = public, pg_temp
@@ -181,5 +182,5 @@ as $$
 $$;
 grant execute on function api.events_prune() to focus_api;
 comment on function api.events_prune() is
-    'Not an endpoint: the server calls it hourly; app.prune_events deletes events past the retention, '
+    'Not an endpoint: for a DBA (the server''s prune job deletes in batches: api.job_step); app.prune_events deletes events past the retention, '
     'app.prune_idempotency_keys Idempotency-Keys past theirs, app.prune_personal_data sign-in records and mail past theirs.';

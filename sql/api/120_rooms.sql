@@ -413,7 +413,7 @@ grant execute on function api.rooms_list(text, jsonb, jsonb) to focus_api;
 comment on function api.rooms_list(text, jsonb, jsonb) is
     'GET /rooms: the caller''s rooms, newest first (at most 100), with members and outcomes.';
 
--- Settlement (the scheduled job settle_rooms, api.jobs_run): a joined member of a running or
+-- Settlement (the scheduled job settle_rooms, sql/api/140_jobs.sql): a joined member of a running or
 -- failed room whose session has not ended by the plan's end plus room_settings.grace vanished:
 -- their session is finished as a late POST /focus-sessions/{id}/finish would finish it
 -- (minutes up to the plan, the ordinary coins), under their user's lock, and the outcome
@@ -461,41 +461,3 @@ begin
     return v_count + v_cancelled;
 end
 $$;
-
--- The scheduler: runs each job of app.scheduled_jobs that is due (next_run_at <= now()), takes
--- its row with SKIP LOCKED so servers calling at once run it once, and sets its next run
--- `every` later. A job that fails is recorded (last_error) and tried again at its next run; the
--- others still run. Called by the server's listener once a minute; returns how many ran.
-create function api.jobs_run()
-returns integer
-language plpgsql volatile security definer set search_path = public, pg_temp
-as $$
-declare
-    v_job app.scheduled_jobs;
-    v_result integer;
-    v_count integer := 0;
-begin
-    for v_job in select * from app.scheduled_jobs j where j.next_run_at <= now() order by j.name for update skip locked loop
-        begin
-            v_result := case v_job.name when 'settle_rooms' then api.rooms_settle()
-                                        when 'prune' then api.events_prune()
-                                        when 'shop_windows' then api.shop_windows_pass()
-                                        when 'expire_gifts' then api.gifts_expire() end;
-            update app.scheduled_jobs j
-            set last_run_at = now(), next_run_at = now() + j.every, last_result = v_result, last_error = null
-            where j.name = v_job.name;
-        exception when others then
-            update app.scheduled_jobs j
-            set last_run_at = now(), next_run_at = now() + j.every, last_result = null, last_error = left(sqlerrm, 1000)
-            where j.name = v_job.name;
-        end;
-        v_count := v_count + 1;
-    end loop;
-    return v_count;
-end
-$$;
-grant execute on function api.jobs_run() to focus_api;
-comment on function api.jobs_run() is
-    'Not an endpoint: the server''s listener calls it once a minute; runs the due jobs of app.scheduled_jobs '
-    '(settle_rooms: api.rooms_settle; prune: api.events_prune; shop_windows: api.shop_windows_pass; '
-    'expire_gifts: api.gifts_expire) once each across servers.';

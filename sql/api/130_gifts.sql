@@ -327,7 +327,7 @@ comment on function api.gifts_sent_list(text, jsonb, jsonb) is
     'GET /gifts/sent: the gifts the caller sent and how each ended, newest first, paged (limit 1 to 200, 50 by '
     'default; cursor, next_cursor; 400 invalid_cursor).';
 
--- Expiry (the scheduled job expire_gifts, api.jobs_run): each pending gift past expires_at
+-- Expiry (the scheduled job expire_gifts, sql/api/140_jobs.sql): each pending gift past expires_at
 -- (oldest first, at most 1000 a run) ends as expired and refunds its sender, so an accept or
 -- decline racing it finds it expired (409) or ended it first. Locks in the one order (docs/gifts.md
 -- "Lock order"): every sender's and receiver's row of the run at once, in id order, then the

@@ -100,9 +100,11 @@ begin
 end
 $$;
 
--- Deletes events older than the retention and returns how many. Run hourly by the server
--- (api.events_prune, from its listener) or by a DBA: `select app.prune_events();`.
-create or replace function app.prune_events()
+-- Deletes events older than the retention, at most `batch` of them (the oldest first; null:
+-- all), and returns how many, raising pruned_through to the highest id deleted. The prune job
+-- (api.job_step) deletes in batches, each step a transaction of its own, so no delete holds
+-- its locks for long; a DBA may run either form any time: `select app.prune_events();`.
+create or replace function app.prune_events(batch integer)
 returns integer
 language plpgsql
 set search_path = public, pg_temp
@@ -114,7 +116,9 @@ begin
     perform set_config('focus.pruning_events', 'on', true);
     with gone as (
         delete from app.events e
-        where e.created_at < now() - (select s.retention from app.event_settings s)
+        where e.id in (select o.id from app.events o
+                       where o.created_at < now() - (select s.retention from app.event_settings s)
+                       order by o.created_at limit batch)
         returning e.id
     )
     select count(*)::integer, max(gone.id) into v_count, v_last from gone;
@@ -125,9 +129,21 @@ begin
     return v_count;
 end
 $$;
+comment on function app.prune_events(integer) is
+    'Deletes at most `batch` events (null: all) older than app.event_settings.retention, oldest first, and raises '
+    'pruned_through to the highest id deleted. Run in batches by the prune job (api.job_step); a DBA may run it any time.';
+
+-- Every event past the retention at once, in one transaction (a DBA's; the prune job batches).
+create or replace function app.prune_events()
+returns integer
+language sql
+set search_path = public, pg_temp
+as $$
+    select app.prune_events(null)
+$$;
 comment on function app.prune_events() is
-    'Deletes events older than app.event_settings.retention and raises pruned_through to the highest '
-    'id deleted. Called hourly by the server through api.events_prune; a DBA may run it any time.';
+    'Deletes every event older than app.event_settings.retention in one transaction (app.prune_events(null)); '
+    'the prune job deletes them in batches instead. A DBA may run it any time.';
 
 -- friend.updated for every friend of `user_id`: one row each, none without friends.
 create or replace function app.tell_friends(user_id uuid)

@@ -44,8 +44,9 @@ $$;
 -- Deletes sign-in failures, sign-in addresses and mail past their retention, reset and deletion requests the
 -- mailer never took once older than a reset code lives (reset_code_ttl: asked again by then),
 -- 409 email_taken counts once outside taken_answer_window (the only reader) and sign-up codes
--- once outside every window that reads them; returns how many rows. Called hourly by the server (through api.events_prune) or by a DBA.
-create or replace function app.prune_personal_data()
+-- once outside every window that reads them, at most `batch` rows of each table (null: all);
+-- returns how many rows. Run in batches by the prune job (api.job_step) or by a DBA.
+create or replace function app.prune_personal_data(batch integer)
 returns integer
 language plpgsql
 set search_path = public, pg_temp
@@ -67,28 +68,48 @@ declare
 begin
     select * into v_auth from app.auth_settings;
     delete from app.login_failures f
-    where f.failed_at < now() - greatest(v_failures_kept, v_auth.failed_login_window);
+    where f.ctid in (select o.ctid from app.login_failures o
+                     where o.failed_at < now() - greatest(v_failures_kept, v_auth.failed_login_window) limit batch);
     get diagnostics v_failures = row_count;
     delete from app.login_addresses a
-    where a.last_success_at < now() - greatest(v_addresses_kept, v_auth.known_address_ttl);
+    where a.ctid in (select o.ctid from app.login_addresses o
+                     where o.last_success_at < now() - greatest(v_addresses_kept, v_auth.known_address_ttl) limit batch);
     get diagnostics v_addresses = row_count;
-    delete from app.outgoing_mail m where m.created_at < now() - v_mail_kept;
+    delete from app.outgoing_mail m
+    where m.ctid in (select o.ctid from app.outgoing_mail o where o.created_at < now() - v_mail_kept limit batch);
     get diagnostics v_mail = row_count;
-    delete from app.password_reset_requests q where q.created_at < now() - v_auth.reset_code_ttl;
+    delete from app.password_reset_requests q
+    where q.ctid in (select o.ctid from app.password_reset_requests o where o.created_at < now() - v_auth.reset_code_ttl limit batch);
     get diagnostics v_requests = row_count;
-    delete from app.account_deletion_requests q where q.created_at < now() - v_auth.reset_code_ttl;
+    delete from app.account_deletion_requests q
+    where q.ctid in (select o.ctid from app.account_deletion_requests o where o.created_at < now() - v_auth.reset_code_ttl limit batch);
     get diagnostics v_deletion_requests = row_count;
-    delete from app.taken_email_answers a where a.answered_at < now() - v_auth.taken_answer_window;
+    delete from app.taken_email_answers a
+    where a.ctid in (select o.ctid from app.taken_email_answers o where o.answered_at < now() - v_auth.taken_answer_window limit batch);
     get diagnostics v_taken = row_count;
     -- Sign-up codes once no bound reads them: the address's and the email's mail counts and the
     -- code's own life.
     delete from app.signup_codes c
-    where c.created_at < now() - greatest(v_auth.taken_answer_window, v_auth.reset_mail_window, v_auth.reset_code_ttl);
+    where c.ctid in (select o.ctid from app.signup_codes o
+                     where o.created_at < now() - greatest(v_auth.taken_answer_window, v_auth.reset_mail_window, v_auth.reset_code_ttl)
+                     limit batch);
     get diagnostics v_signup_codes = row_count;
     return v_failures + v_addresses + v_mail + v_requests + v_deletion_requests + v_taken + v_signup_codes;
 end
 $$;
-comment on function app.prune_personal_data() is
+comment on function app.prune_personal_data(integer) is
     'Deletes login failures, login addresses and mail past app.retention_settings (never inside what '
     'throttling reads), reset requests older than reset_code_ttl, 409 counts older than taken_answer_window and sign-up '
-    'codes older than every window that reads them. Called hourly by the server through api.events_prune; a DBA may run it any time.';
+    'codes older than every window that reads them, at most `batch` rows of each table (null: all). Run in batches by the prune job (api.job_step); a DBA may run it any time.';
+
+-- Everything past its retention at once, in one transaction (a DBA's; the prune job batches).
+create or replace function app.prune_personal_data()
+returns integer
+language sql
+set search_path = public, pg_temp
+as $$
+    select app.prune_personal_data(null)
+$$;
+comment on function app.prune_personal_data() is
+    'Deletes every sign-in record, mail and request past its retention in one transaction (app.prune_personal_data(null)); '
+    'the prune job deletes them in batches instead. A DBA may run it any time.';

@@ -38,20 +38,27 @@ comment on view report.outbox_backlog is
     'the oldest of them has been due; 0 when none), unsent (every row not sent yet, due or later). Alerted on by '
     'deploy/prometheus/alerts.yml.';
 
--- The jobs of app.scheduled_jobs that api.jobs_run starts (every server's listener calls it
--- once a minute): one failing (its last run raised; it is tried again at its next run), or
--- overdue (no server has called it since it was due: every server down, or its listener
--- away from the database).
+-- The jobs of app.scheduled_jobs that every server's job runner starts when due (each on its
+-- own, under its budget: sql/api/140_jobs.sql): one failing (its last run raised or ran past its
+-- budget; it is tried again at its next run, the others still run), since when and how many runs
+-- in a row, or overdue (no server has run it since it was due: every server down, or their
+-- runners away from the database).
 create view report.scheduled_job_status as
 select j.name as job,
        j.every,
+       j.budget,
        j.last_run_at,
        j.next_run_at,
+       j.last_result,
        (j.last_error is not null) as failing,
        j.last_error,
+       j.last_failed_at,
+       j.failures as consecutive_failures,
        greatest(extract(epoch from now() - j.next_run_at), 0)::double precision as overdue_seconds,
        coalesce(extract(epoch from now() - j.last_run_at), -1)::double precision as seconds_since_last_run
 from app.scheduled_jobs j;
 comment on view report.scheduled_job_status is
-    'One row per scheduled job (app.scheduled_jobs): failing (its last run raised: last_error), overdue_seconds '
-    '(how long past next_run_at with no run: no server calls api.jobs_run), seconds_since_last_run (-1: never ran).';
+    'One row per scheduled job (app.scheduled_jobs): budget (the most one run may take), failing (its last run '
+    'raised or ran past its budget: last_error, canceling statement due to statement timeout for the latter), '
+    'last_failed_at and consecutive_failures (runs in a row that failed; 0 after a success), overdue_seconds '
+    '(how long past next_run_at with no run: no server runs the jobs), seconds_since_last_run (-1: never ran).';

@@ -1,4 +1,4 @@
--- The hourly prune (api.events_prune, from the server's listener) also deletes sign-in failures
+-- The hourly prune (the job prune, a step of it: api.job_step('prune')) also deletes sign-in failures
 -- after 30 days, sign-in addresses 90 days after their last success and mail 30 days after it
 -- was written (app.retention_settings), never inside the windows throttling reads; reset
 -- requests the mailer never took after reset_code_ttl, 409 email_taken counts after
@@ -26,7 +26,7 @@ insert into app.signup_codes (email, client_ip, digest, created_at, expires_at)
 values ('old.signup@example.com', '203.0.113.5', sha256('1'::bytea), now() - interval '61 minutes', now() - interval '46 minutes'),
        ('new.signup@example.com', '203.0.113.6', sha256('2'::bytea), now() - interval '59 minutes', now() - interval '44 minutes');
 
-select is(test.error_as('focus_api', $$ select api.events_prune() $$), 'ok', 'the server''s hourly prune runs as focus_api');
+select is(test.error_as('focus_api', $$ select * from api.job_step('prune') $$), 'ok', 'the server''s hourly prune (a step of the job) runs as focus_api');
 select is((select array_agg(host(client_ip) order by client_ip) from app.login_failures where email in ('ret@example.com', 'stranger@example.com')),
           array['203.0.113.2'], 'sign-in failures older than 30 days are gone, for any email');
 select is((select array_agg(host(client_ip)) from app.login_addresses where user_id = test.uid('ret')),
@@ -54,7 +54,7 @@ insert into app.login_failures (email, client_ip, failed_at) values ('ret@exampl
 insert into app.login_addresses (user_id, client_ip, last_success_at) values (test.uid('ret'), '198.51.100.3', now() - interval '94 days');
 insert into app.password_reset_requests (email, created_at) values ('ret@example.com', now() - interval '59 minutes');
 insert into app.taken_email_answers (client_ip, answered_at) values ('203.0.113.7', now() - interval '23 hours');
-select api.events_prune();
+select api.events_prune();  -- a DBA's: every prune at once
 select is((select count(*)::integer from app.login_failures where email = 'ret@example.com'), 2,
           'failures inside failed_login_window stay, whatever the retention');
 select is((select count(*)::integer from app.login_addresses where user_id = test.uid('ret')), 2,

@@ -29,9 +29,6 @@ import Synchronization
 
 public final class Listener: Sendable {
     public static let channel = "focus_events"
-    /// Microseconds between calls to api.jobs_run (a minute): it runs the jobs of
-    /// app.scheduled_jobs that are due by the database's clock (room settlement, the hourly prunes).
-    static let jobsEvery: UInt64 = 60_000_000
     /// Milliseconds between calls to api.events_ring: the most a personal event waits, once
     /// readable, for its clients to be rung (docs/performance.md, "Events").
     static let ringEvery: Int32 = 10
@@ -146,11 +143,8 @@ public final class Listener: Sendable {
     }
 
     /// Waits on the socket and the bell, hands out notifications and rings until the connection
-    /// breaks or stop(). Once a minute (and at each connect) it also asks SQL to run the scheduled
-    /// jobs that are due (api.jobs_run: room settlement every minute, pruning every hour;
-    /// sql/api/120_rooms.sql).
+    /// breaks or stop(). The scheduled jobs run on a connection of their own (Live/JobRunner.swift).
     private func listen(on connection: OpaquePointer) {
-        var ran: UInt64 = 0
         var through: String?
         var rung: UInt64 = 0
         /// Milliseconds from `rung` to the next ring: `ringEvery`, or less while events are held.
@@ -161,15 +155,6 @@ public final class Listener: Sendable {
         var owed = false
         while !isStopping {
             let now = monotonicMicroseconds()
-            if ran == 0 || now - ran >= Self.jobsEvery {
-                ran = now
-                let result = PQexec(connection, "select api.jobs_run()")
-                if PQresultStatus(result) != PGRES_TUPLES_OK {
-                    logger.error(
-                        "listener: api.jobs_run failed: \(String(cString: PQerrorMessage(connection)).trimmingTrailingNewlines)")
-                }
-                PQclear(result)
-            }
             let byRequest = poked.exchange(false, ordering: .acquiringAndReleasing)
             let byDoorbell = heard.exchange(false, ordering: .acquiringAndReleasing)
             if byRequest || byDoorbell || now - rung >= UInt64(wait) * 1000 {

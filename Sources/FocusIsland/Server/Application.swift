@@ -1,7 +1,7 @@
 // Application: the one place the server is put together. From a Configuration it builds the
 // pools (the primary and, with READ_DATABASE_URL, a replica's), the route table and pipeline,
-// the shared cache, the waiting clients and their listener, the HTTP server and, with
-// METRICS_PORT, the metrics server; `start` and `stop` run them in order.
+// the shared cache, the waiting clients and their listener, the scheduled jobs' runner, the
+// HTTP server and, with METRICS_PORT, the metrics server; `start` and `stop` run them in order.
 // `focus-island serve`, the tests' server (Tests/FocusIslandTests/TestEnvironment.swift) and
 // the client journeys' server (Tests/ClientJourneyTests/JourneyServer.swift) all build this,
 // so a test runs what production runs; they differ only in their Configuration.
@@ -17,6 +17,8 @@ public final class Application: Sendable {
     public let streams: EventStreams
     /// The one LISTEN connection that rings them (Live/Listener.swift).
     public let listener: Listener
+    /// The scheduled jobs, on a connection of their own (Live/JobRunner.swift).
+    public let jobs: JobRunner
     public let server: HTTPServer
     /// GET /metrics on METRICS_HOST:METRICS_PORT; nil when METRICS_PORT is not set.
     public let metricsServer: MetricsServer?
@@ -71,6 +73,9 @@ public final class Application: Sendable {
         self.cache = cache
         self.streams = streams
         self.listener = listener
+        // The scheduled jobs: a connection of their own, straight to PostgreSQL as the
+        // listener's (explicit transactions and statement_timeout per step).
+        jobs = JobRunner(conninfo: configuration.listenDatabaseURL, logger: logger)
         server = HTTPServer(pipeline: pipeline, configuration: configuration, streams: streams, drain: drain)
         metricsServer = configuration.metricsPort.map { [pipeline] port in
             MetricsServer(
@@ -96,6 +101,7 @@ public final class Application: Sendable {
             }
         }
         listener.start()
+        jobs.start()
         streams.startTicker()
         do {
             try metricsServer?.start()
@@ -103,6 +109,7 @@ public final class Application: Sendable {
             // Nothing was served yet: no drain to wait for.
             server.stop()
             listener.stop()
+            jobs.stop()
             poller?.stop()
             throw error
         }
@@ -121,6 +128,7 @@ public final class Application: Sendable {
     public func stop() -> DrainReport {
         let report = server.stop(delay: configuration.drainDelay, grace: configuration.stopGrace)
         listener.stop()
+        jobs.stop()
         poller?.stop()
         for pool in pools { pool.closeIdle() }
         metricsServer?.stop()
