@@ -116,12 +116,19 @@ import Testing
         _ = try owner.execute(
             "insert into app.idempotency_keys (scope, key, route, request_digest, created_at) "
                 + "select $1, 'k' || i, 'POST /gifts', '\\x00', now() - interval '2 days' from generate_series(1, 2500) i", [scope])
-        _ = try owner.execute("update app.scheduled_jobs set next_run_at = now() where name = 'prune'")
+        // The test server's own runner may claim the due prune first (it asks once a minute):
+        // then this run has no prune to run, and asks again until one of its runs did it.
         let runner = JobRunner(conninfo: try TestEnvironment.listenURL(), logger: Logger(format: .off))
-        let outcomes = try runner.runDue(on: PGConnection(conninfo: TestEnvironment.listenURL(), namedStatements: false))
-        if let prune = outcomes.first(where: { $0.job == "prune" }) {
-            #expect(prune.error == nil && !prune.unfinished)
+        var ran = false
+        for _ in 0..<5 where !ran {
+            _ = try owner.execute("update app.scheduled_jobs set next_run_at = now() where name = 'prune'")
+            let outcomes = try runner.runDue(on: PGConnection(conninfo: TestEnvironment.listenURL(), namedStatements: false))
+            if let prune = outcomes.first(where: { $0.job == "prune" }) {
+                #expect(prune.error == nil && !prune.unfinished)
+                ran = true
+            }
         }
+        #expect(ran, "one of five runs claimed the prune")
         #expect(try TestEnvironment.scalar("select count(*) from app.idempotency_keys where scope = $1", [scope]) == "0")
         #expect(try TestEnvironment.scalar("select failing::text from report.scheduled_job_status where job = 'prune'") == "false")
     }
