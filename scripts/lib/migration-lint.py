@@ -212,16 +212,19 @@ class Statement:
         self.line = text.count("\n", 0, start) + 1
 
 
-def statements(text: str) -> list[Statement]:
-    """The file's statements, each with the comments that precede it (since the last `;`) or sit in it."""
+def statements(text: str) -> tuple[list[Statement], list[tuple[int, str]]]:
+    """The file's statements, each with the comments that precede it (since the last `;`) or sit
+    in it; and the comments after the last statement, (line, text) each."""
     raws = parse_sql(text)
     comments = [(t.start, text[t.start:t.end + 1]) for t in scan(text) if t.name in ("SQL_COMMENT", "C_COMMENT")]
     result = []
+    end = 0
     for raw in raws:
         end = raw.stmt_location + raw.stmt_len if raw.stmt_len else len(text)
         own = [(text.count("\n", 0, start) + 1, body) for start, body in comments if raw.stmt_location <= start < end]
         result.append(Statement(raw, text, own))
-    return result
+    trailing = [(text.count("\n", 0, start) + 1, body) for start, body in comments if start >= end]
+    return result, trailing
 
 
 def comment_text(body: str) -> str:
@@ -246,9 +249,12 @@ class Linter:
 
     def run(self) -> list[tuple[int, str, str]]:
         try:
-            parsed = statements(self.text)
+            parsed, trailing = statements(self.text)
         except ParseError as error:
             return [(1, "parse", f"PostgreSQL's parser refuses the file: {error}")]
+        for line, body in trailing:
+            if comment_text(body).startswith("lint:"):
+                self.flag(line, "opt-out", "an opt-out after the last statement applies to none: put it before its statement")
         for number_, line in enumerate(self.text.split("\n"), 1):
             if number_ > 1 and line.strip() == NO_TRANSACTION:
                 self.flag(number_, "no-transaction",
@@ -382,6 +388,12 @@ class Linter:
 
     def on_CreateTableAsStmt(self, node, line: int) -> None:
         self.created.add(node.into.rel.relname)
+
+    def on_ViewStmt(self, node, line: int) -> None:
+        self.created.add(node.view.relname)
+
+    def on_CreateSeqStmt(self, node, line: int) -> None:
+        self.created.add(node.sequence.relname)
 
     def on_CompositeTypeStmt(self, node, line: int) -> None:
         self.created_types.add(node.typevar.relname)

@@ -3,3 +3,5 @@ set local lock_timeout = '2s';
 drop table app.gift_notes;
 create table app.scratch (id bigint);
 drop table app.scratch;
+create view app.gift_counts as select 1 as n;
+drop view app.gift_counts;
