@@ -393,6 +393,34 @@ public struct Migrator: Sendable {
             join pg_namespace n on n.oid = c.relnamespace
             order by o.depth, 1
             """)
+        // Anything else outside them that reads them (a materialized view, a function with a
+        // SQL-standard body) goes with the cascade: said in the log, by name.
+        let others = try connection.execute(
+            """
+            with stateless as (
+                select oid from pg_namespace where nspname in ('api', 'report')
+            ), targets (classid, oid) as (
+                select 'pg_class'::regclass, c.oid from pg_class c where c.relnamespace in (select oid from stateless)
+                union all
+                select 'pg_proc'::regclass, p.oid from pg_proc p where p.pronamespace in (select oid from stateless)
+                union all
+                select 'pg_type'::regclass, t.oid from pg_type t where t.typnamespace in (select oid from stateless)
+            )
+            select distinct coalesce(
+                (select format('%s %s', case c.relkind when 'm' then 'materialized view' else 'relation' end, c.oid::regclass)
+                 from pg_rewrite r join pg_class c on c.oid = r.ev_class
+                 where d.classid = 'pg_rewrite'::regclass and r.oid = d.objid),
+                pg_describe_object(d.classid, d.objid, d.objsubid))
+            from pg_depend d
+            join targets t on d.refclassid = t.classid and d.refobjid = t.oid
+            where d.deptype = 'n'
+              and coalesce((pg_identify_object(d.classid, d.objid, d.objsubid)).schema, '') not in ('api', 'report')
+              and not exists (select from pg_rewrite r join pg_class c on c.oid = r.ev_class
+                              where d.classid = 'pg_rewrite'::regclass and r.oid = d.objid and c.relkind = 'v')
+            """)
+        for object in others.compactMap({ $0[0] }) {
+            log("migrate: \(object) reads schema api or report and is dropped with it (only views are made again)")
+        }
         try connection.execute("select set_config('search_path', $1, true)", [searchPath])
         return rows.compactMap { row in row[0].flatMap { name in row[1].map { (name, $0) } } }
     }
