@@ -238,6 +238,63 @@ import Testing
         #expect(try connection.execute("select to_regclass('report.daily_active_users_renamed')::text") == [[nil]])
     }
 
+    @Test func aDBAViewTheMigratorCannotMakeAgainStopsTheMigrateBeforeAnythingIsDropped() throws {
+        let url = try scratchDatabase()
+        let directory = try TestEnvironment.sqlDirectory()
+        _ = try Migrator(conninfo: url, directory: directory).migrate()
+        let name = String(url[try #require(url.range(of: "scratch_[0-9]+", options: .regularExpression))])
+        let admin = try PGConnection(
+            conninfo: try TestEnvironment.adminURL().replacingOccurrences(of: "@/postgres?", with: "@/\(name)?"))
+        try admin.execute(
+            """
+            create schema dba_only;
+            create view dba_only.days as select day from report.daily_active_users;
+            """)
+        let lines = LogLines()
+        #expect { try Migrator(conninfo: url, directory: directory, log: { lines.append($0) }).migrate() } throws: { error in
+            String(describing: error).contains("the view dba_only.days reads schema api or report")
+                && String(describing: error).contains("cannot create in its schema")
+        }
+        #expect(try admin.execute("select to_regclass('dba_only.days')::text") == [["dba_only.days"]])
+
+        // Given create there, it is made again, owned by the migrator's login (not a member of
+        // the superuser that owned it), and said so.
+        try admin.execute("grant create on schema dba_only to focus_owner")
+        _ = try Migrator(conninfo: url, directory: directory, log: { lines.append($0) }).migrate()
+        #expect(
+            try admin.execute("select pg_get_userbyid(relowner) from pg_class where oid = 'dba_only.days'::regclass") == [["focus_owner"]])
+        #expect(lines.all.contains { $0.contains("the view dba_only.days is made again owned by this login, not by postgres") })
+    }
+
+    @Test func aMigrationChosenAsADeadlockVictimTriesAgain() throws {
+        let url = try scratchDatabase()
+        let copy = try sqlCopy()
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        _ = try Migrator(conninfo: url, directory: copy).migrate()
+        let other = try PGConnection(conninfo: url)
+        try other.execute("create table app.probe_a (id integer); create table app.probe_b (id integer);")
+        try """
+        lock table app.probe_a in access exclusive mode;
+        lock table app.probe_b in access exclusive mode;
+        """.write(toFile: copy + "/migrations/9999_both.sql", atomically: true, encoding: .utf8)
+
+        // The other session holds b, and asks for a once the migration holds a and waits for b:
+        // the migration waited first, so its deadlock check finds the cycle and it is the one to
+        // give way; then the other session finishes and the retry gets both.
+        try other.execute("begin; lock table app.probe_b in access share mode;")
+        let after = inBackground { _ in
+            usleep(300_000)
+            return try other.execute("lock table app.probe_a in access share mode; commit;").count
+        }
+        let lines = LogLines()
+        let migrator = Migrator(
+            conninfo: url, directory: copy,
+            lockPolicy: MigrationLockPolicy(lockTimeout: "10s", attempts: 3, retryDelay: 0.05), log: { lines.append($0) })
+        #expect(try migrator.migrate().applied == [9999])
+        after.done.wait()
+        #expect(lines.all.contains { $0.contains("9999_both.sql: attempt 1 of 3 failed (40P01, deadlock)") }, "\(lines.all)")
+    }
+
     @Test func theLockPolicyReadsTheEnvironment() throws {
         #expect(try MigrationLockPolicy(environment: [:]) == MigrationLockPolicy(lockTimeout: "2s", attempts: 5, retryDelay: 1))
         #expect(

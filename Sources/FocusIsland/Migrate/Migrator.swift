@@ -381,13 +381,16 @@ public struct Migrator: Sendable {
                                    else format(' with (%s)', array_to_string(c.reloptions, ', ')) end,
                               pg_get_viewdef(c.oid)),
                        case when c.relowner <> (select oid from pg_roles where rolname = current_user)
+                                 and pg_has_role(current_user, c.relowner, 'MEMBER')
                             then format('alter view %I.%I owner to %I;', n.nspname, c.relname, pg_get_userbyid(c.relowner)) end,
                        case when obj_description(c.oid, 'pg_class') is not null
                             then format('comment on view %I.%I is %L;', n.nspname, c.relname, obj_description(c.oid, 'pg_class')) end,
                        (select string_agg(format('grant %s on %I.%I to %s%s;', a.privilege_type, n.nspname, c.relname,
                                                  case when a.grantee = 0 then 'public' else quote_ident(pg_get_userbyid(a.grantee)) end,
                                                  case when a.is_grantable then ' with grant option' else '' end), E'\\n')
-                        from aclexplode(c.relacl) a where a.grantee <> c.relowner))
+                        from aclexplode(c.relacl) a where a.grantee <> c.relowner)),
+                   has_schema_privilege(n.oid, 'CREATE'),
+                   case when not pg_has_role(current_user, c.relowner, 'MEMBER') then pg_get_userbyid(c.relowner) end
             from ordered o
             join pg_class c on c.oid = o.oid
             join pg_namespace n on n.oid = c.relnamespace
@@ -422,7 +425,22 @@ public struct Migrator: Sendable {
             log("migrate: \(object) reads schema api or report and is dropped with it (only views are made again)")
         }
         try connection.execute("select set_config('search_path', $1, true)", [searchPath])
-        return rows.compactMap { row in row[0].flatMap { name in row[1].map { (name, $0) } } }
+        var views: [(name: String, statements: String)] = []
+        for row in rows {
+            guard let name = row[0], let statements = row[1] else { continue }
+            guard row[2] == "t" else {
+                throw MigrationError(
+                    description:
+                        "the view \(name) reads schema api or report, so it is dropped with them and made again, but this "
+                        + "login cannot create in its schema: grant it create on that schema, or move the view "
+                        + "(docs/operations.md, \"A DBA's own views on report\"); nothing of sql/app, sql/api and sql/report was replaced")
+            }
+            if let owner = row[3] {
+                log("migrate: the view \(name) is made again owned by this login, not by \(owner), of which it is not a member")
+            }
+            views.append((name, statements))
+        }
+        return views
     }
 
     /// Adds the sql/app functions the database does not have yet, and leaves the ones it has as
