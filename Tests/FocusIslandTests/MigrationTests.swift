@@ -126,7 +126,7 @@ import Testing
         try reader.execute("begin; select count(*) from app.shop_items;")
         let lines = LogLines()
         #expect { try quickMigrator(url, copy, attempts: 3, lines: lines).migrate() } throws: { error in
-            String(describing: error).contains("9999_note.sql: gave up after 3 attempts (lock_timeout 200ms), not applied")
+            String(describing: error).contains("9999_note.sql: gave up after 3 attempts (lock_timeout 200ms), rolled back")
         }
         try reader.execute("commit")
         #expect(lines.all.filter { $0.contains("9999_note.sql: attempt") }.count == 2)
@@ -163,9 +163,22 @@ import Testing
         #expect(try connection.execute(index) == [["t"]])
         #expect(try connection.execute("select count(*) from app.schema_migrations where version = 9999") == [["0"]])
 
-        // Run again from the top once fixed: recorded, one valid index.
+        // Run again from the top once fixed, while a lock the build conflicts with is held for a
+        // second: each try times out, is not recorded and starts again; then recorded, one valid index.
         try Self.concurrentIndex.write(toFile: file, atomically: true, encoding: .utf8)
-        #expect(try Migrator(conninfo: url, directory: copy).migrate().applied == [9999])
+        let holder = try PGConnection(conninfo: url)
+        try holder.execute("begin; lock table app.shop_items in share mode;")
+        let release = inBackground { _ in
+            usleep(1_000_000)
+            return try holder.execute("commit").count
+        }
+        let lines = LogLines()
+        #expect(try quickMigrator(url, copy, attempts: 30, lines: lines).migrate().applied == [9999])
+        release.done.wait()
+        #expect(
+            lines.all.contains {
+                $0.contains("9999_price_index.sql: attempt 1 of 30 failed (55P03") && $0.contains("not recorded")
+            }, "\(lines.all)")
         #expect(try connection.execute(index) == [["t"]])
         #expect(try connection.execute("select count(*) from app.schema_migrations where version = 9999") == [["1"]])
     }

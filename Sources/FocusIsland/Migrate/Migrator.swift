@@ -260,7 +260,7 @@ public struct Migrator: Sendable {
 
     /// `body` in a transaction with lock_timeout set, tried again on a lock failure (see retrying).
     private func transaction(on connection: PGConnection, named step: String, _ body: () throws -> Void) throws {
-        try retrying(step) {
+        try retrying(step, undone: "rolled back") {
             try connection.execute("begin")
             do {
                 try connection.execute("select set_config('lock_timeout', $1, true)", [lockPolicy.lockTimeout])
@@ -276,7 +276,7 @@ public struct Migrator: Sendable {
     /// `body` in autocommit with lock_timeout set for the session, tried again from its start on
     /// a lock failure; lock_timeout is put back afterwards.
     private func outsideTransaction(on connection: PGConnection, named step: String, _ body: () throws -> Void) throws {
-        try retrying(step) {
+        try retrying(step, undone: "not recorded (its statements before the failing one stay)") {
             try connection.execute("select set_config('lock_timeout', $1, false)", [lockPolicy.lockTimeout])
             defer { _ = try? connection.execute("reset lock_timeout") }
             try body()
@@ -284,8 +284,9 @@ public struct Migrator: Sendable {
     }
 
     /// Runs `body` until it succeeds, fails otherwise than on a lock, or has been tried
-    /// lockPolicy.attempts times; between tries a random pause, each one logged.
-    private func retrying(_ step: String, _ body: () throws -> Void) throws {
+    /// lockPolicy.attempts times; between tries a random pause, each one logged. `undone` says
+    /// what became of a failed try.
+    private func retrying(_ step: String, undone: String, _ body: () throws -> Void) throws {
         var attempt = 1
         while true {
             do {
@@ -296,15 +297,15 @@ public struct Migrator: Sendable {
                 guard attempt < lockPolicy.attempts else {
                     throw MigrationError(
                         description:
-                            "\(step): gave up after \(attempt) attempt\(attempt == 1 ? "" : "s") (lock_timeout \(lockPolicy.lockTimeout)), not applied: \(error)",
+                            "\(step): gave up after \(attempt) attempt\(attempt == 1 ? "" : "s") (lock_timeout \(lockPolicy.lockTimeout)), \(undone): \(error)",
                         sqlState: state)
                 }
                 let pause = lockPolicy.pause(after: attempt)
                 log(
                     "migrate: \(step): attempt \(attempt) of \(lockPolicy.attempts) failed (\(state), "
                         + "\(state == "40P01" ? "deadlock" : "lock not available within \(lockPolicy.lockTimeout)")); "
-                        + "rolled back, trying again in \(String(format: "%.2f", pause)) s")
-                usleep(UInt32(pause * 1_000_000))
+                        + "\(undone); trying again from its start in \(String(format: "%.2f", pause)) s")
+                Thread.sleep(forTimeInterval: pause)
                 attempt += 1
             }
         }
