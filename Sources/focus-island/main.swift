@@ -73,7 +73,10 @@ case "serve":
 
 case "migrate", "seed":
     do {
-        let migrator = Migrator(conninfo: configuration.migrationDatabaseURL, directory: configuration.sqlDirectory)
+        let migrator = Migrator(
+            conninfo: configuration.migrationDatabaseURL, directory: configuration.sqlDirectory,
+            lockPolicy: try MigrationLockPolicy(environment: ProcessInfo.processInfo.environment),
+            log: { logger.info($0) })
         if command == "migrate" {
             logger.info(try migrator.migrate().description)
         } else {

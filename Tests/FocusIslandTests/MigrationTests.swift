@@ -49,20 +49,294 @@ import Testing
         #expect(try PGConnection(conninfo: url).execute("select to_regclass('app.should_not_exist')::text") == [[nil]])
     }
 
-    @Test func aFailingMigrationLeavesTheDatabaseAsItWas() throws {
+    @Test func eachMigrationIsATransactionOfItsOwn() throws {
         let url = try scratchDatabase()
-        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("sql-\(UUID().uuidString)").path
-        try FileManager.default.copyItem(atPath: try TestEnvironment.sqlDirectory(), toPath: copy)
+        let copy = try sqlCopy()
         defer { try? FileManager.default.removeItem(atPath: copy) }
+        try "create table app.first_done (id integer);".write(
+            toFile: copy + "/migrations/9998_first.sql", atomically: true, encoding: .utf8)
         try "create table app.half_done (id integer); select 1/0;".write(
             toFile: copy + "/migrations/9999_broken.sql",
             atomically: true, encoding: .utf8)
-        #expect(throws: (any Error).self) { try Migrator(conninfo: url, directory: copy).migrate() }
+        #expect { try Migrator(conninfo: url, directory: copy).migrate() } throws: { error in
+            String(describing: error).contains("9999_broken.sql: 22012")
+        }
+        // The migrations before the failing one stay applied and recorded; the failing one left
+        // nothing, and `api` and `report` (made after the migrations) were not made.
         let connection = try PGConnection(conninfo: url)
         #expect(
             try connection.execute(
-                "select to_regclass('app.half_done')::text, to_regclass('app.users')::text, to_regnamespace('api')::text") == [
-                    [nil, nil, nil]
+                "select to_regclass('app.first_done')::text, to_regclass('app.half_done')::text, to_regnamespace('api')::text") == [
+                    ["app.first_done", nil, nil]
+                ])
+        let files = try FileManager.default.contentsOfDirectory(atPath: copy + "/migrations").filter { $0.hasSuffix(".sql") }
+        #expect(
+            try connection.execute("select count(*), max(version), bool_or(version = 9999) from app.schema_migrations")
+                == [[String(files.count - 1), "9998", "f"]])
+    }
+
+    /// A Migrator that keeps what it logs, with short lock waits and pauses.
+    func quickMigrator(_ url: String, _ directory: String, attempts: Int, lines: LogLines) -> Migrator {
+        Migrator(
+            conninfo: url, directory: directory,
+            lockPolicy: MigrationLockPolicy(lockTimeout: "200ms", attempts: attempts, retryDelay: 0.05),
+            log: { lines.append($0) })
+    }
+
+    @Test func aMigrationWaitingForALockTriesAgainAndSucceedsOnceItIsFree() throws {
+        let url = try scratchDatabase()
+        let copy = try sqlCopy()
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        _ = try Migrator(conninfo: url, directory: copy).migrate()
+        try "alter table app.shop_items add column probe_note text;".write(
+            toFile: copy + "/migrations/9999_note.sql", atomically: true, encoding: .utf8)
+
+        // A request reading the table (an access share lock) for about a second and a half.
+        let reader = try PGConnection(conninfo: url)
+        try reader.execute("begin; select count(*) from app.shop_items;")
+        let release = inBackground { _ in
+            usleep(1_500_000)
+            return try reader.execute("commit").count
+        }
+        let lines = LogLines()
+        let started = Date()
+        let report = try quickMigrator(url, copy, attempts: 30, lines: lines).migrate()
+        release.done.wait()
+        #expect(report.applied == [9999])
+        #expect(Date().timeIntervalSince(started) >= 1.4)
+        let retries = lines.all.filter { $0.contains("9999_note.sql: attempt") && $0.contains("failed (55P03") }
+        #expect(retries.count >= 2, "\(lines.all)")
+        #expect(
+            try PGConnection(conninfo: url).execute(
+                "select count(*) from information_schema.columns where table_schema = 'app' and table_name = 'shop_items' and column_name = 'probe_note'"
+            ) == [["1"]])
+    }
+
+    @Test func aLockHeldPastEveryAttemptFailsTheMigrationWithNothingApplied() throws {
+        let url = try scratchDatabase()
+        let copy = try sqlCopy()
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        _ = try Migrator(conninfo: url, directory: copy).migrate()
+        try """
+        create table app.probe_before (id integer);
+        alter table app.shop_items add column probe_note text;
+        """.write(toFile: copy + "/migrations/9999_note.sql", atomically: true, encoding: .utf8)
+
+        let reader = try PGConnection(conninfo: url)
+        try reader.execute("begin; select count(*) from app.shop_items;")
+        let lines = LogLines()
+        #expect { try quickMigrator(url, copy, attempts: 3, lines: lines).migrate() } throws: { error in
+            String(describing: error).contains("9999_note.sql: gave up after 3 attempts (lock_timeout 200ms), rolled back")
+        }
+        try reader.execute("commit")
+        #expect(lines.all.filter { $0.contains("9999_note.sql: attempt") }.count == 2)
+        #expect(
+            try PGConnection(conninfo: url).execute(
+                """
+                select to_regclass('app.probe_before')::text,
+                       (select count(*) from app.schema_migrations where version = 9999),
+                       (select count(*) from information_schema.columns where table_schema = 'app' and column_name = 'probe_note')
+                """) == [[nil, "0", "0"]])
+    }
+
+    static let concurrentIndex = """
+        -- migrate: no-transaction
+        -- Re-runnable from the top; a comment; with semicolons.
+        drop index concurrently if exists app.shop_items_probe_price;
+        create index concurrently if not exists shop_items_probe_price on app.shop_items (price);
+        do $$ begin perform 1; perform 'a;b'; end $$;
+
+        """
+
+    @Test func aNoTransactionMigrationBuildsAnIndexConcurrentlyAndRunsAgainAfterAFailure() throws {
+        let url = try scratchDatabase()
+        let copy = try sqlCopy()
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        _ = try Migrator(conninfo: url, directory: copy).migrate()
+        let file = copy + "/migrations/9999_price_index.sql"
+        let index = "select indisvalid from pg_index where indexrelid = to_regclass('app.shop_items_probe_price')"
+        let connection = try PGConnection(conninfo: url)
+
+        // Failing after the index: the index stays, the migration is not recorded.
+        try (Self.concurrentIndex + "select 1/0;\n").write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(throws: (any Error).self) { try Migrator(conninfo: url, directory: copy).migrate() }
+        #expect(try connection.execute(index) == [["t"]])
+        #expect(try connection.execute("select count(*) from app.schema_migrations where version = 9999") == [["0"]])
+
+        // Run again from the top once fixed, while a lock the build conflicts with is held for a
+        // second: each try times out, is not recorded and starts again; then recorded, one valid index.
+        try Self.concurrentIndex.write(toFile: file, atomically: true, encoding: .utf8)
+        let holder = try PGConnection(conninfo: url)
+        try holder.execute("begin; lock table app.shop_items in share mode;")
+        let release = inBackground { _ in
+            usleep(1_000_000)
+            return try holder.execute("commit").count
+        }
+        let lines = LogLines()
+        #expect(try quickMigrator(url, copy, attempts: 30, lines: lines).migrate().applied == [9999])
+        release.done.wait()
+        #expect(
+            lines.all.contains {
+                $0.contains("9999_price_index.sql: attempt 1 of 30 failed (55P03") && $0.contains("not recorded")
+            }, "\(lines.all)")
+        #expect(try connection.execute(index) == [["t"]])
+        #expect(try connection.execute("select count(*) from app.schema_migrations where version = 9999") == [["1"]])
+    }
+
+    @Test func twoMigratorsAtOnceWithAConcurrentIndexBothFinish() throws {
+        let url = try scratchDatabase()
+        let copy = try sqlCopy()
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        try Self.concurrentIndex.write(
+            toFile: copy + "/migrations/9999_price_index.sql", atomically: true, encoding: .utf8)
+        // The second waits for the lock without a snapshot, which the index build would wait for.
+        let reports = try concurrently(2) { _ in try Migrator(conninfo: url, directory: copy).migrate() }
+        #expect(reports.map { $0.applied.contains(9999) }.sorted { !$0 && $1 } == [false, true])
+        #expect(
+            try PGConnection(conninfo: url).execute(
+                "select indisvalid from pg_index where indexrelid = to_regclass('app.shop_items_probe_price')") == [["t"]])
+    }
+
+    @Test func aDBAViewOnReportSurvivesAMigrate() throws {
+        let url = try scratchDatabase()
+        let copy = try sqlCopy()
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        let lines = LogLines()
+        let migrator = Migrator(conninfo: url, directory: copy, log: { lines.append($0) })
+        _ = try migrator.migrate()
+        let connection = try PGConnection(conninfo: url)
+        try connection.execute(
+            """
+            create schema report_local;
+            create materialized view report_local.outbox_snapshot as select * from report.outbox_backlog;
+            create view report_local.busy_days with (security_barrier) as
+                select day, active_users from report.daily_active_users where active_users > 0;
+            create view report_local.busy_days_this_year as
+                select * from report_local.busy_days where day >= date_trunc('year', now())::date;
+            comment on view report_local.busy_days is 'Days anyone focused.';
+            grant usage on schema report_local to focus_report;
+            grant select on report_local.busy_days, report_local.busy_days_this_year to focus_report;
+            """)
+        let reportViewBefore = try connection.execute("select 'report.daily_active_users'::regclass::oid::text")
+
+        _ = try migrator.migrate()
+        let reportViewAfter = try connection.execute("select 'report.daily_active_users'::regclass::oid::text")
+        #expect(reportViewAfter != reportViewBefore)
+        #expect(
+            try connection.execute(
+                """
+                select obj_description('report_local.busy_days'::regclass, 'pg_class'),
+                       has_table_privilege('focus_report', 'report_local.busy_days_this_year', 'select'),
+                       (select array_to_string(reloptions, ',') from pg_class where oid = 'report_local.busy_days'::regclass),
+                       (select count(*) from report_local.busy_days_this_year) >= 0
+                """) == [["Days anyone focused.", "t", "security_barrier=true", "t"]])
+        // Only views are made again; anything else the cascade drops is named in the log.
+        #expect(try connection.execute("select to_regclass('report_local.outbox_snapshot')::text") == [[nil]])
+        #expect(
+            lines.all.contains {
+                $0.contains("materialized view report_local.outbox_snapshot reads schema api or report and is dropped with it")
+            }, "\(lines.all)")
+
+        // A DBA view the new `report` no longer fits fails the migrate by name, and the old
+        // `report` stays.
+        let file = copy + "/report/020_activity.sql"
+        let text = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(text.contains("create view report.daily_active_users as"))
+        try text.replacingOccurrences(of: "report.daily_active_users", with: "report.daily_active_users_renamed")
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        #expect { try migrator.migrate() } throws: { error in
+            String(describing: error).contains("the view report_local.busy_days reads schema api or report")
+        }
+        #expect(try connection.execute("select 'report.daily_active_users'::regclass::oid::text") == reportViewAfter)
+        #expect(try connection.execute("select to_regclass('report.daily_active_users_renamed')::text") == [[nil]])
+    }
+
+    @Test func aDBAViewTheMigratorCannotMakeAgainStopsTheMigrateBeforeAnythingIsDropped() throws {
+        let url = try scratchDatabase()
+        let directory = try TestEnvironment.sqlDirectory()
+        _ = try Migrator(conninfo: url, directory: directory).migrate()
+        let name = String(url[try #require(url.range(of: "scratch_[0-9]+", options: .regularExpression))])
+        let admin = try PGConnection(
+            conninfo: try TestEnvironment.adminURL().replacingOccurrences(of: "@/postgres?", with: "@/\(name)?"))
+        try admin.execute(
+            """
+            create schema dba_only;
+            create view dba_only.days as select day from report.daily_active_users;
+            """)
+        let lines = LogLines()
+        #expect { try Migrator(conninfo: url, directory: directory, log: { lines.append($0) }).migrate() } throws: { error in
+            String(describing: error).contains("the view dba_only.days reads schema api or report")
+                && String(describing: error).contains("cannot create in its schema")
+        }
+        #expect(try admin.execute("select to_regclass('dba_only.days')::text") == [["dba_only.days"]])
+
+        // Given create there, it is made again, owned by the migrator's login (not a member of
+        // the superuser that owned it), and said so.
+        try admin.execute("grant create on schema dba_only to focus_owner")
+        _ = try Migrator(conninfo: url, directory: directory, log: { lines.append($0) }).migrate()
+        #expect(
+            try admin.execute("select pg_get_userbyid(relowner) from pg_class where oid = 'dba_only.days'::regclass") == [["focus_owner"]])
+        #expect(lines.all.contains { $0.contains("the view dba_only.days is made again owned by this login, not by postgres") })
+    }
+
+    @Test func aMigrationChosenAsADeadlockVictimTriesAgain() throws {
+        let url = try scratchDatabase()
+        let copy = try sqlCopy()
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        _ = try Migrator(conninfo: url, directory: copy).migrate()
+        let other = try PGConnection(conninfo: url)
+        try other.execute("create table app.probe_a (id integer); create table app.probe_b (id integer);")
+        try """
+        lock table app.probe_a in access exclusive mode;
+        lock table app.probe_b in access exclusive mode;
+        """.write(toFile: copy + "/migrations/9999_both.sql", atomically: true, encoding: .utf8)
+
+        // The other session holds b, and asks for a once the migration holds a and waits for b:
+        // the migration waited first, so its deadlock check finds the cycle and it is the one to
+        // give way; then the other session finishes and the retry gets both.
+        try other.execute("begin; lock table app.probe_b in access share mode;")
+        let after = inBackground { _ in
+            usleep(300_000)
+            return try other.execute("lock table app.probe_a in access share mode; commit;").count
+        }
+        let lines = LogLines()
+        let migrator = Migrator(
+            conninfo: url, directory: copy,
+            lockPolicy: MigrationLockPolicy(lockTimeout: "10s", attempts: 3, retryDelay: 0.05), log: { lines.append($0) })
+        #expect(try migrator.migrate().applied == [9999])
+        after.done.wait()
+        #expect(lines.all.contains { $0.contains("9999_both.sql: attempt 1 of 3 failed (40P01, deadlock)") }, "\(lines.all)")
+    }
+
+    @Test func theLockPolicyReadsTheEnvironment() throws {
+        #expect(try MigrationLockPolicy(environment: [:]) == MigrationLockPolicy(lockTimeout: "2s", attempts: 5, retryDelay: 1))
+        #expect(
+            try MigrationLockPolicy(environment: [
+                "MIGRATE_LOCK_TIMEOUT": "500ms", "MIGRATE_ATTEMPTS": "8", "MIGRATE_RETRY_DELAY": "0.25",
+            ]) == MigrationLockPolicy(lockTimeout: "500ms", attempts: 8, retryDelay: 0.25))
+        #expect(throws: MigrationError.self) { try MigrationLockPolicy(environment: ["MIGRATE_ATTEMPTS": "0"]) }
+        let policy = MigrationLockPolicy(lockTimeout: "2s", attempts: 5, retryDelay: 1)
+        for attempt in 1...6 {
+            let pause = policy.pause(after: attempt)
+            let ceiling = min(30, pow(2, Double(attempt - 1)))
+            #expect(pause >= ceiling / 2 && pause <= ceiling)
+        }
+    }
+
+    @Test func statementsSplitOutsideQuotesAndComments() {
+        #expect(
+            SQLStatements.split(
+                """
+                -- migrate: no-transaction
+                select 'a;b', "c;d", E'e\\';f';  /* g; /* h; */ i; */
+                do $x$ begin perform 1; end $x$;
+                select $1, 2 -- j;
+                ;
+                -- only a comment;
+                """) == [
+                    "-- migrate: no-transaction\nselect 'a;b', \"c;d\", E'e\\';f';",
+                    "/* g; /* h; */ i; */\ndo $x$ begin perform 1; end $x$;",
+                    "select $1, 2 -- j;\n;",
                 ])
     }
 
