@@ -211,11 +211,11 @@ import Testing
             create materialized view report_local.outbox_snapshot as select * from report.outbox_backlog;
             create view report_local.busy_days with (security_barrier) as
                 select day, active_users from report.daily_active_users where active_users > 0;
-            create view report_local.busy_days_this_year as
-                select * from report_local.busy_days where day >= date_trunc('year', now())::date;
+            create view report_local.busy_days_since_2026 as
+                select * from report_local.busy_days where day >= date '2026-01-01';
             comment on view report_local.busy_days is 'Days anyone focused.';
             grant usage on schema report_local to focus_report;
-            grant select on report_local.busy_days, report_local.busy_days_this_year to focus_report;
+            grant select on report_local.busy_days, report_local.busy_days_since_2026 to focus_report;
             """)
         let reportViewBefore = try connection.execute("select 'report.daily_active_users'::regclass::oid::text")
 
@@ -226,9 +226,9 @@ import Testing
             try connection.execute(
                 """
                 select obj_description('report_local.busy_days'::regclass, 'pg_class'),
-                       has_table_privilege('focus_report', 'report_local.busy_days_this_year', 'select'),
+                       has_table_privilege('focus_report', 'report_local.busy_days_since_2026', 'select'),
                        (select array_to_string(reloptions, ',') from pg_class where oid = 'report_local.busy_days'::regclass),
-                       (select count(*) from report_local.busy_days_this_year) >= 0
+                       (select count(*) from report_local.busy_days_since_2026) >= 0
                 """) == [["Days anyone focused.", "t", "security_barrier=true", "t"]])
         // Only views are made again; anything else the cascade drops is named in the log.
         #expect(try connection.execute("select to_regclass('report_local.outbox_snapshot')::text") == [[nil]])
