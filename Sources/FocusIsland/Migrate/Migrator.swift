@@ -342,6 +342,20 @@ public struct Migrator: Sendable {
         }
     }
 
+    /// Two common table expressions for the queries that look for what reads api and report:
+    /// `stateless`, their namespaces, and `targets`, every relation, function and type in them.
+    static let statelessTargets = """
+        stateless as (
+            select oid from pg_namespace where nspname in (\(statelessSchemas.map { "'\($0)'" }.joined(separator: ", ")))
+        ), targets (classid, oid) as (
+            select 'pg_class'::regclass, c.oid from pg_class c where c.relnamespace in (select oid from stateless)
+            union all
+            select 'pg_proc'::regclass, p.oid from pg_proc p where p.pronamespace in (select oid from stateless)
+            union all
+            select 'pg_type'::regclass, t.oid from pg_type t where t.typnamespace in (select oid from stateless)
+        )
+        """
+
     /// Views outside api and report that read them, directly or through one another, in an order
     /// that makes each after those it reads, each with the statements that make it again.
     /// Names in the definitions are schema-qualified (search_path is pg_catalog while they are read).
@@ -350,15 +364,7 @@ public struct Migrator: Sendable {
         try connection.execute("select set_config('search_path', 'pg_catalog', true)")
         let rows = try connection.execute(
             """
-            with recursive stateless as (
-                select oid from pg_namespace where nspname in ('api', 'report')
-            ), targets (classid, oid) as (
-                select 'pg_class'::regclass, c.oid from pg_class c where c.relnamespace in (select oid from stateless)
-                union all
-                select 'pg_proc'::regclass, p.oid from pg_proc p where p.pronamespace in (select oid from stateless)
-                union all
-                select 'pg_type'::regclass, t.oid from pg_type t where t.typnamespace in (select oid from stateless)
-            ), dependants (oid, depth) as (
+            with recursive \(Self.statelessTargets), dependants (oid, depth) as (
                 select r.ev_class, 1
                 from pg_depend d
                 join targets t on d.refclassid = t.classid and d.refobjid = t.oid
@@ -401,15 +407,7 @@ public struct Migrator: Sendable {
         // SQL-standard body) goes with the cascade: said in the log, by name.
         let others = try connection.execute(
             """
-            with stateless as (
-                select oid from pg_namespace where nspname in ('api', 'report')
-            ), targets (classid, oid) as (
-                select 'pg_class'::regclass, c.oid from pg_class c where c.relnamespace in (select oid from stateless)
-                union all
-                select 'pg_proc'::regclass, p.oid from pg_proc p where p.pronamespace in (select oid from stateless)
-                union all
-                select 'pg_type'::regclass, t.oid from pg_type t where t.typnamespace in (select oid from stateless)
-            )
+            with \(Self.statelessTargets)
             select distinct coalesce(
                 (select format('%s %s', case c.relkind when 'm' then 'materialized view' else 'relation' end, c.oid::regclass)
                  from pg_rewrite r join pg_class c on c.oid = r.ev_class
