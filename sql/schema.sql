@@ -5489,7 +5489,6 @@ declare
     v_kind text;
     v_target integer;
     v_reward integer;
-    v_acting uuid := app.acting_token();
     v_users uuid[];
 begin
     select a.kind, app.achievement_target(a.kind, a.threshold), a.reward_coins into v_kind, v_target, v_reward
@@ -5509,22 +5508,12 @@ begin
         returning user_id
     )
     select coalesce(array_agg(g.user_id order by g.user_id), '{}') into v_users from granted g;
-    if v_reward > 0 then
-        insert into app.coin_ledger (user_id, entry, amount, reason, achievement_code)
-        select g.id, 'reward', v_reward, 'achievement', backfill_achievement.code from unnest(v_users) g(id) order by g.id;
+    if (select coalesce(sum(app.backfill_event_cost(g.id, v_reward)), 0) from unnest(v_users) g(id)) > 50000 then
+        raise exception 'backfilling % would write more events than one transaction may', backfill_achievement.code
+            using errcode = 'program_limit_exceeded',
+                  hint = format('CALL app.backfill_achievement_all(%L); grants in batches, each committed', backfill_achievement.code);
     end if;
-    insert into app.events (user_id, type, payload, origin_token)
-    select g.id, 'achievement.unlocked', jsonb_build_object('user_id', g.id, 'code', backfill_achievement.code), v_acting
-    from unnest(v_users) g(id)
-    where exists (select from app.auth_tokens t
-                  where t.user_id = g.id and t.revoked_at is null and t.expires_at > now() and t.id is distinct from v_acting)
-    order by g.id;
-    insert into app.events (user_id, type, payload)
-    select case when f.user_low = g.id then f.user_high else f.user_low end, 'achievement.unlocked',
-           jsonb_build_object('user_id', g.id, 'code', backfill_achievement.code)
-    from unnest(v_users) g(id)
-    join app.friendships f on g.id in (f.user_low, f.user_high) and f.status = 'accepted'
-    order by g.id, 1;
+    perform app.grant_achievement_set(backfill_achievement.code, v_users);
     if cardinality(v_users) > 0 then
         perform set_config('focus.achievements_unlocked',
                            (coalesce(nullif(current_setting('focus.achievements_unlocked', true), ''), '[]')::jsonb
@@ -5536,6 +5525,90 @@ begin
 end
 $$;
 ALTER FUNCTION app.backfill_achievement(code text) OWNER TO focus_owner;
+CREATE FUNCTION app.backfill_achievement(code text, batch_size integer, after_id uuid DEFAULT NULL::uuid, max_events integer DEFAULT 50000) RETURNS TABLE(granted integer, last_id uuid, more boolean)
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_kind text;
+    v_target integer;
+    v_reward integer;
+    v_candidates integer;
+    v_chosen uuid[];
+    v_users uuid[];
+begin
+    if batch_size is null or batch_size < 1 or max_events is null or max_events < 1 then
+        raise exception 'batch_size and max_events are at least 1' using errcode = 'invalid_parameter_value';
+    end if;
+    select a.kind, app.achievement_target(a.kind, a.threshold), a.reward_coins into v_kind, v_target, v_reward
+    from app.achievements a where a.code = backfill_achievement.code and a.active;
+    if v_kind is null then
+        raise exception 'no active achievement %', backfill_achievement.code using errcode = 'no_data_found';
+    end if;
+    with candidates as materialized (
+        select u.id, app.backfill_event_cost(u.id, v_reward) as cost
+        from app.users u
+        where u.deleted_at is null
+          and (backfill_achievement.after_id is null or u.id > backfill_achievement.after_id)
+          and not exists (select from app.user_achievements ua
+                          where ua.user_id = u.id and ua.achievement_code = backfill_achievement.code)
+          and app.achievement_value(u.id, v_kind) >= v_target
+        order by u.id
+        limit backfill_achievement.batch_size
+    ),
+    running as (
+        select c.id, sum(c.cost) over (order by c.id) as events, row_number() over (order by c.id) as n from candidates c
+    )
+    select (select count(*)::integer from candidates),
+           coalesce(array_agg(r.id order by r.id) filter (where r.events <= backfill_achievement.max_events or r.n = 1), '{}')
+    into v_candidates, v_chosen
+    from running r;
+    with inserted as (
+        insert into app.user_achievements (user_id, achievement_code)
+        select g.id, backfill_achievement.code from unnest(v_chosen) g(id)
+        order by g.id
+        on conflict do nothing
+        returning user_id
+    )
+    select coalesce(array_agg(i.user_id order by i.user_id), '{}') into v_users from inserted i;
+    perform app.grant_achievement_set(backfill_achievement.code, v_users);
+    return query select cardinality(v_users), v_chosen[cardinality(v_chosen)],
+                        cardinality(v_chosen) < v_candidates or v_candidates = backfill_achievement.batch_size;
+end
+$$;
+ALTER FUNCTION app.backfill_achievement(code text, batch_size integer, after_id uuid, max_events integer) OWNER TO focus_owner;
+CREATE PROCEDURE app.backfill_achievement_all(IN code text, IN batch_size integer DEFAULT 5000, INOUT granted integer DEFAULT 0)
+    LANGUAGE plpgsql
+    AS $$
+declare
+    v_after uuid;
+    v_batch record;
+    v_batches integer := 0;
+begin
+    granted := 0;
+    loop
+        select b.granted, b.last_id, b.more into v_batch
+        from app.backfill_achievement(backfill_achievement_all.code, backfill_achievement_all.batch_size, v_after) b;
+        commit;
+        granted := granted + v_batch.granted;
+        v_batches := v_batches + 1;
+        v_after := v_batch.last_id;
+        raise notice 'backfill %: batch %, % granted (% in all)', backfill_achievement_all.code, v_batches,
+            v_batch.granted, granted;
+        exit when not v_batch.more;
+    end loop;
+end
+$$;
+ALTER PROCEDURE app.backfill_achievement_all(IN code text, IN batch_size integer, INOUT granted integer) OWNER TO focus_owner;
+CREATE FUNCTION app.backfill_event_cost(user_id uuid, reward integer) RETURNS integer
+    LANGUAGE sql STABLE
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select (case when backfill_event_cost.reward > 0 then 1 else 0 end) + 1
+           + (select count(*)::integer from app.friendships f
+              where backfill_event_cost.user_id in (f.user_low, f.user_high) and f.status = 'accepted')
+$$;
+ALTER FUNCTION app.backfill_event_cost(user_id uuid, reward integer) OWNER TO focus_owner;
 CREATE FUNCTION app.bind_events_push() RETURNS void
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -6193,6 +6266,34 @@ begin
 end
 $$;
 ALTER FUNCTION app.grant_achievement(user_id uuid, code text) OWNER TO focus_owner;
+CREATE FUNCTION app.grant_achievement_set(code text, users uuid[]) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_reward integer := (select a.reward_coins from app.achievements a where a.code = grant_achievement_set.code);
+    v_acting uuid := app.acting_token();
+begin
+    if v_reward > 0 then
+        insert into app.coin_ledger (user_id, entry, amount, reason, achievement_code)
+        select g.id, 'reward', v_reward, 'achievement', grant_achievement_set.code
+        from unnest(grant_achievement_set.users) g(id) order by g.id;
+    end if;
+    insert into app.events (user_id, type, payload, origin_token)
+    select g.id, 'achievement.unlocked', jsonb_build_object('user_id', g.id, 'code', grant_achievement_set.code), v_acting
+    from unnest(grant_achievement_set.users) g(id)
+    where exists (select from app.auth_tokens t
+                  where t.user_id = g.id and t.revoked_at is null and t.expires_at > now() and t.id is distinct from v_acting)
+    order by g.id;
+    insert into app.events (user_id, type, payload)
+    select case when f.user_low = g.id then f.user_high else f.user_low end, 'achievement.unlocked',
+           jsonb_build_object('user_id', g.id, 'code', grant_achievement_set.code)
+    from unnest(grant_achievement_set.users) g(id)
+    join app.friendships f on g.id in (f.user_low, f.user_high) and f.status = 'accepted'
+    order by g.id, 1;
+end
+$$;
+ALTER FUNCTION app.grant_achievement_set(code text, users uuid[]) OWNER TO focus_owner;
 CREATE FUNCTION app.grant_coins(user_id uuid, coins integer, reason text) RETURNS integer
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -6282,6 +6383,102 @@ begin
 end
 $$;
 ALTER FUNCTION app.image_without_metadata(image bytea) OWNER TO focus_owner;
+CREATE FUNCTION app.import_sessions(batch_size integer DEFAULT 10000) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_ids uuid[];
+    v_early uuid;
+begin
+    if batch_size is null or batch_size < 1 then
+        raise exception 'batch_size is at least 1' using errcode = 'invalid_parameter_value';
+    end if;
+    select coalesce(array_agg(b.id order by b.id), '{}') into v_ids
+    from (select i.id from app.session_import i order by i.id limit import_sessions.batch_size for update skip locked) b;
+    if cardinality(v_ids) = 0 then
+        return 0;
+    end if;
+    select i.id into v_early
+    from app.session_import i join app.users u on u.id = i.user_id
+    where i.id = any(v_ids) and i.started_at < u.created_at
+    order by i.id limit 1;
+    if v_early is not null then
+        raise check_violation using
+            message = format('focus session %s starts before its account was made', v_early),
+            constraint = 'focus_sessions_after_account';
+    end if;
+    perform set_config('focus.bulk_import', 'on', true);
+    insert into app.focus_sessions (id, user_id, source, planned_minutes, started_at, ended_at, occupies, minutes,
+                                    abandoned, tag, rating, rated_at)
+    select i.id, i.user_id, i.source, i.planned_minutes, i.started_at, i.ended_at, tstzrange(i.started_at, i.ended_at),
+           i.minutes, i.abandoned, i.tag, i.rating, i.rated_at
+    from app.session_import i where i.id = any(v_ids)
+    order by i.id;
+    perform set_config('focus.bulk_import', 'off', true);
+    delete from app.session_import i where i.id = any(v_ids);
+    -- The rollup (app.add_rollup_minutes, summed): live accounts, sessions with minutes.
+    insert into app.daily_minutes as d (user_id, day, minutes)
+    select s.user_id, (s.ended_at at time zone u.time_zone)::date, sum(s.minutes)
+    from app.focus_sessions s join app.users u on u.id = s.user_id and u.deleted_at is null
+    where s.id = any(v_ids) and s.minutes > 0
+    group by 1, 2 order by 1, 2
+    on conflict on constraint daily_minutes_pkey do update set minutes = d.minutes + excluded.minutes;
+    insert into app.weekly_minutes as w (user_id, week, minutes)
+    select s.user_id, date_trunc('week', s.ended_at at time zone u.time_zone)::date, sum(s.minutes)
+    from app.focus_sessions s join app.users u on u.id = s.user_id and u.deleted_at is null
+    where s.id = any(v_ids) and s.minutes > 0
+    group by 1, 2 order by 1, 2
+    on conflict on constraint weekly_minutes_pkey do update set minutes = w.minutes + excluded.minutes;
+    -- The UTC-day counters (app.focus_sessions_day_totals, summed): every finished session.
+    insert into app.session_day_totals as t (day, source, shard, sessions, minutes, coins)
+    select (s.ended_at at time zone 'UTC')::date, s.source, app.counter_shard(s.user_id),
+           count(*), sum(s.minutes), sum(s.coins_earned)
+    from app.focus_sessions s
+    where s.id = any(v_ids)
+    group by 1, 2, 3 order by 1, 2, 3
+    on conflict on constraint session_day_totals_pkey do update
+        set sessions = t.sessions + excluded.sessions, minutes = t.minutes + excluded.minutes,
+            coins = t.coins + excluded.coins;
+    with days as (
+        insert into app.session_user_days as d (user_id, day, sessions)
+        select s.user_id, (s.ended_at at time zone 'UTC')::date, count(*)
+        from app.focus_sessions s
+        where s.id = any(v_ids)
+        group by 1, 2 order by 1, 2
+        on conflict on constraint session_user_days_pkey do update set sessions = d.sessions + excluded.sessions
+        returning d.user_id, d.day, (d.xmax = 0) as fresh  -- inserted: the person's first session of the day
+    )
+    insert into app.active_users_per_day as a (day, shard, users)
+    select n.day, app.counter_shard(n.user_id), count(*)
+    from days n where n.fresh
+    group by 1, 2 order by 1, 2
+    on conflict on constraint active_users_per_day_pkey do update set users = a.users + excluded.users;
+    return cardinality(v_ids);
+end
+$$;
+ALTER FUNCTION app.import_sessions(batch_size integer) OWNER TO focus_owner;
+CREATE PROCEDURE app.import_sessions_all(IN batch_size integer DEFAULT 10000, INOUT imported bigint DEFAULT 0)
+    LANGUAGE plpgsql
+    AS $$
+declare
+    v_moved integer;
+    v_batches integer := 0;
+begin
+    imported := 0;
+    loop
+        v_moved := app.import_sessions(import_sessions_all.batch_size);
+        commit;
+        exit when v_moved = 0;
+        imported := imported + v_moved;
+        v_batches := v_batches + 1;
+        if v_batches % 10 = 0 then
+            raise notice 'import: % batches, % sessions', v_batches, imported;
+        end if;
+    end loop;
+end
+$$;
+ALTER PROCEDURE app.import_sessions_all(IN batch_size integer, INOUT imported bigint) OWNER TO focus_owner;
 CREATE FUNCTION app.item_price_at(item_id uuid, at timestamp with time zone) RETURNS TABLE(price integer, regular_price integer, sale_id bigint, sale_ends_at timestamp with time zone)
     LANGUAGE plpgsql STABLE
     SET search_path TO 'public', 'pg_temp'
@@ -7905,6 +8102,21 @@ CREATE TABLE app.session_day_totals (
     CONSTRAINT session_day_totals_sessions_check CHECK ((sessions >= 0))
 );
 ALTER TABLE app.session_day_totals OWNER TO focus_owner;
+CREATE TABLE app.session_import (
+    id uuid NOT NULL,
+    user_id uuid NOT NULL,
+    source text DEFAULT 'offline'::text NOT NULL,
+    planned_minutes integer,
+    started_at timestamp with time zone NOT NULL,
+    ended_at timestamp with time zone NOT NULL,
+    minutes integer NOT NULL,
+    abandoned boolean DEFAULT false NOT NULL,
+    tag text,
+    rating text,
+    rated_at timestamp with time zone,
+    CONSTRAINT session_import_source_check CHECK ((source = ANY (ARRAY['live'::text, 'offline'::text])))
+);
+ALTER TABLE app.session_import OWNER TO focus_owner;
 CREATE TABLE app.session_user_days (
     user_id uuid NOT NULL,
     day date NOT NULL,
@@ -8394,6 +8606,8 @@ ALTER TABLE ONLY app.schema_migrations
     ADD CONSTRAINT schema_migrations_pkey PRIMARY KEY (version);
 ALTER TABLE ONLY app.session_day_totals
     ADD CONSTRAINT session_day_totals_pkey PRIMARY KEY (day, source, shard);
+ALTER TABLE ONLY app.session_import
+    ADD CONSTRAINT session_import_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.session_user_days
     ADD CONSTRAINT session_user_days_pkey PRIMARY KEY (user_id, day);
 ALTER TABLE ONLY app.shop_item_translations
@@ -8555,14 +8769,14 @@ CREATE TRIGGER economy_settings_config_changed AFTER INSERT OR DELETE OR UPDATE 
 CREATE TRIGGER events_append_only BEFORE DELETE OR UPDATE OR TRUNCATE ON app.events FOR EACH STATEMENT EXECUTE FUNCTION app.events_append_only();
 CREATE TRIGGER events_notify AFTER INSERT ON app.events FOR EACH ROW WHEN ((new.user_id IS NULL)) EXECUTE FUNCTION app.events_notify();
 CREATE TRIGGER events_push AFTER INSERT ON app.events FOR EACH ROW WHEN (((new.user_id IS NOT NULL) AND ((new.type)::text = ANY ('{friend_request.accepted,friend_request.received,gift.received}'::text[])))) EXECUTE FUNCTION app.events_push();
-CREATE TRIGGER focus_sessions_achievements AFTER INSERT OR UPDATE OF ended_at, minutes ON app.focus_sessions FOR EACH ROW WHEN (((new.ended_at IS NOT NULL) AND (new.minutes > 0))) EXECUTE FUNCTION app.focus_sessions_achievements();
-CREATE TRIGGER focus_sessions_after_account BEFORE INSERT OR UPDATE OF started_at, user_id ON app.focus_sessions FOR EACH ROW EXECUTE FUNCTION app.focus_sessions_after_account();
-CREATE TRIGGER focus_sessions_events AFTER INSERT OR DELETE OR UPDATE ON app.focus_sessions FOR EACH ROW EXECUTE FUNCTION app.focus_sessions_events();
-CREATE TRIGGER focus_sessions_own_events AFTER INSERT OR UPDATE OF ended_at ON app.focus_sessions FOR EACH ROW EXECUTE FUNCTION app.focus_sessions_own_events();
-CREATE TRIGGER focus_sessions_rollup AFTER INSERT OR DELETE OR UPDATE OF user_id, ended_at, minutes ON app.focus_sessions FOR EACH ROW EXECUTE FUNCTION app.focus_sessions_rollup();
+CREATE TRIGGER focus_sessions_achievements AFTER INSERT OR UPDATE OF ended_at, minutes ON app.focus_sessions FOR EACH ROW WHEN (((new.ended_at IS NOT NULL) AND (new.minutes > 0) AND (current_setting('focus.bulk_import'::text, true) IS DISTINCT FROM 'on'::text))) EXECUTE FUNCTION app.focus_sessions_achievements();
+CREATE TRIGGER focus_sessions_after_account BEFORE INSERT OR UPDATE OF started_at, user_id ON app.focus_sessions FOR EACH ROW WHEN ((current_setting('focus.bulk_import'::text, true) IS DISTINCT FROM 'on'::text)) EXECUTE FUNCTION app.focus_sessions_after_account();
+CREATE TRIGGER focus_sessions_events AFTER INSERT OR DELETE OR UPDATE ON app.focus_sessions FOR EACH ROW WHEN ((current_setting('focus.bulk_import'::text, true) IS DISTINCT FROM 'on'::text)) EXECUTE FUNCTION app.focus_sessions_events();
+CREATE TRIGGER focus_sessions_own_events AFTER INSERT OR UPDATE OF ended_at ON app.focus_sessions FOR EACH ROW WHEN ((current_setting('focus.bulk_import'::text, true) IS DISTINCT FROM 'on'::text)) EXECUTE FUNCTION app.focus_sessions_own_events();
+CREATE TRIGGER focus_sessions_rollup AFTER INSERT OR DELETE OR UPDATE OF user_id, ended_at, minutes ON app.focus_sessions FOR EACH ROW WHEN ((current_setting('focus.bulk_import'::text, true) IS DISTINCT FROM 'on'::text)) EXECUTE FUNCTION app.focus_sessions_rollup();
 CREATE TRIGGER focus_sessions_room_outcome AFTER UPDATE OF ended_at ON app.focus_sessions FOR EACH ROW WHEN (((old.ended_at IS NULL) AND (new.ended_at IS NOT NULL))) EXECUTE FUNCTION app.focus_sessions_room_outcome();
-CREATE TRIGGER focus_sessions_streak_freezes AFTER INSERT OR UPDATE OF ended_at, minutes ON app.focus_sessions FOR EACH ROW WHEN (((new.ended_at IS NOT NULL) AND (new.minutes > 0))) EXECUTE FUNCTION app.focus_sessions_streak_freezes();
-CREATE CONSTRAINT TRIGGER focus_sessions_utc_day_totals AFTER INSERT OR DELETE OR UPDATE OF user_id, source, ended_at, minutes, coins_earned ON app.focus_sessions DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION app.focus_sessions_day_totals();
+CREATE TRIGGER focus_sessions_streak_freezes AFTER INSERT OR UPDATE OF ended_at, minutes ON app.focus_sessions FOR EACH ROW WHEN (((new.ended_at IS NOT NULL) AND (new.minutes > 0) AND (current_setting('focus.bulk_import'::text, true) IS DISTINCT FROM 'on'::text))) EXECUTE FUNCTION app.focus_sessions_streak_freezes();
+CREATE CONSTRAINT TRIGGER focus_sessions_utc_day_totals AFTER INSERT OR DELETE OR UPDATE OF user_id, source, ended_at, minutes, coins_earned ON app.focus_sessions DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN ((current_setting('focus.bulk_import'::text, true) IS DISTINCT FROM 'on'::text)) EXECUTE FUNCTION app.focus_sessions_day_totals();
 CREATE TRIGGER friendship_events_append_only BEFORE DELETE OR UPDATE ON app.friendship_events FOR EACH STATEMENT EXECUTE FUNCTION app.forbid_change();
 CREATE TRIGGER friendship_events_events AFTER INSERT ON app.friendship_events FOR EACH ROW EXECUTE FUNCTION app.friendship_events_events();
 CREATE TRIGGER friendships_achievements AFTER INSERT OR UPDATE OF status ON app.friendships FOR EACH ROW WHEN ((new.status = 'accepted'::text)) EXECUTE FUNCTION app.friendships_achievements();
@@ -9088,6 +9302,9 @@ REVOKE ALL ON FUNCTION app.auth_tokens_notify_end() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.avatar_max_bytes() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.avatars_own_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.backfill_achievement(code text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.backfill_achievement(code text, batch_size integer, after_id uuid, max_events integer) FROM PUBLIC;
+REVOKE ALL ON PROCEDURE app.backfill_achievement_all(IN code text, IN batch_size integer, INOUT granted integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.backfill_event_cost(user_id uuid, reward integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.bind_events_push() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.blocks_keep_blocker_card() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.blocks_own_events() FROM PUBLIC;
@@ -9124,8 +9341,11 @@ REVOKE ALL ON FUNCTION app.gift_end(gift_id uuid, status text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.gifts_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.gifts_transition() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.grant_achievement(user_id uuid, code text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.grant_achievement_set(code text, users uuid[]) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.grant_coins(user_id uuid, coins integer, reason text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.image_without_metadata(image bytea) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.import_sessions(batch_size integer) FROM PUBLIC;
+REVOKE ALL ON PROCEDURE app.import_sessions_all(IN batch_size integer, INOUT imported bigint) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.item_price_at(item_id uuid, at timestamp with time zone) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.language_for(locale text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.language_tag_canonical(tag text) FROM PUBLIC;
