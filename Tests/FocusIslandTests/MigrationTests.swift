@@ -274,6 +274,9 @@ import Testing
         #expect(keptSchema.hasPrefix("api_retired_") && !before.contains(keptSchema), "\(kept)")
         // The answer the old function gives is the new one's: nothing but its name changed.
         #expect(try connection.execute("select \(keptSchema).ready() = api.ready()") == [["t"]])
+        // Its functions are for calls already under way: the server's login cannot name them.
+        #expect(
+            try connection.execute("select has_schema_privilege('focus_api', $1, 'usage')::text", [keptSchema]) == [["false"]])
 
         // Retired long ago (its name says when): the next migrate drops it, and keeps the one it retires.
         try connection.execute("alter schema \(keptSchema) rename to api_retired_1000000")

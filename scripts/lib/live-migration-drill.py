@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """live-migration-drill.py: migrations applied by `focus-island migrate` to a busy table while
 the real server answers a steady load (scripts/chaos live-migration). Python's standard library
-only; psql for the database side; the request helpers are ha-drill.py's.
+only; psql for the database side; requests are sent and accounts made by ha-drill.py's functions.
 
   live-migration-drill.py BASE_URL OWNER_URL SERVER SQL_COPY FIXTURE...
 

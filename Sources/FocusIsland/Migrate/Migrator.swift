@@ -380,10 +380,21 @@ public struct Migrator: Sendable {
             try connection.execute(
                 """
                 do $$
+                declare
+                    v_retired name := '\(Self.retiredPrefix)' || (extract(epoch from clock_timestamp()) * 1000000)::bigint;
+                    v_grantee oid;
                 begin
                     if to_regnamespace('api') is not null then
-                        execute format('alter schema api rename to %I',
-                                       '\(Self.retiredPrefix)' || (extract(epoch from clock_timestamp()) * 1000000)::bigint);
+                        execute format('alter schema api rename to %I', v_retired);
+                        -- Nobody looks a name up in it any more: a call by oid needs only its
+                        -- function's EXECUTE, so the old endpoints cannot be called by name.
+                        for v_grantee in
+                            select distinct a.grantee from pg_namespace n, aclexplode(n.nspacl) a
+                            where n.nspname = v_retired and a.grantee <> n.nspowner
+                        loop
+                            execute format('revoke all on schema %I from %s', v_retired,
+                                           case when v_grantee = 0 then 'public' else quote_ident(pg_get_userbyid(v_grantee)) end);
+                        end loop;
                     end if;
                 end
                 $$
