@@ -251,6 +251,51 @@ import Testing
         #expect(try connection.execute("select to_regclass('report.daily_active_users_renamed')::text") == [[nil]])
     }
 
+    /// A request resolves `api.x` to a function's oid, then calls it; the replacement of `api`
+    /// takes no lock a call would hold, so it can commit between the two. The old functions are
+    /// kept (renamed schema) until a later migrate, past the grace: dropped at once, such a call
+    /// failed with XX000 "cache lookup failed for function" (scripts/chaos live-migration).
+    @Test func theReplacedApiIsKeptForCallsInFlightAndDroppedByALaterMigrate() throws {
+        let url = try scratchDatabase()
+        let migrator = Migrator(conninfo: url, directory: try TestEnvironment.sqlDirectory())
+        _ = try migrator.migrate()
+        let connection = try PGConnection(conninfo: url)
+        let ready = "select 'api.ready()'::regprocedure::oid::text"
+        let old = try #require(try connection.execute(ready)[0][0])
+        let retired = "select coalesce(string_agg(nspname, ' ' order by nspname), '') from pg_namespace where nspname ~ '^api_retired_'"
+        let before = try #require(try connection.execute(retired)[0][0])
+
+        _ = try migrator.migrate()
+        #expect(try connection.execute(ready)[0][0] != old)
+        let kept = try connection.execute(
+            "select n.nspname from pg_proc p join pg_namespace n on n.oid = p.pronamespace where p.oid = $1::oid", [old])
+        #expect(kept.count == 1)
+        let keptSchema = try #require(kept.first?[0])
+        #expect(keptSchema.hasPrefix("api_retired_") && !before.contains(keptSchema), "\(kept)")
+        // The answer the old function gives is the new one's: nothing but its name changed.
+        #expect(try connection.execute("select \(keptSchema).ready() = api.ready()") == [["t"]])
+        // Its functions are for calls already under way: the server's login cannot name them.
+        #expect(
+            try connection.execute("select has_schema_privilege('focus_api', $1, 'usage')::text", [keptSchema]) == [["false"]])
+
+        // Retired long ago (its name says when): the next migrate drops it, and keeps the one it retires.
+        try connection.execute("alter schema \(keptSchema) rename to api_retired_1000000")
+        _ = try migrator.migrate()
+        #expect(try connection.execute("select count(*)::text from pg_proc where oid = $1::oid", [old]) == [["0"]])
+        let left = try #require(try connection.execute(retired)[0][0]).split(separator: " ").filter { !before.contains($0) }
+        #expect(left.count == 1 && left[0] != "api_retired_1000000", "\(left)")
+
+        // A DBA's view on an endpoint: api is dropped at once (the cascade takes the view, which
+        // is made again on the new api), and the log says why.
+        try connection.execute("create schema report_local; create view report_local.readiness as select api.ready() as answer")
+        let retiredBefore = try connection.execute(retired)
+        let lines = LogLines()
+        _ = try Migrator(conninfo: url, directory: try TestEnvironment.sqlDirectory(), log: { lines.append($0) }).migrate()
+        #expect(lines.all.contains { $0.contains("something outside api and report reads api: api is dropped at once") }, "\(lines.all)")
+        #expect(try connection.execute("select (answer ->> 'status') from report_local.readiness") == [["ready"]])
+        #expect(try connection.execute(retired) == retiredBefore)
+    }
+
     @Test func aDBAViewTheMigratorCannotMakeAgainStopsTheMigrateBeforeAnythingIsDropped() throws {
         let url = try scratchDatabase()
         let directory = try TestEnvironment.sqlDirectory()

@@ -150,8 +150,10 @@ throwaway_cluster_remove() {
 schema_dump() {
     local url=$1
     case "$url" in *://*) ;; *) url=$(cluster_url "$dir" postgres "$1") ;; esac
-    # \restrict lines carry a random key per dump (pg_dump 15.14+): not part of the schema.
-    pg_dump --schema-only --no-comments -d "$url" | grep -v -e '^--' -e '^\\restrict' -e '^\\unrestrict' | sed '/^$/d'
+    # \restrict lines carry a random key per dump (pg_dump 15.14+): not part of the schema. The
+    # api a migrate replaced is kept a while, renamed api_retired_<time> (docs/operations.md):
+    # not part of it either.
+    pg_dump --schema-only --no-comments --exclude-schema='api_retired_*' -d "$url" | grep -v -e '^--' -e '^\\restrict' -e '^\\unrestrict' | sed '/^$/d'
 }
 
 # Builds the server (debug unless CONFIGURATION=release) and prints the binary's path.

@@ -15,9 +15,12 @@
 //   it. On lock_not_available (55P03) or deadlock_detected (40P01) the step is rolled back and run
 //   again after a random pause, at most MIGRATE_ATTEMPTS times; each retry is logged, and after
 //   the last the migrate fails with that step not applied.
-// - `report` and `api` are dropped and re-created; views outside them that read them (a DBA's
-//   own views) are saved first (definition, options, owner, grants, comment) and re-created in
-//   the same transaction, or the migrate fails naming the view that no longer fits.
+// - `report` and `api` are made again from their folders; views outside them that read them (a
+//   DBA's own views) are saved first (definition, options, owner, grants, comment) and re-created
+//   in the same transaction, or the migrate fails naming the view that no longer fits. `report`
+//   is dropped; the old `api` is renamed `api_retired_<microseconds>` and dropped by a migrate
+//   at least 10 minutes later: a request that resolved an old function just before the commit
+//   still finds it (no lock protects a function a statement calls).
 // A session-level advisory lock (taken with pg_try_advisory_lock in a loop, so a waiting
 // migrator holds no snapshot that CREATE INDEX CONCURRENTLY would wait for) lets two migrators
 // run at once: the second waits, then finds nothing left to apply.
@@ -102,6 +105,14 @@ public struct Migrator: Sendable {
     /// functions it lacks are added (see addMissingAppFunctions).
     static let appFunctions = "app"
     static let appFunctionsFirstNeeded = 15
+    /// The schema the replaced `api` is renamed to, with the microseconds since 1970 of its
+    /// retirement after it (`api_retired_1796000000000000`): kept, not dropped, so a call that
+    /// resolved an old function before the replacement committed still finds it (PostgreSQL
+    /// locks no function a statement calls; a dropped one fails that call with XX000 "cache
+    /// lookup failed for function"). A later migrate drops the retired ones older than
+    /// `retiredGrace`, which is far longer than any request runs (focus_api's statement_timeout).
+    static let retiredPrefix = "api_retired_"
+    static let retiredGrace = "10 minutes"
     /// Arbitrary constant naming the migration lock among advisory locks.
     static let lockKey = 7_123_001
     /// The first line that makes a migration run outside a transaction, statement by statement.
@@ -317,11 +328,78 @@ public struct Migrator: Sendable {
         return nil
     }
 
-    /// Drops and re-creates `api` and `report` from their folders, keeping the views outside
-    /// them that read them (a DBA's own, DROP SCHEMA … CASCADE would drop them): each is saved
-    /// as the statements that make it again, run once the schemas are back.
+    /// Makes `api` and `report` again from their folders, keeping the views outside them that
+    /// read them (a DBA's own, DROP SCHEMA … CASCADE would drop them): each is saved as the
+    /// statements that make it again, run once the schemas are back. The old `api` is not dropped but renamed and kept a while (see retiredPrefix): requests call its
+    /// functions without any lock that would make the replacement wait for them. `report` holds
+    /// views, which a query locks, so its drop waits for the queries on them (lock_timeout).
+    /// When something outside `api` and `report` reads `api` (a DBA's view on an endpoint), `api`
+    /// is dropped at once as before, so that the cascade takes it and it is made again on the
+    /// new one; the log says so.
     private func replaceStatelessSchemas(on connection: PGConnection) throws {
         let saved = try dependantViews(on: connection)
+        try connection.execute(
+            """
+            do $$
+            declare
+                v_schema name;
+            begin
+                for v_schema in
+                    select n.nspname from pg_namespace n
+                    where n.nspname ~ '^\(Self.retiredPrefix)[0-9]+$'
+                      and substr(n.nspname, \(Self.retiredPrefix.count + 1))::numeric
+                          < extract(epoch from now() - interval '\(Self.retiredGrace)') * 1000000
+                    order by 1
+                loop
+                    execute format('drop schema %I cascade', v_schema);
+                end loop;
+            end
+            $$
+            """)
+        let readers = try connection.execute(
+            """
+            with targets (classid, oid) as (
+                select 'pg_class'::regclass, c.oid from pg_class c where c.relnamespace = to_regnamespace('api')
+                union all
+                select 'pg_proc'::regclass, p.oid from pg_proc p where p.pronamespace = to_regnamespace('api')
+                union all
+                select 'pg_type'::regclass, t.oid from pg_type t where t.typnamespace = to_regnamespace('api')
+            )
+            select count(*) from pg_depend d
+            join targets t on d.refclassid = t.classid and d.refobjid = t.oid
+            where d.deptype = 'n'
+              and coalesce(case when d.classid = 'pg_rewrite'::regclass
+                                then (select c.relnamespace::regnamespace::text from pg_rewrite r
+                                      join pg_class c on c.oid = r.ev_class where r.oid = d.objid)
+                                else (pg_identify_object(d.classid, d.objid, d.objsubid)).schema end, '')
+                  not in ('api', 'report')
+            """)[0][0]
+        if readers != "0" {
+            log("migrate: something outside api and report reads api: api is dropped at once, not kept (a call in flight may fail)")
+        } else {
+            try connection.execute(
+                """
+                do $$
+                declare
+                    v_retired name := '\(Self.retiredPrefix)' || (extract(epoch from clock_timestamp()) * 1000000)::bigint;
+                    v_grantee oid;
+                begin
+                    if to_regnamespace('api') is not null then
+                        execute format('alter schema api rename to %I', v_retired);
+                        -- Nobody looks a name up in it any more: a call by oid needs only its
+                        -- function's EXECUTE, so the old endpoints cannot be called by name.
+                        for v_grantee in
+                            select distinct a.grantee from pg_namespace n, aclexplode(n.nspacl) a
+                            where n.nspname = v_retired and a.grantee <> n.nspowner
+                        loop
+                            execute format('revoke all on schema %I from %s', v_retired,
+                                           case when v_grantee = 0 then 'public' else quote_ident(pg_get_userbyid(v_grantee)) end);
+                        end loop;
+                    end if;
+                end
+                $$
+                """)
+        }
         for schema in Self.statelessSchemas {
             try connection.execute("drop schema if exists \(schema) cascade; create schema \(schema);")
             for file in try sqlFiles(in: schema) {
