@@ -410,11 +410,15 @@ import Testing
         let folder = directory + "/app"
         let texts = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".sql") }
             .map { try String(contentsOfFile: folder + "/" + $0, encoding: .utf8) }.joined(separator: "\n")
-        let names = try PGConnection(conninfo: url).execute(
-            "select p.proname from pg_proc p where p.pronamespace = 'app'::regnamespace order by 1"
-        ).compactMap { $0[0] }
-        #expect(!names.isEmpty)
-        let missing = names.filter { !texts.contains("create or replace function app.\($0)(") }
+        // Functions and procedures (the batched bulk work commits between batches, so it is a procedure).
+        let rows = try PGConnection(conninfo: url).execute(
+            "select p.proname, case p.prokind when 'p' then 'procedure' else 'function' end "
+                + "from pg_proc p where p.pronamespace = 'app'::regnamespace order by 1")
+        #expect(!rows.isEmpty)
+        let missing = rows.compactMap { row -> String? in
+            guard let name = row[0], let kind = row[1] else { return nil }
+            return texts.contains("create or replace \(kind) app.\(name)(") ? nil : name
+        }
         #expect(missing == [], "functions in schema app with no definition in sql/app: \(missing)")
     }
 
