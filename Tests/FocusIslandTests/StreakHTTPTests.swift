@@ -144,24 +144,27 @@ struct StreakHTTPTests {
     @Test(arguments: Transport.allCases)
     func aMissedDayIsCoveredWhenTheStreakIsRead(transport: Transport) throws {
         let client = transport.client
-        let account = try client.register("missed")
-        try TestEnvironment.holdEveryAchievement(account.id)  // its coins and events are this test's own
-        try grant(account, 100)
-        #expect(try buy(client, account).status == 201)
-        // Focused two days ago, with the freeze held since the day before; yesterday missed.
-        try boughtEarlier(account, days: 3)
-        try focused(account, daysAgo: 2)
-        let yesterday = try #require(try day(1))
-        let mark = try cursor(client, account)
-
-        let stats = try client.send("GET", "/me/stats", token: account.token)
+        // Built and read within one UTC day: a day ending between the session two days ago and
+        // the read would leave two days missed, which one freeze does not cover.
+        let (account, yesterday, stats, again, frozen) = try TestEnvironment.withinOneUTCDay { _ in
+            let account = try client.register("missed")
+            try TestEnvironment.holdEveryAchievement(account.id)  // its coins and events are this test's own
+            try grant(account, 100)
+            #expect(try buy(client, account).status == 201)
+            // Focused two days ago, with the freeze held since the day before; yesterday missed.
+            try boughtEarlier(account, days: 3)
+            try focused(account, daysAgo: 2)
+            let yesterday = try #require(try day(1))
+            let mark = try cursor(client, account)
+            let stats = try client.send("GET", "/me/stats", token: account.token)
+            let again = try client.send("GET", "/me/stats", token: account.token)
+            return (account, yesterday, stats, again, try events(client, account, after: mark, type: "streak.frozen"))
+        }
         #expect(stats.status == 200)
         #expect(stats.json["current_streak_days"] as? Int == 1, "the streak is kept, not lengthened: \(stats.text)")
         #expect(stats.json["streak_frozen_days"] as? [String] == [yesterday])
         #expect(stats.json["streak_freezes_held"] as? Int == 0 && stats.json["streak_freezes_used"] as? Int == 1)
-        let again = try client.send("GET", "/me/stats", token: account.token)
         #expect(again.text == stats.text, "reading again uses nothing more")
-        let frozen = try events(client, account, after: mark, type: "streak.frozen")
         #expect(frozen.count == 1)
         #expect(frozen.first?["day"] as? String == yesterday && frozen.first?["freezes_held"] as? Int == 0)
         // The balance paid once, the freeze used once: the streak and the ledger agree.
@@ -171,14 +174,16 @@ struct StreakHTTPTests {
     @Test(arguments: Transport.allCases)
     func racingReadsUseOneFreeze(transport: Transport) throws {
         let client = transport.client
-        let account = try client.register("racingreads")
-        try TestEnvironment.holdEveryAchievement(account.id)  // its coins and events are this test's own
-        try grant(account, 100)
-        #expect(try buy(client, account).status == 201)
-        #expect(try buy(client, account).status == 201)
-        try boughtEarlier(account, days: 3)
-        try focused(account, daysAgo: 2)
-        let answers = try concurrently(8) { _ in try client.send("GET", "/me/stats", token: account.token) }
+        let (account, answers) = try TestEnvironment.withinOneUTCDay { _ in  // one day, as above
+            let account = try client.register("racingreads")
+            try TestEnvironment.holdEveryAchievement(account.id)  // its coins and events are this test's own
+            try grant(account, 100)
+            #expect(try buy(client, account).status == 201)
+            #expect(try buy(client, account).status == 201)
+            try boughtEarlier(account, days: 3)
+            try focused(account, daysAgo: 2)
+            return (account, try concurrently(8) { _ in try client.send("GET", "/me/stats", token: account.token) })
+        }
         #expect(Set(answers.map(\.status)) == [200])
         #expect(Set(answers.compactMap { $0.json["streak_freezes_held"] as? Int }) == [1], "one freeze used, whoever read first")
         #expect(
@@ -189,29 +194,30 @@ struct StreakHTTPTests {
     @Test(arguments: Transport.allCases)
     func aRecordedSessionCoversTheDayMissedBeforeIt(transport: Transport) throws {
         let client = transport.client
-        let account = try client.register("recorder")
-        try TestEnvironment.holdEveryAchievement(account.id)  // its coins and events are this test's own
-        try grant(account, 100)
-        #expect(try buy(client, account).status == 201)
-        try boughtEarlier(account, days: 4)
-        try focused(account, daysAgo: 3)
-        // Missed two days ago; the phone records yesterday's session now: its end covers the gap.
-        let ends = try #require(
-            try TestEnvironment.scalar(
-                "select to_char((date_trunc('day', now() at time zone 'UTC') - interval '12 hours'), 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"))
-        let starts = try #require(
-            try TestEnvironment.scalar(
-                "select to_char((date_trunc('day', now() at time zone 'UTC') - interval '12 hours 30 minutes'), 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
-            ))
-        let recorded = try client.send(
-            "POST", "/focus-sessions", token: account.token,
-            json: #"{"id":"\#(UUID().uuidString)","started_at":"\#(starts)","ended_at":"\#(ends)"}"#)
+        let (recorded, covered, twoDaysAgo, stats) = try TestEnvironment.withinOneUTCDay { _ in  // one day, as above
+            let account = try client.register("recorder")
+            try TestEnvironment.holdEveryAchievement(account.id)  // its coins and events are this test's own
+            try grant(account, 100)
+            #expect(try buy(client, account).status == 201)
+            try boughtEarlier(account, days: 4)
+            try focused(account, daysAgo: 3)
+            // Missed two days ago; the phone records yesterday's session now: its end covers the gap.
+            let ends = try #require(
+                try TestEnvironment.scalar(
+                    "select to_char((date_trunc('day', now() at time zone 'UTC') - interval '12 hours'), 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"))
+            let starts = try #require(
+                try TestEnvironment.scalar(
+                    "select to_char((date_trunc('day', now() at time zone 'UTC') - interval '12 hours 30 minutes'), 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
+                ))
+            let recorded = try client.send(
+                "POST", "/focus-sessions", token: account.token,
+                json: #"{"id":"\#(UUID().uuidString)","started_at":"\#(starts)","ended_at":"\#(ends)"}"#)
+            let covered = try TestEnvironment.scalar(
+                "select covered_day::text from app.streak_freezes where user_id = $1", [account.id])
+            return (recorded, covered, try day(2), try client.send("GET", "/me/stats", token: account.token))
+        }
         #expect(recorded.status == 201, "\(recorded.text)")
-        #expect(
-            try TestEnvironment.scalar(
-                "select covered_day::text from app.streak_freezes where user_id = $1", [account.id]) == (try day(2)),
-            "the session's end used the freeze, before any read")
-        let stats = try client.send("GET", "/me/stats", token: account.token)
+        #expect(covered == twoDaysAgo, "the session's end used the freeze, before any read")
         #expect(stats.json["current_streak_days"] as? Int == 2)
     }
 }
