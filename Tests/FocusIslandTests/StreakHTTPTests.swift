@@ -204,7 +204,8 @@ struct StreakHTTPTests {
             // Missed two days ago; the phone records yesterday's session now: its end covers the gap.
             let ends = try #require(
                 try TestEnvironment.scalar(
-                    "select to_char((date_trunc('day', now() at time zone 'UTC') - interval '12 hours'), 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"))
+                    "select to_char((date_trunc('day', now() at time zone 'UTC') - interval '12 hours'), 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')")
+            )
             let starts = try #require(
                 try TestEnvironment.scalar(
                     "select to_char((date_trunc('day', now() at time zone 'UTC') - interval '12 hours 30 minutes'), 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
