@@ -123,6 +123,7 @@ previous_release_checks() {
 # a third person signs out and in again, and a live session of 25 minutes earns coins and is
 # rated with a tip. The operator moves the account's creation and the session's start back in
 # SQL, as the release's own checks backdate a session: no one waits 25 minutes.
+# shellcheck disable=SC2034 # cli_home, cli_out, cli_status and focus are read by the release's cli_run
 previous_release_session() {
     local focus cli_home="$dir/cli" cli_out cli_status cy="cy-$RANDOM$RANDOM@example.com"
     focus=$(cli_build)
