@@ -64,8 +64,8 @@ comment on function api.job_claim(text) is
 -- deletes at most 1000 rows of each table it prunes a step (Idempotency-Keys, sign-in records,
 -- mail and requests: app.prune_idempotency_keys, app.prune_personal_data; then events:
 -- app.prune_events, which drops at most one expired day partition a step), so no step holds
--- its locks for long, and counts the events removed. A step that filled a batch, or removed
--- events, says more. 22023 for a name that is no job.
+-- its locks for long, and counts the events removed. A step that filled a batch, removed
+-- events or dropped a partition says more. 22023 for a name that is no job.
 create function api.job_step(job text)
 returns table (result integer, more boolean)
 language plpgsql volatile security definer set search_path = public, pg_temp
@@ -75,6 +75,8 @@ declare
     v_keys integer;
     v_personal integer;
     v_events integer;
+    v_expired regclass;
+    v_dropped boolean;
     v_gifts integer;
 begin
     case job
@@ -91,9 +93,12 @@ begin
         v_keys := app.prune_idempotency_keys(c_batch);
         v_personal := app.prune_personal_data(c_batch);
         -- Last: a partition it drops keeps its ACCESS EXCLUSIVE lock on app.events until this step commits.
+        v_expired := app.partition_expired('app.events', (select s.retention from app.event_settings s));
         v_events := app.prune_events(c_batch);
+        v_dropped := v_expired is not null
+                     and app.partition_expired('app.events', (select s.retention from app.event_settings s)) is distinct from v_expired;
         -- Seven tables share v_personal: a step that deleted a batch's worth of them looks again.
-        return query select v_events, v_keys >= c_batch or v_personal >= c_batch or v_events > 0;
+        return query select v_events, v_keys >= c_batch or v_personal >= c_batch or v_events > 0 or v_dropped;
     else
         raise exception 'no scheduled job %', job using errcode = 'invalid_parameter_value';
     end case;
