@@ -6691,7 +6691,7 @@ end
 $$;
 ALTER FUNCTION app.outgoing_mail_sent(id bigint) OWNER TO focus_owner;
 CREATE FUNCTION app.partition_cutover(parent text, old regclass, time_column text) RETURNS timestamp with time zone
-    LANGUAGE plpgsql
+    LANGUAGE plpgsql STABLE
     SET search_path TO 'public', 'pg_temp'
     AS $$
 declare
@@ -6699,7 +6699,7 @@ declare
 begin
     execute format('select max(%I) from %s', time_column, old) into v_newest;
     if v_newest is null then
-        return '-infinity';
+        return '-infinity'::timestamptz;
     end if;
     return coalesce((select t.cutover from app.partitioned_tables t where t.parent = partition_cutover.parent),
                     v_newest + interval '1 microsecond');
@@ -6776,8 +6776,8 @@ declare
     v_from timestamptz;
     v_until timestamptz;
     v_name text;
-    v_schema text := (select n.nspname from pg_class c join pg_namespace n on n.oid = c.relnamespace where c.oid = partitions_ensure.parent);
-    v_table text := (select c.relname from pg_class c where c.oid = partitions_ensure.parent);
+    v_schema text := (select n.nspname::text from pg_class c join pg_namespace n on n.oid = c.relnamespace where c.oid = partitions_ensure.parent);
+    v_table text := (select c.relname::text from pg_class c where c.oid = partitions_ensure.parent);
     v_made integer := 0;
     v_lock_timeout text := current_setting('lock_timeout');
 begin

@@ -54,7 +54,7 @@ $$;
 -- EXCLUSIVE lock on `old`, so no row can arrive after it is read.
 create or replace function app.partition_cutover(parent text, old regclass, time_column text)
 returns timestamptz
-language plpgsql volatile
+language plpgsql stable
 set search_path = public, pg_temp
 as $$
 declare
@@ -62,7 +62,7 @@ declare
 begin
     execute format('select max(%I) from %s', time_column, old) into v_newest;
     if v_newest is null then
-        return '-infinity';
+        return '-infinity'::timestamptz;
     end if;
     return coalesce((select t.cutover from app.partitioned_tables t where t.parent = partition_cutover.parent),
                     v_newest + interval '1 microsecond');
@@ -90,8 +90,8 @@ declare
     v_from timestamptz;
     v_until timestamptz;
     v_name text;
-    v_schema text := (select n.nspname from pg_class c join pg_namespace n on n.oid = c.relnamespace where c.oid = partitions_ensure.parent);
-    v_table text := (select c.relname from pg_class c where c.oid = partitions_ensure.parent);
+    v_schema text := (select n.nspname::text from pg_class c join pg_namespace n on n.oid = c.relnamespace where c.oid = partitions_ensure.parent);
+    v_table text := (select c.relname::text from pg_class c where c.oid = partitions_ensure.parent);
     v_made integer := 0;
     v_lock_timeout text := current_setting('lock_timeout');
 begin
