@@ -8559,6 +8559,18 @@ UNION ALL
     ( SELECT count(*) AS count
            FROM app.push_outbox) AS unsent;
 ALTER TABLE report.outbox_backlog OWNER TO focus_owner;
+CREATE VIEW report.partitions AS
+ SELECT t.parent,
+    (c.relname)::text AS partition,
+    pg_get_expr(c.relpartbound, c.oid) AS bounds,
+    pg_total_relation_size((c.oid)::regclass) AS bytes,
+    (c.reltuples)::bigint AS estimated_rows
+   FROM (((app.partitioned_tables t
+     JOIN pg_class pc ON (((pc.relkind = 'p'::"char") AND (pc.relnamespace = ('app'::regnamespace)::oid) AND (('app.'::text || (pc.relname)::text) = t.parent))))
+     JOIN pg_inherits i ON ((i.inhparent = pc.oid)))
+     JOIN pg_class c ON ((c.oid = i.inhrelid)))
+  ORDER BY t.parent, (c.relpartbound IS NULL), (pg_get_expr(c.relpartbound, c.oid) ~~ '%DEFAULT%'::text), c.relname;
+ALTER TABLE report.partitions OWNER TO focus_owner;
 CREATE VIEW report.sales_per_item AS
 SELECT
     NULL::uuid AS item_id,
@@ -9575,6 +9587,7 @@ GRANT SELECT ON TABLE report.ledger_reconciliation TO focus_report;
 GRANT SELECT ON TABLE report.moderation_actions TO focus_report;
 GRANT SELECT ON TABLE report.outbox_backlog TO focus_report;
 GRANT SELECT ON TABLE report.outbox_backlog TO focus_monitor;
+GRANT SELECT ON TABLE report.partitions TO focus_report;
 GRANT SELECT ON TABLE report.sales_per_item TO focus_report;
 GRANT SELECT ON TABLE report.scheduled_job_status TO focus_report;
 GRANT SELECT ON TABLE report.scheduled_job_status TO focus_monitor;
