@@ -9,7 +9,7 @@
 -- The live definitions: loaded on every migrate (create or replace), see sql/app/README.md.
 
 -- The partitions of `parent` with their bounds (lower null: MINVALUE; both null: the default),
--- oldest first, the default last.
+-- in no particular order (order by upper to read them oldest first).
 create or replace function app.partitions(parent regclass)
 returns table (part regclass, lower timestamptz, upper timestamptz, is_default boolean)
 language plpgsql stable
