@@ -2241,6 +2241,8 @@ declare
     v_keys integer;
     v_personal integer;
     v_events integer;
+    v_expired regclass;
+    v_dropped boolean;
     v_gifts integer;
 begin
     case job
@@ -2251,12 +2253,18 @@ begin
     when 'expire_gifts' then
         v_gifts := api.gifts_expire();
         return query select v_gifts, v_gifts >= c_batch;
+    when 'partitions' then
+        return query select app.partitions_ensure_all(), false;
     when 'prune' then
         v_keys := app.prune_idempotency_keys(c_batch);
         v_personal := app.prune_personal_data(c_batch);
+        -- Last: a partition it drops keeps its ACCESS EXCLUSIVE lock on app.events until this step commits.
+        v_expired := app.partition_expired('app.events', (select s.retention from app.event_settings s));
         v_events := app.prune_events(c_batch);
+        v_dropped := v_expired is not null
+                     and app.partition_expired('app.events', (select s.retention from app.event_settings s)) is distinct from v_expired;
         -- Seven tables share v_personal: a step that deleted a batch's worth of them looks again.
-        return query select v_events, v_keys >= c_batch or v_personal >= c_batch or v_events >= c_batch;
+        return query select v_events, v_keys >= c_batch or v_personal >= c_batch or v_events > 0 or v_dropped;
     else
         raise exception 'no scheduled job %', job using errcode = 'invalid_parameter_value';
     end case;
@@ -6682,11 +6690,146 @@ begin
 end
 $$;
 ALTER FUNCTION app.outgoing_mail_sent(id bigint) OWNER TO focus_owner;
-CREATE FUNCTION app.prune_events() RETURNS integer
+CREATE FUNCTION app.partition_cutover(parent text, old regclass, time_column text) RETURNS timestamp with time zone
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_newest timestamptz;
+begin
+    execute format('select max(%I) from %s', time_column, old) into v_newest;
+    if v_newest is null then
+        return '-infinity'::timestamptz;
+    end if;
+    return coalesce((select t.cutover from app.partitioned_tables t where t.parent = partition_cutover.parent),
+                    v_newest + interval '1 microsecond');
+end
+$$;
+ALTER FUNCTION app.partition_cutover(parent text, old regclass, time_column text) OWNER TO focus_owner;
+CREATE FUNCTION app.partition_drop(part regclass) RETURNS boolean
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_lock_timeout text := current_setting('lock_timeout');
+begin
+    perform set_config('lock_timeout', '200ms', true);
+    begin
+        execute format('drop table %s', part);
+    exception when lock_not_available then
+        perform set_config('lock_timeout', v_lock_timeout, true);
+        return false;
+    end;
+    perform set_config('lock_timeout', v_lock_timeout, true);
+    return true;
+end
+$$;
+ALTER FUNCTION app.partition_drop(part regclass) OWNER TO focus_owner;
+CREATE FUNCTION app.partition_expired(parent regclass, retention interval) RETURNS regclass
+    LANGUAGE sql STABLE
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select p.part from app.partitions(parent) p
+    where not p.is_default and p.upper <= now() - retention
+    order by p.upper
+    limit 1
+$$;
+ALTER FUNCTION app.partition_expired(parent regclass, retention interval) OWNER TO focus_owner;
+CREATE FUNCTION app.partition_slot(at timestamp with time zone, width interval) RETURNS timestamp with time zone
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select date_bin(partition_slot.width, partition_slot.at, timestamptz '2000-01-01 00:00:00+00')
+$$;
+ALTER FUNCTION app.partition_slot(at timestamp with time zone, width interval) OWNER TO focus_owner;
+CREATE FUNCTION app.partitions(parent regclass) RETURNS TABLE(part regclass, lower timestamp with time zone, upper timestamp with time zone, is_default boolean)
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'public', 'pg_temp'
+    AS $_$
+declare
+    v_part regclass;
+    v_bound text;
+    v_match text[];
+begin
+    for v_part, v_bound in
+        select i.inhrelid::regclass, pg_get_expr(c.relpartbound, c.oid)
+        from pg_inherits i join pg_class c on c.oid = i.inhrelid
+        where i.inhparent = partitions.parent
+    loop
+        v_match := regexp_match(v_bound, '^FOR VALUES FROM \((.*)\) TO \((.*)\)$');
+        part := v_part;
+        is_default := v_match is null;
+        lower := case when v_match is null or v_match[1] = 'MINVALUE' then null else trim(both '''' from v_match[1])::timestamptz end;
+        upper := case when v_match is null or v_match[2] = 'MAXVALUE' then null else trim(both '''' from v_match[2])::timestamptz end;
+        return next;
+    end loop;
+end
+$_$;
+ALTER FUNCTION app.partitions(parent regclass) OWNER TO focus_owner;
+CREATE FUNCTION app.partitions_ensure(parent regclass) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_width interval;
+    v_ahead integer;
+    v_from timestamptz;
+    v_until timestamptz;
+    v_name text;
+    v_schema text := (select n.nspname::text from pg_class c join pg_namespace n on n.oid = c.relnamespace where c.oid = partitions_ensure.parent);
+    v_table text := (select c.relname::text from pg_class c where c.oid = partitions_ensure.parent);
+    v_made integer := 0;
+    v_lock_timeout text := current_setting('lock_timeout');
+begin
+    select t.width, t.ahead into v_width, v_ahead from app.partitioned_tables t where t.parent = v_schema || '.' || v_table;
+    if v_width is null then
+        raise exception '% is not in app.partitioned_tables', parent using errcode = 'invalid_parameter_value';
+    end if;
+    v_from := greatest(app.partition_slot(now(), v_width),
+                       (select max(p.upper) from app.partitions(parent) p where not p.is_default));
+    v_until := now() + v_width * v_ahead;
+    perform set_config('lock_timeout', '1s', true);
+    while v_from < v_until loop
+        v_name := v_table || '_part_' || to_char(v_from at time zone 'UTC',
+                                                 case when v_width >= interval '1 day' then 'YYYYMMDD' else 'YYYYMMDD"t"HH24MI' end);
+        execute format('create table %I.%I (like %s including defaults including constraints including storage)', v_schema, v_name, parent);
+        execute format('alter table %s attach partition %I.%I for values from (%L) to (%L)',
+                       parent, v_schema, v_name, v_from, v_from + v_width);
+        v_made := v_made + 1;
+        v_from := v_from + v_width;
+    end loop;
+    perform set_config('lock_timeout', v_lock_timeout, true);
+    return v_made;
+end
+$$;
+ALTER FUNCTION app.partitions_ensure(parent regclass) OWNER TO focus_owner;
+CREATE FUNCTION app.partitions_ensure_all() RETURNS integer
     LANGUAGE sql
     SET search_path TO 'public', 'pg_temp'
     AS $$
-    select app.prune_events(null)
+    select coalesce(sum(app.partitions_ensure(t.parent::regclass)), 0)::integer
+    from app.partitioned_tables t
+    where to_regclass(t.parent) is not null
+      and (select c.relkind from pg_class c where c.oid = to_regclass(t.parent)) = 'p'
+$$;
+ALTER FUNCTION app.partitions_ensure_all() OWNER TO focus_owner;
+CREATE FUNCTION app.prune_events() RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_total integer := 0;
+    v_part regclass;
+begin
+    loop
+        v_part := app.partition_expired('app.events', (select s.retention from app.event_settings s));
+        v_total := v_total + app.prune_events(null);
+        -- Done when none is expired, or the one that was could not be locked (the next run drops it).
+        exit when v_part is null
+               or app.partition_expired('app.events', (select s.retention from app.event_settings s)) is not distinct from v_part;
+    end loop;
+    return v_total;
+end
 $$;
 ALTER FUNCTION app.prune_events() OWNER TO focus_owner;
 CREATE FUNCTION app.prune_events(batch integer) RETURNS integer
@@ -6694,19 +6837,29 @@ CREATE FUNCTION app.prune_events(batch integer) RETURNS integer
     SET search_path TO 'public', 'pg_temp'
     AS $$
 declare
-    v_count integer;
+    v_retention interval := (select s.retention from app.event_settings s);
+    v_part regclass := app.partition_expired('app.events', v_retention);
+    v_count integer := 0;
+    v_rows integer;
     v_last bigint;
+    v_part_last bigint;
 begin
-    perform set_config('focus.pruning_events', 'on', true);
+    -- The default partition alone: app.events' append-only trigger guards the parent's statements.
     with gone as (
-        delete from app.events e
-        where e.id in (select o.id from app.events o
-                       where o.created_at < now() - (select s.retention from app.event_settings s)
-                       order by o.created_at limit batch)
+        delete from app.events_part_default e
+        where e.ctid in (select o.ctid from app.events_part_default o
+                         where o.created_at < now() - v_retention
+                         order by o.created_at limit batch)
         returning e.id
     )
     select count(*)::integer, max(gone.id) into v_count, v_last from gone;
-    perform set_config('focus.pruning_events', 'off', true);
+    if v_part is not null then
+        execute format('select count(*)::integer, max(id) from %s', v_part) into v_rows, v_part_last;
+        if app.partition_drop(v_part) then
+            v_count := v_count + v_rows;
+            v_last := greatest(v_last, v_part_last);
+        end if;
+    end if;
     if v_last is not null then
         update app.event_settings s set pruned_through = greatest(s.pruned_through, v_last);
     end if;
@@ -7751,7 +7904,8 @@ CREATE TABLE app.events (
     origin_token uuid,
     CONSTRAINT events_check CHECK (((user_id IS NULL) = ((type)::text = ANY (ARRAY['catalog.changed'::text, 'tips.changed'::text, 'config.changed'::text])))),
     CONSTRAINT events_payload_check CHECK (((jsonb_typeof(payload) = 'object'::text) AND (length((payload)::text) <= 1000)))
-);
+)
+PARTITION BY RANGE (created_at);
 ALTER TABLE app.events OWNER TO focus_owner;
 CREATE TABLE app.friend_request_attempts (
     user_id uuid NOT NULL,
@@ -7920,6 +8074,16 @@ ALTER TABLE app.outgoing_mail ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     NO MAXVALUE
     CACHE 1
 );
+CREATE TABLE app.partitioned_tables (
+    parent text NOT NULL,
+    width interval DEFAULT '1 day'::interval NOT NULL,
+    ahead integer DEFAULT 3 NOT NULL,
+    cutover timestamp with time zone,
+    CONSTRAINT partitioned_tables_ahead_check CHECK (((ahead >= 1) AND (ahead <= 60))),
+    CONSTRAINT partitioned_tables_parent_check CHECK ((parent ~ '^app\.[a-z_]+$'::text)),
+    CONSTRAINT partitioned_tables_width_check CHECK ((width >= '01:00:00'::interval))
+);
+ALTER TABLE app.partitioned_tables OWNER TO focus_owner;
 CREATE TABLE app.password_reset_requests (
     id bigint NOT NULL,
     email public.citext NOT NULL,
@@ -8080,7 +8244,7 @@ CREATE TABLE app.scheduled_jobs (
     CONSTRAINT scheduled_jobs_failure_when CHECK (((failures = 0) OR (last_failed_at IS NOT NULL))),
     CONSTRAINT scheduled_jobs_failures_check CHECK ((failures >= 0)),
     CONSTRAINT scheduled_jobs_last_error_check CHECK ((length(last_error) <= 1000)),
-    CONSTRAINT scheduled_jobs_name_check CHECK ((name = ANY (ARRAY['settle_rooms'::text, 'prune'::text, 'expire_gifts'::text, 'shop_windows'::text])))
+    CONSTRAINT scheduled_jobs_name_check CHECK ((name = ANY (ARRAY['settle_rooms'::text, 'prune'::text, 'expire_gifts'::text, 'shop_windows'::text, 'partitions'::text])))
 );
 ALTER TABLE app.scheduled_jobs OWNER TO focus_owner;
 CREATE TABLE app.schema_migrations (
@@ -8395,6 +8559,18 @@ UNION ALL
     ( SELECT count(*) AS count
            FROM app.push_outbox) AS unsent;
 ALTER TABLE report.outbox_backlog OWNER TO focus_owner;
+CREATE VIEW report.partitions AS
+ SELECT t.parent,
+    (c.relname)::text AS partition,
+    pg_get_expr(c.relpartbound, c.oid) AS bounds,
+    pg_total_relation_size((c.oid)::regclass) AS bytes,
+    (c.reltuples)::bigint AS estimated_rows
+   FROM (((app.partitioned_tables t
+     JOIN pg_class pc ON (((pc.relkind = 'p'::"char") AND (pc.relnamespace = ('app'::regnamespace)::oid) AND (('app.'::text || (pc.relname)::text) = t.parent))))
+     JOIN pg_inherits i ON ((i.inhparent = pc.oid)))
+     JOIN pg_class c ON ((c.oid = i.inhrelid)))
+  ORDER BY t.parent, (c.relpartbound IS NULL), (pg_get_expr(c.relpartbound, c.oid) ~~ '%DEFAULT%'::text), c.relname;
+ALTER TABLE report.partitions OWNER TO focus_owner;
 CREATE VIEW report.sales_per_item AS
 SELECT
     NULL::uuid AS item_id,
@@ -8531,7 +8707,7 @@ ALTER TABLE ONLY app.email_verifications
 ALTER TABLE ONLY app.event_settings
     ADD CONSTRAINT event_settings_pkey PRIMARY KEY (singleton);
 ALTER TABLE ONLY app.events
-    ADD CONSTRAINT events_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT events_pkey PRIMARY KEY (id, created_at);
 ALTER TABLE ONLY app.focus_sessions
     ADD CONSTRAINT focus_sessions_no_overlap EXCLUDE USING gist (user_id WITH =, occupies WITH &&);
 ALTER TABLE ONLY app.focus_sessions
@@ -8572,6 +8748,8 @@ ALTER TABLE ONLY app.moderators
     ADD CONSTRAINT moderators_pkey PRIMARY KEY (user_id);
 ALTER TABLE ONLY app.outgoing_mail
     ADD CONSTRAINT outgoing_mail_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY app.partitioned_tables
+    ADD CONSTRAINT partitioned_tables_pkey PRIMARY KEY (parent);
 ALTER TABLE ONLY app.password_reset_requests
     ADD CONSTRAINT password_reset_requests_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.password_resets
@@ -8676,9 +8854,9 @@ CREATE INDEX coin_ledger_user_time ON app.coin_ledger USING btree (user_id, crea
 CREATE INDEX daily_minutes_top ON app.daily_minutes USING btree (day, minutes DESC, user_id);
 CREATE INDEX display_name_history_user ON app.display_name_history USING btree (user_id, set_at);
 CREATE INDEX email_verifications_user ON app.email_verifications USING btree (user_id, id);
-CREATE INDEX events_broadcast ON app.events USING btree (id) WHERE (user_id IS NULL);
-CREATE INDEX events_created_at ON app.events USING btree (created_at);
-CREATE INDEX events_user_id ON app.events USING btree (user_id, id) WHERE (user_id IS NOT NULL);
+CREATE INDEX events_broadcast ON ONLY app.events USING btree (id) WHERE (user_id IS NULL);
+CREATE INDEX events_created_at ON ONLY app.events USING btree (created_at);
+CREATE INDEX events_user_id ON ONLY app.events USING btree (user_id, id) WHERE (user_id IS NOT NULL);
 CREATE INDEX focus_sessions_end ON app.focus_sessions USING btree (ended_at);
 CREATE INDEX focus_sessions_user_end ON app.focus_sessions USING btree (user_id, ended_at);
 CREATE INDEX focus_sessions_user_start ON app.focus_sessions USING btree (user_id, started_at DESC, id DESC);
@@ -9359,6 +9537,13 @@ REVOKE ALL ON FUNCTION app.outgoing_mail_bounced(id bigint, error text) FROM PUB
 REVOKE ALL ON FUNCTION app.outgoing_mail_failed(id bigint, permanent boolean, error text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.outgoing_mail_release(id bigint, error text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.outgoing_mail_sent(id bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.partition_cutover(parent text, old regclass, time_column text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.partition_drop(part regclass) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.partition_expired(parent regclass, retention interval) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.partition_slot(at timestamp with time zone, width interval) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.partitions(parent regclass) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.partitions_ensure(parent regclass) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.partitions_ensure_all() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.prune_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.prune_events(batch integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.prune_idempotency_keys() FROM PUBLIC;
@@ -9402,6 +9587,7 @@ GRANT SELECT ON TABLE report.ledger_reconciliation TO focus_report;
 GRANT SELECT ON TABLE report.moderation_actions TO focus_report;
 GRANT SELECT ON TABLE report.outbox_backlog TO focus_report;
 GRANT SELECT ON TABLE report.outbox_backlog TO focus_monitor;
+GRANT SELECT ON TABLE report.partitions TO focus_report;
 GRANT SELECT ON TABLE report.sales_per_item TO focus_report;
 GRANT SELECT ON TABLE report.scheduled_job_status TO focus_report;
 GRANT SELECT ON TABLE report.scheduled_job_status TO focus_monitor;

@@ -152,8 +152,9 @@ schema_dump() {
     case "$url" in *://*) ;; *) url=$(cluster_url "$dir" postgres "$1") ;; esac
     # \restrict lines carry a random key per dump (pg_dump 15.14+): not part of the schema. The
     # api a migrate replaced is kept a while, renamed api_retired_<time> (docs/operations.md):
-    # not part of it either.
-    pg_dump --schema-only --no-comments --exclude-schema='api_retired_*' -d "$url" | grep -v -e '^--' -e '^\\restrict' -e '^\\unrestrict' | sed '/^$/d'
+    # not part of it either, nor are the time partitions (<table>_part_<day>, _before, _default:
+    # sql/app/160_partitions.sql), named after the day they were made and the data before.
+    pg_dump --schema-only --no-comments --exclude-schema='api_retired_*' --exclude-table='app.*_part_*' -d "$url" | grep -v -e '^--' -e '^\\restrict' -e '^\\unrestrict' | sed '/^$/d'
 }
 
 # Builds the server (debug unless CONFIGURATION=release) and prints the binary's path.

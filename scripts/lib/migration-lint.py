@@ -259,6 +259,9 @@ class Linter:
             if number_ > 1 and line.strip() == NO_TRANSACTION:
                 self.flag(number_, "no-transaction",
                           f"`{NO_TRANSACTION}` counts only on the first line; here the migrator does not see it")
+        # Tables a statement of this file creates, by name: a table renamed and then created again
+        # under its old name (partitioning it: the old table becomes a partition) keeps its name.
+        self.recreated = {s.node.relation.relname for s in parsed if s.kind == "CreateStmt"}
         for stmt in parsed:
             before = len(self.findings)
             self.statement(stmt)
@@ -431,6 +434,8 @@ class Linter:
             return
         if node.relation is not None:
             existing = self.existing(node.relation)
+            if node.renameType == enums.ObjectType.OBJECT_TABLE and node.relation.relname in self.recreated:
+                return  # the name stays: the file creates it again (a swap, e.g. the table partitioned)
         elif node.renameType in (enums.ObjectType.OBJECT_TYPE, enums.ObjectType.OBJECT_DOMAIN):
             existing = names(getattr(node.object, "names", node.object))[-1] not in self.created_types
         else:

@@ -1,5 +1,5 @@
 -- api scheduled jobs: the timed work of app.scheduled_jobs (settle_rooms, expire_gifts,
--- shop_windows, prune), run by every server's job runner (Sources/FocusIsland/Live/JobRunner.swift)
+-- shop_windows, partitions, prune), run by every server's job runner (Sources/FocusIsland/Live/JobRunner.swift)
 -- once a minute, each job on its own and under its own budget (docs/operations.md, "Scheduled
 -- jobs", 2026-12-06). A run of one job:
 --   1. api.job_claim(job), a transaction of its own: the job's next run moves `every` later, so
@@ -59,12 +59,13 @@ comment on function api.job_claim(text) is
 
 -- One step of a run of `job`, in the caller's transaction; `result` is what it did and `more`
 -- whether another step would find work. settle_rooms (api.rooms_settle: members and rooms
--- settled) and shop_windows (api.shop_windows_pass: 1 when the catalog's version moved) are
--- one step; expire_gifts (api.gifts_expire: gifts expired) expires at most 1000 a step; prune
+-- settled), shop_windows (api.shop_windows_pass: 1 when the catalog's version moved) and
+-- partitions (app.partitions_ensure_all: the time partitions made ahead) are one step; expire_gifts (api.gifts_expire: gifts expired) expires at most 1000 a step; prune
 -- deletes at most 1000 rows of each table it prunes a step (Idempotency-Keys, sign-in records,
 -- mail and requests: app.prune_idempotency_keys, app.prune_personal_data; then events:
--- app.prune_events), so no step holds its locks for long, and counts the events deleted. A
--- step that filled a batch says more. 22023 for a name that is no job.
+-- app.prune_events, which drops at most one expired day partition a step), so no step holds
+-- its locks for long, and counts the events removed. A step that filled a batch, removed
+-- events or dropped a partition says more. 22023 for a name that is no job.
 create function api.job_step(job text)
 returns table (result integer, more boolean)
 language plpgsql volatile security definer set search_path = public, pg_temp
@@ -74,6 +75,8 @@ declare
     v_keys integer;
     v_personal integer;
     v_events integer;
+    v_expired regclass;
+    v_dropped boolean;
     v_gifts integer;
 begin
     case job
@@ -84,12 +87,18 @@ begin
     when 'expire_gifts' then
         v_gifts := api.gifts_expire();
         return query select v_gifts, v_gifts >= c_batch;
+    when 'partitions' then
+        return query select app.partitions_ensure_all(), false;
     when 'prune' then
         v_keys := app.prune_idempotency_keys(c_batch);
         v_personal := app.prune_personal_data(c_batch);
+        -- Last: a partition it drops keeps its ACCESS EXCLUSIVE lock on app.events until this step commits.
+        v_expired := app.partition_expired('app.events', (select s.retention from app.event_settings s));
         v_events := app.prune_events(c_batch);
+        v_dropped := v_expired is not null
+                     and app.partition_expired('app.events', (select s.retention from app.event_settings s)) is distinct from v_expired;
         -- Seven tables share v_personal: a step that deleted a batch's worth of them looks again.
-        return query select v_events, v_keys >= c_batch or v_personal >= c_batch or v_events >= c_batch;
+        return query select v_events, v_keys >= c_batch or v_personal >= c_batch or v_events > 0 or v_dropped;
     else
         raise exception 'no scheduled job %', job using errcode = 'invalid_parameter_value';
     end case;

@@ -100,29 +100,43 @@ begin
 end
 $$;
 
--- Deletes events older than the retention, at most `batch` of them (the oldest first; null:
--- all), and returns how many, raising pruned_through to the highest id deleted. The prune job
--- (api.job_step) deletes in batches, each step a transaction of its own, so no delete holds
--- its locks for long; a DBA may run either form any time: `select app.prune_events();`.
+-- Removes events older than the retention and returns how many, raising pruned_through to the
+-- highest id removed. app.events is partitioned by day of created_at (0045; sql/app/160_partitions.sql):
+-- a partition whose upper bound is past the retention is dropped whole (at most one a call,
+-- its lock waited for at most 200 ms: app.partition_drop), so an event is kept for the
+-- retention and gone within a day after; rows past the retention in the default partition
+-- (none, unless a day's partition was missing) are deleted, at most `batch` of them (null: all).
+-- The prune job (api.job_step) calls it last in each step, so the drop's lock on app.events is
+-- held only until the step commits; a DBA may run either form any time: `select app.prune_events();`.
 create or replace function app.prune_events(batch integer)
 returns integer
 language plpgsql
 set search_path = public, pg_temp
 as $$
 declare
-    v_count integer;
+    v_retention interval := (select s.retention from app.event_settings s);
+    v_part regclass := app.partition_expired('app.events', v_retention);
+    v_count integer := 0;
+    v_rows integer;
     v_last bigint;
+    v_part_last bigint;
 begin
-    perform set_config('focus.pruning_events', 'on', true);
+    -- The default partition alone: app.events' append-only trigger guards the parent's statements.
     with gone as (
-        delete from app.events e
-        where e.id in (select o.id from app.events o
-                       where o.created_at < now() - (select s.retention from app.event_settings s)
-                       order by o.created_at limit batch)
+        delete from app.events_part_default e
+        where e.ctid in (select o.ctid from app.events_part_default o
+                         where o.created_at < now() - v_retention
+                         order by o.created_at limit batch)
         returning e.id
     )
     select count(*)::integer, max(gone.id) into v_count, v_last from gone;
-    perform set_config('focus.pruning_events', 'off', true);
+    if v_part is not null then
+        execute format('select count(*)::integer, max(id) from %s', v_part) into v_rows, v_part_last;
+        if app.partition_drop(v_part) then
+            v_count := v_count + v_rows;
+            v_last := greatest(v_last, v_part_last);
+        end if;
+    end if;
     if v_last is not null then
         update app.event_settings s set pruned_through = greatest(s.pruned_through, v_last);
     end if;
@@ -130,20 +144,34 @@ begin
 end
 $$;
 comment on function app.prune_events(integer) is
-    'Deletes at most `batch` events (null: all) older than app.event_settings.retention, oldest first, and raises '
-    'pruned_through to the highest id deleted. Run in batches by the prune job (api.job_step); a DBA may run it any time.';
+    'Removes events older than app.event_settings.retention: drops at most one expired day partition whole, and deletes '
+    'at most `batch` (null: all) from the default partition; raises pruned_through to the highest id removed. Run by '
+    'the prune job (api.job_step); a DBA may run it any time.';
 
--- Every event past the retention at once, in one transaction (a DBA's; the prune job batches).
+-- Every event past the retention at once, in one transaction (a DBA's; the prune job goes one
+-- partition a step): each expired partition dropped, the default partition's old rows deleted.
 create or replace function app.prune_events()
 returns integer
-language sql
+language plpgsql
 set search_path = public, pg_temp
 as $$
-    select app.prune_events(null)
+declare
+    v_total integer := 0;
+    v_part regclass;
+begin
+    loop
+        v_part := app.partition_expired('app.events', (select s.retention from app.event_settings s));
+        v_total := v_total + app.prune_events(null);
+        -- Done when none is expired, or the one that was could not be locked (the next run drops it).
+        exit when v_part is null
+               or app.partition_expired('app.events', (select s.retention from app.event_settings s)) is not distinct from v_part;
+    end loop;
+    return v_total;
+end
 $$;
 comment on function app.prune_events() is
-    'Deletes every event older than app.event_settings.retention in one transaction (app.prune_events(null)); '
-    'the prune job deletes them in batches instead. A DBA may run it any time.';
+    'Removes every event older than app.event_settings.retention in one transaction: each expired day partition '
+    'dropped, the default partition''s old rows deleted (app.prune_events(null) until none is left). A DBA may run it any time.';
 
 -- friend.updated for every friend of `user_id`: one row each, none without friends.
 create or replace function app.tell_friends(user_id uuid)

@@ -62,3 +62,20 @@ comment on view report.scheduled_job_status is
     'raised or ran past its budget: last_error, canceling statement due to statement timeout for the latter), '
     'last_failed_at and consecutive_failures (runs in a row that failed; 0 after a success), overdue_seconds '
     '(how long past next_run_at with no run: no server runs the jobs), seconds_since_last_run (-1: never ran).';
+
+-- The time partitions (app.partitioned_tables; docs/operations.md, "Pruning"): one row per
+-- partition, oldest first, with its bounds as PostgreSQL prints them and its size.
+create view report.partitions as
+select t.parent,
+       c.relname::text as partition,
+       pg_get_expr(c.relpartbound, c.oid) as bounds,
+       pg_total_relation_size(c.oid) as bytes,
+       c.reltuples::bigint as estimated_rows
+from app.partitioned_tables t
+join pg_class pc on pc.relkind = 'p' and pc.relnamespace = 'app'::regnamespace and 'app.' || pc.relname = t.parent
+join pg_inherits i on i.inhparent = pc.oid
+join pg_class c on c.oid = i.inhrelid
+order by t.parent, c.relpartbound is null, pg_get_expr(c.relpartbound, c.oid) like '%DEFAULT%', c.relname;
+comment on view report.partitions is
+    'The partitions of each time-partitioned table (app.partitioned_tables): bounds (FROM ... TO ..., or DEFAULT), bytes '
+    '(with its indexes) and estimated_rows (from the last analyze; -1 before one).';

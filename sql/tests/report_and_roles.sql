@@ -7,9 +7,9 @@ select plan(14);
 select is(
     (select array_agg(c.relname::text order by c.relname) from pg_class c where c.relnamespace = 'report'::regnamespace),
     array['coin_economy_per_day', 'counter_reconciliation', 'daily_active_users', 'focused_minutes_per_day', 'friendship_funnel_per_day',
-          'ledger_reconciliation', 'moderation_actions', 'outbox_backlog', 'sales_per_item', 'scheduled_job_status',
+          'ledger_reconciliation', 'moderation_actions', 'outbox_backlog', 'partitions', 'sales_per_item', 'scheduled_job_status',
           'sessions_per_day_by_path', 'slowest_statements', 'tips_shown_per_level', 'user_reports'],
-    'report has the fourteen views');
+    'report has the fifteen views');
 select is_empty($$ select c.relname from pg_class c where c.relnamespace = 'report'::regnamespace
                    and obj_description(c.oid, 'pg_class') is null $$, 'every report view has a comment');
 

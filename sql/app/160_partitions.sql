@@ -1,0 +1,178 @@
+-- Time partitions of the append-only tables that are pruned (docs/operations.md, "Pruning",
+-- 2026-12-06): each is range-partitioned on its time column, one partition per `width`
+-- (app.partitioned_tables), made `ahead` widths before it is needed by the partitions job, and
+-- dropped whole once its upper bound is past the retention, instead of deleting row by row.
+-- A partition is named <table>_part_<UTC start> (events_part_20261208); the partition holding
+-- what the table had before it was partitioned is <table>_part_before, and <table>_part_default
+-- holds a row no partition covers (the job fell behind, a clock far off, a back-dated fixture):
+-- an insert never fails for want of a partition.
+-- The live definitions: loaded on every migrate (create or replace), see sql/app/README.md.
+
+-- The partitions of `parent` with their bounds (lower null: MINVALUE; both null: the default),
+-- in no particular order (order by upper to read them oldest first).
+create or replace function app.partitions(parent regclass)
+returns table (part regclass, lower timestamptz, upper timestamptz, is_default boolean)
+language plpgsql stable
+set search_path = public, pg_temp
+as $$
+declare
+    v_part regclass;
+    v_bound text;
+    v_match text[];
+begin
+    for v_part, v_bound in
+        select i.inhrelid::regclass, pg_get_expr(c.relpartbound, c.oid)
+        from pg_inherits i join pg_class c on c.oid = i.inhrelid
+        where i.inhparent = partitions.parent
+    loop
+        v_match := regexp_match(v_bound, '^FOR VALUES FROM \((.*)\) TO \((.*)\)$');
+        part := v_part;
+        is_default := v_match is null;
+        lower := case when v_match is null or v_match[1] = 'MINVALUE' then null else trim(both '''' from v_match[1])::timestamptz end;
+        upper := case when v_match is null or v_match[2] = 'MAXVALUE' then null else trim(both '''' from v_match[2])::timestamptz end;
+        return next;
+    end loop;
+end
+$$;
+comment on function app.partitions(regclass) is
+    'The partitions of a time-partitioned table with their bounds: lower null is MINVALUE, is_default the default partition.';
+
+-- The start of the partition slot holding `at`: slots are `width` long from 2000-01-01 UTC, so
+-- daily partitions begin at UTC midnight.
+create or replace function app.partition_slot(at timestamptz, width interval)
+returns timestamptz
+language sql immutable
+set search_path = public, pg_temp
+as $$
+    select date_bin(partition_slot.width, partition_slot.at, timestamptz '2000-01-01 00:00:00+00')
+$$;
+
+-- The upper bound of the partition holding what `old` (the table as it was before it was
+-- partitioned) holds: -infinity when it has no row (a new database: every row goes to the day
+-- partitions), else the cut-over its validated check names (app.partitioned_tables.cutover),
+-- else just past its newest row. Read by the migration that attaches it, under its ACCESS
+-- EXCLUSIVE lock on `old`, so no row can arrive after it is read.
+create or replace function app.partition_cutover(parent text, old regclass, time_column text)
+returns timestamptz
+language plpgsql stable
+set search_path = public, pg_temp
+as $$
+declare
+    v_newest timestamptz;
+begin
+    execute format('select max(%I) from %s', time_column, old) into v_newest;
+    if v_newest is null then
+        return '-infinity'::timestamptz;
+    end if;
+    return coalesce((select t.cutover from app.partitioned_tables t where t.parent = partition_cutover.parent),
+                    v_newest + interval '1 microsecond');
+end
+$$;
+
+-- Makes the partitions of `parent` (registered in app.partitioned_tables) that the time from
+-- now to `ahead` widths later needs, each `width` long, after the newest partition it has (so
+-- never overlapping one), and returns how many it made. Each is created as a table of its own
+-- (LIKE the parent: columns, defaults, checks) and ATTACHed: ATTACH takes SHARE UPDATE
+-- EXCLUSIVE on the parent (reads and writes go on) and scans only the default partition, which
+-- is empty unless the job fell behind; CREATE TABLE ... PARTITION OF would take ACCESS
+-- EXCLUSIVE. The indexes and row triggers come with the ATTACH. Locks wait at most 1 s (the
+-- job runs again in minutes). A default partition holding rows of a range to be made makes the
+-- ATTACH fail (23514): the job records the failure, and the rows stay readable where they are
+-- (docs/operations.md, "Pruning").
+create or replace function app.partitions_ensure(parent regclass)
+returns integer
+language plpgsql volatile
+set search_path = public, pg_temp
+as $$
+declare
+    v_width interval;
+    v_ahead integer;
+    v_from timestamptz;
+    v_until timestamptz;
+    v_name text;
+    v_schema text := (select n.nspname::text from pg_class c join pg_namespace n on n.oid = c.relnamespace where c.oid = partitions_ensure.parent);
+    v_table text := (select c.relname::text from pg_class c where c.oid = partitions_ensure.parent);
+    v_made integer := 0;
+    v_lock_timeout text := current_setting('lock_timeout');
+begin
+    select t.width, t.ahead into v_width, v_ahead from app.partitioned_tables t where t.parent = v_schema || '.' || v_table;
+    if v_width is null then
+        raise exception '% is not in app.partitioned_tables', parent using errcode = 'invalid_parameter_value';
+    end if;
+    v_from := greatest(app.partition_slot(now(), v_width),
+                       (select max(p.upper) from app.partitions(parent) p where not p.is_default));
+    v_until := now() + v_width * v_ahead;
+    perform set_config('lock_timeout', '1s', true);
+    while v_from < v_until loop
+        v_name := v_table || '_part_' || to_char(v_from at time zone 'UTC',
+                                                 case when v_width >= interval '1 day' then 'YYYYMMDD' else 'YYYYMMDD"t"HH24MI' end);
+        execute format('create table %I.%I (like %s including defaults including constraints including storage)', v_schema, v_name, parent);
+        execute format('alter table %s attach partition %I.%I for values from (%L) to (%L)',
+                       parent, v_schema, v_name, v_from, v_from + v_width);
+        v_made := v_made + 1;
+        v_from := v_from + v_width;
+    end loop;
+    perform set_config('lock_timeout', v_lock_timeout, true);
+    return v_made;
+end
+$$;
+comment on function app.partitions_ensure(regclass) is
+    'Makes the partitions a table of app.partitioned_tables needs from now to `ahead` widths later (after its newest one), '
+    'each created alone and ATTACHed (SHARE UPDATE EXCLUSIVE on the parent); returns how many. Run by the partitions job.';
+
+-- The oldest partition of `parent` whose upper bound is at least `retention` old (the default
+-- and a partition without an upper bound never are); null when none is.
+create or replace function app.partition_expired(parent regclass, retention interval)
+returns regclass
+language sql stable
+set search_path = public, pg_temp
+as $$
+    select p.part from app.partitions(parent) p
+    where not p.is_default and p.upper <= now() - retention
+    order by p.upper
+    limit 1
+$$;
+
+-- Drops the partition `part`, waiting at most 200 ms for its lock: DROP takes ACCESS EXCLUSIVE
+-- on the parent as well as the partition (PostgreSQL 15; DETACH ... CONCURRENTLY cannot run in
+-- the job's transaction), and every request reading or writing the table queues behind a
+-- waiting DROP, so it gives up soon and the next run tries again. Returns whether it dropped.
+-- The lock is held until the caller commits: call it last in its transaction.
+create or replace function app.partition_drop(part regclass)
+returns boolean
+language plpgsql volatile
+set search_path = public, pg_temp
+as $$
+declare
+    v_lock_timeout text := current_setting('lock_timeout');
+begin
+    perform set_config('lock_timeout', '200ms', true);
+    begin
+        execute format('drop table %s', part);
+    exception when lock_not_available then
+        perform set_config('lock_timeout', v_lock_timeout, true);
+        return false;
+    end;
+    perform set_config('lock_timeout', v_lock_timeout, true);
+    return true;
+end
+$$;
+comment on function app.partition_drop(regclass) is
+    'Drops a partition, waiting at most 200 ms for the ACCESS EXCLUSIVE lock on it and its parent; false when the '
+    'lock was not granted in time (the next run tries again). Call it last in its transaction.';
+
+-- One run of the partitions job: the partitions every table of app.partitioned_tables needs
+-- ahead, made; returns how many were made.
+create or replace function app.partitions_ensure_all()
+returns integer
+language sql volatile
+set search_path = public, pg_temp
+as $$
+    select coalesce(sum(app.partitions_ensure(t.parent::regclass)), 0)::integer
+    from app.partitioned_tables t
+    where to_regclass(t.parent) is not null
+      and (select c.relkind from pg_class c where c.oid = to_regclass(t.parent)) = 'p'
+$$;
+comment on function app.partitions_ensure_all() is
+    'The partitions job''s step: app.partitions_ensure for every partitioned table of app.partitioned_tables; how many '
+    'partitions it made.';
