@@ -8,7 +8,7 @@ select u.id as user_id,
        coalesce(l.ledger_sum, 0) as ledger_sum,
        u.balance - coalesce(l.ledger_sum, 0) as difference
 from app.users u
-left join (select e.user_id, sum(e.amount) as ledger_sum
+left join (select e.user_id, sum(e.amount)::bigint as ledger_sum
            from (select c.user_id, c.amount::bigint as amount from app.coin_ledger c
                  union all
                  select a.user_id, a.coins from app.coin_ledger_archive_totals a) e
