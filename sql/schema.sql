@@ -5498,7 +5498,7 @@ begin
         group by 1, 2 order by 1, 2
         on conflict on constraint friendship_event_day_totals_pkey do update set events = t.events + excluded.events
     )
-    select count(*) into v_moved from moved;
+    select count(*)::integer into v_moved from moved;
     perform set_config('focus.friendship_archive', 'off', true);
     return v_moved;
 end
@@ -5557,7 +5557,7 @@ begin
         on conflict on constraint coin_ledger_archive_totals_key do update
             set entries = t.entries + excluded.entries, coins = t.coins + excluded.coins
     )
-    select count(*) into v_moved from moved;
+    select count(*)::integer into v_moved from moved;
     perform set_config('focus.ledger_archive', 'off', true);
     return v_moved;
 end
