@@ -2835,6 +2835,13 @@ begin
                                                                 'item_id', c.item_id, 'session_id', c.session_id,
                                                                 'created_at', api.iso(c.created_at)) order by c.id)
                             from app.coin_ledger c where c.user_id = v_user_id), '[]'),
+        -- Entries archived past the horizon survive as totals only (0050): their kind, item and sums.
+        'ledger_archived', coalesce((select jsonb_agg(jsonb_build_object('entry', a.entry, 'item_id', a.item_id,
+                                                                         'entries', a.entries, 'amount', a.coins,
+                                                                         'before', api.iso(h.archived_before))
+                                                      order by a.entry, a.item_id)
+                                     from app.coin_ledger_archive_totals a cross join app.ledger_archive h
+                                     where a.user_id = v_user_id), '[]'),
         'achievements', coalesce((select jsonb_agg(jsonb_build_object('code', ua.achievement_code, 'unlocked_at', api.iso(ua.unlocked_at))
                                                    order by ua.unlocked_at, ua.achievement_code)
                                   from app.user_achievements ua where ua.user_id = v_user_id), '[]'),
@@ -5466,6 +5473,125 @@ begin
 end
 $$;
 ALTER FUNCTION app.apply_streak_freezes(p_user_id uuid, p_before date) OWNER TO focus_owner;
+CREATE FUNCTION app.archive_friendship_events(before timestamp with time zone, batch_size integer DEFAULT 10000) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_moved integer;
+begin
+    if batch_size is null or batch_size < 1 then
+        raise exception 'batch_size is at least 1' using errcode = 'invalid_parameter_value';
+    end if;
+    if before is null or before <> (date_trunc('day', before at time zone 'UTC') at time zone 'UTC') then
+        raise exception 'before is a UTC midnight' using errcode = 'invalid_parameter_value';
+    end if;
+    if before > now() - interval '90 days' then
+        raise exception 'before is at least 90 days ago' using errcode = 'invalid_parameter_value';
+    end if;
+    perform set_config('focus.friendship_archive', 'on', true);
+    with batch as (
+        select e.id from app.friendship_events e
+        where e.created_at < archive_friendship_events.before
+        order by e.created_at  -- the friendship_events_time index, read from its start
+        limit archive_friendship_events.batch_size
+        for update skip locked
+    ), moved as (
+        delete from app.friendship_events e using batch b where e.id = b.id
+        returning (e.created_at at time zone 'UTC')::date as day, e.action
+    ), totals as (
+        insert into app.friendship_event_day_totals as t (day, action, events)
+        select m.day, m.action, count(*)
+        from moved m
+        group by 1, 2 order by 1, 2
+        on conflict on constraint friendship_event_day_totals_pkey do update set events = t.events + excluded.events
+    )
+    select count(*)::integer into v_moved from moved;
+    perform set_config('focus.friendship_archive', 'off', true);
+    return v_moved;
+end
+$$;
+ALTER FUNCTION app.archive_friendship_events(before timestamp with time zone, batch_size integer) OWNER TO focus_owner;
+CREATE PROCEDURE app.archive_friendship_events_all(IN before timestamp with time zone, IN batch_size integer DEFAULT 10000, INOUT archived bigint DEFAULT 0)
+    LANGUAGE plpgsql
+    AS $$
+declare
+    v_moved integer;
+begin
+    archived := 0;
+    loop
+        v_moved := app.archive_friendship_events(archive_friendship_events_all.before, archive_friendship_events_all.batch_size);
+        commit;
+        exit when v_moved = 0;
+        archived := archived + v_moved;
+    end loop;
+end
+$$;
+ALTER PROCEDURE app.archive_friendship_events_all(IN before timestamp with time zone, IN batch_size integer, INOUT archived bigint) OWNER TO focus_owner;
+CREATE FUNCTION app.archive_ledger(before timestamp with time zone, batch_size integer DEFAULT 10000) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_moved integer;
+begin
+    if batch_size is null or batch_size < 1 then
+        raise exception 'batch_size is at least 1' using errcode = 'invalid_parameter_value';
+    end if;
+    if before is null or before <> (date_trunc('day', before at time zone 'UTC') at time zone 'UTC') then
+        raise exception 'before is a UTC midnight' using errcode = 'invalid_parameter_value';
+    end if;
+    if before > now() - interval '90 days' then
+        raise exception 'before is at least 90 days ago' using errcode = 'invalid_parameter_value';
+    end if;
+    update app.ledger_archive a set archived_before = archive_ledger.before
+    where a.archived_before < archive_ledger.before;
+    perform set_config('focus.ledger_archive', 'on', true);
+    -- Every statement of a WITH runs once, read or not: the totals are written with the delete.
+    with batch as (
+        select c.id from app.coin_ledger c
+        where c.created_at < archive_ledger.before and c.entry <> 'bonus'
+        order by c.created_at  -- the coin_ledger_time index, read from its start
+        limit archive_ledger.batch_size
+        for update skip locked
+    ), moved as (
+        delete from app.coin_ledger c using batch b where c.id = b.id
+        returning c.user_id, c.entry, c.item_id, c.amount
+    ), totals as (
+        insert into app.coin_ledger_archive_totals as t (user_id, entry, item_id, entries, coins)
+        select m.user_id, m.entry, m.item_id, count(*), sum(m.amount)
+        from moved m
+        group by 1, 2, 3 order by 1, 2, 3
+        on conflict on constraint coin_ledger_archive_totals_key do update
+            set entries = t.entries + excluded.entries, coins = t.coins + excluded.coins
+    )
+    select count(*)::integer into v_moved from moved;
+    perform set_config('focus.ledger_archive', 'off', true);
+    return v_moved;
+end
+$$;
+ALTER FUNCTION app.archive_ledger(before timestamp with time zone, batch_size integer) OWNER TO focus_owner;
+CREATE PROCEDURE app.archive_ledger_all(IN before timestamp with time zone, IN batch_size integer DEFAULT 10000, INOUT archived bigint DEFAULT 0)
+    LANGUAGE plpgsql
+    AS $$
+declare
+    v_moved integer;
+    v_batches integer := 0;
+begin
+    archived := 0;
+    loop
+        v_moved := app.archive_ledger(archive_ledger_all.before, archive_ledger_all.batch_size);
+        commit;
+        exit when v_moved = 0;
+        archived := archived + v_moved;
+        v_batches := v_batches + 1;
+        if v_batches % 100 = 0 then
+            raise notice 'ledger archive: % batches, % entries', v_batches, archived;
+        end if;
+    end loop;
+end
+$$;
+ALTER PROCEDURE app.archive_ledger_all(IN before timestamp with time zone, IN batch_size integer, INOUT archived bigint) OWNER TO focus_owner;
 CREATE FUNCTION app.auth_tokens_notify_end() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
@@ -7507,6 +7633,11 @@ declare
     sessions_to constant timestamptz := (to_day + 8)::timestamp at time zone 'UTC';
     utc_from constant timestamptz := from_day::timestamp at time zone 'UTC';
     utc_to constant timestamptz := (to_day + 1)::timestamp at time zone 'UTC';
+    -- The ledger's archive horizon (0050): its days are recounted as one total, since their
+    -- entries are summed per person in app.coin_ledger_archive_totals, not per day.
+    archived_before constant timestamptz := (select a.archived_before from app.ledger_archive a);
+    archived_day constant date := case when archived_before = '-infinity' then '-infinity'::date
+                                       else (archived_before at time zone 'UTC')::date end;
 begin
     return query
         with kept (counter, key, value) as (
@@ -7535,7 +7666,12 @@ begin
             union all
             select 'ledger_day_totals', jsonb_build_object('day', l.day, 'shard', l.shard),
                    jsonb_build_array(l.entries, l.earned, l.spent, l.granted)
-            from app.ledger_day_totals l where l.entries <> 0 and l.day between from_day and to_day
+            from app.ledger_day_totals l where l.entries <> 0 and l.day between greatest(from_day, archived_day) and to_day
+            union all
+            select 'ledger_day_totals', jsonb_build_object('before', archived_day),
+                   jsonb_build_array(sum(l.entries)::bigint, sum(l.earned)::bigint, sum(l.spent)::bigint, sum(l.granted)::bigint)
+            from app.ledger_day_totals l where l.day < archived_day and from_day < archived_day
+            having sum(l.entries) <> 0
         ),
         -- The rows' own local days (weeks): the rollup counts accounts that are not deleted.
         rollup as (
@@ -7582,8 +7718,20 @@ begin
                                      coalesce(sum(c.amount) filter (where c.entry in ('earn', 'bonus', 'reward')), 0),
                                      coalesce(-sum(c.amount) filter (where c.entry in ('spend', 'freeze')), 0),
                                      coalesce(sum(c.amount) filter (where c.entry = 'grant'), 0))
-            from app.coin_ledger c where c.created_at >= utc_from and c.created_at < utc_to
+            from app.coin_ledger c where c.created_at >= greatest(utc_from, archived_before) and c.created_at < utc_to
             group by (c.created_at at time zone 'UTC')::date, app.counter_shard(c.user_id)
+            union all
+            -- Before the horizon: the archived totals and the entries left live (bonus entries).
+            select 'ledger_day_totals', jsonb_build_object('before', archived_day),
+                   jsonb_build_array(sum(e.entries)::bigint,
+                                     coalesce(sum(e.coins) filter (where e.entry in ('earn', 'bonus', 'reward')), 0)::bigint,
+                                     coalesce(-sum(e.coins) filter (where e.entry in ('spend', 'freeze')), 0)::bigint,
+                                     coalesce(sum(e.coins) filter (where e.entry = 'grant'), 0)::bigint)
+            from (select a.entry, a.entries, a.coins from app.coin_ledger_archive_totals a
+                  union all
+                  select c.entry, 1, c.amount from app.coin_ledger c where c.created_at < archived_before) e
+            where from_day < archived_day
+            having sum(e.entries) <> 0
         )
         select coalesce(k.counter, r.counter) as counter,
                coalesce(k.key, r.key) as key,
@@ -7800,6 +7948,17 @@ CASE entry
 END)
 );
 ALTER TABLE app.coin_ledger OWNER TO focus_owner;
+CREATE TABLE app.coin_ledger_archive_totals (
+    user_id uuid NOT NULL,
+    entry text NOT NULL,
+    item_id uuid,
+    entries bigint NOT NULL,
+    coins bigint NOT NULL,
+    CONSTRAINT coin_ledger_archive_totals_entries_check CHECK ((entries > 0)),
+    CONSTRAINT coin_ledger_archive_totals_entry_check CHECK ((entry = ANY (ARRAY['earn'::text, 'spend'::text, 'grant'::text, 'bonus'::text, 'reward'::text, 'freeze'::text, 'gift'::text]))),
+    CONSTRAINT coin_ledger_archive_totals_item CHECK (((entry = 'spend'::text) = (item_id IS NOT NULL)))
+);
+ALTER TABLE app.coin_ledger_archive_totals OWNER TO focus_owner;
 ALTER TABLE app.coin_ledger ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME app.coin_ledger_id_seq
     START WITH 1
@@ -7912,6 +8071,14 @@ CREATE TABLE app.friend_request_attempts (
     attempted_at timestamp with time zone DEFAULT now() NOT NULL
 );
 ALTER TABLE app.friend_request_attempts OWNER TO focus_owner;
+CREATE TABLE app.friendship_event_day_totals (
+    day date NOT NULL,
+    action text NOT NULL,
+    events bigint NOT NULL,
+    CONSTRAINT friendship_event_day_totals_action_check CHECK ((action = ANY (ARRAY['asked'::text, 'accepted'::text, 'declined'::text, 'cancelled'::text, 'removed'::text]))),
+    CONSTRAINT friendship_event_day_totals_events_check CHECK ((events > 0))
+);
+ALTER TABLE app.friendship_event_day_totals OWNER TO focus_owner;
 CREATE TABLE app.friendship_events (
     id bigint NOT NULL,
     request_id uuid NOT NULL,
@@ -7976,6 +8143,13 @@ CREATE TABLE app.languages (
     CONSTRAINT languages_tag_check CHECK ((app.language_tag_is_canonical(tag) AND (tag <> 'en'::text)))
 );
 ALTER TABLE app.languages OWNER TO focus_owner;
+CREATE TABLE app.ledger_archive (
+    singleton boolean DEFAULT true NOT NULL,
+    archived_before timestamp with time zone DEFAULT '-infinity'::timestamp with time zone NOT NULL,
+    CONSTRAINT ledger_archive_archived_before_check CHECK (((archived_before = '-infinity'::timestamp with time zone) OR (archived_before = (date_trunc('day'::text, (archived_before AT TIME ZONE 'UTC'::text)) AT TIME ZONE 'UTC'::text)))),
+    CONSTRAINT ledger_archive_singleton_check CHECK (singleton)
+);
+ALTER TABLE app.ledger_archive OWNER TO focus_owner;
 CREATE TABLE app.ledger_day_totals (
     day date NOT NULL,
     shard smallint NOT NULL,
@@ -8487,14 +8661,22 @@ CREATE VIEW report.focused_minutes_per_day AS
  HAVING (sum(t.sessions) > (0)::numeric);
 ALTER TABLE report.focused_minutes_per_day OWNER TO focus_owner;
 CREATE VIEW report.friendship_funnel_per_day AS
- SELECT ((e.created_at AT TIME ZONE 'UTC'::text))::date AS day,
-    count(*) FILTER (WHERE (e.action = 'asked'::text)) AS asked,
-    count(*) FILTER (WHERE (e.action = 'accepted'::text)) AS accepted,
-    count(*) FILTER (WHERE (e.action = 'declined'::text)) AS declined,
-    count(*) FILTER (WHERE (e.action = 'cancelled'::text)) AS cancelled,
-    count(*) FILTER (WHERE (e.action = 'removed'::text)) AS removed
-   FROM app.friendship_events e
-  GROUP BY (((e.created_at AT TIME ZONE 'UTC'::text))::date);
+ SELECT d.day,
+    (COALESCE(sum(d.events) FILTER (WHERE (d.action = 'asked'::text)), (0)::numeric))::bigint AS asked,
+    (COALESCE(sum(d.events) FILTER (WHERE (d.action = 'accepted'::text)), (0)::numeric))::bigint AS accepted,
+    (COALESCE(sum(d.events) FILTER (WHERE (d.action = 'declined'::text)), (0)::numeric))::bigint AS declined,
+    (COALESCE(sum(d.events) FILTER (WHERE (d.action = 'cancelled'::text)), (0)::numeric))::bigint AS cancelled,
+    (COALESCE(sum(d.events) FILTER (WHERE (d.action = 'removed'::text)), (0)::numeric))::bigint AS removed
+   FROM ( SELECT ((e.created_at AT TIME ZONE 'UTC'::text))::date AS day,
+            e.action,
+            (1)::bigint AS events
+           FROM app.friendship_events e
+        UNION ALL
+         SELECT t.day,
+            t.action,
+            t.events
+           FROM app.friendship_event_day_totals t) d
+  GROUP BY d.day;
 ALTER TABLE report.friendship_funnel_per_day OWNER TO focus_owner;
 CREATE VIEW report.ledger_reconciliation AS
  SELECT u.id AS user_id,
@@ -8502,10 +8684,16 @@ CREATE VIEW report.ledger_reconciliation AS
     COALESCE(l.ledger_sum, (0)::bigint) AS ledger_sum,
     (u.balance - COALESCE(l.ledger_sum, (0)::bigint)) AS difference
    FROM (app.users u
-     LEFT JOIN ( SELECT c.user_id,
-            sum(c.amount) AS ledger_sum
-           FROM app.coin_ledger c
-          GROUP BY c.user_id) l ON ((l.user_id = u.id)))
+     LEFT JOIN ( SELECT e.user_id,
+            (sum(e.amount))::bigint AS ledger_sum
+           FROM ( SELECT c.user_id,
+                    (c.amount)::bigint AS amount
+                   FROM app.coin_ledger c
+                UNION ALL
+                 SELECT a.user_id,
+                    a.coins
+                   FROM app.coin_ledger_archive_totals a) e
+          GROUP BY e.user_id) l ON ((l.user_id = u.id)))
   WHERE (u.balance <> COALESCE(l.ledger_sum, (0)::bigint));
 ALTER TABLE report.ledger_reconciliation OWNER TO focus_owner;
 CREATE VIEW report.moderation_actions AS
@@ -8692,6 +8880,8 @@ ALTER TABLE ONLY app.catalog_version
     ADD CONSTRAINT catalog_version_pkey PRIMARY KEY (singleton);
 ALTER TABLE ONLY app.client_platforms
     ADD CONSTRAINT client_platforms_pkey PRIMARY KEY (platform);
+ALTER TABLE ONLY app.coin_ledger_archive_totals
+    ADD CONSTRAINT coin_ledger_archive_totals_key UNIQUE NULLS NOT DISTINCT (user_id, entry, item_id);
 ALTER TABLE ONLY app.coin_ledger
     ADD CONSTRAINT coin_ledger_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.daily_minutes_counts
@@ -8712,6 +8902,8 @@ ALTER TABLE ONLY app.focus_sessions
     ADD CONSTRAINT focus_sessions_no_overlap EXCLUDE USING gist (user_id WITH =, occupies WITH &&);
 ALTER TABLE ONLY app.focus_sessions
     ADD CONSTRAINT focus_sessions_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY app.friendship_event_day_totals
+    ADD CONSTRAINT friendship_event_day_totals_pkey PRIMARY KEY (day, action);
 ALTER TABLE ONLY app.friendship_events
     ADD CONSTRAINT friendship_events_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.friendships
@@ -8728,6 +8920,8 @@ ALTER TABLE ONLY app.idempotency_settings
     ADD CONSTRAINT idempotency_settings_pkey PRIMARY KEY (singleton);
 ALTER TABLE ONLY app.languages
     ADD CONSTRAINT languages_pkey PRIMARY KEY (tag);
+ALTER TABLE ONLY app.ledger_archive
+    ADD CONSTRAINT ledger_archive_pkey PRIMARY KEY (singleton);
 ALTER TABLE ONLY app.ledger_day_totals
     ADD CONSTRAINT ledger_day_totals_pkey PRIMARY KEY (day, shard);
 ALTER TABLE ONLY app.login_addresses
@@ -8922,14 +9116,26 @@ CREATE OR REPLACE VIEW report.sales_per_item AS
     i.name,
     i.price,
     i.active,
-    count(c.id) AS sales,
-    COALESCE((- sum(c.amount)), (0)::bigint) AS coins,
+    (COALESCE(sum(c.sales), (0)::numeric))::bigint AS sales,
+    (COALESCE((- sum(c.coins)), (0)::numeric))::bigint AS coins,
     count(DISTINCT c.user_id) AS buyers,
     ( SELECT count(*) AS count
            FROM app.user_items o
           WHERE (o.item_id = i.id)) AS owners
    FROM (app.shop_items i
-     LEFT JOIN app.coin_ledger c ON (((c.item_id = i.id) AND (c.entry = 'spend'::text))))
+     LEFT JOIN ( SELECT l.item_id,
+            l.user_id,
+            (1)::bigint AS sales,
+            (l.amount)::bigint AS coins
+           FROM app.coin_ledger l
+          WHERE (l.entry = 'spend'::text)
+        UNION ALL
+         SELECT a.item_id,
+            a.user_id,
+            a.entries,
+            a.coins
+           FROM app.coin_ledger_archive_totals a
+          WHERE (a.entry = 'spend'::text)) c ON ((c.item_id = i.id)))
   GROUP BY i.id;
 CREATE TRIGGER account_deletion_requests_link BEFORE INSERT ON app.account_deletion_requests FOR EACH ROW EXECUTE FUNCTION app.link_to_email_holder('email');
 CREATE TRIGGER auth_tokens_end_deleted AFTER DELETE ON app.auth_tokens FOR EACH ROW EXECUTE FUNCTION app.auth_tokens_notify_end();
@@ -8939,8 +9145,9 @@ CREATE TRIGGER avatars_own_events AFTER INSERT OR DELETE OR UPDATE ON app.avatar
 CREATE TRIGGER blocks_keep_blocker_card BEFORE INSERT ON app.blocks FOR EACH ROW EXECUTE FUNCTION app.blocks_keep_blocker_card();
 CREATE TRIGGER blocks_own_events AFTER INSERT OR DELETE ON app.blocks FOR EACH ROW EXECUTE FUNCTION app.blocks_own_events();
 CREATE TRIGGER client_platforms_config_changed AFTER INSERT OR DELETE OR UPDATE ON app.client_platforms FOR EACH STATEMENT EXECUTE FUNCTION app.announce_config();
-CREATE TRIGGER coin_ledger_append_only BEFORE DELETE OR UPDATE ON app.coin_ledger FOR EACH STATEMENT EXECUTE FUNCTION app.forbid_change();
+CREATE TRIGGER coin_ledger_append_only BEFORE UPDATE ON app.coin_ledger FOR EACH STATEMENT EXECUTE FUNCTION app.forbid_change();
 CREATE TRIGGER coin_ledger_apply AFTER INSERT ON app.coin_ledger FOR EACH ROW EXECUTE FUNCTION app.apply_ledger_entry();
+CREATE TRIGGER coin_ledger_archive_only BEFORE DELETE ON app.coin_ledger FOR EACH STATEMENT WHEN ((current_setting('focus.ledger_archive'::text, true) IS DISTINCT FROM 'on'::text)) EXECUTE FUNCTION app.forbid_change();
 CREATE CONSTRAINT TRIGGER coin_ledger_utc_day_totals AFTER INSERT ON app.coin_ledger DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION app.coin_ledger_day_totals();
 CREATE CONSTRAINT TRIGGER daily_minutes_count AFTER INSERT OR DELETE OR UPDATE ON app.daily_minutes DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION app.daily_minutes_count();
 CREATE TRIGGER economy_settings_config_changed AFTER INSERT OR DELETE OR UPDATE ON app.economy_settings FOR EACH STATEMENT EXECUTE FUNCTION app.announce_config();
@@ -8955,7 +9162,8 @@ CREATE TRIGGER focus_sessions_rollup AFTER INSERT OR DELETE OR UPDATE OF user_id
 CREATE TRIGGER focus_sessions_room_outcome AFTER UPDATE OF ended_at ON app.focus_sessions FOR EACH ROW WHEN (((old.ended_at IS NULL) AND (new.ended_at IS NOT NULL))) EXECUTE FUNCTION app.focus_sessions_room_outcome();
 CREATE TRIGGER focus_sessions_streak_freezes AFTER INSERT OR UPDATE OF ended_at, minutes ON app.focus_sessions FOR EACH ROW WHEN (((new.ended_at IS NOT NULL) AND (new.minutes > 0) AND (current_setting('focus.bulk_import'::text, true) IS DISTINCT FROM 'on'::text))) EXECUTE FUNCTION app.focus_sessions_streak_freezes();
 CREATE CONSTRAINT TRIGGER focus_sessions_utc_day_totals AFTER INSERT OR DELETE OR UPDATE OF user_id, source, ended_at, minutes, coins_earned ON app.focus_sessions DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN ((current_setting('focus.bulk_import'::text, true) IS DISTINCT FROM 'on'::text)) EXECUTE FUNCTION app.focus_sessions_day_totals();
-CREATE TRIGGER friendship_events_append_only BEFORE DELETE OR UPDATE ON app.friendship_events FOR EACH STATEMENT EXECUTE FUNCTION app.forbid_change();
+CREATE TRIGGER friendship_events_append_only BEFORE UPDATE ON app.friendship_events FOR EACH STATEMENT EXECUTE FUNCTION app.forbid_change();
+CREATE TRIGGER friendship_events_archive_only BEFORE DELETE ON app.friendship_events FOR EACH STATEMENT WHEN ((current_setting('focus.friendship_archive'::text, true) IS DISTINCT FROM 'on'::text)) EXECUTE FUNCTION app.forbid_change();
 CREATE TRIGGER friendship_events_events AFTER INSERT ON app.friendship_events FOR EACH ROW EXECUTE FUNCTION app.friendship_events_events();
 CREATE TRIGGER friendships_achievements AFTER INSERT OR UPDATE OF status ON app.friendships FOR EACH ROW WHEN ((new.status = 'accepted'::text)) EXECUTE FUNCTION app.friendships_achievements();
 CREATE TRIGGER friendships_cancel_gifts AFTER DELETE ON app.friendships FOR EACH ROW WHEN ((old.status = 'accepted'::text)) EXECUTE FUNCTION app.friendships_cancel_gifts();
@@ -9026,6 +9234,10 @@ ALTER TABLE ONLY app.blocks
     ADD CONSTRAINT blocks_blocker_fkey FOREIGN KEY (blocker) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.coin_ledger
     ADD CONSTRAINT coin_ledger_achievement_code_fkey FOREIGN KEY (achievement_code) REFERENCES app.achievements(code);
+ALTER TABLE ONLY app.coin_ledger_archive_totals
+    ADD CONSTRAINT coin_ledger_archive_totals_item_id_fkey FOREIGN KEY (item_id) REFERENCES app.shop_items(id);
+ALTER TABLE ONLY app.coin_ledger_archive_totals
+    ADD CONSTRAINT coin_ledger_archive_totals_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.coin_ledger
     ADD CONSTRAINT coin_ledger_freeze_id_fkey FOREIGN KEY (freeze_id) REFERENCES app.streak_freezes(id);
 ALTER TABLE ONLY app.coin_ledger
@@ -9476,6 +9688,10 @@ REVOKE ALL ON FUNCTION app.announce_config() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.announce_version() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.apply_ledger_entry() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.apply_streak_freezes(p_user_id uuid, p_before date) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.archive_friendship_events(before timestamp with time zone, batch_size integer) FROM PUBLIC;
+REVOKE ALL ON PROCEDURE app.archive_friendship_events_all(IN before timestamp with time zone, IN batch_size integer, INOUT archived bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.archive_ledger(before timestamp with time zone, batch_size integer) FROM PUBLIC;
+REVOKE ALL ON PROCEDURE app.archive_ledger_all(IN before timestamp with time zone, IN batch_size integer, INOUT archived bigint) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.auth_tokens_notify_end() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.avatar_max_bytes() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.avatars_own_events() FROM PUBLIC;

@@ -345,6 +345,13 @@ begin
                                                                 'item_id', c.item_id, 'session_id', c.session_id,
                                                                 'created_at', api.iso(c.created_at)) order by c.id)
                             from app.coin_ledger c where c.user_id = v_user_id), '[]'),
+        -- Entries archived past the horizon survive as totals only (0050): their kind, item and sums.
+        'ledger_archived', coalesce((select jsonb_agg(jsonb_build_object('entry', a.entry, 'item_id', a.item_id,
+                                                                         'entries', a.entries, 'amount', a.coins,
+                                                                         'before', api.iso(h.archived_before))
+                                                      order by a.entry, a.item_id)
+                                     from app.coin_ledger_archive_totals a cross join app.ledger_archive h
+                                     where a.user_id = v_user_id), '[]'),
         'achievements', coalesce((select jsonb_agg(jsonb_build_object('code', ua.achievement_code, 'unlocked_at', api.iso(ua.unlocked_at))
                                                    order by ua.unlocked_at, ua.achievement_code)
                                   from app.user_achievements ua where ua.user_id = v_user_id), '[]'),

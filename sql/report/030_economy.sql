@@ -17,13 +17,18 @@ comment on view report.coin_economy_per_day is
 
 create view report.sales_per_item as
 select i.id as item_id, i.kind, i.name, i.price, i.active,
-       count(c.id) as sales,
-       coalesce(-sum(c.amount), 0) as coins,
+       coalesce(sum(c.sales), 0)::bigint as sales,
+       coalesce(-sum(c.coins), 0)::bigint as coins,
        count(distinct c.user_id) as buyers,
        (select count(*) from app.user_items o where o.item_id = i.id) as owners
 from app.shop_items i
-left join app.coin_ledger c on c.item_id = i.id and c.entry = 'spend'
+left join (select l.item_id, l.user_id, 1::bigint as sales, l.amount::bigint as coins
+           from app.coin_ledger l where l.entry = 'spend'
+           union all
+           select a.item_id, a.user_id, a.entries, a.coins
+           from app.coin_ledger_archive_totals a where a.entry = 'spend') c on c.item_id = i.id
 group by i.id;
 comment on view report.sales_per_item is
     'One row per shop item: paid sales, coins taken, distinct buyers, and owners (free starters '
-    'are owned without a sale). Aggregates spend rows of the ledger; the catalog is small.';
+    'are owned without a sale). Aggregates the ledger''s spend rows, live and archived (per person and '
+    'item in app.coin_ledger_archive_totals); the catalog is small.';

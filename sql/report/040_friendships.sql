@@ -1,14 +1,18 @@
 -- Friendships.
 
 create view report.friendship_funnel_per_day as
-select (e.created_at at time zone 'UTC')::date as day,
-       count(*) filter (where e.action = 'asked') as asked,
-       count(*) filter (where e.action = 'accepted') as accepted,
-       count(*) filter (where e.action = 'declined') as declined,
-       count(*) filter (where e.action = 'cancelled') as cancelled,
-       count(*) filter (where e.action = 'removed') as removed
-from app.friendship_events e
+select d.day,
+       coalesce(sum(d.events) filter (where d.action = 'asked'), 0)::bigint as asked,
+       coalesce(sum(d.events) filter (where d.action = 'accepted'), 0)::bigint as accepted,
+       coalesce(sum(d.events) filter (where d.action = 'declined'), 0)::bigint as declined,
+       coalesce(sum(d.events) filter (where d.action = 'cancelled'), 0)::bigint as cancelled,
+       coalesce(sum(d.events) filter (where d.action = 'removed'), 0)::bigint as removed
+from (select (e.created_at at time zone 'UTC')::date as day, e.action, 1::bigint as events
+      from app.friendship_events e
+      union all
+      select t.day, t.action, t.events from app.friendship_event_day_totals t) d
 group by 1;
 comment on view report.friendship_funnel_per_day is
     'One row per UTC day: friendship transitions by kind (asked, accepted, declined, cancelled, '
-    'removed), from the append-only friendship_events. Filter on day to use friendship_events_day.';
+    'removed), from the append-only friendship_events and the counts of those archived past the horizon '
+    '(app.friendship_event_day_totals). Filter on day to use friendship_events_day.';

@@ -21,6 +21,11 @@ declare
     sessions_to constant timestamptz := (to_day + 8)::timestamp at time zone 'UTC';
     utc_from constant timestamptz := from_day::timestamp at time zone 'UTC';
     utc_to constant timestamptz := (to_day + 1)::timestamp at time zone 'UTC';
+    -- The ledger's archive horizon (0050): its days are recounted as one total, since their
+    -- entries are summed per person in app.coin_ledger_archive_totals, not per day.
+    archived_before constant timestamptz := (select a.archived_before from app.ledger_archive a);
+    archived_day constant date := case when archived_before = '-infinity' then '-infinity'::date
+                                       else (archived_before at time zone 'UTC')::date end;
 begin
     return query
         with kept (counter, key, value) as (
@@ -49,7 +54,12 @@ begin
             union all
             select 'ledger_day_totals', jsonb_build_object('day', l.day, 'shard', l.shard),
                    jsonb_build_array(l.entries, l.earned, l.spent, l.granted)
-            from app.ledger_day_totals l where l.entries <> 0 and l.day between from_day and to_day
+            from app.ledger_day_totals l where l.entries <> 0 and l.day between greatest(from_day, archived_day) and to_day
+            union all
+            select 'ledger_day_totals', jsonb_build_object('before', archived_day),
+                   jsonb_build_array(sum(l.entries)::bigint, sum(l.earned)::bigint, sum(l.spent)::bigint, sum(l.granted)::bigint)
+            from app.ledger_day_totals l where l.day < archived_day and from_day < archived_day
+            having sum(l.entries) <> 0
         ),
         -- The rows' own local days (weeks): the rollup counts accounts that are not deleted.
         rollup as (
@@ -96,8 +106,20 @@ begin
                                      coalesce(sum(c.amount) filter (where c.entry in ('earn', 'bonus', 'reward')), 0),
                                      coalesce(-sum(c.amount) filter (where c.entry in ('spend', 'freeze')), 0),
                                      coalesce(sum(c.amount) filter (where c.entry = 'grant'), 0))
-            from app.coin_ledger c where c.created_at >= utc_from and c.created_at < utc_to
+            from app.coin_ledger c where c.created_at >= greatest(utc_from, archived_before) and c.created_at < utc_to
             group by (c.created_at at time zone 'UTC')::date, app.counter_shard(c.user_id)
+            union all
+            -- Before the horizon: the archived totals and the entries left live (bonus entries).
+            select 'ledger_day_totals', jsonb_build_object('before', archived_day),
+                   jsonb_build_array(sum(e.entries)::bigint,
+                                     coalesce(sum(e.coins) filter (where e.entry in ('earn', 'bonus', 'reward')), 0)::bigint,
+                                     coalesce(-sum(e.coins) filter (where e.entry in ('spend', 'freeze')), 0)::bigint,
+                                     coalesce(sum(e.coins) filter (where e.entry = 'grant'), 0)::bigint)
+            from (select a.entry, a.entries, a.coins from app.coin_ledger_archive_totals a
+                  union all
+                  select c.entry, 1, c.amount from app.coin_ledger c where c.created_at < archived_before) e
+            where from_day < archived_day
+            having sum(e.entries) <> 0
         )
         select coalesce(k.counter, r.counter) as counter,
                coalesce(k.key, r.key) as key,

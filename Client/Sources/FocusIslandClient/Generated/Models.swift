@@ -2756,6 +2756,39 @@ public struct Export: Codable, Sendable, Equatable {
         }
     }
 
+    public struct LedgerArchivedEntry: Codable, Sendable, Equatable {
+        public var entry: String
+        public var itemId: UUID?
+        public var entries: Int
+        public var amount: Int
+        public var before: Time
+
+        public init(entry: String, itemId: UUID? = nil, entries: Int, amount: Int, before: Time) {
+            self.entry = entry
+            self.itemId = itemId
+            self.entries = entries
+            self.amount = amount
+            self.before = before
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case entry = "entry"
+            case itemId = "item_id"
+            case entries = "entries"
+            case amount = "amount"
+            case before = "before"
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(entry, forKey: .entry)
+            try container.encode(itemId, forKey: .itemId)
+            try container.encode(entries, forKey: .entries)
+            try container.encode(amount, forKey: .amount)
+            try container.encode(before, forKey: .before)
+        }
+    }
+
     public struct Achievement: Codable, Sendable, Equatable {
         public var code: String
         public var unlockedAt: Time
@@ -2987,6 +3020,8 @@ public struct Export: Codable, Sendable, Equatable {
     public var tipsShown: [TipShown]
     public var friendships: [Friendship]
     public var ledger: [LedgerEntry]
+    /// Ledger entries archived past the horizon (docs/operations.md, "Growth: the tables that are kept"): kept as totals per kind (and item, for purchases) only. The balance is the sum of these amounts and of `ledger`.
+    public var ledgerArchived: [LedgerArchivedEntry]
     /// The achievements unlocked, oldest first.
     public var achievements: [Achievement]
     public var tokens: [ExportedToken]
@@ -3007,9 +3042,9 @@ public struct Export: Codable, Sendable, Equatable {
 
     public init(
         exportedAt: Time, profile: Profile, items: [OwnedItem], sessions: [ExportedSession], tipsShown: [TipShown],
-        friendships: [Friendship], ledger: [LedgerEntry], achievements: [Achievement], tokens: [ExportedToken], blocks: [ExportedBlock],
-        reportsMade: [Report], avatar: Avatar? = nil, passwordResets: [PasswordReset], signInAddresses: [SignInAddresse],
-        failedSignIns: [FailedSignIn], mail: [MailEntry], gifts: [Gift], streakFreezes: [StreakFreeze]
+        friendships: [Friendship], ledger: [LedgerEntry], ledgerArchived: [LedgerArchivedEntry], achievements: [Achievement],
+        tokens: [ExportedToken], blocks: [ExportedBlock], reportsMade: [Report], avatar: Avatar? = nil, passwordResets: [PasswordReset],
+        signInAddresses: [SignInAddresse], failedSignIns: [FailedSignIn], mail: [MailEntry], gifts: [Gift], streakFreezes: [StreakFreeze]
     ) {
         self.exportedAt = exportedAt
         self.profile = profile
@@ -3018,6 +3053,7 @@ public struct Export: Codable, Sendable, Equatable {
         self.tipsShown = tipsShown
         self.friendships = friendships
         self.ledger = ledger
+        self.ledgerArchived = ledgerArchived
         self.achievements = achievements
         self.tokens = tokens
         self.blocks = blocks
@@ -3039,6 +3075,7 @@ public struct Export: Codable, Sendable, Equatable {
         case tipsShown = "tips_shown"
         case friendships = "friendships"
         case ledger = "ledger"
+        case ledgerArchived = "ledger_archived"
         case achievements = "achievements"
         case tokens = "tokens"
         case blocks = "blocks"
@@ -3061,6 +3098,7 @@ public struct Export: Codable, Sendable, Equatable {
         try container.encode(tipsShown, forKey: .tipsShown)
         try container.encode(friendships, forKey: .friendships)
         try container.encode(ledger, forKey: .ledger)
+        try container.encode(ledgerArchived, forKey: .ledgerArchived)
         try container.encode(achievements, forKey: .achievements)
         try container.encode(tokens, forKey: .tokens)
         try container.encode(blocks, forKey: .blocks)

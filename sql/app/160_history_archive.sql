@@ -1,0 +1,165 @@
+-- The archives of the kept history (2026-12-06), in batches a DBA runs beside live traffic
+-- (docs/operations.md, "Growth: the tables that are kept"): the ledger's entries before a horizon
+-- summed per person into app.coin_ledger_archive_totals (tables in 0050, the delete switch in
+-- 0051), the friendship events counted per day into app.friendship_event_day_totals (0052, 0053).
+-- The live definitions: loaded on every migrate (create or replace), see sql/app/README.md.
+
+-- One batch of the archive: at most `batch_size` entries created before `before` (oldest first;
+-- entries another archive running at once holds are skipped: FOR UPDATE SKIP LOCKED) are
+-- deleted from app.coin_ledger and added to their person's totals (per kind, and per item for
+-- purchases), in the caller's transaction; returns how many. So a balance equals the archived
+-- coins plus the live entries at every commit, and a batch run again after its commit finds
+-- other entries or none: running the archive twice archives once.
+-- Bonus entries stay live: a room's card shows each member's bonus from its entry (api.room_json).
+-- `before` must be a UTC midnight at least 90 days ago (whole days move, so the day counters'
+-- recount reads the days before the horizon as one total, report.counter_reconciliation_between;
+-- recent entries stay for the person's export and for support). It raises the horizon in
+-- app.ledger_archive, never lowers it.
+create or replace function app.archive_ledger(before timestamptz, batch_size integer default 10000)
+returns integer
+language plpgsql
+set search_path = public, pg_temp
+as $$
+declare
+    v_moved integer;
+begin
+    if batch_size is null or batch_size < 1 then
+        raise exception 'batch_size is at least 1' using errcode = 'invalid_parameter_value';
+    end if;
+    if before is null or before <> (date_trunc('day', before at time zone 'UTC') at time zone 'UTC') then
+        raise exception 'before is a UTC midnight' using errcode = 'invalid_parameter_value';
+    end if;
+    if before > now() - interval '90 days' then
+        raise exception 'before is at least 90 days ago' using errcode = 'invalid_parameter_value';
+    end if;
+    update app.ledger_archive a set archived_before = archive_ledger.before
+    where a.archived_before < archive_ledger.before;
+
+    perform set_config('focus.ledger_archive', 'on', true);
+    -- Every statement of a WITH runs once, read or not: the totals are written with the delete.
+    with batch as (
+        select c.id from app.coin_ledger c
+        where c.created_at < archive_ledger.before and c.entry <> 'bonus'
+        order by c.created_at  -- the coin_ledger_time index, read from its start
+        limit archive_ledger.batch_size
+        for update skip locked
+    ), moved as (
+        delete from app.coin_ledger c using batch b where c.id = b.id
+        returning c.user_id, c.entry, c.item_id, c.amount
+    ), totals as (
+        insert into app.coin_ledger_archive_totals as t (user_id, entry, item_id, entries, coins)
+        select m.user_id, m.entry, m.item_id, count(*), sum(m.amount)
+        from moved m
+        group by 1, 2, 3 order by 1, 2, 3
+        on conflict on constraint coin_ledger_archive_totals_key do update
+            set entries = t.entries + excluded.entries, coins = t.coins + excluded.coins
+    )
+    select count(*)::integer into v_moved from moved;
+    perform set_config('focus.ledger_archive', 'off', true);
+    return v_moved;
+end
+$$;
+comment on function app.archive_ledger(timestamptz, integer) is
+    'DBA tool: archives one batch (at most batch_size) of ledger entries created before `before` (a UTC midnight at least '
+    '90 days ago; bonus entries stay) into app.coin_ledger_archive_totals; how many. CALL app.archive_ledger_all(before) loops it.';
+
+-- The whole archive: app.archive_ledger(before, batch_size) a transaction at a time, each batch
+-- committed before the next, until no entry before `before` is left to archive (or what is left
+-- is held by another archive running at once). An interrupted run keeps its committed batches;
+-- calling it again archives the rest. A NOTICE every hundred batches. CALL it from psql outside
+-- a transaction block; `archived` answers the total. No SET clause (a procedure with one may not
+-- commit): every name is schema-qualified.
+create or replace procedure app.archive_ledger_all(before timestamptz, batch_size integer default 10000,
+                                                   inout archived bigint default 0)
+language plpgsql
+as $$
+declare
+    v_moved integer;
+    v_batches integer := 0;
+begin
+    archived := 0;
+    loop
+        v_moved := app.archive_ledger(archive_ledger_all.before, archive_ledger_all.batch_size);
+        commit;
+        exit when v_moved = 0;
+        archived := archived + v_moved;
+        v_batches := v_batches + 1;
+        if v_batches % 100 = 0 then
+            raise notice 'ledger archive: % batches, % entries', v_batches, archived;
+        end if;
+    end loop;
+end
+$$;
+comment on procedure app.archive_ledger_all(timestamptz, integer, bigint) is
+    'DBA tool: CALL app.archive_ledger_all(before => ...) outside a transaction block; archives the ledger entries created '
+    'before `before` into app.coin_ledger_archive_totals in committed batches of batch_size. archived: how many in all.';
+
+-- One batch of the friendship history's archive: at most `batch_size` events created before
+-- `before` (oldest first, SKIP LOCKED as above) deleted from app.friendship_events and counted
+-- in app.friendship_event_day_totals per UTC day and action, in the caller's transaction;
+-- returns how many. The funnel (report.friendship_funnel_per_day) is the same at every commit;
+-- run again, it finds other events or none. `before`: a UTC midnight at least 90 days ago
+-- (recent history stays for support reading a pair's past).
+create or replace function app.archive_friendship_events(before timestamptz, batch_size integer default 10000)
+returns integer
+language plpgsql
+set search_path = public, pg_temp
+as $$
+declare
+    v_moved integer;
+begin
+    if batch_size is null or batch_size < 1 then
+        raise exception 'batch_size is at least 1' using errcode = 'invalid_parameter_value';
+    end if;
+    if before is null or before <> (date_trunc('day', before at time zone 'UTC') at time zone 'UTC') then
+        raise exception 'before is a UTC midnight' using errcode = 'invalid_parameter_value';
+    end if;
+    if before > now() - interval '90 days' then
+        raise exception 'before is at least 90 days ago' using errcode = 'invalid_parameter_value';
+    end if;
+    perform set_config('focus.friendship_archive', 'on', true);
+    with batch as (
+        select e.id from app.friendship_events e
+        where e.created_at < archive_friendship_events.before
+        order by e.created_at  -- the friendship_events_time index, read from its start
+        limit archive_friendship_events.batch_size
+        for update skip locked
+    ), moved as (
+        delete from app.friendship_events e using batch b where e.id = b.id
+        returning (e.created_at at time zone 'UTC')::date as day, e.action
+    ), totals as (
+        insert into app.friendship_event_day_totals as t (day, action, events)
+        select m.day, m.action, count(*)
+        from moved m
+        group by 1, 2 order by 1, 2
+        on conflict on constraint friendship_event_day_totals_pkey do update set events = t.events + excluded.events
+    )
+    select count(*)::integer into v_moved from moved;
+    perform set_config('focus.friendship_archive', 'off', true);
+    return v_moved;
+end
+$$;
+comment on function app.archive_friendship_events(timestamptz, integer) is
+    'DBA tool: archives one batch (at most batch_size) of friendship events created before `before` (a UTC midnight at '
+    'least 90 days ago) into app.friendship_event_day_totals; how many. CALL app.archive_friendship_events_all(before) loops it.';
+
+-- The whole friendship history's archive, a committed batch at a time (as app.archive_ledger_all).
+create or replace procedure app.archive_friendship_events_all(before timestamptz, batch_size integer default 10000,
+                                                              inout archived bigint default 0)
+language plpgsql
+as $$
+declare
+    v_moved integer;
+begin
+    archived := 0;
+    loop
+        v_moved := app.archive_friendship_events(archive_friendship_events_all.before, archive_friendship_events_all.batch_size);
+        commit;
+        exit when v_moved = 0;
+        archived := archived + v_moved;
+    end loop;
+end
+$$;
+comment on procedure app.archive_friendship_events_all(timestamptz, integer, bigint) is
+    'DBA tool: CALL app.archive_friendship_events_all(before => ...) outside a transaction block; archives the friendship '
+    'events created before `before` into app.friendship_event_day_totals in committed batches. archived: how many in all.';
