@@ -162,16 +162,22 @@ comment on function app.partition_drop(regclass) is
     'lock was not granted in time (the next run tries again). Call it last in its transaction.';
 
 -- One run of the partitions job: the partitions every table of app.partitioned_tables needs
--- ahead, made; returns how many were made.
+-- ahead, made; returns how many were made. PL/pgSQL, not SQL: sql/app is loaded into databases
+-- migrated only up to an earlier release (scripts/lib/migration-checks.sh), where a SQL body
+-- naming app.partitioned_tables would fail its check at creation.
 create or replace function app.partitions_ensure_all()
 returns integer
-language sql volatile
+language plpgsql volatile
 set search_path = public, pg_temp
 as $$
-    select coalesce(sum(app.partitions_ensure(t.parent::regclass)), 0)::integer
-    from app.partitioned_tables t
-    where to_regclass(t.parent) is not null
-      and (select c.relkind from pg_class c where c.oid = to_regclass(t.parent)) = 'p'
+begin
+    return (
+        select coalesce(sum(app.partitions_ensure(t.parent::regclass)), 0)::integer
+        from app.partitioned_tables t
+        where to_regclass(t.parent) is not null
+          and (select c.relkind from pg_class c where c.oid = to_regclass(t.parent)) = 'p'
+    );
+end
 $$;
 comment on function app.partitions_ensure_all() is
     'The partitions job''s step: app.partitions_ensure for every partitioned table of app.partitioned_tables; how many '
