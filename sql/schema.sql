@@ -6930,13 +6930,17 @@ end
 $$;
 ALTER FUNCTION app.partitions_ensure(parent regclass) OWNER TO focus_owner;
 CREATE FUNCTION app.partitions_ensure_all() RETURNS integer
-    LANGUAGE sql
+    LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
     AS $$
-    select coalesce(sum(app.partitions_ensure(t.parent::regclass)), 0)::integer
-    from app.partitioned_tables t
-    where to_regclass(t.parent) is not null
-      and (select c.relkind from pg_class c where c.oid = to_regclass(t.parent)) = 'p'
+begin
+    return (
+        select coalesce(sum(app.partitions_ensure(t.parent::regclass)), 0)::integer
+        from app.partitioned_tables t
+        where to_regclass(t.parent) is not null
+          and (select c.relkind from pg_class c where c.oid = to_regclass(t.parent)) = 'p'
+    );
+end
 $$;
 ALTER FUNCTION app.partitions_ensure_all() OWNER TO focus_owner;
 CREATE FUNCTION app.prune_events() RETURNS integer
