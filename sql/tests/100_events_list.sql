@@ -96,12 +96,13 @@ select is((select array_agg(e -> 'data' ->> 'balance') from jsonb_array_elements
 select is(test.error_of($$ select api.events_list(test.token('ann'), jsonb_build_object('after', (api.newest_event_id() + 1)::text), '{}') $$),
           'PT400 invalid_field', 'after pruning, a future cursor is still 400');
 -- A day partition goes whole once its end is past the retention (sql/tests/100_events_partitions.sql):
--- what lies before today's partition and the retention is gone.
+-- what lies before the day holding now() - retention is gone (in the hour after midnight, that
+-- is yesterday's start: yesterday's partition ends less than the retention ago).
 update app.event_settings set retention = interval '1 hour';
 insert into app.events (user_id, type, payload, created_at)
-values (test.uid('bob'), 'balance.changed', '{"balance": 2}', app.partition_slot(now(), interval '1 day') - interval '2 hours');
+values (test.uid('bob'), 'balance.changed', '{"balance": 2}', app.partition_slot(now() - interval '1 hour', interval '1 day') - interval '2 hours');
 select is(test.error_as('focus_api', $$ select api.events_prune() $$), 'ok', 'the server may prune (api.events_prune)');
-select is((select count(*) from app.events e where e.created_at < app.partition_slot(now(), interval '1 day') - interval '1 hour'), 0::bigint,
+select is((select count(*) from app.events e where e.created_at < app.partition_slot(now() - interval '1 hour', interval '1 day')), 0::bigint,
           '... with the retention a DBA set');
 select is(test.error_as('focus_api', $$ select app.prune_events() $$), '42501', 'but it cannot reach app');
 select is(test.error_of($$ update app.event_settings set retention = interval '1 minute' $$), '23514',
