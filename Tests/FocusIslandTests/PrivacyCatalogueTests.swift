@@ -19,7 +19,8 @@ import Testing
 
     /// Every such column of every table (ordinary, partitioned, materialized) in every schema
     /// but the system's and the test helpers': string and network types (citext included),
-    /// json, jsonb and bytea, also as a domain's base or an array's element.
+    /// json, jsonb and bytea, also as a domain's base or an array's element. A partition's
+    /// columns are its partitioned table's, listed once under that table's name.
     static func stored() throws -> Set<String> {
         let rows = try TestEnvironment.owner().execute(
             """
@@ -30,7 +31,7 @@ import Testing
             join pg_type t on t.oid = a.atttypid
             join pg_type b on b.oid = coalesce(nullif(t.typbasetype, 0), t.oid)
             left join pg_type e on e.oid = nullif(b.typelem, 0) and b.typcategory = 'A'
-            where c.relkind in ('r', 'p', 'm') and n.nspname not in ('pg_catalog', 'information_schema', 'test')
+            where c.relkind in ('r', 'p', 'm') and not c.relispartition and n.nspname not in ('pg_catalog', 'information_schema', 'test')
               and n.nspname !~ '^pg_(toast|temp_)'
               and (b.typcategory in ('S', 'I') or b.typname in ('json', 'jsonb', 'bytea')
                    or e.typcategory in ('S', 'I') or e.typname in ('json', 'jsonb', 'bytea'))
