@@ -14,7 +14,10 @@ the server's job runner claims it at its next pass (once a minute) and runs it, 
 each step committed (sql/api/140_jobs.sql). The run's start is its claim (next_run_at - every),
 its end api.job_finished's last_run_at; the drill waits until no expired partition is left
 (a run stopped by its budget is taken up again a minute later), then PRUNE_AFTER seconds (15)
-more load. Printed, one line per figure (the shell's check format):
+more load. PRUNE_BY=jobs_run instead: the drill makes it due and runs it at once with
+`select api.jobs_run()` in one transaction, as a DBA catching up would (docs/operations.md,
+"Rerunning a job, as a DBA"): every step's drop then holds app.events until the end.
+Printed, one line per figure (the shell's check format):
   - the wait for the runner, the removal's time, the job's result;
   - the statements of the steps from pg_stat_statements (reset before): each drop (its lock
     wait included), the count before it and the steps, their calls, mean and max (a commit's
@@ -44,6 +47,7 @@ check, psql, now, say, percentile = lm.check, lm.psql, lm.now, lm.say, lm.percen
 
 BEFORE = float(os.environ.get("PRUNE_BEFORE", "20"))
 AFTER = float(os.environ.get("PRUNE_AFTER", "15"))
+BY = os.environ.get("PRUNE_BY", "runner")
 # How long the removal may take, the runner's wait included, before the drill gives up.
 LIMIT = 600.0
 
@@ -123,29 +127,39 @@ def main(argv):
     say(f"load: {lm.CLIENTS} clients at {lm.RATE:g} requests/s each; the prune made due in {BEFORE:g} s")
     load.stop.wait(BEFORE)
 
-    due_at = float(psql(owner_url, "with due as (update app.scheduled_jobs set next_run_at = now() where name = 'prune' "
-                                   "returning next_run_at) select extract(epoch from next_run_at) from due"))
-    triggered = now()
-    say("the prune is due; waiting for the server's job runner")
     claimed = finished = None
     runs = set()
-    while now() - triggered < LIMIT:
-        row = psql(owner_url, f"""
-            select extract(epoch from j.next_run_at - j.every), coalesce(extract(epoch from j.last_run_at), 0),
-                   coalesce(j.last_result, 0), coalesce(j.last_error, ''),
-                   (select count(*) from app.partitions('app.events') p where not p.is_default and p.upper <= now() - {RETENTION})
-            from app.scheduled_jobs j where j.name = 'prune'""").split("|")
-        claim, last_run, result, error, left = float(row[0]), float(row[1]), int(row[2]), row[3], int(row[4])
-        if claim >= due_at:
-            runs.add(round(claim, 3))
-            claimed = claim if claimed is None else claimed
-        if error:
-            ok = check(f"the prune failed: {error}", False)
-            break
-        if claimed is not None and left == 0 and last_run >= max(runs):
-            finished = last_run
-            break
-        time.sleep(0.2)
+    if BY == "jobs_run":
+        # A DBA's catch-up: every step in the one statement (and transaction) of api.jobs_run().
+        say("the prune made due and run by api.jobs_run(), as a DBA would")
+        claimed = time.time()
+        psql(owner_url, "begin; update app.scheduled_jobs set next_run_at = now() where name = 'prune'; "
+                        "select api.jobs_run(); commit;")
+        finished, due_at = time.time(), claimed
+        runs.add(claimed)
+        result = int(psql(owner_url, "select last_result from app.scheduled_jobs where name = 'prune'") or 0)
+    else:
+        due_at = float(psql(owner_url, "with due as (update app.scheduled_jobs set next_run_at = now() where name = 'prune' "
+                                       "returning next_run_at) select extract(epoch from next_run_at) from due"))
+        triggered = now()
+        say("the prune is due; waiting for the server's job runner")
+        while now() - triggered < LIMIT:
+            row = psql(owner_url, f"""
+                select extract(epoch from j.next_run_at - j.every), coalesce(extract(epoch from j.last_run_at), 0),
+                       coalesce(j.last_result, 0), coalesce(j.last_error, ''),
+                       (select count(*) from app.partitions('app.events') p where not p.is_default and p.upper <= now() - {RETENTION})
+                from app.scheduled_jobs j where j.name = 'prune'""").split("|")
+            claim, last_run, result, error, left = float(row[0]), float(row[1]), int(row[2]), row[3], int(row[4])
+            if claim >= due_at:
+                runs.add(round(claim, 3))
+                claimed = claim if claimed is None else claimed
+            if error:
+                ok = check(f"the prune failed: {error}", False)
+                break
+            if claimed is not None and left == 0 and last_run >= max(runs):
+                finished = last_run
+                break
+            time.sleep(0.2)
     removal_ended = now()
     load.stop.wait(AFTER)
     load.finish()
@@ -156,7 +170,8 @@ def main(argv):
         ok = check(f"the prune removed every expired partition within {LIMIT:.0f} s", False)
         claimed, finished = claimed or due_at, time.time()
     during_low, during_high = wall_to_monotonic(claimed), wall_to_monotonic(finished)
-    ok &= check(f"the runner claimed the prune {claimed - due_at:.1f} s after it was made due; the removal: "
+    ok &= check(f"{'the runner claimed the prune' if BY == 'runner' else 'api.jobs_run() began'} {claimed - due_at:.1f} s "
+                f"after it was made due; the removal: "
                 f"{finished - claimed:.2f} s in {len(runs)} run(s), the job's result {result:,} events", bool(runs))
 
     # The steps' statements, as pg_stat_statements saw them (each drop is a statement of its own).
@@ -165,7 +180,7 @@ def main(argv):
                       round(max(max_exec_time)::numeric, 1))
         from (select s.*, case when s.query ~* '^drop table' then 'drop table app.events_part_…'
                                when s.query ~* '^select count\(\*\)::integer, max\(id\) from' then 'the count before a drop'
-                               when s.query ~* 'api\.job_step' then 'api.job_step(''prune'') (a step)'
+                               when s.query ~* 'api\.job_step' then 'api.job_step (a step of any job)'
                           end as kind
               from pg_stat_statements s
               where s.dbid = (select oid from pg_database where datname = current_database())) s
