@@ -16,7 +16,8 @@ its end api.job_finished's last_run_at; the drill waits until no expired partiti
 (a run stopped by its budget is taken up again a minute later), then PRUNE_AFTER seconds (15)
 more load. PRUNE_BY=jobs_run instead: the drill makes it due and runs it at once with
 `select api.jobs_run()` in one transaction, as a DBA catching up would (docs/operations.md,
-"Rerunning a job, as a DBA"): every step's drop then holds app.events until the end.
+"Rerunning a job, as a DBA"): every step's drop then holds app.events until the end; or
+PRUNE_BY=prune_events: `select app.prune_events()`, every expired day counted, then dropped.
 Printed, one line per figure (the shell's check format):
   - the wait for the runner, the removal's time, the job's result;
   - the statements of the steps from pg_stat_statements (reset before): each drop (its lock
@@ -138,6 +139,13 @@ def main(argv):
         finished, due_at = time.time(), claimed
         runs.add(claimed)
         result = int(psql(owner_url, "select last_result from app.scheduled_jobs where name = 'prune'") or 0)
+    elif BY == "prune_events":
+        # A DBA's other catch-up: every expired day in the one transaction of app.prune_events().
+        say("every expired day removed by select app.prune_events(), as a DBA would")
+        claimed = time.time()
+        result = int(psql(owner_url, "select app.prune_events()"))
+        finished, due_at = time.time(), claimed
+        runs.add(claimed)
     else:
         due_at = float(psql(owner_url, "with due as (update app.scheduled_jobs set next_run_at = now() where name = 'prune' "
                                        "returning next_run_at) select extract(epoch from next_run_at) from due"))
@@ -170,16 +178,16 @@ def main(argv):
         ok = check(f"the prune removed every expired partition within {LIMIT:.0f} s", False)
         claimed, finished = claimed or due_at, time.time()
     during_low, during_high = wall_to_monotonic(claimed), wall_to_monotonic(finished)
-    ok &= check(f"{'the runner claimed the prune' if BY == 'runner' else 'api.jobs_run() began'} {claimed - due_at:.1f} s "
+    ok &= check(f"{'the runner claimed the prune' if BY == 'runner' else BY + ' began'} {claimed - due_at:.1f} s "
                 f"after it was made due; the removal: "
-                f"{finished - claimed:.2f} s in {len(runs)} run(s), the job's result {result:,} events", bool(runs))
+                f"{finished - claimed:.2f} s in {len(runs)} run(s), the result {result:,} events", bool(runs))
 
     # The steps' statements, as pg_stat_statements saw them (each drop is a statement of its own).
     for line in psql(su_url, r"""
         select format('%s: %s calls, mean %s ms, max %s ms', kind, sum(calls), round(sum(total_exec_time)::numeric / sum(calls), 1),
                       round(max(max_exec_time)::numeric, 1))
         from (select s.*, case when s.query ~* '^drop table' then 'drop table app.events_part_…'
-                               when s.query ~* '^select count\(\*\)::integer, max\(id\) from' then 'the count before a drop'
+                               when s.query ~* '^select count\(\*\)(::integer)?, max\(id\) from' then 'the count before a drop'
                                when s.query ~* 'api\.job_step' then 'api.job_step (a step of any job)'
                           end as kind
               from pg_stat_statements s
