@@ -6897,9 +6897,9 @@ CREATE FUNCTION app.partitions_drop_expired(parent regclass, retention interval,
     SET search_path TO 'public', 'pg_temp'
     AS $$
 declare
-    v_parts regclass[] := '{}';
-    v_rows bigint[] := '{}';
-    v_last bigint[] := '{}';
+    v_parts regclass[];
+    v_rows bigint[];
+    v_last bigint[];
     v_part regclass;
     v_count bigint;
     v_max bigint;

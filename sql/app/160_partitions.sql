@@ -174,9 +174,9 @@ language plpgsql volatile
 set search_path = public, pg_temp
 as $$
 declare
-    v_parts regclass[] := '{}';
-    v_rows bigint[] := '{}';
-    v_last bigint[] := '{}';
+    v_parts regclass[];
+    v_rows bigint[];
+    v_last bigint[];
     v_part regclass;
     v_count bigint;
     v_max bigint;
