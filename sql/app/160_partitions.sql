@@ -165,10 +165,10 @@ comment on function app.partition_drop(regclass) is
 -- and returns how many rows they held and the highest `id` among them (null when none was
 -- dropped). Every one is counted first and only then are they dropped: the first DROP takes
 -- ACCESS EXCLUSIVE on the parent until the caller commits, so a count after it would keep every
--- reader and writer of the parent waiting through it (5 days of 2 million events: 1.7 s,
--- docs/performance.md, "10 million events past retention"). Stops at the first drop whose lock
--- is not granted in 200 ms (app.partition_drop): the ones dropped are the oldest, so every row
--- up to `last_id` of them is gone. Call it last in its transaction.
+-- reader and writer of the parent waiting through it (the counts of 4 more days of 2 million
+-- events: 1.7 s, docs/performance.md, "10 million events past retention"). Stops at the first
+-- drop whose lock is not granted in 200 ms (app.partition_drop): the ones dropped are the
+-- oldest, so every row up to `last_id` of them is gone. Call it last in its transaction.
 create or replace function app.partitions_drop_expired(parent regclass, retention interval, out rows bigint, out last_id bigint)
 language plpgsql volatile
 set search_path = public, pg_temp
