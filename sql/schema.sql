@@ -6892,6 +6892,37 @@ begin
 end
 $_$;
 ALTER FUNCTION app.partitions(parent regclass) OWNER TO focus_owner;
+CREATE FUNCTION app.partitions_drop_expired(parent regclass, retention interval, OUT rows bigint, OUT last_id bigint) RETURNS record
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_parts regclass[];
+    v_rows bigint[];
+    v_last bigint[];
+    v_part regclass;
+    v_count bigint;
+    v_max bigint;
+begin
+    for v_part in
+        select p.part from app.partitions(parent) p
+        where not p.is_default and p.upper <= now() - retention
+        order by p.upper
+    loop
+        execute format('select count(*), max(id) from %s', v_part) into v_count, v_max;
+        v_parts := v_parts || v_part;
+        v_rows := v_rows || v_count;
+        v_last := v_last || v_max;
+    end loop;
+    rows := 0;
+    for i in 1 .. coalesce(array_length(v_parts, 1), 0) loop
+        exit when not app.partition_drop(v_parts[i]);
+        rows := rows + v_rows[i];
+        last_id := greatest(last_id, v_last[i]);
+    end loop;
+end
+$$;
+ALTER FUNCTION app.partitions_drop_expired(parent regclass, retention interval, OUT rows bigint, OUT last_id bigint) OWNER TO focus_owner;
 CREATE FUNCTION app.partitions_ensure(parent regclass) RETURNS integer
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -6948,17 +6979,25 @@ CREATE FUNCTION app.prune_events() RETURNS integer
     SET search_path TO 'public', 'pg_temp'
     AS $$
 declare
-    v_total integer := 0;
-    v_part regclass;
+    v_retention interval := (select s.retention from app.event_settings s);
+    v_count integer;
+    v_last bigint;
+    v_dropped record;
 begin
-    loop
-        v_part := app.partition_expired('app.events', (select s.retention from app.event_settings s));
-        v_total := v_total + app.prune_events(null);
-        -- Done when none is expired, or the one that was could not be locked (the next run drops it).
-        exit when v_part is null
-               or app.partition_expired('app.events', (select s.retention from app.event_settings s)) is not distinct from v_part;
-    end loop;
-    return v_total;
+    -- The default partition alone: app.events' append-only trigger guards the parent's statements.
+    with gone as (
+        delete from app.events_part_default e
+        where e.created_at < now() - v_retention
+        returning e.id
+    )
+    select count(*)::integer, max(gone.id) into v_count, v_last from gone;
+    select * into v_dropped from app.partitions_drop_expired('app.events', v_retention);
+    v_count := v_count + v_dropped.rows::integer;
+    v_last := greatest(v_last, v_dropped.last_id);
+    if v_last is not null then
+        update app.event_settings s set pruned_through = greatest(s.pruned_through, v_last);
+    end if;
+    return v_count;
 end
 $$;
 ALTER FUNCTION app.prune_events() OWNER TO focus_owner;
@@ -9762,6 +9801,7 @@ REVOKE ALL ON FUNCTION app.partition_drop(part regclass) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.partition_expired(parent regclass, retention interval) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.partition_slot(at timestamp with time zone, width interval) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.partitions(parent regclass) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.partitions_drop_expired(parent regclass, retention interval, OUT rows bigint, OUT last_id bigint) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.partitions_ensure(parent regclass) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.partitions_ensure_all() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.prune_events() FROM PUBLIC;

@@ -149,29 +149,40 @@ comment on function app.prune_events(integer) is
     'the prune job (api.job_step); a DBA may run it any time.';
 
 -- Every event past the retention at once, in one transaction (a DBA's; the prune job goes one
--- partition a step): each expired partition dropped, the default partition's old rows deleted.
+-- partition a step): the default partition's old rows deleted, then every expired partition
+-- dropped by app.partitions_drop_expired, which counts them all before the first drop, so
+-- app.events is locked only for the drops and the commit.
 create or replace function app.prune_events()
 returns integer
 language plpgsql
 set search_path = public, pg_temp
 as $$
 declare
-    v_total integer := 0;
-    v_part regclass;
+    v_retention interval := (select s.retention from app.event_settings s);
+    v_count integer;
+    v_last bigint;
+    v_dropped record;
 begin
-    loop
-        v_part := app.partition_expired('app.events', (select s.retention from app.event_settings s));
-        v_total := v_total + app.prune_events(null);
-        -- Done when none is expired, or the one that was could not be locked (the next run drops it).
-        exit when v_part is null
-               or app.partition_expired('app.events', (select s.retention from app.event_settings s)) is not distinct from v_part;
-    end loop;
-    return v_total;
+    -- The default partition alone: app.events' append-only trigger guards the parent's statements.
+    with gone as (
+        delete from app.events_part_default e
+        where e.created_at < now() - v_retention
+        returning e.id
+    )
+    select count(*)::integer, max(gone.id) into v_count, v_last from gone;
+    select * into v_dropped from app.partitions_drop_expired('app.events', v_retention);
+    v_count := v_count + v_dropped.rows::integer;
+    v_last := greatest(v_last, v_dropped.last_id);
+    if v_last is not null then
+        update app.event_settings s set pruned_through = greatest(s.pruned_through, v_last);
+    end if;
+    return v_count;
 end
 $$;
 comment on function app.prune_events() is
-    'Removes every event older than app.event_settings.retention in one transaction: each expired day partition '
-    'dropped, the default partition''s old rows deleted (app.prune_events(null) until none is left). A DBA may run it any time.';
+    'Removes every event older than app.event_settings.retention in one transaction: the default partition''s old rows '
+    'deleted, every expired day partition dropped (app.partitions_drop_expired: all counted before the first drop). A DBA '
+    'may run it any time.';
 
 -- friend.updated for every friend of `user_id`: one row each, none without friends.
 create or replace function app.tell_friends(user_id uuid)

@@ -3,7 +3,7 @@
 -- default partition), and the prune drops a day whole once its end is past the retention,
 -- counting its rows and raising pruned_through. Days are slots from now() (app.partition_slot).
 begin;
-select plan(14);
+select plan(19);
 select test.new_user('pat');
 
 -- The job runs every 10 minutes; the clock may have passed a midnight since it last did.
@@ -43,6 +43,29 @@ select is((select last_result from app.scheduled_jobs where name = 'prune') >= 2
 select is(to_regclass('app.events_part_test'), null, 'the day is dropped whole, its rows with it');
 select ok((select pruned_through from app.event_settings) >= (select max(id) from old_ids),
           'pruned_through is at least the highest id dropped (a cursor below it is answered with a resync)');
+
+-- A backlog of days: app.prune_events() (a DBA's, one transaction) drops every expired day,
+-- oldest first, each counted before the first drop locks app.events (app.partitions_drop_expired).
+create temporary table backlog as
+select d, app.partition_slot(now(), interval '1 day') - make_interval(days => d) as lower from generate_series(11, 12) d;
+select format('create table app.events_part_test%s (like app.events including defaults including constraints)', d),
+       format('alter table app.events_part_test%s owner to focus_owner', d),
+       format('alter table app.events attach partition app.events_part_test%s for values from (%L) to (%L)',
+              d, lower, lower + interval '1 day')
+from backlog \gexec
+insert into app.events (user_id, type, payload, created_at)
+select test.uid('pat'), 'balance.changed', '{"balance": 3}', b.lower + interval '1 hour' * g
+from backlog b, generate_series(1, b.d - 9) g;  -- 2 events on day 11, 3 on day 12
+create temporary table backlog_ids as select id from app.events where payload ->> 'balance' = '3';
+select is(app.prune_events(), 5, 'app.prune_events() removes every expired day at once, counting their rows');
+select is((select count(*)::integer from pg_class c where c.relname in ('events_part_test11', 'events_part_test12')), 0,
+          '... each day dropped whole');
+select is((select pruned_through from app.event_settings), (select max(id) from backlog_ids),
+          '... and pruned_through is the highest id of the newest day dropped');
+select is((select count(*)::integer from app.events where user_id = test.uid('pat') and payload ->> 'balance' = '1'), 1,
+          'the event of now is untouched');
+select is((select (d.rows, d.last_id)::text from app.partitions_drop_expired('app.events', interval '7 days') d), '(0,)',
+          'with no day expired, app.partitions_drop_expired drops nothing and names no id');
 
 select * from finish();
 rollback;
