@@ -7087,8 +7087,8 @@ begin
         execute format('delete from %1$s where ctid in (select ctid from %1$s where %2$I < $1 and not coalesce(%3$s, false) limit $2)',
                        v_part, v_column, coalesce('(' || v_keep_while || ')', 'false'))
         using now() - v_retention, batch;
-        perform 'PRAGMA:enable:security_warnings';
         get diagnostics v_rows = row_count;
+        perform 'PRAGMA:enable:security_warnings';
         v_count := v_count + v_rows;
     end loop;
     loop

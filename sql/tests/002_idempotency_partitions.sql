@@ -42,7 +42,9 @@ select pg_sleep(0.3);
 select is(dblink_is_busy('second'), 1, 'a second writer of the key waits while the first has not committed');
 select ok(exists (select from pg_locks l where l.locktype = 'advisory' and not l.granted), '... for the key''s lock');
 select dblink_exec('first', 'commit');
+set local client_min_messages = warning;  -- dblink_get_result tells the refusal as a notice too
 select is((select count(*)::integer from dblink_get_result('second', false) as t(state text)), 0, 'once the first commits, ...');
+reset client_min_messages;
 select is(split_part(dblink_error_message('second'), E'\n', 1), 'ERROR:  duplicate Idempotency-Key in app.idempotency_keys',
           '... the second is refused');
 select count(*) from dblink_get_result('second', false) as t(state text);  -- the end of its results
