@@ -228,10 +228,9 @@ comment on function app.partitions_ensure_all() is
 -- partition without a lower bound (the default, and _part_before with what the table held
 -- before it was partitioned: both span any age), then drops one expired partition whole
 -- (app.partition_expired, app.partition_drop; every one when `batch` is null), its rows
--- counted first. So a row is kept
--- for the retention and gone within a width after it, and the day partitions are never deleted
--- from row by row. The drop's lock is held until the caller commits: call it late in its
--- transaction (the prune job's step).
+-- counted first. So a row is kept for the retention and gone within a width after it, and the
+-- day partitions are never deleted from row by row. The drop's lock is held until the caller
+-- commits: call it late in its transaction (the prune job's step).
 create or replace function app.prune_partitioned(parent regclass, batch integer)
 returns integer
 language plpgsql volatile
@@ -274,4 +273,4 @@ $$;
 comment on function app.prune_partitioned(regclass, integer) is
     'Removes the rows of a time-partitioned table past its retention (app.partition_retention), keep_while rows excepted: '
     'at most `batch` (null: all) deleted from the default and _part_before, and one expired partition dropped whole '
-    '(null: every one); how many rows. Call it late in its transaction (the drop''s lock is held until commit).'
+    '(null: every one); how many rows. Call it late in its transaction (the drop''s lock is held until commit).';
