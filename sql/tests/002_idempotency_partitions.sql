@@ -33,6 +33,7 @@ create temporary table race as select 'race-' || gen_random_uuid() || '@example.
 select dblink_connect('first', test.dblink_conninfo());
 select dblink_connect('second', test.dblink_conninfo());
 select dblink_exec('second', 'set lock_timeout = ''10s''');
+create temporary table second_pid as select t.pid from dblink('second', 'select pg_backend_pid()') as t(pid integer);
 select dblink_exec('first', 'begin');
 select dblink_exec('first', format($$ insert into app.idempotency_keys (scope, key, route, request_digest)
                                       values ('email:%s', 'k', 'api.auth_login', '\x00') $$, (select email from race)));
@@ -40,7 +41,8 @@ select dblink_send_query('second', format($$ insert into app.idempotency_keys (s
                                              values ('email:%s', 'k', 'api.auth_login', '\x00') $$, (select email from race)));
 select pg_sleep(0.3);
 select is(dblink_is_busy('second'), 1, 'a second writer of the key waits while the first has not committed');
-select ok(exists (select from pg_locks l where l.locktype = 'advisory' and not l.granted), '... for the key''s lock');
+select ok(exists (select from pg_locks l where l.pid = (select pid from second_pid) and l.locktype = 'advisory' and not l.granted),
+          '... for the key''s lock');
 select dblink_exec('first', 'commit');
 set local client_min_messages = warning;  -- dblink_get_result tells the refusal as a notice too
 select is((select count(*)::integer from dblink_get_result('second', false) as t(state text)), 0, 'once the first commits, ...');
