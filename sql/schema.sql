@@ -2057,17 +2057,18 @@ begin
         v_seal := encode(hmac(convert_to(v_request::text, 'UTF8'), convert_to(v_seal_key, 'UTF8'), 'sha256'), 'hex');
         v_digest := sha256(convert_to(jsonb_set(v_request, '{body}', idempotent.body - api.secret_fields())::text, 'UTF8'));
         select s.retention into v_retention from app.idempotency_settings s;
-        -- Waits here for a racing request with this key to commit or roll back.
-        insert into app.idempotency_keys as k (scope, key, route, request_digest, token_digest)
-        values (v_scope, v_key, idempotent.endpoint, v_digest, v_token_digest)
-        on conflict (scope, key) do update
-            set route = excluded.route, request_digest = excluded.request_digest, token_digest = excluded.token_digest,
-                reply = null, sealed_reply = null, created_at = now()
-            where k.created_at < now() - v_retention
-        returning true into v_keep;
-        if v_keep is null then
-            v_keep := false;
-            select * into v_row from app.idempotency_keys k where k.scope = v_scope and k.key = v_key;
+        -- Waits here for a racing request with this key to commit or roll back (the key's lock:
+        -- app.idempotency_keys is partitioned by day and has no unique index on (scope, key)
+        -- since 0063), then reads the key with a snapshot taken after it.
+        perform app.idempotency_key_lock(v_scope, v_key);
+        select * into v_row from app.idempotency_keys k where k.scope = v_scope and k.key = v_key;
+        if v_row.scope is null or v_row.created_at < now() - v_retention then
+            -- Absent, or past the retention: taken over (a new row in today's partition).
+            delete from app.idempotency_keys k where k.scope = v_scope and k.key = v_key;
+            insert into app.idempotency_keys (scope, key, route, request_digest, token_digest)
+            values (v_scope, v_key, idempotent.endpoint, v_digest, v_token_digest);
+            v_keep := true;
+        else
             -- A token that no longer authenticates replays only what it made itself; else the endpoint answers 401.
             if v_valid or idempotent.token is null or v_row.token_digest = v_token_digest then
                 if v_row.route <> idempotent.endpoint or v_row.request_digest <> v_digest then
@@ -2258,7 +2259,9 @@ begin
     when 'prune' then
         v_keys := app.prune_idempotency_keys(c_batch);
         v_personal := app.prune_personal_data(c_batch);
-        -- Last: a partition it drops keeps its ACCESS EXCLUSIVE lock on app.events until this step commits.
+        -- Last: a partition it drops keeps its ACCESS EXCLUSIVE lock on app.events until this step
+        -- commits (as the two before keep theirs on the keys, the failures and the mail: each
+        -- waited 200 ms at most, app.partition_drop).
         v_expired := app.partition_expired('app.events', (select s.retention from app.event_settings s));
         v_events := app.prune_events(c_batch);
         v_dropped := v_expired is not null
@@ -6442,6 +6445,27 @@ begin
 end
 $$;
 ALTER FUNCTION app.grant_coins(user_id uuid, coins integer, reason text) OWNER TO focus_owner;
+CREATE FUNCTION app.idempotency_key_lock(scope text, key text) RETURNS void
+    LANGUAGE sql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select pg_advisory_xact_lock(hashtext('idempotency:' || idempotency_key_lock.scope || ' ' || idempotency_key_lock.key))
+$$;
+ALTER FUNCTION app.idempotency_key_lock(scope text, key text) OWNER TO focus_owner;
+CREATE FUNCTION app.idempotency_keys_unique() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    perform app.idempotency_key_lock(new.scope, new.key);
+    if exists (select from app.idempotency_keys k where k.scope = new.scope and k.key = new.key) then
+        raise exception 'duplicate Idempotency-Key in app.idempotency_keys'  -- the scope names a person: not in the log
+            using errcode = 'unique_violation', table = 'idempotency_keys', schema = 'app';
+    end if;
+    return new;
+end
+$$;
+ALTER FUNCTION app.idempotency_keys_unique() OWNER TO focus_owner;
 CREATE FUNCTION app.image_without_metadata(image bytea) RETURNS bytea
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
     AS $$
@@ -6852,15 +6876,48 @@ end
 $$;
 ALTER FUNCTION app.partition_drop(part regclass) OWNER TO focus_owner;
 CREATE FUNCTION app.partition_expired(parent regclass, retention interval) RETURNS regclass
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_keep_while text := (select t.keep_while from app.partitioned_tables t
+                          where to_regclass(t.parent) = partition_expired.parent);
+    v_part regclass;
+    v_kept boolean;
+begin
+    for v_part in
+        select p.part from app.partitions(parent) p
+        where not p.is_default and p.upper <= now() - retention
+        order by p.upper
+    loop
+        if v_keep_while is null then
+            return v_part;
+        end if;
+        -- keep_while is SQL by design: app.partitioned_tables is focus_owner's alone, as this function is.
+        perform 'PRAGMA:disable:security_warnings';
+        execute format('select exists (select from %s where %s)', v_part, v_keep_while) into v_kept;
+        perform 'PRAGMA:enable:security_warnings';
+        if not v_kept then
+            return v_part;
+        end if;
+    end loop;
+    return null;
+end
+$$;
+ALTER FUNCTION app.partition_expired(parent regclass, retention interval) OWNER TO focus_owner;
+CREATE FUNCTION app.partition_retention(parent regclass) RETURNS interval
     LANGUAGE sql STABLE
     SET search_path TO 'public', 'pg_temp'
     AS $$
-    select p.part from app.partitions(parent) p
-    where not p.is_default and p.upper <= now() - retention
-    order by p.upper
-    limit 1
+    select case partition_retention.parent
+           when 'app.events'::regclass then (select s.retention from app.event_settings s)
+           when 'app.idempotency_keys'::regclass then (select s.retention from app.idempotency_settings s)
+           when 'app.login_failures'::regclass
+               then (select greatest(r.login_failures, a.failed_login_window) from app.retention_settings r, app.auth_settings a)
+           when 'app.outgoing_mail'::regclass then (select r.outgoing_mail from app.retention_settings r)
+           end
 $$;
-ALTER FUNCTION app.partition_expired(parent regclass, retention interval) OWNER TO focus_owner;
+ALTER FUNCTION app.partition_retention(parent regclass) OWNER TO focus_owner;
 CREATE FUNCTION app.partition_slot(at timestamp with time zone, width interval) RETURNS timestamp with time zone
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'public', 'pg_temp'
@@ -7047,15 +7104,48 @@ CREATE FUNCTION app.prune_idempotency_keys(batch integer) RETURNS integer
     LANGUAGE sql
     SET search_path TO 'public', 'pg_temp'
     AS $$
-    with gone as (
-        delete from app.idempotency_keys k
-        where k.ctid in (select o.ctid from app.idempotency_keys o
-                         where o.created_at < now() - (select s.retention from app.idempotency_settings s)
-                         limit batch)
-        returning 1)
-    select count(*)::integer from gone
+    select app.prune_partitioned('app.idempotency_keys', batch)
 $$;
 ALTER FUNCTION app.prune_idempotency_keys(batch integer) OWNER TO focus_owner;
+CREATE FUNCTION app.prune_partitioned(parent regclass, batch integer) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $_$
+declare
+    v_retention interval := app.partition_retention(parent);
+    v_keep_while text := (select t.keep_while from app.partitioned_tables t where to_regclass(t.parent) = prune_partitioned.parent);
+    v_column name := (select a.attname from pg_partitioned_table pt
+                      join pg_attribute a on a.attrelid = pt.partrelid and a.attnum = pt.partattrs[0]
+                      where pt.partrelid = prune_partitioned.parent);
+    v_part regclass;
+    v_rows integer;
+    v_count integer := 0;
+begin
+    if v_retention is null or v_column is null then
+        raise exception '% is not a time-partitioned table with a retention', parent using errcode = 'invalid_parameter_value';
+    end if;
+    for v_part in select p.part from app.partitions(parent) p where p.lower is null loop
+        -- keep_while is SQL by design: app.partitioned_tables is focus_owner's alone, as this function is.
+        perform 'PRAGMA:disable:security_warnings';
+        execute format('delete from %1$s where ctid in (select ctid from %1$s where %2$I < $1 and not coalesce(%3$s, false) limit $2)',
+                       v_part, v_column, coalesce('(' || v_keep_while || ')', 'false'))
+        using now() - v_retention, batch;
+        get diagnostics v_rows = row_count;
+        perform 'PRAGMA:enable:security_warnings';
+        v_count := v_count + v_rows;
+    end loop;
+    loop
+        v_part := app.partition_expired(parent, v_retention);
+        exit when v_part is null;
+        execute format('select count(*)::integer from %s', v_part) into v_rows;
+        exit when not app.partition_drop(v_part);  -- not locked in time: the next run drops it
+        v_count := v_count + v_rows;
+        exit when batch is not null;  -- the job: one a step
+    end loop;
+    return v_count;
+end
+$_$;
+ALTER FUNCTION app.prune_partitioned(parent regclass, batch integer) OWNER TO focus_owner;
 CREATE FUNCTION app.prune_personal_data() RETURNS integer
     LANGUAGE sql
     SET search_path TO 'public', 'pg_temp'
@@ -7070,9 +7160,7 @@ CREATE FUNCTION app.prune_personal_data(batch integer) RETURNS integer
 declare
     -- Scalars, not an app.retention_settings row: this file is loaded (and checked) after the
     -- migrations of a database still before 0016, which creates that table.
-    v_failures_kept interval := (select r.login_failures from app.retention_settings r);
     v_addresses_kept interval := (select r.login_addresses from app.retention_settings r);
-    v_mail_kept interval := (select r.outgoing_mail from app.retention_settings r);
     v_auth app.auth_settings;
     v_failures integer;
     v_addresses integer;
@@ -7083,17 +7171,10 @@ declare
     v_signup_codes integer;
 begin
     select * into v_auth from app.auth_settings;
-    delete from app.login_failures f
-    where f.ctid in (select o.ctid from app.login_failures o
-                     where o.failed_at < now() - greatest(v_failures_kept, v_auth.failed_login_window) limit batch);
-    get diagnostics v_failures = row_count;
     delete from app.login_addresses a
     where a.ctid in (select o.ctid from app.login_addresses o
                      where o.last_success_at < now() - greatest(v_addresses_kept, v_auth.known_address_ttl) limit batch);
     get diagnostics v_addresses = row_count;
-    delete from app.outgoing_mail m
-    where m.ctid in (select o.ctid from app.outgoing_mail o where o.created_at < now() - v_mail_kept limit batch);
-    get diagnostics v_mail = row_count;
     delete from app.password_reset_requests q
     where q.ctid in (select o.ctid from app.password_reset_requests o where o.created_at < now() - v_auth.reset_code_ttl limit batch);
     get diagnostics v_requests = row_count;
@@ -7110,6 +7191,10 @@ begin
                      where o.created_at < now() - greatest(v_auth.taken_answer_window, v_auth.reset_mail_window, v_auth.reset_code_ttl)
                      limit batch);
     get diagnostics v_signup_codes = row_count;
+    -- Last: the failures (0049) and the mail (0061) are partitioned by day, and a day dropped
+    -- keeps its lock on the table until the caller commits. Unsent mail is kept whatever its age.
+    v_failures := app.prune_partitioned('app.login_failures', batch);
+    v_mail := app.prune_partitioned('app.outgoing_mail', batch);
     return v_failures + v_addresses + v_mail + v_requests + v_deletion_requests + v_taken + v_signup_codes;
 end
 $$;
@@ -8167,7 +8252,8 @@ CREATE TABLE app.idempotency_keys (
     user_id uuid,
     CONSTRAINT idempotency_keys_key_check CHECK ((key ~ '^[\x21-\x7e]{1,255}$'::text)),
     CONSTRAINT idempotency_keys_scope_check CHECK (((length(scope) >= 1) AND (length(scope) <= 400)))
-);
+)
+PARTITION BY RANGE (created_at);
 ALTER TABLE app.idempotency_keys OWNER TO focus_owner;
 CREATE TABLE app.idempotency_settings (
     singleton boolean DEFAULT true NOT NULL,
@@ -8216,7 +8302,8 @@ CREATE TABLE app.login_failures (
     kind text DEFAULT 'login'::text NOT NULL,
     user_id uuid,
     CONSTRAINT login_failures_kind_check CHECK ((kind = ANY (ARRAY['login'::text, 'code'::text, 'password'::text])))
-);
+)
+PARTITION BY RANGE (failed_at);
 ALTER TABLE app.login_failures OWNER TO focus_owner;
 CREATE TABLE app.mail_settings (
     singleton boolean DEFAULT true NOT NULL,
@@ -8281,7 +8368,8 @@ CREATE TABLE app.outgoing_mail (
     CONSTRAINT outgoing_mail_params_check CHECK (((jsonb_typeof(params) = 'object'::text) AND (length((params)::text) <= 1000))),
     CONSTRAINT outgoing_mail_sent_check CHECK (((state = 'sent'::text) = (sent_at IS NOT NULL))),
     CONSTRAINT outgoing_mail_state_check CHECK ((state = ANY (ARRAY['queued'::text, 'sending'::text, 'sent'::text, 'failed'::text])))
-);
+)
+PARTITION BY RANGE (created_at);
 ALTER TABLE app.outgoing_mail OWNER TO focus_owner;
 ALTER TABLE app.outgoing_mail ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME app.outgoing_mail_id_seq
@@ -8296,7 +8384,9 @@ CREATE TABLE app.partitioned_tables (
     width interval DEFAULT '1 day'::interval NOT NULL,
     ahead integer DEFAULT 3 NOT NULL,
     cutover timestamp with time zone,
+    keep_while text,
     CONSTRAINT partitioned_tables_ahead_check CHECK (((ahead >= 1) AND (ahead <= 60))),
+    CONSTRAINT partitioned_tables_keep_while_check CHECK ((length(keep_while) <= 200)),
     CONSTRAINT partitioned_tables_parent_check CHECK ((parent ~ '^app\.[a-z_]+$'::text)),
     CONSTRAINT partitioned_tables_width_check CHECK ((width >= '01:00:00'::interval))
 );
@@ -8957,8 +9047,6 @@ ALTER TABLE ONLY app.gift_settings
     ADD CONSTRAINT gift_settings_pkey PRIMARY KEY (singleton);
 ALTER TABLE ONLY app.gifts
     ADD CONSTRAINT gifts_pkey PRIMARY KEY (id);
-ALTER TABLE ONLY app.idempotency_keys
-    ADD CONSTRAINT idempotency_keys_pkey PRIMARY KEY (scope, key);
 ALTER TABLE ONLY app.idempotency_settings
     ADD CONSTRAINT idempotency_settings_pkey PRIMARY KEY (singleton);
 ALTER TABLE ONLY app.languages
@@ -8984,7 +9072,7 @@ ALTER TABLE ONLY app.moderation_settings
 ALTER TABLE ONLY app.moderators
     ADD CONSTRAINT moderators_pkey PRIMARY KEY (user_id);
 ALTER TABLE ONLY app.outgoing_mail
-    ADD CONSTRAINT outgoing_mail_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT outgoing_mail_pkey PRIMARY KEY (id, created_at);
 ALTER TABLE ONLY app.partitioned_tables
     ADD CONSTRAINT partitioned_tables_pkey PRIMARY KEY (parent);
 ALTER TABLE ONLY app.password_reset_requests
@@ -9111,20 +9199,21 @@ CREATE INDEX gifts_pending_expiry ON app.gifts USING btree (expires_at) WHERE (s
 CREATE INDEX gifts_receiver_pending ON app.gifts USING btree (receiver_id, created_at, id) WHERE (status = 'pending'::text);
 CREATE INDEX gifts_receiver_time ON app.gifts USING btree (receiver_id);
 CREATE INDEX gifts_sender_time ON app.gifts USING btree (sender_id, created_at, id);
-CREATE INDEX idempotency_keys_created_at ON app.idempotency_keys USING btree (created_at);
-CREATE INDEX idempotency_keys_user ON app.idempotency_keys USING btree (user_id) WHERE (user_id IS NOT NULL);
+CREATE INDEX idempotency_keys_created_at ON ONLY app.idempotency_keys USING btree (created_at);
+CREATE INDEX idempotency_keys_scope_key ON ONLY app.idempotency_keys USING btree (scope, key);
+CREATE INDEX idempotency_keys_user ON ONLY app.idempotency_keys USING btree (user_id) WHERE (user_id IS NOT NULL);
 CREATE INDEX login_addresses_time ON app.login_addresses USING btree (last_success_at);
-CREATE INDEX login_failures_address_time ON app.login_failures USING btree (client_ip, failed_at) WHERE (kind = 'code'::text);
-CREATE INDEX login_failures_email_address_time ON app.login_failures USING btree (email, client_ip, failed_at);
-CREATE INDEX login_failures_email_time ON app.login_failures USING btree (email, failed_at);
-CREATE INDEX login_failures_time ON app.login_failures USING btree (failed_at);
-CREATE INDEX login_failures_user ON app.login_failures USING btree (user_id) WHERE (user_id IS NOT NULL);
+CREATE INDEX login_failures_address_time ON ONLY app.login_failures USING btree (client_ip, failed_at) WHERE (kind = 'code'::text);
+CREATE INDEX login_failures_email_address_time ON ONLY app.login_failures USING btree (email, client_ip, failed_at);
+CREATE INDEX login_failures_email_time ON ONLY app.login_failures USING btree (email, failed_at);
+CREATE INDEX login_failures_time ON ONLY app.login_failures USING btree (failed_at);
+CREATE INDEX login_failures_user ON ONLY app.login_failures USING btree (user_id) WHERE (user_id IS NOT NULL);
 CREATE INDEX moderation_actions_time ON app.moderation_actions USING btree (created_at);
 CREATE INDEX moderation_actions_user ON app.moderation_actions USING btree (user_id, created_at);
-CREATE INDEX outgoing_mail_due ON app.outgoing_mail USING btree (id) WHERE (state = ANY (ARRAY['queued'::text, 'sending'::text]));
-CREATE INDEX outgoing_mail_recipient ON app.outgoing_mail USING btree (recipient);
-CREATE INDEX outgoing_mail_time ON app.outgoing_mail USING btree (created_at);
-CREATE INDEX outgoing_mail_user ON app.outgoing_mail USING btree (user_id) WHERE (user_id IS NOT NULL);
+CREATE INDEX outgoing_mail_due ON ONLY app.outgoing_mail USING btree (id) WHERE (state = ANY (ARRAY['queued'::text, 'sending'::text]));
+CREATE INDEX outgoing_mail_recipient ON ONLY app.outgoing_mail USING btree (recipient);
+CREATE INDEX outgoing_mail_time ON ONLY app.outgoing_mail USING btree (created_at);
+CREATE INDEX outgoing_mail_user ON ONLY app.outgoing_mail USING btree (user_id) WHERE (user_id IS NOT NULL);
 CREATE INDEX password_reset_requests_time ON app.password_reset_requests USING btree (created_at);
 CREATE INDEX password_reset_requests_user ON app.password_reset_requests USING btree (user_id) WHERE (user_id IS NOT NULL);
 CREATE INDEX password_resets_user ON app.password_resets USING btree (user_id, created_at);
@@ -9213,6 +9302,7 @@ CREATE TRIGGER friendships_cancel_gifts AFTER DELETE ON app.friendships FOR EACH
 CREATE TRIGGER gifts_events AFTER INSERT OR UPDATE OF status ON app.gifts FOR EACH ROW EXECUTE FUNCTION app.gifts_events();
 CREATE TRIGGER gifts_transition BEFORE UPDATE ON app.gifts FOR EACH ROW EXECUTE FUNCTION app.gifts_transition();
 CREATE TRIGGER idempotency_keys_link BEFORE INSERT OR UPDATE ON app.idempotency_keys FOR EACH ROW EXECUTE FUNCTION app.link_idempotency_key();
+CREATE TRIGGER idempotency_keys_unique BEFORE INSERT ON app.idempotency_keys FOR EACH ROW EXECUTE FUNCTION app.idempotency_keys_unique();
 CREATE TRIGGER languages_bump_catalog_version AFTER INSERT OR DELETE OR UPDATE ON app.languages FOR EACH ROW EXECUTE FUNCTION app.bump_catalog_version();
 CREATE TRIGGER languages_bump_tips_version AFTER INSERT OR DELETE OR UPDATE ON app.languages FOR EACH ROW EXECUTE FUNCTION app.bump_tips_version();
 CREATE TRIGGER languages_deleted_catalog_events AFTER DELETE ON app.languages REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
@@ -9780,6 +9870,8 @@ REVOKE ALL ON FUNCTION app.gifts_transition() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.grant_achievement(user_id uuid, code text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.grant_achievement_set(code text, users uuid[]) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.grant_coins(user_id uuid, coins integer, reason text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.idempotency_key_lock(scope text, key text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.idempotency_keys_unique() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.image_without_metadata(image bytea) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.import_sessions(batch_size integer) FROM PUBLIC;
 REVOKE ALL ON PROCEDURE app.import_sessions_all(IN batch_size integer, INOUT imported bigint) FROM PUBLIC;
@@ -9799,6 +9891,7 @@ REVOKE ALL ON FUNCTION app.outgoing_mail_sent(id bigint) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.partition_cutover(parent text, old regclass, time_column text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.partition_drop(part regclass) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.partition_expired(parent regclass, retention interval) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.partition_retention(parent regclass) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.partition_slot(at timestamp with time zone, width interval) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.partitions(parent regclass) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.partitions_drop_expired(parent regclass, retention interval, OUT rows bigint, OUT last_id bigint) FROM PUBLIC;
@@ -9808,6 +9901,7 @@ REVOKE ALL ON FUNCTION app.prune_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.prune_events(batch integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.prune_idempotency_keys() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.prune_idempotency_keys(batch integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.prune_partitioned(parent regclass, batch integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.prune_personal_data() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.prune_personal_data(batch integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.push_send_after(user_id uuid, at timestamp with time zone) FROM PUBLIC;

@@ -7,12 +7,13 @@
 -- EXECUTE, which is planned on every call.
 --
 -- With a key: the row (scope, key) is inserted BEFORE the work, in the request's transaction.
--- A racing request with the same key blocks on the unique index until the first commits, then
--- finds the row and replays the stored answer: one execution. If the first rolled back (a
--- raised error), the row vanished with it and the second does the work. Answers made without
--- raising (api.problem: a wrong password, 404 user_not_found, a 429) are stored and replayed.
--- Same key, other route or other body: 422 idempotency_key_reused. Keys older than
--- app.idempotency_settings.retention (24 h) count as absent and are taken over.
+-- A racing request with the same key waits for the key's lock (app.idempotency_key_lock, held
+-- by the first until it commits), then finds the row and replays the stored answer: one
+-- execution. If the first rolled back (a raised error), the row vanished with it and the
+-- second does the work. Answers made without raising (api.problem: a wrong password, 404
+-- user_not_found, a 429) are stored and replayed. Same key, other route or other body: 422
+-- idempotency_key_reused. Keys older than app.idempotency_settings.retention (24 h) count as
+-- absent and are taken over (deleted, then inserted anew).
 --
 -- Scope: the user of the bearer token ('user:<id>'); without a token, the email of the body
 -- ('email:<email>', register, login, password reset), so two people who picked the same key
@@ -93,18 +94,18 @@ begin
         v_digest := sha256(convert_to(jsonb_set(v_request, '{body}', idempotent.body - api.secret_fields())::text, 'UTF8'));
         select s.retention into v_retention from app.idempotency_settings s;
 
-        -- Waits here for a racing request with this key to commit or roll back.
-        insert into app.idempotency_keys as k (scope, key, route, request_digest, token_digest)
-        values (v_scope, v_key, idempotent.endpoint, v_digest, v_token_digest)
-        on conflict (scope, key) do update
-            set route = excluded.route, request_digest = excluded.request_digest, token_digest = excluded.token_digest,
-                reply = null, sealed_reply = null, created_at = now()
-            where k.created_at < now() - v_retention
-        returning true into v_keep;
-
-        if v_keep is null then
-            v_keep := false;
-            select * into v_row from app.idempotency_keys k where k.scope = v_scope and k.key = v_key;
+        -- Waits here for a racing request with this key to commit or roll back (the key's lock:
+        -- app.idempotency_keys is partitioned by day and has no unique index on (scope, key)
+        -- since 0063), then reads the key with a snapshot taken after it.
+        perform app.idempotency_key_lock(v_scope, v_key);
+        select * into v_row from app.idempotency_keys k where k.scope = v_scope and k.key = v_key;
+        if v_row.scope is null or v_row.created_at < now() - v_retention then
+            -- Absent, or past the retention: taken over (a new row in today's partition).
+            delete from app.idempotency_keys k where k.scope = v_scope and k.key = v_key;
+            insert into app.idempotency_keys (scope, key, route, request_digest, token_digest)
+            values (v_scope, v_key, idempotent.endpoint, v_digest, v_token_digest);
+            v_keep := true;
+        else
             -- A token that no longer authenticates replays only what it made itself; else the endpoint answers 401.
             if v_valid or idempotent.token is null or v_row.token_digest = v_token_digest then
                 if v_row.route <> idempotent.endpoint or v_row.request_digest <> v_digest then

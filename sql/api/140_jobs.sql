@@ -63,9 +63,10 @@ comment on function api.job_claim(text) is
 -- partitions (app.partitions_ensure_all: the time partitions made ahead) are one step; expire_gifts (api.gifts_expire: gifts expired) expires at most 1000 a step; prune
 -- deletes at most 1000 rows of each table it prunes a step (Idempotency-Keys, sign-in records,
 -- mail and requests: app.prune_idempotency_keys, app.prune_personal_data; then events:
--- app.prune_events, which drops at most one expired day partition a step), so no step holds
--- its locks for long, and counts the events removed. A step that filled a batch, removed
--- events or dropped a partition says more. 22023 for a name that is no job.
+-- app.prune_events) and drops at most one expired day partition of each partitioned table a
+-- step (app.prune_partitioned; the events' in app.prune_events), so no step holds its locks
+-- for long, and counts the events removed. A step that filled a batch (a day dropped counts its
+-- rows), removed events or dropped an events partition says more. 22023 for a name that is no job.
 create function api.job_step(job text)
 returns table (result integer, more boolean)
 language plpgsql volatile security definer set search_path = public, pg_temp
@@ -92,7 +93,9 @@ begin
     when 'prune' then
         v_keys := app.prune_idempotency_keys(c_batch);
         v_personal := app.prune_personal_data(c_batch);
-        -- Last: a partition it drops keeps its ACCESS EXCLUSIVE lock on app.events until this step commits.
+        -- Last: a partition it drops keeps its ACCESS EXCLUSIVE lock on app.events until this step
+        -- commits (as the two before keep theirs on the keys, the failures and the mail: each
+        -- waited 200 ms at most, app.partition_drop).
         v_expired := app.partition_expired('app.events', (select s.retention from app.event_settings s));
         v_events := app.prune_events(c_batch);
         v_dropped := v_expired is not null

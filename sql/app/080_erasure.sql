@@ -41,7 +41,9 @@ begin
 end
 $$;
 
--- Deletes sign-in failures, sign-in addresses and mail past their retention, reset and deletion requests the
+-- Deletes sign-in failures, sign-in addresses and mail past their retention (the failures and
+-- the mail by app.prune_partitioned: an expired day dropped whole, at most one of each a call;
+-- mail not yet sent is kept), reset and deletion requests the
 -- mailer never took once older than a reset code lives (reset_code_ttl: asked again by then),
 -- 409 email_taken counts once outside taken_answer_window (the only reader) and sign-up codes
 -- once outside every window that reads them, at most `batch` rows of each table (null: all);
@@ -54,9 +56,7 @@ as $$
 declare
     -- Scalars, not an app.retention_settings row: this file is loaded (and checked) after the
     -- migrations of a database still before 0016, which creates that table.
-    v_failures_kept interval := (select r.login_failures from app.retention_settings r);
     v_addresses_kept interval := (select r.login_addresses from app.retention_settings r);
-    v_mail_kept interval := (select r.outgoing_mail from app.retention_settings r);
     v_auth app.auth_settings;
     v_failures integer;
     v_addresses integer;
@@ -67,17 +67,10 @@ declare
     v_signup_codes integer;
 begin
     select * into v_auth from app.auth_settings;
-    delete from app.login_failures f
-    where f.ctid in (select o.ctid from app.login_failures o
-                     where o.failed_at < now() - greatest(v_failures_kept, v_auth.failed_login_window) limit batch);
-    get diagnostics v_failures = row_count;
     delete from app.login_addresses a
     where a.ctid in (select o.ctid from app.login_addresses o
                      where o.last_success_at < now() - greatest(v_addresses_kept, v_auth.known_address_ttl) limit batch);
     get diagnostics v_addresses = row_count;
-    delete from app.outgoing_mail m
-    where m.ctid in (select o.ctid from app.outgoing_mail o where o.created_at < now() - v_mail_kept limit batch);
-    get diagnostics v_mail = row_count;
     delete from app.password_reset_requests q
     where q.ctid in (select o.ctid from app.password_reset_requests o where o.created_at < now() - v_auth.reset_code_ttl limit batch);
     get diagnostics v_requests = row_count;
@@ -94,12 +87,16 @@ begin
                      where o.created_at < now() - greatest(v_auth.taken_answer_window, v_auth.reset_mail_window, v_auth.reset_code_ttl)
                      limit batch);
     get diagnostics v_signup_codes = row_count;
+    -- Last: the failures (0049) and the mail (0061) are partitioned by day, and a day dropped
+    -- keeps its lock on the table until the caller commits. Unsent mail is kept whatever its age.
+    v_failures := app.prune_partitioned('app.login_failures', batch);
+    v_mail := app.prune_partitioned('app.outgoing_mail', batch);
     return v_failures + v_addresses + v_mail + v_requests + v_deletion_requests + v_taken + v_signup_codes;
 end
 $$;
 comment on function app.prune_personal_data(integer) is
     'Deletes login failures, login addresses and mail past app.retention_settings (never inside what '
-    'throttling reads), reset requests older than reset_code_ttl, 409 counts older than taken_answer_window and sign-up '
+    'throttling reads; unsent mail never; the failures and mail by app.prune_partitioned, a day dropped whole), reset requests older than reset_code_ttl, 409 counts older than taken_answer_window and sign-up '
     'codes older than every window that reads them, at most `batch` rows of each table (null: all). Run in batches by the prune job (api.job_step); a DBA may run it any time.';
 
 -- Everything past its retention at once, in one transaction (a DBA's; the prune job batches).

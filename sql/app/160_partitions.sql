@@ -120,18 +120,63 @@ comment on function app.partitions_ensure(regclass) is
     'Makes the partitions a table of app.partitioned_tables needs from now to `ahead` widths later (after its newest one), '
     'each created alone and ATTACHed (SHARE UPDATE EXCLUSIVE on the parent); returns how many. Run by the partitions job.';
 
--- The oldest partition of `parent` whose upper bound is at least `retention` old (the default
--- and a partition without an upper bound never are); null when none is.
+-- The oldest partition of `parent` whose upper bound is at least `retention` old and which holds
+-- no row meeting the table's keep_while (app.partitioned_tables: the mail's unsent rows), so a
+-- partition kept for an unsent mail holds up none after it; the default and a partition without
+-- an upper bound never are. Null when none is.
 create or replace function app.partition_expired(parent regclass, retention interval)
 returns regclass
+language plpgsql stable
+set search_path = public, pg_temp
+as $$
+declare
+    v_keep_while text := (select t.keep_while from app.partitioned_tables t
+                          where to_regclass(t.parent) = partition_expired.parent);
+    v_part regclass;
+    v_kept boolean;
+begin
+    for v_part in
+        select p.part from app.partitions(parent) p
+        where not p.is_default and p.upper <= now() - retention
+        order by p.upper
+    loop
+        if v_keep_while is null then
+            return v_part;
+        end if;
+        -- keep_while is SQL by design: app.partitioned_tables is focus_owner's alone, as this function is.
+        perform 'PRAGMA:disable:security_warnings';
+        execute format('select exists (select from %s where %s)', v_part, v_keep_while) into v_kept;
+        perform 'PRAGMA:enable:security_warnings';
+        if not v_kept then
+            return v_part;
+        end if;
+    end loop;
+    return null;
+end
+$$;
+comment on function app.partition_expired(regclass, interval) is
+    'The oldest partition whose upper bound is at least `retention` old and that holds no row meeting the table''s '
+    'keep_while (app.partitioned_tables); null when none is.';
+
+-- The retention of each table of app.partitioned_tables, read from where each is set: the events'
+-- (app.event_settings), the Idempotency-Keys' (app.idempotency_settings), the sign-in
+-- failures' (app.retention_settings, never inside what throttling reads: failed_login_window)
+-- and the mail's (app.retention_settings).
+create or replace function app.partition_retention(parent regclass)
+returns interval
 language sql stable
 set search_path = public, pg_temp
 as $$
-    select p.part from app.partitions(parent) p
-    where not p.is_default and p.upper <= now() - retention
-    order by p.upper
-    limit 1
+    select case partition_retention.parent
+           when 'app.events'::regclass then (select s.retention from app.event_settings s)
+           when 'app.idempotency_keys'::regclass then (select s.retention from app.idempotency_settings s)
+           when 'app.login_failures'::regclass
+               then (select greatest(r.login_failures, a.failed_login_window) from app.retention_settings r, app.auth_settings a)
+           when 'app.outgoing_mail'::regclass then (select r.outgoing_mail from app.retention_settings r)
+           end
 $$;
+comment on function app.partition_retention(regclass) is
+    'How long a row of a table of app.partitioned_tables is kept, from that table''s own settings; null for another table.';
 
 -- Drops the partition `part`, waiting at most 200 ms for its lock: DROP takes ACCESS EXCLUSIVE
 -- on the parent as well as the partition (PostgreSQL 15; DETACH ... CONCURRENTLY cannot run in
@@ -225,3 +270,56 @@ $$;
 comment on function app.partitions_ensure_all() is
     'The partitions job''s step: app.partitions_ensure for every partitioned table of app.partitioned_tables; how many '
     'partitions it made.';
+
+-- Removes the rows of `parent` (a table of app.partitioned_tables other than app.events, which
+-- app.prune_events prunes) past its retention (app.partition_retention), the rows meeting its
+-- keep_while excepted, and returns how many: deletes at most `batch` (null: all) from each
+-- partition without a lower bound (the default, and _part_before with what the table held
+-- before it was partitioned: both span any age), then drops one expired partition whole
+-- (app.partition_expired, app.partition_drop; every one when `batch` is null), its rows
+-- counted first. So a row is kept for the retention and gone within a width after it, and the
+-- day partitions are never deleted from row by row. The drop's lock is held until the caller
+-- commits: call it late in its transaction (the prune job's step).
+create or replace function app.prune_partitioned(parent regclass, batch integer)
+returns integer
+language plpgsql volatile
+set search_path = public, pg_temp
+as $$
+declare
+    v_retention interval := app.partition_retention(parent);
+    v_keep_while text := (select t.keep_while from app.partitioned_tables t where to_regclass(t.parent) = prune_partitioned.parent);
+    v_column name := (select a.attname from pg_partitioned_table pt
+                      join pg_attribute a on a.attrelid = pt.partrelid and a.attnum = pt.partattrs[0]
+                      where pt.partrelid = prune_partitioned.parent);
+    v_part regclass;
+    v_rows integer;
+    v_count integer := 0;
+begin
+    if v_retention is null or v_column is null then
+        raise exception '% is not a time-partitioned table with a retention', parent using errcode = 'invalid_parameter_value';
+    end if;
+    for v_part in select p.part from app.partitions(parent) p where p.lower is null loop
+        -- keep_while is SQL by design: app.partitioned_tables is focus_owner's alone, as this function is.
+        perform 'PRAGMA:disable:security_warnings';
+        execute format('delete from %1$s where ctid in (select ctid from %1$s where %2$I < $1 and not coalesce(%3$s, false) limit $2)',
+                       v_part, v_column, coalesce('(' || v_keep_while || ')', 'false'))
+        using now() - v_retention, batch;
+        get diagnostics v_rows = row_count;
+        perform 'PRAGMA:enable:security_warnings';
+        v_count := v_count + v_rows;
+    end loop;
+    loop
+        v_part := app.partition_expired(parent, v_retention);
+        exit when v_part is null;
+        execute format('select count(*)::integer from %s', v_part) into v_rows;
+        exit when not app.partition_drop(v_part);  -- not locked in time: the next run drops it
+        v_count := v_count + v_rows;
+        exit when batch is not null;  -- the job: one a step
+    end loop;
+    return v_count;
+end
+$$;
+comment on function app.prune_partitioned(regclass, integer) is
+    'Removes the rows of a time-partitioned table past its retention (app.partition_retention), keep_while rows excepted: '
+    'at most `batch` (null: all) deleted from the default and _part_before, and one expired partition dropped whole '
+    '(null: every one); how many rows. Call it late in its transaction (the drop''s lock is held until commit).';

@@ -11,10 +11,13 @@ create function pg_temp.register(email text, address text, code text default nul
                              jsonb_build_object('email', email, 'password', 'correct horse', 'display_name', 'Probe')
                              || jsonb_strip_nulls(jsonb_build_object('code', code)))
 $$;
--- Rows written by this transaction so far, by table (pg_stat_xact_user_tables).
+-- Rows written by this transaction so far, by table (pg_stat_xact_user_tables; a time partition,
+-- <table>_part_<day>, counts for its table).
 create function pg_temp.writes() returns jsonb language sql as $$
-    select coalesce(jsonb_object_agg(relname, n_tup_ins + n_tup_upd + n_tup_del) filter (where n_tup_ins + n_tup_upd + n_tup_del > 0), '{}')
-    from pg_stat_xact_user_tables where schemaname = 'app'
+    select coalesce(jsonb_object_agg(w.relname, w.n), '{}')
+    from (select regexp_replace(relname, '_part_[a-z0-9]+$', '') as relname, sum(n_tup_ins + n_tup_upd + n_tup_del) as n
+          from pg_stat_xact_user_tables where schemaname = 'app'
+          group by 1 having sum(n_tup_ins + n_tup_upd + n_tup_del) > 0) w
 $$;
 -- What one statement wrote, by table: the difference of two pg_temp.writes().
 create function pg_temp.delta(before jsonb, after jsonb) returns jsonb language sql as $$
