@@ -6906,16 +6906,20 @@ end
 $$;
 ALTER FUNCTION app.partition_expired(parent regclass, retention interval) OWNER TO focus_owner;
 CREATE FUNCTION app.partition_retention(parent regclass) RETURNS interval
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     SET search_path TO 'public', 'pg_temp'
     AS $$
-    select case partition_retention.parent
+begin
+    -- PL/pgSQL, as app.partitions_ensure_all: a SQL body naming these tables fails its check
+    -- where sql/app is loaded into a database migrated to an earlier release.
+    return case partition_retention.parent
            when 'app.events'::regclass then (select s.retention from app.event_settings s)
            when 'app.idempotency_keys'::regclass then (select s.retention from app.idempotency_settings s)
            when 'app.login_failures'::regclass
                then (select greatest(r.login_failures, a.failed_login_window) from app.retention_settings r, app.auth_settings a)
            when 'app.outgoing_mail'::regclass then (select r.outgoing_mail from app.retention_settings r)
-           end
+           end;
+end
 $$;
 ALTER FUNCTION app.partition_retention(parent regclass) OWNER TO focus_owner;
 CREATE FUNCTION app.partition_slot(at timestamp with time zone, width interval) RETURNS timestamp with time zone

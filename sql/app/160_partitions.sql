@@ -171,16 +171,20 @@ comment on function app.partition_expired(regclass, interval) is
 -- and the mail's (app.retention_settings).
 create or replace function app.partition_retention(parent regclass)
 returns interval
-language sql stable
+language plpgsql stable
 set search_path = public, pg_temp
 as $$
-    select case partition_retention.parent
+begin
+    -- PL/pgSQL, as app.partitions_ensure_all: a SQL body naming these tables fails its check
+    -- where sql/app is loaded into a database migrated to an earlier release.
+    return case partition_retention.parent
            when 'app.events'::regclass then (select s.retention from app.event_settings s)
            when 'app.idempotency_keys'::regclass then (select s.retention from app.idempotency_settings s)
            when 'app.login_failures'::regclass
                then (select greatest(r.login_failures, a.failed_login_window) from app.retention_settings r, app.auth_settings a)
            when 'app.outgoing_mail'::regclass then (select r.outgoing_mail from app.retention_settings r)
-           end
+           end;
+end
 $$;
 comment on function app.partition_retention(regclass) is
     'How long a row of a table of app.partitioned_tables is kept, from that table''s own settings; null for another table.';
