@@ -1437,10 +1437,15 @@ begin
         perform api.fail(409, 'session_not_finished', 'Finish the session before rating it.');
     end if;
     -- The same rating again (a retry): the tip that session was given, nothing new recorded.
+    -- Past the compaction's horizon only the newest view of each tip is kept (0054): a session
+    -- whose view was folded into a newer one answers without its tip.
     if v_session.rating = v_rating then
         select t.* into v_tip
-        from app.tip_views v join app.mindfulness_tips t on t.id = v.tip_id
-        where v.session_id = v_id
+        from (select v.tip_id, v.shown_at, v.id from app.tip_views v where v.session_id = v_id
+              union all
+              select c.tip_id, c.shown_at, c.view_id from app.tip_views_compacted c
+              where c.user_id = v_user_id and c.session_id = v_id) v
+        join app.mindfulness_tips t on t.id = v.tip_id
         order by v.shown_at desc, v.id desc
         limit 1;
         if v_tip.id is null or v_tip.rating_level = v_rating then
@@ -1452,9 +1457,10 @@ begin
     returning * into v_session;
     select t.* into v_tip
     from app.mindfulness_tips t
-    left join lateral (select max(v.shown_at) as last_shown
-                       from app.tip_views v
-                       where v.user_id = v_user_id and v.tip_id = t.id) seen on true
+    left join lateral (select greatest((select max(v.shown_at) from app.tip_views v
+                                        where v.user_id = v_user_id and v.tip_id = t.id),
+                                       (select c.shown_at from app.tip_views_compacted c
+                                        where c.user_id = v_user_id and c.tip_id = t.id)) as last_shown) seen on true
     where t.rating_level = v_rating and t.active
     order by seen.last_shown nulls first, random()
     limit 1;
@@ -2820,10 +2826,16 @@ begin
                                                    'source', s.source, 'rated_at', api.iso(s.rated_at))
                                                order by s.started_at)
                               from app.focus_sessions s where s.user_id = v_user_id), '[]'),
+        -- Views compacted past the horizon (0054) are their tip's newest, with how many earlier ones it stands for.
         'tips_shown', coalesce((select jsonb_agg(jsonb_build_object('tip', api.tip_json(t), 'session_id', v.session_id,
-                                                                    'shown_at', api.iso(v.shown_at)) order by v.id)
-                                from app.tip_views v join app.mindfulness_tips t on t.id = v.tip_id
-                                where v.user_id = v_user_id), '[]'),
+                                                                    'shown_at', api.iso(v.shown_at),
+                                                                    'earlier_views', v.earlier_views) order by v.id)
+                                from (select l.id, l.tip_id, l.session_id, l.shown_at, 0 as earlier_views
+                                      from app.tip_views l where l.user_id = v_user_id
+                                      union all
+                                      select c.view_id, c.tip_id, c.session_id, c.shown_at, c.views - 1
+                                      from app.tip_views_compacted c where c.user_id = v_user_id) v
+                                join app.mindfulness_tips t on t.id = v.tip_id), '[]'),
         'friendships', coalesce((select jsonb_agg(jsonb_build_object(
                                      'id', f.id, 'status', f.status,
                                      'user', api.user_card_for(case when f.user_low = v_user_id then f.user_high else f.user_low end, v_user_id),
@@ -5914,6 +5926,68 @@ begin
 end
 $$;
 ALTER FUNCTION app.coin_ledger_day_totals() OWNER TO focus_owner;
+CREATE FUNCTION app.compact_tip_views(before timestamp with time zone, batch_size integer DEFAULT 10000) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_moved integer;
+begin
+    if batch_size is null or batch_size < 1 then
+        raise exception 'batch_size is at least 1' using errcode = 'invalid_parameter_value';
+    end if;
+    if before is null or before <> (date_trunc('day', before at time zone 'UTC') at time zone 'UTC') then
+        raise exception 'before is a UTC midnight' using errcode = 'invalid_parameter_value';
+    end if;
+    if before > now() - interval '90 days' then
+        raise exception 'before is at least 90 days ago' using errcode = 'invalid_parameter_value';
+    end if;
+    with batch as (
+        select v.id from app.tip_views v
+        where v.shown_at < compact_tip_views.before
+        order by v.shown_at  -- the tip_views_time index, read from its start
+        limit compact_tip_views.batch_size
+        for update skip locked
+    ), moved as (
+        delete from app.tip_views v using batch b where v.id = b.id
+        returning v.id, v.user_id, v.tip_id, v.session_id, v.shown_at
+    ), newest as (
+        select distinct on (m.user_id, m.tip_id) m.user_id, m.tip_id, m.id, m.session_id, m.shown_at,
+               count(*) over (partition by m.user_id, m.tip_id) as views
+        from moved m
+        order by m.user_id, m.tip_id, m.shown_at desc, m.id desc
+    ), compacted as (
+        insert into app.tip_views_compacted as c (user_id, tip_id, view_id, session_id, shown_at, views)
+        select n.user_id, n.tip_id, n.id, n.session_id, n.shown_at, n.views
+        from newest n
+        order by 1, 2
+        on conflict on constraint tip_views_compacted_pkey do update
+            set views = c.views + excluded.views,
+                view_id = case when (excluded.shown_at, excluded.view_id) > (c.shown_at, c.view_id) then excluded.view_id else c.view_id end,
+                session_id = case when (excluded.shown_at, excluded.view_id) > (c.shown_at, c.view_id) then excluded.session_id else c.session_id end,
+                shown_at = greatest(c.shown_at, excluded.shown_at)
+    )
+    select count(*)::integer into v_moved from moved;
+    return v_moved;
+end
+$$;
+ALTER FUNCTION app.compact_tip_views(before timestamp with time zone, batch_size integer) OWNER TO focus_owner;
+CREATE PROCEDURE app.compact_tip_views_all(IN before timestamp with time zone, IN batch_size integer DEFAULT 10000, INOUT compacted bigint DEFAULT 0)
+    LANGUAGE plpgsql
+    AS $$
+declare
+    v_moved integer;
+begin
+    compacted := 0;
+    loop
+        v_moved := app.compact_tip_views(compact_tip_views_all.before, compact_tip_views_all.batch_size);
+        commit;
+        exit when v_moved = 0;
+        compacted := compacted + v_moved;
+    end loop;
+end
+$$;
+ALTER PROCEDURE app.compact_tip_views_all(IN before timestamp with time zone, IN batch_size integer, INOUT compacted bigint) OWNER TO focus_owner;
 CREATE FUNCTION app.counter_shard(user_id uuid) RETURNS smallint
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$ select (get_byte(uuid_send(counter_shard.user_id), 15) % 8)::smallint $$;
@@ -8558,6 +8632,16 @@ CREATE TABLE app.tip_views (
     shown_at timestamp with time zone DEFAULT now() NOT NULL
 );
 ALTER TABLE app.tip_views OWNER TO focus_owner;
+CREATE TABLE app.tip_views_compacted (
+    user_id uuid NOT NULL,
+    tip_id uuid NOT NULL,
+    view_id bigint NOT NULL,
+    session_id uuid NOT NULL,
+    shown_at timestamp with time zone NOT NULL,
+    views integer NOT NULL,
+    CONSTRAINT tip_views_compacted_views_check CHECK ((views > 0))
+);
+ALTER TABLE app.tip_views_compacted OWNER TO focus_owner;
 ALTER TABLE app.tip_views ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME app.tip_views_id_seq
     START WITH 1
@@ -8816,14 +8900,22 @@ CREATE VIEW report.slowest_statements AS
 ALTER TABLE report.slowest_statements OWNER TO focus_owner;
 CREATE VIEW report.tips_shown_per_level AS
  SELECT t.rating_level,
-    count(v.id) AS times_shown,
+    COALESCE(sum(v.views), (0)::bigint) AS times_shown,
     count(DISTINCT v.tip_id) AS distinct_tips_shown,
     count(DISTINCT v.user_id) AS users,
     ( SELECT count(*) AS count
            FROM app.mindfulness_tips a
           WHERE ((a.rating_level = t.rating_level) AND a.active)) AS active_tips
    FROM (app.mindfulness_tips t
-     LEFT JOIN app.tip_views v ON ((v.tip_id = t.id)))
+     LEFT JOIN ( SELECT l.tip_id,
+            l.user_id,
+            1 AS views
+           FROM app.tip_views l
+        UNION ALL
+         SELECT c.tip_id,
+            c.user_id,
+            c.views
+           FROM app.tip_views_compacted c) v ON ((v.tip_id = t.id)))
   GROUP BY t.rating_level;
 ALTER TABLE report.tips_shown_per_level OWNER TO focus_owner;
 CREATE VIEW report.user_reports AS
@@ -9006,6 +9098,8 @@ ALTER TABLE ONLY app.streak_freezes
     ADD CONSTRAINT streak_freezes_user_id_slot_key UNIQUE (user_id, slot);
 ALTER TABLE ONLY app.suspensions
     ADD CONSTRAINT suspensions_pkey PRIMARY KEY (user_id);
+ALTER TABLE ONLY app.tip_views_compacted
+    ADD CONSTRAINT tip_views_compacted_pkey PRIMARY KEY (user_id, tip_id);
 ALTER TABLE ONLY app.tip_views
     ADD CONSTRAINT tip_views_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.tips_version
@@ -9314,6 +9408,10 @@ ALTER TABLE ONLY app.streak_freezes
     ADD CONSTRAINT streak_freezes_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id);
 ALTER TABLE ONLY app.suspensions
     ADD CONSTRAINT suspensions_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+ALTER TABLE ONLY app.tip_views_compacted
+    ADD CONSTRAINT tip_views_compacted_tip_id_fkey FOREIGN KEY (tip_id) REFERENCES app.mindfulness_tips(id);
+ALTER TABLE ONLY app.tip_views_compacted
+    ADD CONSTRAINT tip_views_compacted_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.tip_views
     ADD CONSTRAINT tip_views_session_id_fkey FOREIGN KEY (session_id) REFERENCES app.focus_sessions(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.tip_views
@@ -9711,6 +9809,8 @@ REVOKE ALL ON FUNCTION app.check_achievements(user_id uuid, kinds text[]) FROM P
 REVOKE ALL ON FUNCTION app.claim_outgoing_mail(batch integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.client_version_key(version text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.coin_ledger_day_totals() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.compact_tip_views(before timestamp with time zone, batch_size integer) FROM PUBLIC;
+REVOKE ALL ON PROCEDURE app.compact_tip_views_all(IN before timestamp with time zone, IN batch_size integer, INOUT compacted bigint) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.counter_shard(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.daily_minutes_count() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.delete_user(user_id uuid, reason text) FROM PUBLIC;
