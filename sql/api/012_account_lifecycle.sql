@@ -270,6 +270,7 @@ begin
     delete from app.friend_request_attempts a where a.user_id = v_user_id;
     delete from app.room_join_failures f where f.user_id = v_user_id;
     update app.focus_sessions s set tag = null where s.user_id = v_user_id and s.tag is not null;
+    update app.focus_sessions_archived a set tag = null where a.user_id = v_user_id and a.tag is not null;
     update app.users u
     set email = null, email_verified_at = null, password_hash = null, display_name = 'Deleted user', bio = null, time_zone = 'UTC',
         locale = 'en', show_tip_on_timer = true, deleted_at = now(), updated_at = now()
@@ -329,7 +330,7 @@ begin
         'sessions', coalesce((select jsonb_agg(api.session_json(s) || jsonb_build_object(
                                                    'source', s.source, 'rated_at', api.iso(s.rated_at))
                                                order by s.started_at)
-                              from app.focus_sessions s where s.user_id = v_user_id), '[]'),
+                              from app.user_sessions(v_user_id) s), '[]'),
         -- Views compacted past the horizon (0054) are their tip's newest, with how many earlier ones it stands for.
         'tips_shown', coalesce((select jsonb_agg(jsonb_build_object('tip', api.tip_json(t), 'session_id', v.session_id,
                                                                     'shown_at', api.iso(v.shown_at),

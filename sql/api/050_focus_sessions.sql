@@ -289,8 +289,13 @@ begin
     perform api.lock_user(v_user_id);
     -- The same id again: the same session answers 200 with the first answer's body, what it
     -- unlocked included; anything else is a conflict. A replay may leave out the optional
-    -- planned_minutes and tag (a phone that lost them in its queue).
+    -- planned_minutes and tag (a phone that lost them in its queue). An id moved past the
+    -- horizon (0055) stays taken: a session that old is never recorded again, so a conflict
+    -- (the live table first: a move committing between the two reads is seen in the archive).
     select * into v_existing from app.focus_sessions s where s.id = v_id;
+    if v_existing.id is null and exists (select from app.focus_sessions_archived a where a.id = v_id) then
+        perform api.fail(409, 'session_conflict', 'A different session was already recorded with this id.');
+    end if;
     if v_existing.id is not null then
         if v_existing.user_id = v_user_id and v_existing.source = 'offline'
            and v_existing.started_at = v_started and v_existing.ended_at = v_ended
@@ -341,8 +346,8 @@ declare
     v_page app.focus_sessions[];
 begin
     select coalesce(array_agg(p.s order by (p.s).started_at desc, (p.s).id desc), '{}') into v_page
-    from (select s from app.focus_sessions s
-          where s.user_id = v_user_id and s.started_at >= v_from and s.started_at < v_to
+    from (select s from app.user_sessions(v_user_id) s
+          where s.started_at >= v_from and s.started_at < v_to
             and (v_key is null or (s.started_at, s.id) < ((v_key ->> 0)::timestamptz, (v_key ->> 1)::uuid))
           order by s.started_at desc, s.id desc
           limit v_limit + 1) p;
@@ -355,8 +360,8 @@ begin
                                                                                      v_page[v_limit].id)) end,
             'total_minutes', coalesce(sum(s.minutes), 0),
             'total_coins_earned', coalesce(sum(s.coins_earned), 0)))
-        from app.focus_sessions s
-        where s.user_id = v_user_id and s.started_at >= v_from and s.started_at < v_to);
+        from app.user_sessions(v_user_id) s
+        where s.started_at >= v_from and s.started_at < v_to);
 end
 $$;
 grant execute on function api.focus_sessions_list(text, jsonb, jsonb) to focus_api;
@@ -385,8 +390,8 @@ begin
     return (
         with days as (
             select api.local_date(v_time_zone, s.ended_at) as day, sum(s.minutes) as minutes, sum(s.coins_earned) as coins
-            from app.focus_sessions s
-            where s.user_id = v_user_id and s.ended_at is not null
+            from app.user_sessions(v_user_id) s
+            where s.ended_at is not null
             group by 1
         )
         select api.ok(s.body, etag => md5(s.body::text))
@@ -473,8 +478,8 @@ begin
     return (
         with ended as (
             select api.local_date(v_time_zone, s.ended_at) as day, s.minutes
-            from app.focus_sessions s
-            where s.user_id = v_user_id and not s.abandoned
+            from app.user_sessions(v_user_id) s
+            where not s.abandoned
               and s.ended_at >= v_from::timestamp at time zone v_time_zone
               and s.ended_at < (v_to + 1)::timestamp at time zone v_time_zone
         ),
@@ -515,8 +520,8 @@ begin
         select api.ok(jsonb_build_object('tags', coalesce(jsonb_agg(jsonb_build_object(
                    'tag', t.tag, 'minutes', t.minutes, 'sessions', t.sessions) order by t.minutes desc, t.tag nulls last), '[]')))
         from (select s.tag, coalesce(sum(s.minutes), 0)::integer as minutes, count(*)::integer as sessions
-              from app.focus_sessions s
-              where s.user_id = v_user_id and s.ended_at is not null and not s.abandoned
+              from app.user_sessions(v_user_id) s
+              where s.ended_at is not null and not s.abandoned
                 and api.local_date(v_time_zone, s.ended_at) <@ v_range
               group by s.tag) t);
 end

@@ -19,7 +19,8 @@ $$;
 -- Guarantees: the tip has the rating's level (bad → for stressful moments, good → for calm
 -- ones); it is the one this user saw least recently, never-seen first, so no tip repeats
 -- until every tip of that level was shown (the views compacted past a horizon count by their
--- newest, app.tip_views_compacted). The tip shown is recorded. It is in the request's
+-- newest, app.tip_views_compacted). The tip shown is recorded. A session moved past the
+-- horizon (app.focus_sessions_archived) is not the caller's to rate: 404 session_not_found. It is in the request's
 -- language (api.tip_json), and a retry in another language gets the same tip in that one.
 create function api.focus_sessions_rate(token text, params jsonb, body jsonb)
 returns api.reply
@@ -56,6 +57,9 @@ begin
     end if;
     update app.focus_sessions s set rating = v_rating, rated_at = now() where s.id = v_id
     returning * into v_session;
+    if v_session.id is null then  -- moved past the horizon since api.own_session read it (0055)
+        perform api.fail(404, 'session_not_found', 'There is no such session.');
+    end if;
 
     select t.* into v_tip
     from app.mindfulness_tips t

@@ -2,7 +2,8 @@
 -- (docs/operations.md, "Growth: the tables that are kept"): the ledger's entries before a horizon
 -- summed per person into app.coin_ledger_archive_totals (tables in 0050, the delete switch in
 -- 0051), the friendship events counted per day into app.friendship_event_day_totals (0052, 0053),
--- the tips shown compacted to one row per person and tip in app.tip_views_compacted (0054).
+-- the tips shown compacted to one row per person and tip in app.tip_views_compacted (0054), the
+-- finished focus sessions moved whole to app.focus_sessions_archived (0055).
 -- The live definitions: loaded on every migrate (create or replace), see sql/app/README.md.
 
 -- One batch of the archive: at most `batch_size` entries created before `before` (oldest first;
@@ -242,3 +243,81 @@ $$;
 comment on procedure app.compact_tip_views_all(timestamptz, integer, bigint) is
     'DBA tool: CALL app.compact_tip_views_all(before => ...) outside a transaction block; compacts the tip views shown '
     'before `before` into app.tip_views_compacted in committed batches. compacted: how many views in all.';
+
+-- One batch of the focus sessions' move: at most `batch_size` sessions that ended before
+-- `before` (oldest first, SKIP LOCKED as above) deleted from app.focus_sessions and inserted,
+-- unchanged, into app.focus_sessions_archived, in the caller's transaction; returns how many.
+-- Every reader of a person's sessions reads both (app.user_sessions), so they answer the same
+-- at every commit; run again, it finds other sessions or none.
+-- The delete's row triggers are skipped as the bulk import skips them (focus.bulk_import): a
+-- moved session stays in the rollups, the UTC-day totals and the counts, and is no event.
+-- A session something live still points at stays live, so no reference breaks and no cascade
+-- fires: its earn entry (app.coin_ledger.session_id, until app.archive_ledger takes it: archive
+-- the ledger first), a room's member (app.room_members.session_id: the room's card reads it)
+-- or a tip view (app.tip_views.session_id: compacted first, app.compact_tip_views).
+-- `before`: a UTC midnight at least 90 days ago (recent sessions are rated, resent and paid).
+create or replace function app.archive_focus_sessions(before timestamptz, batch_size integer default 10000)
+returns integer
+language plpgsql
+set search_path = public, pg_temp
+as $$
+declare
+    v_moved integer;
+begin
+    if batch_size is null or batch_size < 1 then
+        raise exception 'batch_size is at least 1' using errcode = 'invalid_parameter_value';
+    end if;
+    if before is null or before <> (date_trunc('day', before at time zone 'UTC') at time zone 'UTC') then
+        raise exception 'before is a UTC midnight' using errcode = 'invalid_parameter_value';
+    end if;
+    if before > now() - interval '90 days' then
+        raise exception 'before is at least 90 days ago' using errcode = 'invalid_parameter_value';
+    end if;
+    perform set_config('focus.bulk_import', 'on', true);
+    with batch as (
+        select s.id from app.focus_sessions s
+        where s.ended_at < archive_focus_sessions.before
+          and not exists (select from app.coin_ledger c where c.session_id = s.id and c.entry = 'earn')
+          and not exists (select from app.room_members m where m.session_id = s.id)
+          and not exists (select from app.tip_views v where v.user_id = s.user_id and v.session_id = s.id)
+        order by s.ended_at  -- the focus_sessions_end index, read from its start
+        limit archive_focus_sessions.batch_size
+        for update skip locked
+    ), moved as (
+        delete from app.focus_sessions s using batch b where s.id = b.id
+        returning s.*
+    ), archived as (
+        insert into app.focus_sessions_archived
+        select m.* from moved m
+        order by m.user_id, m.started_at
+    )
+    select count(*)::integer into v_moved from moved;
+    perform set_config('focus.bulk_import', 'off', true);
+    return v_moved;
+end
+$$;
+comment on function app.archive_focus_sessions(timestamptz, integer) is
+    'DBA tool: moves one batch (at most batch_size) of focus sessions that ended before `before` (a UTC midnight at least '
+    '90 days ago; those an earn entry, a room or a tip view points at stay) to app.focus_sessions_archived; how many. '
+    'CALL app.archive_focus_sessions_all(before) loops it.';
+
+-- The whole move, a committed batch at a time (as app.archive_ledger_all).
+create or replace procedure app.archive_focus_sessions_all(before timestamptz, batch_size integer default 10000,
+                                                           inout archived bigint default 0)
+language plpgsql
+as $$
+declare
+    v_moved integer;
+begin
+    archived := 0;
+    loop
+        v_moved := app.archive_focus_sessions(archive_focus_sessions_all.before, archive_focus_sessions_all.batch_size);
+        commit;
+        exit when v_moved = 0;
+        archived := archived + v_moved;
+    end loop;
+end
+$$;
+comment on procedure app.archive_focus_sessions_all(timestamptz, integer, bigint) is
+    'DBA tool: CALL app.archive_focus_sessions_all(before => ...) outside a transaction block; moves the focus sessions '
+    'that ended before `before` to app.focus_sessions_archived in committed batches. archived: how many in all.';
