@@ -116,7 +116,8 @@ begin
 end
 $$;
 select is((select sum(r.moved)::integer + 2 from runs r), (select sessions from old), 'resumed, every old session is moved once');
-select is((select array_agg(s.id order by s.ended_at) from app.focus_sessions s where s.ended_at < test.day_start(200)),
+select is((select array_agg(s.id order by s.ended_at) from app.focus_sessions s
+           where s.user_id in (test.uid('fsa'), test.uid('fsb')) and s.ended_at < test.day_start(200)),
           array[pg_temp.sid('fsa', 250), pg_temp.sid('fsa', 240), pg_temp.sid('fsb', 230)]::uuid[],
           'only the sessions a tip view, an earn entry or a room points at stay live past the horizon');
 select is((select count(*)::integer from app.focus_sessions_archived a where a.user_id in (test.uid('fsa'), test.uid('fsb'))), 6,
