@@ -1406,11 +1406,22 @@ declare
     v_key jsonb := api.cursor_decode(focus_sessions_list.params, 'sessions', array['time', 'uuid']);
     v_page app.focus_sessions[];
 begin
+    -- The live sessions and those archived past the horizon (0055), each an index range read
+    -- of at most a page and one, then the newest of both: never a sort of the whole range.
     select coalesce(array_agg(p.s order by (p.s).started_at desc, (p.s).id desc), '{}') into v_page
-    from (select s from app.user_sessions(v_user_id) s
-          where s.started_at >= v_from and s.started_at < v_to
-            and (v_key is null or (s.started_at, s.id) < ((v_key ->> 0)::timestamptz, (v_key ->> 1)::uuid))
-          order by s.started_at desc, s.id desc
+    from (select b.s
+          from ((select s from app.focus_sessions s
+                 where s.user_id = v_user_id and s.started_at >= v_from and s.started_at < v_to
+                   and (v_key is null or (s.started_at, s.id) < ((v_key ->> 0)::timestamptz, (v_key ->> 1)::uuid))
+                 order by s.started_at desc, s.id desc
+                 limit v_limit + 1)
+                union all
+                (select row(a.*)::app.focus_sessions from app.focus_sessions_archived a
+                 where a.user_id = v_user_id and a.started_at >= v_from and a.started_at < v_to
+                   and (v_key is null or (a.started_at, a.id) < ((v_key ->> 0)::timestamptz, (v_key ->> 1)::uuid))
+                 order by a.started_at desc, a.id desc
+                 limit v_limit + 1)) b (s)
+          order by (b.s).started_at desc, (b.s).id desc
           limit v_limit + 1) p;
     return (
         select api.ok(jsonb_build_object(
