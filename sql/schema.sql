@@ -6674,6 +6674,7 @@ CREATE FUNCTION app.import_sessions(batch_size integer DEFAULT 10000) RETURNS in
 declare
     v_ids uuid[];
     v_early uuid;
+    v_taken uuid;
 begin
     if batch_size is null or batch_size < 1 then
         raise exception 'batch_size is at least 1' using errcode = 'invalid_parameter_value';
@@ -6691,6 +6692,24 @@ begin
         raise check_violation using
             message = format('focus session %s starts before its account was made', v_early),
             constraint = 'focus_sessions_after_account';
+    end if;
+    select i.id into v_taken
+    from app.session_import i
+    where i.id = any(v_ids) and exists (select from app.focus_sessions_archived a where a.id = i.id)
+    order by i.id limit 1;
+    if v_taken is not null then
+        raise unique_violation using
+            message = format('focus session %s is archived already', v_taken), constraint = 'focus_sessions_archived_pkey';
+    end if;
+    select i.id into v_taken
+    from app.session_import i
+    where i.id = any(v_ids)
+      and exists (select from app.focus_sessions_archived a
+                  where a.user_id = i.user_id and a.started_at < i.ended_at and a.ended_at > i.started_at)
+    order by i.id limit 1;
+    if v_taken is not null then
+        raise exclusion_violation using
+            message = format('focus session %s overlaps an archived session', v_taken), constraint = 'focus_sessions_no_overlap';
     end if;
     perform set_config('focus.bulk_import', 'on', true);
     insert into app.focus_sessions (id, user_id, source, planned_minutes, started_at, ended_at, occupies, minutes,

@@ -6,10 +6,11 @@
 -- the rollup (kept, and rebuilt from both) and the counters' recount; the move writes no event
 -- and leaves the rollups and the UTC-day totals as they were. A session an earn entry, a room
 -- or a tip view points at stays live; run again it moves nothing; an archived id is still
--- taken; an archived session can no longer be rated; erasure blanks the archive's tags.
+-- taken, by an upload and by the bulk import, which refuses an overlap with an archived session
+-- too; an archived session can no longer be rated; erasure blanks the archive's tags.
 -- (app.archive_focus_sessions_all commits, which a test's transaction cannot: its loop is this one.)
 begin;
-select plan(24);
+select plan(26);
 select test.new_user(name, initcap(name) || ' Keeper') from unnest(array['fsa', 'fsb']) name;
 select test.made_ago(name, interval '500 days') from unnest(array['fsa', 'fsb']) name;
 -- `name`'s session of `minutes` ending at `hour` o'clock UTC `days_ago` days back, id md5(name || days_ago).
@@ -148,6 +149,18 @@ select is(test.error_of($$select api.focus_sessions_create(test.token('fsa'), '{
           'PT409 session_conflict', 'the owner''s too');
 select is(test.error_of($$select api.focus_sessions_rate(test.token('fsa'), jsonb_build_object('id', pg_temp.sid('fsa', 301)), '{"rating": "bad"}')$$),
           'PT404 session_not_found', 'an archived session is not rated again (docs/operations.md)');
+
+-- The bulk import refuses what the archive holds: an id, a person's time.
+insert into app.session_import (id, user_id, started_at, ended_at, minutes)
+values (pg_temp.sid('fsb', 390), test.uid('fsa'), test.day_start(450), test.day_start(450) + interval '25 minutes', 25);
+select throws_ok($$select app.import_sessions(10)$$, '23505', format('focus session %s is archived already', pg_temp.sid('fsb', 390)),
+                 'the bulk import refuses an archived id');
+update app.session_import set id = md5('fs import')::uuid, user_id = test.uid('fsb'),
+    started_at = test.day_start(390) + interval '19 hours 50 minutes', ended_at = test.day_start(390) + interval '20 hours 10 minutes'
+where id = pg_temp.sid('fsb', 390);
+select throws_ok($$select app.import_sessions(10)$$, '23P01', format('focus session %s overlaps an archived session', md5('fs import')::uuid),
+                 'and a session overlapping an archived one of the person''s');
+delete from app.session_import where id = md5('fs import')::uuid;
 
 -- Deletion: the tags go from the archive too; the sessions stay with the tombstone.
 select api.me_delete(test.token('fsa'), '{}', '{"password": "correct horse"}');
