@@ -5527,7 +5527,7 @@ begin
         where s.ended_at < archive_focus_sessions.before
           and not exists (select from app.coin_ledger c where c.session_id = s.id and c.entry = 'earn')
           and not exists (select from app.room_members m where m.session_id = s.id)
-          and not exists (select from app.tip_views v where v.user_id = s.user_id and v.session_id = s.id)
+          and not exists (select from app.tip_views v where v.session_id = s.id)
         order by s.ended_at  -- the focus_sessions_end index, read from its start
         limit archive_focus_sessions.batch_size
         for update skip locked
@@ -9280,6 +9280,7 @@ CREATE UNIQUE INDEX coin_ledger_one_gift_hold ON app.coin_ledger USING btree (gi
 CREATE UNIQUE INDEX coin_ledger_one_gift_settlement ON app.coin_ledger USING btree (gift_id) WHERE ((entry = 'gift'::text) AND (amount > 0));
 CREATE UNIQUE INDEX coin_ledger_one_payment_per_freeze ON app.coin_ledger USING btree (freeze_id) WHERE (entry = 'freeze'::text);
 CREATE UNIQUE INDEX coin_ledger_one_reward_per_achievement ON app.coin_ledger USING btree (user_id, achievement_code) WHERE (entry = 'reward'::text);
+CREATE INDEX coin_ledger_session ON app.coin_ledger USING btree (session_id) WHERE (session_id IS NOT NULL);
 CREATE INDEX coin_ledger_time ON app.coin_ledger USING btree (created_at);
 CREATE INDEX coin_ledger_user_time ON app.coin_ledger USING btree (user_id, created_at);
 CREATE INDEX daily_minutes_top ON app.daily_minutes USING btree (day, minutes DESC, user_id);
@@ -9339,6 +9340,7 @@ CREATE INDEX signup_codes_email ON app.signup_codes USING btree (email, id);
 CREATE INDEX signup_codes_time ON app.signup_codes USING btree (created_at);
 CREATE INDEX taken_email_answers_address_time ON app.taken_email_answers USING btree (client_ip, answered_at);
 CREATE INDEX taken_email_answers_time ON app.taken_email_answers USING btree (answered_at);
+CREATE INDEX tip_views_session ON app.tip_views USING btree (session_id);
 CREATE INDEX tip_views_time ON app.tip_views USING btree (shown_at);
 CREATE INDEX tip_views_user_tip ON app.tip_views USING btree (user_id, tip_id, shown_at);
 CREATE INDEX user_achievements_code ON app.user_achievements USING btree (achievement_code);

@@ -254,7 +254,9 @@ comment on procedure app.compact_tip_views_all(timestamptz, integer, bigint) is
 -- A session something live still points at stays live, so no reference breaks and no cascade
 -- fires: its earn entry (app.coin_ledger.session_id, until app.archive_ledger takes it: archive
 -- the ledger first), a room's member (app.room_members.session_id: the room's card reads it)
--- or a tip view (app.tip_views.session_id: compacted first, app.compact_tip_views).
+-- or a tip view (app.tip_views.session_id: compacted first, app.compact_tip_views). Each of
+-- the three is read by an index on the column (0056, 0057, room_members' unique key), as are
+-- the delete's own foreign-key checks.
 -- `before`: a UTC midnight at least 90 days ago (recent sessions are rated, resent and paid).
 create or replace function app.archive_focus_sessions(before timestamptz, batch_size integer default 10000)
 returns integer
@@ -279,7 +281,7 @@ begin
         where s.ended_at < archive_focus_sessions.before
           and not exists (select from app.coin_ledger c where c.session_id = s.id and c.entry = 'earn')
           and not exists (select from app.room_members m where m.session_id = s.id)
-          and not exists (select from app.tip_views v where v.user_id = s.user_id and v.session_id = s.id)
+          and not exists (select from app.tip_views v where v.session_id = s.id)
         order by s.ended_at  -- the focus_sessions_end index, read from its start
         limit archive_focus_sessions.batch_size
         for update skip locked
