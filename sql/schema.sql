@@ -947,6 +947,7 @@ begin
     delete from app.friend_request_attempts a where a.user_id = v_user_id;
     delete from app.room_join_failures f where f.user_id = v_user_id;
     update app.focus_sessions s set tag = null where s.user_id = v_user_id and s.tag is not null;
+    update app.focus_sessions_archived a set tag = null where a.user_id = v_user_id and a.tag is not null;
     update app.users u
     set email = null, email_verified_at = null, password_hash = null, display_name = 'Deleted user', bio = null, time_zone = 'UTC',
         locale = 'en', show_tip_on_timer = true, deleted_at = now(), updated_at = now()
@@ -1304,8 +1305,13 @@ begin
     perform api.lock_user(v_user_id);
     -- The same id again: the same session answers 200 with the first answer's body, what it
     -- unlocked included; anything else is a conflict. A replay may leave out the optional
-    -- planned_minutes and tag (a phone that lost them in its queue).
+    -- planned_minutes and tag (a phone that lost them in its queue). An id moved past the
+    -- horizon (0055) stays taken: a session that old is never recorded again, so a conflict
+    -- (the live table first: a move committing between the two reads is seen in the archive).
     select * into v_existing from app.focus_sessions s where s.id = v_id;
+    if v_existing.id is null and exists (select from app.focus_sessions_archived a where a.id = v_id) then
+        perform api.fail(409, 'session_conflict', 'A different session was already recorded with this id.');
+    end if;
     if v_existing.id is not null then
         if v_existing.user_id = v_user_id and v_existing.source = 'offline'
            and v_existing.started_at = v_started and v_existing.ended_at = v_ended
@@ -1400,11 +1406,22 @@ declare
     v_key jsonb := api.cursor_decode(focus_sessions_list.params, 'sessions', array['time', 'uuid']);
     v_page app.focus_sessions[];
 begin
+    -- The live sessions and those archived past the horizon (0055), each an index range read
+    -- of at most a page and one, then the newest of both: never a sort of the whole range.
     select coalesce(array_agg(p.s order by (p.s).started_at desc, (p.s).id desc), '{}') into v_page
-    from (select s from app.focus_sessions s
-          where s.user_id = v_user_id and s.started_at >= v_from and s.started_at < v_to
-            and (v_key is null or (s.started_at, s.id) < ((v_key ->> 0)::timestamptz, (v_key ->> 1)::uuid))
-          order by s.started_at desc, s.id desc
+    from (select b.s
+          from ((select s from app.focus_sessions s
+                 where s.user_id = v_user_id and s.started_at >= v_from and s.started_at < v_to
+                   and (v_key is null or (s.started_at, s.id) < ((v_key ->> 0)::timestamptz, (v_key ->> 1)::uuid))
+                 order by s.started_at desc, s.id desc
+                 limit v_limit + 1)
+                union all
+                (select row(a.*)::app.focus_sessions from app.focus_sessions_archived a
+                 where a.user_id = v_user_id and a.started_at >= v_from and a.started_at < v_to
+                   and (v_key is null or (a.started_at, a.id) < ((v_key ->> 0)::timestamptz, (v_key ->> 1)::uuid))
+                 order by a.started_at desc, a.id desc
+                 limit v_limit + 1)) b (s)
+          order by (b.s).started_at desc, (b.s).id desc
           limit v_limit + 1) p;
     return (
         select api.ok(jsonb_build_object(
@@ -1415,8 +1432,8 @@ begin
                                                                                      v_page[v_limit].id)) end,
             'total_minutes', coalesce(sum(s.minutes), 0),
             'total_coins_earned', coalesce(sum(s.coins_earned), 0)))
-        from app.focus_sessions s
-        where s.user_id = v_user_id and s.started_at >= v_from and s.started_at < v_to);
+        from app.user_sessions(v_user_id) s
+        where s.started_at >= v_from and s.started_at < v_to);
 end
 $$;
 ALTER FUNCTION api.focus_sessions_list(token text, params jsonb, body jsonb) OWNER TO focus_owner;
@@ -1437,10 +1454,15 @@ begin
         perform api.fail(409, 'session_not_finished', 'Finish the session before rating it.');
     end if;
     -- The same rating again (a retry): the tip that session was given, nothing new recorded.
+    -- Past the compaction's horizon only the newest view of each tip is kept (0054): a session
+    -- whose view was folded into a newer one answers without its tip.
     if v_session.rating = v_rating then
         select t.* into v_tip
-        from app.tip_views v join app.mindfulness_tips t on t.id = v.tip_id
-        where v.session_id = v_id
+        from (select v.tip_id, v.shown_at, v.id from app.tip_views v where v.session_id = v_id
+              union all
+              select c.tip_id, c.shown_at, c.view_id from app.tip_views_compacted c
+              where c.user_id = v_user_id and c.session_id = v_id) v
+        join app.mindfulness_tips t on t.id = v.tip_id
         order by v.shown_at desc, v.id desc
         limit 1;
         if v_tip.id is null or v_tip.rating_level = v_rating then
@@ -1450,11 +1472,15 @@ begin
     end if;
     update app.focus_sessions s set rating = v_rating, rated_at = now() where s.id = v_id
     returning * into v_session;
+    if v_session.id is null then  -- moved past the horizon since api.own_session read it (0055)
+        perform api.fail(404, 'session_not_found', 'There is no such session.');
+    end if;
     select t.* into v_tip
     from app.mindfulness_tips t
-    left join lateral (select max(v.shown_at) as last_shown
-                       from app.tip_views v
-                       where v.user_id = v_user_id and v.tip_id = t.id) seen on true
+    left join lateral (select greatest((select max(v.shown_at) from app.tip_views v
+                                        where v.user_id = v_user_id and v.tip_id = t.id),
+                                       (select c.shown_at from app.tip_views_compacted c
+                                        where c.user_id = v_user_id and c.tip_id = t.id)) as last_shown) seen on true
     where t.rating_level = v_rating and t.active
     order by seen.last_shown nulls first, random()
     limit 1;
@@ -2822,11 +2848,17 @@ begin
         'sessions', coalesce((select jsonb_agg(api.session_json(s) || jsonb_build_object(
                                                    'source', s.source, 'rated_at', api.iso(s.rated_at))
                                                order by s.started_at)
-                              from app.focus_sessions s where s.user_id = v_user_id), '[]'),
+                              from app.user_sessions(v_user_id) s), '[]'),
+        -- Views compacted past the horizon (0054) are their tip's newest, with how many earlier ones it stands for.
         'tips_shown', coalesce((select jsonb_agg(jsonb_build_object('tip', api.tip_json(t), 'session_id', v.session_id,
-                                                                    'shown_at', api.iso(v.shown_at)) order by v.id)
-                                from app.tip_views v join app.mindfulness_tips t on t.id = v.tip_id
-                                where v.user_id = v_user_id), '[]'),
+                                                                    'shown_at', api.iso(v.shown_at),
+                                                                    'earlier_views', v.earlier_views) order by v.id)
+                                from (select l.id, l.tip_id, l.session_id, l.shown_at, 0 as earlier_views
+                                      from app.tip_views l where l.user_id = v_user_id
+                                      union all
+                                      select c.view_id, c.tip_id, c.session_id, c.shown_at, c.views - 1
+                                      from app.tip_views_compacted c where c.user_id = v_user_id) v
+                                join app.mindfulness_tips t on t.id = v.tip_id), '[]'),
         'friendships', coalesce((select jsonb_agg(jsonb_build_object(
                                      'id', f.id, 'status', f.status,
                                      'user', api.user_card_for(case when f.user_low = v_user_id then f.user_high else f.user_low end, v_user_id),
@@ -3056,8 +3088,8 @@ begin
     return (
         with ended as (
             select api.local_date(v_time_zone, s.ended_at) as day, s.minutes
-            from app.focus_sessions s
-            where s.user_id = v_user_id and not s.abandoned
+            from app.user_sessions(v_user_id) s
+            where not s.abandoned
               and s.ended_at >= v_from::timestamp at time zone v_time_zone
               and s.ended_at < (v_to + 1)::timestamp at time zone v_time_zone
         ),
@@ -3090,8 +3122,8 @@ begin
     return (
         with days as (
             select api.local_date(v_time_zone, s.ended_at) as day, sum(s.minutes) as minutes, sum(s.coins_earned) as coins
-            from app.focus_sessions s
-            where s.user_id = v_user_id and s.ended_at is not null
+            from app.user_sessions(v_user_id) s
+            where s.ended_at is not null
             group by 1
         )
         select api.ok(s.body, etag => md5(s.body::text))
@@ -3119,8 +3151,8 @@ begin
         select api.ok(jsonb_build_object('tags', coalesce(jsonb_agg(jsonb_build_object(
                    'tag', t.tag, 'minutes', t.minutes, 'sessions', t.sessions) order by t.minutes desc, t.tag nulls last), '[]')))
         from (select s.tag, coalesce(sum(s.minutes), 0)::integer as minutes, count(*)::integer as sessions
-              from app.focus_sessions s
-              where s.user_id = v_user_id and s.ended_at is not null and not s.abandoned
+              from app.user_sessions(v_user_id) s
+              where s.ended_at is not null and not s.abandoned
                 and api.local_date(v_time_zone, s.ended_at) <@ v_range
               group by s.tag) t);
 end
@@ -4843,8 +4875,8 @@ CREATE FUNCTION api.streak_freezes_json(user_id uuid, current_days integer) RETU
 begin
     return (with alive as (
             select (s.ended_at at time zone t.zone)::date as day
-            from app.focus_sessions s cross join api.user_time_zone(streak_freezes_json.user_id) t(zone)
-            where s.user_id = streak_freezes_json.user_id and s.ended_at is not null and s.minutes > 0
+            from app.user_sessions(streak_freezes_json.user_id) s cross join api.user_time_zone(streak_freezes_json.user_id) t(zone)
+            where s.ended_at is not null and s.minutes > 0
             union
             select f.covered_day from app.streak_freezes f
             where f.user_id = streak_freezes_json.user_id and f.covered_day is not null
@@ -5282,11 +5314,11 @@ CREATE FUNCTION app.achievement_value(user_id uuid, kind text) RETURNS integer
 begin
     return case achievement_value.kind
         when 'sessions_completed' then
-            (select count(*)::integer from app.focus_sessions s
-             where s.user_id = achievement_value.user_id and s.ended_at is not null and s.minutes > 0)
+            (select count(*)::integer from app.user_sessions(achievement_value.user_id) s
+             where s.ended_at is not null and s.minutes > 0)
         when 'minutes_focused' then
-            (select coalesce(sum(s.minutes), 0)::integer from app.focus_sessions s
-             where s.user_id = achievement_value.user_id and s.ended_at is not null)
+            (select coalesce(sum(s.minutes), 0)::integer from app.user_sessions(achievement_value.user_id) s
+             where s.ended_at is not null)
         when 'streak_days' then
             (select st.longest_days from app.user_streak(achievement_value.user_id) st)
         when 'friends' then
@@ -5441,8 +5473,8 @@ begin
         v_before := coalesce(p_before, (now() at time zone v_time_zone)::date);
         select max(d) into v_last
         from (select max((s.ended_at at time zone v_time_zone)::date) as d
-              from app.focus_sessions s
-              where s.user_id = p_user_id and s.minutes > 0
+              from app.user_sessions(p_user_id) s
+              where s.minutes > 0
                 and s.ended_at < v_before::timestamp at time zone v_time_zone
               union all
               select max(f.covered_day) from app.streak_freezes f
@@ -5476,6 +5508,62 @@ begin
 end
 $$;
 ALTER FUNCTION app.apply_streak_freezes(p_user_id uuid, p_before date) OWNER TO focus_owner;
+CREATE FUNCTION app.archive_focus_sessions(before timestamp with time zone, batch_size integer DEFAULT 10000) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_moved integer;
+begin
+    if batch_size is null or batch_size < 1 then
+        raise exception 'batch_size is at least 1' using errcode = 'invalid_parameter_value';
+    end if;
+    if before is null or before <> (date_trunc('day', before at time zone 'UTC') at time zone 'UTC') then
+        raise exception 'before is a UTC midnight' using errcode = 'invalid_parameter_value';
+    end if;
+    if before > now() - interval '90 days' then
+        raise exception 'before is at least 90 days ago' using errcode = 'invalid_parameter_value';
+    end if;
+    perform set_config('focus.bulk_import', 'on', true);
+    with batch as (
+        select s.id from app.focus_sessions s
+        where s.ended_at < archive_focus_sessions.before
+          and not exists (select from app.coin_ledger c where c.session_id = s.id and c.entry = 'earn')
+          and not exists (select from app.room_members m where m.session_id = s.id)
+          and not exists (select from app.tip_views v where v.session_id = s.id)
+        order by s.ended_at  -- the focus_sessions_end index, read from its start
+        limit archive_focus_sessions.batch_size
+        for update skip locked
+    ), moved as (
+        delete from app.focus_sessions s using batch b where s.id = b.id
+        returning s.*
+    ), archived as (
+        insert into app.focus_sessions_archived
+        select m.* from moved m
+        order by m.user_id, m.started_at
+    )
+    select count(*)::integer into v_moved from moved;
+    perform set_config('focus.bulk_import', 'off', true);
+    return v_moved;
+end
+$$;
+ALTER FUNCTION app.archive_focus_sessions(before timestamp with time zone, batch_size integer) OWNER TO focus_owner;
+CREATE PROCEDURE app.archive_focus_sessions_all(IN before timestamp with time zone, IN batch_size integer DEFAULT 10000, INOUT archived bigint DEFAULT 0)
+    LANGUAGE plpgsql
+    AS $$
+declare
+    v_moved integer;
+begin
+    archived := 0;
+    loop
+        v_moved := app.archive_focus_sessions(archive_focus_sessions_all.before, archive_focus_sessions_all.batch_size);
+        commit;
+        exit when v_moved = 0;
+        archived := archived + v_moved;
+    end loop;
+end
+$$;
+ALTER PROCEDURE app.archive_focus_sessions_all(IN before timestamp with time zone, IN batch_size integer, INOUT archived bigint) OWNER TO focus_owner;
 CREATE FUNCTION app.archive_friendship_events(before timestamp with time zone, batch_size integer DEFAULT 10000) RETURNS integer
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -5917,6 +6005,68 @@ begin
 end
 $$;
 ALTER FUNCTION app.coin_ledger_day_totals() OWNER TO focus_owner;
+CREATE FUNCTION app.compact_tip_views(before timestamp with time zone, batch_size integer DEFAULT 10000) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_moved integer;
+begin
+    if batch_size is null or batch_size < 1 then
+        raise exception 'batch_size is at least 1' using errcode = 'invalid_parameter_value';
+    end if;
+    if before is null or before <> (date_trunc('day', before at time zone 'UTC') at time zone 'UTC') then
+        raise exception 'before is a UTC midnight' using errcode = 'invalid_parameter_value';
+    end if;
+    if before > now() - interval '90 days' then
+        raise exception 'before is at least 90 days ago' using errcode = 'invalid_parameter_value';
+    end if;
+    with batch as (
+        select v.id from app.tip_views v
+        where v.shown_at < compact_tip_views.before
+        order by v.shown_at  -- the tip_views_time index, read from its start
+        limit compact_tip_views.batch_size
+        for update skip locked
+    ), moved as (
+        delete from app.tip_views v using batch b where v.id = b.id
+        returning v.id, v.user_id, v.tip_id, v.session_id, v.shown_at
+    ), newest as (
+        select distinct on (m.user_id, m.tip_id) m.user_id, m.tip_id, m.id, m.session_id, m.shown_at,
+               count(*) over (partition by m.user_id, m.tip_id) as views
+        from moved m
+        order by m.user_id, m.tip_id, m.shown_at desc, m.id desc
+    ), compacted as (
+        insert into app.tip_views_compacted as c (user_id, tip_id, view_id, session_id, shown_at, views)
+        select n.user_id, n.tip_id, n.id, n.session_id, n.shown_at, n.views
+        from newest n
+        order by 1, 2
+        on conflict on constraint tip_views_compacted_pkey do update
+            set views = c.views + excluded.views,
+                view_id = case when (excluded.shown_at, excluded.view_id) > (c.shown_at, c.view_id) then excluded.view_id else c.view_id end,
+                session_id = case when (excluded.shown_at, excluded.view_id) > (c.shown_at, c.view_id) then excluded.session_id else c.session_id end,
+                shown_at = greatest(c.shown_at, excluded.shown_at)
+    )
+    select count(*)::integer into v_moved from moved;
+    return v_moved;
+end
+$$;
+ALTER FUNCTION app.compact_tip_views(before timestamp with time zone, batch_size integer) OWNER TO focus_owner;
+CREATE PROCEDURE app.compact_tip_views_all(IN before timestamp with time zone, IN batch_size integer DEFAULT 10000, INOUT compacted bigint DEFAULT 0)
+    LANGUAGE plpgsql
+    AS $$
+declare
+    v_moved integer;
+begin
+    compacted := 0;
+    loop
+        v_moved := app.compact_tip_views(compact_tip_views_all.before, compact_tip_views_all.batch_size);
+        commit;
+        exit when v_moved = 0;
+        compacted := compacted + v_moved;
+    end loop;
+end
+$$;
+ALTER PROCEDURE app.compact_tip_views_all(IN before timestamp with time zone, IN batch_size integer, INOUT compacted bigint) OWNER TO focus_owner;
 CREATE FUNCTION app.counter_shard(user_id uuid) RETURNS smallint
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$ select (get_byte(uuid_send(counter_shard.user_id), 15) % 8)::smallint $$;
@@ -6548,6 +6698,7 @@ CREATE FUNCTION app.import_sessions(batch_size integer DEFAULT 10000) RETURNS in
 declare
     v_ids uuid[];
     v_early uuid;
+    v_taken uuid;
 begin
     if batch_size is null or batch_size < 1 then
         raise exception 'batch_size is at least 1' using errcode = 'invalid_parameter_value';
@@ -6565,6 +6716,24 @@ begin
         raise check_violation using
             message = format('focus session %s starts before its account was made', v_early),
             constraint = 'focus_sessions_after_account';
+    end if;
+    select i.id into v_taken
+    from app.session_import i
+    where i.id = any(v_ids) and exists (select from app.focus_sessions_archived a where a.id = i.id)
+    order by i.id limit 1;
+    if v_taken is not null then
+        raise unique_violation using
+            message = format('focus session %s is archived already', v_taken), constraint = 'focus_sessions_archived_pkey';
+    end if;
+    select i.id into v_taken
+    from app.session_import i
+    where i.id = any(v_ids)
+      and exists (select from app.focus_sessions_archived a
+                  where a.user_id = i.user_id and a.started_at < i.ended_at and a.ended_at > i.started_at)
+    order by i.id limit 1;
+    if v_taken is not null then
+        raise exclusion_violation using
+            message = format('focus session %s overlaps an archived session', v_taken), constraint = 'focus_sessions_no_overlap';
     end if;
     perform set_config('focus.bulk_import', 'on', true);
     insert into app.focus_sessions (id, user_id, source, planned_minutes, started_at, ended_at, occupies, minutes,
@@ -7285,8 +7454,8 @@ CREATE FUNCTION app.rebuild_rollup(user_id uuid) RETURNS void
     from (select d.day, d.minutes from app.daily_minutes d where d.user_id = rebuild_rollup.user_id
           union
           select (s.ended_at at time zone u.time_zone)::date, sum(s.minutes)::integer
-          from app.focus_sessions s join app.users u on u.id = s.user_id
-          where s.user_id = rebuild_rollup.user_id and u.deleted_at is null and s.minutes > 0
+          from app.user_sessions(rebuild_rollup.user_id) s join app.users u on u.id = s.user_id
+          where u.deleted_at is null and s.minutes > 0
           group by 1) k
     order by k.day, k.minutes
     on conflict on constraint daily_minutes_counts_pkey do update set users = c.users;
@@ -7295,8 +7464,8 @@ CREATE FUNCTION app.rebuild_rollup(user_id uuid) RETURNS void
     from (select w.week, w.minutes from app.weekly_minutes w where w.user_id = rebuild_rollup.user_id
           union
           select date_trunc('week', s.ended_at at time zone u.time_zone)::date, sum(s.minutes)::integer
-          from app.focus_sessions s join app.users u on u.id = s.user_id
-          where s.user_id = rebuild_rollup.user_id and u.deleted_at is null and s.minutes > 0
+          from app.user_sessions(rebuild_rollup.user_id) s join app.users u on u.id = s.user_id
+          where u.deleted_at is null and s.minutes > 0
           group by 1) k
     order by k.week, k.minutes
     on conflict on constraint weekly_minutes_counts_pkey do update set users = c.users;
@@ -7304,13 +7473,13 @@ CREATE FUNCTION app.rebuild_rollup(user_id uuid) RETURNS void
     delete from app.weekly_minutes w where w.user_id = rebuild_rollup.user_id;
     insert into app.daily_minutes (user_id, day, minutes)
     select s.user_id, (s.ended_at at time zone u.time_zone)::date, sum(s.minutes)
-    from app.focus_sessions s join app.users u on u.id = s.user_id
-    where s.user_id = rebuild_rollup.user_id and u.deleted_at is null and s.minutes > 0
+    from app.user_sessions(rebuild_rollup.user_id) s join app.users u on u.id = s.user_id
+    where u.deleted_at is null and s.minutes > 0
     group by 1, 2;
     insert into app.weekly_minutes (user_id, week, minutes)
     select s.user_id, date_trunc('week', s.ended_at at time zone u.time_zone)::date, sum(s.minutes)
-    from app.focus_sessions s join app.users u on u.id = s.user_id
-    where s.user_id = rebuild_rollup.user_id and u.deleted_at is null and s.minutes > 0
+    from app.user_sessions(rebuild_rollup.user_id) s join app.users u on u.id = s.user_id
+    where u.deleted_at is null and s.minutes > 0
     group by 1, 2;
 $$;
 ALTER FUNCTION app.rebuild_rollup(user_id uuid) OWNER TO focus_owner;
@@ -7662,6 +7831,14 @@ begin
 end
 $$;
 ALTER FUNCTION app.user_selections_own_events() OWNER TO focus_owner;
+CREATE FUNCTION app.user_sessions(user_id uuid) RETURNS SETOF app.focus_sessions
+    LANGUAGE sql STABLE
+    AS $$
+    select s.* from app.focus_sessions s where s.user_id = user_sessions.user_id
+    union all
+    select a.* from app.focus_sessions_archived a where a.user_id = user_sessions.user_id
+$$;
+ALTER FUNCTION app.user_sessions(user_id uuid) OWNER TO focus_owner;
 CREATE FUNCTION app.user_streak(p_user_id uuid) RETURNS TABLE(current_days integer, longest_days integer)
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -7676,8 +7853,8 @@ begin
     return query
         with days as (
             select (s.ended_at at time zone v_time_zone)::date as day, true as focused
-            from app.focus_sessions s
-            where s.user_id = p_user_id and s.ended_at is not null and s.minutes > 0
+            from app.user_sessions(p_user_id) s
+            where s.ended_at is not null and s.minutes > 0
             union
             select f.covered_day, false from app.streak_freezes f
             where f.user_id = p_user_id and f.covered_day is not null
@@ -7832,7 +8009,10 @@ begin
         rollup as (
             select s.user_id, (s.ended_at at time zone u.time_zone)::date as day,
                    date_trunc('week', s.ended_at at time zone u.time_zone)::date as week, s.minutes
-            from app.focus_sessions s join app.users u on u.id = s.user_id
+            from (select l.user_id, l.ended_at, l.minutes from app.focus_sessions l
+                  union all
+                  select a.user_id, a.ended_at, a.minutes from app.focus_sessions_archived a) s  -- moved past the horizon (0055)
+            join app.users u on u.id = s.user_id
             where u.deleted_at is null and s.minutes > 0 and s.ended_at >= sessions_from and s.ended_at < sessions_to
         ),
         daily as (select r.user_id, r.day, sum(r.minutes)::bigint as minutes from rollup r where r.day between from_day and to_day group by 1, 2),
@@ -7840,7 +8020,10 @@ begin
                    group by 1, 2),
         finished as (
             select s.user_id, (s.ended_at at time zone 'UTC')::date as day, s.source, s.minutes, s.coins_earned
-            from app.focus_sessions s where s.ended_at >= utc_from and s.ended_at < utc_to
+            from (select l.user_id, l.ended_at, l.source, l.minutes, l.coins_earned from app.focus_sessions l
+                  union all
+                  select a.user_id, a.ended_at, a.source, a.minutes, a.coins_earned from app.focus_sessions_archived a) s
+            where s.ended_at >= utc_from and s.ended_at < utc_to
         ),
         user_days as (select f.user_id, f.day, count(*) as sessions from finished f group by 1, 2),
         recounted (counter, key, value) as (
@@ -8221,6 +8404,38 @@ CREATE TABLE app.events (
 )
 PARTITION BY RANGE (created_at);
 ALTER TABLE app.events OWNER TO focus_owner;
+CREATE TABLE app.focus_sessions_archived (
+    id uuid NOT NULL,
+    user_id uuid NOT NULL,
+    source text NOT NULL,
+    planned_minutes integer,
+    started_at timestamp with time zone NOT NULL,
+    ended_at timestamp with time zone,
+    occupies tstzrange NOT NULL,
+    minutes integer,
+    coins_earned integer DEFAULT 0 NOT NULL,
+    rating text,
+    rated_at timestamp with time zone,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    abandoned boolean DEFAULT false NOT NULL,
+    tag text,
+    balance_after integer,
+    CONSTRAINT focus_sessions_abandoned_earns_nothing CHECK (((NOT abandoned) OR ((source = 'live'::text) AND (ended_at IS NOT NULL) AND (minutes = 0) AND (coins_earned = 0)))),
+    CONSTRAINT focus_sessions_archived_finished CHECK ((ended_at IS NOT NULL)),
+    CONSTRAINT focus_sessions_balance_after_check CHECK ((balance_after >= 0)),
+    CONSTRAINT focus_sessions_check CHECK (((ended_at IS NULL) OR (ended_at > started_at))),
+    CONSTRAINT focus_sessions_check1 CHECK (((ended_at IS NULL) = (minutes IS NULL))),
+    CONSTRAINT focus_sessions_check2 CHECK (((ended_at IS NOT NULL) OR (source = 'live'::text))),
+    CONSTRAINT focus_sessions_check3 CHECK (((lower(occupies) = started_at) AND ((ended_at IS NULL) OR (upper(occupies) = ended_at)))),
+    CONSTRAINT focus_sessions_check4 CHECK ((((rating IS NULL) = (rated_at IS NULL)) AND ((rating IS NULL) OR (ended_at IS NOT NULL)))),
+    CONSTRAINT focus_sessions_coins_earned_check CHECK ((coins_earned >= 0)),
+    CONSTRAINT focus_sessions_minutes_check CHECK ((minutes >= 0)),
+    CONSTRAINT focus_sessions_planned_minutes_check CHECK (((planned_minutes >= 1) AND (planned_minutes <= 1440))),
+    CONSTRAINT focus_sessions_rating_check CHECK ((rating = ANY (ARRAY['good'::text, 'fine'::text, 'bad'::text]))),
+    CONSTRAINT focus_sessions_source_check CHECK ((source = ANY (ARRAY['live'::text, 'offline'::text]))),
+    CONSTRAINT focus_sessions_tag_check CHECK (app.session_tag_is_clean(tag))
+);
+ALTER TABLE app.focus_sessions_archived OWNER TO focus_owner;
 CREATE TABLE app.friend_request_attempts (
     user_id uuid NOT NULL,
     attempted_at timestamp with time zone DEFAULT now() NOT NULL
@@ -8718,6 +8933,16 @@ CREATE TABLE app.tip_views (
     shown_at timestamp with time zone DEFAULT now() NOT NULL
 );
 ALTER TABLE app.tip_views OWNER TO focus_owner;
+CREATE TABLE app.tip_views_compacted (
+    user_id uuid NOT NULL,
+    tip_id uuid NOT NULL,
+    view_id bigint NOT NULL,
+    session_id uuid NOT NULL,
+    shown_at timestamp with time zone NOT NULL,
+    views integer NOT NULL,
+    CONSTRAINT tip_views_compacted_views_check CHECK ((views > 0))
+);
+ALTER TABLE app.tip_views_compacted OWNER TO focus_owner;
 ALTER TABLE app.tip_views ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME app.tip_views_id_seq
     START WITH 1
@@ -8976,14 +9201,22 @@ CREATE VIEW report.slowest_statements AS
 ALTER TABLE report.slowest_statements OWNER TO focus_owner;
 CREATE VIEW report.tips_shown_per_level AS
  SELECT t.rating_level,
-    count(v.id) AS times_shown,
+    COALESCE(sum(v.views), (0)::bigint) AS times_shown,
     count(DISTINCT v.tip_id) AS distinct_tips_shown,
     count(DISTINCT v.user_id) AS users,
     ( SELECT count(*) AS count
            FROM app.mindfulness_tips a
           WHERE ((a.rating_level = t.rating_level) AND a.active)) AS active_tips
    FROM (app.mindfulness_tips t
-     LEFT JOIN app.tip_views v ON ((v.tip_id = t.id)))
+     LEFT JOIN ( SELECT l.tip_id,
+            l.user_id,
+            1 AS views
+           FROM app.tip_views l
+        UNION ALL
+         SELECT c.tip_id,
+            c.user_id,
+            c.views
+           FROM app.tip_views_compacted c) v ON ((v.tip_id = t.id)))
   GROUP BY t.rating_level;
 ALTER TABLE report.tips_shown_per_level OWNER TO focus_owner;
 CREATE VIEW report.user_reports AS
@@ -9058,6 +9291,8 @@ ALTER TABLE ONLY app.event_settings
     ADD CONSTRAINT event_settings_pkey PRIMARY KEY (singleton);
 ALTER TABLE ONLY app.events
     ADD CONSTRAINT events_pkey PRIMARY KEY (id, created_at);
+ALTER TABLE ONLY app.focus_sessions_archived
+    ADD CONSTRAINT focus_sessions_archived_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.focus_sessions
     ADD CONSTRAINT focus_sessions_no_overlap EXCLUDE USING gist (user_id WITH =, occupies WITH &&);
 ALTER TABLE ONLY app.focus_sessions
@@ -9164,6 +9399,8 @@ ALTER TABLE ONLY app.streak_freezes
     ADD CONSTRAINT streak_freezes_user_id_slot_key UNIQUE (user_id, slot);
 ALTER TABLE ONLY app.suspensions
     ADD CONSTRAINT suspensions_pkey PRIMARY KEY (user_id);
+ALTER TABLE ONLY app.tip_views_compacted
+    ADD CONSTRAINT tip_views_compacted_pkey PRIMARY KEY (user_id, tip_id);
 ALTER TABLE ONLY app.tip_views
     ADD CONSTRAINT tip_views_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.tips_version
@@ -9201,6 +9438,7 @@ CREATE UNIQUE INDEX coin_ledger_one_gift_hold ON app.coin_ledger USING btree (gi
 CREATE UNIQUE INDEX coin_ledger_one_gift_settlement ON app.coin_ledger USING btree (gift_id) WHERE ((entry = 'gift'::text) AND (amount > 0));
 CREATE UNIQUE INDEX coin_ledger_one_payment_per_freeze ON app.coin_ledger USING btree (freeze_id) WHERE (entry = 'freeze'::text);
 CREATE UNIQUE INDEX coin_ledger_one_reward_per_achievement ON app.coin_ledger USING btree (user_id, achievement_code) WHERE (entry = 'reward'::text);
+CREATE INDEX coin_ledger_session ON app.coin_ledger USING btree (session_id) WHERE (session_id IS NOT NULL);
 CREATE INDEX coin_ledger_time ON app.coin_ledger USING btree (created_at);
 CREATE INDEX coin_ledger_user_time ON app.coin_ledger USING btree (user_id, created_at);
 CREATE INDEX daily_minutes_top ON app.daily_minutes USING btree (day, minutes DESC, user_id);
@@ -9209,6 +9447,8 @@ CREATE INDEX email_verifications_user ON app.email_verifications USING btree (us
 CREATE INDEX events_broadcast ON ONLY app.events USING btree (id) WHERE (user_id IS NULL);
 CREATE INDEX events_created_at ON ONLY app.events USING btree (created_at);
 CREATE INDEX events_user_id ON ONLY app.events USING btree (user_id, id) WHERE (user_id IS NOT NULL);
+CREATE INDEX focus_sessions_archived_end ON app.focus_sessions_archived USING btree (ended_at);
+CREATE INDEX focus_sessions_archived_user_start ON app.focus_sessions_archived USING btree (user_id, started_at DESC, id DESC);
 CREATE INDEX focus_sessions_end ON app.focus_sessions USING btree (ended_at);
 CREATE INDEX focus_sessions_user_end ON app.focus_sessions USING btree (user_id, ended_at);
 CREATE INDEX focus_sessions_user_start ON app.focus_sessions USING btree (user_id, started_at DESC, id DESC);
@@ -9259,6 +9499,7 @@ CREATE INDEX signup_codes_email ON app.signup_codes USING btree (email, id);
 CREATE INDEX signup_codes_time ON app.signup_codes USING btree (created_at);
 CREATE INDEX taken_email_answers_address_time ON app.taken_email_answers USING btree (client_ip, answered_at);
 CREATE INDEX taken_email_answers_time ON app.taken_email_answers USING btree (answered_at);
+CREATE INDEX tip_views_session ON app.tip_views USING btree (session_id);
 CREATE INDEX tip_views_time ON app.tip_views USING btree (shown_at);
 CREATE INDEX tip_views_user_tip ON app.tip_views USING btree (user_id, tip_id, shown_at);
 CREATE INDEX user_achievements_code ON app.user_achievements USING btree (achievement_code);
@@ -9418,6 +9659,8 @@ ALTER TABLE ONLY app.display_name_history
     ADD CONSTRAINT display_name_history_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.email_verifications
     ADD CONSTRAINT email_verifications_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+ALTER TABLE ONLY app.focus_sessions_archived
+    ADD CONSTRAINT focus_sessions_archived_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.focus_sessions
     ADD CONSTRAINT focus_sessions_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.friendships
@@ -9474,6 +9717,10 @@ ALTER TABLE ONLY app.streak_freezes
     ADD CONSTRAINT streak_freezes_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id);
 ALTER TABLE ONLY app.suspensions
     ADD CONSTRAINT suspensions_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+ALTER TABLE ONLY app.tip_views_compacted
+    ADD CONSTRAINT tip_views_compacted_tip_id_fkey FOREIGN KEY (tip_id) REFERENCES app.mindfulness_tips(id);
+ALTER TABLE ONLY app.tip_views_compacted
+    ADD CONSTRAINT tip_views_compacted_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.tip_views
     ADD CONSTRAINT tip_views_session_id_fkey FOREIGN KEY (session_id) REFERENCES app.focus_sessions(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.tip_views
@@ -9848,6 +10095,8 @@ REVOKE ALL ON FUNCTION app.announce_config() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.announce_version() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.apply_ledger_entry() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.apply_streak_freezes(p_user_id uuid, p_before date) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.archive_focus_sessions(before timestamp with time zone, batch_size integer) FROM PUBLIC;
+REVOKE ALL ON PROCEDURE app.archive_focus_sessions_all(IN before timestamp with time zone, IN batch_size integer, INOUT archived bigint) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.archive_friendship_events(before timestamp with time zone, batch_size integer) FROM PUBLIC;
 REVOKE ALL ON PROCEDURE app.archive_friendship_events_all(IN before timestamp with time zone, IN batch_size integer, INOUT archived bigint) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.archive_ledger(before timestamp with time zone, batch_size integer) FROM PUBLIC;
@@ -9871,6 +10120,8 @@ REVOKE ALL ON FUNCTION app.check_achievements(user_id uuid, kinds text[]) FROM P
 REVOKE ALL ON FUNCTION app.claim_outgoing_mail(batch integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.client_version_key(version text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.coin_ledger_day_totals() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.compact_tip_views(before timestamp with time zone, batch_size integer) FROM PUBLIC;
+REVOKE ALL ON PROCEDURE app.compact_tip_views_all(IN before timestamp with time zone, IN batch_size integer, INOUT compacted bigint) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.counter_shard(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.daily_minutes_count() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.delete_user(user_id uuid, reason text) FROM PUBLIC;
@@ -9952,6 +10203,7 @@ REVOKE ALL ON FUNCTION app.tell_own_devices(user_id uuid, type text, payload jso
 REVOKE ALL ON FUNCTION app.user_items_achievements() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.user_items_own_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.user_selections_own_events() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.user_sessions(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.user_streak(p_user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.users_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.users_own_events() FROM PUBLIC;

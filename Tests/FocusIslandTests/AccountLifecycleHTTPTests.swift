@@ -343,6 +343,36 @@ import Testing
         #expect(mail.count == 1 && mail.first?["recipient"] as? String == account.email && mail.first?["body"] == nil)
     }
 
+    /// A tip shown is listed with `earlier_views` 0; once its views are compacted past the horizon
+    /// (here three, folded into the newest as app.compact_tip_views folds them) the entry is the
+    /// newest as it was, and `earlier_views` counts the others.
+    @Test(arguments: Transport.allCases)
+    func exportCountsTheTipsShownBeforeTheHorizon(transport: Transport) throws {
+        let client = transport.client
+        let account = try client.register("tips")
+        let end = try TestEnvironment.databaseNow() - 600
+        let session = UUID().uuidString.lowercased()
+        let recorded = #"{"id":"\#(session)","started_at":"\#((end - 1500).rfc3339)","ended_at":"\#(end.rfc3339)","rating":"good"}"#
+        let batch = try client.send("POST", "/focus-sessions/batch", token: account.token, json: #"{"sessions":[\#(recorded)]}"#)
+        #expect(batch.status == 200)
+        let listed = { () throws -> [[String: Any]] in
+            try client.send("GET", "/me/export", token: account.token).json["tips_shown"] as? [[String: Any]] ?? []
+        }
+        let live = try listed()
+        #expect(live.count == 1 && live.first?["session_id"] as? String == session && live.first?["earlier_views"] as? Int == 0)
+        let folded = try TestEnvironment.scalar(
+            """
+            with moved as (delete from app.tip_views v where v.user_id = $1 returning v.*)
+            insert into app.tip_views_compacted (user_id, tip_id, view_id, session_id, shown_at, views)
+            select m.user_id, m.tip_id, m.id, m.session_id, m.shown_at, 3 from moved m returning views
+            """, [account.id])
+        #expect(folded == "3")
+        let compacted = try listed()
+        #expect(compacted.count == 1 && compacted.first?["earlier_views"] as? Int == 2)
+        let unchanged = { (entry: [String: Any]?) in entry?.filter { $0.key != "earlier_views" } as NSDictionary? }
+        #expect(unchanged(compacted.first) == unchanged(live.first))
+    }
+
     /// A blocked user's request answers as any request (201), but never reaches the blocker;
     /// unblocking ends it as a decline, and then they may ask again.
     @Test(arguments: Transport.allCases)

@@ -99,6 +99,45 @@ import Testing
         #expect(try balance(thief) == "0")
     }
 
+    /// A focus session moved past the horizon (0055: recorded 300 days ago, then moved as
+    /// app.archive_focus_sessions moves it, delete triggers skipped, so every count stays as it
+    /// was) is listed and exported as before, its id stays taken, and it can no longer be rated.
+    @Test(arguments: Transport.allCases)
+    func anArchivedFocusSessionIsListedTakenAndClosed(transport: Transport) throws {
+        let client = transport.client
+        let account = try client.register("archived")
+        let id = UUID().uuidString.lowercased()
+        _ = try TestEnvironment.scalar("update app.users set created_at = now() - interval '500 days' where id = $1", [account.id])
+        _ = try TestEnvironment.scalar(
+            """
+            insert into app.focus_sessions (id, user_id, source, started_at, ended_at, occupies, minutes, rating, rated_at)
+            select $2, $1, 'offline', e - interval '25 minutes', e, tstzrange(e - interval '25 minutes', e), 25, 'good', e
+            from (select now() - interval '300 days' as e) t
+            """, [account.id, id])
+        let moved = try TestEnvironment.scalar(
+            """
+            with flag as (select set_config('focus.bulk_import', 'on', true) as on),
+            moved as (delete from app.focus_sessions s where s.id = $1 and (select f.on = 'on' from flag f) returning s.*)
+            insert into app.focus_sessions_archived select * from moved returning id
+            """, [id])
+        #expect(moved == id)
+        let since = try TestEnvironment.databaseNow() - 400 * 86400
+        let listed = try client.send("GET", "/focus-sessions?from=\(since.rfc3339)", token: account.token)
+        #expect(listed.status == 200)
+        #expect((listed.json["sessions"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == [id])
+        #expect(listed.json["total_minutes"] as? Int == 25)
+        let exported = try client.send("GET", "/me/export", token: account.token).json["sessions"] as? [[String: Any]]
+        #expect(exported?.compactMap { $0["rating"] as? String } == ["good"])
+
+        let before = try balance(account)
+        let rated = try client.send("POST", "/focus-sessions/\(id)/rating", token: account.token, json: #"{"rating":"bad"}"#)
+        #expect(rated.status == 404 && rated.code == "session_not_found")
+        let reused = offline(id, from: try TestEnvironment.databaseNow() - 3600, minutes: 30)
+        let again = try client.send("POST", "/focus-sessions", token: account.token, json: reused)
+        #expect(again.status == 409 && again.code == "session_conflict")
+        #expect(try balance(account) == before)
+    }
+
     @Test(arguments: Transport.allCases)
     func anOverlappingSessionIsRefusedAndEarnsNothing(transport: Transport) throws {
         let client = transport.client

@@ -270,6 +270,7 @@ begin
     delete from app.friend_request_attempts a where a.user_id = v_user_id;
     delete from app.room_join_failures f where f.user_id = v_user_id;
     update app.focus_sessions s set tag = null where s.user_id = v_user_id and s.tag is not null;
+    update app.focus_sessions_archived a set tag = null where a.user_id = v_user_id and a.tag is not null;
     update app.users u
     set email = null, email_verified_at = null, password_hash = null, display_name = 'Deleted user', bio = null, time_zone = 'UTC',
         locale = 'en', show_tip_on_timer = true, deleted_at = now(), updated_at = now()
@@ -329,11 +330,17 @@ begin
         'sessions', coalesce((select jsonb_agg(api.session_json(s) || jsonb_build_object(
                                                    'source', s.source, 'rated_at', api.iso(s.rated_at))
                                                order by s.started_at)
-                              from app.focus_sessions s where s.user_id = v_user_id), '[]'),
+                              from app.user_sessions(v_user_id) s), '[]'),
+        -- Views compacted past the horizon (0054) are their tip's newest, with how many earlier ones it stands for.
         'tips_shown', coalesce((select jsonb_agg(jsonb_build_object('tip', api.tip_json(t), 'session_id', v.session_id,
-                                                                    'shown_at', api.iso(v.shown_at)) order by v.id)
-                                from app.tip_views v join app.mindfulness_tips t on t.id = v.tip_id
-                                where v.user_id = v_user_id), '[]'),
+                                                                    'shown_at', api.iso(v.shown_at),
+                                                                    'earlier_views', v.earlier_views) order by v.id)
+                                from (select l.id, l.tip_id, l.session_id, l.shown_at, 0 as earlier_views
+                                      from app.tip_views l where l.user_id = v_user_id
+                                      union all
+                                      select c.view_id, c.tip_id, c.session_id, c.shown_at, c.views - 1
+                                      from app.tip_views_compacted c where c.user_id = v_user_id) v
+                                join app.mindfulness_tips t on t.id = v.tip_id), '[]'),
         'friendships', coalesce((select jsonb_agg(jsonb_build_object(
                                      'id', f.id, 'status', f.status,
                                      'user', api.user_card_for(case when f.user_low = v_user_id then f.user_high else f.user_low end, v_user_id),

@@ -289,8 +289,13 @@ begin
     perform api.lock_user(v_user_id);
     -- The same id again: the same session answers 200 with the first answer's body, what it
     -- unlocked included; anything else is a conflict. A replay may leave out the optional
-    -- planned_minutes and tag (a phone that lost them in its queue).
+    -- planned_minutes and tag (a phone that lost them in its queue). An id moved past the
+    -- horizon (0055) stays taken: a session that old is never recorded again, so a conflict
+    -- (the live table first: a move committing between the two reads is seen in the archive).
     select * into v_existing from app.focus_sessions s where s.id = v_id;
+    if v_existing.id is null and exists (select from app.focus_sessions_archived a where a.id = v_id) then
+        perform api.fail(409, 'session_conflict', 'A different session was already recorded with this id.');
+    end if;
     if v_existing.id is not null then
         if v_existing.user_id = v_user_id and v_existing.source = 'offline'
            and v_existing.started_at = v_started and v_existing.ended_at = v_ended
@@ -324,7 +329,8 @@ comment on function api.focus_sessions_create(text, jsonb, jsonb) is
 
 -- GET /focus-sessions?from=&to=&limit=&cursor=: the sessions started in [from, to) (default the
 -- last 30 days), newest first (started_at, then id, both descending, read from
--- focus_sessions_user_start, migration 0022), at most `limit` (1 to 500; 500 when absent: 30
+-- focus_sessions_user_start, migration 0022, and for the sessions archived past the horizon
+-- from focus_sessions_archived_user_start, 0055), at most `limit` (1 to 500; 500 when absent: 30
 -- days of sixteen sessions a day come whole, as before pages), and next_cursor (null on the
 -- last page). total_minutes and total_coins_earned add up the whole range, not the page, so
 -- every page answers the same totals.
@@ -340,11 +346,22 @@ declare
     v_key jsonb := api.cursor_decode(focus_sessions_list.params, 'sessions', array['time', 'uuid']);
     v_page app.focus_sessions[];
 begin
+    -- The live sessions and those archived past the horizon (0055), each an index range read
+    -- of at most a page and one, then the newest of both: never a sort of the whole range.
     select coalesce(array_agg(p.s order by (p.s).started_at desc, (p.s).id desc), '{}') into v_page
-    from (select s from app.focus_sessions s
-          where s.user_id = v_user_id and s.started_at >= v_from and s.started_at < v_to
-            and (v_key is null or (s.started_at, s.id) < ((v_key ->> 0)::timestamptz, (v_key ->> 1)::uuid))
-          order by s.started_at desc, s.id desc
+    from (select b.s
+          from ((select s from app.focus_sessions s
+                 where s.user_id = v_user_id and s.started_at >= v_from and s.started_at < v_to
+                   and (v_key is null or (s.started_at, s.id) < ((v_key ->> 0)::timestamptz, (v_key ->> 1)::uuid))
+                 order by s.started_at desc, s.id desc
+                 limit v_limit + 1)
+                union all
+                (select row(a.*)::app.focus_sessions from app.focus_sessions_archived a
+                 where a.user_id = v_user_id and a.started_at >= v_from and a.started_at < v_to
+                   and (v_key is null or (a.started_at, a.id) < ((v_key ->> 0)::timestamptz, (v_key ->> 1)::uuid))
+                 order by a.started_at desc, a.id desc
+                 limit v_limit + 1)) b (s)
+          order by (b.s).started_at desc, (b.s).id desc
           limit v_limit + 1) p;
     return (
         select api.ok(jsonb_build_object(
@@ -355,8 +372,8 @@ begin
                                                                                      v_page[v_limit].id)) end,
             'total_minutes', coalesce(sum(s.minutes), 0),
             'total_coins_earned', coalesce(sum(s.coins_earned), 0)))
-        from app.focus_sessions s
-        where s.user_id = v_user_id and s.started_at >= v_from and s.started_at < v_to);
+        from app.user_sessions(v_user_id) s
+        where s.started_at >= v_from and s.started_at < v_to);
 end
 $$;
 grant execute on function api.focus_sessions_list(text, jsonb, jsonb) to focus_api;
@@ -385,8 +402,8 @@ begin
     return (
         with days as (
             select api.local_date(v_time_zone, s.ended_at) as day, sum(s.minutes) as minutes, sum(s.coins_earned) as coins
-            from app.focus_sessions s
-            where s.user_id = v_user_id and s.ended_at is not null
+            from app.user_sessions(v_user_id) s
+            where s.ended_at is not null
             group by 1
         )
         select api.ok(s.body, etag => md5(s.body::text))
@@ -473,8 +490,8 @@ begin
     return (
         with ended as (
             select api.local_date(v_time_zone, s.ended_at) as day, s.minutes
-            from app.focus_sessions s
-            where s.user_id = v_user_id and not s.abandoned
+            from app.user_sessions(v_user_id) s
+            where not s.abandoned
               and s.ended_at >= v_from::timestamp at time zone v_time_zone
               and s.ended_at < (v_to + 1)::timestamp at time zone v_time_zone
         ),
@@ -515,8 +532,8 @@ begin
         select api.ok(jsonb_build_object('tags', coalesce(jsonb_agg(jsonb_build_object(
                    'tag', t.tag, 'minutes', t.minutes, 'sessions', t.sessions) order by t.minutes desc, t.tag nulls last), '[]')))
         from (select s.tag, coalesce(sum(s.minutes), 0)::integer as minutes, count(*)::integer as sessions
-              from app.focus_sessions s
-              where s.user_id = v_user_id and s.ended_at is not null and not s.abandoned
+              from app.user_sessions(v_user_id) s
+              where s.ended_at is not null and not s.abandoned
                 and api.local_date(v_time_zone, s.ended_at) <@ v_range
               group by s.tag) t);
 end

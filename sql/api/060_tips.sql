@@ -18,7 +18,9 @@ $$;
 -- POST /focus-sessions/{id}/rating {rating}
 -- Guarantees: the tip has the rating's level (bad → for stressful moments, good → for calm
 -- ones); it is the one this user saw least recently, never-seen first, so no tip repeats
--- until every tip of that level was shown. The tip shown is recorded. It is in the request's
+-- until every tip of that level was shown (the views compacted past a horizon count by their
+-- newest, app.tip_views_compacted). The tip shown is recorded. A session moved past the
+-- horizon (app.focus_sessions_archived) is not the caller's to rate: 404 session_not_found. It is in the request's
 -- language (api.tip_json), and a retry in another language gets the same tip in that one.
 create function api.focus_sessions_rate(token text, params jsonb, body jsonb)
 returns api.reply
@@ -37,10 +39,15 @@ begin
         perform api.fail(409, 'session_not_finished', 'Finish the session before rating it.');
     end if;
     -- The same rating again (a retry): the tip that session was given, nothing new recorded.
+    -- Past the compaction's horizon only the newest view of each tip is kept (0054): a session
+    -- whose view was folded into a newer one answers without its tip.
     if v_session.rating = v_rating then
         select t.* into v_tip
-        from app.tip_views v join app.mindfulness_tips t on t.id = v.tip_id
-        where v.session_id = v_id
+        from (select v.tip_id, v.shown_at, v.id from app.tip_views v where v.session_id = v_id
+              union all
+              select c.tip_id, c.shown_at, c.view_id from app.tip_views_compacted c
+              where c.user_id = v_user_id and c.session_id = v_id) v
+        join app.mindfulness_tips t on t.id = v.tip_id
         order by v.shown_at desc, v.id desc
         limit 1;
         if v_tip.id is null or v_tip.rating_level = v_rating then
@@ -50,12 +57,16 @@ begin
     end if;
     update app.focus_sessions s set rating = v_rating, rated_at = now() where s.id = v_id
     returning * into v_session;
+    if v_session.id is null then  -- moved past the horizon since api.own_session read it (0055)
+        perform api.fail(404, 'session_not_found', 'There is no such session.');
+    end if;
 
     select t.* into v_tip
     from app.mindfulness_tips t
-    left join lateral (select max(v.shown_at) as last_shown
-                       from app.tip_views v
-                       where v.user_id = v_user_id and v.tip_id = t.id) seen on true
+    left join lateral (select greatest((select max(v.shown_at) from app.tip_views v
+                                        where v.user_id = v_user_id and v.tip_id = t.id),
+                                       (select c.shown_at from app.tip_views_compacted c
+                                        where c.user_id = v_user_id and c.tip_id = t.id)) as last_shown) seen on true
     where t.rating_level = v_rating and t.active
     order by seen.last_shown nulls first, random()
     limit 1;

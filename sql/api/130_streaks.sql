@@ -13,8 +13,8 @@ as $$
 begin
     return (with alive as (
             select (s.ended_at at time zone t.zone)::date as day
-            from app.focus_sessions s cross join api.user_time_zone(streak_freezes_json.user_id) t(zone)
-            where s.user_id = streak_freezes_json.user_id and s.ended_at is not null and s.minutes > 0
+            from app.user_sessions(streak_freezes_json.user_id) s cross join api.user_time_zone(streak_freezes_json.user_id) t(zone)
+            where s.ended_at is not null and s.minutes > 0
             union
             select f.covered_day from app.streak_freezes f
             where f.user_id = streak_freezes_json.user_id and f.covered_day is not null

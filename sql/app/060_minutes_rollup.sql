@@ -75,8 +75,8 @@ as $$
     from (select d.day, d.minutes from app.daily_minutes d where d.user_id = rebuild_rollup.user_id
           union
           select (s.ended_at at time zone u.time_zone)::date, sum(s.minutes)::integer
-          from app.focus_sessions s join app.users u on u.id = s.user_id
-          where s.user_id = rebuild_rollup.user_id and u.deleted_at is null and s.minutes > 0
+          from app.user_sessions(rebuild_rollup.user_id) s join app.users u on u.id = s.user_id
+          where u.deleted_at is null and s.minutes > 0
           group by 1) k
     order by k.day, k.minutes
     on conflict on constraint daily_minutes_counts_pkey do update set users = c.users;
@@ -85,8 +85,8 @@ as $$
     from (select w.week, w.minutes from app.weekly_minutes w where w.user_id = rebuild_rollup.user_id
           union
           select date_trunc('week', s.ended_at at time zone u.time_zone)::date, sum(s.minutes)::integer
-          from app.focus_sessions s join app.users u on u.id = s.user_id
-          where s.user_id = rebuild_rollup.user_id and u.deleted_at is null and s.minutes > 0
+          from app.user_sessions(rebuild_rollup.user_id) s join app.users u on u.id = s.user_id
+          where u.deleted_at is null and s.minutes > 0
           group by 1) k
     order by k.week, k.minutes
     on conflict on constraint weekly_minutes_counts_pkey do update set users = c.users;
@@ -94,13 +94,13 @@ as $$
     delete from app.weekly_minutes w where w.user_id = rebuild_rollup.user_id;
     insert into app.daily_minutes (user_id, day, minutes)
     select s.user_id, (s.ended_at at time zone u.time_zone)::date, sum(s.minutes)
-    from app.focus_sessions s join app.users u on u.id = s.user_id
-    where s.user_id = rebuild_rollup.user_id and u.deleted_at is null and s.minutes > 0
+    from app.user_sessions(rebuild_rollup.user_id) s join app.users u on u.id = s.user_id
+    where u.deleted_at is null and s.minutes > 0
     group by 1, 2;
     insert into app.weekly_minutes (user_id, week, minutes)
     select s.user_id, date_trunc('week', s.ended_at at time zone u.time_zone)::date, sum(s.minutes)
-    from app.focus_sessions s join app.users u on u.id = s.user_id
-    where s.user_id = rebuild_rollup.user_id and u.deleted_at is null and s.minutes > 0
+    from app.user_sessions(rebuild_rollup.user_id) s join app.users u on u.id = s.user_id
+    where u.deleted_at is null and s.minutes > 0
     group by 1, 2;
 $$;
 

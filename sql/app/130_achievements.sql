@@ -13,11 +13,11 @@ as $$
 begin
     return case achievement_value.kind
         when 'sessions_completed' then
-            (select count(*)::integer from app.focus_sessions s
-             where s.user_id = achievement_value.user_id and s.ended_at is not null and s.minutes > 0)
+            (select count(*)::integer from app.user_sessions(achievement_value.user_id) s
+             where s.ended_at is not null and s.minutes > 0)
         when 'minutes_focused' then
-            (select coalesce(sum(s.minutes), 0)::integer from app.focus_sessions s
-             where s.user_id = achievement_value.user_id and s.ended_at is not null)
+            (select coalesce(sum(s.minutes), 0)::integer from app.user_sessions(achievement_value.user_id) s
+             where s.ended_at is not null)
         when 'streak_days' then
             (select st.longest_days from app.user_streak(achievement_value.user_id) st)
         when 'friends' then

@@ -36,8 +36,8 @@ begin
         v_before := coalesce(p_before, (now() at time zone v_time_zone)::date);
         select max(d) into v_last
         from (select max((s.ended_at at time zone v_time_zone)::date) as d
-              from app.focus_sessions s
-              where s.user_id = p_user_id and s.minutes > 0
+              from app.user_sessions(p_user_id) s
+              where s.minutes > 0
                 and s.ended_at < v_before::timestamp at time zone v_time_zone
               union all
               select max(f.covered_day) from app.streak_freezes f
@@ -94,8 +94,8 @@ begin
     return query
         with days as (
             select (s.ended_at at time zone v_time_zone)::date as day, true as focused
-            from app.focus_sessions s
-            where s.user_id = p_user_id and s.ended_at is not null and s.minutes > 0
+            from app.user_sessions(p_user_id) s
+            where s.ended_at is not null and s.minutes > 0
             union
             select f.covered_day, false from app.streak_freezes f
             where f.user_id = p_user_id and f.covered_day is not null

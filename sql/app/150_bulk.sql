@@ -27,7 +27,10 @@
 -- The row triggers are skipped by the transaction-local setting focus.bulk_import = 'on', set
 -- around the insert only (their WHEN clauses, 0042): every other session, and this one's later
 -- statements, run them as always. The table's constraints (the foreign key, the checks, one
--- person's sessions never overlapping) are checked row by row as for any insert.
+-- person's sessions never overlapping) are checked row by row as for any insert; against the
+-- sessions archived past the horizon (0055), which no constraint spans, the batch checks the
+-- same two first: an id archived already stops it with 23505, a session overlapping one of the
+-- person's archived sessions with 23P01, naming it, before anything is written.
 create or replace function app.import_sessions(batch_size integer default 10000)
 returns integer
 language plpgsql
@@ -36,6 +39,7 @@ as $$
 declare
     v_ids uuid[];
     v_early uuid;
+    v_taken uuid;
 begin
     if batch_size is null or batch_size < 1 then
         raise exception 'batch_size is at least 1' using errcode = 'invalid_parameter_value';
@@ -53,6 +57,24 @@ begin
         raise check_violation using
             message = format('focus session %s starts before its account was made', v_early),
             constraint = 'focus_sessions_after_account';
+    end if;
+    select i.id into v_taken
+    from app.session_import i
+    where i.id = any(v_ids) and exists (select from app.focus_sessions_archived a where a.id = i.id)
+    order by i.id limit 1;
+    if v_taken is not null then
+        raise unique_violation using
+            message = format('focus session %s is archived already', v_taken), constraint = 'focus_sessions_archived_pkey';
+    end if;
+    select i.id into v_taken
+    from app.session_import i
+    where i.id = any(v_ids)
+      and exists (select from app.focus_sessions_archived a
+                  where a.user_id = i.user_id and a.started_at < i.ended_at and a.ended_at > i.started_at)
+    order by i.id limit 1;
+    if v_taken is not null then
+        raise exclusion_violation using
+            message = format('focus session %s overlaps an archived session', v_taken), constraint = 'focus_sessions_no_overlap';
     end if;
 
     perform set_config('focus.bulk_import', 'on', true);

@@ -1,7 +1,9 @@
 -- The archives of the kept history (2026-12-06), in batches a DBA runs beside live traffic
 -- (docs/operations.md, "Growth: the tables that are kept"): the ledger's entries before a horizon
 -- summed per person into app.coin_ledger_archive_totals (tables in 0050, the delete switch in
--- 0051), the friendship events counted per day into app.friendship_event_day_totals (0052, 0053).
+-- 0051), the friendship events counted per day into app.friendship_event_day_totals (0052, 0053),
+-- the tips shown compacted to one row per person and tip in app.tip_views_compacted (0054), the
+-- finished focus sessions moved whole to app.focus_sessions_archived (0055).
 -- The live definitions: loaded on every migrate (create or replace), see sql/app/README.md.
 
 -- One batch of the archive: at most `batch_size` entries created before `before` (oldest first;
@@ -163,3 +165,161 @@ $$;
 comment on procedure app.archive_friendship_events_all(timestamptz, integer, bigint) is
     'DBA tool: CALL app.archive_friendship_events_all(before => ...) outside a transaction block; archives the friendship '
     'events created before `before` into app.friendship_event_day_totals in committed batches. archived: how many in all.';
+
+-- One batch of the tips' compaction: at most `batch_size` views shown before `before` (oldest
+-- first, SKIP LOCKED as above) deleted from app.tip_views and folded into app.tip_views_compacted,
+-- in the caller's transaction; returns how many. Per person and tip the row keeps the newest
+-- view (by shown_at, then id: the one the rating's tip choice reads, max(shown_at)) and adds the
+-- count, so the choice, report.tips_shown_per_level and the export's count are the same at every
+-- commit; run again, it finds other views or none. `before`: a UTC midnight at least 90 days ago
+-- (as the ledger's: a retried rating of a recent session still answers its own tip).
+create or replace function app.compact_tip_views(before timestamptz, batch_size integer default 10000)
+returns integer
+language plpgsql
+set search_path = public, pg_temp
+as $$
+declare
+    v_moved integer;
+begin
+    if batch_size is null or batch_size < 1 then
+        raise exception 'batch_size is at least 1' using errcode = 'invalid_parameter_value';
+    end if;
+    if before is null or before <> (date_trunc('day', before at time zone 'UTC') at time zone 'UTC') then
+        raise exception 'before is a UTC midnight' using errcode = 'invalid_parameter_value';
+    end if;
+    if before > now() - interval '90 days' then
+        raise exception 'before is at least 90 days ago' using errcode = 'invalid_parameter_value';
+    end if;
+    with batch as (
+        select v.id from app.tip_views v
+        where v.shown_at < compact_tip_views.before
+        order by v.shown_at  -- the tip_views_time index, read from its start
+        limit compact_tip_views.batch_size
+        for update skip locked
+    ), moved as (
+        delete from app.tip_views v using batch b where v.id = b.id
+        returning v.id, v.user_id, v.tip_id, v.session_id, v.shown_at
+    ), newest as (
+        select distinct on (m.user_id, m.tip_id) m.user_id, m.tip_id, m.id, m.session_id, m.shown_at,
+               count(*) over (partition by m.user_id, m.tip_id) as views
+        from moved m
+        order by m.user_id, m.tip_id, m.shown_at desc, m.id desc
+    ), compacted as (
+        insert into app.tip_views_compacted as c (user_id, tip_id, view_id, session_id, shown_at, views)
+        select n.user_id, n.tip_id, n.id, n.session_id, n.shown_at, n.views
+        from newest n
+        order by 1, 2
+        on conflict on constraint tip_views_compacted_pkey do update
+            set views = c.views + excluded.views,
+                view_id = case when (excluded.shown_at, excluded.view_id) > (c.shown_at, c.view_id) then excluded.view_id else c.view_id end,
+                session_id = case when (excluded.shown_at, excluded.view_id) > (c.shown_at, c.view_id) then excluded.session_id else c.session_id end,
+                shown_at = greatest(c.shown_at, excluded.shown_at)
+    )
+    select count(*)::integer into v_moved from moved;
+    return v_moved;
+end
+$$;
+comment on function app.compact_tip_views(timestamptz, integer) is
+    'DBA tool: compacts one batch (at most batch_size) of tip views shown before `before` (a UTC midnight at least 90 days '
+    'ago) into app.tip_views_compacted; how many. CALL app.compact_tip_views_all(before) loops it.';
+
+-- The whole compaction, a committed batch at a time (as app.archive_ledger_all).
+create or replace procedure app.compact_tip_views_all(before timestamptz, batch_size integer default 10000,
+                                                      inout compacted bigint default 0)
+language plpgsql
+as $$
+declare
+    v_moved integer;
+begin
+    compacted := 0;
+    loop
+        v_moved := app.compact_tip_views(compact_tip_views_all.before, compact_tip_views_all.batch_size);
+        commit;
+        exit when v_moved = 0;
+        compacted := compacted + v_moved;
+    end loop;
+end
+$$;
+comment on procedure app.compact_tip_views_all(timestamptz, integer, bigint) is
+    'DBA tool: CALL app.compact_tip_views_all(before => ...) outside a transaction block; compacts the tip views shown '
+    'before `before` into app.tip_views_compacted in committed batches. compacted: how many views in all.';
+
+-- One batch of the focus sessions' move: at most `batch_size` sessions that ended before
+-- `before` (oldest first, SKIP LOCKED as above) deleted from app.focus_sessions and inserted,
+-- unchanged, into app.focus_sessions_archived, in the caller's transaction; returns how many.
+-- Every reader of a person's sessions reads both (app.user_sessions), so they answer the same
+-- at every commit; run again, it finds other sessions or none.
+-- The delete's row triggers are skipped as the bulk import skips them (focus.bulk_import): a
+-- moved session stays in the rollups, the UTC-day totals and the counts, and is no event.
+-- A session something live still points at stays live, so no reference breaks and no cascade
+-- fires: its earn entry (app.coin_ledger.session_id, until app.archive_ledger takes it: archive
+-- the ledger first), a room's member (app.room_members.session_id: the room's card reads it)
+-- or a tip view (app.tip_views.session_id: compacted first, app.compact_tip_views). Each of
+-- the three is read by an index on the column (0056, 0057, room_members' unique key), as are
+-- the delete's own foreign-key checks.
+-- `before`: a UTC midnight at least 90 days ago (recent sessions are rated, resent and paid).
+create or replace function app.archive_focus_sessions(before timestamptz, batch_size integer default 10000)
+returns integer
+language plpgsql
+set search_path = public, pg_temp
+as $$
+declare
+    v_moved integer;
+begin
+    if batch_size is null or batch_size < 1 then
+        raise exception 'batch_size is at least 1' using errcode = 'invalid_parameter_value';
+    end if;
+    if before is null or before <> (date_trunc('day', before at time zone 'UTC') at time zone 'UTC') then
+        raise exception 'before is a UTC midnight' using errcode = 'invalid_parameter_value';
+    end if;
+    if before > now() - interval '90 days' then
+        raise exception 'before is at least 90 days ago' using errcode = 'invalid_parameter_value';
+    end if;
+    perform set_config('focus.bulk_import', 'on', true);
+    with batch as (
+        select s.id from app.focus_sessions s
+        where s.ended_at < archive_focus_sessions.before
+          and not exists (select from app.coin_ledger c where c.session_id = s.id and c.entry = 'earn')
+          and not exists (select from app.room_members m where m.session_id = s.id)
+          and not exists (select from app.tip_views v where v.session_id = s.id)
+        order by s.ended_at  -- the focus_sessions_end index, read from its start
+        limit archive_focus_sessions.batch_size
+        for update skip locked
+    ), moved as (
+        delete from app.focus_sessions s using batch b where s.id = b.id
+        returning s.*
+    ), archived as (
+        insert into app.focus_sessions_archived
+        select m.* from moved m
+        order by m.user_id, m.started_at
+    )
+    select count(*)::integer into v_moved from moved;
+    perform set_config('focus.bulk_import', 'off', true);
+    return v_moved;
+end
+$$;
+comment on function app.archive_focus_sessions(timestamptz, integer) is
+    'DBA tool: moves one batch (at most batch_size) of focus sessions that ended before `before` (a UTC midnight at least '
+    '90 days ago; those an earn entry, a room or a tip view points at stay) to app.focus_sessions_archived; how many. '
+    'CALL app.archive_focus_sessions_all(before) loops it.';
+
+-- The whole move, a committed batch at a time (as app.archive_ledger_all).
+create or replace procedure app.archive_focus_sessions_all(before timestamptz, batch_size integer default 10000,
+                                                           inout archived bigint default 0)
+language plpgsql
+as $$
+declare
+    v_moved integer;
+begin
+    archived := 0;
+    loop
+        v_moved := app.archive_focus_sessions(archive_focus_sessions_all.before, archive_focus_sessions_all.batch_size);
+        commit;
+        exit when v_moved = 0;
+        archived := archived + v_moved;
+    end loop;
+end
+$$;
+comment on procedure app.archive_focus_sessions_all(timestamptz, integer, bigint) is
+    'DBA tool: CALL app.archive_focus_sessions_all(before => ...) outside a transaction block; moves the focus sessions '
+    'that ended before `before` to app.focus_sessions_archived in committed batches. archived: how many in all.';

@@ -38,14 +38,17 @@ comment on view report.sessions_per_day_by_path is
 
 create view report.tips_shown_per_level as
 select t.rating_level,
-       count(v.id) as times_shown,
+       coalesce(sum(v.views), 0)::bigint as times_shown,
        count(distinct v.tip_id) as distinct_tips_shown,
        count(distinct v.user_id) as users,
        (select count(*) from app.mindfulness_tips a where a.rating_level = t.rating_level and a.active) as active_tips
 from app.mindfulness_tips t
-left join app.tip_views v on v.tip_id = t.id
+left join (select l.tip_id, l.user_id, 1 as views from app.tip_views l
+           union all
+           select c.tip_id, c.user_id, c.views from app.tip_views_compacted c) v on v.tip_id = t.id
 group by t.rating_level;
 comment on view report.tips_shown_per_level is
     'One row per rating level (good, fine, bad): tips shown after ratings, how many different '
-    'tips and users, and how many tips of the level are active. Joins tip_views by its '
-    'tip_views_user_tip index; for a period, filter tip_views.shown_at (tip_views_time).';
+    'tips and users, and how many tips of the level are active. Reads the live views and those '
+    'compacted past the horizon (app.tip_views_compacted, with their count); for a period, filter '
+    'tip_views.shown_at (tip_views_time), which holds the views after the horizon only.';

@@ -65,7 +65,10 @@ begin
         rollup as (
             select s.user_id, (s.ended_at at time zone u.time_zone)::date as day,
                    date_trunc('week', s.ended_at at time zone u.time_zone)::date as week, s.minutes
-            from app.focus_sessions s join app.users u on u.id = s.user_id
+            from (select l.user_id, l.ended_at, l.minutes from app.focus_sessions l
+                  union all
+                  select a.user_id, a.ended_at, a.minutes from app.focus_sessions_archived a) s  -- moved past the horizon (0055)
+            join app.users u on u.id = s.user_id
             where u.deleted_at is null and s.minutes > 0 and s.ended_at >= sessions_from and s.ended_at < sessions_to
         ),
         daily as (select r.user_id, r.day, sum(r.minutes)::bigint as minutes from rollup r where r.day between from_day and to_day group by 1, 2),
@@ -73,7 +76,10 @@ begin
                    group by 1, 2),
         finished as (
             select s.user_id, (s.ended_at at time zone 'UTC')::date as day, s.source, s.minutes, s.coins_earned
-            from app.focus_sessions s where s.ended_at >= utc_from and s.ended_at < utc_to
+            from (select l.user_id, l.ended_at, l.source, l.minutes, l.coins_earned from app.focus_sessions l
+                  union all
+                  select a.user_id, a.ended_at, a.source, a.minutes, a.coins_earned from app.focus_sessions_archived a) s
+            where s.ended_at >= utc_from and s.ended_at < utc_to
         ),
         user_days as (select f.user_id, f.day, count(*) as sessions from finished f group by 1, 2),
         recounted (counter, key, value) as (

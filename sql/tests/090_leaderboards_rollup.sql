@@ -8,11 +8,13 @@ select test.new_user(name) from unnest(array['ria', 'sol']) as name;
 -- What the rollup should hold, computed from the sessions.
 create function pg_temp.expected() returns table (user_id uuid, day date, week date, minutes bigint) language sql as $$
     select s.user_id, (s.ended_at at time zone u.time_zone)::date, null::date, sum(s.minutes)
-    from app.focus_sessions s join app.users u on u.id = s.user_id
+    from (select * from app.focus_sessions union all select * from app.focus_sessions_archived) s  -- live and archived (0055)
+    join app.users u on u.id = s.user_id
     where u.deleted_at is null and s.minutes > 0 group by 1, 2
     union all
     select s.user_id, null, date_trunc('week', s.ended_at at time zone u.time_zone)::date, sum(s.minutes)
-    from app.focus_sessions s join app.users u on u.id = s.user_id
+    from (select * from app.focus_sessions union all select * from app.focus_sessions_archived) s  -- live and archived (0055)
+    join app.users u on u.id = s.user_id
     where u.deleted_at is null and s.minutes > 0 group by 1, 3
 $$;
 create function pg_temp.actual() returns table (user_id uuid, day date, week date, minutes bigint) language sql as $$

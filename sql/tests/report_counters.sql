@@ -68,7 +68,9 @@ select is(pg_temp.wrong(), 0::bigint, 'a change of time zone and a deleted accou
 select set_eq(
     $$ select a.day, a.active_users, f.sessions, f.minutes, f.average_minutes, p.path, p.sessions as path_sessions, p.minutes as path_minutes, p.coins
        from report.daily_active_users a join report.focused_minutes_per_day f using (day) join report.sessions_per_day_by_path p using (day) $$,
-    $$ with s as (select (s.ended_at at time zone 'UTC')::date as day, s.* from app.focus_sessions s where s.ended_at is not null)
+    $$ with s as (select (s.ended_at at time zone 'UTC')::date as day, s.*
+                  from (select * from app.focus_sessions union all select * from app.focus_sessions_archived) s  -- 0055
+                  where s.ended_at is not null)
        select d.day, d.active_users, d.sessions, d.minutes, d.average_minutes, p.source, p.sessions as path_sessions, p.minutes as path_minutes, p.coins
        from (select day, count(distinct user_id) as active_users, count(*) as sessions, sum(minutes) as minutes,
                     round(avg(minutes), 1) as average_minutes from s group by day) d

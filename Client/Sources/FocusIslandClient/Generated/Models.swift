@@ -2661,17 +2661,21 @@ public struct Export: Codable, Sendable, Equatable {
         public var tip: Tip
         public var sessionId: UUID?
         public var shownAt: Time
+        /// How many earlier views of this tip this one stands for: 0, unless the views before the horizon were compacted to the newest per tip (docs/operations.md, "Growth: the tables that are kept"). The tips shown are the entries plus their earlier_views.
+        public var earlierViews: Int
 
-        public init(tip: Tip, sessionId: UUID? = nil, shownAt: Time) {
+        public init(tip: Tip, sessionId: UUID? = nil, shownAt: Time, earlierViews: Int) {
             self.tip = tip
             self.sessionId = sessionId
             self.shownAt = shownAt
+            self.earlierViews = earlierViews
         }
 
         enum CodingKeys: String, CodingKey {
             case tip = "tip"
             case sessionId = "session_id"
             case shownAt = "shown_at"
+            case earlierViews = "earlier_views"
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -2679,6 +2683,7 @@ public struct Export: Codable, Sendable, Equatable {
             try container.encode(tip, forKey: .tip)
             try container.encode(sessionId, forKey: .sessionId)
             try container.encode(shownAt, forKey: .shownAt)
+            try container.encode(earlierViews, forKey: .earlierViews)
         }
     }
 
@@ -3017,6 +3022,7 @@ public struct Export: Codable, Sendable, Equatable {
     public var profile: Profile
     public var items: [OwnedItem]
     public var sessions: [ExportedSession]
+    /// Every tip shown after a rating, in the order shown.
     public var tipsShown: [TipShown]
     public var friendships: [Friendship]
     public var ledger: [LedgerEntry]
