@@ -7075,20 +7075,16 @@ end
 $$;
 ALTER FUNCTION app.partition_expired(parent regclass, retention interval) OWNER TO focus_owner;
 CREATE FUNCTION app.partition_retention(parent regclass) RETURNS interval
-    LANGUAGE plpgsql STABLE
+    LANGUAGE sql STABLE
     SET search_path TO 'public', 'pg_temp'
     AS $$
-begin
-    -- PL/pgSQL, as app.partitions_ensure_all: a SQL body naming these tables fails its check
-    -- where sql/app is loaded into a database migrated to an earlier release.
-    return case partition_retention.parent
+    select case partition_retention.parent
            when 'app.events'::regclass then (select s.retention from app.event_settings s)
            when 'app.idempotency_keys'::regclass then (select s.retention from app.idempotency_settings s)
            when 'app.login_failures'::regclass
                then (select greatest(r.login_failures, a.failed_login_window) from app.retention_settings r, app.auth_settings a)
            when 'app.outgoing_mail'::regclass then (select r.outgoing_mail from app.retention_settings r)
-           end;
-end
+           end
 $$;
 ALTER FUNCTION app.partition_retention(parent regclass) OWNER TO focus_owner;
 CREATE FUNCTION app.partition_slot(at timestamp with time zone, width interval) RETURNS timestamp with time zone
@@ -7211,17 +7207,13 @@ end
 $$;
 ALTER FUNCTION app.partitions_ensure(parent regclass) OWNER TO focus_owner;
 CREATE FUNCTION app.partitions_ensure_all() RETURNS integer
-    LANGUAGE plpgsql
+    LANGUAGE sql
     SET search_path TO 'public', 'pg_temp'
     AS $$
-begin
-    return (
-        select coalesce(sum(app.partitions_ensure(t.parent::regclass)), 0)::integer
-        from app.partitioned_tables t
-        where to_regclass(t.parent) is not null
-          and (select c.relkind from pg_class c where c.oid = to_regclass(t.parent)) = 'p'
-    );
-end
+    select coalesce(sum(app.partitions_ensure(t.parent::regclass)), 0)::integer
+    from app.partitioned_tables t
+    where to_regclass(t.parent) is not null
+      and (select c.relkind from pg_class c where c.oid = to_regclass(t.parent)) = 'p'
 $$;
 ALTER FUNCTION app.partitions_ensure_all() OWNER TO focus_owner;
 CREATE FUNCTION app.prune_events() RETURNS integer

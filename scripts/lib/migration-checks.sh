@@ -48,7 +48,11 @@ migration_checks() {
     for file in "$ROOT"/sql/migrations/*.sql; do
         version=$(basename "$file" | cut -d_ -f1)
         rm -rf "$work/step" && partial_sql "$work/step" "$version"
-        MIGRATION_DATABASE_URL=$upgrade_url SQL_DIR="$work/step" "$server" migrate >/dev/null
+        # Today's sql/app stands in for each step's own, so a SQL function body may name a
+        # table a later migration makes (app.user_sessions, 0055): bodies are checked by the
+        # last migrate below, with every migration applied.
+        PGOPTIONS='-c check_function_bodies=off' \
+            MIGRATION_DATABASE_URL=$upgrade_url SQL_DIR="$work/step" "$server" migrate >/dev/null
         if [ -f "$ROOT/sql/tests/upgrade/$version.sql" ]; then
             psql -X -q -v ON_ERROR_STOP=1 "$upgrade_url" -f "$ROOT/sql/tests/upgrade/$version.sql" >/dev/null
         fi

@@ -171,20 +171,16 @@ comment on function app.partition_expired(regclass, interval) is
 -- and the mail's (app.retention_settings).
 create or replace function app.partition_retention(parent regclass)
 returns interval
-language plpgsql stable
+language sql stable
 set search_path = public, pg_temp
 as $$
-begin
-    -- PL/pgSQL, as app.partitions_ensure_all: a SQL body naming these tables fails its check
-    -- where sql/app is loaded into a database migrated to an earlier release.
-    return case partition_retention.parent
+    select case partition_retention.parent
            when 'app.events'::regclass then (select s.retention from app.event_settings s)
            when 'app.idempotency_keys'::regclass then (select s.retention from app.idempotency_settings s)
            when 'app.login_failures'::regclass
                then (select greatest(r.login_failures, a.failed_login_window) from app.retention_settings r, app.auth_settings a)
            when 'app.outgoing_mail'::regclass then (select r.outgoing_mail from app.retention_settings r)
-           end;
-end
+           end
 $$;
 comment on function app.partition_retention(regclass) is
     'How long a row of a table of app.partitioned_tables is kept, from that table''s own settings; null for another table.';
@@ -275,22 +271,16 @@ comment on function app.partitions_drop_expired(regclass, interval) is
     '200 ms. Call it last in its transaction.';
 
 -- One run of the partitions job: the partitions every table of app.partitioned_tables needs
--- ahead, made; returns how many were made. PL/pgSQL, not SQL: sql/app is loaded into databases
--- migrated only up to an earlier release (scripts/lib/migration-checks.sh), where a SQL body
--- naming app.partitioned_tables would fail its check at creation.
+-- ahead, made; returns how many were made.
 create or replace function app.partitions_ensure_all()
 returns integer
-language plpgsql volatile
+language sql volatile
 set search_path = public, pg_temp
 as $$
-begin
-    return (
-        select coalesce(sum(app.partitions_ensure(t.parent::regclass)), 0)::integer
-        from app.partitioned_tables t
-        where to_regclass(t.parent) is not null
-          and (select c.relkind from pg_class c where c.oid = to_regclass(t.parent)) = 'p'
-    );
-end
+    select coalesce(sum(app.partitions_ensure(t.parent::regclass)), 0)::integer
+    from app.partitioned_tables t
+    where to_regclass(t.parent) is not null
+      and (select c.relkind from pg_class c where c.oid = to_regclass(t.parent)) = 'p'
 $$;
 comment on function app.partitions_ensure_all() is
     'The partitions job''s step: app.partitions_ensure for every partitioned table of app.partitioned_tables; how many '
