@@ -96,6 +96,14 @@ cluster_restart() {
     cluster_start "$1"
 }
 
+# cluster_partitions_ahead DIR: the partitions job's step once (app.partitions_ensure_all), as
+# the server's job runner does every 10 minutes: after its clock moved, the cluster has the days
+# of its new "now" before a test writes a row. Else a row of now lands in the default partition,
+# and a job's ATTACH in a test then waits for every transaction that wrote there.
+cluster_partitions_ahead() {
+    psql -X -q -At -v ON_ERROR_STOP=1 "$(cluster_url "$1" focus_owner)" -c "select app.partitions_ensure_all()" >/dev/null
+}
+
 cluster_stop() {
     local dir=$1
     [ -f "$dir/data/PG_VERSION" ] || return 0

@@ -8,16 +8,16 @@
 begin;
 select plan(16);
 create extension if not exists dblink;
-select test.new_user('ann');
-
 -- The job runs every 10 minutes; the clock may have passed a midnight since it last did. It runs
 -- in a session of its own and commits, as the job does: an ATTACH in this transaction would hold
 -- the default partition's lock, which the racing sessions below would wait for, and this one
--- for them.
+-- for them. First, before this transaction writes a row anywhere.
 select dblink_connect('job', test.dblink_conninfo());
 select ok((select t.made from dblink('job', $$ select result from api.job_step('partitions') $$) as t(made integer)) >= 0,
           'the partitions job runs');
 select dblink_disconnect('job');
+select test.new_user('ann');
+
 select ok((select max(p.upper) from app.partitions('app.idempotency_keys') p) >= now() + interval '3 days',
           'the partitions reach three days ahead');
 select is((select count(*)::integer from app.partitions('app.idempotency_keys') p where p.is_default), 1,
@@ -83,7 +83,11 @@ select dblink_disconnect('first');
 select dblink_disconnect('second');
 
 -- An expired day, dropped whole by the prune job.
-create temporary table old_day as select app.partition_slot(now(), interval '1 day') - interval '3 days' as lower;
+-- A day before every partition the table has (the clusters' partitions reach back to the day
+-- they were made), and past the retention.
+create temporary table old_day as
+select least(app.partition_slot(now(), interval '1 day') - interval '3 days',
+             (select min(p.lower) from app.partitions('app.idempotency_keys') p) - interval '1 day') as lower;
 create table app.idempotency_keys_part_test (like app.idempotency_keys including defaults including constraints);
 alter table app.idempotency_keys_part_test owner to focus_owner;  -- as the partitions job makes them
 select format('alter table app.idempotency_keys attach partition app.idempotency_keys_part_test for values from (%L) to (%L)',
