@@ -7165,7 +7165,7 @@ ALTER FUNCTION app.partitions_drop_expired(parent regclass, retention interval, 
 CREATE FUNCTION app.partitions_ensure(parent regclass) RETURNS integer
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
-    AS $$
+    AS $_$
 declare
     v_width interval;
     v_ahead integer;
@@ -7176,6 +7176,11 @@ declare
     v_table text := (select c.relname::text from pg_class c where c.oid = partitions_ensure.parent);
     v_made integer := 0;
     v_lock_timeout text := current_setting('lock_timeout');
+    v_default regclass := (select p.part from app.partitions(parent) p where p.is_default);
+    v_column name := (select a.attname from pg_partitioned_table pt
+                      join pg_attribute a on a.attrelid = pt.partrelid and a.attnum = pt.partattrs[0]
+                      where pt.partrelid = partitions_ensure.parent);
+    v_held boolean := false;
 begin
     select t.width, t.ahead into v_width, v_ahead from app.partitioned_tables t where t.parent = v_schema || '.' || v_table;
     if v_width is null then
@@ -7183,7 +7188,7 @@ begin
     end if;
     v_from := app.partition_slot(now(), v_width);
     v_until := now() + v_width * v_ahead;
-    perform set_config('lock_timeout', '1s', true);
+    perform set_config('lock_timeout', '200ms', true);
     while v_from < v_until loop
         -- A slot some partition already overlaps is skipped: every slot from now on is made,
         -- also one before the newest partition (a clock set back, a day dropped by hand).
@@ -7192,6 +7197,15 @@ begin
                      and coalesce(p.upper > v_from, true)) then
             v_from := v_from + v_width;
             continue;
+        end if;
+        -- So is a slot whose rows the default partition holds (see above).
+        if v_default is not null then
+            execute format('select exists (select from %s where %I >= $1 and %I < $2)', v_default, v_column, v_column)
+                into v_held using v_from, v_from + v_width;
+            if v_held then
+                v_from := v_from + v_width;
+                continue;
+            end if;
         end if;
         v_name := v_table || '_part_' || to_char(v_from at time zone 'UTC',
                                                  case when v_width >= interval '1 day' then 'YYYYMMDD' else 'YYYYMMDD"t"HH24MI' end);
@@ -7204,7 +7218,7 @@ begin
     perform set_config('lock_timeout', v_lock_timeout, true);
     return v_made;
 end
-$$;
+$_$;
 ALTER FUNCTION app.partitions_ensure(parent regclass) OWNER TO focus_owner;
 CREATE FUNCTION app.partitions_ensure_all() RETURNS integer
     LANGUAGE sql

@@ -181,5 +181,5 @@ $$;
 grant execute on function api.jobs_run() to focus_api;
 comment on function api.jobs_run() is
     'Not an endpoint: for a DBA and the tests; runs every due job of app.scheduled_jobs to the end in one '
-    'statement (settle_rooms, expire_gifts, shop_windows, prune), once each across callers. The server runs each '
+    'statement (settle_rooms, expire_gifts, shop_windows, partitions, prune), once each across callers. The server runs each '
     'job on its own instead (api.jobs_due, api.job_claim, api.job_step, api.job_finished).';

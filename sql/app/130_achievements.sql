@@ -184,10 +184,11 @@ end
 $$;
 
 -- The writes of granting `code` to `users` (rows of app.user_achievements this transaction
--- just inserted, so each is written once): one insert of their rewards (the ledger's unique
--- index refuses a second reward, whatever writes it; the balance and balance.changed follow each
--- row as for any ledger row); then achievement.unlocked to each one's own devices (those with a
--- live token, as app.tell_own_devices) and to each one's friends. The same rows and events as
+-- just inserted, so each is written once: their primary key is the guard, which outlives the
+-- ledger's archive; the ledger's unique index refuses a second live reward too): one insert of
+-- their rewards (the balance and balance.changed follow each row as for any ledger row); then
+-- achievement.unlocked to each one's own devices (those with a live token, as
+-- app.tell_own_devices) and to each one's friends. The same rows and events as
 -- app.grant_achievement one by one; the events come grouped by kind (every balance, then every
 -- person, then every friend, each in id order) rather than person by person. Events written:
 -- at most app.backfill_event_cost(user, reward) for each.

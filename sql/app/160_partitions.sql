@@ -73,12 +73,14 @@ $$;
 -- now to `ahead` widths later needs, each `width` long, where no partition it has overlaps (so
 -- never overlapping one), and returns how many it made. Each is created as a table of its own
 -- (LIKE the parent: columns, defaults, checks) and ATTACHed: ATTACH takes SHARE UPDATE
--- EXCLUSIVE on the parent (reads and writes go on) and scans only the default partition, which
--- is empty unless the job fell behind; CREATE TABLE ... PARTITION OF would take ACCESS
--- EXCLUSIVE. The indexes and row triggers come with the ATTACH. Locks wait at most 1 s (the
--- job runs again in minutes). A default partition holding rows of a range to be made makes the
--- ATTACH fail (23514): the job records the failure, and the rows stay readable where they are
--- (docs/operations.md, "Pruning").
+-- EXCLUSIVE on the parent (writes routed to other partitions go on) and ACCESS EXCLUSIVE on the
+-- default partition, which it scans (empty unless the job fell behind), so a read that reaches
+-- the default waits for it; CREATE TABLE ... PARTITION OF would take ACCESS EXCLUSIVE on the
+-- parent. The indexes and row triggers come with the ATTACH. Locks wait at most 200 ms, as the
+-- drops' (the job runs again in minutes). A slot whose rows the default partition already
+-- holds is skipped (its ATTACH would fail with 23514 and, the job being one statement, stop
+-- every later day of every table from being made): those rows stay readable where they are,
+-- and the days after it are made (docs/operations.md, "Pruning").
 create or replace function app.partitions_ensure(parent regclass)
 returns integer
 language plpgsql volatile
@@ -94,6 +96,11 @@ declare
     v_table text := (select c.relname::text from pg_class c where c.oid = partitions_ensure.parent);
     v_made integer := 0;
     v_lock_timeout text := current_setting('lock_timeout');
+    v_default regclass := (select p.part from app.partitions(parent) p where p.is_default);
+    v_column name := (select a.attname from pg_partitioned_table pt
+                      join pg_attribute a on a.attrelid = pt.partrelid and a.attnum = pt.partattrs[0]
+                      where pt.partrelid = partitions_ensure.parent);
+    v_held boolean := false;
 begin
     select t.width, t.ahead into v_width, v_ahead from app.partitioned_tables t where t.parent = v_schema || '.' || v_table;
     if v_width is null then
@@ -101,7 +108,7 @@ begin
     end if;
     v_from := app.partition_slot(now(), v_width);
     v_until := now() + v_width * v_ahead;
-    perform set_config('lock_timeout', '1s', true);
+    perform set_config('lock_timeout', '200ms', true);
     while v_from < v_until loop
         -- A slot some partition already overlaps is skipped: every slot from now on is made,
         -- also one before the newest partition (a clock set back, a day dropped by hand).
@@ -110,6 +117,15 @@ begin
                      and coalesce(p.upper > v_from, true)) then
             v_from := v_from + v_width;
             continue;
+        end if;
+        -- So is a slot whose rows the default partition holds (see above).
+        if v_default is not null then
+            execute format('select exists (select from %s where %I >= $1 and %I < $2)', v_default, v_column, v_column)
+                into v_held using v_from, v_from + v_width;
+            if v_held then
+                v_from := v_from + v_width;
+                continue;
+            end if;
         end if;
         v_name := v_table || '_part_' || to_char(v_from at time zone 'UTC',
                                                  case when v_width >= interval '1 day' then 'YYYYMMDD' else 'YYYYMMDD"t"HH24MI' end);

@@ -3,7 +3,7 @@
 -- default partition), and the prune drops a day whole once its end is past the retention,
 -- counting its rows and raising pruned_through. Days are slots from now() (app.partition_slot).
 begin;
-select plan(21);
+select plan(24);
 select test.new_user('pat');
 
 -- The job runs every 10 minutes; the clock may have passed a midnight since it last did.
@@ -27,6 +27,18 @@ select format('drop table app.events_part_%s', to_char((now() + interval '1 day'
 select is((select result from api.job_step('partitions')), 1, 'a day missing before the newest is made again ...');
 select ok(exists (select from app.partitions('app.events') p
                   where p.lower = app.partition_slot(now() + interval '1 day', interval '1 day')), '... tomorrow''s');
+-- A day whose rows the default partition holds is skipped (its ATTACH would fail, 23514), and the
+-- days after it are still made.
+create temporary table ahead_days as
+select app.partition_slot(now() + make_interval(days => d), interval '1 day') as lower, d from generate_series(2, 3) d;
+select format('drop table app.events_part_%s', to_char(lower at time zone 'UTC', 'YYYYMMDD')) from ahead_days \gexec
+insert into app.events (user_id, type, payload, created_at)
+values (test.uid('pat'), 'balance.changed', '{"balance": 3}', (select lower from ahead_days where d = 2) + interval '1 hour');
+select is((select result from api.job_step('partitions')), 1, 'a day held in the default partition is skipped, the day after it made');
+select is((select array_agg(a.d order by a.d) from ahead_days a join app.partitions('app.events') p on p.lower = a.lower), array[3],
+          '... only the day after');
+select is((select tableoid::regclass::text from app.events where payload ->> 'balance' = '3'), 'app.events_part_default',
+          'the held day''s row stays readable in the default partition');
 
 -- A day ten days ago, past the retention (7 days), with two events: dropped whole by the prune.
 create temporary table old_day as select app.partition_slot(now(), interval '1 day') - interval '10 days' as lower;
