@@ -18,7 +18,8 @@ import Testing
                 join pg_namespace n on n.oid = c.relnamespace
                 join pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
                 join pg_type t on t.oid = a.atttypid
-                where c.relkind in ('r', 'p', 'm') and n.nspname not in ('pg_catalog', 'information_schema', 'test')
+                where c.relkind in ('r', 'p', 'm') and not c.relispartition  -- read through their table
+                  and n.nspname not in ('pg_catalog', 'information_schema', 'test')
                   and n.nspname !~ '^pg_(toast|temp_)')
             select coalesce(string_agg(c.schema_name || '.' || c.table_name || '.' || c.column_name, ',' order by 1), '')
             from columns c
