@@ -5508,12 +5508,10 @@ begin
 end
 $$;
 ALTER FUNCTION app.apply_streak_freezes(p_user_id uuid, p_before date) OWNER TO focus_owner;
-CREATE FUNCTION app.archive_focus_sessions(before timestamp with time zone, batch_size integer DEFAULT 10000) RETURNS integer
-    LANGUAGE plpgsql
+CREATE FUNCTION app.archive_arguments_check(before timestamp with time zone, batch_size integer) RETURNS void
+    LANGUAGE plpgsql STABLE
     SET search_path TO 'public', 'pg_temp'
     AS $$
-declare
-    v_moved integer;
 begin
     if batch_size is null or batch_size < 1 then
         raise exception 'batch_size is at least 1' using errcode = 'invalid_parameter_value';
@@ -5524,6 +5522,17 @@ begin
     if before > now() - interval '90 days' then
         raise exception 'before is at least 90 days ago' using errcode = 'invalid_parameter_value';
     end if;
+end
+$$;
+ALTER FUNCTION app.archive_arguments_check(before timestamp with time zone, batch_size integer) OWNER TO focus_owner;
+CREATE FUNCTION app.archive_focus_sessions(before timestamp with time zone, batch_size integer DEFAULT 10000) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_moved integer;
+begin
+    perform app.archive_arguments_check(before, batch_size);
     perform set_config('focus.bulk_import', 'on', true);
     with batch as (
         select s.id from app.focus_sessions s
@@ -5571,15 +5580,7 @@ CREATE FUNCTION app.archive_friendship_events(before timestamp with time zone, b
 declare
     v_moved integer;
 begin
-    if batch_size is null or batch_size < 1 then
-        raise exception 'batch_size is at least 1' using errcode = 'invalid_parameter_value';
-    end if;
-    if before is null or before <> (date_trunc('day', before at time zone 'UTC') at time zone 'UTC') then
-        raise exception 'before is a UTC midnight' using errcode = 'invalid_parameter_value';
-    end if;
-    if before > now() - interval '90 days' then
-        raise exception 'before is at least 90 days ago' using errcode = 'invalid_parameter_value';
-    end if;
+    perform app.archive_arguments_check(before, batch_size);
     perform set_config('focus.friendship_archive', 'on', true);
     with batch as (
         select e.id from app.friendship_events e
@@ -5626,15 +5627,7 @@ CREATE FUNCTION app.archive_ledger(before timestamp with time zone, batch_size i
 declare
     v_moved integer;
 begin
-    if batch_size is null or batch_size < 1 then
-        raise exception 'batch_size is at least 1' using errcode = 'invalid_parameter_value';
-    end if;
-    if before is null or before <> (date_trunc('day', before at time zone 'UTC') at time zone 'UTC') then
-        raise exception 'before is a UTC midnight' using errcode = 'invalid_parameter_value';
-    end if;
-    if before > now() - interval '90 days' then
-        raise exception 'before is at least 90 days ago' using errcode = 'invalid_parameter_value';
-    end if;
+    perform app.archive_arguments_check(before, batch_size);
     update app.ledger_archive a set archived_before = archive_ledger.before
     where a.archived_before < archive_ledger.before;
     perform set_config('focus.ledger_archive', 'on', true);
@@ -6012,15 +6005,7 @@ CREATE FUNCTION app.compact_tip_views(before timestamp with time zone, batch_siz
 declare
     v_moved integer;
 begin
-    if batch_size is null or batch_size < 1 then
-        raise exception 'batch_size is at least 1' using errcode = 'invalid_parameter_value';
-    end if;
-    if before is null or before <> (date_trunc('day', before at time zone 'UTC') at time zone 'UTC') then
-        raise exception 'before is a UTC midnight' using errcode = 'invalid_parameter_value';
-    end if;
-    if before > now() - interval '90 days' then
-        raise exception 'before is at least 90 days ago' using errcode = 'invalid_parameter_value';
-    end if;
+    perform app.archive_arguments_check(before, batch_size);
     with batch as (
         select v.id from app.tip_views v
         where v.shown_at < compact_tip_views.before
@@ -7045,33 +7030,12 @@ end
 $$;
 ALTER FUNCTION app.partition_drop(part regclass) OWNER TO focus_owner;
 CREATE FUNCTION app.partition_expired(parent regclass, retention interval) RETURNS regclass
-    LANGUAGE plpgsql STABLE
+    LANGUAGE sql STABLE
     SET search_path TO 'public', 'pg_temp'
     AS $$
-declare
-    v_keep_while text := (select t.keep_while from app.partitioned_tables t
-                          where to_regclass(t.parent) = partition_expired.parent);
-    v_part regclass;
-    v_kept boolean;
-begin
-    for v_part in
-        select p.part from app.partitions(parent) p
-        where not p.is_default and p.upper <= now() - retention
-        order by p.upper
-    loop
-        if v_keep_while is null then
-            return v_part;
-        end if;
-        -- keep_while is SQL by design: app.partitioned_tables is focus_owner's alone, as this function is.
-        perform 'PRAGMA:disable:security_warnings';
-        execute format('select exists (select from %s where %s)', v_part, v_keep_while) into v_kept;
-        perform 'PRAGMA:enable:security_warnings';
-        if not v_kept then
-            return v_part;
-        end if;
-    end loop;
-    return null;
-end
+    select e.part from app.partitions_expired(partition_expired.parent, partition_expired.retention) with ordinality e(part, n)
+    order by e.n
+    limit 1
 $$;
 ALTER FUNCTION app.partition_expired(parent regclass, retention interval) OWNER TO focus_owner;
 CREATE FUNCTION app.partition_retention(parent regclass) RETURNS interval
@@ -7123,30 +7087,16 @@ CREATE FUNCTION app.partitions_drop_expired(parent regclass, retention interval,
     SET search_path TO 'public', 'pg_temp'
     AS $$
 declare
-    v_keep_while text := (select t.keep_while from app.partitioned_tables t
-                          where to_regclass(t.parent) = partitions_drop_expired.parent);
     v_has_id boolean := exists (select from pg_attribute a where a.attrelid = partitions_drop_expired.parent
                                                           and a.attname = 'id' and not a.attisdropped);
     v_parts regclass[];
     v_rows bigint[];
     v_last bigint[];
     v_part regclass;
-    v_kept boolean := false;
     v_count bigint;
     v_max bigint;
 begin
-    for v_part in
-        select p.part from app.partitions(parent) p
-        where not p.is_default and p.upper <= now() - retention
-        order by p.upper
-    loop
-        if v_keep_while is not null then
-            -- keep_while is SQL by design: app.partitioned_tables is focus_owner's alone, as this function is.
-            perform 'PRAGMA:disable:security_warnings';
-            execute format('select exists (select from %s where %s)', v_part, v_keep_while) into v_kept;
-            perform 'PRAGMA:enable:security_warnings';
-        end if;
-        continue when v_kept;
+    for v_part in select e.part from app.partitions_expired(parent, retention) with ordinality e(part, n) order by e.n loop
         execute format('select count(*), %s from %s', case when v_has_id then 'max(id)::bigint' else 'null::bigint' end, v_part)
             into v_count, v_max;
         v_parts := v_parts || v_part;
@@ -7230,6 +7180,34 @@ CREATE FUNCTION app.partitions_ensure_all() RETURNS integer
       and (select c.relkind from pg_class c where c.oid = to_regclass(t.parent)) = 'p'
 $$;
 ALTER FUNCTION app.partitions_ensure_all() OWNER TO focus_owner;
+CREATE FUNCTION app.partitions_expired(parent regclass, retention interval) RETURNS SETOF regclass
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_keep_while text := (select t.keep_while from app.partitioned_tables t
+                          where to_regclass(t.parent) = partitions_expired.parent);
+    v_part regclass;
+    v_kept boolean := false;
+begin
+    for v_part in
+        select p.part from app.partitions(parent) p
+        where not p.is_default and p.upper <= now() - retention
+        order by p.upper
+    loop
+        if v_keep_while is not null then
+            -- keep_while is SQL by design: app.partitioned_tables is focus_owner's alone, as this function is.
+            perform 'PRAGMA:disable:security_warnings';
+            execute format('select exists (select from %s where %s)', v_part, v_keep_while) into v_kept;
+            perform 'PRAGMA:enable:security_warnings';
+        end if;
+        if not v_kept then
+            return next v_part;
+        end if;
+    end loop;
+end
+$$;
+ALTER FUNCTION app.partitions_expired(parent regclass, retention interval) OWNER TO focus_owner;
 CREATE FUNCTION app.prune_events() RETURNS integer
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -10101,6 +10079,7 @@ REVOKE ALL ON FUNCTION app.announce_config() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.announce_version() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.apply_ledger_entry() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.apply_streak_freezes(p_user_id uuid, p_before date) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.archive_arguments_check(before timestamp with time zone, batch_size integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.archive_focus_sessions(before timestamp with time zone, batch_size integer) FROM PUBLIC;
 REVOKE ALL ON PROCEDURE app.archive_focus_sessions_all(IN before timestamp with time zone, IN batch_size integer, INOUT archived bigint) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.archive_friendship_events(before timestamp with time zone, batch_size integer) FROM PUBLIC;
@@ -10181,6 +10160,7 @@ REVOKE ALL ON FUNCTION app.partitions(parent regclass) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.partitions_drop_expired(parent regclass, retention interval, OUT rows bigint, OUT last_id bigint) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.partitions_ensure(parent regclass) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.partitions_ensure_all() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.partitions_expired(parent regclass, retention interval) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.prune_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.prune_events(batch integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.prune_idempotency_keys() FROM PUBLIC;

@@ -6,6 +6,31 @@
 -- finished focus sessions moved whole to app.focus_sessions_archived (0055).
 -- The live definitions: loaded on every migrate (create or replace), see sql/app/README.md.
 
+-- The arguments every archive's batch takes, checked alike (22023 invalid_parameter_value):
+-- `batch_size` at least 1; `before` a UTC midnight (whole days move, so the day counters'
+-- recount reads the days before the horizon as one total) at least 90 days ago (recent rows
+-- stay for the person's export, support, retried ratings and resent sessions).
+create or replace function app.archive_arguments_check(before timestamptz, batch_size integer)
+returns void
+language plpgsql stable
+set search_path = public, pg_temp
+as $$
+begin
+    if batch_size is null or batch_size < 1 then
+        raise exception 'batch_size is at least 1' using errcode = 'invalid_parameter_value';
+    end if;
+    if before is null or before <> (date_trunc('day', before at time zone 'UTC') at time zone 'UTC') then
+        raise exception 'before is a UTC midnight' using errcode = 'invalid_parameter_value';
+    end if;
+    if before > now() - interval '90 days' then
+        raise exception 'before is at least 90 days ago' using errcode = 'invalid_parameter_value';
+    end if;
+end
+$$;
+comment on function app.archive_arguments_check(timestamptz, integer) is
+    'Raises 22023 unless batch_size is at least 1 and before is a UTC midnight at least 90 days ago: the arguments of '
+    'every archive''s batch.';
+
 -- One batch of the archive: at most `batch_size` entries created before `before` (oldest first;
 -- entries another archive running at once holds are skipped: FOR UPDATE SKIP LOCKED) are
 -- deleted from app.coin_ledger and added to their person's totals (per kind, and per item for
@@ -25,15 +50,7 @@ as $$
 declare
     v_moved integer;
 begin
-    if batch_size is null or batch_size < 1 then
-        raise exception 'batch_size is at least 1' using errcode = 'invalid_parameter_value';
-    end if;
-    if before is null or before <> (date_trunc('day', before at time zone 'UTC') at time zone 'UTC') then
-        raise exception 'before is a UTC midnight' using errcode = 'invalid_parameter_value';
-    end if;
-    if before > now() - interval '90 days' then
-        raise exception 'before is at least 90 days ago' using errcode = 'invalid_parameter_value';
-    end if;
+    perform app.archive_arguments_check(before, batch_size);
     update app.ledger_archive a set archived_before = archive_ledger.before
     where a.archived_before < archive_ledger.before;
 
@@ -110,15 +127,7 @@ as $$
 declare
     v_moved integer;
 begin
-    if batch_size is null or batch_size < 1 then
-        raise exception 'batch_size is at least 1' using errcode = 'invalid_parameter_value';
-    end if;
-    if before is null or before <> (date_trunc('day', before at time zone 'UTC') at time zone 'UTC') then
-        raise exception 'before is a UTC midnight' using errcode = 'invalid_parameter_value';
-    end if;
-    if before > now() - interval '90 days' then
-        raise exception 'before is at least 90 days ago' using errcode = 'invalid_parameter_value';
-    end if;
+    perform app.archive_arguments_check(before, batch_size);
     perform set_config('focus.friendship_archive', 'on', true);
     with batch as (
         select e.id from app.friendship_events e
@@ -181,15 +190,7 @@ as $$
 declare
     v_moved integer;
 begin
-    if batch_size is null or batch_size < 1 then
-        raise exception 'batch_size is at least 1' using errcode = 'invalid_parameter_value';
-    end if;
-    if before is null or before <> (date_trunc('day', before at time zone 'UTC') at time zone 'UTC') then
-        raise exception 'before is a UTC midnight' using errcode = 'invalid_parameter_value';
-    end if;
-    if before > now() - interval '90 days' then
-        raise exception 'before is at least 90 days ago' using errcode = 'invalid_parameter_value';
-    end if;
+    perform app.archive_arguments_check(before, batch_size);
     with batch as (
         select v.id from app.tip_views v
         where v.shown_at < compact_tip_views.before
@@ -266,15 +267,7 @@ as $$
 declare
     v_moved integer;
 begin
-    if batch_size is null or batch_size < 1 then
-        raise exception 'batch_size is at least 1' using errcode = 'invalid_parameter_value';
-    end if;
-    if before is null or before <> (date_trunc('day', before at time zone 'UTC') at time zone 'UTC') then
-        raise exception 'before is a UTC midnight' using errcode = 'invalid_parameter_value';
-    end if;
-    if before > now() - interval '90 days' then
-        raise exception 'before is at least 90 days ago' using errcode = 'invalid_parameter_value';
-    end if;
+    perform app.archive_arguments_check(before, batch_size);
     perform set_config('focus.bulk_import', 'on', true);
     with batch as (
         select s.id from app.focus_sessions s

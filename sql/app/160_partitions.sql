@@ -143,39 +143,51 @@ comment on function app.partitions_ensure(regclass) is
     'Makes the partitions a table of app.partitioned_tables needs from now to `ahead` widths later (where none is), '
     'each created alone and ATTACHed (SHARE UPDATE EXCLUSIVE on the parent); returns how many. Run by the partitions job.';
 
--- The oldest partition of `parent` whose upper bound is at least `retention` old and which holds
--- no row meeting the table's keep_while (app.partitioned_tables: the mail's unsent rows), so a
--- partition kept for an unsent mail holds up none after it; the default and a partition without
--- an upper bound never are. Null when none is.
-create or replace function app.partition_expired(parent regclass, retention interval)
-returns regclass
+-- The partitions of `parent` whose upper bound is at least `retention` old and which hold no row
+-- meeting the table's keep_while (app.partitioned_tables: the mail's unsent rows), oldest first,
+-- so a partition kept for an unsent mail holds up none after it; the default and a partition
+-- without an upper bound never are.
+create or replace function app.partitions_expired(parent regclass, retention interval)
+returns setof regclass
 language plpgsql stable
 set search_path = public, pg_temp
 as $$
 declare
     v_keep_while text := (select t.keep_while from app.partitioned_tables t
-                          where to_regclass(t.parent) = partition_expired.parent);
+                          where to_regclass(t.parent) = partitions_expired.parent);
     v_part regclass;
-    v_kept boolean;
+    v_kept boolean := false;
 begin
     for v_part in
         select p.part from app.partitions(parent) p
         where not p.is_default and p.upper <= now() - retention
         order by p.upper
     loop
-        if v_keep_while is null then
-            return v_part;
+        if v_keep_while is not null then
+            -- keep_while is SQL by design: app.partitioned_tables is focus_owner's alone, as this function is.
+            perform 'PRAGMA:disable:security_warnings';
+            execute format('select exists (select from %s where %s)', v_part, v_keep_while) into v_kept;
+            perform 'PRAGMA:enable:security_warnings';
         end if;
-        -- keep_while is SQL by design: app.partitioned_tables is focus_owner's alone, as this function is.
-        perform 'PRAGMA:disable:security_warnings';
-        execute format('select exists (select from %s where %s)', v_part, v_keep_while) into v_kept;
-        perform 'PRAGMA:enable:security_warnings';
         if not v_kept then
-            return v_part;
+            return next v_part;
         end if;
     end loop;
-    return null;
 end
+$$;
+comment on function app.partitions_expired(regclass, interval) is
+    'The partitions whose upper bound is at least `retention` old and that hold no row meeting the table''s keep_while '
+    '(app.partitioned_tables), oldest first.';
+
+-- The oldest of them (app.partitions_expired); null when none is.
+create or replace function app.partition_expired(parent regclass, retention interval)
+returns regclass
+language sql stable
+set search_path = public, pg_temp
+as $$
+    select e.part from app.partitions_expired(partition_expired.parent, partition_expired.retention) with ordinality e(part, n)
+    order by e.n
+    limit 1
 $$;
 comment on function app.partition_expired(regclass, interval) is
     'The oldest partition whose upper bound is at least `retention` old and that holds no row meeting the table''s '
@@ -230,7 +242,7 @@ comment on function app.partition_drop(regclass) is
     'lock was not granted in time (the next run tries again). Call it last in its transaction.';
 
 -- Drops every partition of `parent` whose upper bound is at least `retention` old and which holds
--- no row meeting the table's keep_while (app.partition_expired), oldest first, and returns how
+-- no row meeting the table's keep_while (app.partitions_expired), oldest first, and returns how
 -- many rows they held and the highest `id` among them (null when none was dropped or the table
 -- has no `id`). Every one is counted first and only then are they dropped: the first DROP takes
 -- ACCESS EXCLUSIVE on the parent until the caller commits, so a count after it would keep every
@@ -243,30 +255,16 @@ language plpgsql volatile
 set search_path = public, pg_temp
 as $$
 declare
-    v_keep_while text := (select t.keep_while from app.partitioned_tables t
-                          where to_regclass(t.parent) = partitions_drop_expired.parent);
     v_has_id boolean := exists (select from pg_attribute a where a.attrelid = partitions_drop_expired.parent
                                                           and a.attname = 'id' and not a.attisdropped);
     v_parts regclass[];
     v_rows bigint[];
     v_last bigint[];
     v_part regclass;
-    v_kept boolean := false;
     v_count bigint;
     v_max bigint;
 begin
-    for v_part in
-        select p.part from app.partitions(parent) p
-        where not p.is_default and p.upper <= now() - retention
-        order by p.upper
-    loop
-        if v_keep_while is not null then
-            -- keep_while is SQL by design: app.partitioned_tables is focus_owner's alone, as this function is.
-            perform 'PRAGMA:disable:security_warnings';
-            execute format('select exists (select from %s where %s)', v_part, v_keep_while) into v_kept;
-            perform 'PRAGMA:enable:security_warnings';
-        end if;
-        continue when v_kept;
+    for v_part in select e.part from app.partitions_expired(parent, retention) with ordinality e(part, n) order by e.n loop
         execute format('select count(*), %s from %s', case when v_has_id then 'max(id)::bigint' else 'null::bigint' end, v_part)
             into v_count, v_max;
         v_parts := v_parts || v_part;

@@ -3,7 +3,7 @@
 -- before, midway and after; run again archives nothing; today's events stay; the counts are
 -- read (a wrong one shows); nothing else may delete or change an event.
 begin;
-select plan(9);
+select plan(12);
 select test.new_user(name) from unnest(array['fra', 'frb']) name;
 -- Without their trigger (session_replication_role = replica): each would write an app.events row.
 set local session_replication_role = replica;
@@ -18,6 +18,13 @@ $$;
 create temp table seen as select pg_temp.funnel() as before;
 create temp table old as select count(*)::integer as events from app.friendship_events e where e.created_at < test.day_start(200);
 
+-- Refusals, as every archive's (app.archive_arguments_check).
+select throws_ok($$select app.archive_friendship_events(test.day_start(200) + interval '1 hour', 2)$$, '22023',
+                 'before is a UTC midnight', 'a horizon within a day is refused');
+select throws_ok($$select app.archive_friendship_events(test.day_start(10), 2)$$, '22023',
+                 'before is at least 90 days ago', 'a horizon within 90 days is refused');
+select throws_ok($$select app.archive_friendship_events(test.day_start(200), 0)$$, '22023',
+                 'batch_size is at least 1', 'an empty batch is refused');
 select is(app.archive_friendship_events(test.day_start(200), 2), 2, 'a batch archives at most batch_size');
 select is(pg_temp.funnel(), (select before from seen), 'midway (interrupted): the funnel is the same');
 create temp table runs (moved integer);
