@@ -129,6 +129,24 @@ class Load:
             thread.join(ha.TIMEOUT + 5)
 
 
+def requests_checked(load, records, seconds):
+    """The load's requests by kind, the failed ones (anything but 2xx) by kind, status and code,
+    and whether every client ran to the end, as check lines; true when none failed."""
+    kinds = {}
+    for r in records:
+        kinds[r[2]] = kinds.get(r[2], 0) + 1
+    failed = [r for r in records if not 200 <= r[3] < 300]
+    ok = check(f"requests: {len(records)} in {seconds:.0f} s ({len(records) / seconds:.0f}/s; "
+               + ", ".join(f"{n} {k}s" for k, n in sorted(kinds.items())) + f"), failed: {len(failed)}", not failed)
+    ok &= check(f"the load ran to the end: {CLIENTS - load.ran_out} of {CLIENTS} clients", load.ran_out == 0)
+    shown = {}
+    for r in failed:
+        shown[(r[2], r[3], r[4])] = shown.get((r[2], r[3], r[4]), 0) + 1
+    for (kind, status, code), n in sorted(shown.items(), key=lambda x: -x[1])[:8]:
+        print(f"      {n} × {kind} answered {status} {code}")
+    return ok
+
+
 def migrate(server, sql_copy, label, log_path):
     """(seconds, attempts, exit status) of one `focus-island migrate`."""
     env = dict(os.environ, SQL_DIR=str(sql_copy))
@@ -182,19 +200,7 @@ def main(argv):
     ok &= check(f"the migrations in all: {migrations_ended - migrations_began:.2f} s, "
                 f"{sum(s[3] - 1 for s in steps)} retries", all(s[4] == 0 for s in steps) and len(steps) == len(fixtures) + 1)
 
-    kinds = {}
-    for r in records:
-        kinds[r[2]] = kinds.get(r[2], 0) + 1
-    failed = [r for r in records if not 200 <= r[3] < 300]
-    seconds = ended - began
-    ok &= check(f"requests: {len(records)} in {seconds:.0f} s ({len(records) / seconds:.0f}/s; "
-                + ", ".join(f"{n} {k}s" for k, n in sorted(kinds.items())) + f"), failed: {len(failed)}", not failed)
-    ok &= check(f"the load ran to the end: {CLIENTS - load.ran_out} of {CLIENTS} clients", load.ran_out == 0)
-    shown = {}
-    for r in failed:
-        shown[(r[2], r[3], r[4])] = shown.get((r[2], r[3], r[4]), 0) + 1
-    for (kind, status, code), n in sorted(shown.items(), key=lambda x: -x[1])[:8]:
-        print(f"      {n} × {kind} answered {status} {code}")
+    ok &= requests_checked(load, records, ended - began)
     for phase, low, high in [("before", began, migrations_began), ("during", migrations_began, migrations_ended),
                              ("after", migrations_ended, ended)]:
         latencies = [(r[1] - r[0]) * 1000 for r in records if low <= r[0] < high]

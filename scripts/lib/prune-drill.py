@@ -203,19 +203,7 @@ def main(argv):
           + ", ".join(f"{d:.0f} ms at +{t - during_low:.1f} s" for d, t in reads[:8]))
 
     records = list(load.records)
-    kinds = {}
-    for r in records:
-        kinds[r[2]] = kinds.get(r[2], 0) + 1
-    failed = [r for r in records if not 200 <= r[3] < 300]
-    seconds = ended - began
-    ok &= check(f"requests: {len(records)} in {seconds:.0f} s ({len(records) / seconds:.0f}/s; "
-                + ", ".join(f"{n} {k}s" for k, n in sorted(kinds.items())) + f"), failed: {len(failed)}", not failed)
-    ok &= check(f"the load ran to the end: {lm.CLIENTS - load.ran_out} of {lm.CLIENTS} clients", load.ran_out == 0)
-    shown = {}
-    for r in failed:
-        shown[(r[2], r[3], r[4])] = shown.get((r[2], r[3], r[4]), 0) + 1
-    for (kind, status, code), n in sorted(shown.items(), key=lambda x: -x[1])[:8]:
-        print(f"      {n} × {kind} answered {status} {code}")
+    ok &= lm.requests_checked(load, records, ended - began)
     for phase, low, high in [("before", began, during_low), ("during", during_low, during_high),
                              ("after", during_high, ended)]:
         check(f"latency {phase} the removal, all: {latencies(records, low, high)}", True)
