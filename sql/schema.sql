@@ -2992,6 +2992,28 @@ begin
 end
 $$;
 ALTER FUNCTION api.me_push_tokens_delete(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.me_push_tokens_list(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(me_push_tokens_list.token);
+    v_sign_in uuid;
+begin
+    select t.id into v_sign_in from app.auth_tokens t
+    where t.digest = sha256(convert_to(me_push_tokens_list.token, 'UTF8'));
+    return api.ok(jsonb_build_object('push_tokens', coalesce(
+        (select jsonb_agg(jsonb_build_object(
+                    'token', case when p.auth_token_id = v_sign_in then p.token end, 'token_end', right(p.token, 6),
+                    'platform', p.platform, 'environment', p.environment, 'app_version', p.app_version,
+                    'locale', p.locale, 'created_at', api.iso(p.created_at), 'last_used_at', api.iso(p.updated_at),
+                    'sign_in_id', p.auth_token_id, 'current', p.auth_token_id = v_sign_in)
+                  order by p.updated_at desc, p.token)
+         from app.push_tokens p
+         where p.user_id = v_user_id), '[]')));
+end
+$$;
+ALTER FUNCTION api.me_push_tokens_list(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.me_push_tokens_update(token text, params jsonb, body jsonb) RETURNS api.reply
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -9948,6 +9970,8 @@ REVOKE ALL ON FUNCTION api.me_password_update(token text, params jsonb, body jso
 GRANT ALL ON FUNCTION api.me_password_update(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.me_push_tokens_delete(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.me_push_tokens_delete(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.me_push_tokens_list(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.me_push_tokens_list(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.me_push_tokens_update(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.me_push_tokens_update(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.me_selected_update(token text, params jsonb, body jsonb) FROM PUBLIC;

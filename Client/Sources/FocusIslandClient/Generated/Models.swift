@@ -5328,6 +5328,80 @@ public struct StreakFrozenEvent: Codable, Sendable, Equatable {
     }
 }
 
+/// A push token of the caller's, as GET /me/push-tokens lists it.
+public struct PushTokenEntry: Codable, Sendable, Equatable {
+    /// The whole token for the calling sign-in's own, else null.
+    public var token: String?
+    public var platform: PushTokenPlatform
+    public var environment: PushTokenEnvironment
+    public var appVersion: String?
+    public var locale: String?
+    public var createdAt: Time
+    /// Its last 6 characters.
+    public var tokenEnd: String
+    /// When the phone last registered it (apps register at every launch).
+    public var lastUsedAt: Time
+    /// The sign-in it belongs to (GET /me/tokens).
+    public var signInId: UUID
+    /// Whether it is the calling sign-in's own.
+    public var current: Bool
+
+    public init(
+        token: String? = nil, platform: PushTokenPlatform, environment: PushTokenEnvironment, appVersion: String? = nil,
+        locale: String? = nil, createdAt: Time, tokenEnd: String, lastUsedAt: Time, signInId: UUID, current: Bool
+    ) {
+        self.token = token
+        self.platform = platform
+        self.environment = environment
+        self.appVersion = appVersion
+        self.locale = locale
+        self.createdAt = createdAt
+        self.tokenEnd = tokenEnd
+        self.lastUsedAt = lastUsedAt
+        self.signInId = signInId
+        self.current = current
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case token = "token"
+        case platform = "platform"
+        case environment = "environment"
+        case appVersion = "app_version"
+        case locale = "locale"
+        case createdAt = "created_at"
+        case tokenEnd = "token_end"
+        case lastUsedAt = "last_used_at"
+        case signInId = "sign_in_id"
+        case current = "current"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(token, forKey: .token)
+        try container.encode(platform, forKey: .platform)
+        try container.encode(environment, forKey: .environment)
+        try container.encode(appVersion, forKey: .appVersion)
+        try container.encode(locale, forKey: .locale)
+        try container.encode(createdAt, forKey: .createdAt)
+        try container.encode(tokenEnd, forKey: .tokenEnd)
+        try container.encode(lastUsedAt, forKey: .lastUsedAt)
+        try container.encode(signInId, forKey: .signInId)
+        try container.encode(current, forKey: .current)
+    }
+}
+
+public struct PushTokenEntryList: Codable, Sendable, Equatable {
+    public var pushTokens: [PushTokenEntry]
+
+    public init(pushTokens: [PushTokenEntry]) {
+        self.pushTokens = pushTokens
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case pushTokens = "push_tokens"
+    }
+}
+
 /// Every components.schemas entry and its model, in the document's order (a test compares it with the document).
 public enum Schemas {
     public static let all: [(name: String, type: any (Codable & Sendable).Type)] = [
@@ -5472,5 +5546,7 @@ public enum Schemas {
         ("GiftDeclinedEvent", GiftDeclinedEvent.self),
         ("StreakFreezePurchase", StreakFreezePurchase.self),
         ("StreakFrozenEvent", StreakFrozenEvent.self),
+        ("PushTokenEntry", PushTokenEntry.self),
+        ("PushTokenEntryList", PushTokenEntryList.self),
     ]
 }

@@ -898,6 +898,16 @@ extension FocusIslandClient {
         return try self.decode(PushToken.self, from: try await send(request))
     }
 
+    /// The caller's registered push tokens.
+    /// `GET /me/push-tokens`
+    public func mePushTokensList() async throws(FocusIslandError) -> PushTokenEntryList {
+        let request = OperationRequest(
+            method: "GET", path: "/me/push-tokens", query: [],
+            body: nil, contentType: nil, idempotencyKey: nil,
+            conditional: false, statuses: [200])
+        return try self.decode(PushTokenEntryList.self, from: try await send(request))
+    }
+
     /// Stop pushes to a device.
     /// `DELETE /me/push-tokens/{token}`
     public func mePushTokensDelete(token: String, idempotencyKey: String? = nil) async throws(FocusIslandError) {
