@@ -253,7 +253,7 @@ class Story:
         c("rooms_start", "POST", f"/rooms/{UNKNOWN}/start", token=ann, expect=404)
         c("rooms_start", "POST", f"/rooms/{room['id']}/start", token=ann, expect=200)
         c("rooms_start", "POST", "/rooms/not-an-id/start", token=ann, expect=400)
-        c("rooms_join", "POST", f"/rooms/{room['code']}/join", token=dan, expect=409)
+        c("rooms_join", "POST", f"/rooms/{room['code']}/join", token=dan, expect=404)  # not invited
         c("rooms_leave", "POST", f"/rooms/{room['id']}/leave", token=bob, expect=409)
         c("rooms_leave", "POST", f"/rooms/{UNKNOWN}/leave", token=bob, expect=404)
         c("rooms_leave", "POST", "/rooms/not-an-id/leave", token=bob, expect=400)
