@@ -44,23 +44,26 @@ where c.relkind in ('r', 'p', 'm') and not c.relispartition
 """
 
 
-def described(url: str) -> tuple[list[str], list[str]]:
-    """The table's rows, sorted by schema, table and column; and a finding per comment that
-    starts with `personal:` but does not have the form."""
-    out = subprocess.run(["psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", url, "-c", COMMENTS],
-                         check=True, capture_output=True, text=True).stdout
-    rows, findings = [], []
+def described(url: str) -> tuple[list[str], dict[str, str]]:
+    """The table's rows, sorted by schema, table and column; and a finding per column whose
+    comment starts with `personal:` but does not have the form, by the column's name."""
+    psql = subprocess.run(["psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", url, "-c", COMMENTS],
+                          capture_output=True, text=True)
+    if psql.returncode != 0:
+        sys.exit(f"privacy-catalogue.py: psql failed: {psql.stderr.strip()}")
+    out = psql.stdout
+    rows, malformed = [], {}
     for schema, table, column, comment in sorted(tuple(r) for r in json.loads(out)):
         name = f"{schema}.{table}.{column}"
         first = comment.split("\n", 1)[0]
         match = FORM.fullmatch(first)
         if not match:
-            findings.append(f"{name}: its comment's first line is not `personal: yes|no|pseudonymous [(why)]; "
-                            f"on erasure: what` (docs/contributing.md): {first}")
+            malformed[name] = (f"{name}: its comment's first line is not `personal: yes|no|pseudonymous [(why)]; "
+                               f"on erasure: what` (docs/contributing.md): {first}")
             continue
         cells = [f"`{name}`", match["personal"], match["erasure"]]
         rows.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
-    return rows, findings
+    return rows, malformed
 
 
 def split(doc: str) -> tuple[str, list[str], str]:
@@ -83,13 +86,16 @@ def row_name(line: str) -> str:
 
 
 def check(url: str) -> int:
-    rows, findings = described(url)
+    rows, malformed = described(url)
+    findings = list(malformed.values())
     _, table, _ = split(DOC.read_text(encoding="utf-8"))
     listed = {row_name(line): line for line in table if line.startswith("| `")}
     made = {row_name(line): line for line in rows}
     for name in sorted(listed.keys() | made.keys()):
+        if name in malformed:
+            continue
         if name not in made:
-            findings.append(f"docs/privacy.md lists {name}, whose comment describes no such column: {listed[name]}")
+            findings.append(f"docs/privacy.md lists {name}, which no column's comment describes: {listed[name]}")
         elif name not in listed:
             findings.append(f"docs/privacy.md lacks {name}: {made[name]}")
         elif listed[name] != made[name]:
@@ -103,9 +109,9 @@ def check(url: str) -> int:
 
 
 def write(url: str) -> int:
-    rows, findings = described(url)
-    if findings:
-        for finding in findings:
+    rows, malformed = described(url)
+    if malformed:
+        for finding in malformed.values():
             print(finding)
         return 1
     head, _, tail = split(DOC.read_text(encoding="utf-8"))
