@@ -13,7 +13,8 @@ heading lies between the two marker lines below; the prose above it is written b
 
 URL: a libpq URL to a migrated database (default: LINT_DATABASE_URL). The columns are those of
 every table (ordinary, partitioned, materialized; a partition's are its parent's) in every schema
-but the system's and the test helpers', whose comment starts with `personal:`.
+but the system's, the test helpers' and the retired copies of `api` a migrate keeps a while,
+whose comment starts with `personal:`.
 Tests/FocusIslandTests/PrivacyCatalogueTests.swift checks that these are exactly the columns that
 can hold text, JSON, bytes or an address.
 """
@@ -39,7 +40,7 @@ join pg_namespace n on n.oid = c.relnamespace
 join pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
 join pg_description d on d.classoid = 'pg_class'::regclass and d.objoid = c.oid and d.objsubid = a.attnum
 where c.relkind in ('r', 'p', 'm') and not c.relispartition
-  and n.nspname not in ('pg_catalog', 'information_schema', 'test') and n.nspname !~ '^pg_(toast|temp_)'
+  and n.nspname not in ('pg_catalog', 'information_schema', 'test') and n.nspname !~ '^(pg_(toast|temp_)|api_retired_)'
   and d.description like 'personal:%'
 """
 
