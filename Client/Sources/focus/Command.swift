@@ -22,7 +22,7 @@ struct Command: Sendable {
 
     /// A command whose arguments `parse` reads into a value that `run` then acts on.
     init<Value: Sendable>(
-        _ words: [String], _ arguments: String = "", _ summary: String, more: [HelpRow] = [], options: Set<String> = [],
+        _ words: [String], _ arguments: String, _ summary: String, more: [HelpRow] = [], options: Set<String> = [],
         parse: @escaping @Sendable (Arguments) throws(CLIError) -> Value,
         run: @escaping @Sendable (Context, Value) async throws -> Void
     ) {
@@ -43,8 +43,11 @@ struct Command: Sendable {
         run: @escaping @Sendable (Context) async throws -> Void
     ) {
         self.init(
-            words, "", summary, more: more, options: options, parse: { arguments throws(CLIError) in try arguments.count(0...0) },
-            run: { context, _ in try await run(context) })
+            words, "", summary, more: more, options: options,
+            parse: { arguments throws(CLIError) in
+                try arguments.count(0...0)
+                return ()
+            }, run: { context, _ in try await run(context) })
     }
 
     /// "focus friends add EMAIL": the first row of its help and what a usage error prints.
