@@ -37,6 +37,7 @@ enum AccountCommands {
             ["email", "verify"], "CODE", "confirm the code mailed to your (new) email",
             parse: { arguments throws(CLIError) in try arguments.count(1...1)[0] }, run: emailVerify),
         Command(["email", "resend"], "mail a new code for the email waiting to be verified", run: emailResend),
+        Command(["push-tokens"], "your phones' push tokens: platform, registered, last registered", run: pushTokens),
         // `focus me FIELD VALUE`, one command per profile field set here (PATCH /me with that field
         // only). A new field is one more: its word, its argument, its help, and the body its words
         // make (a reader that refuses a malformed value with a usage error, before anything is sent).
@@ -136,6 +137,16 @@ enum AccountCommands {
     static func emailResend(_ context: Context) async throws {
         try await context.signedIn().meEmailVerificationCreate()
         context.output.say("A new code is on its way; confirm it with focus email verify CODE.")
+    }
+
+    /// Each push token by its end (another sign-in's is never shown whole), this sign-in's marked.
+    static func pushTokens(_ context: Context) async throws {
+        let list = try await context.signedIn().mePushTokensList()
+        let lines = list.pushTokens.map { entry in
+            "\(entry.platform.rawValue) \(entry.environment.rawValue) …\(entry.tokenEnd)\(entry.current ? " (this sign-in)" : "")"
+                + ": registered \(entry.createdAt.rawValue), last \(entry.lastUsedAt.rawValue)"
+        }
+        context.output.result(list, lines.isEmpty ? "No push tokens." : lines.joined(separator: "\n"))
     }
 
     /// `focus me FIELD VALUE`: the profile with the change, as `focus me` prints it.
