@@ -229,7 +229,7 @@ $$;
 -- (api.lock_for_erasure: a racing purchase ends before, and is kept, or after, and gets 401; a
 -- friend's gift path cannot deadlock with it). Guarantees: everything that names or reaches the
 -- person goes at once:
--- email, password, display name (now 'Deleted user') and its history, bio, avatar, time zone,
+-- email, password, display name (now 'Deleted user') and its history, bio, avatar, settings, daily goal,
 -- tokens (and the console sessions on them), reset and deletion codes and queued requests,
 -- email verification codes and a pending address, mail and login
 -- failures (to any address the account held or asked for), sign-in addresses and the 409
@@ -271,10 +271,17 @@ begin
     delete from app.room_join_failures f where f.user_id = v_user_id;
     update app.focus_sessions s set tag = null where s.user_id = v_user_id and s.tag is not null;
     update app.focus_sessions_archived a set tag = null where a.user_id = v_user_id and a.tag is not null;
-    update app.users u
-    set email = null, email_verified_at = null, password_hash = null, display_name = 'Deleted user', bio = null, time_zone = 'UTC',
-        locale = 'en', show_tip_on_timer = true, deleted_at = now(), updated_at = now()
-    where u.id = v_user_id;
+    -- Every column of the account but the tombstone's own goes back to its default (null when it
+    -- has none): email, password, bio, settings, and any column added later without a change
+    -- here (2026-12-06). The tombstone keeps its id, balance (the ledger's sum), created_at.
+    -- One statement, so its triggers see one change.
+    execute format('update app.users set display_name = ''Deleted user'', deleted_at = now(), updated_at = now(), %s '
+                   'where id = $1',
+                   (select string_agg(format('%I = default', a.attname), ', ' order by a.attnum)
+                    from pg_attribute a
+                    where a.attrelid = 'app.users'::regclass and a.attnum > 0 and not a.attisdropped
+                      and a.attname <> all (array['id', 'balance', 'created_at', 'display_name', 'deleted_at', 'updated_at'])))
+    using v_user_id;
 end
 $$;
 
