@@ -44,6 +44,14 @@ enum AccountCommands {
         profileField("bio", "TEXT", "the bio your friends see on your island (\"\" clears it)") { text throws(CLIError) in
             ProfileChangeBody(bio: text)
         },
+        // Any other field of PATCH /me by its name in the API, read by the client's own model, so
+        // a new profile field needs no command of its own.
+        Command(
+            ["me", "set"], "FIELD VALUE", "set a profile field by its API name (focus me set daily_goal_minutes 45)",
+            parse: { arguments throws(CLIError) in
+                let words = try arguments.count(atLeast: 2)
+                return try profileChange(field: words[0], value: words.dropFirst().joined(separator: " "))
+            }, run: changeProfile),
     ]
 
     /// What `focus register` was given: the email, the display name, `--time-zone` and `--code`.
@@ -63,6 +71,18 @@ enum AccountCommands {
             ["me", name], argument, summary,
             parse: { arguments throws(CLIError) in try body(arguments.count(atLeast: 1).joined(separator: " ")) },
             run: changeProfile)
+    }
+
+    /// What `focus me set FIELD VALUE` sends: VALUE as JSON when it is JSON (45, true), else as
+    /// text, under FIELD; a field the model lacks, or a value of another type, is a usage error.
+    static func profileChange(field: String, value: String) throws(CLIError) -> ProfileChangeBody {
+        let json = (try? JSONSerialization.jsonObject(with: Data(value.utf8), options: .fragmentsAllowed)) ?? value
+        guard let data = try? JSONSerialization.data(withJSONObject: [field: json]),
+            let change = try? JSONDecoder().decode(ProfileChangeBody.self, from: data),
+            let sent = try? JSONEncoder().encode(change),
+            let fields = try? JSONSerialization.jsonObject(with: sent) as? [String: Any], fields[field] != nil
+        else { throw .usage("focus me set: \(field) is no profile field that takes \(value) (the fields of PATCH /me)") }
+        return change
     }
 
     /// From a network many people share (a school's), the server may mail a code first (202): the

@@ -67,6 +67,10 @@ import Testing
         try expect(["me"], is: ["me"])
         try expect(["me", "bio", "Early", "riser"], is: ["me", "bio"], with: ProfileChangeBody(bio: "Early riser"))
         try expect(["me", "bio", ""], is: ["me", "bio"], with: ProfileChangeBody(bio: ""))
+        try expect(["me", "set", "bio", "Early", "riser"], is: ["me", "set"], with: ProfileChangeBody(bio: "Early riser"))
+        try expect(
+            ["me", "set", "settings", #"{"show_tip_on_timer":false}"#], is: ["me", "set"],
+            with: ProfileChangeBody(settings: .init(showTipOnTimer: false)))
         try expect(["email", "verify", "01234567"], is: ["email", "verify"], with: "01234567")
         try expect(["email", "resend"], is: ["email", "resend"])
         try expect(["push-tokens"], is: ["push-tokens"])
@@ -118,7 +122,8 @@ import Testing
 
     @Test func malformedCommandsAreUsageErrors() {
         let cases: [[String]] = [
-            [], ["frobnicate"], ["register"], ["login"], ["login", "a@b.c", "extra"], ["me", "extra"], ["me", "bio"], ["buy"],
+            [], ["frobnicate"], ["register"], ["login"], ["login", "a@b.c", "extra"], ["me", "extra"], ["me", "bio"], ["me", "set", "bio"],
+            ["me", "set", "coins", "999"], ["me", "set", "bio", "true"], ["buy"],
             ["select", "dragon", "Ember"], ["select", "pet"], ["start", "0"], ["start", "181"], ["start", "ten"],
             ["rate"], ["rate", "meh"], ["friends", "add"], ["friends", "remove"], ["friends", "poke"],
             ["events", "now"], ["tips"], ["tips", "list"], ["config", "show"], ["finish", "2026-12-01T10:00:00Z"],
