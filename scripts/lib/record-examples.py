@@ -4,8 +4,9 @@
     record-examples.py record BASE_URL OWNER_URL [FILE]      drive the server through a scripted story and
                                                               write each answer as its response's example
     record-examples.py record-new BASE_URL OWNER_URL [FILE]  the same story, written only to the operations
-                                                              that have no example yet (the others stay
-                                                              byte for byte: a new route's change is its own)
+                                                              with no example or one its schema now refuses
+                                                              (a new route, a new required field); the others
+                                                              stay byte for byte, so a change's diff is its own
     record-examples.py check [FILE]                           every operation has an example; each validates
                                                               against its schema in the published document and
                                                               in the strict copy (contract.py strict); run with
@@ -404,8 +405,15 @@ def apply(document, answers, only_new=False):
     first, so an answer no longer recorded leaves no stale example); returns the count. only_new:
     only to the operations without an example, touching nothing else."""
     if only_new:
+        stale = stale_operations(document)
         answers = {operation["operationId"]: answers.get(operation["operationId"], {})
-                   for _, _, operation in contract.operations(document) if not has_example(operation)}
+                   for path, method, operation in contract.operations(document)
+                   if not has_example(operation) or f"{method.upper()} {path}" in stale}
+        for path, method, operation in contract.operations(document):
+            if operation["operationId"] in answers:
+                for response in operation.get("responses", {}).values():
+                    for media in response.get("content", {}).values():
+                        media.pop("example", None)
     else:
         for response in contract.responses(document):
             for media in response.get("content", {}).values():
@@ -445,6 +453,11 @@ def examples(document):
                     found.append((f"{method.upper()} {path} {status} {kind}", media.get("schema", {}), media["example"],
                                   strict_resolved["content"][kind].get("schema", {})))
     return found, strict
+
+
+def stale_operations(document):
+    """The operations ("METHOD /path") with an example of their own that its schema now refuses."""
+    return {" ".join(finding.split(" ")[:2]) for finding in check(document)[0] if ": the example breaks" in finding}
 
 
 def check(document):
