@@ -576,8 +576,10 @@ CREATE TABLE app.users (
     email_verified_at timestamp with time zone,
     bio text,
     locale text DEFAULT 'en'::text NOT NULL,
+    daily_goal_minutes integer,
     CONSTRAINT users_balance_check CHECK ((balance >= 0)),
     CONSTRAINT users_bio_check CHECK (app.bio_is_clean(bio)),
+    CONSTRAINT users_daily_goal_minutes_check CHECK (((daily_goal_minutes >= 1) AND (daily_goal_minutes <= 1440))),
     CONSTRAINT users_deleted_are_anonymous CHECK (
 CASE
     WHEN (deleted_at IS NULL) THEN ((email IS NOT NULL) AND (password_hash IS NOT NULL))
@@ -922,7 +924,7 @@ ALTER FUNCTION api.end_request(token text, params jsonb, side text, action text)
 CREATE FUNCTION api.erase_account(user_id uuid, keep_key text) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
-    AS $$
+    AS $_$
 declare
     v_user_id uuid := erase_account.user_id;
     v_user app.users := api.lock_for_erasure(v_user_id);
@@ -948,12 +950,19 @@ begin
     delete from app.room_join_failures f where f.user_id = v_user_id;
     update app.focus_sessions s set tag = null where s.user_id = v_user_id and s.tag is not null;
     update app.focus_sessions_archived a set tag = null where a.user_id = v_user_id and a.tag is not null;
-    update app.users u
-    set email = null, email_verified_at = null, password_hash = null, display_name = 'Deleted user', bio = null, time_zone = 'UTC',
-        locale = 'en', show_tip_on_timer = true, deleted_at = now(), updated_at = now()
-    where u.id = v_user_id;
+    -- Every column of the account but the tombstone's own goes back to its default (null when it
+    -- has none): email, password, bio, settings, and any column added later without a change
+    -- here (2026-12-06). The tombstone keeps its id, balance (the ledger's sum), created_at.
+    -- One statement, so its triggers see one change.
+    execute format('update app.users set display_name = ''Deleted user'', deleted_at = now(), updated_at = now(), %s '
+                   'where id = $1',
+                   (select string_agg(format('%I = default', a.attname), ', ' order by a.attnum)
+                    from pg_attribute a
+                    where a.attrelid = 'app.users'::regclass and a.attnum > 0 and not a.attisdropped
+                      and a.attname <> all (array['id', 'balance', 'created_at', 'display_name', 'deleted_at', 'updated_at'])))
+    using v_user_id;
 end
-$$;
+$_$;
 ALTER FUNCTION api.erase_account(user_id uuid, keep_key text) OWNER TO focus_owner;
 CREATE FUNCTION api.erase_account_traces(user_id uuid, email text, keep_key text) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
@@ -3138,6 +3147,7 @@ declare
     v_user_id uuid := api.authenticate(me_stats_get.token);
     v_time_zone text := api.user_time_zone(v_user_id);
     v_today date := api.local_date(v_time_zone, now());
+    v_goal integer := (select u.daily_goal_minutes from app.users u where u.id = v_user_id);
     v_streak record;
 begin
     select * into v_streak from app.user_streak(v_user_id);
@@ -3151,6 +3161,8 @@ begin
         select api.ok(s.body, etag => md5(s.body::text))
         from (select jsonb_build_object(
             'today_minutes', coalesce((select sum(minutes) from days where day = v_today), 0),
+            'daily_goal_minutes', v_goal,
+            'daily_goal_reached', coalesce((select sum(minutes) from days where day = v_today), 0) >= v_goal,
             'week_minutes', coalesce((select sum(minutes) from days where day >= date_trunc('week', v_today)::date), 0),
             'total_minutes', coalesce((select sum(minutes) from days), 0),
             'total_coins_earned', coalesce((select sum(coins) from days), 0),
@@ -3256,9 +3268,10 @@ CREATE FUNCTION api.me_update(token text, params jsonb, body jsonb) RETURNS api.
     AS $$
 declare
     v_user_id uuid := api.authenticate(me_update.token);
-    v_body jsonb := api.only_keys(me_update.body, array['display_name', 'bio', 'settings']);
+    v_body jsonb := api.only_keys(me_update.body, array['display_name', 'bio', 'daily_goal_minutes', 'settings']);
     v_display_name text := api.display_name_field(v_body, required => false);
     v_bio text := api.bio(api.text_field(v_body, 'bio', required => false));
+    v_daily_goal integer := api.integer_field(v_body, 'daily_goal_minutes', 1, 1440, required => false);
     v_settings jsonb := v_body -> 'settings';
     v_show_tip boolean;
     v_time_zone text;
@@ -3287,6 +3300,7 @@ begin
     update app.users u
     set display_name = coalesce(v_display_name, u.display_name),
         bio = case when v_body ? 'bio' then v_bio else u.bio end,
+        daily_goal_minutes = case when v_body ? 'daily_goal_minutes' then v_daily_goal else u.daily_goal_minutes end,
         show_tip_on_timer = coalesce(v_show_tip, u.show_tip_on_timer),
         time_zone = coalesce(v_time_zone, u.time_zone),
         locale = coalesce(app.language_tag_canonical(v_locale), u.locale),
@@ -3962,6 +3976,7 @@ begin
             'pending_email', api.pending_email(u.id),
             'display_name', u.display_name,
             'bio', u.bio,
+            'daily_goal_minutes', u.daily_goal_minutes,
             'balance', u.balance,
             'selected', api.selected_json(u.id),
             'settings', jsonb_build_object('show_tip_on_timer', u.show_tip_on_timer, 'time_zone', u.time_zone,

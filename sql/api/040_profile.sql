@@ -1,11 +1,13 @@
 -- api profile: the Profile object and GET/PATCH /me.
 
--- Profile = {id, email, email_verified, pending_email, display_name, bio, balance,
+-- Profile = {id, email, email_verified, pending_email, display_name, bio, daily_goal_minutes, balance,
 --            selected: {pet, sound, furniture}, settings: {show_tip_on_timer, time_zone, locale, push},
 --            has_avatar, avatar_version, created_at}
 -- email is the sign-in and contact address; pending_email an address asked for by
 -- POST /me/email and not verified yet (null when none), which becomes email once verified.
 -- bio: what the person wrote about themselves (api.bio), null when unset.
+-- daily_goal_minutes: the minutes a day they aim to focus (1 to 1440), null for no goal; theirs
+-- only, never shown to others (GET /me/stats sets today's minutes against it).
 -- avatar_version: as in UserCard (sql/api/070_friends.sql), null without an avatar.
 -- settings.push: PushSettings (sql/api/038_push_settings.sql).
 
@@ -27,6 +29,7 @@ begin
             'pending_email', api.pending_email(u.id),
             'display_name', u.display_name,
             'bio', u.bio,
+            'daily_goal_minutes', u.daily_goal_minutes,
             'balance', u.balance,
             'selected', api.selected_json(u.id),
             'settings', jsonb_build_object('show_tip_on_timer', u.show_tip_on_timer, 'time_zone', u.time_zone,
@@ -57,12 +60,13 @@ comment on function api.me_get(text, jsonb, jsonb) is 'GET /me: the caller''s Pr
 insert into api.endpoints (method, path, function, localized, errors)
 values ('GET', '/me', 'api.me_get', true, '{account_suspended}');
 
--- PATCH /me {display_name?, bio?, settings?: {show_tip_on_timer?, time_zone?, locale?, push?}}
+-- PATCH /me {display_name?, bio?, daily_goal_minutes?, settings?: {show_tip_on_timer?, time_zone?, locale?, push?}}
 -- Guarantees: only the fields given change; unknown keys are 400 and change nothing; a time
 -- zone is an IANA name PostgreSQL knows (pg_timezone_names, exact spelling), else 400 invalid_field;
 -- a locale is a BCP 47 tag (app.language_tag_canonical: any case in, canonical case stored),
 -- offered or not (push and mail use app.language_for), else 400 invalid_field;
 -- a bio passes api.bio (400 invalid_field, inappropriate_bio), and null or "" clears it;
+-- a daily goal is a whole number of minutes from 1 to 1440 (else 400 invalid_field), null clears it;
 -- settings.push: quiet hours and muted push types (api.push_settings_apply, 400 invalid_field).
 create function api.me_update(token text, params jsonb, body jsonb)
 returns api.reply
@@ -70,9 +74,10 @@ language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
     v_user_id uuid := api.authenticate(me_update.token);
-    v_body jsonb := api.only_keys(me_update.body, array['display_name', 'bio', 'settings']);
+    v_body jsonb := api.only_keys(me_update.body, array['display_name', 'bio', 'daily_goal_minutes', 'settings']);
     v_display_name text := api.display_name_field(v_body, required => false);
     v_bio text := api.bio(api.text_field(v_body, 'bio', required => false));
+    v_daily_goal integer := api.integer_field(v_body, 'daily_goal_minutes', 1, 1440, required => false);
     v_settings jsonb := v_body -> 'settings';
     v_show_tip boolean;
     v_time_zone text;
@@ -102,6 +107,7 @@ begin
     update app.users u
     set display_name = coalesce(v_display_name, u.display_name),
         bio = case when v_body ? 'bio' then v_bio else u.bio end,
+        daily_goal_minutes = case when v_body ? 'daily_goal_minutes' then v_daily_goal else u.daily_goal_minutes end,
         show_tip_on_timer = coalesce(v_show_tip, u.show_tip_on_timer),
         time_zone = coalesce(v_time_zone, u.time_zone),
         locale = coalesce(app.language_tag_canonical(v_locale), u.locale),
@@ -112,7 +118,8 @@ end
 $$;
 grant execute on function api.me_update(text, jsonb, jsonb) to focus_api;
 comment on function api.me_update(text, jsonb, jsonb) is
-    'PATCH /me: changes only the fields given (a null or empty bio clears it); unknown keys are 400 and change nothing.';
+    'PATCH /me: changes only the fields given (a null or empty bio clears it, a null daily goal too); unknown keys are 400 '
+    'and change nothing.';
 insert into api.endpoints (method, path, function, body, localized, errors)
 values ('PATCH', '/me', 'api.me_update', 'json', true,
         '{account_suspended, inappropriate_bio, inappropriate_display_name, invalid_display_name, invalid_field}');

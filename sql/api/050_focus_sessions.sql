@@ -394,7 +394,8 @@ values ('GET', '/focus-sessions', 'api.focus_sessions_list',
         '{account_suspended, invalid_cursor, invalid_field}');
 
 -- GET /me/stats: days are the user's own days (settings.time_zone) of a session's end; weeks
--- start on Monday.
+-- start on Monday. daily_goal_minutes is the Profile's; daily_goal_reached whether today's
+-- minutes reach it (null without a goal).
 -- The streaks are app.user_streak's (sql/app/130_streaks.sql): a run of consecutive days with
 -- focused minutes or covered by a streak freeze, counting the days with minutes; the current
 -- one is alive while its last day is today or yesterday. Reading applies the freezes due
@@ -408,6 +409,7 @@ declare
     v_user_id uuid := api.authenticate(me_stats_get.token);
     v_time_zone text := api.user_time_zone(v_user_id);
     v_today date := api.local_date(v_time_zone, now());
+    v_goal integer := (select u.daily_goal_minutes from app.users u where u.id = v_user_id);
     v_streak record;
 begin
     select * into v_streak from app.user_streak(v_user_id);
@@ -421,6 +423,8 @@ begin
         select api.ok(s.body, etag => md5(s.body::text))
         from (select jsonb_build_object(
             'today_minutes', coalesce((select sum(minutes) from days where day = v_today), 0),
+            'daily_goal_minutes', v_goal,
+            'daily_goal_reached', coalesce((select sum(minutes) from days where day = v_today), 0) >= v_goal,
             'week_minutes', coalesce((select sum(minutes) from days where day >= date_trunc('week', v_today)::date), 0),
             'total_minutes', coalesce((select sum(minutes) from days), 0),
             'total_coins_earned', coalesce((select sum(coins) from days), 0),
@@ -431,7 +435,7 @@ end
 $$;
 grant execute on function api.me_stats_get(text, jsonb, jsonb) to focus_api;
 comment on function api.me_stats_get(text, jsonb, jsonb) is
-    'GET /me/stats: minutes today, this week and in all, coins earned, current and longest streak (the user''s own days, '
+    'GET /me/stats: minutes today (and the daily goal, reached or not), this week and in all, coins earned, current and longest streak (the user''s own days, '
     'freeze-aware: applies the freezes due), freezes held and the days they covered; the ETag is a digest of the answer.';
 insert into api.endpoints (method, path, function, errors)
 values ('GET', '/me/stats', 'api.me_stats_get', '{account_suspended}');

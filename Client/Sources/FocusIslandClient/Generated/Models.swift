@@ -1083,6 +1083,8 @@ public struct Profile: Codable, Sendable, Equatable {
     public var displayName: String
     /// What the person wrote about themselves (PATCH /me); null when unset.
     public var bio: String?
+    /// The minutes a day the person aims to focus (PATCH /me); null for no goal. Shown to them only; GET /me/stats sets today's minutes against it.
+    public var dailyGoalMinutes: Int?
     public var balance: Int
     public var selected: Selected
     public var settings: Settings
@@ -1092,8 +1094,9 @@ public struct Profile: Codable, Sendable, Equatable {
     public var createdAt: Time
 
     public init(
-        id: UUID, email: String, emailVerified: Bool, pendingEmail: String? = nil, displayName: String, bio: String? = nil, balance: Int,
-        selected: Selected, settings: Settings, hasAvatar: Bool, avatarVersion: Int? = nil, createdAt: Time
+        id: UUID, email: String, emailVerified: Bool, pendingEmail: String? = nil, displayName: String, bio: String? = nil,
+        dailyGoalMinutes: Int? = nil, balance: Int, selected: Selected, settings: Settings, hasAvatar: Bool, avatarVersion: Int? = nil,
+        createdAt: Time
     ) {
         self.id = id
         self.email = email
@@ -1101,6 +1104,7 @@ public struct Profile: Codable, Sendable, Equatable {
         self.pendingEmail = pendingEmail
         self.displayName = displayName
         self.bio = bio
+        self.dailyGoalMinutes = dailyGoalMinutes
         self.balance = balance
         self.selected = selected
         self.settings = settings
@@ -1116,6 +1120,7 @@ public struct Profile: Codable, Sendable, Equatable {
         case pendingEmail = "pending_email"
         case displayName = "display_name"
         case bio = "bio"
+        case dailyGoalMinutes = "daily_goal_minutes"
         case balance = "balance"
         case selected = "selected"
         case settings = "settings"
@@ -1132,6 +1137,7 @@ public struct Profile: Codable, Sendable, Equatable {
         try container.encode(pendingEmail, forKey: .pendingEmail)
         try container.encode(displayName, forKey: .displayName)
         try container.encode(bio, forKey: .bio)
+        try container.encode(dailyGoalMinutes, forKey: .dailyGoalMinutes)
         try container.encode(balance, forKey: .balance)
         try container.encode(selected, forKey: .selected)
         try container.encode(settings, forKey: .settings)
@@ -1466,6 +1472,10 @@ public struct SessionList: Codable, Sendable, Equatable {
 
 public struct Stats: Codable, Sendable, Equatable {
     public var todayMinutes: Int
+    /// The Profile's daily goal; null for none.
+    public var dailyGoalMinutes: Int?
+    /// Whether today_minutes reach the daily goal; null without a goal.
+    public var dailyGoalReached: Bool?
     public var weekMinutes: Int
     public var totalMinutes: Int
     public var totalCoinsEarned: Int
@@ -1479,10 +1489,13 @@ public struct Stats: Codable, Sendable, Equatable {
     public var streakFrozenDays: [String]
 
     public init(
-        todayMinutes: Int, weekMinutes: Int, totalMinutes: Int, totalCoinsEarned: Int, currentStreakDays: Int, longestStreakDays: Int,
-        streakFreezesHeld: Int, streakFreezesUsed: Int, streakFrozenDays: [String]
+        todayMinutes: Int, dailyGoalMinutes: Int? = nil, dailyGoalReached: Bool? = nil, weekMinutes: Int, totalMinutes: Int,
+        totalCoinsEarned: Int, currentStreakDays: Int, longestStreakDays: Int, streakFreezesHeld: Int, streakFreezesUsed: Int,
+        streakFrozenDays: [String]
     ) {
         self.todayMinutes = todayMinutes
+        self.dailyGoalMinutes = dailyGoalMinutes
+        self.dailyGoalReached = dailyGoalReached
         self.weekMinutes = weekMinutes
         self.totalMinutes = totalMinutes
         self.totalCoinsEarned = totalCoinsEarned
@@ -1495,6 +1508,8 @@ public struct Stats: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case todayMinutes = "today_minutes"
+        case dailyGoalMinutes = "daily_goal_minutes"
+        case dailyGoalReached = "daily_goal_reached"
         case weekMinutes = "week_minutes"
         case totalMinutes = "total_minutes"
         case totalCoinsEarned = "total_coins_earned"
@@ -1503,6 +1518,21 @@ public struct Stats: Codable, Sendable, Equatable {
         case streakFreezesHeld = "streak_freezes_held"
         case streakFreezesUsed = "streak_freezes_used"
         case streakFrozenDays = "streak_frozen_days"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(todayMinutes, forKey: .todayMinutes)
+        try container.encode(dailyGoalMinutes, forKey: .dailyGoalMinutes)
+        try container.encode(dailyGoalReached, forKey: .dailyGoalReached)
+        try container.encode(weekMinutes, forKey: .weekMinutes)
+        try container.encode(totalMinutes, forKey: .totalMinutes)
+        try container.encode(totalCoinsEarned, forKey: .totalCoinsEarned)
+        try container.encode(currentStreakDays, forKey: .currentStreakDays)
+        try container.encode(longestStreakDays, forKey: .longestStreakDays)
+        try container.encode(streakFreezesHeld, forKey: .streakFreezesHeld)
+        try container.encode(streakFreezesUsed, forKey: .streakFreezesUsed)
+        try container.encode(streakFrozenDays, forKey: .streakFrozenDays)
     }
 }
 
@@ -3275,17 +3305,21 @@ public struct ProfileChangeBody: Codable, Sendable, Equatable {
     public var displayName: String?
     /// Normalised to NFC and trimmed: at most 160 characters, with the character rules of a display name: no control characters (line breaks included), bidi, zero-width or invisible characters (a zero-width joiner only between emoji), no run of 3 combining marks (400 invalid_field); nothing on the operator's name blocklist, however spelled (400 inappropriate_bio). null or "" clears it; absent leaves it as it was.
     public var bio: String?
+    /// Minutes a day, 1 to 1440; null clears the goal.
+    public var dailyGoalMinutes: Int?
     public var settings: SettingsChange?
 
-    public init(displayName: String? = nil, bio: String? = nil, settings: SettingsChange? = nil) {
+    public init(displayName: String? = nil, bio: String? = nil, dailyGoalMinutes: Int? = nil, settings: SettingsChange? = nil) {
         self.displayName = displayName
         self.bio = bio
+        self.dailyGoalMinutes = dailyGoalMinutes
         self.settings = settings
     }
 
     enum CodingKeys: String, CodingKey {
         case displayName = "display_name"
         case bio = "bio"
+        case dailyGoalMinutes = "daily_goal_minutes"
         case settings = "settings"
     }
 }
