@@ -204,7 +204,27 @@ import Testing
         (#"{"bio":"right-to-left \u202Etxet"}"#, "invalid_field"),
         (#"{"bio":"0ff1c1al account"}"#, "inappropriate_bio"),
         (#"{"bio":"fine words","display_name":""}"#, "invalid_display_name"),
+        (#"{"daily_goal_minutes":0}"#, "invalid_field"),
+        (#"{"daily_goal_minutes":1441}"#, "invalid_field"),
+        (#"{"daily_goal_minutes":"45"}"#, "invalid_field"),
+        (#"{"daily_goal_minutes":12.5}"#, "invalid_field"),
     ]
+
+    /// The daily goal: set and read back on GET /me and in GET /me/stats against today's
+    /// minutes (none yet: not reached), kept by a PATCH without it, cleared by null.
+    @Test(arguments: Transport.allCases)
+    func dailyGoalIsSetReadBackInTheStatsAndCleared(transport: Transport) throws {
+        let client = transport.client
+        let owner = try client.register("goal")
+        #expect(try client.send("GET", "/me/stats", token: owner.token).json["daily_goal_reached"] is NSNull)
+        let set = try client.send("PATCH", "/me", token: owner.token, json: #"{"daily_goal_minutes":45}"#)
+        #expect(set.status == 200 && set.json["daily_goal_minutes"] as? Int == 45)
+        let stats = try client.send("GET", "/me/stats", token: owner.token)
+        #expect(stats.json["daily_goal_minutes"] as? Int == 45 && stats.json["daily_goal_reached"] as? Bool == false)
+        #expect(try client.send("PATCH", "/me", token: owner.token, json: #"{"bio":"Goals"}"#).json["daily_goal_minutes"] as? Int == 45)
+        #expect(try client.send("PATCH", "/me", token: owner.token, json: #"{"daily_goal_minutes":null}"#).json["daily_goal_minutes"] is NSNull)
+        #expect(try client.send("GET", "/me/stats", token: owner.token).json["daily_goal_minutes"] is NSNull)
+    }
 
     /// The bio: set, read back in GET /me and by a friend on GET /users/{id} (not in the friends
     /// list, not by anyone else), kept by a PATCH without it, cleared by "" and by null.

@@ -180,6 +180,11 @@ cli_checks() {
     cli_note "Ada writes a bio, which her friends see on her island; \`focus me\` shows it."
     cli_run ada me bio "Early riser, slow focus."
     cli_expect "me bio: Ada's bio is set and shown" 0 "^Bio: Early riser, slow focus.$"
+    cli_note "Ada sets a daily goal with \`focus me set\`, which sends any field of PATCH /me by its name."
+    cli_run ada --json me set daily_goal_minutes 45
+    cli_expect "me set: Ada's daily goal is 45 minutes" 0 '"daily_goal_minutes":45'
+    cli_run ada me set daily_goal_minutes lots
+    cli_expect "me set: a goal that is no number is a usage error, nothing sent" 2 'no profile field that takes lots'
     cli_note "Ada's phone registered its push token (here by HTTP, as the app does); \`focus push-tokens\` lists it, whole for this sign-in only."
     local ada_token push_token
     ada_token=$(cat "$cli_home/ada/focus-island/token")
@@ -188,7 +193,7 @@ cli_checks() {
         -d "{\"token\":\"$push_token\",\"platform\":\"apns\",\"environment\":\"production\"}" \
         "$base_url/me/push-tokens" >/dev/null
     cli_run ada push-tokens
-    cli_expect "push-tokens: Ada's token by its end, this sign-in's" 0 '^apns production …ababab (this sign-in): registered '
+    cli_expect "push-tokens: Ada's token by its end, this sign-in's" 0 '^apns production .*ababab \(this sign-in\): registered '
     for _ in $(seq 40); do grep -q 'balance.changed.*40' "$stream" && break; sleep 0.05; done
     kill "$stream_pid" 2>/dev/null || true
     wait "$stream_pid" 2>/dev/null || true
