@@ -1,6 +1,8 @@
-// Routes: the API's table of contents (docs/openapi.json describes the same routes). Each line:
-// method, path template, the one SQL function that answers it, who may call it, the success
-// status, the body it takes.
+// Routes: the server's table of contents, the one list every request is matched against
+// (Router): the service routes, the web pages and files, then the API (docs/openapi.json
+// describes the API and the service routes, Route.documented). Each API line: method, path
+// template, the one SQL function that answers it, who may call it, the success status, the
+// body it takes.
 // The function may choose another status (e.g. 200 instead of 201 for a replay).
 // `reads: .replica`: shared data only (catalog, tips, the global board, avatars), answered by the
 // read replica when READ_DATABASE_URL is set; what a user just wrote is always read from the
@@ -13,12 +15,8 @@ public enum Routes {
     /// database's rule, app.avatar_max_bytes(), which api.me_avatar_update answers with 413.
     static let imageBodyLimit = 1 << 20
 
-    public static let all: [Route] = [
-        // Service
-        Route("GET", "/health", .health, access: .public, admission: .always),
-        Route("GET", "/ready", .ready, access: .public, admission: .always),
-        Route("GET", "/openapi.json", .openAPI, access: .public),
-
+    /// Every route, the one list the router matches: the service routes, then the API's.
+    public static let all: [Route] = service + [
         // Accounts
         Route("POST", "/auth/register", .sql("api.auth_register"), access: .public, status: 201, body: .json),
         Route("POST", "/auth/login", .sql("api.auth_login"), access: .public, body: .json),
@@ -138,6 +136,21 @@ public enum Routes {
         // (Server/MHD/EventsEndpoint.swift), which first call `eventsStreamOpen`.
         Route("GET", "/events", .sql("api.events_list")),
     ]
+
+    /// The server's own routes: health, readiness, the contract, GET /events held open, the
+    /// files and the web pages (Web/WebPages.swift, each page's line there).
+    static let service: [Route] =
+        [
+            Route("GET", "/health", .health, access: .public, admission: .always),
+            Route("GET", "/ready", .ready, access: .public, admission: .always),
+            Route("GET", "/openapi.json", .openAPI, access: .public),
+            // Held open at the socket (an SSE stream, a waiting long-poll), else answered by the
+            // SQL route of the same method and path, GET /events in `all` (Action.events).
+            Route("GET", "/events", .events),
+            // Files: everything under the prefix, GET and HEAD; no release controls, no body rule.
+            Route("GET", "/assets/{name}", .asset, access: .public, admission: .always),
+            Route("GET", "/web/{name}", .webFile, access: .public, admission: .always),
+        ] + WebPages.all.map(\.entry)
 
     /// Functions whose answers hold item or tip text (api.item_json, api.tip_json): the pipeline
     /// negotiates their language from Accept-Language, their statement sets it for SQL
