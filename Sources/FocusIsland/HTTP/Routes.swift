@@ -16,7 +16,10 @@ public enum Routes {
     static let imageBodyLimit = 1 << 20
 
     /// Every route, the one list the router matches: the service routes, then the API's.
-    public static let all: [Route] = service + [
+    public static let all: [Route] = service + api
+
+    /// The API: each route answered by one function of schema `api`.
+    static let api: [Route] = [
         // Accounts
         Route("POST", "/auth/register", .sql("api.auth_register"), access: .public, status: 201, body: .json),
         Route("POST", "/auth/login", .sql("api.auth_login"), access: .public, body: .json),
