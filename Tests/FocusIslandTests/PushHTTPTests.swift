@@ -1,6 +1,6 @@
 // Push tokens (PUT and DELETE /me/push-tokens), push settings (PATCH /me settings.push) and the
 // outbox a friend request fills, end to end against the real database. What the sender does
-// with the outbox is scripts/lib/push-checks.sh's (a real HTTP/2 TLS peer).
+// with the outbox is Tests/system/push-checks.sh's (a real HTTP/2 TLS peer).
 import Foundation
 import Testing
 

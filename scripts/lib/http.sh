@@ -9,8 +9,8 @@ server_log() { printf '%s/server-%s.log' "$dir" "$1"; }
 now_ms() { date +%s%3N; }
 
 # http METHOD PATH [TOKEN [BODY]]: prints "STATUS CODE RETRY_AFTER" of one request (10 s at
-# most; STATUS 000 without an answer, CODE the problem's code), by scripts/lib/checks.py.
-http() { python3 "$ROOT/scripts/lib/checks.py" request "$1" "$base_url$2" "${3:-}" "${4:-}"; }
+# most; STATUS 000 without an answer, CODE the problem's code), by Tests/system/checks.py.
+http() { python3 "$ROOT/Tests/system/checks.py" request "$1" "$base_url$2" "${3:-}" "${4:-}"; }
 
 # http_status METHOD PATH [TOKEN [BODY]]: only the status of one request (000 without an
 # answer), by curl: for the load loops, which send many and read nothing else.
@@ -20,4 +20,4 @@ http_status() {
 }
 
 # A new account over HTTP; prints "USER_ID TOKEN".
-new_account() { python3 "$ROOT/scripts/lib/checks.py" account "$base_url" fault; }
+new_account() { python3 "$ROOT/Tests/system/checks.py" account "$base_url" fault; }

@@ -1,5 +1,5 @@
 # replica.sh: a streaming replica of the cluster in DIR, for READ_DATABASE_URL (scripts/bench
-# --replica, scripts/lib/replica-checks.sh). pg_basebackup -R copies the running cluster into
+# --replica, Tests/system/replica-checks.sh). pg_basebackup -R copies the running cluster into
 # DIR/replica/data and writes standby.signal and primary_conninfo; the replica has its own
 # socket folder (DIR/replica) and port. Sourced after common.sh.
 # shellcheck shell=bash

@@ -495,6 +495,9 @@ comment on function api.auth_register(text, jsonb, jsonb) is
     'POST /auth/register: unique email ignoring case (409 email_taken), bcrypt-hashed password, optional IANA time_zone '
     '(default UTC), a verification code mailed, first token; past an address''s 409 budget, 202 alike for taken and free '
     'emails with a code mailed, and the same fields with that code sign up (email verified).';
+insert into api.endpoints (method, path, function, access, status, body, localized, errors)
+values ('POST', '/auth/register', 'api.auth_register', 'public', 201, 'json', true,
+        '{email_taken, inappropriate_display_name, invalid_display_name, invalid_email, invalid_field, invalid_signup_code, too_many_attempts, weak_password}');
 
 -- POST /auth/login {email, password}
 -- Guarantees: unknown email and wrong password answer the same 401 invalid_credentials, after
@@ -590,6 +593,9 @@ $$;
 grant execute on function api.auth_login(text, jsonb, jsonb) to focus_api;
 comment on function api.auth_login(text, jsonb, jsonb) is
     'POST /auth/login: one 401 for unknown email and wrong password; failures recorded without raising; 429 after too many per email and address, or per email from unknown addresses.';
+insert into api.endpoints (method, path, function, access, body, localized, errors)
+values ('POST', '/auth/login', 'api.auth_login', 'public', 'json', true,
+        '{invalid_credentials, invalid_email, invalid_field, too_many_attempts}');
 
 -- POST /auth/logout: revokes the token it was called with, at once.
 create function api.auth_logout(token text, params jsonb, body jsonb)
@@ -606,3 +612,5 @@ end
 $$;
 grant execute on function api.auth_logout(text, jsonb, jsonb) to focus_api;
 comment on function api.auth_logout(text, jsonb, jsonb) is 'POST /auth/logout: the token stops working at once.';
+insert into api.endpoints (method, path, function, status, errors)
+values ('POST', '/auth/logout', 'api.auth_logout', 204, '{invalid_field}');

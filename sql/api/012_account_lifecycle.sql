@@ -305,6 +305,9 @@ grant execute on function api.me_delete(text, jsonb, jsonb) to focus_api;
 comment on function api.me_delete(text, jsonb, jsonb) is
     'DELETE /me: with the right password (else 403 wrong_password, nothing changed), personal data goes and an '
     'anonymous tombstone keeps sessions and ledger adding up; the email may register again; racing purchases serialize.';
+insert into api.endpoints (method, path, function, status, body, admission, errors)
+values ('DELETE', '/me', 'api.me_delete', 204, 'json', 'always',
+        '{invalid_field, too_many_attempts, wrong_password}');
 
 -- GET /me/export: one JSON document with everything stored about the caller (the bio in its
 -- profile), sign-in addresses, failed sign-ins and mail included (GDPR art. 15 and 20). A failed sign-in shows its
@@ -408,6 +411,8 @@ comment on function api.me_export_get(text, jsonb, jsonb) is
     'GET /me/export: profile and settings, items, sessions with ratings, tips shown, friendships and requests, '
     'ledger, achievements, tokens (metadata), blocks, reports made, avatar, reset codes (times only), sign-in addresses, failed '
     'sign-ins and mail (without bodies), in one document.';
+insert into api.endpoints (method, path, function, admission, localized)
+values ('GET', '/me/export', 'api.me_export_get', 'always', true);
 
 -- POST /me/password {current_password, new_password}
 -- Guarantees: wrong current password is 403 wrong_password (counted as a failed login) and
@@ -439,6 +444,9 @@ $$;
 grant execute on function api.me_password_update(text, jsonb, jsonb) to focus_api;
 comment on function api.me_password_update(text, jsonb, jsonb) is
     'POST /me/password: 403 wrong_password changes nothing; else the password changes and every other token is revoked.';
+insert into api.endpoints (method, path, function, status, body, errors)
+values ('POST', '/me/password', 'api.me_password_update', 204, 'json',
+        '{account_suspended, invalid_field, too_many_attempts, weak_password, wrong_password}');
 
 -- POST /me/email {password, email}
 -- Guarantees: wrong password is 403 wrong_password and changes nothing. Else the address waits
@@ -479,6 +487,9 @@ grant execute on function api.me_email_update(text, jsonb, jsonb) to focus_api;
 comment on function api.me_email_update(text, jsonb, jsonb) is
     'POST /me/email: 403 wrong_password changes nothing; else a code is mailed to the new address, which becomes '
     'the email once verified; the answer (Profile with pending_email) is alike whether or not the address is taken.';
+insert into api.endpoints (method, path, function, body, localized, errors)
+values ('POST', '/me/email', 'api.me_email_update', 'json', true,
+        '{account_suspended, invalid_email, invalid_field, too_many_attempts, wrong_password}');
 
 -- POST /me/email/verify {code}
 -- Guarantees: the newest unused, unexpired code of the account, right: the address it was sent
@@ -526,6 +537,9 @@ grant execute on function api.me_email_verification_confirm(text, jsonb, jsonb) 
 comment on function api.me_email_verification_confirm(text, jsonb, jsonb) is
     'POST /me/email/verify: the right code verifies the address it was sent to (an email change takes effect); '
     '400 invalid_verification_code otherwise, the code void after a few wrong guesses.';
+insert into api.endpoints (method, path, function, body, localized, errors)
+values ('POST', '/me/email/verify', 'api.me_email_verification_confirm', 'json', true,
+        '{email_taken, invalid_field, invalid_verification_code}');
 
 -- POST /me/email/resend
 -- Guarantees: a new code for the address waiting for verification (a pending change, else the
@@ -556,6 +570,9 @@ grant execute on function api.me_email_verification_create(text, jsonb, jsonb) t
 comment on function api.me_email_verification_create(text, jsonb, jsonb) is
     'POST /me/email/resend: a new code for the address waiting for verification; 409 nothing_to_verify; '
     '429 too_many_attempts past the mail throttle.';
+insert into api.endpoints (method, path, function, status, errors)
+values ('POST', '/me/email/resend', 'api.me_email_verification_create', 202,
+        '{invalid_field, nothing_to_verify, too_many_attempts}');
 
 -- POST /auth/password-reset {email} (public)
 -- Guarantees: always 202 with no body, for a known email, an unknown one and a throttled one
@@ -580,6 +597,9 @@ grant execute on function api.auth_password_reset_create(text, jsonb, jsonb) to 
 comment on function api.auth_password_reset_create(text, jsonb, jsonb) is
     'POST /auth/password-reset: always 202 after the same one insert; the mailer later sends a known live email '
     'under the throttle a one-time code (digest stored, 15 minutes, single use).';
+insert into api.endpoints (method, path, function, access, status, body, errors)
+values ('POST', '/auth/password-reset', 'api.auth_password_reset_create', 'public', 202, 'json',
+        '{invalid_email, invalid_field}');
 
 -- POST /auth/password-reset/confirm {email, code, new_password} (public)
 -- Guarantees: a wrong, expired or used code (or an unknown email) is one 400 invalid_reset_code,
@@ -640,6 +660,9 @@ comment on function api.auth_password_reset_confirm(text, jsonb, jsonb) is
     'POST /auth/password-reset/confirm: one 400 invalid_reset_code for wrong, expired, used codes and unknown emails '
     '(a code is void after a few wrong guesses; 429 only for an address''s repeated or too many wrong codes); else a new password, '
     'the email verified, all other tokens revoked, a new token.';
+insert into api.endpoints (method, path, function, access, body, localized, errors)
+values ('POST', '/auth/password-reset/confirm', 'api.auth_password_reset_confirm', 'public', 'json', true,
+        '{invalid_email, invalid_field, invalid_reset_code, too_many_attempts, weak_password}');
 
 -- Device = {id, label, created_at, last_used_at, expires_at, current}. label is the User-Agent
 -- the token was issued to; last_used_at is exact to token_touch_interval (an hour).
@@ -670,6 +693,8 @@ $$;
 grant execute on function api.me_tokens_list(text, jsonb, jsonb) to focus_api;
 comment on function api.me_tokens_list(text, jsonb, jsonb) is
     'GET /me/tokens: the caller''s working tokens (devices) with label, times and which one is calling.';
+insert into api.endpoints (method, path, function, errors)
+values ('GET', '/me/tokens', 'api.me_tokens_list', '{account_suspended}');
 
 -- DELETE /me/tokens/{id}: that token stops working at once (the calling one too, like logout).
 -- Someone else's id, a revoked or expired token, and an unknown id are one 404 token_not_found.
@@ -692,3 +717,6 @@ $$;
 grant execute on function api.me_tokens_delete(text, jsonb, jsonb) to focus_api;
 comment on function api.me_tokens_delete(text, jsonb, jsonb) is
     'DELETE /me/tokens/{id}: revokes one of the caller''s tokens; anyone else''s is 404 token_not_found.';
+insert into api.endpoints (method, path, function, status, errors)
+values ('DELETE', '/me/tokens/{id}', 'api.me_tokens_delete', 204,
+        '{account_suspended, invalid_field, token_not_found}');

@@ -158,6 +158,8 @@ comment on function api.shop_items_list(text, jsonb, jsonb) is
     'GET /shop/items: the items in the shop now (seasonal ones inside their window) by kind, at their price now, in the '
     'request''s language; changes_at: the next window start or end. The ETag is the catalog version and the language '
     '(and a passed window boundary the version does not cover yet): it changes exactly when the answer does.';
+insert into api.endpoints (method, path, function, access, reads, localized)
+values ('GET', '/shop/items', 'api.shop_items_list', 'public', 'replica', true);
 
 -- POST /sync/shop-items {known_ids} (public)
 create function api.shop_items_sync(token text, params jsonb, body jsonb)
@@ -185,6 +187,9 @@ grant execute on function api.shop_items_sync(text, jsonb, jsonb) to focus_api;
 comment on function api.shop_items_sync(text, jsonb, jsonb) is
     'POST /sync/shop-items: items in the shop now that the phone lacks, the phone''s ids no longer in it, every sale '
     'running now (the price paid until ends_at), and changes_at: the next window start or end.';
+insert into api.endpoints (method, path, function, access, body, body_limit, reads, localized, errors)
+values ('POST', '/sync/shop-items', 'api.shop_items_sync', 'public', 'json', 1024 * 1024, 'replica', true,
+        '{invalid_field}');
 
 -- The scheduled job shop_windows (sql/api/140_jobs.sql, every minute): once the clock has passed a
 -- seasonal window's or a sale's start or end since the catalog's version last moved, moves it
@@ -274,6 +279,9 @@ comment on function api.shop_purchases_create(text, jsonb, jsonb) is
     'insufficient_funds (balance, price), already owned: 200 and nothing charged (achievements_unlocked: what its '
     'purchase unlocked); else the price at the transaction''s '
     'now() (a sale''s inside it), ownership and ledger (naming the sale) written together.';
+insert into api.endpoints (method, path, function, status, body, localized, errors)
+values ('POST', '/shop/purchases', 'api.shop_purchases_create', 201, 'json', true,
+        '{account_suspended, insufficient_funds, invalid_field, item_not_found}');
 
 -- The kind in a path or query: pet, sound or furniture (400 invalid_field otherwise).
 create function api.kind_param(params jsonb, required boolean)
@@ -305,6 +313,8 @@ $$;
 grant execute on function api.me_items_list(text, jsonb, jsonb) to focus_api;
 comment on function api.me_items_list(text, jsonb, jsonb) is
     'GET /me/items: the caller''s items, of one kind or all, in the request''s language, with an ETag of the answer.';
+insert into api.endpoints (method, path, function, localized, errors)
+values ('GET', '/me/items', 'api.me_items_list', true, '{account_suspended, invalid_field}');
 
 -- PUT /me/selected/{kind} {item_id}
 create function api.me_selected_update(token text, params jsonb, body jsonb)
@@ -336,6 +346,10 @@ $$;
 grant execute on function api.me_selected_update(text, jsonb, jsonb) to focus_api;
 comment on function api.me_selected_update(text, jsonb, jsonb) is
     'PUT /me/selected/{kind}: 404 item_not_found, 400 kind_mismatch, 409 not_owned; else the new Profile.';
+insert into api.endpoints (method, path, function, body, localized, errors, parameters)
+values ('PUT', '/me/selected/{kind}', 'api.me_selected_update', 'json', true,
+        '{account_suspended, invalid_field, item_not_found, kind_mismatch, not_owned}',
+        '{"kind": {"schema": {"type": "string", "enum": ["pet", "sound", "furniture"]}}}');
 
 -- A new account's starters: owned and selected, in the registration transaction.
 create function api.give_starters(user_id uuid)

@@ -54,6 +54,8 @@ end
 $$;
 grant execute on function api.me_get(text, jsonb, jsonb) to focus_api;
 comment on function api.me_get(text, jsonb, jsonb) is 'GET /me: the caller''s Profile, with an ETag of the answer.';
+insert into api.endpoints (method, path, function, localized, errors)
+values ('GET', '/me', 'api.me_get', true, '{account_suspended}');
 
 -- PATCH /me {display_name?, bio?, settings?: {show_tip_on_timer?, time_zone?, locale?, push?}}
 -- Guarantees: only the fields given change; unknown keys are 400 and change nothing; a time
@@ -111,3 +113,6 @@ $$;
 grant execute on function api.me_update(text, jsonb, jsonb) to focus_api;
 comment on function api.me_update(text, jsonb, jsonb) is
     'PATCH /me: changes only the fields given (a null or empty bio clears it); unknown keys are 400 and change nothing.';
+insert into api.endpoints (method, path, function, body, localized, errors)
+values ('PATCH', '/me', 'api.me_update', 'json', true,
+        '{account_suspended, inappropriate_bio, inappropriate_display_name, invalid_display_name, invalid_field}');

@@ -193,6 +193,9 @@ $$;
 grant execute on function api.focus_sessions_start(text, jsonb, jsonb) to focus_api;
 comment on function api.focus_sessions_start(text, jsonb, jsonb) is
     'POST /focus-sessions/start: the server''s clock starts; 409 session_in_progress (with its id) while one runs.';
+insert into api.endpoints (method, path, function, status, body, errors)
+values ('POST', '/focus-sessions/start', 'api.focus_sessions_start', 201, 'json',
+        '{account_suspended, invalid_field, session_in_progress, session_overlap}');
 
 -- POST /focus-sessions/{id}/finish {ended_at?}
 -- Without ended_at the server's clock ends the session now. With it, a phone that stopped
@@ -245,6 +248,9 @@ comment on function api.focus_sessions_finish(text, jsonb, jsonb) is
     'POST /focus-sessions/{id}/finish {ended_at?}: ends now or at ended_at (after the start, not in the future: '
     '422 invalid_session), never past the plan; coins by the minutes counted, paid once; finishing again '
     'answers the same, achievements_unlocked included; someone else''s id is 404 session_not_found.';
+insert into api.endpoints (method, path, function, body, errors)
+values ('POST', '/focus-sessions/{id}/finish', 'api.focus_sessions_finish', 'optional_json',
+        '{account_suspended, invalid_field, invalid_session, session_not_found}');
 
 -- POST /focus-sessions {id, started_at, ended_at, planned_minutes?, tag?}: a session the phone recorded.
 -- Guarantees, before anything is written (422 invalid_session, nothing written or paid): it ends
@@ -326,6 +332,9 @@ comment on function api.focus_sessions_create(text, jsonb, jsonb) is
     'body, achievements_unlocked included, nothing earned twice; other body: 409 '
     'session_conflict); 409 session_overlap; 422 invalid_session (future, reversed, too long, too old, started before '
     'the account was made).';
+insert into api.endpoints (method, path, function, status, body, errors)
+values ('POST', '/focus-sessions', 'api.focus_sessions_create', 201, 'json',
+        '{account_suspended, invalid_field, invalid_session, session_conflict, session_overlap}');
 
 -- GET /focus-sessions?from=&to=&limit=&cursor=: the sessions started in [from, to) (default the
 -- last 30 days), newest first (started_at, then id, both descending, read from
@@ -380,6 +389,9 @@ grant execute on function api.focus_sessions_list(text, jsonb, jsonb) to focus_a
 comment on function api.focus_sessions_list(text, jsonb, jsonb) is
     'GET /focus-sessions: the caller''s sessions started in [from, to), newest first, paged (limit 1 to 500, 500 by '
     'default; cursor, next_cursor; 400 invalid_cursor), with the totals of the whole range.';
+insert into api.endpoints (method, path, function, errors)
+values ('GET', '/focus-sessions', 'api.focus_sessions_list',
+        '{account_suspended, invalid_cursor, invalid_field}');
 
 -- GET /me/stats: days are the user's own days (settings.time_zone) of a session's end; weeks
 -- start on Monday.
@@ -421,6 +433,8 @@ grant execute on function api.me_stats_get(text, jsonb, jsonb) to focus_api;
 comment on function api.me_stats_get(text, jsonb, jsonb) is
     'GET /me/stats: minutes today, this week and in all, coins earned, current and longest streak (the user''s own days, '
     'freeze-aware: applies the freezes due), freezes held and the days they covered; the ETag is a digest of the answer.';
+insert into api.endpoints (method, path, function, errors)
+values ('GET', '/me/stats', 'api.me_stats_get', '{account_suspended}');
 
 -- A calendar date query parameter, YYYY-MM-DD (2026-02-30 is refused); null when absent.
 -- 400 invalid_field otherwise.
@@ -513,6 +527,9 @@ grant execute on function api.me_stats_daily_get(text, jsonb, jsonb) to focus_ap
 comment on function api.me_stats_daily_get(text, jsonb, jsonb) is
     'GET /me/stats/daily: minutes and sessions per local day from `from` to `to` (7 days to today by default, at most 366), '
     'days with nothing as zeros; 400 invalid_field, invalid_date_range.';
+insert into api.endpoints (method, path, function, errors)
+values ('GET', '/me/stats/daily', 'api.me_stats_daily_get',
+        '{account_suspended, invalid_date_range, invalid_field}');
 
 -- GET /me/stats/tags?from=&to=: minutes and sessions by tag, over the sessions that ended on a
 -- local day from `from` to `to` (both included, any length; every session when both are
@@ -542,6 +559,9 @@ grant execute on function api.me_stats_tags_get(text, jsonb, jsonb) to focus_api
 comment on function api.me_stats_tags_get(text, jsonb, jsonb) is
     'GET /me/stats/tags: minutes and sessions by tag (untagged: tag null), most minutes first, over a range of local '
     'days (all by default); 400 invalid_field, invalid_date_range.';
+insert into api.endpoints (method, path, function, errors)
+values ('GET', '/me/stats/tags', 'api.me_stats_tags_get',
+        '{account_suspended, invalid_date_range, invalid_field}');
 
 -- GET /focus-sessions/current: {session: Session + {ends_at}, now}, or
 -- 204 when no live session runs. ends_at is where finishing stops counting (the plan, or the
@@ -570,6 +590,8 @@ $$;
 grant execute on function api.focus_sessions_current_get(text, jsonb, jsonb) to focus_api;
 comment on function api.focus_sessions_current_get(text, jsonb, jsonb) is
     'GET /focus-sessions/current: the running live session with its plan and the server''s time, or 204.';
+insert into api.endpoints (method, path, function, status, errors)
+values ('GET', '/focus-sessions/current', 'api.focus_sessions_current_get', 204, '{account_suspended}');
 
 -- POST /focus-sessions/{id}/abandon: ends a running live session without coins. It records 0
 -- minutes (abandoned = true), so stats, streaks and leaderboards never count it; the time it
@@ -604,6 +626,9 @@ grant execute on function api.focus_sessions_abandon(text, jsonb, jsonb) to focu
 comment on function api.focus_sessions_abandon(text, jsonb, jsonb) is
     'POST /focus-sessions/{id}/abandon: ends a running session with 0 minutes and no coins; again: the same; '
     '409 session_finished for an ended one; 404 session_not_found.';
+insert into api.endpoints (method, path, function, errors)
+values ('POST', '/focus-sessions/{id}/abandon', 'api.focus_sessions_abandon',
+        '{account_suspended, invalid_field, session_finished, session_not_found}');
 
 -- The problem+json body of an error raised by api.fail (as the HTTP layer writes it), for
 -- answers that carry several results (the batch).
@@ -690,3 +715,6 @@ grant execute on function api.focus_sessions_batch_create(text, jsonb, jsonb) to
 comment on function api.focus_sessions_batch_create(text, jsonb, jsonb) is
     'POST /focus-sessions/batch: up to 100 offline sessions, each with an optional rating, one result per item '
     '({status, body} or {status, problem}); one bad item rolls back alone; a replay earns nothing twice.';
+insert into api.endpoints (method, path, function, body, localized, errors)
+values ('POST', '/focus-sessions/batch', 'api.focus_sessions_batch_create', 'json', true,
+        '{account_suspended, invalid_field}');

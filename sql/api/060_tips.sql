@@ -81,6 +81,9 @@ grant execute on function api.focus_sessions_rate(text, jsonb, jsonb) to focus_a
 comment on function api.focus_sessions_rate(text, jsonb, jsonb) is
     'POST /focus-sessions/{id}/rating: stores the rating and returns a tip of that level, least recently shown first; '
     'the same rating again returns the same tip and records nothing.';
+insert into api.endpoints (method, path, function, body, localized, errors)
+values ('POST', '/focus-sessions/{id}/rating', 'api.focus_sessions_rate', 'json', true,
+        '{account_suspended, invalid_field, session_not_finished, session_not_found}');
 
 -- POST /sync/mindfulness-tips {known_ids} (public; also at /Sync/MindfulnessTips)
 -- Tips are in the request's language (api.tip_json), in the same order in every language.
@@ -118,3 +121,9 @@ grant execute on function api.mindfulness_tips_sync(text, jsonb, jsonb) to focus
 comment on function api.mindfulness_tips_sync(text, jsonb, jsonb) is
     'POST /sync/mindfulness-tips: active tips the phone lacks, and the phone''s ids that are no longer active tips; '
     'the original app''s {itemIds} body gets its {missingItems} answer.';
+insert into api.endpoints (method, path, function, access, body, body_limit, reads, localized, errors)
+values ('POST', '/sync/mindfulness-tips', 'api.mindfulness_tips_sync', 'public', 'json', 1024 * 1024,
+        'replica', true, '{invalid_field}');
+insert into api.endpoints (method, path, function, operation_id, access, body, body_limit, reads, localized, errors)
+values ('POST', '/Sync/MindfulnessTips', 'api.mindfulness_tips_sync', 'mindfulness_tips_sync_original',
+        'public', 'json', 1024 * 1024, 'replica', true, '{invalid_field}');

@@ -269,6 +269,9 @@ comment on function api.friend_requests_create(text, jsonb, jsonb) is
     'POST /friend-requests: 404 user_not_found, 409 user_blocked (you blocked them; their block on you answers as none), 429 too_many_friend_requests, 422 cannot_friend_self, 409 already_friends, '
     '429 too_many_pending (50); asking again answers the pending request (200); if they had asked you, accepts (200 auto_accepted), '
     'and asking again once accepted so answers the same.';
+insert into api.endpoints (method, path, function, status, body, localized, errors)
+values ('POST', '/friend-requests', 'api.friend_requests_create', 201, 'json', true,
+        '{account_suspended, already_friends, cannot_friend_self, invalid_email, invalid_field, too_many_friend_requests, too_many_pending, user_blocked, user_not_found}');
 
 -- POST /friend-requests/{id}/accept: only the receiver, only while pending.
 create function api.friend_requests_accept(token text, params jsonb, body jsonb)
@@ -300,6 +303,9 @@ grant execute on function api.friend_requests_accept(text, jsonb, jsonb) to focu
 comment on function api.friend_requests_accept(text, jsonb, jsonb) is
     'POST /friend-requests/{id}/accept: only the receiver of a pending request; again once accepted: the friend (200), '
     'achievements_unlocked included; else 404.';
+insert into api.endpoints (method, path, function, localized, errors)
+values ('POST', '/friend-requests/{id}/accept', 'api.friend_requests_accept', true,
+        '{account_suspended, friend_request_not_found, invalid_field}');
 
 -- Ends a pending request: the receiver declines, the sender cancels. Recorded as `action`.
 create function api.end_request(token text, params jsonb, side text, action text)
@@ -326,6 +332,9 @@ as $$ select api.end_request(friend_requests_decline.token, friend_requests_decl
 grant execute on function api.friend_requests_decline(text, jsonb, jsonb) to focus_api;
 comment on function api.friend_requests_decline(text, jsonb, jsonb) is
     'POST /friend-requests/{id}/decline: only the receiver of a pending request; else 404.';
+insert into api.endpoints (method, path, function, status, errors)
+values ('POST', '/friend-requests/{id}/decline', 'api.friend_requests_decline', 204,
+        '{account_suspended, friend_request_not_found, invalid_field}');
 
 -- DELETE /friend-requests/{id}: only the sender cancels.
 create function api.friend_requests_delete(token text, params jsonb, body jsonb)
@@ -335,6 +344,9 @@ as $$ select api.end_request(friend_requests_delete.token, friend_requests_delet
 grant execute on function api.friend_requests_delete(text, jsonb, jsonb) to focus_api;
 comment on function api.friend_requests_delete(text, jsonb, jsonb) is
     'DELETE /friend-requests/{id}: only the sender of a pending request; else 404.';
+insert into api.endpoints (method, path, function, status, errors)
+values ('DELETE', '/friend-requests/{id}', 'api.friend_requests_delete', 204,
+        '{account_suspended, friend_request_not_found, invalid_field}');
 
 -- DELETE /friends/{user_id}
 create function api.friends_delete(token text, params jsonb, body jsonb)
@@ -359,6 +371,9 @@ end
 $$;
 grant execute on function api.friends_delete(text, jsonb, jsonb) to focus_api;
 comment on function api.friends_delete(text, jsonb, jsonb) is 'DELETE /friends/{user_id}: ends a friendship; 404 not_friends.';
+insert into api.endpoints (method, path, function, status, errors)
+values ('DELETE', '/friends/{user_id}', 'api.friends_delete', 204,
+        '{account_suspended, invalid_field, not_friends}');
 
 -- GET /friends?limit=&cursor=: friends in the order they became friends (accepted_at, then the
 -- friendship's id), at most `limit` (1 to 200; 200 when absent, so a client that asks for no
@@ -419,6 +434,8 @@ grant execute on function api.friends_list(text, jsonb, jsonb) to focus_api;
 comment on function api.friends_list(text, jsonb, jsonb) is
     'GET /friends: the caller''s friends, oldest friendship first, paged (limit 1 to 200, 200 by default; cursor, '
     'next_cursor; 400 invalid_cursor), with an ETag of the answer.';
+insert into api.endpoints (method, path, function, localized, errors)
+values ('GET', '/friends', 'api.friends_list', true, '{account_suspended, invalid_cursor, invalid_field}');
 
 -- GET /friend-requests: requests from users the caller blocked are not among the incoming.
 create function api.friend_requests_list(token text, params jsonb, body jsonb)
@@ -447,6 +464,8 @@ $$;
 grant execute on function api.friend_requests_list(text, jsonb, jsonb) to focus_api;
 comment on function api.friend_requests_list(text, jsonb, jsonb) is
     'GET /friend-requests: pending requests to and from the caller, with an ETag of the answer.';
+insert into api.endpoints (method, path, function, errors)
+values ('GET', '/friend-requests', 'api.friend_requests_list', '{account_suspended}');
 
 -- GET /users/{id}: a friend's island; anyone else (or a friend while suspended) is 404, exactly like an unknown id.
 -- FriendProfile = Friend + {bio}: the bio is shown here only, not in the friends list.
@@ -465,3 +484,5 @@ end
 $$;
 grant execute on function api.users_get(text, jsonb, jsonb) to focus_api;
 comment on function api.users_get(text, jsonb, jsonb) is 'GET /users/{id}: a friend''s island with their bio; 404 for anyone else.';
+insert into api.endpoints (method, path, function, localized, errors)
+values ('GET', '/users/{id}', 'api.users_get', true, '{account_suspended, invalid_field, user_not_found}');

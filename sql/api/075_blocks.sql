@@ -59,6 +59,9 @@ grant execute on function api.users_block_create(text, jsonb, jsonb) to focus_ap
 comment on function api.users_block_create(text, jsonb, jsonb) is
     'POST /users/{id}/block: ends any friendship or request between the two and parts them in any room not ended; '
     'their requests by email then answer as an unknown email; 404 user_not_found, 422 cannot_block_self; blocking twice is the same.';
+insert into api.endpoints (method, path, function, status, errors)
+values ('POST', '/users/{id}/block', 'api.users_block_create', 204,
+        '{account_suspended, cannot_block_self, invalid_field, user_not_found}');
 
 -- DELETE /users/{id}/block: 404 block_not_found unless the caller had blocked that user.
 -- Unblocking restores nothing: the two may ask each other again. A request the blocked user
@@ -89,6 +92,9 @@ $$;
 grant execute on function api.users_block_delete(text, jsonb, jsonb) to focus_api;
 comment on function api.users_block_delete(text, jsonb, jsonb) is
     'DELETE /users/{id}/block: lifts the caller''s block; 404 block_not_found if there was none.';
+insert into api.endpoints (method, path, function, status, errors)
+values ('DELETE', '/users/{id}/block', 'api.users_block_delete', 204,
+        '{account_suspended, block_not_found, invalid_field}');
 
 -- GET /me/blocks?limit=&cursor=: {blocks: [{user: UserCard, created_at}], next_cursor}, newest
 -- first (created_at, then the blocked user's id, both descending, read from blocks_blocker_time,
@@ -123,6 +129,8 @@ grant execute on function api.me_blocks_list(text, jsonb, jsonb) to focus_api;
 comment on function api.me_blocks_list(text, jsonb, jsonb) is
     'GET /me/blocks: the users the caller blocked, newest first, paged (limit 1 to 200, 200 by default; cursor, '
     'next_cursor; 400 invalid_cursor).';
+insert into api.endpoints (method, path, function, errors)
+values ('GET', '/me/blocks', 'api.me_blocks_list', '{account_suspended, invalid_cursor, invalid_field}');
 
 -- Report = {id, user_id, reason, details, created_at}: user_id is the reported user.
 create function api.report_json(report app.user_reports)
@@ -185,3 +193,6 @@ grant execute on function api.users_report_create(text, jsonb, jsonb) to focus_a
 comment on function api.users_report_create(text, jsonb, jsonb) is
     'POST /users/{id}/report: a report for moderators (reason, optional details); again while open: the open one (200); '
     '429 too_many_reports past the daily limit; 404 user_not_found, 422 cannot_report_self.';
+insert into api.endpoints (method, path, function, status, body, errors)
+values ('POST', '/users/{id}/report', 'api.users_report_create', 201, 'json',
+        '{account_suspended, cannot_report_self, invalid_field, too_many_reports, user_not_found}');

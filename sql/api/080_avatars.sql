@@ -46,6 +46,9 @@ grant execute on function api.me_avatar_update(text, jsonb, bytea) to focus_api;
 comment on function api.me_avatar_update(text, jsonb, bytea) is
     'PUT /me/avatar: PNG or JPEG by magic bytes (415 unsupported_image), stored without metadata '
     '(app.image_without_metadata), at most app.avatar_max_bytes() (413 body_too_large).';
+insert into api.endpoints (method, path, function, status, body, body_limit, errors)
+values ('PUT', '/me/avatar', 'api.me_avatar_update', 204, 'image', 1024 * 1024,
+        '{account_suspended, unsupported_image}');
 
 -- DELETE /me/avatar
 create function api.me_avatar_delete(token text, params jsonb, body jsonb)
@@ -59,6 +62,8 @@ end
 $$;
 grant execute on function api.me_avatar_delete(text, jsonb, jsonb) to focus_api;
 comment on function api.me_avatar_delete(text, jsonb, jsonb) is 'DELETE /me/avatar: removes the avatar (204 also when there was none).';
+insert into api.endpoints (method, path, function, status, errors)
+values ('DELETE', '/me/avatar', 'api.me_avatar_delete', 204, '{account_suspended, invalid_field}');
 
 -- GET /users/{id}/avatar: yours or a friend's; anything else (a friend while suspended too, as
 -- an ex-friend: docs/moderation.md) is 404 like a missing avatar.
@@ -84,3 +89,6 @@ end
 $$;
 grant execute on function api.users_avatar_get(text, jsonb, jsonb) to focus_api;
 comment on function api.users_avatar_get(text, jsonb, jsonb) is 'GET /users/{id}/avatar: the image for its owner and their friends, with an ETag.';
+insert into api.endpoints (method, path, function, response, reads, errors)
+values ('GET', '/users/{id}/avatar', 'api.users_avatar_get', 'file', 'replica',
+        '{account_suspended, avatar_not_found, invalid_field}');

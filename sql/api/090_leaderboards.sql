@@ -161,3 +161,7 @@ grant execute on function api.leaderboards_get(text, jsonb, jsonb) to focus_api;
 comment on function api.leaderboards_get(text, jsonb, jsonb) is
     'GET /leaderboards/{daily|weekly}: ranks by focused minutes, ties sharing a rank, with the caller''s own rank; the global top cut among ties by user id; '
     'the ETag is a digest of the answer.';
+insert into api.endpoints (method, path, function, reads, errors, parameters)
+values ('GET', '/leaderboards/{period}', 'api.leaderboards_get', 'replica when scope=global',
+        '{account_suspended, invalid_field}',
+        '{"period": {"schema": {"type": "string", "enum": ["daily", "weekly"]}}}');

@@ -91,6 +91,9 @@ comment on function api.events_list(text, jsonb, jsonb) is
     'caller''s own token caused (those go to the person''s other devices); '
     'a pruned cursor answers one resync event; a malformed, negative or future `after`, a `limit` '
     'outside 1..1000 or a `wait` outside 0..60 is 400 invalid_field.';
+insert into api.endpoints (method, path, function, errors)
+values ('GET', '/events', 'api.events_list',
+        '{account_suspended, invalid_field, too_many_polls, too_many_streams}');
 
 -- Opening a GET /events stream or waiting long-poll: the same checks as api.events_list, and
 -- what the server needs to hold it: whose it is, how many streams and waiting long-polls that

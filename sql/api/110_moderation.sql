@@ -160,6 +160,9 @@ grant execute on function api.moderation_reports_list(text, jsonb, jsonb) to foc
 comment on function api.moderation_reports_list(text, jsonb, jsonb) is
     'GET /moderation/reports: reports of a status (open by default), oldest first, paged (limit 1 to 100, 50 by default; '
     'cursor, next_cursor; 400 invalid_cursor); 403 not_moderator.';
+insert into api.endpoints (method, path, function, errors)
+values ('GET', '/moderation/reports', 'api.moderation_reports_list',
+        '{account_suspended, invalid_cursor, invalid_field, not_moderator}');
 
 -- POST /moderation/reports/{id}/resolve {status: actioned|dismissed, reason}
 -- Guarantees: an open report becomes actioned or dismissed with the moderator, the time and
@@ -196,6 +199,9 @@ $$;
 grant execute on function api.moderation_reports_resolve(text, jsonb, jsonb) to focus_api;
 comment on function api.moderation_reports_resolve(text, jsonb, jsonb) is
     'POST /moderation/reports/{id}/resolve: actioned or dismissed with a reason, audited; 404 report_not_found, 409 report_resolved.';
+insert into api.endpoints (method, path, function, body, errors)
+values ('POST', '/moderation/reports/{id}/resolve', 'api.moderation_reports_resolve', 'json',
+        '{account_suspended, invalid_field, not_moderator, report_not_found, report_resolved}');
 
 -- POST /moderation/users/{id}/rename {display_name, reason}
 -- Guarantees: the name passes exactly the checks of a user's own rename and of sign-up
@@ -222,6 +228,9 @@ $$;
 grant execute on function api.moderation_users_rename(text, jsonb, jsonb) to focus_api;
 comment on function api.moderation_users_rename(text, jsonb, jsonb) is
     'POST /moderation/users/{id}/rename: a new display name (checked as a user''s own), audited; 404 user_not_found.';
+insert into api.endpoints (method, path, function, body, errors)
+values ('POST', '/moderation/users/{id}/rename', 'api.moderation_users_rename', 'json',
+        '{account_suspended, cannot_moderate_self, invalid_display_name, invalid_field, not_moderator, user_not_found}');
 
 -- DELETE /moderation/users/{id}/avatar {reason}
 -- Guarantees: the avatar is gone and the removal audited; 404 avatar_not_found when there was
@@ -246,6 +255,9 @@ $$;
 grant execute on function api.moderation_users_avatar_delete(text, jsonb, jsonb) to focus_api;
 comment on function api.moderation_users_avatar_delete(text, jsonb, jsonb) is
     'DELETE /moderation/users/{id}/avatar: removes the avatar, audited; 404 avatar_not_found, user_not_found.';
+insert into api.endpoints (method, path, function, body, errors)
+values ('DELETE', '/moderation/users/{id}/avatar', 'api.moderation_users_avatar_delete', 'json',
+        '{account_suspended, avatar_not_found, cannot_moderate_self, invalid_field, not_moderator, user_not_found}');
 
 -- Sets a user's suspension to end at `until` ('infinity' for a ban), replacing any earlier one.
 create function api.suspend_user(user_id uuid, until timestamptz)
@@ -284,6 +296,9 @@ $$;
 grant execute on function api.moderation_users_suspend(text, jsonb, jsonb) to focus_api;
 comment on function api.moderation_users_suspend(text, jsonb, jsonb) is
     'POST /moderation/users/{id}/suspend: 403 account_suspended for the user until the given time, audited; 404 user_not_found.';
+insert into api.endpoints (method, path, function, body, errors)
+values ('POST', '/moderation/users/{id}/suspend', 'api.moderation_users_suspend', 'json',
+        '{account_suspended, cannot_moderate_self, invalid_field, not_moderator, user_not_found}');
 
 -- POST /moderation/users/{id}/ban {reason}
 -- Guarantees: a suspension without end (until 'infinity'); audited as ban.
@@ -305,3 +320,6 @@ $$;
 grant execute on function api.moderation_users_ban(text, jsonb, jsonb) to focus_api;
 comment on function api.moderation_users_ban(text, jsonb, jsonb) is
     'POST /moderation/users/{id}/ban: 403 account_suspended for the user from now on, audited; 404 user_not_found.';
+insert into api.endpoints (method, path, function, body, errors)
+values ('POST', '/moderation/users/{id}/ban', 'api.moderation_users_ban', 'json',
+        '{account_suspended, cannot_moderate_self, invalid_field, not_moderator, user_not_found}');

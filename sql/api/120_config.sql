@@ -60,3 +60,5 @@ grant execute on function api.config_get(text, jsonb, jsonb) to focus_api;
 comment on function api.config_get(text, jsonb, jsonb) is
     'GET /config (public): app versions and store URLs per platform, maintenance, feature flags, the economy '
     'and limits, the API version; the ETag is a digest of the answer.';
+insert into api.endpoints (method, path, function, access, admission)
+values ('GET', '/config', 'api.config_get', 'public', 'always');

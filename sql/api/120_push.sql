@@ -77,6 +77,8 @@ grant execute on function api.me_push_tokens_update(text, jsonb, jsonb) to focus
 comment on function api.me_push_tokens_update(text, jsonb, jsonb) is
     'PUT /me/push-tokens: registers (or re-registers) a phone''s push token for the calling sign-in; one row per token, '
     'moved from another account if it was there; at most app.push_limits.per_sign_in per sign-in and per_account per account.';
+insert into api.endpoints (method, path, function, body, errors)
+values ('PUT', '/me/push-tokens', 'api.me_push_tokens_update', 'json', '{account_suspended, invalid_field}');
 
 -- DELETE /me/push-tokens/{token}: the caller's token and its queued pushes are deleted. Another
 -- account's token and an unknown one are one 404 push_token_not_found.
@@ -99,6 +101,10 @@ $$;
 grant execute on function api.me_push_tokens_delete(text, jsonb, jsonb) to focus_api;
 comment on function api.me_push_tokens_delete(text, jsonb, jsonb) is
     'DELETE /me/push-tokens/{token}: deletes one of the caller''s push tokens; anyone else''s is 404 push_token_not_found.';
+insert into api.endpoints (method, path, function, status, errors, parameters)
+values ('DELETE', '/me/push-tokens/{token}', 'api.me_push_tokens_delete', 204,
+        '{account_suspended, invalid_field, push_token_not_found}',
+        '{"token": {"schema": {"type": "string", "minLength": 1, "maxLength": 512, "pattern": "^[A-Za-z0-9_:.-]+$"}}}');
 
 -- For the push sender: up to `batch` due outbox rows (send_after passed) for tokens of
 -- `platforms` (the ones the sender is configured for), oldest first, locked

@@ -152,6 +152,9 @@ grant execute on function api.rooms_create(text, jsonb, jsonb) to focus_api;
 comment on function api.rooms_create(text, jsonb, jsonb) is
     'POST /rooms: opens a room with a plan and a join code, the caller its host; invitees (friends only, not suspended, '
     'else 404 user_not_found) hear room.invited; 409 room_in_progress while the caller is in another room.';
+insert into api.endpoints (method, path, function, status, body, errors)
+values ('POST', '/rooms', 'api.rooms_create', 201, 'json',
+        '{account_suspended, invalid_field, room_in_progress, user_not_found}');
 
 -- POST /rooms/{code}/join: 200 {room}. One answer, 404 room_not_found with one detail, for
 -- every code the caller may not use: an unknown code, a room whose host is not the caller's
@@ -232,6 +235,10 @@ comment on function api.rooms_join(text, jsonb, jsonb) is
     'POST /rooms/{code}/join: joins a waiting room by its code (409 room_full, room_not_open, room_in_progress); one 404 '
     'room_not_found for an unknown code and for a room the caller may not join (not the host''s friend, a block among the '
     'members); 429 too_many_join_attempts past max_join_failures such 404s in join_failure_window; again: the same.';
+insert into api.endpoints (method, path, function, errors, parameters)
+values ('POST', '/rooms/{code}/join', 'api.rooms_join',
+        '{account_suspended, invalid_field, room_full, room_in_progress, room_not_found, room_not_open, too_many_join_attempts}',
+        '{"code": {"schema": {"type": "string", "minLength": 1, "maxLength": 20, "pattern": "[^ ]"}, "description": "The room''s join code, in any letter case (spaces around it are ignored; blank is 400)."}}');
 
 -- POST /rooms/{id}/leave: 200 {room}, before the start only (after it, a member gives up by
 -- abandoning their session: 409 room_not_open). The host leaving cancels the room for all.
@@ -263,6 +270,9 @@ grant execute on function api.rooms_leave(text, jsonb, jsonb) to focus_api;
 comment on function api.rooms_leave(text, jsonb, jsonb) is
     'POST /rooms/{id}/leave: leaves a waiting room (the host: cancels it); again: the same; 409 room_not_open once started; '
     '404 room_not_found.';
+insert into api.endpoints (method, path, function, errors)
+values ('POST', '/rooms/{id}/leave', 'api.rooms_leave',
+        '{account_suspended, invalid_field, room_not_found, room_not_open}');
 
 -- A block parts the two (2026-12-06, docs/rooms.md "Blocks"): in every room that has not ended
 -- where both are joined, the one who is not the host leaves, or the blocked one when neither
@@ -377,6 +387,9 @@ grant execute on function api.rooms_start(text, jsonb, jsonb) to focus_api;
 comment on function api.rooms_start(text, jsonb, jsonb) is
     'POST /rooms/{id}/start: the host starts every joined member''s live session at one server time; 403 not_room_host; '
     '409 room_not_open (a second start), room_too_small, room_member_busy; 404 room_not_found.';
+insert into api.endpoints (method, path, function, errors)
+values ('POST', '/rooms/{id}/start', 'api.rooms_start',
+        '{account_suspended, invalid_field, not_room_host, room_member_busy, room_not_found, room_not_open, room_too_small}');
 
 -- GET /rooms/{id}: {room}, for whoever was invited to, joined or left it; kept after it ends.
 create function api.rooms_get(token text, params jsonb, body jsonb)
@@ -393,6 +406,8 @@ $$;
 grant execute on function api.rooms_get(text, jsonb, jsonb) to focus_api;
 comment on function api.rooms_get(text, jsonb, jsonb) is
     'GET /rooms/{id}: the room, its members and their outcomes, for its members and invitees; else 404 room_not_found.';
+insert into api.endpoints (method, path, function, errors)
+values ('GET', '/rooms/{id}', 'api.rooms_get', '{account_suspended, invalid_field, room_not_found}');
 
 -- GET /rooms: {rooms: [Room]}, the caller's rooms (invited, joined or left), newest first, at
 -- most 100: the history of every room they were in, kept after it ends.
@@ -412,6 +427,8 @@ $$;
 grant execute on function api.rooms_list(text, jsonb, jsonb) to focus_api;
 comment on function api.rooms_list(text, jsonb, jsonb) is
     'GET /rooms: the caller''s rooms, newest first (at most 100), with members and outcomes.';
+insert into api.endpoints (method, path, function, errors)
+values ('GET', '/rooms', 'api.rooms_list', '{account_suspended}');
 
 -- Settlement (the scheduled job settle_rooms, sql/api/140_jobs.sql): a joined member of a running or
 -- failed room whose session has not ended by the plan's end plus room_settings.grace vanished:

@@ -92,6 +92,8 @@ $$;
 grant execute on function api.me_achievements_list(text, jsonb, jsonb) to focus_api;
 comment on function api.me_achievements_list(text, jsonb, jsonb) is
     'GET /me/achievements: every active achievement and each one held, with current and target and unlocked_at (null while locked).';
+insert into api.endpoints (method, path, function, errors)
+values ('GET', '/me/achievements', 'api.me_achievements_list', '{account_suspended}');
 
 -- GET /users/{id}/achievements: the achievements a friend unlocked, in catalogue order (no
 -- progress: a friend sees what they reached, not their counts). Anyone else (a stranger, a
@@ -115,3 +117,6 @@ $$;
 grant execute on function api.users_achievements_list(text, jsonb, jsonb) to focus_api;
 comment on function api.users_achievements_list(text, jsonb, jsonb) is
     'GET /users/{id}/achievements: a friend''s unlocked achievements; 404 user_not_found for anyone else.';
+insert into api.endpoints (method, path, function, errors)
+values ('GET', '/users/{id}/achievements', 'api.users_achievements_list',
+        '{account_suspended, invalid_field, user_not_found}');

@@ -184,6 +184,9 @@ comment on function api.gifts_create(text, jsonb, jsonb) is
     'blocked, deleted, suspended), 422 cannot_gift_self, 404 item_not_found (also a '
     'seasonal item outside its window), 409 gift_item_owned, 429 gift_limit_reached, '
     '409 insufficient_funds; the receiver hears gift.received.';
+insert into api.endpoints (method, path, function, status, body, localized, errors)
+values ('POST', '/gifts', 'api.gifts_create', 201, 'json', true,
+        '{account_suspended, cannot_gift_self, gift_item_owned, gift_limit_reached, gift_sender_not_eligible, insufficient_funds, invalid_field, item_not_found, user_not_found}');
 
 -- POST /gifts/{id}/accept: 200 {gift, balance, achievements_unlocked}. The receiver only (404
 -- gift_not_found). A pending coin gift credits the coins, an item gift grants the item, in one
@@ -227,6 +230,9 @@ grant execute on function api.gifts_accept(text, jsonb, jsonb) to focus_api;
 comment on function api.gifts_accept(text, jsonb, jsonb) is
     'POST /gifts/{id}/accept: the receiver takes the coins or the item (an item owned by now: refunded to the sender), '
     'with achievements_unlocked (an item can complete every_pet); again: the same; 409 gift_not_pending (declined, expired, cancelled); 404 gift_not_found.';
+insert into api.endpoints (method, path, function, localized, errors)
+values ('POST', '/gifts/{id}/accept', 'api.gifts_accept', true,
+        '{account_suspended, gift_not_found, gift_not_pending, invalid_field}');
 
 -- POST /gifts/{id}/decline: 200 {gift}. The receiver only (404 gift_not_found); the sender is
 -- refunded in the same transaction and hears gift.declined. Declining again answers the same;
@@ -257,6 +263,9 @@ grant execute on function api.gifts_decline(text, jsonb, jsonb) to focus_api;
 comment on function api.gifts_decline(text, jsonb, jsonb) is
     'POST /gifts/{id}/decline: the receiver refuses the gift, the sender is refunded; again: the same; '
     '409 gift_not_pending (accepted, expired, cancelled); 404 gift_not_found.';
+insert into api.endpoints (method, path, function, localized, errors)
+values ('POST', '/gifts/{id}/decline', 'api.gifts_decline', true,
+        '{account_suspended, gift_not_found, gift_not_pending, invalid_field}');
 
 -- One page of the caller's gifts, newest first (created_at, then id, both descending), at most
 -- `limit` (1 to 200, 50 by default): direction 'received', the pending gifts to the caller not
@@ -311,6 +320,9 @@ grant execute on function api.gifts_received_list(text, jsonb, jsonb) to focus_a
 comment on function api.gifts_received_list(text, jsonb, jsonb) is
     'GET /gifts/received: the caller''s pending gifts, newest first, paged (limit 1 to 200, 50 by default; cursor, '
     'next_cursor; 400 invalid_cursor).';
+insert into api.endpoints (method, path, function, localized, errors)
+values ('GET', '/gifts/received', 'api.gifts_received_list', true,
+        '{account_suspended, invalid_cursor, invalid_field}');
 
 -- GET /gifts/sent?limit=&cursor=: {gifts: [Gift], next_cursor}, every gift the caller sent,
 -- whatever became of it, newest first, paged (api.gifts_page, direction 'sent').
@@ -326,6 +338,9 @@ grant execute on function api.gifts_sent_list(text, jsonb, jsonb) to focus_api;
 comment on function api.gifts_sent_list(text, jsonb, jsonb) is
     'GET /gifts/sent: the gifts the caller sent and how each ended, newest first, paged (limit 1 to 200, 50 by '
     'default; cursor, next_cursor; 400 invalid_cursor).';
+insert into api.endpoints (method, path, function, localized, errors)
+values ('GET', '/gifts/sent', 'api.gifts_sent_list', true,
+        '{account_suspended, invalid_cursor, invalid_field}');
 
 -- Expiry (the scheduled job expire_gifts, sql/api/140_jobs.sql): each pending gift past expires_at
 -- (oldest first, at most 1000 a run) ends as expired and refunds its sender, so an accept or

@@ -83,3 +83,6 @@ grant execute on function api.me_streak_freezes_create(text, jsonb, jsonb) to fo
 comment on function api.me_streak_freezes_create(text, jsonb, jsonb) is
     'POST /me/streak-freezes: locks the buyer; buys one streak freeze at economy_settings.streak_freeze_price; '
     '409 streak_freezes_full (two held), 409 insufficient_funds (balance, price); freeze and ledger row together.';
+insert into api.endpoints (method, path, function, status, errors)
+values ('POST', '/me/streak-freezes', 'api.me_streak_freezes_create', 201,
+        '{account_suspended, insufficient_funds, invalid_field, streak_freezes_full}');

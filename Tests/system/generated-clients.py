@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""generated-clients.py: the answers the standard generators' clients must decode (scripts/lib/generated-clients.sh).
+"""generated-clients.py: the answers the standard generators' clients must decode (Tests/system/generated-clients.sh).
 
     generated-clients.py record BASE_URL DIR DB     real answers of a running server, plus three mutated
                                                     ones, as DIR/NAME.json, and DIR/manifest.json (DB: a URL
@@ -184,7 +184,7 @@ def swift_driver(folder):
     cases = "\n".join(
         f'    case "{name}": return try decoder.decode({name}.self, from: data)'
         for name in sorted({e["schema"] for e in entries}))
-    return f"""// The generated client (openapi-generator swift6) decodes each recorded answer (scripts/lib/generated-clients.sh).
+    return f"""// The generated client (openapi-generator swift6) decodes each recorded answer (Tests/system/generated-clients.sh).
 import FocusIslandAPI
 import Foundation
 
@@ -246,7 +246,7 @@ def ts_driver(folder):
     names = sorted({e["schema"] for e in entries})
     imports = ", ".join(f"{n}FromJSON" for n in names)
     table = ",\n".join(f"    {n}: {n}FromJSON" for n in names)
-    return f"""// The generated client (openapi-generator typescript-fetch) decodes each recorded answer (scripts/lib/generated-clients.sh).
+    return f"""// The generated client (openapi-generator typescript-fetch) decodes each recorded answer (Tests/system/generated-clients.sh).
 import {{ {imports} }} from "./models/index";
 declare const require: (name: string) => any;
 declare const process: {{ argv: string[]; exit(code: number): never }};

@@ -1,14 +1,14 @@
 # shellcheck shell=bash disable=SC2154 # dir and server: scripts/chaos's and common.sh's
 # live-migration.sh: the drill of scripts/chaos live-migration. On the throwaway cluster in $dir
 # (migrated and seeded), app.focus_sessions is filled to LIVE_SESSIONS rows (1,000,000:
-# LIVE_USERS accounts, 4,000, with as many sessions each; scripts/lib/live-migration/fill.sql,
-# set-based as the superuser), the server started, and scripts/lib/live-migration-drill.py runs
-# its load while `focus-island migrate` applies the fixtures of scripts/lib/live-migration/ to a
+# LIVE_USERS accounts, 4,000, with as many sessions each; Tests/system/live-migration/fill.sql,
+# set-based as the superuser), the server started, and Tests/system/live-migration-drill.py runs
+# its load while `focus-island migrate` applies the fixtures of Tests/system/live-migration/ to a
 # copy of sql/ (the repository's migrations stay as they are): the linter passes them first.
 # One line per figure; returns 1 if any check failed. The last run's logs stay in
 # .pgdata/live-migration-last/.
 
-# shellcheck source=http.sh
+# shellcheck source=../../scripts/lib/http.sh
 source "$ROOT/scripts/lib/http.sh"  # now_ms
 
 drill_live_migration() {
@@ -16,7 +16,7 @@ drill_live_migration() {
     work=$dir/live-migration
     mkdir -p "$work"
     trap live_migration_remove EXIT
-    local fixtures=("$ROOT"/scripts/lib/live-migration/[0-9]*.sql) ok=yes findings
+    local fixtures=("$ROOT"/Tests/system/live-migration/[0-9]*.sql) ok=yes findings
 
     # The fixtures are written by the linter's rules: it must pass them as they are.
     if findings=$("$ROOT/.venv/bin/python" "$ROOT/scripts/lib/migration-lint.py" "${fixtures[@]}" 2>&1); then
@@ -31,7 +31,7 @@ drill_live_migration() {
     local users=${LIVE_USERS:-4000} sessions=${LIVE_SESSIONS:-1000000} started rows
     started=$(now_ms)
     psql -X -q -v ON_ERROR_STOP=1 -v users="$users" -v per_user=$(( sessions / users )) \
-        "$(cluster_url "$dir" postgres)" -f "$ROOT/scripts/lib/live-migration/fill.sql" >/dev/null
+        "$(cluster_url "$dir" postgres)" -f "$ROOT/Tests/system/live-migration/fill.sql" >/dev/null
     psql -X -q -v ON_ERROR_STOP=1 "$(cluster_url "$dir" postgres)" -c "vacuum (analyze) app.focus_sessions"
     rows=$(psql -X -At "$(cluster_url "$dir" postgres)" -c "select count(*) from app.focus_sessions")
     check "app.focus_sessions filled: $rows rows ($users accounts) in $(( ($(now_ms) - started) / 1000 )) s, vacuumed" \
@@ -39,7 +39,7 @@ drill_live_migration() {
 
     serve_in_background "$work/server.log"
     say "the server on $base_url; the load, then the migrations under it"
-    python3 "$ROOT/scripts/lib/live-migration-drill.py" "$base_url" "$MIGRATION_DATABASE_URL" "$server" \
+    python3 "$ROOT/Tests/system/live-migration-drill.py" "$base_url" "$MIGRATION_DATABASE_URL" "$server" \
         "$work/sql" "${fixtures[@]}" || ok=no
     # The migrator's retries and waits, as its log tells them.
     grep -E 'attempt [0-9]+ of|gave up|another migrate' "$work/migrate.log" | cut -c1-200 | sed 's/^/      /' || true

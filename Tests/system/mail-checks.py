@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""mail-checks.py: `focus-island mail` against a real SMTP server on loopback (scripts/lib/mail-checks.sh).
+"""mail-checks.py: `focus-island mail` against a real SMTP server on loopback (Tests/system/mail-checks.sh).
 
   mail-checks.py SERVER_BINARY BASE_URL OWNER_DATABASE_URL SCRATCH_DIR
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """proxy-peer.py: a stand-in server behind haproxy that writes down what haproxy sends it.
 
-Python's standard library only. The proxy checks (scripts/lib/proxy-checks.sh) put it where a
+Python's standard library only. The proxy checks (Tests/system/proxy-checks.sh) put it where a
 focus-island server would be, to see what the deployment's haproxy configuration tells a server
 about the phone: the X-Forwarded-For lines as they arrive, or the PROXY protocol v2 header.
 

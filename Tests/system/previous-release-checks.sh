@@ -12,7 +12,8 @@
 #      server and its `focus` CLI, debug, nothing else; a warm run builds nothing;
 #   3. its server serves the cluster with its own files (SQL_DIR, assets, web pages) and as
 #      focus_api only, so it cannot migrate; app.schema_migrations is the same after;
-#   4. the release's own CLI checks (its scripts/lib/cli-checks.sh, with its own common.sh: the
+#   4. the release's own CLI checks (its Tests/system/cli-checks.sh, scripts/lib/ in releases
+#      before the checks moved to Tests/system/, with its own common.sh: the
 #      old client against the old server) run against it: register, friends by email with the
 #      request live on an event stream, a purchase, a session rated with its tip, tips, rooms,
 #      achievements, a gift, streak freezes, bad input; then one more person signs out and in,
@@ -20,8 +21,8 @@
 #      and is rated with a tip.
 # It sets previous_release_result, the one line scripts/test prints in its summary.
 # shellcheck disable=SC2154 # dir is set by scripts/test or scripts/check
-# shellcheck source=common.sh
-declare -F cluster_url >/dev/null || source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+# shellcheck source=../../scripts/lib/common.sh
+declare -F cluster_url >/dev/null || source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib/common.sh"
 
 # previous_release: "VERSION SHA" of CHANGELOG.md's newest release heading (the first with a
 # version); one in another form is an error, not a reason to read an older one.
@@ -93,8 +94,12 @@ previous_release_checks() {
         cd "$release_tree"
         # shellcheck source=/dev/null
         source "$release_tree/scripts/lib/common.sh"
+        # Its checks where it keeps them: Tests/system/, or scripts/lib/ in a release from
+        # before they moved (1.2.0 and earlier).
+        release_checks=$release_tree/Tests/system/cli-checks.sh
+        [ -f "$release_checks" ] || release_checks=$release_tree/scripts/lib/cli-checks.sh
         # shellcheck source=/dev/null
-        source "$release_tree/scripts/lib/cli-checks.sh"
+        source "$release_checks"
         cli_build() { printf '%s/.build/debug/focus' "$release_tree"; }
         # The journey's own SQL (the operator's part) backdates a session of a minutes-old
         # account, which a trigger added since refuses (a session starts after its account,

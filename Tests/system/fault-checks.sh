@@ -16,7 +16,7 @@
 #      postmaster): no 500 and no hang while it is down, served again soon after it is back, a
 #      burst right after meets no stale connection, and the ledger reconciles;
 #   6. max_connections exhausted by another client: 503 with Retry-After, then served again;
-#   7. the bad-input set (scripts/lib/chaos.py): no 5xx, problem+json wherever the server answers;
+#   7. the bad-input set (Tests/system/chaos.py): no 5xx, problem+json wherever the server answers;
 #   8. a request head trickled a byte at a time is cut at HEAD_TIMEOUT with 408 problem+json,
 #      and at CONNECTION_LIMIT a new client is refused at once, not left hanging.
 # Checks 5 to 8 are also the fast half of scripts/chaos, which adds the long scenarios.
@@ -24,9 +24,9 @@
 # holds locked until the check releases it (well within focus_api's 5 s statement_timeout).
 # shellcheck shell=bash disable=SC2154 # dir and server are set by the caller (scripts/test, scripts/chaos); server_pid and base_url by common.sh
 
-# shellcheck source=common.sh
-declare -F cluster_url >/dev/null || source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-# shellcheck source=http.sh
+# shellcheck source=../../scripts/lib/common.sh
+declare -F cluster_url >/dev/null || source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib/common.sh"
+# shellcheck source=../../scripts/lib/http.sh
 source "$ROOT/scripts/lib/http.sh"
 
 # hold_user_row USER_ID: a psql session locks the user's row, in the background (holder_pid),
@@ -372,10 +372,10 @@ fault_checks_crashes() {
     server_stop
 }
 
-# chaos_check ARGS...: one check line from scripts/lib/chaos.py (its last line, verdict apart).
+# chaos_check ARGS...: one check line from Tests/system/chaos.py (its last line, verdict apart).
 chaos_check() {
     local output status=0
-    output=$(python3 "$ROOT/scripts/lib/chaos.py" "$@") || status=$?
+    output=$(python3 "$ROOT/Tests/system/chaos.py" "$@") || status=$?
     [ "$status" = 0 ] || printf '%s\n' "$output" | grep FAILED >&2 || true
     check "$(printf '%s\n' "$output" | tail -n 1 | sed 's/ \(ok\|FAILED\)$//' | xargs -0 | sed 's/^ *//')" \
         "$([ "$status" = 0 ] && echo ok || echo FAILED)"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """push-checks.py: `focus-island push` against local peers that speak the real protocols.
 
-Run by scripts/lib/push-checks.sh (scripts/test) with the venv's Python (hypercorn, h2,
+Run by Tests/system/push-checks.sh (scripts/test) with the venv's Python (hypercorn, h2,
 cryptography):
 
   push-checks.py SERVER_BINARY BASE_URL API_DATABASE_URL OWNER_DATABASE_URL WORKDIR

@@ -1,5 +1,5 @@
 """schemathesis_hooks.py: makes schemathesis send Idempotency-Key as a client does, a new key per
-request. Loaded with SCHEMATHESIS_HOOKS=schemathesis_hooks (PYTHONPATH=scripts/lib) for a run
+request. Loaded with SCHEMATHESIS_HOOKS=schemathesis_hooks (PYTHONPATH=Tests/system) for a run
 against the published document, which declares the header (the strict copy leaves it out).
 
 A fuzzer draws keys from a small space ("0", "00", ...) and sends one key with two different

@@ -1,7 +1,7 @@
 """The web pages in a real browser: Debian's chromium, headless, driven by Selenium through
 chromedriver, against the real server and database. One line per step; the first failure
 ends the run with status 1. A screenshot of each page goes to the folder given
-(scripts/test: its cluster's folder; scripts/lib/browser-checks.sh --screenshots docs/screenshots).
+(scripts/test: its cluster's folder; Tests/system/browser-checks.sh --screenshots docs/screenshots).
 
   browser-checks.py BASE_URL OWNER_DATABASE_URL SCREENSHOT_DIR
 

@@ -7,11 +7,11 @@
 #   2. the shared reads (catalog, tip sync, the global board) are answered by the replica;
 #   3. the replica stopped: the global board answers 503 database_unavailable with Retry-After,
 #      the user's own routes still 200; started again: 200, without a server restart.
-# shellcheck source=common.sh
-declare -F cluster_url >/dev/null || source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-# shellcheck source=http.sh
+# shellcheck source=../../scripts/lib/common.sh
+declare -F cluster_url >/dev/null || source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib/common.sh"
+# shellcheck source=../../scripts/lib/http.sh
 source "$ROOT/scripts/lib/http.sh"
-# shellcheck source=replica.sh
+# shellcheck source=../../scripts/lib/replica.sh
 source "$ROOT/scripts/lib/replica.sh"
 
 replica_checks() {

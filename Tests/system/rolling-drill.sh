@@ -3,13 +3,13 @@
 # reference haproxy (deploy/haproxy/focus-island.cfg as it is, TLS with a CA made for the run)
 # on the throwaway cluster in $dir, each restarted in turn under load: SIGTERM, its exit and
 # status, started again on the same port, back in haproxy's rotation. The load is
-# scripts/lib/ha-drill.py's (rolling): reads, purchases with an Idempotency-Key and session
+# Tests/system/ha-drill.py's (rolling): reads, purchases with an Idempotency-Key and session
 # uploads from DRILL_CLIENTS (8) clients on loopback addresses of their own, DRILL_STREAMS (4)
 # event streams that resume with Last-Event-ID. One line per figure; returns 1 if any check
 # failed. The last run's logs stay in .pgdata/rolling-last/.
 
 # shellcheck source=proxy-checks.sh
-source "$ROOT/scripts/lib/proxy-checks.sh"
+source "$ROOT/Tests/system/proxy-checks.sh"
 
 # DRAIN_DELAY for the checks of focus-island.cfg (inter 2s, fall 2): inter × fall + inter,
 # docs/operations.md. haproxy takes a server out within 5 s (3 s, plus the 2 s check timeout).
@@ -47,7 +47,7 @@ drill_rolling() {
     say "rolling restart behind haproxy (TLS on :$haproxy_port): servers on :${rolling_ports[1]} and :${rolling_ports[2]}, DRAIN_DELAY=$ROLLING_DRAIN_DELAY, STOP_GRACE 10 s; ${DRILL_CLIENTS:-8} clients, ${DRILL_STREAMS:-4} event streams"
 
     local ok=yes drill_pid
-    DRILL_CA_FILE="$work/ca.pem" python3 "$ROOT/scripts/lib/ha-drill.py" rolling "https://127.0.0.1:$haproxy_port" \
+    DRILL_CA_FILE="$work/ca.pem" python3 "$ROOT/Tests/system/ha-drill.py" rolling "https://127.0.0.1:$haproxy_port" \
         "$MIGRATION_DATABASE_URL" "${DRILL_CLIENTS:-8}" "${DRILL_STREAMS:-4}" "$work/load-running" "$work/haproxy.log" &
     drill_pid=$!
     rolling_pids+=("$drill_pid")

@@ -10,9 +10,9 @@
 #      the new one 304 (from the server's memory);
 #   3. streams that writer threads hold count toward PER_IP_CONNECTION_LIMIT.
 
-# shellcheck source=common.sh
-declare -F cluster_url >/dev/null || source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-# shellcheck source=http.sh
+# shellcheck source=../../scripts/lib/common.sh
+declare -F cluster_url >/dev/null || source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib/common.sh"
+# shellcheck source=../../scripts/lib/http.sh
 source "$ROOT/scripts/lib/http.sh"
 
 # stream_ids FILE: the event ids a curl'ed stream received, in order.

@@ -1,10 +1,10 @@
 # generated-clients.sh: docs/openapi.json fed to three standard generators, as an app developer
 # would, each with zero warnings, and each generated client decoding real answers of the server
-# plus three mutated ones (scripts/lib/generated-clients.py). Sourced by scripts/test with
+# plus three mutated ones (Tests/system/generated-clients.py). Sourced by scripts/test with
 # $server and $dir set; the tools are scripts/setup's (.venv: openapi-python-client,
 # openapi-generator-cli with its bundled jar; Debian: a JRE, node-typescript). Nothing is
 # downloaded when it runs.
-#   openapi-python-client --fail-on-warning, with scripts/lib/openapi-python-client.json: image
+#   openapi-python-client --fail-on-warning, with Tests/system/openapi-python-client.json: image
 #       bodies (PUT /me/avatar, GET /users/{id}/avatar) read as application/octet-stream, which
 #       it supports; no post hooks (ruff is not installed)
 #   openapi-generator swift6 (enumUnknownDefaultCase; identifiableModels=false, because it declares
@@ -56,7 +56,7 @@ generated_clients_generate() {
     rm -rf "$dir/generated/py"
     mkdir -p "$dir/generated/py"
     (cd "$dir/generated/py" && "$ROOT/.venv/bin/openapi-python-client" generate --path "$ROOT/docs/openapi.json" \
-        --output-path focus_island_client --meta none --config "$ROOT/scripts/lib/openapi-python-client.json" \
+        --output-path focus_island_client --meta none --config "$ROOT/Tests/system/openapi-python-client.json" \
         --fail-on-warning) >"$dir/generated/py.log" 2>&1 || { cat "$dir/generated/py.log"; die "openapi-python-client warned or failed"; }
     check "openapi-python-client --fail-on-warning" "0 warnings, $(find "$dir/generated/py/focus_island_client/models" -name '*.py' | wc -l) model files"
 
@@ -94,14 +94,14 @@ generated_clients_check() {
     fi
 
     serve_in_background "$dir/generated-clients-server.log"
-    python3 "$ROOT/scripts/lib/generated-clients.py" record "$base_url" "$answers" "$MIGRATION_DATABASE_URL" || { server_stop; die "could not record answers"; }
+    python3 "$ROOT/Tests/system/generated-clients.py" record "$base_url" "$answers" "$MIGRATION_DATABASE_URL" || { server_stop; die "could not record answers"; }
     server_stop
     python3 "$ROOT/scripts/lib/contract.py" strict >"$dir/generated/openapi-strict.json"
-    "$ROOT/.venv/bin/python" "$ROOT/scripts/lib/generated-clients.py" validate "$ROOT/docs/openapi.json" \
+    "$ROOT/.venv/bin/python" "$ROOT/Tests/system/generated-clients.py" validate "$ROOT/docs/openapi.json" \
         "$dir/generated/openapi-strict.json" "$answers" || die "an answer and its schema disagree"
 
     # swift6: the generated package plus a decoder target, built in the background beside the others.
-    python3 "$ROOT/scripts/lib/generated-clients.py" swift-driver "$answers" >"$dir/generated/main.swift"
+    python3 "$ROOT/Tests/system/generated-clients.py" swift-driver "$answers" >"$dir/generated/main.swift"
     mkdir -p "$dir/generated/swift6/Sources/Decode"
     cp "$dir/generated/main.swift" "$dir/generated/swift6/Sources/Decode/main.swift"
     python3 - "$dir/generated/swift6/Package.swift" <<'PY'
@@ -118,9 +118,9 @@ PY
     (cd "$out/swift6" && timeout 600 swift build --product Decode >"$dir/generated/swift6-build.log" 2>&1) &
     local swift_pid=$!
 
-    "$ROOT/.venv/bin/python" "$ROOT/scripts/lib/generated-clients.py" python "$dir/generated/py/focus_island_client" "$answers" || status=1
+    "$ROOT/.venv/bin/python" "$ROOT/Tests/system/generated-clients.py" python "$dir/generated/py/focus_island_client" "$answers" || status=1
 
-    python3 "$ROOT/scripts/lib/generated-clients.py" ts-driver "$answers" >"$dir/generated/ts/decode.ts"
+    python3 "$ROOT/Tests/system/generated-clients.py" ts-driver "$answers" >"$dir/generated/ts/decode.ts"
     sync_tree "$dir/generated/ts" "$out/ts"
     tsc_out=$(cd "$out/ts" && tsc --strict --suppressImplicitAnyIndexErrors --target es2019 --module commonjs --lib es2019,dom --outDir out decode.ts 2>&1) \
         || { echo "$tsc_out"; die "tsc --strict found errors in the generated TypeScript client"; }

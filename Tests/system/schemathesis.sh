@@ -37,13 +37,13 @@ schemathesis_check() {
     # SCHEMATHESIS_DOCUMENT=served (scripts/chaos --fuzz-served): the published document as the
     # server serves it (GET /openapi.json) instead of the strict copy: what a client's tools read,
     # Idempotency-Key included, sent as a client sends it, a new key per request
-    # (scripts/lib/schemathesis_hooks.py).
+    # (Tests/system/schemathesis_hooks.py).
     local hooks=()
     if [ "${SCHEMATHESIS_DOCUMENT:-strict}" = served ]; then
         document=$base_url/openapi.json
-        hooks=(env "PYTHONPATH=$ROOT/scripts/lib" SCHEMATHESIS_HOOKS=schemathesis_hooks)
+        hooks=(env "PYTHONPATH=$ROOT/Tests/system" SCHEMATHESIS_HOOKS=schemathesis_hooks)
     fi
-    (cd "$dir" && timeout "$bound" "${hooks[@]}" "$st" --config-file "$ROOT/scripts/lib/schemathesis.toml" run "$document" \
+    (cd "$dir" && timeout "$bound" "${hooks[@]}" "$st" --config-file "$ROOT/Tests/system/schemathesis.toml" run "$document" \
         --url "$base_url" -H "Authorization: Bearer $token" --checks all "${exclude[@]}" \
         "${generation[@]}" --workers 1 --request-timeout 10 --no-color) >"$log" 2>&1 || status=$?
     server_stop

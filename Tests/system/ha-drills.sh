@@ -6,7 +6,7 @@
 
 HA_SOURCED=1
 now_ms() { date +%s%3N; }
-# shellcheck source=../ha
+# shellcheck source=../../scripts/ha
 source "$ROOT/scripts/ha"
 
 # drill_formation: a fresh formation, migrated and seeded; the server's URLs exported.
@@ -32,13 +32,13 @@ drill_formation_remove() {
     esac
 }
 
-# drill_failover: the primary's machine dies under load (scripts/lib/ha-drill.py kills it).
+# drill_failover: the primary's machine dies under load (Tests/system/ha-drill.py kills it).
 drill_failover() {
     drill_formation
     serve_in_background "$HA_DIR/server.log"
     say "primary killed under load: ${DRILL_CLIENTS:-16} clients buying and uploading, ${DRILL_STREAMS:-4} event streams"
     local ok=yes
-    python3 "$ROOT/scripts/lib/ha-drill.py" "$base_url" "$MIGRATION_DATABASE_URL" "${DRILL_CLIENTS:-16}" "${DRILL_STREAMS:-4}" \
+    python3 "$ROOT/Tests/system/ha-drill.py" "$base_url" "$MIGRATION_DATABASE_URL" "${DRILL_CLIENTS:-16}" "${DRILL_STREAMS:-4}" \
         "'$ROOT/scripts/ha' kill-primary >/dev/null" || ok=no
     check "the formation after the failover: $(ha_states)" ok
     check "the server process was not restarted: pid $server_pid is the one started before the kill" \
@@ -55,7 +55,7 @@ drill_secondary() {
     say "secondary killed under load"
     local ok=yes primary
     primary=$(ha_primary)
-    python3 "$ROOT/scripts/lib/ha-drill.py" "$base_url" "$MIGRATION_DATABASE_URL" "${DRILL_CLIENTS:-16}" "${DRILL_STREAMS:-4}" \
+    python3 "$ROOT/Tests/system/ha-drill.py" "$base_url" "$MIGRATION_DATABASE_URL" "${DRILL_CLIENTS:-16}" "${DRILL_STREAMS:-4}" \
         "'$ROOT/scripts/ha' kill-secondary >/dev/null" || ok=no
     check "the formation with its secondary gone: $(ha_states)" ok
     check "the primary's synchronous_standby_names now: '$(psql -X -At "$(ha_node_url "$primary" postgres postgres)" -c 'show synchronous_standby_names')'" ok
@@ -82,7 +82,7 @@ drill_counts() {
 drill_restore() {
     drill_formation
     serve_in_background "$HA_DIR/server.log"
-    local su_url owner_url load=(python3 "$ROOT/scripts/lib/ha-drill.py" load "$base_url" "$MIGRATION_DATABASE_URL" 8)
+    local su_url owner_url load=(python3 "$ROOT/Tests/system/ha-drill.py" load "$base_url" "$MIGRATION_DATABASE_URL" 8)
     su_url=$(ha_url postgres)
     owner_url=$MIGRATION_DATABASE_URL
     local scale=${DRILL_SCALE:-50000} started

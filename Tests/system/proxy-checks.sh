@@ -11,8 +11,8 @@
 #      stream opened before both still receives;
 #   3. the phone's own address: one prober among 19 innocents from 20 addresses, then from one
 #      (a NAT), then with a spoofed X-Forwarded-For straight to a server
-#      (scripts/lib/address-drill.py); and a sign-in through PROXY v2 recorded as the phone's;
-#   4. what a server is told of the phone, seen by a stand-in server (scripts/lib/proxy-peer.py):
+#      (Tests/system/address-drill.py); and a sign-in through PROXY v2 recorded as the phone's;
+#   4. what a server is told of the phone, seen by a stand-in server (Tests/system/proxy-peer.py):
 #      a spoofed X-Forwarded-For arrives with haproxy's entry appended after it, a spoofed
 #      Forwarded does not arrive; with FOCUS_PROXY_PROTOCOL, a PROXY v2 header with the
 #      phone's address on every request's connection, a v2 LOCAL header (no address: the
@@ -28,9 +28,9 @@
 # what the systemd unit's MemoryDenyWriteExecute= asks), so the hardening is tried too.
 # Everything it starts is stopped when it ends, whatever happens (the trap in the subshell).
 
-# shellcheck source=common.sh
-declare -F cluster_url >/dev/null || source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-# shellcheck source=http.sh
+# shellcheck source=../../scripts/lib/common.sh
+declare -F cluster_url >/dev/null || source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib/common.sh"
+# shellcheck source=../../scripts/lib/http.sh
 source "$ROOT/scripts/lib/http.sh"
 
 proxy_checks() {
@@ -54,7 +54,7 @@ free_port() {
 # proxy_certificate WORK: a CA (WORK/ca.pem, its key ca-key.pem) and a certificate for localhost
 # and 127.0.0.1 signed by it (its request cert.csr and key key.pem, kept for a renewal); haproxy
 # reads one PEM with the certificate, then the key (deploy/: "Certificates"): WORK/haproxy.pem.
-# The rolling drill (scripts/lib/rolling-drill.sh) makes its own the same way.
+# The rolling drill (Tests/system/rolling-drill.sh) makes its own the same way.
 proxy_certificate() {
     local work=$1
     openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj "/CN=Focus Island test CA" \
@@ -221,15 +221,15 @@ $(cat "$work/haproxy.pem")
 
     # 3. The phone's own address, as the servers see it. One client probes sign-up with taken
     #    emails and wrong reset codes until refused while 19 others sign up, sign in and reset
-    #    (scripts/lib/address-drill.py): from 20 addresses through haproxy, then from one
+    #    (Tests/system/address-drill.py): from 20 addresses through haproxy, then from one
     #    address standing for a school's NAT, then straight to a server with a made-up
     #    X-Forwarded-For on every request, which must change nothing (127.3.0.2 is not trusted).
     local mode
     for mode in spread nat; do
-        FOCUS_CA="$work/ca.pem" python3 "$ROOT/scripts/lib/address-drill.py" "https://127.0.0.1:$servers_port" \
+        FOCUS_CA="$work/ca.pem" python3 "$ROOT/Tests/system/address-drill.py" "https://127.0.0.1:$servers_port" \
             "$owner_url" "$mode" || return 1
     done
-    python3 "$ROOT/scripts/lib/address-drill.py" "http://127.0.0.1:$server2_port" "$owner_url" spoof || return 1
+    python3 "$ROOT/Tests/system/address-drill.py" "http://127.0.0.1:$server2_port" "$owner_url" spoof || return 1
     # Through PROXY protocol v2 to the servers' second port: a sign-in from 127.4.0.9 is
     # recorded as 127.4.0.9 (the account's export lists the addresses it signed in from).
     haproxy_start proxy-real FOCUS_PROXY_PROTOCOL=1 FOCUS_SERVER1_PROXY="127.0.0.1:$server1_proxy" \
@@ -256,7 +256,7 @@ $(cat "$work/haproxy.pem")
     peer_start() {
         local log=$work/peer-$1.log
         : >"$work/peer-$1.out"
-        python3 "$ROOT/scripts/lib/proxy-peer.py" "${@:2}" "$log" >"$work/peer-$1.out" 2>&1 &
+        python3 "$ROOT/Tests/system/proxy-peer.py" "${@:2}" "$log" >"$work/peer-$1.out" 2>&1 &
         pids+=($!)
         # shellcheck disable=SC2317 # called by poll
         peer_listening() { grep -q '^listening on' "$1"; }
