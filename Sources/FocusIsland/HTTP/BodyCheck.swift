@@ -4,6 +4,12 @@
 // JSON route; an image type on an image route. What the body says is SQL's.
 
 extension Pipeline {
+    /// The body limit for a route match, known from the request head before the body is read.
+    public func bodyLimit(_ match: RouteMatch) -> Int {
+        if case .found(let route, _) = match { return route.bodyLimit ?? defaultBodyLimit }
+        return defaultBodyLimit
+    }
+
     func checkBody(_ request: Request, for route: Route) throws(Problem) {
         if request.bodyExceededLimit || request.body.count > route.bodyLimit ?? defaultBodyLimit {
             throw Problem(413, "body_too_large", "The body is larger than this route accepts.")

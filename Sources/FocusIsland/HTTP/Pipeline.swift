@@ -53,12 +53,6 @@ public struct Pipeline: Sendable {
         self.requestIDs = requestIDs
     }
 
-    /// The body limit for a route match, known from the request head before the body is read.
-    public func bodyLimit(_ match: RouteMatch) -> Int {
-        if case .found(let route, _) = match { return route.bodyLimit ?? defaultBodyLimit }
-        return defaultBodyLimit
-    }
-
     /// Answers one request and writes its log line (unless `log` is false: a waiting
     /// long-poll asks again on each wake and logs once, when it answers).
     public func respond(to request: Request, startedAt: UInt64 = monotonicMicroseconds(), log: Bool = true) -> Response {

@@ -47,9 +47,9 @@ public enum Action: Sendable, Equatable {
     case events
     /// A file of assets/ (HTTP/Assets.swift) under the template's last parameter.
     case asset
-    /// A static file of web/static/ (Web/WebPages.swift) under the template's last parameter.
+    /// A static file of web/static/ under the template's last parameter (Web/WebAnswers.swift).
     case webFile
-    /// A web page (Web/WebPages.swift): its form, its one function, its template.
+    /// A web page of WebPages.all: its form, its one function, its template (Web/WebAnswers.swift).
     indirect case page(WebPage)
 
     /// Files: the route owns every path under its prefix (slashes and empty parts included, each
