@@ -1,4 +1,4 @@
-// Push tokens (PUT and DELETE /me/push-tokens), push settings (PATCH /me settings.push) and the
+// Push tokens (GET, PUT and DELETE /me/push-tokens), push settings (PATCH /me settings.push) and the
 // outbox a friend request fills, end to end against the real database. What the sender does
 // with the outbox is Tests/system/push-checks.sh's (a real HTTP/2 TLS peer).
 import Foundation
@@ -45,6 +45,43 @@ import Testing
         #expect(twice.status == 404 && twice.code == "push_token_not_found")
         let unknown = try client.send("DELETE", "/me/push-tokens/\(Self.apns())", token: bo.token)
         #expect(unknown.status == 404 && unknown.code == "push_token_not_found")
+    }
+
+    /// The list: the caller's tokens only, the whole token only for the calling sign-in's own,
+    /// another sign-in's by its end; a body, no token or an ended one is refused and lists nothing.
+    @Test(arguments: Transport.allCases)
+    func theListShowsTheCallersTokensAndNoOtherSignInsWhole(transport: Transport) throws {
+        let client = transport.client
+        let ada = try client.register("pushlist"), bo = try client.register("pushlistbo")
+        let empty = try client.send("GET", "/me/push-tokens", token: ada.token)
+        #expect(empty.status == 200 && (empty.json["push_tokens"] as? [Any])?.isEmpty == true)
+        let mine = Self.apns(), other = Self.apns(), bos = Self.apns()
+        #expect(try client.send("PUT", "/me/push-tokens", token: ada.token, json: Self.body(mine)).status == 200)
+        let phone = try client.send("POST", "/auth/login", json: #"{"email":"\#(ada.email)","password":"correct horse"}"#)
+        let phoneToken = phone.json["token"] as? String
+        #expect(try client.send("PUT", "/me/push-tokens", token: phoneToken, json: Self.body(other)).status == 200)
+        #expect(try client.send("PUT", "/me/push-tokens", token: bo.token, json: Self.body(bos)).status == 200)
+
+        let listed = try client.send("GET", "/me/push-tokens", token: ada.token)
+        #expect(listed.status == 200)
+        let entries = listed.json["push_tokens"] as? [[String: Any]] ?? []
+        #expect(entries.count == 2, "Ada's two, not Bo's")
+        #expect(entries.first?["token"] is NSNull && entries.first?["token_end"] as? String == String(other.suffix(6)))
+        #expect(entries.first?["current"] as? Bool == false && entries.last?["current"] as? Bool == true)
+        #expect(entries.last?["token"] as? String == mine, "this sign-in's own, whole")
+        #expect(!listed.text.contains(other) && !listed.text.contains(bos), "no other sign-in's or account's token whole")
+
+        let before = try Self.rows(ada)
+        let withBody = try client.send("GET", "/me/push-tokens", token: ada.token, json: #"{"all":true}"#)
+        #expect(withBody.status == 400 && withBody.code == "body_not_allowed")
+        let anonymous = try client.send("GET", "/me/push-tokens")
+        #expect(anonymous.status == 401 && anonymous.code == "unauthorized")
+        #expect(try client.send("POST", "/auth/logout", token: phoneToken).status == 204)
+        let ended = try client.send("GET", "/me/push-tokens", token: phoneToken)
+        #expect(ended.status == 401 && ended.code == "unauthorized")
+        #expect(try Self.rows(ada) != before, "the ended sign-in's token went with it")
+        let after = try client.send("GET", "/me/push-tokens", token: ada.token)
+        #expect((after.json["push_tokens"] as? [[String: Any]])?.count == 1)
     }
 
     static let badBodies: [(body: String, code: String)] = [

@@ -6,7 +6,7 @@ that it is in that form, and derives the strict copy schemathesis tests the serv
                                              idempotent: a second run changes nothing
     scripts/lib/contract.py check [FILE]     one line per place the rewrite would change, and per
                                              form it cannot fix by itself; exit 1 if any (scripts/lint)
-    scripts/lib/contract.py strict [FILE]    the strict copy on stdout (scripts/lib/schemathesis.sh)
+    scripts/lib/contract.py strict [FILE]    the strict copy on stdout (Tests/system/schemathesis.sh)
 
 The published document is open, as docs/versioning.md promises clients: answers may gain fields,
 enum values and error codes in a minor version. The strict copy says exactly what today's server

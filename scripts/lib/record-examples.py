@@ -3,6 +3,9 @@
 
     record-examples.py record BASE_URL OWNER_URL [FILE]      drive the server through a scripted story and
                                                               write each answer as its response's example
+    record-examples.py record-new BASE_URL OWNER_URL [FILE]  the same story, written only to the operations
+                                                              that have no example yet (the others stay
+                                                              byte for byte: a new route's change is its own)
     record-examples.py check [FILE]                           every operation has an example; each validates
                                                               against its schema in the published document and
                                                               in the strict copy (contract.py strict); run with
@@ -48,6 +51,17 @@ class Story:
         self.base, self.database = base, database
         self.answers = {}  # operationId -> {status: body}
         self.stamp = uuid.uuid4().hex[:8]
+        # operationId -> (method, path template), from the document (generated from api.endpoints)
+        self.routes = {operation["operationId"]: (method.upper(), path)
+                       for path, method, operation in contract.operations(contract.load(contract.DOCUMENT))}
+
+    def op(self, operation_id, path_parameters=None, body=None, **options):
+        """Calls an operation by its operationId, its method and path read from the document, so the
+        story names no path of its own."""
+        method, path = self.routes[operation_id]
+        for name, value in (path_parameters or {}).items():
+            path = path.replace("{" + name + "}", str(value))
+        return self.call(operation_id, method, path, body, **options)
 
     def call(self, op, method, path, body=None, token=None, expect=None, headers=None, raw=None,
              content_type="application/json"):
@@ -161,6 +175,7 @@ class Story:
                                                              "app_version": "2.1.0", "locale": "en-GB"}, token=ann, expect=200)
         c("me_push_tokens_update", "PUT", "/me/push-tokens", {"token": "not-a-token", "platform": "apns",
                                                              "environment": "production"}, token=ann, expect=400)
+        self.op("me_push_tokens_list", token=ann, expect=200)
         c("me_push_tokens_delete", "DELETE", f"/me/push-tokens/{'0' * 64}", token=ann, expect=404)
 
         # focus sessions: an offline one recorded from 35 to 5 minutes ago, before the live one starts
@@ -229,7 +244,7 @@ class Story:
         c("rooms_create", "POST", "/rooms", {"planned_minutes": 0}, token=bob, expect=400)
         c("rooms_create", "POST", "/rooms", {"planned_minutes": 25, "invite": [dan_id]}, token=bob, expect=404)
         c("rooms_join", "POST", "/rooms/ZZZZZZZZ/join", token=bob, expect=404)
-        c("rooms_join", "POST", f"/rooms/{room['code']}/join", token=cat, expect=403)
+        c("rooms_join", "POST", f"/rooms/{room['code']}/join", token=cat, expect=404)  # not invited: told apart from no room by nothing
         c("rooms_join", "POST", "/rooms/ABCDEFGHJKMNPQRSTVWXY/join", token=bob, expect=400)
         c("rooms_start", "POST", f"/rooms/{room['id']}/start", token=ann, expect=409)
         c("rooms_join", "POST", f"/rooms/{room['code']}/join", token=bob, expect=200)
@@ -238,7 +253,7 @@ class Story:
         c("rooms_start", "POST", f"/rooms/{UNKNOWN}/start", token=ann, expect=404)
         c("rooms_start", "POST", f"/rooms/{room['id']}/start", token=ann, expect=200)
         c("rooms_start", "POST", "/rooms/not-an-id/start", token=ann, expect=400)
-        c("rooms_join", "POST", f"/rooms/{room['code']}/join", token=dan, expect=409)
+        c("rooms_join", "POST", f"/rooms/{room['code']}/join", token=dan, expect=404)  # not invited
         c("rooms_leave", "POST", f"/rooms/{room['id']}/leave", token=bob, expect=409)
         c("rooms_leave", "POST", f"/rooms/{UNKNOWN}/leave", token=bob, expect=404)
         c("rooms_leave", "POST", "/rooms/not-an-id/leave", token=bob, expect=400)
@@ -378,14 +393,27 @@ def shorten(value):
     return value
 
 
-def apply(document, answers):
+def has_example(operation):
+    """Whether the operation has an example of its own (a shared answer's, 401, counts for all)."""
+    return any("example" in media for response in operation.get("responses", {}).values() if "$ref" not in response
+               for media in response.get("content", {}).values())
+
+
+def apply(document, answers, only_new=False):
     """Writes each recorded answer as the example of its response's media type (the earlier ones go
-    first, so an answer no longer recorded leaves no stale example); returns the count."""
-    for response in contract.responses(document):
-        for media in response.get("content", {}).values():
-            media.pop("example", None)
+    first, so an answer no longer recorded leaves no stale example); returns the count. only_new:
+    only to the operations without an example, touching nothing else."""
+    if only_new:
+        answers = {operation["operationId"]: answers.get(operation["operationId"], {})
+                   for _, _, operation in contract.operations(document) if not has_example(operation)}
+    else:
+        for response in contract.responses(document):
+            for media in response.get("content", {}).values():
+                media.pop("example", None)
     count = 0
     for path, method, operation in contract.operations(document):
+        if operation.get("operationId") not in answers and only_new:
+            continue
         recorded = answers.get(operation.get("operationId"), {})
         for status, body in sorted(recorded.items()):
             response = operation.get("responses", {}).get(status)
@@ -423,9 +451,7 @@ def check(document):
     import jsonschema_rs  # noqa: PLC0415 (only in .venv)
     findings = []
     for path, method, operation in contract.operations(document):
-        if not any("example" in media  # of its own: a shared answer's (401) would count for every operation
-                   for response in operation.get("responses", {}).values() if "$ref" not in response
-                   for media in response.get("content", {}).values()):
+        if not has_example(operation):
             findings.append(f"{method.upper()} {path}: no example of its own (scripts/lib/record-examples.py record)")
     found, strict = examples(document)
     for where, schema, example, strict_schema in found:
@@ -438,12 +464,12 @@ def check(document):
 
 
 def main(argv):
-    if len(argv) >= 4 and argv[1] == "record":
+    if len(argv) >= 4 and argv[1] in ("record", "record-new"):
         path = Path(argv[4]) if len(argv) > 4 else contract.DOCUMENT
         story = Story(argv[2], argv[3])
         story.run()
         document = contract.load(path)
-        count = apply(document, story.answers)
+        count = apply(document, story.answers, only_new=argv[1] == "record-new")
         path.write_text(contract.dump(contract.rewrite(document)))
         print(f"  {count} examples written, on {len(story.answers)} operations")
     elif len(argv) >= 2 and argv[1] == "check":

@@ -51,3 +51,15 @@ create table api.endpoints (
 comment on table api.endpoints is
     'One row per HTTP endpoint, written beside its function in sql/api: the source of the route table and of '
     'docs/openapi.json''s paths, security, path parameters and problem answers (scripts/lint --update).';
+-- Declarations, not data about anyone (docs/privacy.md's catalogue reads these lines).
+do $$
+declare
+    v_column text;
+begin
+    foreach v_column in array array['method', 'path', 'operation_id', 'access', 'body', 'response', 'reads', 'admission',
+                                    'errors', 'parameters'] loop
+        execute format('comment on column api.endpoints.%I is %L', v_column,
+                       'personal: no (an endpoint''s declaration); on erasure: kept (code, made again by every migrate)');
+    end loop;
+end
+$$;

@@ -1,4 +1,4 @@
--- api push: push tokens (PUT and DELETE /me/push-tokens) and what the push sender
+-- api push: push tokens (GET, PUT and DELETE /me/push-tokens) and what the push sender
 -- (`focus-island push`, Sources/FocusIsland/Push/) calls to drain app.push_outbox.
 
 -- PushToken = {token, platform, environment, app_version, locale, created_at}
@@ -79,6 +79,41 @@ comment on function api.me_push_tokens_update(text, jsonb, jsonb) is
     'moved from another account if it was there; at most app.push_limits.per_sign_in per sign-in and per_account per account.';
 insert into api.endpoints (method, path, function, body, errors)
 values ('PUT', '/me/push-tokens', 'api.me_push_tokens_update', 'json', '{account_suspended, invalid_field}');
+
+-- PushTokenEntry = {token, token_end, platform, environment, app_version, locale, created_at,
+-- last_used_at, sign_in_id, current}. The whole token only for the calling sign-in's own (the
+-- phone asking already holds it); another sign-in's is null, told apart by its last 6
+-- characters and its sign-in (sign_in_id: GET /me/tokens' id, whose DELETE ends the sign-in and
+-- its push tokens with it), so no list hands one phone's token to another. last_used_at: when
+-- the phone last registered it (apps register at every launch; 2026-12-06).
+-- GET /me/push-tokens: the caller's push tokens, most recently registered first.
+create function api.me_push_tokens_list(token text, params jsonb, body jsonb)
+returns api.reply
+language plpgsql stable security definer set search_path = public, pg_temp
+as $$
+declare
+    v_user_id uuid := api.authenticate(me_push_tokens_list.token);
+    v_sign_in uuid;
+begin
+    select t.id into v_sign_in from app.auth_tokens t
+    where t.digest = sha256(convert_to(me_push_tokens_list.token, 'UTF8'));
+    return api.ok(jsonb_build_object('push_tokens', coalesce(
+        (select jsonb_agg(jsonb_build_object(
+                    'token', case when p.auth_token_id = v_sign_in then p.token end, 'token_end', right(p.token, 6),
+                    'platform', p.platform, 'environment', p.environment, 'app_version', p.app_version,
+                    'locale', p.locale, 'created_at', api.iso(p.created_at), 'last_used_at', api.iso(p.updated_at),
+                    'sign_in_id', p.auth_token_id, 'current', p.auth_token_id = v_sign_in)
+                  order by p.updated_at desc, p.token)
+         from app.push_tokens p
+         where p.user_id = v_user_id), '[]')));
+end
+$$;
+grant execute on function api.me_push_tokens_list(text, jsonb, jsonb) to focus_api;
+comment on function api.me_push_tokens_list(text, jsonb, jsonb) is
+    'GET /me/push-tokens: the caller''s push tokens, each with its platform and times; the whole token only for the '
+    'calling sign-in''s own.';
+insert into api.endpoints (method, path, function, errors)
+values ('GET', '/me/push-tokens', 'api.me_push_tokens_list', '{account_suspended}');
 
 -- DELETE /me/push-tokens/{token}: the caller's token and its queued pushes are deleted. Another
 -- account's token and an unknown one are one 404 push_token_not_found.

@@ -1,5 +1,6 @@
-// AccountCommands: register, login, logout, me and the bio. Register and login save the new
-// token in the config directory (mode 0600); logout revokes it on the server, then forgets it.
+// AccountCommands: register, login, logout, me, the email's code and the profile fields set
+// here (the bio). Register and login save the new token in the config directory (mode 0600);
+// logout revokes it on the server, then forgets it.
 
 import FocusIslandClient
 import Foundation
@@ -11,16 +12,69 @@ import Foundation
 #endif
 
 enum AccountCommands {
+    static let commands = [
+        Command(
+            ["register"], "EMAIL [DISPLAY NAME]", "create an account and sign in (name: the email's local part)",
+            more: [
+                HelpRow("  [--time-zone ZONE]", "your days in an IANA zone from the start (Europe/Paris; default UTC)"),
+                HelpRow(
+                    "  [--code CODE]",
+                    "the code mailed when many sign-ups come from your network\n(asked for on the terminal when not given)"),
+            ],
+            options: ["time-zone", "code"],
+            parse: { arguments throws(CLIError) in
+                let words = try arguments.count(1...2)
+                return Registration(
+                    email: words[0], displayName: words.count > 1 ? words[1] : nil, timeZone: arguments.options["time-zone"],
+                    code: arguments.options["code"])
+            }, run: register),
+        Command(
+            ["login"], "EMAIL", "sign in; the token is saved for the next commands",
+            parse: { arguments throws(CLIError) in try arguments.count(1...1)[0] }, run: login),
+        Command(["logout"], "end this token's session on the server and forget it", run: logout),
+        Command(["me"], "your profile, balance and what you show", run: me),
+        Command(
+            ["email", "verify"], "CODE", "confirm the code mailed to your (new) email",
+            parse: { arguments throws(CLIError) in try arguments.count(1...1)[0] }, run: emailVerify),
+        Command(["email", "resend"], "mail a new code for the email waiting to be verified", run: emailResend),
+        // `focus me FIELD VALUE`, one command per profile field set here (PATCH /me with that field
+        // only). A new field is one more: its word, its argument, its help, and the body its words
+        // make (a reader that refuses a malformed value with a usage error, before anything is sent).
+        profileField("bio", "TEXT", "the bio your friends see on your island (\"\" clears it)") { text throws(CLIError) in
+            ProfileChangeBody(bio: text)
+        },
+    ]
+
+    /// What `focus register` was given: the email, the display name, `--time-zone` and `--code`.
+    struct Registration: Equatable, Sendable {
+        var email: String
+        var displayName: String?
+        var timeZone: String?
+        var code: String?
+    }
+
+    /// A `focus me FIELD VALUE` command: its words (all of them after the field's name, joined
+    /// by spaces) read by `body` into the change it sends.
+    private static func profileField(
+        _ name: String, _ argument: String, _ summary: String, body: @escaping @Sendable (String) throws(CLIError) -> ProfileChangeBody
+    ) -> Command {
+        Command(
+            ["me", name], argument, summary,
+            parse: { arguments throws(CLIError) in try body(arguments.count(atLeast: 1).joined(separator: " ")) },
+            run: changeProfile)
+    }
+
     /// From a network many people share (a school's), the server may mail a code first (202): the
     /// code is asked for on the terminal, or taken from --code, and the sign-up sent again with it.
-    static func register(_ context: Context, email: String, displayName: String?) async throws {
-        let name = displayName ?? String(email.prefix { $0 != "@" })
+    static func register(_ context: Context, _ registration: Registration) async throws {
+        let email = registration.email
+        let name = registration.displayName ?? String(email.prefix { $0 != "@" })
         let password = try Password.read(prompt: "Password for \(email) (8 characters or more): ")
         let client = try context.anonymous()
         func body(_ code: String?) -> RegisterBody {
-            RegisterBody(email: email, password: password, displayName: name, timeZone: context.invocation.timeZone, code: code)
+            RegisterBody(email: email, password: password, displayName: name, timeZone: registration.timeZone, code: code)
         }
-        var answer = try await client.authRegister(body(context.invocation.code))
+        var answer = try await client.authRegister(body(registration.code))
         if let mailed = answer.codeMailed {
             answer = try await client.authRegister(body(try mailedCode(context, email: email, mailed)))
         }
@@ -50,7 +104,7 @@ enum AccountCommands {
         return line
     }
 
-    static func login(_ context: Context, email: String) async throws {
+    static func login(_ context: Context, _ email: String) async throws {
         let password = try Password.read(prompt: "Password for \(email): ")
         let signedIn = try await context.anonymous().authLogin(LoginBody(email: email, password: password))
         try save(signedIn, context)
@@ -74,7 +128,7 @@ enum AccountCommands {
         context.output.result(profile, describe(profile))
     }
 
-    static func emailVerify(_ context: Context, code: String) async throws {
+    static func emailVerify(_ context: Context, _ code: String) async throws {
         let profile = try await context.signedIn().meEmailVerificationConfirm(EmailVerifyBody(code: code))
         context.output.result(profile, "Email verified: \(profile.email)")
     }
@@ -84,9 +138,9 @@ enum AccountCommands {
         context.output.say("A new code is on its way; confirm it with focus email verify CODE.")
     }
 
-    /// `focus me bio TEXT`: the bio others see on your island ("" clears it).
-    static func setBio(_ context: Context, _ bio: String) async throws {
-        let profile = try await context.signedIn().meUpdate(ProfileChangeBody(bio: bio))
+    /// `focus me FIELD VALUE`: the profile with the change, as `focus me` prints it.
+    static func changeProfile(_ context: Context, _ change: ProfileChangeBody) async throws {
+        let profile = try await context.signedIn().meUpdate(change)
         context.output.result(profile, describe(profile))
     }
 

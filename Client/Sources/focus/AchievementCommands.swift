@@ -7,6 +7,14 @@ import FocusIslandClient
 import Foundation
 
 enum AchievementCommands {
+    static let commands = [
+        Command(
+            ["achievements"], "", "yours: unlocked ones and the progress of the others",
+            more: [HelpRow("focus achievements FRIEND", "what a friend (name or id) unlocked")],
+            parse: { arguments throws(CLIError) in arguments.text }, run: show)
+    ]
+
+    /// Yours, or what the friend `name` (display name or id) unlocked.
     static func show(_ context: Context, friend name: String?) async throws {
         let client = try context.signedIn()
         guard let name else {

@@ -5,6 +5,8 @@ import FocusIslandClient
 import Foundation
 
 enum ConfigCommands {
+    static let commands = [Command(["config"], "app versions served, maintenance, feature flags, the economy", run: show)]
+
     static func show(_ context: Context) async throws {
         let config = try await context.anonymous().configGet()
         context.output.result(config, describe(config))

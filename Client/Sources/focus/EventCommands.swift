@@ -8,7 +8,18 @@ import FocusIslandClient
 import Foundation
 
 enum EventCommands {
-    static func events(_ context: Context) async throws {
+    static let commands = [
+        Command(
+            ["events"], "", "what happened since the last `focus events`",
+            more: [HelpRow("focus events --follow", "stay connected and print events as they happen")], options: ["follow"],
+            parse: { arguments throws(CLIError) in
+                try arguments.count(0...0)
+                return arguments.follow
+            }, run: events)
+    ]
+
+    /// With `follow`, goes on printing events as they come.
+    static func events(_ context: Context, follow: Bool) async throws {
         let client = try context.signedIn()
         var cursor = context.config.read(Files.events).flatMap(Int.init) ?? 0
         let describer = EventDescriber(client: client)
@@ -24,8 +35,8 @@ enum EventCommands {
             try context.config.write(Files.events, text: String(cursor))
             if page.events.count < 1000 { break }
         }
-        if caughtUp == 0 && !context.invocation.follow { context.output.say("No new events.") }
-        guard context.invocation.follow else { return }
+        if caughtUp == 0 && !follow { context.output.say("No new events.") }
+        guard follow else { return }
         Output.error("Following events (Ctrl-C to stop).")
         for try await event in client.events(after: cursor) {
             await show(event, context, describer)

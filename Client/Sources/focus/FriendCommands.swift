@@ -6,7 +6,33 @@ import FocusIslandClient
 import Foundation
 
 enum FriendCommands {
-    static func list(_ context: Context, _ page: Command.Page) async throws {
+    static let commands = [
+        Command(
+            ["friends"], "[--limit N] [--cursor CURSOR]", "friends (a page at a time) and pending requests", options: ["limit", "cursor"],
+            parse: { arguments throws(CLIError) in
+                try arguments.count(0...0)
+                return try arguments.page()
+            }, run: list),
+        Command(
+            ["friends", "add"], "EMAIL", "ask someone (accepted at once if they had asked you)",
+            parse: { arguments throws(CLIError) in try arguments.count(1...1)[0] }, run: add),
+        Command(["friends", "accept"], "[NAME|ID]", "accept a request to you (no name: the only one pending)", parse: named, run: accept),
+        Command(["friends", "decline"], "[NAME|ID]", "decline a request to you", parse: named, run: decline),
+        Command(["friends", "cancel"], "[NAME|ID]", "withdraw a request you sent", parse: named, run: cancel),
+        Command(
+            ["friends", "remove"], "NAME|ID", "end a friendship",
+            parse: { arguments throws(CLIError) in
+                guard let name = named(arguments) else { throw arguments.wrong }
+                return name
+            }, run: remove),
+    ]
+
+    /// The request or friend the words name (display name or id); nil when they name none ("" too).
+    private static func named(_ arguments: Arguments) -> String? {
+        arguments.text.flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    static func list(_ context: Context, _ page: Page) async throws {
         let client = try context.signedIn()
         let friends = try await client.friendsList(limit: page.limit, cursor: page.cursor)
         let requests = try await client.friendRequestsList()
@@ -31,7 +57,7 @@ enum FriendCommands {
         }
     }
 
-    static func add(_ context: Context, email: String) async throws {
+    static func add(_ context: Context, _ email: String) async throws {
         let response = try await context.signedIn().friendRequestsCreate(FriendRequestBody(email: email))
         switch response {
         case .created(let created):

@@ -8,13 +8,40 @@ import FocusIslandClient
 import Foundation
 
 enum GiftCommands {
-    static func send(_ context: Context, to name: String, coins: Int?, item: String?) async throws {
+    static let commands = [
+        Command(
+            ["gift", "send"], "FRIEND COINS|ITEM", "send a friend coins, or buy them a shop item (name or id)",
+            parse: { arguments throws(CLIError) in
+                let words = try arguments.count(atLeast: 2)
+                let what = words.dropFirst().joined(separator: " ")
+                guard what.allSatisfy(\.isNumber) else { return Present(friend: words[0], item: what) }
+                guard let coins = Int(what), coins >= 1 else { throw .usage("coins must be a whole number of 1 or more, not \(what)") }
+                return Present(friend: words[0], coins: coins)
+            }, run: send),
+        Command(["gift"], "gifts waiting for you, and the ones you sent", run: list),
+        Command(
+            ["gift", "accept"], "[ID]", "take a gift (no id: the only one waiting)",
+            parse: { arguments throws(CLIError) in try arguments.count(0...1).first }, run: { try await answer($0, id: $1, accept: true) }),
+        Command(
+            ["gift", "decline"], "[ID]", "refuse a gift: its sender gets the coins back",
+            parse: { arguments throws(CLIError) in try arguments.count(0...1).first }, run: { try await answer($0, id: $1, accept: false) }),
+    ]
+
+    /// What `focus gift send` was given: the friend (display name or id) and coins, or an item
+    /// (name or id).
+    struct Present: Equatable, Sendable {
+        var friend: String
+        var coins: Int?
+        var item: String?
+    }
+
+    static func send(_ context: Context, _ present: Present) async throws {
         let client = try context.signedIn()
         let friend = try Lookup.one(
-            name, in: try await client.friendsList().friends, what: "friend", ids: { [$0.id] }, name: { $0.displayName })
+            present.friend, in: try await client.friendsList().friends, what: "friend", ids: { [$0.id] }, name: { $0.displayName })
         var itemId: UUID?
-        if let item { itemId = try await ShopCommands.itemId(item, kind: nil, client) }
-        let sent = try await client.giftsCreate(GiftBody(to: friend.id, coins: coins, itemId: itemId))
+        if let item = present.item { itemId = try await ShopCommands.itemId(item, kind: nil, client) }
+        let sent = try await client.giftsCreate(GiftBody(to: friend.id, coins: present.coins, itemId: itemId))
         context.output.result(
             sent,
             "Sent \(friend.displayName) \(what(sent.gift)) (id \(short(sent.gift.id))). Balance: \(sent.balance) coins; "

@@ -14,19 +14,13 @@ struct Invocation: Equatable {
     var help = false
     /// The options that take a value (`--limit 20` or `--limit=20`), by name without the dashes:
     /// limit, cursor (a list's page), tag (a session's), from, to (a range of days), language,
-    /// ended-at (finish), time-zone and code (register).
+    /// ended-at (finish), time-zone and code (register). Which command takes which is in its
+    /// `Command.options`; its parse reads them.
     var values: [String: String] = [:]
 
     /// `--language TAG`: sent as Accept-Language, so items and tips come in that language when
-    /// the server offers it (else English).
+    /// the server offers it (else English). It goes with every command.
     var language: String? { values["language"] }
-    /// `--ended-at TIME`: when the session finished really ended (RFC 3339), for `focus finish`.
-    var endedAt: String? { values["ended-at"] }
-    /// `--time-zone ZONE`: the new account's IANA time zone, for `focus register`.
-    var timeZone: String? { values["time-zone"] }
-    /// `--code CODE`: the sign-up code the server mailed (it mails one first from a network many
-    /// people share), for `focus register`.
-    var code: String? { values["code"] }
 
     static let options = ["--json", "--follow", "--help", "-h"]
     static let valueOptions = ["limit", "cursor", "tag", "from", "to", "language", "ended-at", "time-zone", "code"]

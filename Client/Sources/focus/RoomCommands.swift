@@ -8,12 +8,39 @@ import FocusIslandClient
 import Foundation
 
 enum RoomCommands {
-    static func open(_ context: Context, minutes: Int, invite names: [String]) async throws {
+    static let commands = [
+        Command(
+            ["room", "open"], "[MINUTES] [FRIEND...]", "open a room (default 25 minutes), inviting friends by name or id",
+            parse: { arguments throws(CLIError) in
+                var invite = arguments.words
+                var minutes = 25
+                if let first = invite.first, first.allSatisfy(\.isNumber) {
+                    minutes = try Arguments.minutes(first)
+                    invite.removeFirst()
+                }
+                return Plan(minutes: minutes, invite: invite)
+            }, run: open),
+        Command(
+            ["room", "join"], "CODE", "join a friend's room by its code",
+            parse: { arguments throws(CLIError) in try arguments.count(1...1)[0] }, run: join),
+        Command(["room", "start"], "start the room you opened: every member's session starts now", run: start),
+        Command(["room"], "the room you opened or joined last, its members and outcomes", run: show),
+    ]
+
+    /// What `focus room open` was given: the planned minutes and the friends to invite (display
+    /// names or ids).
+    struct Plan: Equatable, Sendable {
+        var minutes: Int
+        var invite: [String]
+    }
+
+    static func open(_ context: Context, _ plan: Plan) async throws {
         let client = try context.signedIn()
+        let minutes = plan.minutes
         var invite: [UUID] = []
-        if !names.isEmpty {
+        if !plan.invite.isEmpty {
             let friends = try await client.friendsList().friends
-            for name in names {
+            for name in plan.invite {
                 invite.append(try Lookup.one(name, in: friends, what: "friend", ids: { [$0.id] }, name: { $0.displayName }).id)
             }
         }
@@ -25,7 +52,7 @@ enum RoomCommands {
                 + "start it with focus room start.")
     }
 
-    static func join(_ context: Context, code: String) async throws {
+    static func join(_ context: Context, _ code: String) async throws {
         let joined = try await context.signedIn().roomsJoin(code: code)
         try remember(context, joined.room)
         context.output.result(

@@ -5,6 +5,26 @@ import FocusIslandClient
 import Foundation
 
 enum ShopCommands {
+    static let commands = [
+        Command(["shop"], "the catalog, with what you own", run: shop),
+        Command(
+            ["buy"], "NAME|ID", "buy an item by name (any case, or its start: \"mochi\") or id",
+            parse: { arguments throws(CLIError) in try arguments.requiredText() }, run: buy),
+        Command(
+            ["select"], ItemKind.allCases.map(\.rawValue).joined(separator: "|") + " NAME|ID", "show an item you own",
+            parse: { arguments throws(CLIError) in
+                let words = try arguments.count(atLeast: 2)
+                guard let kind = ItemKind.allCases.first(where: { $0.rawValue == words[0] }) else { throw arguments.wrong }
+                return Choice(kind: kind, item: words.dropFirst().joined(separator: " "))
+            }, run: select),
+    ]
+
+    /// What `focus select` shows: a kind of item this client knows, and the item's name or id.
+    struct Choice: Equatable, Sendable {
+        var kind: ItemKind
+        var item: String
+    }
+
     static func shop(_ context: Context) async throws {
         let catalog = try await context.anonymous().shopItemsList()
         // Signed in: mark what is owned. Not signed in: the catalog alone.
@@ -58,19 +78,18 @@ enum ShopCommands {
         }
     }
 
-    static func select(_ context: Context, kind: String, _ argument: String) async throws {
+    static func select(_ context: Context, _ choice: Choice) async throws {
         let client = try context.signedIn()
-        guard let itemKind = ItemKind.allCases.first(where: { $0.rawValue == kind }) else { throw CLIError.usage("no kind \(kind)") }
-        let id = try await itemId(argument, kind: itemKind, client)
-        let profile = try await client.meSelectedUpdate(kind: itemKind, ItemChoiceBody(itemId: id))
+        let id = try await itemId(choice.item, kind: choice.kind, client)
+        let profile = try await client.meSelectedUpdate(kind: choice.kind, ItemChoiceBody(itemId: id))
         let shown: Item?
-        switch itemKind {
+        switch choice.kind {
         case .pet: shown = profile.selected.pet
         case .sound: shown = profile.selected.sound
         case .furniture: shown = profile.selected.furniture
-        case .unknown: shown = nil  // allCases above holds only the kinds this client knows
+        case .unknown: shown = nil  // the parse takes only the kinds this client knows (allCases)
         }
-        context.output.result(profile, "Your \(kind) is now \(shown?.name ?? argument).")
+        context.output.result(profile, "Your \(choice.kind.rawValue) is now \(shown?.name ?? choice.item).")
     }
 
     /// The id of the item `argument` names (of `kind`, if given). An id is passed through as it

@@ -5,6 +5,11 @@ import FocusIslandClient
 import Foundation
 
 enum StreakCommands {
+    static let commands = [
+        Command(["streak"], "your current and longest streak, freezes held, days they covered", run: show),
+        Command(["streak", "freeze"], "buy a streak freeze: it covers one missed day (two held at most)", run: freeze),
+    ]
+
     static func show(_ context: Context) async throws {
         let stats = try await context.signedIn().meStatsGet()
         let days = stats.currentStreakDays

@@ -6,6 +6,8 @@ import FocusIslandClient
 import Foundation
 
 enum TipCommands {
+    static let commands = [Command(["tips", "sync"], "fetch new mindfulness tips, drop retired ones", run: sync)]
+
     static func sync(_ context: Context) async throws {
         var known: [Tip] = []
         if let data = context.config.data(Files.tips) {

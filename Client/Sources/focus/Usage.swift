@@ -1,79 +1,20 @@
-// Usage: the text of `focus --help`, with the exit statuses (ExitStatus.swift) and the files
-// and variables the command reads.
+// Usage: the text of `focus --help`. The commands' rows are read from the list of commands
+// (Commands.groups: each command's usage and summary); the options, the environment and the exit
+// statuses (ExitStatus.swift) follow.
 
 enum Usage {
     static var text: String {
         let statuses = ExitStatus.allCases.map { "  \($0.rawValue)  \($0.meaning)" }.joined(separator: "\n")
+        let groups = Commands.groups.map { group in
+            let rows = group.commands.flatMap { [HelpRow($0.usage, $0.summary)] + $0.more }.map(\.text)
+            return ([group.title] + rows + (group.note.map { ["  " + $0] } ?? [])).joined(separator: "\n")
+        }
         return """
             focus: Focus Island from the command line
 
             usage: focus [--json] COMMAND [ARGUMENTS]
 
-            account
-              focus register EMAIL [DISPLAY NAME]   create an account and sign in (name: the email's local part)
-                [--time-zone ZONE]                  your days in an IANA zone from the start (Europe/Paris; default UTC)
-                [--code CODE]                       the code mailed when many sign-ups come from your network
-                                                    (asked for on the terminal when not given)
-              focus login EMAIL                     sign in; the token is saved for the next commands
-              focus logout                          end this token's session on the server and forget it
-              focus me                              your profile, balance and what you show
-              focus email verify CODE               confirm the code mailed to your (new) email
-              focus email resend                    mail a new code for the email waiting to be verified
-              focus me bio TEXT                     the bio your friends see on your island ("" clears it)
-
-            shop
-              focus shop                            the catalog, with what you own
-              focus buy NAME|ID                     buy an item by name (any case, or its start: "mochi") or id
-              focus select pet|sound|furniture NAME|ID
-                                                    show an item you own
-
-            focus sessions
-              focus start [MINUTES] [--tag TAG]     start a live session (default 25, 1 to 180), with a label
-              focus finish                          finish the running session; coins for the minutes focused
-                [--ended-at TIME]                   it really ended then (RFC 3339, 2026-12-01T10:15:00Z), not now
-              focus rate good|fine|bad              rate the last session; prints a tip for it
-              focus history [--limit N] [--cursor CURSOR]
-                                                    your sessions of the last 30 days, newest first, a page at a time
-              focus stats daily [--from DAY] [--to DAY]
-                                                    minutes and sessions per day of your time zone (default: 7 days)
-              focus stats tags [--from DAY] [--to DAY]
-                                                    minutes and sessions by tag (default: all)
-
-            friends
-              focus friends [--limit N] [--cursor CURSOR]
-                                                    friends (a page at a time) and pending requests
-              focus friends add EMAIL               ask someone (accepted at once if they had asked you)
-              focus friends accept [NAME|ID]        accept a request to you (no name: the only one pending)
-              focus friends decline [NAME|ID]       decline a request to you
-              focus friends cancel [NAME|ID]        withdraw a request you sent
-              focus friends remove NAME|ID          end a friendship
-              (NAME is the other user's display name; ID a request id or the user's id)
-
-            focus rooms (friends focus together; if anyone gives up, nobody gets the bonus)
-              focus room open [MINUTES] [FRIEND...] open a room (default 25 minutes), inviting friends by name or id
-              focus room join CODE                  join a friend's room by its code
-              focus room start                      start the room you opened: every member's session starts now
-              focus room                            the room you opened or joined last, its members and outcomes
-
-            achievements
-              focus achievements                    yours: unlocked ones and the progress of the others
-              focus achievements FRIEND             what a friend (name or id) unlocked
-            gifts (to friends; paid when sent, refunded if declined or expired)
-              focus gift send FRIEND COINS|ITEM     send a friend coins, or buy them a shop item (name or id)
-              focus gift                            gifts waiting for you, and the ones you sent
-              focus gift accept [ID]                take a gift (no id: the only one waiting)
-              focus gift decline [ID]               refuse a gift: its sender gets the coins back
-            streak
-              focus streak                          your current and longest streak, freezes held, days they covered
-              focus streak freeze                   buy a streak freeze: it covers one missed day (two held at most)
-
-            live
-              focus events                          what happened since the last `focus events`
-              focus events --follow                 stay connected and print events as they happen
-              focus tips sync                       fetch new mindfulness tips, drop retired ones
-
-            server
-              focus config                          app versions served, maintenance, feature flags, the economy
+            \(groups.joined(separator: "\n\n"))
 
             options
               --json          the server's JSON instead of sentences, one object per line
@@ -100,5 +41,31 @@ enum Usage {
             exit status
             \(statuses)
             """
+    }
+}
+
+/// A row of `focus --help`: a command's usage (or an option under it) and what it does, at column
+/// 40. A usage too long for its column has the text on the next line; each further line of the
+/// text goes under the first.
+struct HelpRow: Sendable {
+    /// "focus events --follow", or "  [--code CODE]" for an option of the command above.
+    let left: String
+    let right: String
+
+    init(_ left: String, _ right: String) {
+        self.left = left
+        self.right = right
+    }
+
+    private static let column = 38
+
+    var text: String {
+        let margin = String(repeating: " ", count: Self.column + 2)
+        let lines = right.split(separator: "\n", omittingEmptySubsequences: false)
+        let first = lines.first ?? ""
+        let head =
+            left.count < Self.column
+            ? ["  " + left + String(repeating: " ", count: Self.column - left.count) + first] : ["  " + left, margin + first]
+        return (head + lines.dropFirst().map { margin + $0 }).joined(separator: "\n")
     }
 }

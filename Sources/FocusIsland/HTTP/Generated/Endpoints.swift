@@ -48,6 +48,7 @@ extension Routes {
         Route("GET", "/me/export", .sql("api.me_export_get"), admission: .always),
         Route("GET", "/me/items", .sql("api.me_items_list")),
         Route("POST", "/me/password", .sql("api.me_password_update"), status: 204, body: .json),
+        Route("GET", "/me/push-tokens", .sql("api.me_push_tokens_list")),
         Route("PUT", "/me/push-tokens", .sql("api.me_push_tokens_update"), body: .json),
         Route("DELETE", "/me/push-tokens/{token}", .sql("api.me_push_tokens_delete"), status: 204),
         Route("PUT", "/me/selected/{kind}", .sql("api.me_selected_update"), body: .json),
