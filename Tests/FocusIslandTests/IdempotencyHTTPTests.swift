@@ -93,7 +93,8 @@ struct KeyedRequest: Sendable {
     static let readingPosts: Set<String> = ["POST /sync/shop-items", "POST /sync/mindfulness-tips", "POST /Sync/MindfulnessTips"]
 
     @Test func everyPostAndDeleteThatChangesStateHasAReplayScenario() {
-        let unsafe = Routes.all.filter { $0.method == "POST" || $0.method == "DELETE" }.map { "\($0.method) \($0.template)" }
+        let unsafe = Routes.all.filter { $0.documented && ($0.method == "POST" || $0.method == "DELETE") }
+            .map { "\($0.method) \($0.template)" }
         let missing = unsafe.filter { !Self.readingPosts.contains($0) && !Self.scenarioRoutes.values.contains($0) }
         #expect(missing == [], "add a scenario to IdempotencyHTTPTests for each")
         #expect(Set(Self.scenarios) == Set(Self.scenarioRoutes.keys))

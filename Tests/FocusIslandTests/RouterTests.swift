@@ -92,6 +92,57 @@ import Testing
         #expect(route.action == .health)
     }
 
+    /// A file route owns every path under its prefix, whatever its parts, and answers GET and
+    /// HEAD; its 405 says both.
+    @Test func fileRoutesOwnTheirPrefix() {
+        for path in ["/assets/pet/sprout.png", "/assets/", "/assets//x", "/assets/../etc/passwd"] {
+            guard case .found(let route, let parameters) = router.match(method: "HEAD", path: path) else {
+                Issue.record("\(path) should be an asset")
+                continue
+            }
+            #expect(route.action == .asset && parameters["name"] == String(path.dropFirst("/assets/".count)))
+        }
+        guard case .found(let web, _) = router.match(method: "GET", path: "/web/style.css"), web.action == .webFile else {
+            Issue.record("/web/style.css should be a web file")
+            return
+        }
+        guard case .methodNotAllowed(let allowed) = router.match(method: "POST", path: "/assets/x.png") else {
+            Issue.record("POST /assets/x.png should be 405")
+            return
+        }
+        #expect(allowed == ["GET", "HEAD"])
+        guard case .notFound = router.match(method: "GET", path: "/assets") else {
+            Issue.record("/assets is no file")
+            return
+        }
+    }
+
+    /// GET /events is held open by its service route; anything else answers it with the SQL
+    /// route of the same method and path.
+    @Test func eventsAreHeldOpenAndAnsweredByTheirSQLRoute() throws {
+        guard case .found(let route, _) = router.match(method: "GET", path: "/events") else {
+            Issue.record("GET /events should match")
+            return
+        }
+        #expect(route.action == .events && !route.documented)
+        #expect(try router.statementRoute(behind: route).action == .sql("api.events_list"))
+    }
+
+    /// One retry policy for the blocking and the asynchronous call: serialization failures and
+    /// deadlocks, three tries in all, at once; never a lost connection.
+    @Test func statementsAreRetriedAfterARollbackOnly() {
+        let retry = StatementRetry.statements
+        #expect(retry.retries(DatabaseError(sqlState: "40001", message: ""), after: 1))
+        #expect(retry.retries(DatabaseError(sqlState: "40P01", message: ""), after: 2))
+        #expect(!retry.retries(DatabaseError(sqlState: "40P01", message: ""), after: 3))
+        for state in ["08006", "57P01", "25006", "23505", DatabaseError.poolTimeoutState] {
+            #expect(!retry.retries(DatabaseError(sqlState: state, message: ""), after: 1), "\(state)")
+        }
+        #expect(retry.pause(before: 2) == 0)
+        let backoff = StatementRetry(states: ["40001"], attempts: 4, backoff: 1000)
+        #expect([2, 3, 4].map(backoff.pause(before:)) == [1000, 2000, 4000])
+    }
+
     @Test func everySQLRouteNamesAFunctionInSchemaAPI() {
         for route in Routes.all {
             if case .sql(let function) = route.action { #expect(function.hasPrefix("api.")) }

@@ -334,12 +334,24 @@ import Testing
         #expect(site.files["style.css"] != nil && site.files["live.js"] != nil)
     }
 
-    /// `WebPages.owns` refuses a path by its first segment before matching each page, so every
-    /// page's template starts with a literal segment.
-    @Test func aPathIsAPagesByItsFirstSegmentFirst() {
-        #expect(WebPages.all.allSatisfy { !$0.template.dropFirst().hasPrefix("{") })
-        #expect(WebPages.owns("/account/delete") && WebPages.owns("/moderation/people/x") && WebPages.owns("/web/style.css"))
-        #expect(!WebPages.owns("/me") && !WebPages.owns("/moderation/people") && !WebPages.owns("/accounts/delete"))
-        #expect(!WebPages.owns("/") && !WebPages.owns(""))
+    /// The pages and their files are lines of the route table: the router finds them as it
+    /// finds the API's routes (RouterTests has the files' prefixes).
+    @Test func thePagesAreRoutesOfTheTable() {
+        let router = Router(routes: Routes.all)
+        func page(_ method: String, _ path: String) -> String? {
+            guard case .found(let route, _) = router.match(method: method, path: path), case .page(let page) = route.action
+            else { return nil }
+            return page.template
+        }
+        #expect(page("GET", "/account/delete") == "/account/delete" && page("POST", "/account/delete") == "/account/delete")
+        #expect(page("HEAD", "/moderation/people/x") == "/moderation/people/{id}")
+        // Split at the "/" scalar, as every route: a combining mark after it stays in the parameter.
+        #expect(page("GET", "/moderation/people/\u{301}x") == "/moderation/people/{id}")
+        #expect(page("GET", "/me") == nil && page("GET", "/moderation/people") == nil && page("GET", "/accounts/delete") == nil)
+        guard case .methodNotAllowed(let allowed) = router.match(method: "DELETE", path: "/account/delete") else {
+            Issue.record("DELETE /account/delete should be 405")
+            return
+        }
+        #expect(allowed == ["GET", "POST"])
     }
 }

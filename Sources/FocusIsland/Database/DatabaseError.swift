@@ -38,9 +38,6 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable, Equatable
         DatabaseError(sqlState: poolTimeoutState, message: "no database connection was free within \(seconds) s")
     }
 
-    /// Serialization failure or deadlock: the statement rolled back and may be run again.
-    public var isRetryable: Bool { sqlState == "40001" || sqlState == "40P01" }
-
     public var description: String {
         var text = "\(sqlState): \(message)"
         if let detail { text += " (detail: \(detail))" }

@@ -1,5 +1,6 @@
-// Route: one line of the API's table of contents: method, path template, what answers it,
-// whether a bearer token is needed, the success status, and what body it takes.
+// Route: one line of the server's table of contents: method, path template, what answers it
+// (its handler kind, Action), whether a bearer token is needed, the success status, and what
+// body it takes. Every request is matched against this table (Router) before anything answers.
 
 public enum Access: Sendable { case `public`, bearer }
 
@@ -40,6 +41,29 @@ public enum Action: Sendable, Equatable {
     case openAPI
     /// Answered by exactly one function in schema `api`.
     case sql(String)
+    /// GET /events: at the socket, an SSE stream or a waiting long-poll (Server/MHD/
+    /// EventsEndpoint.swift); every other answer is the SQL route's of the same method and path
+    /// (Router.statementRoute), whose long-poll asks it again on each wake.
+    case events
+    /// A file of assets/ (HTTP/Assets.swift) under the template's last parameter.
+    case asset
+    /// A static file of web/static/ under the template's last parameter (Web/WebAnswers.swift).
+    case webFile
+    /// A web page of WebPages.all: its form, its one function, its template (Web/WebAnswers.swift).
+    indirect case page(WebPage)
+
+    /// Files: the route owns every path under its prefix (slashes and empty parts included, each
+    /// a plain 404 when no file has that name) and answers GET and HEAD, which its 405 says.
+    var servesFiles: Bool { self == .asset || self == .webFile }
+
+    /// Whether docs/openapi.json describes the route. Not the pages and files (docs/web.md), nor
+    /// GET /events's hold at the socket: the document describes the SQL route it answers with.
+    var documented: Bool {
+        switch self {
+        case .health, .ready, .openAPI, .sql: true
+        case .events, .asset, .webFile, .page: false
+        }
+    }
 }
 
 /// Which database a route reads from. Routes that read only shared data (the catalog, tips,
@@ -67,6 +91,9 @@ public struct Route: Sendable {
     public let localized: Bool
     public let admission: Admission
     let segments: [Segment]
+    /// A file route's path prefix (the template before its last parameter) and that parameter's
+    /// name; nil for the others.
+    let prefix: (path: String, parameter: String)?
     /// The one statement this route runs and its prepared name, made once (not per call).
     let statement: String?
     let statementName: String
@@ -111,7 +138,18 @@ public struct Route: Sendable {
             part.hasPrefix("{") && part.hasSuffix("}")
                 ? .parameter(String(part.dropFirst().dropLast())) : .literal(String(part))
         }
+        if action.servesFiles, let open = template.lastIndex(of: "{"), case .parameter(let name)? = segments.last {
+            prefix = (String(template[..<open]), name)
+        } else {
+            prefix = nil
+        }
     }
+
+    /// Whether docs/openapi.json describes this route (Action.documented).
+    public var documented: Bool { action.documented }
+
+    /// The methods a 405 on this route's path names: its own, and HEAD for a file.
+    var allowed: [String] { action.servesFiles ? [method, "HEAD"] : [method] }
 
     /// The path parameters if `pathSegments` fits this template.
     func parameters(for pathSegments: [Substring]) -> [String: String]? {

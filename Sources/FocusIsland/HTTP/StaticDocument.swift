@@ -32,11 +32,7 @@ public struct StaticDocument: Sendable {
         response.setHeader("Content-Type", contentType)
         response.setHeader("ETag", tag)
         response.setHeader("Cache-Control", "public, max-age=300")
-        if Pipeline.matches(ifNoneMatch: ifNoneMatch, tag: tag) {
-            response.status = 304
-            response.body = []
-            response.headers.removeAll { $0.name == "Content-Type" }
-        }
+        response.revalidate(ifNoneMatch: ifNoneMatch, tag: tag)
         return response
     }
 }

@@ -92,9 +92,9 @@ public final class Listener: Sendable {
     public var doorbellsSent: Int { sent.load(ordering: .acquiring) }
     public var doorbellsHeard: Int { heardCount.load(ordering: .acquiring) }
 
-    /// The pipeline's one hook (Pipeline.Statement.response): `route`'s statement has returned,
-    /// so what it wrote has committed. A route that may write (any method but GET and HEAD)
-    /// pokes the listener.
+    /// The pipeline's one hook (Statement.response, HTTP/Statement.swift): `route`'s statement
+    /// has returned, so what it wrote has committed. A route that may write (any method but GET
+    /// and HEAD) pokes the listener.
     public func committed(_ route: Route) {
         if doorbellMode != .off && route.method != "GET" && route.method != "HEAD" { poke() }
     }

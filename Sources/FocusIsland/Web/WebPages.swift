@@ -6,7 +6,8 @@
 // script (web/live.js) only refreshes the moderation queue when a report arrives.
 // The console's session is a cookie holding a token: HttpOnly, SameSite=Strict, Secure
 // outside localhost; every form that changes something carries the session's CSRF token,
-// which SQL checks.
+// which SQL checks. Each page is a line of the route table (Routes.service, `entry`); the
+// pages are answered by Web/WebAnswers.swift.
 import Foundation
 
 public struct WebPage: Sendable {
@@ -36,7 +37,6 @@ public struct WebPage: Sendable {
     public let outcome: Outcome
     /// The template a problem is shown in (with `error`, `code`, `status` and the form's fields).
     public let failure: String
-    let segments: [Route.Segment]
 
     init(
         _ method: String, _ template: String, _ function: String?, access: Access = .public, outcome: Outcome,
@@ -48,30 +48,21 @@ public struct WebPage: Sendable {
         self.access = access
         self.outcome = outcome
         self.failure = failure
-        self.segments = Route("GET", template, .health).segments
     }
 
-    func parameters(for path: String) -> [String: String]? {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(Substring.init)
-        guard parts.count == segments.count else { return nil }
-        var parameters: [String: String] = [:]
-        for (segment, part) in zip(segments, parts) {
-            switch segment {
-            case .literal(let text): if text != part { return nil }
-            case .parameter(let name):
-                if part.isEmpty { return nil }
-                parameters[name] = String(part)
-            }
-        }
-        return parameters
-    }
+    /// The page's line in the route table: no release controls (no app shows it), and its own
+    /// rules on the body (a form, Web/WebAnswers.swift).
+    var entry: Route { Route(method, template, .page(self), access: .public, admission: .always) }
+}
+
+extension WebPage: Equatable {
+    /// A page is its method and template, as a route is.
+    public static func == (a: WebPage, b: WebPage) -> Bool { a.method == b.method && a.template == b.template }
 }
 
 public enum WebPages {
     /// The cookie that holds a console session's token.
     static let cookieName = "fi_console"
-    /// Static files under /web/ (web/static/), by name.
-    static let staticPrefix = "/web/"
 
     public static let all: [WebPage] = [
         // Account deletion without the app (public; no cookie, no script).
@@ -149,31 +140,6 @@ public enum WebPages {
         ("Referrer-Policy", "same-origin"),
         ("Cross-Origin-Opener-Policy", "same-origin"),
     ]
-
-    /// The page for a method and path, with its path parameters; nil when no page has the path.
-    static func match(method: String, path: String) -> (WebPage, [String: String])? {
-        let wanted = method == "HEAD" ? "GET" : method
-        for page in all where page.method == wanted {
-            if let parameters = page.parameters(for: path) { return (page, parameters) }
-        }
-        return nil
-    }
-
-    /// Whether some page or static file answers this path (any method). Asked for every request:
-    /// a path whose first segment no page's template starts with (every API path) is refused
-    /// without matching each page (which splits the path once per page).
-    static func owns(_ path: String) -> Bool {
-        if path.hasPrefix(staticPrefix) { return true }
-        guard pageFirstSegments.contains(firstSegment(path)) else { return false }
-        return all.contains { $0.parameters(for: path) != nil }
-    }
-
-    /// The first segments of the pages' templates ("account", "moderation"), all literal.
-    private static let pageFirstSegments = Set(all.map { firstSegment($0.template) })
-
-    private static func firstSegment(_ path: String) -> Substring {
-        path.dropFirst().prefix { $0 != "/" }
-    }
 
     /// The console cookie's token, if the request carries one.
     static func sessionToken(_ request: Request) -> String? {
@@ -302,157 +268,5 @@ extension WebPage.Outcome {
     var template: String? {
         if case .page(let name) = self { return name }
         return nil
-    }
-}
-
-extension Pipeline {
-    /// The answer for a page or a static file under /web/; nil when the path is neither.
-    func answerWeb(_ request: Request, template: inout String) -> Response? {
-        if request.path.hasPrefix(WebPages.staticPrefix) {
-            template = WebPages.staticPrefix + "{name}"
-            return staticFile(request)
-        }
-        guard WebPages.owns(request.path) else { return nil }
-        guard let (page, parameters) = WebPages.match(method: request.method, path: request.path) else {
-            let pages = WebPages.all.filter { $0.parameters(for: request.path) != nil }
-            template = pages.first?.template ?? "-"
-            let allowed = pages.map(\.method)
-            return Problem(405, "method_not_allowed", "\(request.method) is not allowed here.", allow: allowed.joined(separator: ", "))
-                .response
-        }
-        template = page.template
-        var response = answer(page, parameters, request)
-        for (name, value) in WebPages.securityHeaders { response.setHeader(name, value) }
-        return response
-    }
-
-    private func staticFile(_ request: Request) -> Response {
-        guard request.method == "GET" || request.method == "HEAD" else {
-            return Problem(405, "method_not_allowed", "\(request.method) is not allowed here.", allow: "GET, HEAD").response
-        }
-        guard let file = web.files[String(request.path.dropFirst(WebPages.staticPrefix.count))] else {
-            return Problem(404, "not_found", "There is nothing at \(request.path).").response
-        }
-        var response = Response(
-            status: 200, headers: [("Content-Type", file.contentType), ("Cache-Control", "no-cache")], body: file.bytes)
-        for (name, value) in WebPages.securityHeaders { response.setHeader(name, value) }
-        return response
-    }
-
-    private func answer(_ page: WebPage, _ parameters: [String: String], _ request: Request) -> Response {
-        var form: [String: String] = [:]
-        if request.method == "POST" {
-            let mediaType = request.header("content-type")?.split(separator: ";").first.map { $0.trimming(" \t").lowercased() }
-            guard mediaType == "application/x-www-form-urlencoded" else {
-                return render(page.failure, status: 415, error: "Send this form from its page.", form: [:])
-            }
-            if request.bodyExceededLimit || request.body.count > defaultBodyLimit {
-                return render(page.failure, status: 413, error: "The form is larger than this page accepts.", form: [:])
-            }
-            guard let fields = WebPages.formFields(request.body) else {
-                return render(page.failure, status: 400, error: "The form could not be read.", form: [:])
-            }
-            // A form posted from another site: SameSite=Strict keeps the cookie off it and the
-            // CSRF token catches the rest; this refuses even the sign-in and deletion forms.
-            if let origin = request.header("origin"), !origin.hasSuffix("://" + (request.header("host") ?? "-")) {
-                return render(page.failure, status: 403, error: "This form came from another site.", form: [:])
-            }
-            form = fields
-        }
-        guard let route = page.route else {
-            // The query's text never reaches a message: `error` is a key of WebPages.messages.
-            let error = request.query["error"].flatMap { WebPages.messages[$0] }
-            return render(page.failure, status: 200, error: error, form: request.query.filter { WebPages.prefilled.contains($0.key) })
-        }
-        var token: String? = nil
-        if page.access == .session {
-            token = WebPages.sessionToken(request)
-            if token == nil { return signInRedirect(request, clear: false) }
-        }
-        let arguments = JSONText.object(Self.parameters(request, path: parameters))
-        let body = route.body == .none ? [] : [JSONText.object(form)]
-        let reply: Reply
-        do {
-            reply = try call(route, [token, arguments] + body, pool: pool)
-        } catch {
-            if page.access == .session && error.status == 401 {
-                return signInRedirect(request, clear: true, location: "/moderation/sign-in?error=session_ended")
-            }
-            let sentence = WebPages.sentence(code: error.code, message: error.detail, extensions: error.extensions)
-            var response = render(page.failure, status: error.status, error: sentence, form: form.merging(["code": error.code]) { $1 })
-            // The log line's, as for an API problem (Response.code, Response.user).
-            response.code = error.code
-            response.user = error.user
-            return response
-        }
-        var response = outcome(page, reply, form: form, request: request)
-        response.user = reply.user
-        return response
-    }
-
-    /// The page, redirect or failure page a page's reply makes.
-    private func outcome(_ page: WebPage, _ reply: Reply, form: [String: String], request: Request) -> Response {
-        if let code = reply.code {
-            var response = render(
-                page.failure, status: reply.status ?? 400,
-                error: WebPages.sentence(code: code, message: reply.message ?? code, extensions: reply.extensions),
-                form: form.merging(["code": code]) { $1 })
-            if let seconds = reply.retryAfter { response.setHeader("Retry-After", seconds) }
-            response.code = code
-            return response
-        }
-        let answer = reply.body.map(PageValue.parse) ?? .null
-        switch page.outcome {
-        case .page(let name):
-            var context = form.mapValues(PageValue.string)
-            if case .object(let fields) = answer { context.merge(fields) { $1 } }
-            return render(name, status: 200, context: .object(context))
-        case .location:
-            guard case .object(let fields) = answer, case .string(let location)? = fields["location"],
-                location.hasPrefix("/moderation")
-            else { return redirect("/moderation") }
-            return redirect(location)
-        case .signIn:
-            guard case .object(let fields) = answer, case .string(let token)? = fields["token"],
-                case .number(let maxAge)? = fields["max_age"]
-            else { return render(page.failure, status: 500, error: "Something went wrong on our side.", form: [:]) }
-            var response = redirect("/moderation")
-            response.setHeader(
-                "Set-Cookie", "\(WebPages.cookieName)=\(token); Max-Age=\(Int(maxAge))" + WebPages.cookieAttributes(request))
-            return response
-        case .signOut:
-            return signInRedirect(request, clear: true)
-        }
-    }
-
-    private func signInRedirect(_ request: Request, clear: Bool, location: String = "/moderation/sign-in") -> Response {
-        var response = redirect(location)
-        if clear {
-            response.setHeader("Set-Cookie", "\(WebPages.cookieName)=; Max-Age=0" + WebPages.cookieAttributes(request))
-        }
-        return response
-    }
-
-    private func redirect(_ location: String) -> Response {
-        Response(
-            status: 303, headers: [("Location", location), ("Content-Type", "text/plain; charset=utf-8")],
-            body: Array("See \(location)\n".utf8))
-    }
-
-    private func render(_ name: String, status: Int, error: String?, form: [String: String]) -> Response {
-        var context = form.mapValues(PageValue.string)
-        if let error {
-            context["error"] = .string(error)
-            context["status"] = .number(Double(status))
-        }
-        return render(name, status: status, context: .object(context))
-    }
-
-    private func render(_ name: String, status: Int, context: PageValue) -> Response {
-        guard let template = web.templates[name] else {
-            return Problem(500, "internal_error", "Something went wrong on our side.").response
-        }
-        return Response(
-            status: status, headers: [("Content-Type", "text/html; charset=utf-8")], body: Array(template.render(context).utf8))
     }
 }

@@ -197,7 +197,8 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     // Last call: the whole request is here (or a suspended long-poll was resumed).
     var complete = makeRequest(connection, methodText, path, request.body, server.configuration.trustedProxies)
     complete.bodyExceededLimit = request.discarded > 0
-    if server.streams != nil && methodText == "GET" && path == "/events" {
+    // GET /events may be held open (Action.events); HEAD is answered as any route.
+    if server.streams != nil, methodText == "GET", case .found(let route, _) = request.match, route.action == .events {
         return server.answerEvents(connection, request, complete)
     }
     if let answer = request.parked.take() { return server.answer(connection, answer()) }

@@ -1,0 +1,18 @@
+// Arguments: a statement's params ($2): the query, then the path parameters, then what only the
+// server sets per client (a client's own value of these names is dropped, so it cannot pose as
+// another): its address, its user agent and its Idempotency-Key (IdempotencyKey.swift).
+
+extension Pipeline {
+    /// What `parameters` adds per client; no shared (cached) answer depends on them.
+    static let perClientParameters: Set<String> = ["client_ip", "user_agent", "idempotency_key", "seal_key"]
+
+    static func parameters(_ request: Request, path: [String: String]) -> [String: String] {
+        var merged = request.query.merging(path) { _, path in path }
+        // The address login throttling counts by, and the label of a token's device (GET /me/tokens).
+        merged["client_ip"] = request.clientAddress
+        merged["user_agent"] = request.header("user-agent")
+        // The Idempotency-Key header, and only the header; with it, the seal key.
+        merged["idempotency_key"] = nil
+        return merged.merging(IdempotencyKey.parameters(request)) { _, key in key }
+    }
+}

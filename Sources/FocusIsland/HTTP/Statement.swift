@@ -1,0 +1,59 @@
+// Statement: a route's one statement made ready from the request (its token, arguments, body
+// and pool, or the shared answer already in memory), and what its reply becomes: the listener
+// told, the shared cache filled, the response with its language headers. Running it is
+// StatementCall's.
+
+struct Statement: Sendable {
+    let pipeline: Pipeline
+    let route: Route
+    let request: Request
+    /// The call to make; not made when `cached` answers.
+    let call: StatementCall
+    /// The negotiated language of a localized route (Language.swift).
+    let language: String?
+    /// The shared answer the cache holds for exactly these arguments (a hit).
+    let cached: Reply?
+    /// The shared cache's key and generation when the reply may be kept (a miss).
+    let cacheEntry: (key: String, generation: UInt64)?
+
+    init(_ route: Route, _ path: [String: String], _ request: Request, pipeline: Pipeline) throws(Problem) {
+        let token = try Credentials.token(request, for: route)
+        var arguments = Pipeline.parameters(request, path: path)
+        // Set by the server only, for a localized route (a client's own ?language= is dropped).
+        arguments["language"] = route.localized ? try pipeline.language(request) : nil
+        let body = route.body == .none ? [] : [BodyCheck.text(request, route)]
+        let parameters = [token, JSONText.object(arguments)] + body
+        self.pipeline = pipeline
+        self.route = route
+        self.request = request
+        self.language = arguments["language"]
+        call = StatementCall(
+            route: route, parameters: parameters, pool: pipeline.pool(for: route, request),
+            keyed: IdempotencyKey.of(request) != nil, retry: pipeline.retry, logger: pipeline.logger)
+        switch pipeline.cacheLookup(route, parameters, shared: arguments) {
+        case .hit(let reply): (cached, cacheEntry) = (reply, nil)
+        case .miss(let key, let generation): (cached, cacheEntry) = (nil, (key, generation))
+        case .off: (cached, cacheEntry) = (nil, nil)
+        }
+    }
+
+    func response(to reply: Reply) -> Response {
+        pipeline.listener?.committed(route)
+        if let cache = pipeline.cache, let (key, generation) = cacheEntry, reply.code == nil,
+            (reply.status ?? route.status) == 200
+        {
+            // Served to everyone: no request's user goes with it (the cached functions sign
+            // no one in anyway).
+            var shared = reply
+            shared.user = nil
+            cache.store(key, shared, generation: generation)
+        }
+        var response = reply.response(route: route, ifNoneMatch: request.header("if-none-match"))
+        if let language {
+            // On every answer of the route, problems and 304s too: a cache must key them by it.
+            response.setHeader("Vary", "Accept-Language")
+            if response.status < 300 || response.status == 304 { response.setHeader("Content-Language", language) }
+        }
+        return response
+    }
+}
