@@ -222,7 +222,8 @@ import Testing
         let stats = try client.send("GET", "/me/stats", token: owner.token)
         #expect(stats.json["daily_goal_minutes"] as? Int == 45 && stats.json["daily_goal_reached"] as? Bool == false)
         #expect(try client.send("PATCH", "/me", token: owner.token, json: #"{"bio":"Goals"}"#).json["daily_goal_minutes"] as? Int == 45)
-        #expect(try client.send("PATCH", "/me", token: owner.token, json: #"{"daily_goal_minutes":null}"#).json["daily_goal_minutes"] is NSNull)
+        #expect(
+            try client.send("PATCH", "/me", token: owner.token, json: #"{"daily_goal_minutes":null}"#).json["daily_goal_minutes"] is NSNull)
         #expect(try client.send("GET", "/me/stats", token: owner.token).json["daily_goal_minutes"] is NSNull)
     }
 
