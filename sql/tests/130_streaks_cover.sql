@@ -96,8 +96,9 @@ select is(pg_temp.stats('gap') -> 'streak_frozen_days', '[]'::jsonb, 'a broken s
 -- Without a freeze nothing changes; a freeze with no streak before the gap covers nothing.
 select pg_temp.freeze('none', test.day_start(3));
 select is(pg_temp.stats('none') - 'streak_freezes_held',
-          '{"today_minutes": 0, "week_minutes": 0, "total_minutes": 0, "total_coins_earned": 0, "current_streak_days": 0,
-            "longest_streak_days": 0, "streak_freezes_used": 0, "streak_frozen_days": []}'::jsonb,
+          '{"today_minutes": 0, "daily_goal_minutes": null, "daily_goal_reached": null, "week_minutes": 0, "total_minutes": 0,
+            "total_coins_earned": 0, "current_streak_days": 0, "longest_streak_days": 0, "streak_freezes_used": 0,
+            "streak_frozen_days": []}'::jsonb,
           'a person who never focused uses no freeze');
 
 -- One freeze per covered day, whatever function writes.
