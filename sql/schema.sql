@@ -7477,7 +7477,7 @@ begin
 end
 $$;
 ALTER FUNCTION app.registry_changed() OWNER TO focus_owner;
-CREATE FUNCTION app.registry_check(target text, conname name, template text, keys text[]) RETURNS boolean
+CREATE FUNCTION app.registry_check(target text, conname name, col name, keys text[], null_when name DEFAULT NULL::name) RETURNS boolean
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
     AS $_$
@@ -7487,6 +7487,7 @@ declare
     v_def text;
     v_named text[];
     v_keys text[] := array(select k from unnest(keys) k order by k);
+    v_list text := (select string_agg(quote_literal(k), ', ' order by k) from unnest(keys) k);
 begin
     if v_domain is null and v_table is null then
         raise exception 'no domain or table %', target using errcode = 'invalid_parameter_value';
@@ -7494,6 +7495,8 @@ begin
     if cardinality(v_keys) = 0 then
         raise exception 'no value for the check % of %', conname, target using errcode = 'invalid_parameter_value';
     end if;
+    -- One writer of the checks at a time (app.registry_guards_refresh takes it first).
+    perform pg_advisory_xact_lock(hashtext('app.registry_guards_refresh'));
     select pg_get_constraintdef(c.oid) into v_def
     from pg_constraint c
     where c.conname = registry_check.conname
@@ -7503,33 +7506,37 @@ begin
     if v_named = v_keys then
         return false;
     end if;
+    -- v_list is quote_literal's, the names %I's.
+    perform 'PRAGMA:disable:security_warnings';
     if v_domain is not null then
         execute format('alter domain %s drop constraint if exists %I', v_domain, conname);
-        execute format('alter domain %s add constraint %I check (%s) not valid', v_domain, conname,
-                       format(template, (select string_agg(quote_literal(k), ', ') from unnest(v_keys) k)));
+        execute format('alter domain %s add constraint %I check (value in (%s)) not valid', v_domain, conname, v_list);
+    elsif null_when is null then
+        execute format('alter table %s drop constraint if exists %I, add constraint %I check (%I in (%s)) not valid',
+                       v_table, conname, conname, col, v_list);
     else
-        execute format('alter table %s drop constraint if exists %I, add constraint %I check (%s) not valid', v_table,
-                       conname, conname, format(template, (select string_agg(quote_literal(k), ', ') from unnest(v_keys) k)));
+        execute format('alter table %s drop constraint if exists %I, add constraint %I check ((%I is null) = (%I in (%s))) not valid',
+                       v_table, conname, conname, null_when, col, v_list);
     end if;
+    perform 'PRAGMA:enable:security_warnings';
     return true;
 end
 $_$;
-ALTER FUNCTION app.registry_check(target text, conname name, template text, keys text[]) OWNER TO focus_owner;
+ALTER FUNCTION app.registry_check(target text, conname name, col name, keys text[], null_when name) OWNER TO focus_owner;
 CREATE FUNCTION app.registry_guards_refresh() RETURNS integer
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
     AS $$
 begin
-    return app.registry_check('app.event_type', 'event_type_check', 'value in (%s)',
-                              array(select t.type from app.event_types t))::integer
-         + app.registry_check('app.events', 'events_check', '(user_id is null) = (type in (%s))',
-                              array(select t.type from app.event_types t where t.broadcast))::integer
-         + app.registry_check('app.coin_ledger', 'coin_ledger_entry_check', 'entry in (%s)',
+    perform pg_advisory_xact_lock(hashtext('app.registry_guards_refresh'));
+    return app.registry_check('app.event_type', 'event_type_check', 'value', array(select t.type from app.event_types t))::integer
+         + app.registry_check('app.events', 'events_check', 'type', array(select t.type from app.event_types t where t.broadcast),
+                              null_when => 'user_id')::integer
+         + app.registry_check('app.coin_ledger', 'coin_ledger_entry_check', 'entry',
                               array(select e.entry from app.ledger_entries e))::integer
-         + app.registry_check('app.coin_ledger_archive_totals', 'coin_ledger_archive_totals_entry_check', 'entry in (%s)',
+         + app.registry_check('app.coin_ledger_archive_totals', 'coin_ledger_archive_totals_entry_check', 'entry',
                               array(select e.entry from app.ledger_entries e))::integer
-         + app.registry_check('app.outgoing_mail', 'outgoing_mail_kind_check', 'kind in (%s)',
-                              array(select k.kind from app.mail_kinds k))::integer;
+         + app.registry_check('app.outgoing_mail', 'outgoing_mail_kind_check', 'kind', array(select k.kind from app.mail_kinds k))::integer;
 end
 $$;
 ALTER FUNCTION app.registry_guards_refresh() OWNER TO focus_owner;
@@ -10282,7 +10289,7 @@ REVOKE ALL ON FUNCTION app.push_tokens_revoked() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.push_types_rebind() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.rebuild_rollup(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.registry_changed() FROM PUBLIC;
-REVOKE ALL ON FUNCTION app.registry_check(target text, conname name, template text, keys text[]) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.registry_check(target text, conname name, col name, keys text[], null_when name) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.registry_guards_refresh() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.room_conclude(room_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.room_members_events() FROM PUBLIC;
