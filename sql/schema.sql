@@ -7504,6 +7504,79 @@ CREATE FUNCTION app.rebuild_rollup(user_id uuid) RETURNS void
     group by 1, 2;
 $$;
 ALTER FUNCTION app.rebuild_rollup(user_id uuid) OWNER TO focus_owner;
+CREATE FUNCTION app.registry_changed() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    perform app.registry_guards_refresh();
+    return null;
+end
+$$;
+ALTER FUNCTION app.registry_changed() OWNER TO focus_owner;
+CREATE FUNCTION app.registry_check(target text, conname name, col name, keys text[], null_when name DEFAULT NULL::name) RETURNS boolean
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $_$
+declare
+    v_domain regtype := (select t.oid::regtype from pg_type t where t.oid = to_regtype(target) and t.typtype = 'd');
+    v_table regclass := case when v_domain is null then to_regclass(target) end;
+    v_def text;
+    v_named text[];
+    v_keys text[] := array(select k from unnest(keys) k order by k);
+    v_list text := (select string_agg(quote_literal(k), ', ' order by k) from unnest(keys) k);
+begin
+    if v_domain is null and v_table is null then
+        raise exception 'no domain or table %', target using errcode = 'invalid_parameter_value';
+    end if;
+    if cardinality(v_keys) = 0 then
+        raise exception 'no value for the check % of %', conname, target using errcode = 'invalid_parameter_value';
+    end if;
+    -- One writer of the checks at a time (app.registry_guards_refresh takes it first).
+    perform pg_advisory_xact_lock(hashtext('app.registry_guards_refresh'));
+    select pg_get_constraintdef(c.oid) into v_def
+    from pg_constraint c
+    where c.conname = registry_check.conname
+      and (c.contypid = v_domain or c.conrelid = v_table);
+    -- The values the check names: its quoted literals (a registry key holds no quote).
+    v_named := array(select m[1] from regexp_matches(coalesce(v_def, ''), $re$'([^']*)'::text$re$, 'g') m order by m[1]);
+    if v_named = v_keys then
+        return false;
+    end if;
+    -- v_list is quote_literal's, the names %I's.
+    perform 'PRAGMA:disable:security_warnings';
+    if v_domain is not null then
+        execute format('alter domain %s drop constraint if exists %I', v_domain, conname);
+        execute format('alter domain %s add constraint %I check (value in (%s)) not valid', v_domain, conname, v_list);
+    elsif null_when is null then
+        execute format('alter table %s drop constraint if exists %I, add constraint %I check (%I in (%s)) not valid',
+                       v_table, conname, conname, col, v_list);
+    else
+        execute format('alter table %s drop constraint if exists %I, add constraint %I check ((%I is null) = (%I in (%s))) not valid',
+                       v_table, conname, conname, null_when, col, v_list);
+    end if;
+    perform 'PRAGMA:enable:security_warnings';
+    return true;
+end
+$_$;
+ALTER FUNCTION app.registry_check(target text, conname name, col name, keys text[], null_when name) OWNER TO focus_owner;
+CREATE FUNCTION app.registry_guards_refresh() RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    perform pg_advisory_xact_lock(hashtext('app.registry_guards_refresh'));
+    return app.registry_check('app.event_type', 'event_type_check', 'value', array(select t.type from app.event_types t))::integer
+         + app.registry_check('app.events', 'events_check', 'type', array(select t.type from app.event_types t where t.broadcast),
+                              null_when => 'user_id')::integer
+         + app.registry_check('app.coin_ledger', 'coin_ledger_entry_check', 'entry',
+                              array(select e.entry from app.ledger_entries e))::integer
+         + app.registry_check('app.coin_ledger_archive_totals', 'coin_ledger_archive_totals_entry_check', 'entry',
+                              array(select e.entry from app.ledger_entries e))::integer
+         + app.registry_check('app.outgoing_mail', 'outgoing_mail_kind_check', 'kind', array(select k.kind from app.mail_kinds k))::integer;
+end
+$$;
+ALTER FUNCTION app.registry_guards_refresh() OWNER TO focus_owner;
 CREATE FUNCTION app.room_conclude(room_id uuid) RETURNS void
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -8441,6 +8514,15 @@ CREATE TABLE app.event_settings (
     CONSTRAINT event_settings_singleton_check CHECK (singleton)
 );
 ALTER TABLE app.event_settings OWNER TO focus_owner;
+CREATE TABLE app.event_types (
+    type text NOT NULL,
+    broadcast boolean DEFAULT false NOT NULL,
+    description text NOT NULL,
+    retired_on date,
+    CONSTRAINT event_types_description_check CHECK (((length(description) >= 1) AND (length(description) <= 300))),
+    CONSTRAINT event_types_type_check CHECK ((type ~ '^[a-z_]+(\.[a-z_]+)+$'::text))
+);
+ALTER TABLE app.event_types OWNER TO focus_owner;
 CREATE TABLE app.events (
     id bigint DEFAULT app.next_event_id() NOT NULL,
     user_id uuid,
@@ -8580,6 +8662,14 @@ CREATE TABLE app.ledger_day_totals (
     CONSTRAINT ledger_day_totals_entries_check CHECK ((entries >= 0))
 );
 ALTER TABLE app.ledger_day_totals OWNER TO focus_owner;
+CREATE TABLE app.ledger_entries (
+    entry text NOT NULL,
+    description text NOT NULL,
+    retired_on date,
+    CONSTRAINT ledger_entries_description_check CHECK (((length(description) >= 1) AND (length(description) <= 300))),
+    CONSTRAINT ledger_entries_entry_check CHECK ((entry ~ '^[a-z_]+$'::text))
+);
+ALTER TABLE app.ledger_entries OWNER TO focus_owner;
 CREATE TABLE app.login_addresses (
     user_id uuid NOT NULL,
     client_ip inet NOT NULL,
@@ -8596,6 +8686,14 @@ CREATE TABLE app.login_failures (
 )
 PARTITION BY RANGE (failed_at);
 ALTER TABLE app.login_failures OWNER TO focus_owner;
+CREATE TABLE app.mail_kinds (
+    kind text NOT NULL,
+    description text NOT NULL,
+    retired_on date,
+    CONSTRAINT mail_kinds_description_check CHECK (((length(description) >= 1) AND (length(description) <= 300))),
+    CONSTRAINT mail_kinds_kind_check CHECK ((kind ~ '^[a-z_]+$'::text))
+);
+ALTER TABLE app.mail_kinds OWNER TO focus_owner;
 CREATE TABLE app.mail_settings (
     singleton boolean DEFAULT true NOT NULL,
     max_attempts integer DEFAULT 8 NOT NULL,
@@ -8836,13 +8934,14 @@ CREATE TABLE app.scheduled_jobs (
     budget interval DEFAULT '00:00:10'::interval NOT NULL,
     last_failed_at timestamp with time zone,
     failures integer DEFAULT 0 NOT NULL,
+    description text NOT NULL,
     CONSTRAINT scheduled_jobs_budget_below_every CHECK ((budget < every)),
     CONSTRAINT scheduled_jobs_budget_check CHECK (((budget >= '00:00:00.001'::interval) AND (budget <= '00:05:00'::interval))),
+    CONSTRAINT scheduled_jobs_description_check CHECK (((length(description) >= 1) AND (length(description) <= 300))),
     CONSTRAINT scheduled_jobs_every_check CHECK ((every >= '00:01:00'::interval)),
     CONSTRAINT scheduled_jobs_failure_when CHECK (((failures = 0) OR (last_failed_at IS NOT NULL))),
     CONSTRAINT scheduled_jobs_failures_check CHECK ((failures >= 0)),
-    CONSTRAINT scheduled_jobs_last_error_check CHECK ((length(last_error) <= 1000)),
-    CONSTRAINT scheduled_jobs_name_check CHECK ((name = ANY (ARRAY['settle_rooms'::text, 'prune'::text, 'expire_gifts'::text, 'shop_windows'::text, 'partitions'::text])))
+    CONSTRAINT scheduled_jobs_last_error_check CHECK ((length(last_error) <= 1000))
 );
 ALTER TABLE app.scheduled_jobs OWNER TO focus_owner;
 CREATE TABLE app.schema_migrations (
@@ -9340,6 +9439,8 @@ ALTER TABLE ONLY app.email_verifications
     ADD CONSTRAINT email_verifications_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.event_settings
     ADD CONSTRAINT event_settings_pkey PRIMARY KEY (singleton);
+ALTER TABLE ONLY app.event_types
+    ADD CONSTRAINT event_types_pkey PRIMARY KEY (type);
 ALTER TABLE ONLY app.events
     ADD CONSTRAINT events_pkey PRIMARY KEY (id, created_at);
 ALTER TABLE ONLY app.focus_sessions_archived
@@ -9368,8 +9469,12 @@ ALTER TABLE ONLY app.ledger_archive
     ADD CONSTRAINT ledger_archive_pkey PRIMARY KEY (singleton);
 ALTER TABLE ONLY app.ledger_day_totals
     ADD CONSTRAINT ledger_day_totals_pkey PRIMARY KEY (day, shard);
+ALTER TABLE ONLY app.ledger_entries
+    ADD CONSTRAINT ledger_entries_pkey PRIMARY KEY (entry);
 ALTER TABLE ONLY app.login_addresses
     ADD CONSTRAINT login_addresses_pkey PRIMARY KEY (user_id, client_ip);
+ALTER TABLE ONLY app.mail_kinds
+    ADD CONSTRAINT mail_kinds_pkey PRIMARY KEY (kind);
 ALTER TABLE ONLY app.mail_settings
     ADD CONSTRAINT mail_settings_pkey PRIMARY KEY (singleton);
 ALTER TABLE ONLY app.mindfulness_tip_translations
@@ -9602,6 +9707,9 @@ CREATE TRIGGER coin_ledger_archive_only BEFORE DELETE ON app.coin_ledger FOR EAC
 CREATE CONSTRAINT TRIGGER coin_ledger_utc_day_totals AFTER INSERT ON app.coin_ledger DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION app.coin_ledger_day_totals();
 CREATE CONSTRAINT TRIGGER daily_minutes_count AFTER INSERT OR DELETE OR UPDATE ON app.daily_minutes DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION app.daily_minutes_count();
 CREATE TRIGGER economy_settings_config_changed AFTER INSERT OR DELETE OR UPDATE ON app.economy_settings FOR EACH STATEMENT EXECUTE FUNCTION app.announce_config();
+CREATE TRIGGER event_types_guard AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON app.event_types FOR EACH STATEMENT EXECUTE FUNCTION app.registry_changed();
+CREATE TRIGGER event_types_kept BEFORE DELETE OR TRUNCATE ON app.event_types FOR EACH STATEMENT EXECUTE FUNCTION app.forbid_change();
+CREATE TRIGGER event_types_key_kept BEFORE UPDATE OF type, broadcast ON app.event_types FOR EACH STATEMENT EXECUTE FUNCTION app.forbid_change();
 CREATE TRIGGER events_append_only BEFORE DELETE OR UPDATE OR TRUNCATE ON app.events FOR EACH STATEMENT EXECUTE FUNCTION app.events_append_only();
 CREATE TRIGGER events_notify AFTER INSERT ON app.events FOR EACH ROW WHEN ((new.user_id IS NULL)) EXECUTE FUNCTION app.events_notify();
 CREATE TRIGGER events_push AFTER INSERT ON app.events FOR EACH ROW WHEN (((new.user_id IS NOT NULL) AND ((new.type)::text = ANY ('{friend_request.accepted,friend_request.received,gift.received}'::text[])))) EXECUTE FUNCTION app.events_push();
@@ -9630,7 +9738,13 @@ CREATE TRIGGER languages_inserted_catalog_events AFTER INSERT ON app.languages R
 CREATE TRIGGER languages_inserted_tips_events AFTER INSERT ON app.languages REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('tips.changed');
 CREATE TRIGGER languages_updated_catalog_events AFTER UPDATE ON app.languages REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('catalog.changed');
 CREATE TRIGGER languages_updated_tips_events AFTER UPDATE ON app.languages REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('tips.changed');
+CREATE TRIGGER ledger_entries_guard AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON app.ledger_entries FOR EACH STATEMENT EXECUTE FUNCTION app.registry_changed();
+CREATE TRIGGER ledger_entries_kept BEFORE DELETE OR TRUNCATE ON app.ledger_entries FOR EACH STATEMENT EXECUTE FUNCTION app.forbid_change();
+CREATE TRIGGER ledger_entries_key_kept BEFORE UPDATE OF entry ON app.ledger_entries FOR EACH STATEMENT EXECUTE FUNCTION app.forbid_change();
 CREATE TRIGGER login_failures_link BEFORE INSERT ON app.login_failures FOR EACH ROW EXECUTE FUNCTION app.link_to_email_holder('email');
+CREATE TRIGGER mail_kinds_guard AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON app.mail_kinds FOR EACH STATEMENT EXECUTE FUNCTION app.registry_changed();
+CREATE TRIGGER mail_kinds_kept BEFORE DELETE OR TRUNCATE ON app.mail_kinds FOR EACH STATEMENT EXECUTE FUNCTION app.forbid_change();
+CREATE TRIGGER mail_kinds_key_kept BEFORE UPDATE OF kind ON app.mail_kinds FOR EACH STATEMENT EXECUTE FUNCTION app.forbid_change();
 CREATE TRIGGER mindfulness_tip_translations_bump_version AFTER INSERT OR DELETE OR UPDATE ON app.mindfulness_tip_translations FOR EACH ROW EXECUTE FUNCTION app.bump_tips_version();
 CREATE TRIGGER mindfulness_tip_translations_deleted_events AFTER DELETE ON app.mindfulness_tip_translations REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('tips.changed');
 CREATE TRIGGER mindfulness_tip_translations_inserted_events AFTER INSERT ON app.mindfulness_tip_translations REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION app.announce_version('tips.changed');
@@ -9750,6 +9864,8 @@ ALTER TABLE ONLY app.push_tokens
     ADD CONSTRAINT push_tokens_auth_token_id_fkey FOREIGN KEY (auth_token_id) REFERENCES app.auth_tokens(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.push_tokens
     ADD CONSTRAINT push_tokens_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+ALTER TABLE ONLY app.push_types
+    ADD CONSTRAINT push_types_type_is_event FOREIGN KEY (type) REFERENCES app.event_types(type);
 ALTER TABLE ONLY app.room_members
     ADD CONSTRAINT room_members_room_id_fkey FOREIGN KEY (room_id) REFERENCES app.rooms(id);
 ALTER TABLE ONLY app.room_members
@@ -10241,6 +10357,9 @@ REVOKE ALL ON FUNCTION app.push_send_after(user_id uuid, at timestamp with time 
 REVOKE ALL ON FUNCTION app.push_tokens_revoked() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.push_types_rebind() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.rebuild_rollup(user_id uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.registry_changed() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.registry_check(target text, conname name, col name, keys text[], null_when name) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.registry_guards_refresh() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.room_conclude(room_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.room_members_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.room_tell(room_id uuid, type text, payload jsonb, except_user uuid) FROM PUBLIC;
