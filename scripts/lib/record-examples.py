@@ -56,13 +56,24 @@ class Story:
         self.routes = {operation["operationId"]: (method.upper(), path)
                        for path, method, operation in contract.operations(contract.load(contract.DOCUMENT))}
 
-    def op(self, operation_id, path_parameters=None, body=None, **options):
-        """Calls an operation by its operationId, its method and path read from the document, so the
-        story names no path of its own."""
+    # The story calls each operation by its operationId, its method and path read from the
+    # document (generated from api.endpoints), so it names no path of its own. `op` and `op_at`
+    # record the answer as an example; `quiet` and `quiet_at` only use it (a second account's id).
+    def op(self, operation_id, body=None, **options):
+        return self.op_at(operation_id, {}, body, **options)
+
+    def op_at(self, operation_id, parameters, body=None, query=None, record=True, **options):
+        """With the path's parameters by name and an optional query string."""
         method, path = self.routes[operation_id]
-        for name, value in (path_parameters or {}).items():
+        for name, value in parameters.items():
             path = path.replace("{" + name + "}", str(value))
-        return self.call(operation_id, method, path, body, **options)
+        return self.call(operation_id if record else None, method, path + ("?" + query if query else ""), body, **options)
+
+    def quiet(self, operation_id, body=None, **options):
+        return self.op_at(operation_id, {}, body, record=False, **options)
+
+    def quiet_at(self, operation_id, parameters, body=None, query=None, **options):
+        return self.op_at(operation_id, parameters, body, query, record=False, **options)
 
     def call(self, op, method, path, body=None, token=None, expect=None, headers=None, raw=None,
              content_type="application/json"):
@@ -99,19 +110,19 @@ class Story:
         return f"{name}-{self.stamp}@example.com"
 
     def register(self, name, display):
-        return self.call("auth_register", "POST", "/auth/register", {
+        return self.op("auth_register", {
             "email": self.email(name), "password": PASSWORD, "display_name": display}, expect=201)
 
     def verify(self, name, token):
         code = self.mailed_code(self.email(name))
-        return self.call("me_email_verification_confirm", "POST", "/me/email/verify", {"code": code},
+        return self.op("me_email_verification_confirm", {"code": code},
                          token=token, expect=200)
 
     def run(self):
         c = self.call
-        c("health", "GET", "/health", expect=200)
-        c("ready", "GET", "/ready", expect=200)
-        c("config_get", "GET", "/config", expect=200)
+        self.op("health", expect=200)
+        self.op("ready", expect=200)
+        self.op("config_get", expect=200)
         document = c(None, "GET", "/openapi.json", expect=200)
         self.answers["openapi"] = {"200": {k: v for k, v in document.items() if k not in ("paths", "components")}}
 
@@ -119,28 +130,28 @@ class Story:
         bob = self.register("bob", "Bob")["token"]
         cat = self.register("cat", "Cat")["token"]
         dan = self.register("dan", "Dan")["token"]
-        c("auth_register", "POST", "/auth/register", {"email": self.email("ann"), "password": PASSWORD,
+        self.op("auth_register", {"email": self.email("ann"), "password": PASSWORD,
                                                       "display_name": "Ann"}, expect=409)
-        c("auth_register", "POST", "/auth/register", {"email": "no-at-sign", "password": PASSWORD,
+        self.op("auth_register", {"email": "no-at-sign", "password": PASSWORD,
                                                       "display_name": "Ann"}, expect=400)
         # Past the address's budget of 409 answers (lowered to the one just counted, then put
         # back) a sign-up mails a code first (202); the same request with it signs up (201).
         budget = self.sql("select max_taken_answers_per_address from app.auth_settings")
         self.sql("update app.auth_settings set max_taken_answers_per_address = 1")
         eve = {"email": self.email("eve"), "password": PASSWORD, "display_name": "Eve"}
-        c("auth_register", "POST", "/auth/register", eve, expect=202)
+        self.op("auth_register", eve, expect=202)
         code = self.sql("select params ->> 'code' from app.outgoing_mail "
                         f"where recipient = '{eve['email']}' and kind = 'signup_code' order by id desc limit 1")
-        c("auth_register", "POST", "/auth/register", {**eve, "code": code}, expect=201)
+        self.op("auth_register", {**eve, "code": code}, expect=201)
         self.sql(f"update app.auth_settings set max_taken_answers_per_address = {int(budget)}")
-        c("auth_login", "POST", "/auth/login", {"email": self.email("ann"), "password": PASSWORD}, expect=200)
-        c("auth_login", "POST", "/auth/login", {"email": self.email("ann"), "password": "wrong horse"}, expect=401)
+        self.op("auth_login", {"email": self.email("ann"), "password": PASSWORD}, expect=200)
+        self.op("auth_login", {"email": self.email("ann"), "password": "wrong horse"}, expect=401)
 
         # emails: resend a code, verify with it (friend requests find verified emails only)
-        c("me_email_verification_create", "POST", "/me/email/resend", token=ann, expect=202)
-        c("me_email_verification_confirm", "POST", "/me/email/verify", {"code": "00000000"}, token=ann)
+        self.op("me_email_verification_create", token=ann, expect=202)
+        self.op("me_email_verification_confirm", {"code": "00000000"}, token=ann)
         self.verify("ann", ann)
-        c("me_email_verification_create", "POST", "/me/email/resend", token=ann, expect=409)
+        self.op("me_email_verification_create", token=ann, expect=409)
         self.verify("bob", bob)
         self.verify("cat", cat)
         # The story's people signed up a month ago, as an operator's data would have them: a session
@@ -148,240 +159,240 @@ class Story:
         self.sql("update app.users set created_at = now() - interval '30 days' where email in ("
                  + ", ".join(f"'{self.email(n)}'" for n in ("ann", "bob", "cat", "dan", "eve")) + ")")
 
-        c("me_get", "GET", "/me", token=ann, expect=200)
-        bob_id = c(None, "GET", "/me", token=bob, expect=200)["id"]
-        cat_id = c(None, "GET", "/me", token=cat, expect=200)["id"]
-        dan_id = c(None, "GET", "/me", token=dan, expect=200)["id"]
-        c("me_get", "GET", "/me", expect=401)
-        c("me_get", "GET", "/me", token=ann, headers={"X-Client-Version": "ios/0.1"}, expect=426)
-        c("me_update", "PATCH", "/me", {"bio": "Mornings, tea, 25-minute islands."},
+        self.op("me_get", token=ann, expect=200)
+        bob_id = self.quiet("me_get", token=bob, expect=200)["id"]
+        cat_id = self.quiet("me_get", token=cat, expect=200)["id"]
+        dan_id = self.quiet("me_get", token=dan, expect=200)["id"]
+        self.op("me_get", expect=401)
+        self.op("me_get", token=ann, headers={"X-Client-Version": "ios/0.1"}, expect=426)
+        self.op("me_update", {"bio": "Mornings, tea, 25-minute islands."},
           token=ann, expect=200)
-        c("me_update", "PATCH", "/me", {"display_name": ""}, token=ann, expect=400)
-        c("me_export_get", "GET", "/me/export", token=ann, expect=200)
-        c("me_tokens_list", "GET", "/me/tokens", token=ann, expect=200)
+        self.op("me_update", {"display_name": ""}, token=ann, expect=400)
+        self.op("me_export_get", token=ann, expect=200)
+        self.op("me_tokens_list", token=ann, expect=200)
 
         # the shop
-        catalog = c("shop_items_list", "GET", "/shop/items", token=ann, expect=200)
-        c("shop_items_sync", "POST", "/sync/shop-items", {"known_ids": []}, expect=200)
-        c("shop_items_sync", "POST", "/sync/shop-items", {"known_ids": "all"}, expect=400)
+        catalog = self.op("shop_items_list", token=ann, expect=200)
+        self.op("shop_items_sync", {"known_ids": []}, expect=200)
+        self.op("shop_items_sync", {"known_ids": "all"}, expect=400)
         items = [i for group in catalog.values() if isinstance(group, list) for i in group if isinstance(i, dict)]
         cheapest = min(items, key=lambda i: i.get("price", 0))
-        c("shop_purchases_create", "POST", "/shop/purchases", {"item_id": UNKNOWN}, token=ann, expect=404)
-        c("shop_purchases_create", "POST", "/shop/purchases", {"item_id": cheapest["id"]}, token=ann)
-        c("me_items_list", "GET", "/me/items", token=ann, expect=200)
-        c("me_selected_update", "PUT", f"/me/selected/{cheapest['kind']}", {"item_id": cheapest["id"]}, token=ann)
-        c("me_selected_update", "PUT", f"/me/selected/{cheapest['kind']}", {"item_id": UNKNOWN}, token=ann)
+        self.op("shop_purchases_create", {"item_id": UNKNOWN}, token=ann, expect=404)
+        self.op("shop_purchases_create", {"item_id": cheapest["id"]}, token=ann)
+        self.op("me_items_list", token=ann, expect=200)
+        self.op_at("me_selected_update", {"kind": cheapest['kind']}, {"item_id": cheapest["id"]}, token=ann)
+        self.op_at("me_selected_update", {"kind": cheapest['kind']}, {"item_id": UNKNOWN}, token=ann)
         phone = "5f1b" + uuid.uuid4().hex + uuid.uuid4().hex[:28]
-        c("me_push_tokens_update", "PUT", "/me/push-tokens", {"token": phone, "platform": "apns", "environment": "production",
+        self.op("me_push_tokens_update", {"token": phone, "platform": "apns", "environment": "production",
                                                              "app_version": "2.1.0", "locale": "en-GB"}, token=ann, expect=200)
-        c("me_push_tokens_update", "PUT", "/me/push-tokens", {"token": "not-a-token", "platform": "apns",
+        self.op("me_push_tokens_update", {"token": "not-a-token", "platform": "apns",
                                                              "environment": "production"}, token=ann, expect=400)
         self.op("me_push_tokens_list", token=ann, expect=200)
-        c("me_push_tokens_delete", "DELETE", f"/me/push-tokens/{'0' * 64}", token=ann, expect=404)
+        self.op_at("me_push_tokens_delete", {"token": '0' * 64}, token=ann, expect=404)
 
         # focus sessions: an offline one recorded from 35 to 5 minutes ago, before the live one starts
         now = self.sql("select to_char((now() - interval '5 minutes') at time zone 'utc', "
                        "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')")
         start = self.sql("select to_char((now() - interval '35 minutes') at time zone 'utc', "
                          "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')")
-        started = c("focus_sessions_start", "POST", "/focus-sessions/start", {"planned_minutes": 25, "tag": "Reading"},
+        started = self.op("focus_sessions_start", {"planned_minutes": 25, "tag": "Reading"},
                     token=ann, expect=201)
         session_id = started["id"] if "id" in started else started["session"]["id"]
-        c("focus_sessions_start", "POST", "/focus-sessions/start", {"planned_minutes": 25}, token=ann, expect=409)
-        c("focus_sessions_current_get", "GET", "/focus-sessions/current", token=ann, expect=200)
-        c("focus_sessions_finish", "POST", f"/focus-sessions/{session_id}/finish", {"ended_at": "2020-01-01T00:00:00Z"},
+        self.op("focus_sessions_start", {"planned_minutes": 25}, token=ann, expect=409)
+        self.op("focus_sessions_current_get", token=ann, expect=200)
+        self.op_at("focus_sessions_finish", {"id": session_id}, {"ended_at": "2020-01-01T00:00:00Z"},
           token=ann, expect=422)
-        c("focus_sessions_finish", "POST", f"/focus-sessions/{session_id}/finish", token=ann)
-        c("focus_sessions_abandon", "POST", f"/focus-sessions/{session_id}/abandon", token=ann)
-        c("focus_sessions_finish", "POST", f"/focus-sessions/{UNKNOWN}/finish", token=ann, expect=404)
-        c("focus_sessions_abandon", "POST", f"/focus-sessions/{UNKNOWN}/abandon", token=ann, expect=404)
+        self.op_at("focus_sessions_finish", {"id": session_id}, token=ann)
+        self.op_at("focus_sessions_abandon", {"id": session_id}, token=ann)
+        self.op_at("focus_sessions_finish", {"id": UNKNOWN}, token=ann, expect=404)
+        self.op_at("focus_sessions_abandon", {"id": UNKNOWN}, token=ann, expect=404)
         recorded = str(uuid.uuid4())
-        c("focus_sessions_create", "POST", "/focus-sessions", {"id": recorded, "started_at": start, "ended_at": now,
+        self.op("focus_sessions_create", {"id": recorded, "started_at": start, "ended_at": now,
                                                                "tag": "math"}, token=ann, expect=201)
-        c("focus_sessions_create", "POST", "/focus-sessions", {"id": str(uuid.uuid4()), "started_at": now,
+        self.op("focus_sessions_create", {"id": str(uuid.uuid4()), "started_at": now,
                                                                "ended_at": start}, token=ann, expect=422)
-        c("focus_sessions_rate", "POST", f"/focus-sessions/{recorded}/rating", {"rating": "good"}, token=ann,
+        self.op_at("focus_sessions_rate", {"id": recorded}, {"rating": "good"}, token=ann,
           expect=200)
-        c("focus_sessions_rate", "POST", f"/focus-sessions/{UNKNOWN}/rating", {"rating": "good"}, token=ann,
+        self.op_at("focus_sessions_rate", {"id": UNKNOWN}, {"rating": "good"}, token=ann,
           expect=404)
-        listed = c("focus_sessions_list", "GET", "/focus-sessions?limit=1", token=ann, expect=200)
-        c("focus_sessions_list", "GET", f"/focus-sessions?limit=1&cursor={listed['next_cursor']}", token=ann, expect=200)
-        c("focus_sessions_list", "GET", "/focus-sessions?from=yesterday", token=ann, expect=400)
-        c("focus_sessions_list", "GET", "/focus-sessions?cursor=bm90LWEtY3Vyc29y", token=ann, expect=400)
-        c("focus_sessions_batch_create", "POST", "/focus-sessions/batch", {"sessions": [
+        listed = self.op_at("focus_sessions_list", {}, None, "limit=1", token=ann, expect=200)
+        self.op_at("focus_sessions_list", {}, None, f"limit=1&cursor={listed['next_cursor']}", token=ann, expect=200)
+        self.op_at("focus_sessions_list", {}, None, "from=yesterday", token=ann, expect=400)
+        self.op_at("focus_sessions_list", {}, None, "cursor=bm90LWEtY3Vyc29y", token=ann, expect=400)
+        self.op("focus_sessions_batch_create", {"sessions": [
             {"id": str(uuid.uuid4()), "started_at": start, "ended_at": now},
             {"id": str(uuid.uuid4()), "started_at": now, "ended_at": start}]}, token=bob, expect=200)
-        c("focus_sessions_batch_create", "POST", "/focus-sessions/batch", {"sessions": []}, token=bob, expect=400)
+        self.op("focus_sessions_batch_create", {"sessions": []}, token=bob, expect=400)
         # streak freezes: coins granted by an operator, two bought, a third refused (docs/streaks.md)
         self.sql(f"select app.grant_coins(id, 200, 'examples') from app.users where email = '{self.email('ann')}'")
-        c("me_streak_freezes_create", "POST", "/me/streak-freezes", token=ann, expect=201)
-        c(None, "POST", "/me/streak-freezes", token=ann, expect=201)
-        c("me_streak_freezes_create", "POST", "/me/streak-freezes", token=ann, expect=409)
-        c("me_stats_get", "GET", "/me/stats", token=ann, expect=200)
-        c("me_stats_daily_get", "GET", "/me/stats/daily", token=ann, expect=200)
-        c("me_stats_daily_get", "GET", "/me/stats/daily?from=2026-12-07&to=2026-12-01", token=ann, expect=400)
-        c("me_stats_tags_get", "GET", "/me/stats/tags", token=ann, expect=200)
-        c("me_stats_tags_get", "GET", "/me/stats/tags?from=2026-02-30", token=ann, expect=400)
-        c("focus_sessions_current_get", "GET", "/focus-sessions/current", token=cat, expect=204)
+        self.op("me_streak_freezes_create", token=ann, expect=201)
+        self.quiet("me_streak_freezes_create", token=ann, expect=201)
+        self.op("me_streak_freezes_create", token=ann, expect=409)
+        self.op("me_stats_get", token=ann, expect=200)
+        self.op("me_stats_daily_get", token=ann, expect=200)
+        self.op_at("me_stats_daily_get", {}, None, "from=2026-12-07&to=2026-12-01", token=ann, expect=400)
+        self.op("me_stats_tags_get", token=ann, expect=200)
+        self.op_at("me_stats_tags_get", {}, None, "from=2026-02-30", token=ann, expect=400)
+        self.op("focus_sessions_current_get", token=cat, expect=204)
 
         # tips
-        c("mindfulness_tips_sync", "POST", "/sync/mindfulness-tips", {"known_ids": []}, expect=200)
-        c("mindfulness_tips_sync", "POST", "/sync/mindfulness-tips", {"known_ids": 1}, expect=400)
-        c("mindfulness_tips_sync_original", "POST", "/Sync/MindfulnessTips", {"itemIds": []}, expect=200)
-        c("mindfulness_tips_sync_original", "POST", "/Sync/MindfulnessTips", {"itemIds": 1}, expect=400)
+        self.op("mindfulness_tips_sync", {"known_ids": []}, expect=200)
+        self.op("mindfulness_tips_sync", {"known_ids": 1}, expect=400)
+        self.op("mindfulness_tips_sync_original", {"itemIds": []}, expect=200)
+        self.op("mindfulness_tips_sync_original", {"itemIds": 1}, expect=400)
 
         # friends
-        request = c("friend_requests_create", "POST", "/friend-requests", {"email": self.email("bob")}, token=ann,
+        request = self.op("friend_requests_create", {"email": self.email("bob")}, token=ann,
                     expect=201)
-        c("friend_requests_create", "POST", "/friend-requests", {"email": self.email("nobody")}, token=ann)
-        c("friend_requests_list", "GET", "/friend-requests", token=bob, expect=200)
+        self.op("friend_requests_create", {"email": self.email("nobody")}, token=ann)
+        self.op("friend_requests_list", token=bob, expect=200)
         request_id = request["id"] if "id" in request else request["request"]["id"]
-        c("friend_requests_accept", "POST", f"/friend-requests/{request_id}/accept", token=bob, expect=200)
-        c("friend_requests_accept", "POST", f"/friend-requests/{UNKNOWN}/accept", token=bob, expect=404)
-        c("friends_list", "GET", "/friends?limit=20", token=ann, expect=200)
-        c("friends_list", "GET", "/friends?limit=0", token=ann, expect=400)
+        self.op_at("friend_requests_accept", {"id": request_id}, token=bob, expect=200)
+        self.op_at("friend_requests_accept", {"id": UNKNOWN}, token=bob, expect=404)
+        self.op_at("friends_list", {}, None, "limit=20", token=ann, expect=200)
+        self.op_at("friends_list", {}, None, "limit=0", token=ann, expect=400)
         # a focus room: ann opens it inviting bob, bob joins by the code, ann starts it
-        room = c("rooms_create", "POST", "/rooms", {"planned_minutes": 25, "invite": [bob_id]}, token=ann, expect=201)["room"]
-        c("rooms_create", "POST", "/rooms", {"planned_minutes": 0}, token=bob, expect=400)
-        c("rooms_create", "POST", "/rooms", {"planned_minutes": 25, "invite": [dan_id]}, token=bob, expect=404)
-        c("rooms_join", "POST", "/rooms/ZZZZZZZZ/join", token=bob, expect=404)
-        c("rooms_join", "POST", f"/rooms/{room['code']}/join", token=cat, expect=404)  # not invited: told apart from no room by nothing
-        c("rooms_join", "POST", "/rooms/ABCDEFGHJKMNPQRSTVWXY/join", token=bob, expect=400)
-        c("rooms_start", "POST", f"/rooms/{room['id']}/start", token=ann, expect=409)
-        c("rooms_join", "POST", f"/rooms/{room['code']}/join", token=bob, expect=200)
-        c("rooms_create", "POST", "/rooms", {"planned_minutes": 25}, token=bob, expect=409)
-        c("rooms_start", "POST", f"/rooms/{room['id']}/start", token=bob, expect=403)
-        c("rooms_start", "POST", f"/rooms/{UNKNOWN}/start", token=ann, expect=404)
-        c("rooms_start", "POST", f"/rooms/{room['id']}/start", token=ann, expect=200)
-        c("rooms_start", "POST", "/rooms/not-an-id/start", token=ann, expect=400)
-        c("rooms_join", "POST", f"/rooms/{room['code']}/join", token=dan, expect=404)  # not invited
-        c("rooms_leave", "POST", f"/rooms/{room['id']}/leave", token=bob, expect=409)
-        c("rooms_leave", "POST", f"/rooms/{UNKNOWN}/leave", token=bob, expect=404)
-        c("rooms_leave", "POST", "/rooms/not-an-id/leave", token=bob, expect=400)
-        c("rooms_get", "GET", f"/rooms/{room['id']}", token=bob, expect=200)
-        c("rooms_get", "GET", f"/rooms/{UNKNOWN}", token=bob, expect=404)
-        c("rooms_get", "GET", "/rooms/not-an-id", token=bob, expect=400)
-        c("rooms_list", "GET", "/rooms", token=bob, expect=200)
-        left = c(None, "POST", "/rooms", {"planned_minutes": 10}, token=cat, expect=201)["room"]
-        c("rooms_leave", "POST", f"/rooms/{left['id']}/leave", token=cat, expect=200)
+        room = self.op("rooms_create", {"planned_minutes": 25, "invite": [bob_id]}, token=ann, expect=201)["room"]
+        self.op("rooms_create", {"planned_minutes": 0}, token=bob, expect=400)
+        self.op("rooms_create", {"planned_minutes": 25, "invite": [dan_id]}, token=bob, expect=404)
+        self.op_at("rooms_join", {"code": "ZZZZZZZZ"}, token=bob, expect=404)
+        self.op_at("rooms_join", {"code": room['code']}, token=cat, expect=404)  # not invited: told apart from no room by nothing
+        self.op_at("rooms_join", {"code": "ABCDEFGHJKMNPQRSTVWXY"}, token=bob, expect=400)
+        self.op_at("rooms_start", {"id": room['id']}, token=ann, expect=409)
+        self.op_at("rooms_join", {"code": room['code']}, token=bob, expect=200)
+        self.op("rooms_create", {"planned_minutes": 25}, token=bob, expect=409)
+        self.op_at("rooms_start", {"id": room['id']}, token=bob, expect=403)
+        self.op_at("rooms_start", {"id": UNKNOWN}, token=ann, expect=404)
+        self.op_at("rooms_start", {"id": room['id']}, token=ann, expect=200)
+        self.op_at("rooms_start", {"id": "not-an-id"}, token=ann, expect=400)
+        self.op_at("rooms_join", {"code": room['code']}, token=dan, expect=404)  # not invited
+        self.op_at("rooms_leave", {"id": room['id']}, token=bob, expect=409)
+        self.op_at("rooms_leave", {"id": UNKNOWN}, token=bob, expect=404)
+        self.op_at("rooms_leave", {"id": "not-an-id"}, token=bob, expect=400)
+        self.op_at("rooms_get", {"id": room['id']}, token=bob, expect=200)
+        self.op_at("rooms_get", {"id": UNKNOWN}, token=bob, expect=404)
+        self.op_at("rooms_get", {"id": "not-an-id"}, token=bob, expect=400)
+        self.op("rooms_list", token=bob, expect=200)
+        left = self.quiet("rooms_create", {"planned_minutes": 10}, token=cat, expect=201)["room"]
+        self.op_at("rooms_leave", {"id": left['id']}, token=cat, expect=200)
         # gifts: ann sends bob coins (accepted) and an item (declined), and is refused the rest; dan, unverified, may not send
-        ann_id = c(None, "GET", "/me", token=ann, expect=200)["id"]
+        ann_id = self.quiet("me_get", token=ann, expect=200)["id"]
         self.sql(f"select app.grant_coins('{ann_id}', 400, 'examples')")
         pip = self.sql("select id from app.shop_items where name = 'Pip the Fox'")
-        coins = c("gifts_create", "POST", "/gifts", {"to": bob_id, "coins": 50}, token=ann, expect=201)["gift"]
-        item = c("gifts_create", "POST", "/gifts", {"to": bob_id, "item_id": pip}, token=ann, expect=201)["gift"]
-        c("gifts_create", "POST", "/gifts", {"to": bob_id, "coins": 50, "item_id": pip}, token=ann, expect=400)
-        c("gifts_create", "POST", "/gifts", {"to": dan_id, "coins": 5}, token=ann, expect=404)
-        c("gifts_create", "POST", "/gifts", {"to": ann_id, "coins": 5}, token=dan, expect=403)
-        c("gifts_create", "POST", "/gifts", {"to": bob_id, "item_id": pip}, token=ann, expect=409)
-        c("gifts_create", "POST", "/gifts", {"to": ann_id, "coins": 5}, token=ann, expect=422)
-        c("gifts_create", "POST", "/gifts", {"to": bob_id, "coins": 451}, token=ann, expect=429)
-        c("gifts_received_list", "GET", "/gifts/received?limit=1", token=bob, expect=200)
-        c("gifts_received_list", "GET", "/gifts/received?cursor=bm90LWEtY3Vyc29y", token=bob, expect=400)
-        c("gifts_accept", "POST", f"/gifts/{coins['id']}/accept", token=bob, expect=200)
-        c("gifts_accept", "POST", f"/gifts/{UNKNOWN}/accept", token=bob, expect=404)
-        c("gifts_accept", "POST", "/gifts/not-an-id/accept", token=bob, expect=400)
-        c("gifts_decline", "POST", f"/gifts/{item['id']}/decline", token=bob, expect=200)
-        c("gifts_decline", "POST", f"/gifts/{coins['id']}/decline", token=bob, expect=409)
-        c("gifts_decline", "POST", f"/gifts/{UNKNOWN}/decline", token=bob, expect=404)
-        c("gifts_decline", "POST", "/gifts/not-an-id/decline", token=bob, expect=400)
-        c("gifts_accept", "POST", f"/gifts/{item['id']}/accept", token=bob, expect=409)
-        c("gifts_sent_list", "GET", "/gifts/sent", token=ann, expect=200)
-        c("gifts_sent_list", "GET", "/gifts/sent?limit=0", token=ann, expect=400)
-        declined = c(None, "POST", "/friend-requests", {"email": self.email("cat")}, token=ann, expect=201)
-        c("friend_requests_decline", "POST", f"/friend-requests/{UNKNOWN}/decline", token=cat, expect=404)
+        coins = self.op("gifts_create", {"to": bob_id, "coins": 50}, token=ann, expect=201)["gift"]
+        item = self.op("gifts_create", {"to": bob_id, "item_id": pip}, token=ann, expect=201)["gift"]
+        self.op("gifts_create", {"to": bob_id, "coins": 50, "item_id": pip}, token=ann, expect=400)
+        self.op("gifts_create", {"to": dan_id, "coins": 5}, token=ann, expect=404)
+        self.op("gifts_create", {"to": ann_id, "coins": 5}, token=dan, expect=403)
+        self.op("gifts_create", {"to": bob_id, "item_id": pip}, token=ann, expect=409)
+        self.op("gifts_create", {"to": ann_id, "coins": 5}, token=ann, expect=422)
+        self.op("gifts_create", {"to": bob_id, "coins": 451}, token=ann, expect=429)
+        self.op_at("gifts_received_list", {}, None, "limit=1", token=bob, expect=200)
+        self.op_at("gifts_received_list", {}, None, "cursor=bm90LWEtY3Vyc29y", token=bob, expect=400)
+        self.op_at("gifts_accept", {"id": coins['id']}, token=bob, expect=200)
+        self.op_at("gifts_accept", {"id": UNKNOWN}, token=bob, expect=404)
+        self.op_at("gifts_accept", {"id": "not-an-id"}, token=bob, expect=400)
+        self.op_at("gifts_decline", {"id": item['id']}, token=bob, expect=200)
+        self.op_at("gifts_decline", {"id": coins['id']}, token=bob, expect=409)
+        self.op_at("gifts_decline", {"id": UNKNOWN}, token=bob, expect=404)
+        self.op_at("gifts_decline", {"id": "not-an-id"}, token=bob, expect=400)
+        self.op_at("gifts_accept", {"id": item['id']}, token=bob, expect=409)
+        self.op("gifts_sent_list", token=ann, expect=200)
+        self.op_at("gifts_sent_list", {}, None, "limit=0", token=ann, expect=400)
+        declined = self.quiet("friend_requests_create", {"email": self.email("cat")}, token=ann, expect=201)
+        self.op_at("friend_requests_decline", {"id": UNKNOWN}, token=cat, expect=404)
         declined_id = declined["id"] if "id" in declined else declined["request"]["id"]
-        c("friend_requests_decline", "POST", f"/friend-requests/{declined_id}/decline", token=cat, expect=204)
-        c("friend_requests_delete", "DELETE", f"/friend-requests/{UNKNOWN}", token=ann, expect=404)
-        c("users_get", "GET", f"/users/{bob_id}", token=ann, expect=200)
-        c("users_get", "GET", f"/users/{UNKNOWN}", token=ann, expect=404)
+        self.op_at("friend_requests_decline", {"id": declined_id}, token=cat, expect=204)
+        self.op_at("friend_requests_delete", {"id": UNKNOWN}, token=ann, expect=404)
+        self.op_at("users_get", {"id": bob_id}, token=ann, expect=200)
+        self.op_at("users_get", {"id": UNKNOWN}, token=ann, expect=404)
         # achievements: ann's own with progress, a friend's unlocked ones
-        c("me_achievements_list", "GET", "/me/achievements", token=ann, expect=200)
-        c("users_achievements_list", "GET", f"/users/{bob_id}/achievements", token=ann, expect=200)
-        c("users_achievements_list", "GET", f"/users/{UNKNOWN}/achievements", token=ann, expect=404)
-        c("users_achievements_list", "GET", "/users/not-an-id/achievements", token=ann, expect=400)
-        c("leaderboards_get", "GET", "/leaderboards/weekly?scope=friends", token=ann, expect=200)
-        c("leaderboards_get", "GET", "/leaderboards/weekly?limit=0", token=ann, expect=400)
-        c("events_list", "GET", "/events?after=0&wait=0", token=bob, expect=200)
-        c("events_list", "GET", "/events?wait=61", token=bob, expect=400)
-        c("friends_delete", "DELETE", f"/friends/{UNKNOWN}", token=ann, expect=404)
-        c("friends_delete", "DELETE", f"/friends/{bob_id}", token=ann, expect=204)
+        self.op("me_achievements_list", token=ann, expect=200)
+        self.op_at("users_achievements_list", {"id": bob_id}, token=ann, expect=200)
+        self.op_at("users_achievements_list", {"id": UNKNOWN}, token=ann, expect=404)
+        self.op_at("users_achievements_list", {"id": "not-an-id"}, token=ann, expect=400)
+        self.op_at("leaderboards_get", {"period": "weekly"}, None, "scope=friends", token=ann, expect=200)
+        self.op_at("leaderboards_get", {"period": "weekly"}, None, "limit=0", token=ann, expect=400)
+        self.op_at("events_list", {}, None, "after=0&wait=0", token=bob, expect=200)
+        self.op_at("events_list", {}, None, "wait=61", token=bob, expect=400)
+        self.op_at("friends_delete", {"user_id": UNKNOWN}, token=ann, expect=404)
+        self.op_at("friends_delete", {"user_id": bob_id}, token=ann, expect=204)
 
         # blocks and reports
-        c("users_block_create", "POST", f"/users/{UNKNOWN}/block", token=ann, expect=404)
-        c("users_block_create", "POST", f"/users/{cat_id}/block", token=ann, expect=204)
-        c("me_blocks_list", "GET", "/me/blocks", token=ann, expect=200)
-        c("me_blocks_list", "GET", "/me/blocks?cursor=bm90LWEtY3Vyc29y", token=ann, expect=400)
-        c("users_block_delete", "DELETE", f"/users/{UNKNOWN}/block", token=ann, expect=404)
-        c("users_block_delete", "DELETE", f"/users/{cat_id}/block", token=ann, expect=204)
-        c("users_report_create", "POST", f"/users/{bob_id}/report", {"reason": "inappropriate_name",
+        self.op_at("users_block_create", {"id": UNKNOWN}, token=ann, expect=404)
+        self.op_at("users_block_create", {"id": cat_id}, token=ann, expect=204)
+        self.op("me_blocks_list", token=ann, expect=200)
+        self.op_at("me_blocks_list", {}, None, "cursor=bm90LWEtY3Vyc29y", token=ann, expect=400)
+        self.op_at("users_block_delete", {"id": UNKNOWN}, token=ann, expect=404)
+        self.op_at("users_block_delete", {"id": cat_id}, token=ann, expect=204)
+        self.op_at("users_report_create", {"id": bob_id}, {"reason": "inappropriate_name",
                                                                       "details": "The name is an insult."},
           token=ann, expect=201)
-        c("users_report_create", "POST", f"/users/{bob_id}/report", {"reason": "rude"}, token=ann, expect=400)
+        self.op_at("users_report_create", {"id": bob_id}, {"reason": "rude"}, token=ann, expect=400)
 
         # avatars
         png = (Path(__file__).resolve().parent.parent.parent / "assets" / "pet" / "mochi-cat.png").read_bytes()
-        c("me_avatar_update", "PUT", "/me/avatar", raw=png, content_type="image/png", token=bob, expect=204)
-        c("me_avatar_update", "PUT", "/me/avatar", raw=b"not an image", content_type="image/png", token=bob)
-        c("users_avatar_get", "GET", f"/users/{UNKNOWN}/avatar", token=ann, expect=404)
+        self.op("me_avatar_update", raw=png, content_type="image/png", token=bob, expect=204)
+        self.op("me_avatar_update", raw=b"not an image", content_type="image/png", token=bob)
+        self.op_at("users_avatar_get", {"id": UNKNOWN}, token=ann, expect=404)
         key = {"Idempotency-Key": "example-" + self.stamp}
-        c(None, "DELETE", "/me/avatar", token=dan, headers=key, expect=204)
-        c("auth_logout", "POST", "/auth/logout", token=dan, headers=key, expect=422)  # the key was for another route
+        self.quiet("me_avatar_delete", token=dan, headers=key, expect=204)
+        self.op("auth_logout", token=dan, headers=key, expect=422)  # the key was for another route
         other = {"Idempotency-Key": "example-resend-" + self.stamp}
-        c(None, "POST", "/me/email/resend", token=dan, headers=other, expect=202)
-        c("me_avatar_delete", "DELETE", "/me/avatar", token=dan, headers=other, expect=422)
+        self.quiet("me_email_verification_create", token=dan, headers=other, expect=202)
+        self.op("me_avatar_delete", token=dan, headers=other, expect=422)
 
         # moderation: a moderator is granted by a DBA (sql/migrations/0017_moderation.sql)
         self.sql(f"insert into app.moderators (user_id, note) values ('{cat_id}', 'support team')")
-        c("moderation_reports_list", "GET", "/moderation/reports", token=ann, expect=403)
-        reports = c("moderation_reports_list", "GET", "/moderation/reports", token=cat, expect=200)
+        self.op("moderation_reports_list", token=ann, expect=403)
+        reports = self.op("moderation_reports_list", token=cat, expect=200)
         report_id = next(r["id"] for r in reports["reports"])
-        c("moderation_reports_resolve", "POST", f"/moderation/reports/{report_id}/resolve",
+        self.op_at("moderation_reports_resolve", {"id": report_id},
           {"status": "actioned", "reason": "Renamed: the name is an insult."}, token=cat, expect=200)
-        c("moderation_reports_resolve", "POST", f"/moderation/reports/{report_id}/resolve",
+        self.op_at("moderation_reports_resolve", {"id": report_id},
           {"status": "dismissed", "reason": "Again."}, token=cat, expect=409)
-        c("moderation_users_rename", "POST", f"/moderation/users/{bob_id}/rename",
+        self.op_at("moderation_users_rename", {"id": bob_id},
           {"display_name": "Islander 7", "reason": "The name was an insult."}, token=cat, expect=200)
-        c("moderation_users_rename", "POST", f"/moderation/users/{UNKNOWN}/rename",
+        self.op_at("moderation_users_rename", {"id": UNKNOWN},
           {"display_name": "Islander 7", "reason": "The name was an insult."}, token=cat, expect=404)
-        c("moderation_users_avatar_delete", "DELETE", f"/moderation/users/{bob_id}/avatar",
+        self.op_at("moderation_users_avatar_delete", {"id": bob_id},
           {"reason": "Not a picture of a pet."}, token=cat, expect=200)
-        c("moderation_users_avatar_delete", "DELETE", f"/moderation/users/{UNKNOWN}/avatar",
+        self.op_at("moderation_users_avatar_delete", {"id": UNKNOWN},
           {"reason": "Not a picture of a pet."}, token=cat, expect=404)
         until = self.sql("select to_char((now() + interval '7 days') at time zone 'utc', "
                          "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')")
-        c("moderation_users_suspend", "POST", f"/moderation/users/{bob_id}/suspend",
+        self.op_at("moderation_users_suspend", {"id": bob_id},
           {"until": until, "reason": "Insults in the name, twice."}, token=cat, expect=200)
-        c("moderation_users_suspend", "POST", f"/moderation/users/{bob_id}/suspend",
+        self.op_at("moderation_users_suspend", {"id": bob_id},
           {"until": start, "reason": "In the past."}, token=cat, expect=400)
-        c("me_get", "GET", "/me", token=bob, expect=403)
-        c("moderation_users_ban", "POST", f"/moderation/users/{UNKNOWN}/ban", {"reason": "Spam."}, token=cat,
+        self.op("me_get", token=bob, expect=403)
+        self.op_at("moderation_users_ban", {"id": UNKNOWN}, {"reason": "Spam."}, token=cat,
           expect=404)
 
         # the fourth person: tokens, password, reset, logout, leaving
-        second = c(None, "POST", "/auth/login", {"email": self.email("dan"), "password": PASSWORD},
+        second = self.quiet("auth_login", {"email": self.email("dan"), "password": PASSWORD},
                    expect=200)["token"]
-        c("me_tokens_delete", "DELETE", f"/me/tokens/{UNKNOWN}", token=second, expect=404)
-        c("me_email_update", "POST", "/me/email", {"password": PASSWORD, "email": self.email("dan-new")},
+        self.op_at("me_tokens_delete", {"id": UNKNOWN}, token=second, expect=404)
+        self.op("me_email_update", {"password": PASSWORD, "email": self.email("dan-new")},
           token=second, expect=200)
-        c("me_email_update", "POST", "/me/email", {"password": "wrong horse", "email": self.email("dan-new")},
+        self.op("me_email_update", {"password": "wrong horse", "email": self.email("dan-new")},
           token=second, expect=403)
-        c("me_password_update", "POST", "/me/password", {"current_password": PASSWORD, "new_password": "short"},
+        self.op("me_password_update", {"current_password": PASSWORD, "new_password": "short"},
           token=second, expect=400)
-        c("me_delete", "DELETE", "/me", {"password": "wrong horse"}, token=second, expect=403)
-        c("auth_password_reset_create", "POST", "/auth/password-reset", {"email": self.email("dan")}, expect=202)
-        c("auth_password_reset_create", "POST", "/auth/password-reset", {"email": ""}, expect=400)
-        c("auth_password_reset_confirm", "POST", "/auth/password-reset/confirm",
+        self.op("me_delete", {"password": "wrong horse"}, token=second, expect=403)
+        self.op("auth_password_reset_create", {"email": self.email("dan")}, expect=202)
+        self.op("auth_password_reset_create", {"email": ""}, expect=400)
+        self.op("auth_password_reset_confirm",
           {"email": self.email("dan"), "code": "00000000", "new_password": "battery staple"}, expect=400)
         self.sql("select app.send_password_resets()")  # the mailer's queue, as the operator's job runs it
         code = self.mailed_code(self.email("dan"))
-        c("auth_password_reset_confirm", "POST", "/auth/password-reset/confirm",
+        self.op("auth_password_reset_confirm",
           {"email": self.email("dan"), "code": code, "new_password": "battery staple"}, expect=200)
-        c("moderation_users_ban", "POST", f"/moderation/users/{dan_id}/ban", {"reason": "Spam."}, token=cat,
+        self.op_at("moderation_users_ban", {"id": dan_id}, {"reason": "Spam."}, token=cat,
           expect=200)
 
         # 401 for every operation that takes a token: one shared example (components.responses.Unauthorized)
-        c("me_get", "GET", "/me", expect=401)
+        self.op("me_get", expect=401)
 
 
 def shorten(value):
