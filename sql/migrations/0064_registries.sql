@@ -149,4 +149,14 @@ update app.scheduled_jobs set description = case name
 alter table app.scheduled_jobs alter column description drop default;
 -- lint: allow not-valid (app.scheduled_jobs holds one row a job, five rows)
 alter table app.scheduled_jobs add constraint scheduled_jobs_description_check check (length(description) between 1 and 300);
-comment on column app.scheduled_jobs.description is 'What the job does: a job is one row here and its branch in api.job_step.';
+comment on column app.scheduled_jobs.description is
+    E'personal: no (what a job does); on erasure: kept (configuration)\n'
+    'What the job does: a job is one row here and its branch in api.job_step.';
+
+-- The registries' text, for docs/privacy.md's catalogue: configuration, about no one.
+comment on column app.event_types.type is 'personal: no; on erasure: kept (configuration)';
+comment on column app.event_types.description is 'personal: no (what an event type means); on erasure: kept (configuration)';
+comment on column app.ledger_entries.entry is 'personal: no; on erasure: kept (configuration)';
+comment on column app.ledger_entries.description is 'personal: no (what a kind of ledger entry means); on erasure: kept (configuration)';
+comment on column app.mail_kinds.kind is 'personal: no; on erasure: kept (configuration)';
+comment on column app.mail_kinds.description is 'personal: no (what a kind of mail is); on erasure: kept (configuration)';
