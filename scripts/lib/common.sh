@@ -99,9 +99,16 @@ cluster_restart() {
 # cluster_partitions_ahead DIR: the partitions job's step once (app.partitions_ensure_all), as
 # the server's job runner does every 10 minutes: after its clock moved, the cluster has the days
 # of its new "now" before a test writes a row. Else a row of now lands in the default partition,
-# and a job's ATTACH in a test then waits for every transaction that wrote there.
+# and a job's ATTACH in a test then waits for every transaction that wrote there. In every
+# database of the product's on the cluster: the pgTAP streams' copies too (scripts/lib/pgtap.sh),
+# which were copied once, before the clock moved.
 cluster_partitions_ahead() {
-    psql -X -q -At -v ON_ERROR_STOP=1 "$(cluster_url "$1" focus_owner)" -c "select app.partitions_ensure_all()" >/dev/null
+    local database
+    for database in $(psql -X -q -At "$(cluster_url "$1" focus_owner)" \
+        -c "select datname from pg_database where datname ~ '^focus_island(_pgtap_[0-9]+)?$' order by 1"); do
+        psql -X -q -At -v ON_ERROR_STOP=1 "$(cluster_url "$1" focus_owner "$database")" \
+            -c "select app.partitions_ensure_all()" >/dev/null
+    done
 }
 
 cluster_stop() {
