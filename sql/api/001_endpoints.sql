@@ -39,9 +39,8 @@ create table api.endpoints (
     -- The answer holds item or tip text in the negotiated language (docs/languages.md).
     localized boolean not null default false,
     -- The problem codes the function (and what it calls) may answer, each in docs/errors.md.
-    -- The codes every route of its kind may answer are added by the generator: 408, 413, 431,
-    -- 500 and 503 for all, 401 for bearer, 426 for controlled, the body's form codes (400, 415),
-    -- 422 idempotency_key_reused for a volatile POST or DELETE.
+    -- The codes every route of its kind may answer (401 for bearer, 426 for controlled, the
+    -- body's form, ...) are the generator's to add: generic_codes in scripts/lib/endpoints.py.
     errors text[] not null default '{}',
     -- Schemas of path parameters that are not uuids, by name (OpenAPI schema objects), and an
     -- optional description: {"kind": {"schema": {...}, "description": "..."}}.
