@@ -921,6 +921,22 @@ begin
 end
 $$;
 ALTER FUNCTION api.end_request(token text, params jsonb, side text, action text) OWNER TO focus_owner;
+CREATE FUNCTION api.endpoints_codes_registered() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_unknown text[] := array(select c from unnest(new.errors) c
+                              where not exists (select from api.problems p where p.code = c));
+begin
+    if cardinality(v_unknown) > 0 then
+        raise exception '% %: % not in api.problems', new.method, new.path, array_to_string(v_unknown, ', ')
+            using hint = 'add the code to sql/api/000_problems.sql', errcode = 'foreign_key_violation';
+    end if;
+    return new;
+end
+$$;
+ALTER FUNCTION api.endpoints_codes_registered() OWNER TO focus_owner;
 CREATE FUNCTION api.erase_account(user_id uuid, keep_key text) RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -8203,6 +8219,17 @@ CREATE TABLE api.endpoints (
     CONSTRAINT endpoints_status_check CHECK (((status >= 200) AND (status <= 299)))
 );
 ALTER TABLE api.endpoints OWNER TO focus_owner;
+CREATE TABLE api.problems (
+    code text NOT NULL,
+    status smallint NOT NULL,
+    meaning text NOT NULL,
+    extra text,
+    CONSTRAINT problems_code_check CHECK ((code ~ '^[a-z][a-z_]*$'::text)),
+    CONSTRAINT problems_extra_check CHECK ((extra <> ''::text)),
+    CONSTRAINT problems_meaning_check CHECK ((meaning <> ''::text)),
+    CONSTRAINT problems_status_check CHECK (((status >= 400) AND (status <= 599)))
+);
+ALTER TABLE api.problems OWNER TO focus_owner;
 CREATE TABLE app.account_deletion_codes (
     id uuid DEFAULT gen_random_uuid() NOT NULL,
     user_id uuid NOT NULL,
@@ -9393,6 +9420,8 @@ CREATE VIEW report.user_reports AS
 ALTER TABLE report.user_reports OWNER TO focus_owner;
 ALTER TABLE ONLY api.endpoints
     ADD CONSTRAINT endpoints_pkey PRIMARY KEY (method, path);
+ALTER TABLE ONLY api.problems
+    ADD CONSTRAINT problems_pkey PRIMARY KEY (code);
 ALTER TABLE ONLY app.account_deletion_codes
     ADD CONSTRAINT account_deletion_codes_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.account_deletion_requests
@@ -9693,6 +9722,7 @@ CREATE OR REPLACE VIEW report.sales_per_item AS
            FROM app.coin_ledger_archive_totals a
           WHERE (a.entry = 'spend'::text)) c ON ((c.item_id = i.id)))
   GROUP BY i.id;
+CREATE TRIGGER endpoints_codes_registered BEFORE INSERT OR UPDATE OF errors ON api.endpoints FOR EACH ROW EXECUTE FUNCTION api.endpoints_codes_registered();
 CREATE TRIGGER account_deletion_requests_link BEFORE INSERT ON app.account_deletion_requests FOR EACH ROW EXECUTE FUNCTION app.link_to_email_holder('email');
 CREATE TRIGGER auth_tokens_end_deleted AFTER DELETE ON app.auth_tokens FOR EACH ROW EXECUTE FUNCTION app.auth_tokens_notify_end();
 CREATE TRIGGER auth_tokens_end_revoked AFTER UPDATE OF revoked_at, expires_at ON app.auth_tokens FOR EACH ROW WHEN ((((old.revoked_at IS NULL) AND (new.revoked_at IS NOT NULL)) OR (new.expires_at < old.expires_at))) EXECUTE FUNCTION app.auth_tokens_notify_end();
@@ -9974,6 +10004,7 @@ REVOKE ALL ON FUNCTION api.display_name(name text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.display_name_field(body jsonb, required boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.email_field(body jsonb, field text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.end_request(token text, params jsonb, side text, action text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.endpoints_codes_registered() FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.erase_account(user_id uuid, keep_key text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.erase_account_traces(user_id uuid, email text, keep_key text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.event_cursor(params jsonb) FROM PUBLIC;

@@ -38,7 +38,8 @@ create table api.endpoints (
     admission text not null default 'controlled' check (admission in ('controlled', 'always')),
     -- The answer holds item or tip text in the negotiated language (docs/languages.md).
     localized boolean not null default false,
-    -- The problem codes the function (and what it calls) may answer, each in docs/errors.md.
+    -- The problem codes the function (and what it calls) may answer, each a row of api.problems
+    -- (the trigger below refuses another).
     -- The codes every route of its kind may answer (401 for bearer, 426 for controlled, the
     -- body's form, ...) are the generator's to add: generic_codes in scripts/lib/endpoints.py.
     errors text[] not null default '{}',
@@ -50,6 +51,26 @@ create table api.endpoints (
 comment on table api.endpoints is
     'One row per HTTP endpoint, written beside its function in sql/api: the source of the route table and of '
     'docs/openapi.json''s paths, security, path parameters and problem answers (scripts/lint --update).';
+-- A code an endpoint names is a registered one: a misspelt code fails the migrate, as a misspelt
+-- function does.
+create function api.endpoints_codes_registered() returns trigger
+    language plpgsql
+    set search_path = public, pg_temp
+as $$
+declare
+    v_unknown text[] := array(select c from unnest(new.errors) c
+                              where not exists (select from api.problems p where p.code = c));
+begin
+    if cardinality(v_unknown) > 0 then
+        raise exception '% %: % not in api.problems', new.method, new.path, array_to_string(v_unknown, ', ')
+            using hint = 'add the code to sql/api/000_problems.sql', errcode = 'foreign_key_violation';
+    end if;
+    return new;
+end
+$$;
+create trigger endpoints_codes_registered before insert or update of errors on api.endpoints
+    for each row execute function api.endpoints_codes_registered();
+
 -- Declarations, not data about anyone (docs/privacy.md's catalogue reads these lines).
 do $$
 declare

@@ -1,10 +1,11 @@
 -- api.endpoints: every row names a function of the endpoint's shape that the server may execute,
--- its path parameters are the ones its template names, its codes are codes, and the table
+-- its path parameters are the ones its template names, its codes are registered (api.problems,
+-- as is every code a function raises, with the status it is registered with), and the table
 -- refuses what no route can be (an unknown method, a path that is no template, a function that
 -- does not exist, a body or a success status HTTP has no use for). What the route table and
 -- docs/openapi.json make of the rows is checked by scripts/lint (scripts/lib/endpoints.py).
 begin;
-select plan(14);
+select plan(18);
 
 select ok((select count(*) from api.endpoints) > 70, 'the endpoints are declared');
 
@@ -31,8 +32,24 @@ select is(array(select e.method || ' ' || e.path || ' ' || k from api.endpoints 
           '{}'::text[], 'a declared parameter schema names a parameter of its path');
 
 select is(array(select e.method || ' ' || e.path || ' ' || c from api.endpoints e, unnest(e.errors) c
-                where c !~ '^[a-z][a-z_]*$' order by 1),
-          '{}'::text[], 'every error is a code (lower case and underscores), as docs/errors.md lists them');
+                where not exists (select from api.problems p where p.code = c) order by 1),
+          '{}'::text[], 'every code an endpoint names is registered in api.problems');
+
+-- The codes functions raise with a literal status and code (api.fail, api.problem; api.fail_field
+-- raises invalid_field), wherever they are written.
+create temporary view raised as
+select distinct m[1]::integer as status, m[2] as code
+from pg_proc p, regexp_matches(p.prosrc, 'api\.(?:fail|problem)\((\d+), ''([a-z_]+)''', 'g') m
+where p.pronamespace in ('api'::regnamespace, 'app'::regnamespace);
+
+select ok((select count(*) from raised) > 40, 'the functions'' codes are found');
+
+select is(array(select r.code from raised r where not exists (select from api.problems p where p.code = r.code) order by 1),
+          '{}'::text[], 'every code a function raises is registered in api.problems');
+
+select is(array(select r.code || ' ' || r.status from raised r join api.problems p using (code)
+                where p.status <> r.status order by 1),
+          '{}'::text[], 'every code is raised with the status it is registered with');
 
 select is(array(select coalesce(e.operation_id, p.proname) from api.endpoints e join pg_proc p on p.oid = e.function
                 group by 1 having count(*) > 1),
@@ -56,6 +73,8 @@ select is(pg_temp.refused('method, path, function, body', $$'GET', '/nowhere', '
 select is(pg_temp.refused('method, path, function, status', $$'GET', '/nowhere', 'api.me_get', 404$$), '23514',
           'a success status outside 2xx is refused (problems are codes)');
 select is(pg_temp.refused('method, path, function', $$'GET', '/me', 'api.me_get'$$), '23505', 'a method and path are declared once');
+select is(pg_temp.refused('method, path, function, errors', $$'GET', '/nowhere', 'api.me_get', '{no_such_code}'$$), '23503',
+          'a code api.problems lacks is refused when the row is written');
 
 select * from finish();
 rollback;

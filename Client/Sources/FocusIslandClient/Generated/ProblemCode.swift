@@ -3,384 +3,384 @@
 
 /// A problem's `code` (docs/errors.md); `unknown` keeps a code this client does not know yet.
 public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
-    /// 400: body empty, not JSON (nested too deep included), not an object, not UTF-8
-    case invalidJson
-    /// 400: a JSON body with a key written twice in one object, at any depth ({"coins":1,"coins":999}); keys are compared with their escapes resolved ("a" and "\u0061" are one key), code point by code point; refused before anything runs (2026-12-06, [versioning.md](versioning.md))
-    case duplicateKey
     /// 400: a route that takes no body (no requestBody in docs/openapi.json: every GET, accept, decline, leave, join, block, logout, a streak freeze, …) was sent one; an empty body or {} is no body and passes; nothing runs (2026-12-06, [versioning.md](versioning.md))
     case bodyNotAllowed
-    /// 400: a field is missing, of the wrong type, out of range, too long (1,000 characters unless the field says less), or unknown; an Idempotency-Key that is not 1 to 255 visible ASCII characters (a space included); an X-Client-Version that is not <platform>/<version>
-    case invalidField
-    /// 400: any other malformed value PostgreSQL refused (class 22)
-    case invalidInput
-    /// 400: any email field (register, login, change email, password reset and its confirm, friend requests): not an email address
-    case invalidEmail
-    /// 400: register, change or reset password: under 8 characters
-    case weakPassword
+    /// 400: a JSON body with a key written twice in one object, at any depth ({"coins":1,"coins":999}); keys are compared with their escapes resolved ("a" and "\u0061" are one key), code point by code point; refused before anything runs (2026-12-06, [versioning.md](versioning.md))
+    case duplicateKey
+    /// 400: PATCH /me: the bio contains a term of the operator's name blocklist (app.blocked_name_terms), matched as for display names
+    case inappropriateBio
+    /// 400: register or rename: the name contains a term of the operator's blocklist (app.blocked_name_terms), matched after folding case, accents, look-alike digits, symbols and letters, spacing and punctuation
+    case inappropriateDisplayName
     /// 400: a paged list (GET /friends, /me/blocks, /focus-sessions, /moderation/reports): the cursor is not a next_cursor this list gave (malformed, another list's, altered); send it back as it came, or leave it out for the first page
     case invalidCursor
     /// 400: GET /me/stats/daily, /me/stats/tags: from is after to, or the range holds more days than the route allows (366 for daily)
     case invalidDateRange
-    /// 400: blank or over 40 characters (after NFC), control, bidi (embedding, override, isolate, mark), zero-width or invisible characters, 3 combining marks in a row, or a reserved name (Deleted user, admin, moderator, Focus Island, …, in any case, spacing or look-alike spelling)
-    case invalidDisplayName
-    /// 400: register or rename: the name contains a term of the operator's blocklist (app.blocked_name_terms), matched after folding case, accents, look-alike digits, symbols and letters, spacing and punctuation
-    case inappropriateDisplayName
-    /// 400: PATCH /me: the bio contains a term of the operator's name blocklist (app.blocked_name_terms), matched as for display names
-    case inappropriateBio
-    /// 401: token missing, unknown, expired or revoked (WWW-Authenticate: Bearer)
-    case unauthorized
-    /// 401: login: unknown email or wrong password (one answer for both)
-    case invalidCredentials
-    /// 400: reset confirm: the code is wrong, expired, used or void after 5 wrong guesses, or the email unknown (one answer; counts toward the address's ceiling of wrong codes)
-    case invalidResetCode
     /// 400: POST /account/delete/confirm (web page): the deletion code is wrong, expired, used or void after 5 wrong guesses, or the email unknown (one answer; counts toward the address's ceiling of wrong codes, shared with reset codes); shown on the page
     case invalidDeletionCode
+    /// 400: blank or over 40 characters (after NFC), control, bidi (embedding, override, isolate, mark), zero-width or invisible characters, 3 combining marks in a row, or a reserved name (Deleted user, admin, moderator, Focus Island, …, in any case, spacing or look-alike spelling)
+    case invalidDisplayName
+    /// 400: any email field (register, login, change email, password reset and its confirm, friend requests): not an email address
+    case invalidEmail
+    /// 400: a field is missing, of the wrong type, out of range, too long (1,000 characters unless the field says less), or unknown; an Idempotency-Key that is not 1 to 255 visible ASCII characters (a space included); an X-Client-Version that is not <platform>/<version>
+    case invalidField
+    /// 400: any other malformed value PostgreSQL refused (class 22)
+    case invalidInput
+    /// 400: body empty, not JSON (nested too deep included), not an object, not UTF-8
+    case invalidJson
+    /// 400: reset confirm: the code is wrong, expired, used or void after 5 wrong guesses, or the email unknown (one answer; counts toward the address's ceiling of wrong codes)
+    case invalidResetCode
     /// 400: register with code (after a 202 answer): the code is wrong, expired (15 minutes), used, replaced by a newer one or void after 5 wrong guesses, or none was mailed to the email (one answer; counts toward the address's wrong codes, with reset and deletion codes)
     case invalidSignupCode
     /// 400: verify email: the code is wrong, expired, used or void after 5 wrong guesses, or no code waits
     case invalidVerificationCode
-    /// 403: every route but export, deletion and logout, while a moderator's suspension or ban of the account holds
-    case accountSuspended
-    /// 403: /moderation/…: the account is not a moderator (app.moderators)
-    case notModerator
-    /// 403: moderation console (web page): a form that changes something without the session's CSRF token, or with another (a stale page, another site)
-    case csrfFailed
-    /// 403: delete account, change password or email: the password given is wrong (counted for the account's own password checks; nothing changes)
-    case wrongPassword
     /// 400: selecting an item as another kind than it is
     case kindMismatch
-    /// 404: no route at that path
-    case notFound
-    /// 404: no account with that email; not your friend, or a friend while suspended (GET /users/{id}); no such live user to block, report or moderate; inviting someone who is not your friend to a room; a gift to someone who is not your friend (a block either way, a deleted account: answered the same)
-    case userNotFound
-    /// 404: DELETE /me/tokens/{id}: no working token of yours with that id (someone else's answers the same)
-    case tokenNotFound
-    /// 404: DELETE /me/push-tokens/{token}: no push token of yours with that value (another account's answers the same)
-    case pushTokenNotFound
-    /// 404: unblocking someone you have not blocked
-    case blockNotFound
-    /// 404: no pending request you may act on (someone else's answers the same)
-    case friendRequestNotFound
-    /// 404: /moderation/reports/{id}/resolve: no such report
-    case reportNotFound
-    /// 404: removing someone who is not your friend
-    case notFriends
-    /// 404: no avatar, or not yours or a friend's; a moderator removing an avatar the user does not have
-    case avatarNotFound
-    /// 404: no such session of yours (someone else's answers the same)
-    case sessionNotFound
-    /// 409: abandon: the session already ended (finished, recorded offline)
-    case sessionFinished
-    /// 404: no such (active, and for purchases and gifts in its season) shop item
-    case itemNotFound
-    /// 405: known path, other method (Allow lists the methods)
-    case methodNotAllowed
-    /// 408: the request head was not complete within HEAD_TIMEOUT of connecting (or IDLE_TIMEOUT after the previous answer); the connection closes
-    case requestTimeout
-    /// 409: register: the email exists, in any letter case (20 an hour per address; past that a sign-up answers 202 alike for taken and free emails, a code mailed), or, with a right code, an account took the email since the mail; verify email: another account took the address meanwhile
-    case emailTaken
-    /// 409: resend a verification code: the email is verified and no change waits
-    case nothingToVerify
-    /// 409: purchase (an item or a streak freeze) or gift: the balance is below the price (a gift's coins, or its item's price now: a sale's inside a sale)
-    case insufficientFunds
-    /// 409: selecting an item the user does not own
-    case notOwned
-    /// 409: start: a live session is still running
-    case sessionInProgress
-    /// 409: record: the id was used for a different session
-    case sessionConflict
-    /// 409: the session overlaps another of yours
-    case sessionOverlap
-    /// 409: rating a session that is still running
-    case sessionNotFinished
-    /// 409: asking a friend (but one you accepted by asking back: that repeats its 200)
-    case alreadyFriends
-    /// 409: retired: asking someone you already asked now answers 200 with the pending request (CHANGELOG)
-    case requestPending
-    /// 409: resolving a report that is no longer open
-    case reportResolved
-    /// 409: asking someone you blocked (unblock first)
-    case userBlocked
-    /// 409: a unique, exclusion or reference rule refused the change
-    case conflict
-    /// 413: body over the route's limit (64 KiB; sync 1 MiB; avatar 256 KiB), announced or chunked
-    case bodyTooLarge
-    /// 431: the request head (request line and headers) is over 8 KiB
-    case headerTooLarge
-    /// 415: a JSON route without Content-Type: application/json
-    case unsupportedMediaType
-    /// 422: an Idempotency-Key sent again with another route, body or password
-    case idempotencyKeyReused
-    /// 422: record: ends in the future (beyond 2 minutes of skew), before it starts, is too long or too old, or starts before the account was made (since 2026-12-06); finish: ended_at not after the start, or in the future (beyond the skew)
-    case invalidSession
-    /// 422: asking yourself
-    case cannotFriendSelf
-    /// 422: blocking yourself
-    case cannotBlockSelf
-    /// 422: reporting yourself
-    case cannotReportSelf
-    /// 422: a moderator acting on their own account
-    case cannotModerateSelf
-    /// 422: a CHECK or NOT NULL rule refused the value
-    case constraintViolation
-    /// 429: 50 outgoing requests are already pending
-    case tooManyPending
-    /// 415: an avatar that is not a PNG or JPEG (by its first bytes)
-    case unsupportedImage
-    /// 429: GET /events: the user already holds max_streams_per_user open streams (app.event_settings, default 3)
-    case tooManyStreams
-    /// 429: GET /events with wait: the user already holds max_polls_per_user waiting long-polls on this server (app.event_settings, default 5; Retry-After)
-    case tooManyPolls
-    /// 429: login: 10 failures for the email from this address, or 50 from all addresses not known to the account, in 15 minutes; password check (delete account, change password or email): 10 wrong passwords given with the account's own tokens in 15 minutes; reset confirm and web account deletion confirm (wrong codes of either kind count together, from this address, IPv6: its /64, in 15 minutes): past 30, a second guess at the same email; at 300, every code; moderation console sign-in: as login; register past the address's 20 email_taken answers in an hour (which answer 202 with a code mailed): 3 sign-up mails to the email in an hour, or 1,000 caused from this address in an hour, and with code, the address's wrong codes as for reset confirm; change email or resend a code: 3 codes mailed in an hour (Retry-After)
-    case tooManyAttempts
-    /// 429: friend requests by email: over the sender's rate (app.social_settings, 100 a day), unknown emails included (Retry-After)
-    case tooManyFriendRequests
-    /// 429: reports: over the reporter's rate (app.moderation_settings, 20 new reports in any 24 hours; reporting again while a report is open stores nothing and does not count) (Retry-After)
-    case tooManyReports
-    /// 426: X-Client-Version below its platform's min_version (GET /config): every route but GET /config, /health, /ready, DELETE /me, GET /me/export and the pages under /account/
-    case upgradeRequired
+    /// 400: register, change or reset password: under 8 characters
+    case weakPassword
+    /// 401: login: unknown email or wrong password (one answer for both)
+    case invalidCredentials
+    /// 401: token missing, unknown, expired or revoked (WWW-Authenticate: Bearer)
+    case unauthorized
+    /// 403: every route but export, deletion and logout, while a moderator's suspension or ban of the account holds
+    case accountSuspended
+    /// 403: moderation console (web page): a form that changes something without the session's CSRF token, or with another (a stale page, another site)
+    case csrfFailed
+    /// 403: POST /gifts: the sender's email is not verified, or their account is younger than app.gift_settings.min_sender_account_age (7 days) ([gifts.md](gifts.md), "Who may send")
+    case giftSenderNotEligible
+    /// 403: /moderation/…: the account is not a moderator (app.moderators)
+    case notModerator
     /// 403: POST /rooms/{id}/start: only the room's host starts it
     case notRoomHost
     /// 403: retired 2026-12-06: POST /rooms/{code}/join by someone who is not the host's friend now answers 404 room_not_found, as an unknown code
     case roomFriendsOnly
-    /// 404: POST /rooms/{code}/join: no room with that code that you may join (an unknown code, the host not your friend or suspended, a block between you and a member: one answer, one detail); no room of yours with that id
-    case roomNotFound
-    /// 429: POST /rooms/{code}/join: over the account's joins that found no room (app.room_settings, 10 in any 15 minutes) (Retry-After)
-    case tooManyJoinAttempts
-    /// 409: POST /rooms/{code}/join: the room holds max_members joined members (app.room_settings, default 5)
-    case roomFull
-    /// 409: the room has started or ended: a second start, a join or a leave after the start (give up by abandoning your session)
-    case roomNotOpen
-    /// 409: open or join: you are already in another room that waits or runs
-    case roomInProgress
-    /// 409: POST /rooms/{id}/start: fewer than two members joined
-    case roomTooSmall
-    /// 409: POST /rooms/{id}/start: a member's own live session runs or covers the time
-    case roomMemberBusy
-    /// 422: POST /gifts: a gift to yourself
-    case cannotGiftSelf
+    /// 403: delete account, change password or email: the password given is wrong (counted for the account's own password checks; nothing changes)
+    case wrongPassword
+    /// 404: no avatar, or not yours or a friend's; a moderator removing an avatar the user does not have
+    case avatarNotFound
+    /// 404: unblocking someone you have not blocked
+    case blockNotFound
+    /// 404: no pending request you may act on (someone else's answers the same)
+    case friendRequestNotFound
     /// 404: no gift to you with that id (the sender's own answers the same)
     case giftNotFound
+    /// 404: no such (active, and for purchases and gifts in its season) shop item
+    case itemNotFound
+    /// 404: no route at that path
+    case notFound
+    /// 404: removing someone who is not your friend
+    case notFriends
+    /// 404: DELETE /me/push-tokens/{token}: no push token of yours with that value (another account's answers the same)
+    case pushTokenNotFound
+    /// 404: /moderation/reports/{id}/resolve: no such report
+    case reportNotFound
+    /// 404: POST /rooms/{code}/join: no room with that code that you may join (an unknown code, the host not your friend or suspended, a block between you and a member: one answer, one detail); no room of yours with that id
+    case roomNotFound
+    /// 404: no such session of yours (someone else's answers the same)
+    case sessionNotFound
+    /// 404: DELETE /me/tokens/{id}: no working token of yours with that id (someone else's answers the same)
+    case tokenNotFound
+    /// 404: no account with that email; not your friend, or a friend while suspended (GET /users/{id}); no such live user to block, report or moderate; inviting someone who is not your friend to a room; a gift to someone who is not your friend (a block either way, a deleted account: answered the same)
+    case userNotFound
+    /// 405: known path, other method (Allow lists the methods)
+    case methodNotAllowed
+    /// 408: the request head was not complete within HEAD_TIMEOUT of connecting (or IDLE_TIMEOUT after the previous answer); the connection closes
+    case requestTimeout
+    /// 409: asking a friend (but one you accepted by asking back: that repeats its 200)
+    case alreadyFriends
+    /// 409: a unique, exclusion or reference rule refused the change
+    case conflict
+    /// 409: register: the email exists, in any letter case (20 an hour per address; past that a sign-up answers 202 alike for taken and free emails, a code mailed), or, with a right code, an account took the email since the mail; verify email: another account took the address meanwhile
+    case emailTaken
     /// 409: POST /gifts: the friend owns the item, or a pending gift of it waits for them
     case giftItemOwned
     /// 409: accept or decline a gift that ended otherwise (declined, accepted, expired, cancelled); one past its expiry ends as expired with this answer
     case giftNotPending
-    /// 429: POST /gifts: over the sender's gifts or coins per UTC day, whatever their time zone (app.gift_settings, 10 gifts and 500 coins; [economy.md](economy.md), "Limits count UTC days"; before 2026-12-06 their local day) (Retry-After: to the next UTC midnight)
-    case giftLimitReached
-    /// 403: POST /gifts: the sender's email is not verified, or their account is younger than app.gift_settings.min_sender_account_age (7 days) ([gifts.md](gifts.md), "Who may send")
-    case giftSenderNotEligible
+    /// 409: purchase (an item or a streak freeze) or gift: the balance is below the price (a gift's coins, or its item's price now: a sale's inside a sale)
+    case insufficientFunds
+    /// 409: selecting an item the user does not own
+    case notOwned
+    /// 409: resend a verification code: the email is verified and no change waits
+    case nothingToVerify
+    /// 409: resolving a report that is no longer open
+    case reportResolved
+    /// 409: retired: asking someone you already asked now answers 200 with the pending request (CHANGELOG)
+    case requestPending
+    /// 409: POST /rooms/{code}/join: the room holds max_members joined members (app.room_settings, default 5)
+    case roomFull
+    /// 409: open or join: you are already in another room that waits or runs
+    case roomInProgress
+    /// 409: POST /rooms/{id}/start: a member's own live session runs or covers the time
+    case roomMemberBusy
+    /// 409: the room has started or ended: a second start, a join or a leave after the start (give up by abandoning your session)
+    case roomNotOpen
+    /// 409: POST /rooms/{id}/start: fewer than two members joined
+    case roomTooSmall
+    /// 409: record: the id was used for a different session
+    case sessionConflict
+    /// 409: abandon: the session already ended (finished, recorded offline)
+    case sessionFinished
+    /// 409: start: a live session is still running
+    case sessionInProgress
+    /// 409: rating a session that is still running
+    case sessionNotFinished
+    /// 409: the session overlaps another of yours
+    case sessionOverlap
     /// 409: POST /me/streak-freezes: you already hold two streak freezes, the most one can hold ([streaks.md](streaks.md))
     case streakFreezesFull
+    /// 409: asking someone you blocked (unblock first)
+    case userBlocked
+    /// 413: body over the route's limit (64 KiB; sync 1 MiB; avatar 256 KiB), announced or chunked
+    case bodyTooLarge
+    /// 415: an avatar that is not a PNG or JPEG (by its first bytes)
+    case unsupportedImage
+    /// 415: a JSON route without Content-Type: application/json
+    case unsupportedMediaType
+    /// 422: blocking yourself
+    case cannotBlockSelf
+    /// 422: asking yourself
+    case cannotFriendSelf
+    /// 422: POST /gifts: a gift to yourself
+    case cannotGiftSelf
+    /// 422: a moderator acting on their own account
+    case cannotModerateSelf
+    /// 422: reporting yourself
+    case cannotReportSelf
+    /// 422: a CHECK or NOT NULL rule refused the value
+    case constraintViolation
+    /// 422: an Idempotency-Key sent again with another route, body or password
+    case idempotencyKeyReused
+    /// 422: record: ends in the future (beyond 2 minutes of skew), before it starts, is too long or too old, or starts before the account was made (since 2026-12-06); finish: ended_at not after the start, or in the future (beyond the skew)
+    case invalidSession
+    /// 426: X-Client-Version below its platform's min_version (GET /config): every route but GET /config, /health, /ready, DELETE /me, GET /me/export and the pages under /account/
+    case upgradeRequired
+    /// 429: POST /gifts: over the sender's gifts or coins per UTC day, whatever their time zone (app.gift_settings, 10 gifts and 500 coins; [economy.md](economy.md), "Limits count UTC days"; before 2026-12-06 their local day) (Retry-After: to the next UTC midnight)
+    case giftLimitReached
+    /// 429: login: 10 failures for the email from this address, or 50 from all addresses not known to the account, in 15 minutes; password check (delete account, change password or email): 10 wrong passwords given with the account's own tokens in 15 minutes; reset confirm and web account deletion confirm (wrong codes of either kind count together, from this address, IPv6: its /64, in 15 minutes): past 30, a second guess at the same email; at 300, every code; moderation console sign-in: as login; register past the address's 20 email_taken answers in an hour (which answer 202 with a code mailed): 3 sign-up mails to the email in an hour, or 1,000 caused from this address in an hour, and with code, the address's wrong codes as for reset confirm; change email or resend a code: 3 codes mailed in an hour (Retry-After)
+    case tooManyAttempts
+    /// 429: friend requests by email: over the sender's rate (app.social_settings, 100 a day), unknown emails included (Retry-After)
+    case tooManyFriendRequests
+    /// 429: POST /rooms/{code}/join: over the account's joins that found no room (app.room_settings, 10 in any 15 minutes) (Retry-After)
+    case tooManyJoinAttempts
+    /// 429: 50 outgoing requests are already pending
+    case tooManyPending
+    /// 429: GET /events with wait: the user already holds max_polls_per_user waiting long-polls on this server (app.event_settings, default 5; Retry-After)
+    case tooManyPolls
+    /// 429: reports: over the reporter's rate (app.moderation_settings, 20 new reports in any 24 hours; reporting again while a report is open stores nothing and does not count) (Retry-After)
+    case tooManyReports
+    /// 429: GET /events: the user already holds max_streams_per_user open streams (app.event_settings, default 3)
+    case tooManyStreams
+    /// 431: the request head (request line and headers) is over 8 KiB
+    case headerTooLarge
     /// 500: anything unexpected (details only in the server log)
     case internalError
-    /// 503: the database is down or restarting (Retry-After: 1)
-    case databaseUnavailable
     /// 503: serialization failures or deadlocks persisted after 3 tries
     case busy
-    /// 503: the statement ran past statement_timeout (5 s for focus_api)
-    case timeout
+    /// 503: the database is down or restarting (Retry-After: 1)
+    case databaseUnavailable
+    /// 503: /ready: the server is stopping; a balancer takes it out while it finishes its requests (/health still answers 200)
+    case draining
     /// 503: maintenance mode (app.release_settings): the routes upgrade_required holds; detail is the operator's message (Retry-After)
     case maintenance
     /// 503: /ready: database unreachable or not migrated
     case notReady
-    /// 503: /ready: the server is stopping; a balancer takes it out while it finishes its requests (/health still answers 200)
-    case draining
     /// 503: the server is stopping: a request that came in its last moment, or one still waiting for the database when STOP_GRACE ended (its statement may still commit: send it again with the same Idempotency-Key); Retry-After: 1. Before 2026-12-05 also a stream asked for while the server stopped
     case shuttingDown
+    /// 503: the statement ran past statement_timeout (5 s for focus_api)
+    case timeout
     case unknown(String)
 
     public init(rawValue: String) {
         switch rawValue {
-        case "invalid_json": self = .invalidJson
-        case "duplicate_key": self = .duplicateKey
         case "body_not_allowed": self = .bodyNotAllowed
-        case "invalid_field": self = .invalidField
-        case "invalid_input": self = .invalidInput
-        case "invalid_email": self = .invalidEmail
-        case "weak_password": self = .weakPassword
+        case "duplicate_key": self = .duplicateKey
+        case "inappropriate_bio": self = .inappropriateBio
+        case "inappropriate_display_name": self = .inappropriateDisplayName
         case "invalid_cursor": self = .invalidCursor
         case "invalid_date_range": self = .invalidDateRange
-        case "invalid_display_name": self = .invalidDisplayName
-        case "inappropriate_display_name": self = .inappropriateDisplayName
-        case "inappropriate_bio": self = .inappropriateBio
-        case "unauthorized": self = .unauthorized
-        case "invalid_credentials": self = .invalidCredentials
-        case "invalid_reset_code": self = .invalidResetCode
         case "invalid_deletion_code": self = .invalidDeletionCode
+        case "invalid_display_name": self = .invalidDisplayName
+        case "invalid_email": self = .invalidEmail
+        case "invalid_field": self = .invalidField
+        case "invalid_input": self = .invalidInput
+        case "invalid_json": self = .invalidJson
+        case "invalid_reset_code": self = .invalidResetCode
         case "invalid_signup_code": self = .invalidSignupCode
         case "invalid_verification_code": self = .invalidVerificationCode
-        case "account_suspended": self = .accountSuspended
-        case "not_moderator": self = .notModerator
-        case "csrf_failed": self = .csrfFailed
-        case "wrong_password": self = .wrongPassword
         case "kind_mismatch": self = .kindMismatch
-        case "not_found": self = .notFound
-        case "user_not_found": self = .userNotFound
-        case "token_not_found": self = .tokenNotFound
-        case "push_token_not_found": self = .pushTokenNotFound
-        case "block_not_found": self = .blockNotFound
-        case "friend_request_not_found": self = .friendRequestNotFound
-        case "report_not_found": self = .reportNotFound
-        case "not_friends": self = .notFriends
-        case "avatar_not_found": self = .avatarNotFound
-        case "session_not_found": self = .sessionNotFound
-        case "session_finished": self = .sessionFinished
-        case "item_not_found": self = .itemNotFound
-        case "method_not_allowed": self = .methodNotAllowed
-        case "request_timeout": self = .requestTimeout
-        case "email_taken": self = .emailTaken
-        case "nothing_to_verify": self = .nothingToVerify
-        case "insufficient_funds": self = .insufficientFunds
-        case "not_owned": self = .notOwned
-        case "session_in_progress": self = .sessionInProgress
-        case "session_conflict": self = .sessionConflict
-        case "session_overlap": self = .sessionOverlap
-        case "session_not_finished": self = .sessionNotFinished
-        case "already_friends": self = .alreadyFriends
-        case "request_pending": self = .requestPending
-        case "report_resolved": self = .reportResolved
-        case "user_blocked": self = .userBlocked
-        case "conflict": self = .conflict
-        case "body_too_large": self = .bodyTooLarge
-        case "header_too_large": self = .headerTooLarge
-        case "unsupported_media_type": self = .unsupportedMediaType
-        case "idempotency_key_reused": self = .idempotencyKeyReused
-        case "invalid_session": self = .invalidSession
-        case "cannot_friend_self": self = .cannotFriendSelf
-        case "cannot_block_self": self = .cannotBlockSelf
-        case "cannot_report_self": self = .cannotReportSelf
-        case "cannot_moderate_self": self = .cannotModerateSelf
-        case "constraint_violation": self = .constraintViolation
-        case "too_many_pending": self = .tooManyPending
-        case "unsupported_image": self = .unsupportedImage
-        case "too_many_streams": self = .tooManyStreams
-        case "too_many_polls": self = .tooManyPolls
-        case "too_many_attempts": self = .tooManyAttempts
-        case "too_many_friend_requests": self = .tooManyFriendRequests
-        case "too_many_reports": self = .tooManyReports
-        case "upgrade_required": self = .upgradeRequired
+        case "weak_password": self = .weakPassword
+        case "invalid_credentials": self = .invalidCredentials
+        case "unauthorized": self = .unauthorized
+        case "account_suspended": self = .accountSuspended
+        case "csrf_failed": self = .csrfFailed
+        case "gift_sender_not_eligible": self = .giftSenderNotEligible
+        case "not_moderator": self = .notModerator
         case "not_room_host": self = .notRoomHost
         case "room_friends_only": self = .roomFriendsOnly
-        case "room_not_found": self = .roomNotFound
-        case "too_many_join_attempts": self = .tooManyJoinAttempts
-        case "room_full": self = .roomFull
-        case "room_not_open": self = .roomNotOpen
-        case "room_in_progress": self = .roomInProgress
-        case "room_too_small": self = .roomTooSmall
-        case "room_member_busy": self = .roomMemberBusy
-        case "cannot_gift_self": self = .cannotGiftSelf
+        case "wrong_password": self = .wrongPassword
+        case "avatar_not_found": self = .avatarNotFound
+        case "block_not_found": self = .blockNotFound
+        case "friend_request_not_found": self = .friendRequestNotFound
         case "gift_not_found": self = .giftNotFound
+        case "item_not_found": self = .itemNotFound
+        case "not_found": self = .notFound
+        case "not_friends": self = .notFriends
+        case "push_token_not_found": self = .pushTokenNotFound
+        case "report_not_found": self = .reportNotFound
+        case "room_not_found": self = .roomNotFound
+        case "session_not_found": self = .sessionNotFound
+        case "token_not_found": self = .tokenNotFound
+        case "user_not_found": self = .userNotFound
+        case "method_not_allowed": self = .methodNotAllowed
+        case "request_timeout": self = .requestTimeout
+        case "already_friends": self = .alreadyFriends
+        case "conflict": self = .conflict
+        case "email_taken": self = .emailTaken
         case "gift_item_owned": self = .giftItemOwned
         case "gift_not_pending": self = .giftNotPending
-        case "gift_limit_reached": self = .giftLimitReached
-        case "gift_sender_not_eligible": self = .giftSenderNotEligible
+        case "insufficient_funds": self = .insufficientFunds
+        case "not_owned": self = .notOwned
+        case "nothing_to_verify": self = .nothingToVerify
+        case "report_resolved": self = .reportResolved
+        case "request_pending": self = .requestPending
+        case "room_full": self = .roomFull
+        case "room_in_progress": self = .roomInProgress
+        case "room_member_busy": self = .roomMemberBusy
+        case "room_not_open": self = .roomNotOpen
+        case "room_too_small": self = .roomTooSmall
+        case "session_conflict": self = .sessionConflict
+        case "session_finished": self = .sessionFinished
+        case "session_in_progress": self = .sessionInProgress
+        case "session_not_finished": self = .sessionNotFinished
+        case "session_overlap": self = .sessionOverlap
         case "streak_freezes_full": self = .streakFreezesFull
+        case "user_blocked": self = .userBlocked
+        case "body_too_large": self = .bodyTooLarge
+        case "unsupported_image": self = .unsupportedImage
+        case "unsupported_media_type": self = .unsupportedMediaType
+        case "cannot_block_self": self = .cannotBlockSelf
+        case "cannot_friend_self": self = .cannotFriendSelf
+        case "cannot_gift_self": self = .cannotGiftSelf
+        case "cannot_moderate_self": self = .cannotModerateSelf
+        case "cannot_report_self": self = .cannotReportSelf
+        case "constraint_violation": self = .constraintViolation
+        case "idempotency_key_reused": self = .idempotencyKeyReused
+        case "invalid_session": self = .invalidSession
+        case "upgrade_required": self = .upgradeRequired
+        case "gift_limit_reached": self = .giftLimitReached
+        case "too_many_attempts": self = .tooManyAttempts
+        case "too_many_friend_requests": self = .tooManyFriendRequests
+        case "too_many_join_attempts": self = .tooManyJoinAttempts
+        case "too_many_pending": self = .tooManyPending
+        case "too_many_polls": self = .tooManyPolls
+        case "too_many_reports": self = .tooManyReports
+        case "too_many_streams": self = .tooManyStreams
+        case "header_too_large": self = .headerTooLarge
         case "internal_error": self = .internalError
-        case "database_unavailable": self = .databaseUnavailable
         case "busy": self = .busy
-        case "timeout": self = .timeout
+        case "database_unavailable": self = .databaseUnavailable
+        case "draining": self = .draining
         case "maintenance": self = .maintenance
         case "not_ready": self = .notReady
-        case "draining": self = .draining
         case "shutting_down": self = .shuttingDown
+        case "timeout": self = .timeout
         default: self = .unknown(rawValue)
         }
     }
 
     public var rawValue: String {
         switch self {
-        case .invalidJson: "invalid_json"
-        case .duplicateKey: "duplicate_key"
         case .bodyNotAllowed: "body_not_allowed"
-        case .invalidField: "invalid_field"
-        case .invalidInput: "invalid_input"
-        case .invalidEmail: "invalid_email"
-        case .weakPassword: "weak_password"
+        case .duplicateKey: "duplicate_key"
+        case .inappropriateBio: "inappropriate_bio"
+        case .inappropriateDisplayName: "inappropriate_display_name"
         case .invalidCursor: "invalid_cursor"
         case .invalidDateRange: "invalid_date_range"
-        case .invalidDisplayName: "invalid_display_name"
-        case .inappropriateDisplayName: "inappropriate_display_name"
-        case .inappropriateBio: "inappropriate_bio"
-        case .unauthorized: "unauthorized"
-        case .invalidCredentials: "invalid_credentials"
-        case .invalidResetCode: "invalid_reset_code"
         case .invalidDeletionCode: "invalid_deletion_code"
+        case .invalidDisplayName: "invalid_display_name"
+        case .invalidEmail: "invalid_email"
+        case .invalidField: "invalid_field"
+        case .invalidInput: "invalid_input"
+        case .invalidJson: "invalid_json"
+        case .invalidResetCode: "invalid_reset_code"
         case .invalidSignupCode: "invalid_signup_code"
         case .invalidVerificationCode: "invalid_verification_code"
-        case .accountSuspended: "account_suspended"
-        case .notModerator: "not_moderator"
-        case .csrfFailed: "csrf_failed"
-        case .wrongPassword: "wrong_password"
         case .kindMismatch: "kind_mismatch"
-        case .notFound: "not_found"
-        case .userNotFound: "user_not_found"
-        case .tokenNotFound: "token_not_found"
-        case .pushTokenNotFound: "push_token_not_found"
-        case .blockNotFound: "block_not_found"
-        case .friendRequestNotFound: "friend_request_not_found"
-        case .reportNotFound: "report_not_found"
-        case .notFriends: "not_friends"
-        case .avatarNotFound: "avatar_not_found"
-        case .sessionNotFound: "session_not_found"
-        case .sessionFinished: "session_finished"
-        case .itemNotFound: "item_not_found"
-        case .methodNotAllowed: "method_not_allowed"
-        case .requestTimeout: "request_timeout"
-        case .emailTaken: "email_taken"
-        case .nothingToVerify: "nothing_to_verify"
-        case .insufficientFunds: "insufficient_funds"
-        case .notOwned: "not_owned"
-        case .sessionInProgress: "session_in_progress"
-        case .sessionConflict: "session_conflict"
-        case .sessionOverlap: "session_overlap"
-        case .sessionNotFinished: "session_not_finished"
-        case .alreadyFriends: "already_friends"
-        case .requestPending: "request_pending"
-        case .reportResolved: "report_resolved"
-        case .userBlocked: "user_blocked"
-        case .conflict: "conflict"
-        case .bodyTooLarge: "body_too_large"
-        case .headerTooLarge: "header_too_large"
-        case .unsupportedMediaType: "unsupported_media_type"
-        case .idempotencyKeyReused: "idempotency_key_reused"
-        case .invalidSession: "invalid_session"
-        case .cannotFriendSelf: "cannot_friend_self"
-        case .cannotBlockSelf: "cannot_block_self"
-        case .cannotReportSelf: "cannot_report_self"
-        case .cannotModerateSelf: "cannot_moderate_self"
-        case .constraintViolation: "constraint_violation"
-        case .tooManyPending: "too_many_pending"
-        case .unsupportedImage: "unsupported_image"
-        case .tooManyStreams: "too_many_streams"
-        case .tooManyPolls: "too_many_polls"
-        case .tooManyAttempts: "too_many_attempts"
-        case .tooManyFriendRequests: "too_many_friend_requests"
-        case .tooManyReports: "too_many_reports"
-        case .upgradeRequired: "upgrade_required"
+        case .weakPassword: "weak_password"
+        case .invalidCredentials: "invalid_credentials"
+        case .unauthorized: "unauthorized"
+        case .accountSuspended: "account_suspended"
+        case .csrfFailed: "csrf_failed"
+        case .giftSenderNotEligible: "gift_sender_not_eligible"
+        case .notModerator: "not_moderator"
         case .notRoomHost: "not_room_host"
         case .roomFriendsOnly: "room_friends_only"
-        case .roomNotFound: "room_not_found"
-        case .tooManyJoinAttempts: "too_many_join_attempts"
-        case .roomFull: "room_full"
-        case .roomNotOpen: "room_not_open"
-        case .roomInProgress: "room_in_progress"
-        case .roomTooSmall: "room_too_small"
-        case .roomMemberBusy: "room_member_busy"
-        case .cannotGiftSelf: "cannot_gift_self"
+        case .wrongPassword: "wrong_password"
+        case .avatarNotFound: "avatar_not_found"
+        case .blockNotFound: "block_not_found"
+        case .friendRequestNotFound: "friend_request_not_found"
         case .giftNotFound: "gift_not_found"
+        case .itemNotFound: "item_not_found"
+        case .notFound: "not_found"
+        case .notFriends: "not_friends"
+        case .pushTokenNotFound: "push_token_not_found"
+        case .reportNotFound: "report_not_found"
+        case .roomNotFound: "room_not_found"
+        case .sessionNotFound: "session_not_found"
+        case .tokenNotFound: "token_not_found"
+        case .userNotFound: "user_not_found"
+        case .methodNotAllowed: "method_not_allowed"
+        case .requestTimeout: "request_timeout"
+        case .alreadyFriends: "already_friends"
+        case .conflict: "conflict"
+        case .emailTaken: "email_taken"
         case .giftItemOwned: "gift_item_owned"
         case .giftNotPending: "gift_not_pending"
-        case .giftLimitReached: "gift_limit_reached"
-        case .giftSenderNotEligible: "gift_sender_not_eligible"
+        case .insufficientFunds: "insufficient_funds"
+        case .notOwned: "not_owned"
+        case .nothingToVerify: "nothing_to_verify"
+        case .reportResolved: "report_resolved"
+        case .requestPending: "request_pending"
+        case .roomFull: "room_full"
+        case .roomInProgress: "room_in_progress"
+        case .roomMemberBusy: "room_member_busy"
+        case .roomNotOpen: "room_not_open"
+        case .roomTooSmall: "room_too_small"
+        case .sessionConflict: "session_conflict"
+        case .sessionFinished: "session_finished"
+        case .sessionInProgress: "session_in_progress"
+        case .sessionNotFinished: "session_not_finished"
+        case .sessionOverlap: "session_overlap"
         case .streakFreezesFull: "streak_freezes_full"
+        case .userBlocked: "user_blocked"
+        case .bodyTooLarge: "body_too_large"
+        case .unsupportedImage: "unsupported_image"
+        case .unsupportedMediaType: "unsupported_media_type"
+        case .cannotBlockSelf: "cannot_block_self"
+        case .cannotFriendSelf: "cannot_friend_self"
+        case .cannotGiftSelf: "cannot_gift_self"
+        case .cannotModerateSelf: "cannot_moderate_self"
+        case .cannotReportSelf: "cannot_report_self"
+        case .constraintViolation: "constraint_violation"
+        case .idempotencyKeyReused: "idempotency_key_reused"
+        case .invalidSession: "invalid_session"
+        case .upgradeRequired: "upgrade_required"
+        case .giftLimitReached: "gift_limit_reached"
+        case .tooManyAttempts: "too_many_attempts"
+        case .tooManyFriendRequests: "too_many_friend_requests"
+        case .tooManyJoinAttempts: "too_many_join_attempts"
+        case .tooManyPending: "too_many_pending"
+        case .tooManyPolls: "too_many_polls"
+        case .tooManyReports: "too_many_reports"
+        case .tooManyStreams: "too_many_streams"
+        case .headerTooLarge: "header_too_large"
         case .internalError: "internal_error"
-        case .databaseUnavailable: "database_unavailable"
         case .busy: "busy"
-        case .timeout: "timeout"
+        case .databaseUnavailable: "database_unavailable"
+        case .draining: "draining"
         case .maintenance: "maintenance"
         case .notReady: "not_ready"
-        case .draining: "draining"
         case .shuttingDown: "shutting_down"
+        case .timeout: "timeout"
         case .unknown(let code): code
         }
     }
