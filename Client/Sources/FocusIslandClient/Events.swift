@@ -1,7 +1,7 @@
-// events(): the live events of GET /events as an AsyncSequence. It holds an SSE stream
+// events(): the live events (eventsList) as an AsyncSequence. It holds an SSE stream
 // (Accept: text/event-stream), reconnects after a drop with Last-Event-ID (the last id it
 // handed out, so nothing is missed or repeated), and falls back to long-polling
-// (GET /events?after=N&wait=25, JSON) when a stream cannot be held: the server (or a proxy on
+// (eventsList(after: N, wait: 25), JSON) when a stream cannot be held: the server (or a proxy on
 // the way) answers without a stream, the account's streams are all taken (429
 // too_many_streams), or streams keep failing before they deliver anything.
 import Foundation
@@ -150,7 +150,7 @@ struct EventsLoop {
         var query = [URLQueryItem(name: "wait", value: String(options.pollWait))]
         if let cursor { query.insert(URLQueryItem(name: "after", value: String(cursor)), at: 0) }
         let request = OperationRequest(
-            method: "GET", path: "/events", query: query, body: nil, contentType: nil, idempotencyKey: nil,
+            method: "GET", path: OperationPath.eventsList, query: query, body: nil, contentType: nil, idempotencyKey: nil,
             conditional: false, statuses: [200], timeout: TimeInterval(options.pollWait) + 15)
         return try client.decode(Events.self, from: try await client.send(request))
     }
@@ -158,7 +158,8 @@ struct EventsLoop {
     /// One stream connection, until it ends. True when it delivered anything (the server's
     /// first `retry:` counts): the connection was held, and a later drop is not a failure to open.
     private mutating func stream(_ yield: (Event) -> Void, retry: inout TimeInterval) async throws -> Bool {
-        var request = URLRequest(url: client.url("/events", cursor.map { [URLQueryItem(name: "after", value: String($0))] } ?? []))
+        let after = cursor.map { [URLQueryItem(name: "after", value: String($0))] } ?? []
+        var request = URLRequest(url: client.url(OperationPath.eventsList, after))
         request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
         if let token = client.token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         if let cursor { request.setValue(String(cursor), forHTTPHeaderField: "Last-Event-ID") }

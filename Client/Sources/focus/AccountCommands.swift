@@ -38,13 +38,13 @@ enum AccountCommands {
             parse: { arguments throws(CLIError) in try arguments.count(1...1)[0] }, run: emailVerify),
         Command(["email", "resend"], "mail a new code for the email waiting to be verified", run: emailResend),
         Command(["push-tokens"], "your phones' push tokens: platform, registered, last registered", run: pushTokens),
-        // `focus me FIELD VALUE`, one command per profile field set here (PATCH /me with that field
+        // `focus me FIELD VALUE`, one command per profile field set here (meUpdate with that field
         // only). A new field is one more: its word, its argument, its help, and the body its words
         // make (a reader that refuses a malformed value with a usage error, before anything is sent).
         profileField("bio", "TEXT", "the bio your friends see on your island (\"\" clears it)") { text throws(CLIError) in
             ProfileChangeBody(bio: text)
         },
-        // Any other field of PATCH /me by its name in the API, read by the client's own model, so
+        // Any other field of meUpdate by its name in the API, read by the client's own model, so
         // a new profile field needs no command of its own.
         Command(
             ["me", "set"], "FIELD VALUE", "set a profile field by its API name (focus me set daily_goal_minutes 45)",
@@ -81,7 +81,7 @@ enum AccountCommands {
             let change = try? JSONDecoder().decode(ProfileChangeBody.self, from: data),
             let sent = try? JSONEncoder().encode(change),
             let fields = try? JSONSerialization.jsonObject(with: sent) as? [String: Any], fields[field] != nil
-        else { throw .usage("focus me set: \(field) is no profile field that takes \(value) (the fields of PATCH /me)") }
+        else { throw .usage("focus me set: \(field) is no profile field that takes \(value) (the fields of the profile update)") }
         return change
     }
 

@@ -17,7 +17,7 @@ extension Pipeline {
         if case .hit(let controls) = lookup { return controls }
         let reply = try call(Routes.configGet, [nil, "{}"], pool: pool)
         guard reply.code == nil, let body = reply.body, let controls = ReleaseControls(configBody: body) else {
-            logger.error("/config: api.config_get gave no release controls")
+            logger.error("admission: api.config_get gave no release controls")
             throw Problem(500, "internal_error", "Something went wrong on our side.")
         }
         if case .miss(let generation) = lookup { cache?.storeControls(controls, generation: generation) }

@@ -22,7 +22,7 @@ extension Reply {
         if let etag {
             let tag = "\"" + etag + "\""
             response.setHeader("ETag", tag)
-            // A signed-in person's own answer (/me, /friends…) may be kept by their own client
+            // A signed-in person's own answer (their profile, friends…) may be kept by their own client
             // only, never by a shared cache; a public one (the catalog) by any.
             response.setHeader("Cache-Control", route.access == .bearer ? "private, no-cache" : "no-cache")
             response.revalidate(ifNoneMatch: ifNoneMatch, tag: tag)

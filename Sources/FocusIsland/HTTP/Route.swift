@@ -6,8 +6,8 @@ public enum Access: Sendable { case `public`, bearer }
 
 /// Whether the release controls hold the route (Live/ReleaseControls.swift): an app below its
 /// platform's minimum gets 426, every app 503 during maintenance. `.always`: what must work
-/// whatever the app's version or the server's state: reading the controls themselves (GET
-/// /config), liveness and readiness (a load balancer must not drop every instance during
+/// whatever the app's version or the server's state: reading the controls themselves
+/// (api.config_get), liveness and readiness (a load balancer must not drop every instance during
 /// maintenance), deleting an account and exporting its data (a person's rights do not wait for
 /// an update).
 public enum Admission: Sendable { case controlled, always }
@@ -41,7 +41,7 @@ public enum Action: Sendable, Equatable {
     case openAPI
     /// Answered by exactly one function in schema `api`.
     case sql(String)
-    /// GET /events: at the socket, an SSE stream or a waiting long-poll (Server/MHD/
+    /// The events route (api.events_list): at the socket, an SSE stream or a waiting long-poll (Server/MHD/
     /// EventsEndpoint.swift); every other answer is the SQL route's of the same method and path
     /// (Router.statementRoute), whose long-poll asks it again on each wake.
     case events
@@ -57,7 +57,7 @@ public enum Action: Sendable, Equatable {
     var servesFiles: Bool { self == .asset || self == .webFile }
 
     /// Whether docs/openapi.json describes the route. Not the pages and files (docs/web.md), nor
-    /// GET /events's hold at the socket: the document describes the SQL route it answers with.
+    /// The events route's hold at the socket: the document describes the SQL route it answers with.
     var documented: Bool {
         switch self {
         case .health, .ready, .openAPI, .sql: true

@@ -16,7 +16,7 @@ public struct Router: Sendable {
     /// The file routes, matched by their prefix before any other (Route.prefix).
     private let files: [Route]
     /// The SQL route of each method and template, first in table order: what answers a route
-    /// held open at the socket when it is not (GET /events, Action.events).
+    /// held open at the socket when it is not (the events route, Action.events).
     private let statements: [String: Route]
 
     public init(routes: [Route]) {
@@ -68,7 +68,7 @@ public struct Router: Sendable {
         }
     }
 
-    /// The SQL route that answers `route` when it is not held open (GET /events); 404 when the
+    /// The SQL route that answers `route` when it is not held open (the events route); 404 when the
     /// table has none.
     func statementRoute(behind route: Route) throws(Problem) -> Route {
         guard let statement = statements[route.method + " " + route.template] else {

@@ -1,10 +1,10 @@
-// ReleaseControls: admission by the release controls of GET /config, in memory. SQL decides
+// ReleaseControls: admission by the release controls (api.config_get's answer), in memory. SQL decides
 // what the controls are (app.client_platforms, app.release_settings, served by api.config_get);
 // the server only reads that answer and holds every request to it before anything else runs:
 // an app older than its platform's minimum gets 426 upgrade_required, and maintenance 503
 // with Retry-After. It is admission, like the connection and rate limits: asking SQL on every
 // request would double each one's round trips for a value that changes a few times a year, so
-// the parsed answer is kept in SharedCache beside the cached /config and dropped with it (a
+// the parsed answer is kept in SharedCache beside the cached config answer and dropped with it (a
 // config.changed event, a lost listener), so a DBA's `update` holds from the next request on.
 //
 // The header: `X-Client-Version: <platform>/<version>`, e.g. `ios/1.2.9`. No header is
@@ -29,7 +29,7 @@ struct ReleaseControls: Sendable, Equatable {
         var retryAfterSeconds: Int
     }
 
-    /// Reads GET /config's body (api.config_get); nil when it is not that shape.
+    /// Reads api.config_get's body; nil when it is not that shape.
     init?(configBody: [UInt8]) {
         guard let object = try? JSONSerialization.jsonObject(with: Data(configBody)) as? [String: Any],
             let platforms = object["platforms"] as? [String: Any],

@@ -1,6 +1,6 @@
 // SharedCache: the server's copy of shared, slowly changing answers (the catalog, the tips, one
-// entry per language, since the language is among the parameters of the key; GET /config and the
-// release controls admission reads from it) and of the languages Accept-Language is negotiated
+// entry per language, since the language is among the parameters of the key; the config answer and
+// the release controls admission reads from it) and of the languages Accept-Language is negotiated
 // against, so their 200s and 304s cost no database round trip. HTTP caching, not a business rule: an
 // entry is exactly the reply SQL gave for exactly that request (function, query, body), and
 // SQL still decides what the catalog is and which tips a phone lacks.
@@ -30,7 +30,7 @@ public final class SharedCache: Sendable {
         var bytes = 0
         /// api.languages_offered(), English first; nil until asked again after an empty.
         var languages: [String]?
-        /// GET /config's release controls, parsed, for admission (ReleaseControls.swift).
+        /// The config answer's release controls, parsed, for admission (ReleaseControls.swift).
         var controls: ReleaseControls?
 
         /// Drops every entry; a reply fetched before this is not stored.
@@ -94,7 +94,7 @@ public final class SharedCache: Sendable {
         store(\.languages, languages, generation: expected)
     }
 
-    /// GET /config's release controls, parsed, for admission.
+    /// The config answer's release controls, parsed, for admission.
     func lookupControls() -> Kept<ReleaseControls> {
         kept(\.controls)
     }

@@ -102,7 +102,7 @@ public final class Metrics: Sendable {
                 "focus_db_pool_checkout_timeouts_total", "counter", "Requests that waited DB_POOL_TIMEOUT and got 503.",
                 pool.checkoutTimeouts
             ),
-            ("focus_event_streams_open", "gauge", "Event streams and waiting long-polls (GET /events) open now.", openStreams),
+            ("focus_event_streams_open", "gauge", "Event streams and waiting long-polls (the events route) open now.", openStreams),
             ("focus_listener_reconnects_total", "counter", "Reconnections of the LISTEN connection.", listenerReconnects),
         ]
         for (name, type, help, value) in gauges {

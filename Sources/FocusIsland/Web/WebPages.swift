@@ -154,8 +154,8 @@ public enum WebPages {
         return nil
     }
 
-    /// The request with the console cookie's token as its bearer when it has none: GET /events
-    /// from the console's page (an EventSource sends cookies, not headers). Nothing else reads
+    /// The request with the console cookie's token as its bearer when it has none: the events
+    /// route from the console's page (an EventSource sends cookies, not headers). Nothing else reads
     /// the cookie: the JSON routes take bearer tokens only.
     public static func withSessionAsBearer(_ request: Request) -> Request {
         guard request.header("authorization") == nil, let token = sessionToken(request) else { return request }

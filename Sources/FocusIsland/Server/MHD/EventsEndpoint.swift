@@ -1,4 +1,4 @@
-// EventsEndpoint: GET /events at the socket, where a client may wait without holding a thread.
+// EventsEndpoint: the events route (api.events_list) at the socket, where a client may wait without holding a thread.
 //
 //   Accept: text/event-stream   an SSE stream: `api.events_stream_open` checks the token and the
 //                               cursor (Last-Event-ID or ?after=) and says the user and their
@@ -6,7 +6,7 @@
 //                               closes, and once its headers are out, the socket goes to a
 //                               writer thread (Live/StreamWriters.swift) and libmicrohttpd
 //                               forgets the connection and frees its memory.
-//   anything else               a long-poll: `api.events_list` (GET /events in the route table)
+//   anything else               a long-poll: `api.events_list` (its route in the route table)
 //                               answers at once when there are events or wait is 0; else the
 //                               connection is suspended from the access handler until a wake or
 //                               `wait` seconds, then asked again and answered with its status.
@@ -38,7 +38,7 @@ extension HTTPServer {
         // The moderation console's page listens with its session cookie (Web/WebPages.swift).
         let request = WebPages.withSessionAsBearer(request)
         if let client = state.live { return pollAgain(connection, state, request, client) }
-        // The route table's rule on bodies holds here too (Pipeline.checkBody): GET /events takes none.
+        // The route table's rule on bodies holds here too (Pipeline.checkBody): the events route takes none.
         if case .found(let route, _) = state.match {
             do throws(Problem) { try pipeline.checkBody(request, for: route) } catch {
                 return finish(connection, request, state, error.response)
@@ -103,7 +103,7 @@ extension HTTPServer {
         // The body ends with the connection (no chunked coding): the writer writes SSE text.
         MHD_add_response_header(response, "Connection", "close")
         pipeline.logRequest(
-            request, template: "/events", status: 200, user: opened.userID, startedAt: state.startedAt,
+            request, template: Routes.eventsList.template, status: 200, user: opened.userID, startedAt: state.startedAt,
             requestID: pipeline.requestIDs.id(from: request.header("x-request-id")))
         return MHD_queue_response(connection, 200, response)
     }
@@ -122,7 +122,7 @@ extension HTTPServer {
             // The database is away: the listener's reconnect (or the next heartbeat) asks again.
             if !error.isConnectionFailure && error.sqlState != DatabaseError.poolTimeoutState {
                 // A 4xx from SQL (the token was revoked or expired) ends the stream quietly.
-                if !error.sqlState.hasPrefix("PT4") { pipeline.logger.error("/events stream: \(error)") }
+                if !error.sqlState.hasPrefix("PT4") { pipeline.logger.error("events stream: \(error)") }
                 return false
             }
             client.update { $0.retry = true }
@@ -270,7 +270,9 @@ extension HTTPServer {
         var response = response
         let requestID = pipeline.requestIDs.id(from: request.header("x-request-id"))
         response.setHeader("X-Request-Id", requestID)
-        pipeline.logRequest(request, template: "/events", response: response, startedAt: state.startedAt, requestID: requestID)
+        pipeline.logRequest(
+            request, template: Routes.eventsList.template, response: response, startedAt: state.startedAt,
+            requestID: requestID)
         return answer(connection, response)
     }
 }

@@ -18,7 +18,7 @@ import Synchronization
 public final class HTTPServer: Sendable {
     let pipeline: Pipeline
     let configuration: Configuration
-    /// Clients waiting for events (GET /events: Server/EventsEndpoint.swift); nil: no live events.
+    /// Clients waiting for events (the events route: Server/EventsEndpoint.swift); nil: no live events.
     let streams: EventStreams?
     /// The threads that hold SSE streams' sockets once their headers are out (Live/StreamWriters.swift).
     let writers: StreamWriters?
@@ -197,7 +197,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     // Last call: the whole request is here (or a suspended long-poll was resumed).
     var complete = makeRequest(connection, methodText, path, request.body, server.configuration.trustedProxies)
     complete.bodyExceededLimit = request.discarded > 0
-    // GET /events may be held open (Action.events); HEAD is answered as any route.
+    // The events route may be held open (Action.events); HEAD is answered as any route.
     if server.streams != nil, methodText == "GET", case .found(let route, _) = request.match, route.action == .events {
         return server.answerEvents(connection, request, complete)
     }
