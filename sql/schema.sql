@@ -5613,16 +5613,9 @@ ALTER FUNCTION app.archive_focus_sessions(before timestamp with time zone, batch
 CREATE PROCEDURE app.archive_focus_sessions_all(IN before timestamp with time zone, IN batch_size integer DEFAULT 10000, INOUT archived bigint DEFAULT 0)
     LANGUAGE plpgsql
     AS $$
-declare
-    v_moved integer;
 begin
-    archived := 0;
-    loop
-        v_moved := app.archive_focus_sessions(archive_focus_sessions_all.before, archive_focus_sessions_all.batch_size);
-        commit;
-        exit when v_moved = 0;
-        archived := archived + v_moved;
-    end loop;
+    call app.in_batches('app.archive_focus_sessions', archive_focus_sessions_all.before,
+                        archive_focus_sessions_all.batch_size, archived);
 end
 $$;
 ALTER PROCEDURE app.archive_focus_sessions_all(IN before timestamp with time zone, IN batch_size integer, INOUT archived bigint) OWNER TO focus_owner;
@@ -5660,16 +5653,9 @@ ALTER FUNCTION app.archive_friendship_events(before timestamp with time zone, ba
 CREATE PROCEDURE app.archive_friendship_events_all(IN before timestamp with time zone, IN batch_size integer DEFAULT 10000, INOUT archived bigint DEFAULT 0)
     LANGUAGE plpgsql
     AS $$
-declare
-    v_moved integer;
 begin
-    archived := 0;
-    loop
-        v_moved := app.archive_friendship_events(archive_friendship_events_all.before, archive_friendship_events_all.batch_size);
-        commit;
-        exit when v_moved = 0;
-        archived := archived + v_moved;
-    end loop;
+    call app.in_batches('app.archive_friendship_events', archive_friendship_events_all.before,
+                        archive_friendship_events_all.batch_size, archived);
 end
 $$;
 ALTER PROCEDURE app.archive_friendship_events_all(IN before timestamp with time zone, IN batch_size integer, INOUT archived bigint) OWNER TO focus_owner;
@@ -5711,21 +5697,9 @@ ALTER FUNCTION app.archive_ledger(before timestamp with time zone, batch_size in
 CREATE PROCEDURE app.archive_ledger_all(IN before timestamp with time zone, IN batch_size integer DEFAULT 10000, INOUT archived bigint DEFAULT 0)
     LANGUAGE plpgsql
     AS $$
-declare
-    v_moved integer;
-    v_batches integer := 0;
 begin
-    archived := 0;
-    loop
-        v_moved := app.archive_ledger(archive_ledger_all.before, archive_ledger_all.batch_size);
-        commit;
-        exit when v_moved = 0;
-        archived := archived + v_moved;
-        v_batches := v_batches + 1;
-        if v_batches % 100 = 0 then
-            raise notice 'ledger archive: % batches, % entries', v_batches, archived;
-        end if;
-    end loop;
+    call app.in_batches('app.archive_ledger', archive_ledger_all.before,
+                        archive_ledger_all.batch_size, archived);
 end
 $$;
 ALTER PROCEDURE app.archive_ledger_all(IN before timestamp with time zone, IN batch_size integer, INOUT archived bigint) OWNER TO focus_owner;
@@ -6092,16 +6066,9 @@ ALTER FUNCTION app.compact_tip_views(before timestamp with time zone, batch_size
 CREATE PROCEDURE app.compact_tip_views_all(IN before timestamp with time zone, IN batch_size integer DEFAULT 10000, INOUT compacted bigint DEFAULT 0)
     LANGUAGE plpgsql
     AS $$
-declare
-    v_moved integer;
 begin
-    compacted := 0;
-    loop
-        v_moved := app.compact_tip_views(compact_tip_views_all.before, compact_tip_views_all.batch_size);
-        commit;
-        exit when v_moved = 0;
-        compacted := compacted + v_moved;
-    end loop;
+    call app.in_batches('app.compact_tip_views', compact_tip_views_all.before,
+                        compact_tip_views_all.batch_size, compacted);
 end
 $$;
 ALTER PROCEDURE app.compact_tip_views_all(IN before timestamp with time zone, IN batch_size integer, INOUT compacted bigint) OWNER TO focus_owner;
@@ -6844,6 +6811,30 @@ begin
 end
 $$;
 ALTER PROCEDURE app.import_sessions_all(IN batch_size integer, INOUT imported bigint) OWNER TO focus_owner;
+CREATE PROCEDURE app.in_batches(IN batch regproc, IN before timestamp with time zone, IN batch_size integer, INOUT done bigint DEFAULT 0)
+    LANGUAGE plpgsql
+    AS $_$
+declare
+    v_call text := (select format('select %I.%I($1, $2)', n.nspname, p.proname)
+                    from pg_catalog.pg_proc p join pg_catalog.pg_namespace n on n.oid = p.pronamespace
+                    where p.oid = in_batches.batch);
+    v_moved integer;
+    v_batches integer := 0;
+begin
+    done := 0;
+    loop
+        execute v_call into v_moved using in_batches.before, in_batches.batch_size;
+        commit;
+        exit when v_moved = 0;
+        done := done + v_moved;
+        v_batches := v_batches + 1;
+        if v_batches % 100 = 0 then
+            raise notice '%: % batches, % rows', in_batches.batch, v_batches, done;
+        end if;
+    end loop;
+end
+$_$;
+ALTER PROCEDURE app.in_batches(IN batch regproc, IN before timestamp with time zone, IN batch_size integer, INOUT done bigint) OWNER TO focus_owner;
 CREATE FUNCTION app.item_price_at(item_id uuid, at timestamp with time zone) RETURNS TABLE(price integer, regular_price integer, sale_id bigint, sale_ends_at timestamp with time zone)
     LANGUAGE plpgsql STABLE
     SET search_path TO 'public', 'pg_temp'
@@ -10354,6 +10345,7 @@ REVOKE ALL ON FUNCTION app.idempotency_keys_unique() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.image_without_metadata(image bytea) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.import_sessions(batch_size integer) FROM PUBLIC;
 REVOKE ALL ON PROCEDURE app.import_sessions_all(IN batch_size integer, INOUT imported bigint) FROM PUBLIC;
+REVOKE ALL ON PROCEDURE app.in_batches(IN batch regproc, IN before timestamp with time zone, IN batch_size integer, INOUT done bigint) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.item_price_at(item_id uuid, at timestamp with time zone) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.language_for(locale text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.language_tag_canonical(tag text) FROM PUBLIC;

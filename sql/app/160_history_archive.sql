@@ -82,31 +82,48 @@ comment on function app.archive_ledger(timestamptz, integer) is
     'DBA tool: archives one batch (at most batch_size) of ledger entries created before `before` (a UTC midnight at least '
     '90 days ago; bonus entries stay) into app.coin_ledger_archive_totals; how many. CALL app.archive_ledger_all(before) loops it.';
 
--- The whole archive: app.archive_ledger(before, batch_size) a transaction at a time, each batch
--- committed before the next, until no entry before `before` is left to archive (or what is left
--- is held by another archive running at once). An interrupted run keeps its committed batches;
--- calling it again archives the rest. A NOTICE every hundred batches. CALL it from psql outside
--- a transaction block; `archived` answers the total. No SET clause (a procedure with one may not
--- commit): every name is schema-qualified.
+-- The loop of every archive tool below: `batch`(before, batch_size) a transaction at a time, each
+-- batch committed before the next, until a batch moves nothing (nothing before `before` is left,
+-- or what is left is held by another run at once). An interrupted run keeps its committed
+-- batches; calling it again does the rest. A NOTICE every hundred batches. `done` answers the
+-- total. No SET clause (a procedure with one may not commit): every name is schema-qualified.
+create or replace procedure app.in_batches(batch regproc, before timestamptz, batch_size integer,
+                                           inout done bigint default 0)
+language plpgsql
+as $$
+declare
+    v_call text := (select format('select %I.%I($1, $2)', n.nspname, p.proname)
+                    from pg_catalog.pg_proc p join pg_catalog.pg_namespace n on n.oid = p.pronamespace
+                    where p.oid = in_batches.batch);
+    v_moved integer;
+    v_batches integer := 0;
+begin
+    done := 0;
+    loop
+        execute v_call into v_moved using in_batches.before, in_batches.batch_size;
+        commit;
+        exit when v_moved = 0;
+        done := done + v_moved;
+        v_batches := v_batches + 1;
+        if v_batches % 100 = 0 then
+            raise notice '%: % batches, % rows', in_batches.batch, v_batches, done;
+        end if;
+    end loop;
+end
+$$;
+comment on procedure app.in_batches(regproc, timestamptz, integer, bigint) is
+    'The loop of the archive tools (app.archive_ledger_all and the others): batch(before, batch_size) in committed '
+    'transactions until one moves nothing. done: how many in all.';
+
+-- The whole archive: app.archive_ledger a committed batch at a time (app.in_batches). CALL it
+-- from psql outside a transaction block; `archived` answers the total.
 create or replace procedure app.archive_ledger_all(before timestamptz, batch_size integer default 10000,
                                                    inout archived bigint default 0)
 language plpgsql
 as $$
-declare
-    v_moved integer;
-    v_batches integer := 0;
 begin
-    archived := 0;
-    loop
-        v_moved := app.archive_ledger(archive_ledger_all.before, archive_ledger_all.batch_size);
-        commit;
-        exit when v_moved = 0;
-        archived := archived + v_moved;
-        v_batches := v_batches + 1;
-        if v_batches % 100 = 0 then
-            raise notice 'ledger archive: % batches, % entries', v_batches, archived;
-        end if;
-    end loop;
+    call app.in_batches('app.archive_ledger', archive_ledger_all.before,
+                        archive_ledger_all.batch_size, archived);
 end
 $$;
 comment on procedure app.archive_ledger_all(timestamptz, integer, bigint) is
@@ -154,21 +171,14 @@ comment on function app.archive_friendship_events(timestamptz, integer) is
     'DBA tool: archives one batch (at most batch_size) of friendship events created before `before` (a UTC midnight at '
     'least 90 days ago) into app.friendship_event_day_totals; how many. CALL app.archive_friendship_events_all(before) loops it.';
 
--- The whole friendship history's archive, a committed batch at a time (as app.archive_ledger_all).
+-- The whole friendship history's archive, a committed batch at a time (app.in_batches).
 create or replace procedure app.archive_friendship_events_all(before timestamptz, batch_size integer default 10000,
                                                               inout archived bigint default 0)
 language plpgsql
 as $$
-declare
-    v_moved integer;
 begin
-    archived := 0;
-    loop
-        v_moved := app.archive_friendship_events(archive_friendship_events_all.before, archive_friendship_events_all.batch_size);
-        commit;
-        exit when v_moved = 0;
-        archived := archived + v_moved;
-    end loop;
+    call app.in_batches('app.archive_friendship_events', archive_friendship_events_all.before,
+                        archive_friendship_events_all.batch_size, archived);
 end
 $$;
 comment on procedure app.archive_friendship_events_all(timestamptz, integer, bigint) is
@@ -224,21 +234,14 @@ comment on function app.compact_tip_views(timestamptz, integer) is
     'DBA tool: compacts one batch (at most batch_size) of tip views shown before `before` (a UTC midnight at least 90 days '
     'ago) into app.tip_views_compacted; how many. CALL app.compact_tip_views_all(before) loops it.';
 
--- The whole compaction, a committed batch at a time (as app.archive_ledger_all).
+-- The whole compaction, a committed batch at a time (app.in_batches).
 create or replace procedure app.compact_tip_views_all(before timestamptz, batch_size integer default 10000,
                                                       inout compacted bigint default 0)
 language plpgsql
 as $$
-declare
-    v_moved integer;
 begin
-    compacted := 0;
-    loop
-        v_moved := app.compact_tip_views(compact_tip_views_all.before, compact_tip_views_all.batch_size);
-        commit;
-        exit when v_moved = 0;
-        compacted := compacted + v_moved;
-    end loop;
+    call app.in_batches('app.compact_tip_views', compact_tip_views_all.before,
+                        compact_tip_views_all.batch_size, compacted);
 end
 $$;
 comment on procedure app.compact_tip_views_all(timestamptz, integer, bigint) is
@@ -296,21 +299,14 @@ comment on function app.archive_focus_sessions(timestamptz, integer) is
     '90 days ago; those an earn entry, a room or a tip view points at stay) to app.focus_sessions_archived; how many. '
     'CALL app.archive_focus_sessions_all(before) loops it.';
 
--- The whole move, a committed batch at a time (as app.archive_ledger_all).
+-- The whole move, a committed batch at a time (app.in_batches).
 create or replace procedure app.archive_focus_sessions_all(before timestamptz, batch_size integer default 10000,
                                                            inout archived bigint default 0)
 language plpgsql
 as $$
-declare
-    v_moved integer;
 begin
-    archived := 0;
-    loop
-        v_moved := app.archive_focus_sessions(archive_focus_sessions_all.before, archive_focus_sessions_all.batch_size);
-        commit;
-        exit when v_moved = 0;
-        archived := archived + v_moved;
-    end loop;
+    call app.in_batches('app.archive_focus_sessions', archive_focus_sessions_all.before,
+                        archive_focus_sessions_all.batch_size, archived);
 end
 $$;
 comment on procedure app.archive_focus_sessions_all(timestamptz, integer, bigint) is
