@@ -6815,15 +6815,18 @@ CREATE PROCEDURE app.in_batches(IN batch regproc, IN before timestamp with time 
     LANGUAGE plpgsql
     AS $_$
 declare
-    v_call text := (select format('select %I.%I($1, $2)', n.nspname, p.proname)
-                    from pg_catalog.pg_proc p join pg_catalog.pg_namespace n on n.oid = p.pronamespace
-                    where p.oid = in_batches.batch);
+    v_schema name;
+    v_name name;
     v_moved integer;
     v_batches integer := 0;
 begin
+    select n.nspname, p.proname into v_schema, v_name
+    from pg_catalog.pg_proc p join pg_catalog.pg_namespace n on n.oid = p.pronamespace
+    where p.oid = in_batches.batch;
     done := 0;
     loop
-        execute v_call into v_moved using in_batches.before, in_batches.batch_size;
+        execute format('select %I.%I($1, $2)', v_schema, v_name) into v_moved
+            using in_batches.before, in_batches.batch_size;
         commit;
         exit when v_moved = 0;
         done := done + v_moved;
