@@ -1274,7 +1274,7 @@ begin
                 perform api.choice(api.text_field(v_item, 'rating', required => false), 'rating', array['good', 'fine', 'bad']);
             end if;
             v_created := api.focus_sessions_create(focus_sessions_batch_create.token, '{}', v_item - 'rating');
-            v_result := jsonb_build_object('status', coalesce(v_created.status, 201), 'body', v_created.body);
+            v_result := jsonb_build_object('kind', 'applied', 'status', coalesce(v_created.status, 201), 'body', v_created.body);
             if v_item ->> 'rating' is not null then
                 v_rated := api.focus_sessions_rate(focus_sessions_batch_create.token,
                                                    jsonb_build_object('id', v_item ->> 'id'),
@@ -1286,7 +1286,7 @@ begin
         exception when sqlstate 'PT400' or sqlstate 'PT404' or sqlstate 'PT409' or sqlstate 'PT422' then
             get stacked diagnostics v_state = returned_sqlstate, v_message = message_text,
                                     v_code = pg_exception_detail, v_extra = pg_exception_hint;
-            v_result := jsonb_build_object('status', substr(v_state, 3)::integer,
+            v_result := jsonb_build_object('kind', 'rejected', 'status', substr(v_state, 3)::integer,
                                            'problem', api.problem_json(substr(v_state, 3)::integer, v_code, v_message, v_extra));
         end;
         v_results := v_results || jsonb_build_array(v_result);
@@ -1579,11 +1579,12 @@ begin
         v_pair := api.lock_pair(v_pair.user_low, v_pair.user_high);  -- re-read under the pair's lock
     end if;
     if v_pair.id = v_id and v_pair.status = 'accepted' and v_pair.requested_by <> v_user_id then
-        return api.with_achievements(api.ok(jsonb_build_object('friend', api.friend_json(api.other_user(v_pair, v_user_id), v_pair.accepted_at))),
+        return api.with_achievements(api.ok(jsonb_build_object('kind', 'friend_added',
+                                                                   'friend', api.friend_json(api.other_user(v_pair, v_user_id), v_pair.accepted_at))),
                                      v_user_id, 'friendship:' || v_id);
     end if;
     v_pair := api.pending_request(v_id, v_user_id, 'receiver');
-    return api.with_achievements(api.ok(jsonb_build_object('friend', api.accept_pair(v_pair, v_user_id))), v_user_id,
+    return api.with_achievements(api.ok(jsonb_build_object('kind', 'friend_added', 'friend', api.accept_pair(v_pair, v_user_id))), v_user_id,
                                  'friendship:' || v_pair.id);
 end
 $$;
@@ -1629,18 +1630,21 @@ begin
     if v_pair.status = 'accepted' and v_pair.accepted_by_asking and v_pair.requested_by = v_other then
         -- Asking again someone you accepted by asking back (a retry of that): the answer asking
         -- back gave, what it unlocked included (2026-12-06).
-        return api.with_achievements(api.ok(jsonb_build_object('friend', api.friend_json(v_other, v_pair.accepted_at),
+        return api.with_achievements(api.ok(jsonb_build_object('kind', 'friend_added',
+                                                               'friend', api.friend_json(v_other, v_pair.accepted_at),
                                                                'auto_accepted', true),
                                             status => 200), v_user_id, 'friendship:' || v_pair.id);
     elsif v_pair.status = 'accepted' then
         perform api.fail(409, 'already_friends', 'You are already friends.');
     elsif v_pair.status = 'pending' and v_pair.requested_by = v_user_id then
         -- Asking again (a retry) answers the pending request, 200 instead of 201.
-        return api.ok(jsonb_build_object('request', jsonb_build_object(
+        return api.ok(jsonb_build_object('kind', 'friend_request', 'request', jsonb_build_object(
             'id', v_pair.id, 'to', api.user_card_for(v_other, v_user_id), 'created_at', api.iso(v_pair.created_at))), status => 200);
     elsif v_pair.status = 'pending' then
         -- They had already asked you: asking back accepts.
-        return api.with_achievements(api.ok(jsonb_build_object('friend', api.accept_pair(v_pair, v_user_id, by_asking => true), 'auto_accepted', true),
+        return api.with_achievements(api.ok(jsonb_build_object('kind', 'friend_added',
+                                                               'friend', api.accept_pair(v_pair, v_user_id, by_asking => true),
+                                                               'auto_accepted', true),
                                             status => 200), v_user_id, 'friendship:' || v_pair.id);
     end if;
     if (select count(*) from app.friendships f where f.requested_by = v_user_id and f.status = 'pending') >= 50 then
@@ -1652,7 +1656,7 @@ begin
     if not api.request_hidden(v_pair) then
         perform api.record_friendship_event(v_pair, v_user_id, 'asked');
     end if;
-    return api.ok(jsonb_build_object('request', jsonb_build_object(
+    return api.ok(jsonb_build_object('kind', 'friend_request', 'request', jsonb_build_object(
         'id', v_pair.id, 'to', api.user_card_for(v_other, v_user_id), 'created_at', api.iso(v_pair.created_at))));
 end
 $$;
@@ -3380,7 +3384,7 @@ begin
     if v_original is not null then
         v_body := api.only_keys(mindfulness_tips_sync.body, array[v_original]);
         v_known := api.known_ids(v_body, v_original);
-        return api.ok(jsonb_build_object('missingItems', coalesce(
+        return api.ok(jsonb_build_object('kind', 'original_tip_sync', 'missingItems', coalesce(
             (select jsonb_agg(jsonb_build_object('id', t.id, 'title', j.tip ->> 'title', 'content', j.tip ->> 'content',
                                                  'sessionRatingLevel', initcap(t.rating_level))
                               order by t.rating_level, t.title)
@@ -3389,8 +3393,9 @@ begin
     end if;
     v_body := api.only_keys(mindfulness_tips_sync.body, array['known_ids']);
     v_known := api.known_ids(v_body);
-    return api.ok(api.sync_difference(v_known, (select jsonb_agg(api.tip_json(t) order by t.rating_level, t.title)
-                                                from app.mindfulness_tips t where t.active)));
+    return api.ok(jsonb_build_object('kind', 'tip_sync')
+                  || api.sync_difference(v_known, (select jsonb_agg(api.tip_json(t) order by t.rating_level, t.title)
+                                                   from app.mindfulness_tips t where t.active)));
 end
 $$;
 ALTER FUNCTION api.mindfulness_tips_sync(token text, params jsonb, body jsonb) OWNER TO focus_owner;

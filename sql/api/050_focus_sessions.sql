@@ -655,9 +655,10 @@ $$;
 -- would, then rated as POST /focus-sessions/{id}/rating would when it carries a rating. Each
 -- item runs in its own subtransaction (a plpgsql exception block): one that fails rolls back
 -- alone, session and rating together, and reports its problem. Answer: {results: [...]} in the
--- request's order, each {status, body} (201 new, 200 already recorded; body {session,
--- balance, achievements_unlocked} as POST /focus-sessions answers it, a rated item's session
--- read again after its rating, plus tip) or {status, problem}. A replayed batch earns nothing
+-- request's order, each {kind: 'applied', status, body} (201 new, 200 already recorded; body
+-- {session, balance, achievements_unlocked} as POST /focus-sessions answers it, a rated item's
+-- session read again after its rating, plus tip) or {kind: 'rejected', status, problem} (`kind`:
+-- the document's discriminator, 2026-12-07). A replayed batch earns nothing
 -- twice and answers each item as the first batch did: the ids make each item idempotent (the
 -- record's answer, balance and achievements included, is the first one), and the same rating
 -- returns the same tip.
@@ -695,7 +696,7 @@ begin
                 perform api.choice(api.text_field(v_item, 'rating', required => false), 'rating', array['good', 'fine', 'bad']);
             end if;
             v_created := api.focus_sessions_create(focus_sessions_batch_create.token, '{}', v_item - 'rating');
-            v_result := jsonb_build_object('status', coalesce(v_created.status, 201), 'body', v_created.body);
+            v_result := jsonb_build_object('kind', 'applied', 'status', coalesce(v_created.status, 201), 'body', v_created.body);
             if v_item ->> 'rating' is not null then
                 v_rated := api.focus_sessions_rate(focus_sessions_batch_create.token,
                                                    jsonb_build_object('id', v_item ->> 'id'),
@@ -707,7 +708,7 @@ begin
         exception when sqlstate 'PT400' or sqlstate 'PT404' or sqlstate 'PT409' or sqlstate 'PT422' then
             get stacked diagnostics v_state = returned_sqlstate, v_message = message_text,
                                     v_code = pg_exception_detail, v_extra = pg_exception_hint;
-            v_result := jsonb_build_object('status', substr(v_state, 3)::integer,
+            v_result := jsonb_build_object('kind', 'rejected', 'status', substr(v_state, 3)::integer,
                                            'problem', api.problem_json(substr(v_state, 3)::integer, v_code, v_message, v_extra));
         end;
         v_results := v_results || jsonb_build_array(v_result);

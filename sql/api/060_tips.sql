@@ -91,6 +91,9 @@ values ('POST', '/focus-sessions/{id}/rating', 'api.focus_sessions_rate', 'json'
 -- ignoring case as that app's server bound it (ItemIds, itemids): then the answer is that
 -- app's shape, {"missingItems": [{id, title, content, sessionRatingLevel}]} with the level
 -- written Good, Fine or Bad. Our own body keeps our own answer ({missing, removed}).
+-- Each answer names its shape in `kind` (the document's discriminator, 2026-12-07): 'tip_sync'
+-- for ours, 'original_tip_sync' beside missingItems (one member more in that app's shape, which
+-- its app does not read).
 create function api.mindfulness_tips_sync(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql stable security definer set search_path = public, pg_temp
@@ -104,7 +107,7 @@ begin
     if v_original is not null then
         v_body := api.only_keys(mindfulness_tips_sync.body, array[v_original]);
         v_known := api.known_ids(v_body, v_original);
-        return api.ok(jsonb_build_object('missingItems', coalesce(
+        return api.ok(jsonb_build_object('kind', 'original_tip_sync', 'missingItems', coalesce(
             (select jsonb_agg(jsonb_build_object('id', t.id, 'title', j.tip ->> 'title', 'content', j.tip ->> 'content',
                                                  'sessionRatingLevel', initcap(t.rating_level))
                               order by t.rating_level, t.title)
@@ -113,8 +116,9 @@ begin
     end if;
     v_body := api.only_keys(mindfulness_tips_sync.body, array['known_ids']);
     v_known := api.known_ids(v_body);
-    return api.ok(api.sync_difference(v_known, (select jsonb_agg(api.tip_json(t) order by t.rating_level, t.title)
-                                                from app.mindfulness_tips t where t.active)));
+    return api.ok(jsonb_build_object('kind', 'tip_sync')
+                  || api.sync_difference(v_known, (select jsonb_agg(api.tip_json(t) order by t.rating_level, t.title)
+                                                   from app.mindfulness_tips t where t.active)));
 end
 $$;
 grant execute on function api.mindfulness_tips_sync(text, jsonb, jsonb) to focus_api;

@@ -195,6 +195,8 @@ $$;
 -- again after that repeats it, the same answer with the achievements it unlocked; a friend
 -- otherwise (you asked, or you accepted with POST /friend-requests/{id}/accept) is 409
 -- already_friends.
+-- Every answer names its shape in `kind` (the document's discriminator, 2026-12-07):
+-- 'friend_added' beside `friend`, 'friend_request' beside `request`.
 create function api.friend_requests_create(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
@@ -237,18 +239,21 @@ begin
     if v_pair.status = 'accepted' and v_pair.accepted_by_asking and v_pair.requested_by = v_other then
         -- Asking again someone you accepted by asking back (a retry of that): the answer asking
         -- back gave, what it unlocked included (2026-12-06).
-        return api.with_achievements(api.ok(jsonb_build_object('friend', api.friend_json(v_other, v_pair.accepted_at),
+        return api.with_achievements(api.ok(jsonb_build_object('kind', 'friend_added',
+                                                               'friend', api.friend_json(v_other, v_pair.accepted_at),
                                                                'auto_accepted', true),
                                             status => 200), v_user_id, 'friendship:' || v_pair.id);
     elsif v_pair.status = 'accepted' then
         perform api.fail(409, 'already_friends', 'You are already friends.');
     elsif v_pair.status = 'pending' and v_pair.requested_by = v_user_id then
         -- Asking again (a retry) answers the pending request, 200 instead of 201.
-        return api.ok(jsonb_build_object('request', jsonb_build_object(
+        return api.ok(jsonb_build_object('kind', 'friend_request', 'request', jsonb_build_object(
             'id', v_pair.id, 'to', api.user_card_for(v_other, v_user_id), 'created_at', api.iso(v_pair.created_at))), status => 200);
     elsif v_pair.status = 'pending' then
         -- They had already asked you: asking back accepts.
-        return api.with_achievements(api.ok(jsonb_build_object('friend', api.accept_pair(v_pair, v_user_id, by_asking => true), 'auto_accepted', true),
+        return api.with_achievements(api.ok(jsonb_build_object('kind', 'friend_added',
+                                                               'friend', api.accept_pair(v_pair, v_user_id, by_asking => true),
+                                                               'auto_accepted', true),
                                             status => 200), v_user_id, 'friendship:' || v_pair.id);
     end if;
     if (select count(*) from app.friendships f where f.requested_by = v_user_id and f.status = 'pending') >= 50 then
@@ -260,7 +265,7 @@ begin
     if not api.request_hidden(v_pair) then
         perform api.record_friendship_event(v_pair, v_user_id, 'asked');
     end if;
-    return api.ok(jsonb_build_object('request', jsonb_build_object(
+    return api.ok(jsonb_build_object('kind', 'friend_request', 'request', jsonb_build_object(
         'id', v_pair.id, 'to', api.user_card_for(v_other, v_user_id), 'created_at', api.iso(v_pair.created_at))));
 end
 $$;
@@ -273,7 +278,8 @@ insert into api.endpoints (method, path, function, status, body, localized, erro
 values ('POST', '/friend-requests', 'api.friend_requests_create', 201, 'json', true,
         '{account_suspended, already_friends, cannot_friend_self, invalid_email, invalid_field, too_many_friend_requests, too_many_pending, user_blocked, user_not_found}');
 
--- POST /friend-requests/{id}/accept: only the receiver, only while pending.
+-- POST /friend-requests/{id}/accept: only the receiver, only while pending. Answers
+-- {kind: 'friend_added', friend}, the shape asking back answers.
 create function api.friend_requests_accept(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
@@ -291,11 +297,12 @@ begin
         v_pair := api.lock_pair(v_pair.user_low, v_pair.user_high);  -- re-read under the pair's lock
     end if;
     if v_pair.id = v_id and v_pair.status = 'accepted' and v_pair.requested_by <> v_user_id then
-        return api.with_achievements(api.ok(jsonb_build_object('friend', api.friend_json(api.other_user(v_pair, v_user_id), v_pair.accepted_at))),
+        return api.with_achievements(api.ok(jsonb_build_object('kind', 'friend_added',
+                                                                   'friend', api.friend_json(api.other_user(v_pair, v_user_id), v_pair.accepted_at))),
                                      v_user_id, 'friendship:' || v_id);
     end if;
     v_pair := api.pending_request(v_id, v_user_id, 'receiver');
-    return api.with_achievements(api.ok(jsonb_build_object('friend', api.accept_pair(v_pair, v_user_id))), v_user_id,
+    return api.with_achievements(api.ok(jsonb_build_object('kind', 'friend_added', 'friend', api.accept_pair(v_pair, v_user_id))), v_user_id,
                                  'friendship:' || v_pair.id);
 end
 $$;

@@ -1,7 +1,7 @@
 -- POST /focus-sessions/batch: one result per item, a bad item rolls back alone (its rating
 -- too), a replayed batch earns nothing twice; planned_minutes may be left out of a replay.
 begin;
-select plan(17);
+select plan(18);
 select test.new_user('ann');
 -- Yesterday (a whole UTC day in the past whatever the clock), 30-minute sessions.
 create function pg_temp.item(n integer, minutes integer default 30, extra jsonb default '{}') returns jsonb language sql as $$
@@ -27,6 +27,9 @@ select (api.focus_sessions_batch_create(test.token('ann'), '{}', jsonb_build_obj
 
 select is((select jsonb_agg(r -> 'status') from batch, jsonb_array_elements(results) r),
           '[201, 201, 409, 422, 200, 400, 400]'::jsonb, 'one result per item, in order: new, new, overlap, future, replay, bad rating, not an object');
+select is((select jsonb_agg(r -> 'kind') from batch, jsonb_array_elements(results) r),
+          '["applied", "applied", "rejected", "rejected", "applied", "rejected", "rejected"]'::jsonb,
+          'each result names its shape in kind (the discriminator): applied with a body, rejected with a problem');
 select is((select results -> 2 -> 'problem' ->> 'code' from batch), 'session_overlap', 'the overlapping item is session_overlap as problem+json');
 select is((select results -> 3 -> 'problem' ->> 'code' from batch), 'invalid_session', 'the future item is invalid_session');
 select is((select results -> 5 -> 'problem' ->> 'field' from batch), 'rating', 'the bad rating names its field');

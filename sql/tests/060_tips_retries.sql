@@ -1,7 +1,7 @@
 -- Rating again with the same rating (a retry) returns the same tip and records nothing; the
 -- original app's body at the seed's path gets the original app's answer.
 begin;
-select plan(8);
+select plan(10);
 select test.new_user('ann');
 select test.session('ann', test.day_start(1) + interval '2 hours', 30, md5('retry1')::uuid);
 create temporary table first on commit drop as
@@ -23,6 +23,10 @@ select is((select array(select distinct e ->> 'sessionRatingLevel' from jsonb_ar
 select is((select jsonb_array_length(r.body -> 'missingItems')
            from api.mindfulness_tips_sync(null, '{}', jsonb_build_object('itemIds', (select jsonb_agg(id) from (select id from app.mindfulness_tips where active limit 5) t))) r),
           (select count(*)::integer - 5 from app.mindfulness_tips where active), 'known ids are left out');
+select is((select r.body ->> 'kind' from api.mindfulness_tips_sync(null, '{}', '{"itemIds": []}') r), 'original_tip_sync',
+          'the original app''s answer names its shape in kind (the discriminator)');
+select is((select r.body ->> 'kind' from api.mindfulness_tips_sync(null, '{}', '{"known_ids": []}') r), 'tip_sync',
+          '... and so does ours, {kind, missing, removed}');
 select is(test.error_of($$ select api.mindfulness_tips_sync(null, '{}', '{"itemIds": ["nope"]}') $$), 'PT400 invalid_field',
           'a malformed id is invalid_field');
 

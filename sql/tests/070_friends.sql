@@ -1,7 +1,7 @@
 -- Friendship state machine: every transition, every refusal, and the events recorded;
 -- the friends list (with a friend's minutes today) and a friend's island.
 begin;
-select plan(34);
+select plan(36);
 select test.new_user(name) from unnest(array['ann', 'ben', 'cat', 'dan']) as name;
 -- The pair's row (pending or accepted), its status, and its history, by the two names.
 create function pg_temp.request(a text, b text) returns uuid language sql as
@@ -18,6 +18,8 @@ select is(test.error_of($$ select api.friend_requests_create(test.token('ann'), 
 select is(pg_temp.status('ann', 'ben'), 'pending', 'the request is pending');
 select is((select (r.status, r.body -> 'request' ->> 'id') from api.friend_requests_create(test.token('ann'), '{}', '{"email": "ben@example.com"}') r),
           (200, pg_temp.request('ann', 'ben')::text), 'asking twice answers 200 with the pending request');
+select is((api.friend_requests_create(test.token('ann'), '{}', '{"email": "ben@example.com"}')).body ->> 'kind', 'friend_request',
+          '... which names its shape in kind (the discriminator)');
 select is(test.error_of($$ select api.friend_requests_create(test.token('ann'), '{}', '{"email": "ann@example.com"}') $$), 'PT422 cannot_friend_self',
           'asking yourself is cannot_friend_self');
 select is(test.answer_of($$ select api.friend_requests_create(test.token('ann'), '{}', '{"email": "nobody@example.com"}') $$), 'PT404 user_not_found',
@@ -46,6 +48,8 @@ select is(pg_temp.status('ann', 'ben'), 'pending', 'refused actions changed noth
 select is(test.error_of($$ select api.friend_requests_accept(test.token('ben'), jsonb_build_object('id', pg_temp.request('ann', 'ben')), '{}') $$),
           'ok', 'the receiver accepts');
 select is(pg_temp.status('ann', 'ben'), 'accepted', 'they are friends');
+select is((api.friend_requests_accept(test.token('ben'), jsonb_build_object('id', pg_temp.request('ann', 'ben')), '{}')).body ->> 'kind',
+          'friend_added', 'accepting (again) answers kind friend_added beside the friend');
 select is((api.friend_requests_accept(test.token('ben'), jsonb_build_object('id', pg_temp.request('ann', 'ben')), '{}')).body -> 'friend' ->> 'id',
           test.uid('ann')::text, 'accepting twice answers the friend again');
 select is(test.error_of($$ select api.friend_requests_create(test.token('ben'), '{}', '{"email": "ann@example.com"}') $$), 'PT409 already_friends',
@@ -78,8 +82,8 @@ select api.friend_requests_create(test.token('cat'), '{}', '{"email": "dan@examp
 select is(test.error_of($$ select api.friend_requests_delete(test.token('cat'), jsonb_build_object('id', pg_temp.request('cat', 'dan')), '{}') $$),
           'ok', 'the sender cancels');
 select api.friend_requests_create(test.token('cat'), '{}', '{"email": "dan@example.com"}');
-select is((api.friend_requests_create(test.token('dan'), '{}', '{"email": "cat@example.com"}')).body -> 'auto_accepted', 'true'::jsonb,
-          'asking someone who asked you accepts both');
+select is((select (r.status, r.body ->> 'kind', r.body -> 'auto_accepted') from api.friend_requests_create(test.token('dan'), '{}', '{"email": "cat@example.com"}') r),
+          (200, 'friend_added'::text, 'true'::jsonb), 'asking someone who asked you accepts both: 200, kind friend_added, auto_accepted');
 select is(pg_temp.events('cat', 'dan'), array['asked', 'declined', 'asked', 'cancelled', 'asked', 'accepted'], '... and every step is recorded');
 select is(test.error_of($$ delete from app.friendship_events $$), '23001', 'the history cannot be rewritten');
 

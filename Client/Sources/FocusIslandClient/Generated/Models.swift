@@ -1579,15 +1579,19 @@ public struct Rated: Codable, Sendable, Equatable {
 }
 
 public struct TipSync: Codable, Sendable, Equatable {
+    /// `tip_sync` (the discriminator: the answer to {known_ids}).
+    public var kind: String
     public var missing: [Tip]
     public var removed: [UUID]
 
-    public init(missing: [Tip], removed: [UUID]) {
+    public init(kind: String, missing: [Tip], removed: [UUID]) {
+        self.kind = kind
         self.missing = missing
         self.removed = removed
     }
 
     enum CodingKeys: String, CodingKey {
+        case kind = "kind"
         case missing = "missing"
         case removed = "removed"
     }
@@ -1791,31 +1795,39 @@ public struct FriendRequests: Codable, Sendable, Equatable {
 }
 
 public struct FriendRequestCreated: Codable, Sendable, Equatable {
+    /// `friend_request` (the discriminator: a pending request).
+    public var kind: String
     public var request: OutgoingFriendRequest
 
-    public init(request: OutgoingFriendRequest) {
+    public init(kind: String, request: OutgoingFriendRequest) {
+        self.kind = kind
         self.request = request
     }
 
     enum CodingKeys: String, CodingKey {
+        case kind = "kind"
         case request = "request"
     }
 }
 
 /// accept: {friend}; asking someone who had asked you: {friend, auto_accepted: true}.
 public struct FriendAdded: Codable, Sendable, Equatable {
+    /// `friend_added` (the discriminator: now friends).
+    public var kind: String
     public var friend: Friend
     public var autoAccepted: Bool?
     /// The achievements this action unlocked for the caller (catalogue order; [] when none). A repeat of the action (finishing again, the same offline session again, an owned item bought again, accepting or asking back again) answers the same list, as its first answer did (2026-12-06); absent only from an Idempotency-Key answer stored before the member existed.
     public var achievementsUnlocked: [Achievement]?
 
-    public init(friend: Friend, autoAccepted: Bool? = nil, achievementsUnlocked: [Achievement]? = nil) {
+    public init(kind: String, friend: Friend, autoAccepted: Bool? = nil, achievementsUnlocked: [Achievement]? = nil) {
+        self.kind = kind
         self.friend = friend
         self.autoAccepted = autoAccepted
         self.achievementsUnlocked = achievementsUnlocked
     }
 
     enum CodingKeys: String, CodingKey {
+        case kind = "kind"
         case friend = "friend"
         case autoAccepted = "auto_accepted"
         case achievementsUnlocked = "achievements_unlocked"
@@ -3542,15 +3554,19 @@ public struct SessionBatchApplied: Codable, Sendable, Equatable {
         }
     }
 
+    /// `applied` (the discriminator: the item recorded).
+    public var kind: String
     public var status: Int
     public var body: Body
 
-    public init(status: Int, body: Body) {
+    public init(kind: String, status: Int, body: Body) {
+        self.kind = kind
         self.status = status
         self.body = body
     }
 
     enum CodingKeys: String, CodingKey {
+        case kind = "kind"
         case status = "status"
         case body = "body"
     }
@@ -3558,15 +3574,19 @@ public struct SessionBatchApplied: Codable, Sendable, Equatable {
 
 /// An item refused: its problem, as POST /focus-sessions would answer it.
 public struct SessionBatchRejected: Codable, Sendable, Equatable {
+    /// `rejected` (the discriminator: the item refused).
+    public var kind: String
     public var status: Int
     public var problem: Problem
 
-    public init(status: Int, problem: Problem) {
+    public init(kind: String, status: Int, problem: Problem) {
+        self.kind = kind
         self.status = status
         self.problem = problem
     }
 
     enum CodingKeys: String, CodingKey {
+        case kind = "kind"
         case status = "status"
         case problem = "problem"
     }
@@ -3682,13 +3702,17 @@ public struct OriginalTipSync: Codable, Sendable, Equatable {
         }
     }
 
+    /// `original_tip_sync` (the discriminator: the answer to the original app's {itemIds}).
+    public var kind: String
     public var missingItems: [MissingItem]
 
-    public init(missingItems: [MissingItem]) {
+    public init(kind: String, missingItems: [MissingItem]) {
+        self.kind = kind
         self.missingItems = missingItems
     }
 
     enum CodingKeys: String, CodingKey {
+        case kind = "kind"
         case missingItems = "missingItems"
     }
 }
