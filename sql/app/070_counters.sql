@@ -195,10 +195,12 @@ begin
             set active_users = t.active_users + excluded.active_users, sessions = t.sessions + excluded.sessions,
                 minutes = t.minutes + excluded.minutes, rated = t.rated + excluded.rated;
     elsif v_client is not null then
+        -- Never below 0: an imported session (app.import_sessions feeds no by-client rollup)
+        -- leaving a user-day counted here takes what it never added.
         update app.client_day_totals t
-        set active_users = t.active_users - case when v_day_changed then 1 else 0 end,
-            sessions = t.sessions + count_user_day.sessions, minutes = t.minutes + count_user_day.minutes,
-            rated = t.rated + count_user_day.rated
+        set active_users = greatest(t.active_users - case when v_day_changed then 1 else 0 end, 0),
+            sessions = greatest(t.sessions + count_user_day.sessions, 0),
+            minutes = greatest(t.minutes + count_user_day.minutes, 0), rated = greatest(t.rated + count_user_day.rated, 0)
         where t.day = count_user_day.day and t.client_id = v_client and t.shard = v_shard;
     end if;
     if not v_day_changed then
@@ -333,7 +335,7 @@ begin
         return null;
     end if;
     update app.client_day_totals t
-    set rated = t.rated + (new.rating is not null)::integer - (old.rating is not null)::integer
+    set rated = greatest(t.rated + (new.rating is not null)::integer - (old.rating is not null)::integer, 0)  -- as in app.count_user_day
     from app.session_user_days d
     where d.user_id = new.user_id and d.day = v_day
       and t.day = v_day and t.client_id = d.client_id and t.shard = app.counter_shard(new.user_id);
