@@ -121,11 +121,11 @@ end
 $$;
 
 -- The client a person's activity is counted under now: their latest sign-in's (app.user_clients),
--- `unknown` when they have not signed in since 0095.
+-- `unknown` when they have not signed in since 0095. No `set search_path` (as
+-- app.counter_shard): it runs for every ledger row and names its tables with their schema.
 create or replace function app.current_client(user_id uuid)
 returns integer
 language sql stable
-set search_path = public, pg_temp
 as $$
     select coalesce((select c.client_id from app.user_clients c where c.user_id = current_client.user_id),
                     (select k.id from app.clients k where k.platform = 'unknown' and k.version = 'unknown'))
