@@ -296,7 +296,7 @@ begin
     insert into app.outgoing_mail (recipient, user_id, subject, body, kind, params)
     values (mail_address_taken.email, null, 'Someone tried to use your address at Focus Island',
             'Someone asked to use this address for another Focus Island account. Your account is unchanged; nothing needs doing.',
-            'address_taken', '{}');
+            'address_taken', jsonb_build_object('language', app.person_language(null, mail_address_taken.email)));
 end
 $$;
 
@@ -341,7 +341,8 @@ begin
             format(E'Your code is %s. Enter it in the app within %s hours to confirm this address.\nIf you did not ask for it, ignore this mail.',
                    v_code, extract(epoch from v_settings.verification_code_ttl)::integer / 3600),
             'email_verification',
-            jsonb_build_object('code', v_code, 'hours', extract(epoch from v_settings.verification_code_ttl)::integer / 3600));
+            jsonb_build_object('code', v_code, 'hours', extract(epoch from v_settings.verification_code_ttl)::integer / 3600,
+                               'language', app.person_language(send_email_verification.user_id, null, api.language())));
     return null;
 end
 $$;
@@ -417,7 +418,8 @@ begin
         values (send_signup_code.email, 'Your Focus Island sign-up code',
                 format(E'Your code is %s. Enter it in the app within %s minutes to finish signing up.\n'
                        'If you did not ask for it, ignore this mail: no account is made without the code.', v_code, v_minutes),
-                'signup_code', jsonb_build_object('code', v_code, 'minutes', v_minutes));
+                'signup_code', jsonb_build_object('code', v_code, 'minutes', v_minutes,
+                                                  'language', app.person_language(null, null, api.language())));
     end if;
     -- SignUpCodeMailed = {verification: "mailed", code_expires_in}
     return api.ok(jsonb_build_object('verification', 'mailed',
