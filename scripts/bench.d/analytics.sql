@@ -22,7 +22,7 @@ select p, '1.' || v from unnest(array['ios', 'android', 'web']) p, generate_seri
 on conflict (platform, version) do nothing;
 
 create temp table fill as
-select n, gen_random_uuid() as id, current_date - (n * 7919 % 400)::integer as signup_day,
+select n, gen_random_uuid() as id, current_date - (n::bigint * 7919 % 400)::integer as signup_day,
        (array['ios', 'android', 'web'])[1 + n % 3] as platform, (n / 3 % 8)::integer as version
 from generate_series(1, :users::integer) n;
 
