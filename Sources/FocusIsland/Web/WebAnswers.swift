@@ -31,18 +31,22 @@ extension Pipeline {
         if request.method == "POST" {
             let mediaType = request.header("content-type")?.split(separator: ";").first.map { $0.trimming(" \t").lowercased() }
             guard mediaType == "application/x-www-form-urlencoded" else {
-                return render(page.failure, status: 415, error: web.message("form_media_type", language: language), form: [:], language: language)
+                return render(
+                    page.failure, status: 415, error: web.message("form_media_type", language: language), form: [:], language: language)
             }
             if request.bodyExceededLimit || request.body.count > defaultBodyLimit {
-                return render(page.failure, status: 413, error: web.message("form_too_large", language: language), form: [:], language: language)
+                return render(
+                    page.failure, status: 413, error: web.message("form_too_large", language: language), form: [:], language: language)
             }
             guard let fields = WebPages.formFields(request.body) else {
-                return render(page.failure, status: 400, error: web.message("form_unreadable", language: language), form: [:], language: language)
+                return render(
+                    page.failure, status: 400, error: web.message("form_unreadable", language: language), form: [:], language: language)
             }
             // A form posted from another site: SameSite=Strict keeps the cookie off it and the
             // CSRF token catches the rest; this refuses even the sign-in and deletion forms.
             if let origin = request.header("origin"), !origin.hasSuffix("://" + (request.header("host") ?? "-")) {
-                return render(page.failure, status: 403, error: web.message("form_other_site", language: language), form: [:], language: language)
+                return render(
+                    page.failure, status: 403, error: web.message("form_other_site", language: language), form: [:], language: language)
             }
             form = fields
         }
@@ -111,7 +115,10 @@ extension Pipeline {
         case .signIn:
             guard case .object(let fields) = answer, case .string(let token)? = fields["token"],
                 case .number(let maxAge)? = fields["max_age"]
-            else { return render(page.failure, status: 500, error: web.message("internal_error", language: language), form: [:], language: language) }
+            else {
+                return render(
+                    page.failure, status: 500, error: web.message("internal_error", language: language), form: [:], language: language)
+            }
             var response = redirect("/moderation")
             response.setHeader(
                 "Set-Cookie", "\(WebPages.cookieName)=\(token); Max-Age=\(Int(maxAge))" + WebPages.cookieAttributes(request))

@@ -314,7 +314,8 @@ public struct WebSite: Sendable {
             let pages = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
             for name in pages where name.hasSuffix(".html") {
                 guard let data = FileManager.default.contents(atPath: folder + "/" + name) else { continue }
-                translations[language, default: [:]][name] = try Template(String(decoding: data, as: UTF8.self), name: language + "/" + name)
+                translations[language, default: [:]][name] = try Template(
+                    String(decoding: data, as: UTF8.self), name: language + "/" + name)
             }
             if let data = FileManager.default.contents(atPath: folder + "/sentences.json") {
                 guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: String] else {
