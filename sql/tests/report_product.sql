@@ -6,7 +6,7 @@
 begin;
 -- The counts are kept at commit (deferred triggers); this file reads them in its own transaction.
 set constraints all immediate;
-select plan(17);
+select plan(22);
 
 -- The cohort week: its Monday, six weeks back (its Sunday's day 30 ended 5 days ago at least).
 create function pg_temp.w() returns date language sql as $$ select (test.week_start(6) at time zone 'UTC')::date $$;
@@ -124,6 +124,27 @@ select is((select array_agg(d.day || ' ' || d.sessions || ' ' || d.minutes order
            (select (s.ended_at at time zone 'UTC')::date as day, count(*) as sessions, sum(s.minutes) as minutes
             from app.focus_sessions s group by 1) d),
           'the clients'' days add up to the sessions');
+
+-- The job folds the past days' shards (app.compact_product_rollups): the views answer the
+-- same, and a rating or a deletion on a folded day still lands.
+create temporary table unfolded on commit drop as select * from report.activity_per_day_by_client;
+select is(app.compact_product_rollups(1000) > 0, true, 'the job folds the past days');
+select is((select count(*) from app.client_day_totals
+           where day < (now() at time zone 'UTC')::date - 1 and shard <> 0), 0::bigint, '... into one row a day and client');
+select set_eq('select * from report.activity_per_day_by_client', 'select * from unfolded', '... and the view answers the same');
+update app.focus_sessions set rating = 'fine', rated_at = ended_at
+where user_id = test.uid('ann') and ended_at = pg_temp.w()::timestamp at time zone 'UTC' + interval '12 hours';
+delete from app.focus_sessions
+where user_id = test.uid('ann') and ended_at = pg_temp.w()::timestamp at time zone 'UTC' + interval '13 hours';
+select is((select format('%s %s %s %s', a.active_users, a.sessions, a.minutes, a.rated_percent)
+           from report.activity_per_day_by_client a where a.day = pg_temp.w() and a.platform = 'ios' and a.version = '1.2.0'),
+          '1 1 10 100.0', 'a folded day: a rating given and a session deleted');
+select is((select array_agg(d.day || ' ' || d.sessions || ' ' || d.minutes order by d.day) from
+           (select a.day, sum(a.sessions) as sessions, sum(a.minutes) as minutes from report.activity_per_day_by_client a group by a.day) d),
+          (select array_agg(d.day || ' ' || d.sessions || ' ' || d.minutes order by d.day) from
+           (select (s.ended_at at time zone 'UTC')::date as day, count(*) as sessions, sum(s.minutes) as minutes
+            from app.focus_sessions s group by 1) d),
+          '... and the days still add up to the sessions');
 
 -- Sign-ins record their client; the coins follow the latest one.
 select is((api.auth_login(null, '{"client_version": "android/2.1.3"}', '{"email": "gus@example.com", "password": "correct horse"}')).status is null,
