@@ -2308,6 +2308,7 @@ declare
     v_expired regclass;
     v_dropped boolean;
     v_gifts integer;
+    v_days integer;
 begin
     case job
     when 'settle_rooms' then
@@ -2319,6 +2320,10 @@ begin
         return query select v_gifts, v_gifts >= c_batch;
     when 'partitions' then
         return query select app.partitions_ensure_all(), false;
+    when 'compact_product_rollups' then
+        -- 31 days a step (a step's rows: 31 x clients x 8); more while a step was full.
+        v_days := app.compact_product_rollups(31);
+        return query select v_days, v_days >= 31;
     when 'prune' then
         v_keys := app.prune_idempotency_keys(c_batch);
         v_personal := app.prune_personal_data(c_batch);
@@ -6098,6 +6103,44 @@ begin
 end
 $$;
 ALTER FUNCTION app.coin_ledger_day_totals() OWNER TO focus_owner;
+CREATE FUNCTION app.compact_product_rollups(days integer DEFAULT 31) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_before date := (now() at time zone 'UTC')::date - 1;
+    v_days date[];
+begin
+    select array_agg(d.day order by d.day) into v_days
+    from (select distinct t.day from app.client_day_totals t where t.day < v_before and t.shard <> 0
+          union
+          select distinct l.day from app.client_ledger_day_totals l where l.day < v_before and l.shard <> 0
+          order by 1 limit compact_product_rollups.days) d;
+    if v_days is null then
+        return 0;
+    end if;
+    with gone as (
+        delete from app.client_day_totals t where t.day = any (v_days) and t.shard <> 0 returning t.*
+    )
+    insert into app.client_day_totals as t (day, client_id, shard, active_users, sessions, minutes, rated)
+    select g.day, g.client_id, 0, sum(g.active_users), sum(g.sessions), sum(g.minutes), sum(g.rated)
+    from gone g group by g.day, g.client_id order by g.day, g.client_id
+    on conflict on constraint client_day_totals_pkey do update
+        set active_users = t.active_users + excluded.active_users, sessions = t.sessions + excluded.sessions,
+            minutes = t.minutes + excluded.minutes, rated = t.rated + excluded.rated;
+    with gone as (
+        delete from app.client_ledger_day_totals l where l.day = any (v_days) and l.shard <> 0 returning l.*
+    )
+    insert into app.client_ledger_day_totals as t (day, client_id, shard, earned, spent, granted, given)
+    select g.day, g.client_id, 0, sum(g.earned), sum(g.spent), sum(g.granted), sum(g.given)
+    from gone g group by g.day, g.client_id order by g.day, g.client_id
+    on conflict on constraint client_ledger_day_totals_pkey do update
+        set earned = t.earned + excluded.earned, spent = t.spent + excluded.spent,
+            granted = t.granted + excluded.granted, given = t.given + excluded.given;
+    return cardinality(v_days);
+end
+$$;
+ALTER FUNCTION app.compact_product_rollups(days integer) OWNER TO focus_owner;
 CREATE FUNCTION app.compact_tip_views(before timestamp with time zone, batch_size integer DEFAULT 10000) RETURNS integer
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -6207,12 +6250,15 @@ begin
                 minutes = t.minutes + excluded.minutes, rated = t.rated + excluded.rated;
     elsif v_client is not null then
         -- Never below 0: an imported session (app.import_sessions feeds no by-client rollup)
-        -- leaving a user-day counted here takes what it never added.
+        -- leaving a user-day counted here takes what it never added. A day compacted since
+        -- (app.compact_product_rollups) holds it in shard 0.
         update app.client_day_totals t
         set active_users = greatest(t.active_users - case when v_day_changed then 1 else 0 end, 0),
             sessions = greatest(t.sessions + count_user_day.sessions, 0),
             minutes = greatest(t.minutes + count_user_day.minutes, 0), rated = greatest(t.rated + count_user_day.rated, 0)
-        where t.day = count_user_day.day and t.client_id = v_client and t.shard = v_shard;
+        where t.day = count_user_day.day and t.client_id = v_client
+          and t.shard = (select coalesce(max(k.shard), 0::smallint) from app.client_day_totals k
+                         where k.day = count_user_day.day and k.client_id = v_client and k.shard in (0, v_shard));
     end if;
     if not v_day_changed then
         return;
@@ -6447,10 +6493,12 @@ begin
         -- app.focus_sessions_rated).
         if new.minutes <> old.minutes then
             update app.client_day_totals t
-            set minutes = t.minutes + (new.minutes - old.minutes)
+            set minutes = greatest(t.minutes + (new.minutes - old.minutes), 0)
             from app.session_user_days d
             where d.user_id = new.user_id and d.day = v_new_day
-              and t.day = v_new_day and t.client_id = d.client_id and t.shard = app.counter_shard(new.user_id);
+              and t.day = v_new_day and t.client_id = d.client_id
+              and t.shard = (select coalesce(max(k.shard), 0::smallint) from app.client_day_totals k
+                             where k.day = v_new_day and k.client_id = d.client_id and k.shard in (0, app.counter_shard(new.user_id)));
         end if;
         return null;
     end if;
@@ -6539,11 +6587,14 @@ begin
        or v_day <> (old.ended_at at time zone 'UTC')::date then
         return null;
     end if;
+    -- Its shard's row, or shard 0 once the day is compacted; never below 0 (as in app.count_user_day).
     update app.client_day_totals t
-    set rated = greatest(t.rated + (new.rating is not null)::integer - (old.rating is not null)::integer, 0)  -- as in app.count_user_day
+    set rated = greatest(t.rated + (new.rating is not null)::integer - (old.rating is not null)::integer, 0)
     from app.session_user_days d
     where d.user_id = new.user_id and d.day = v_day
-      and t.day = v_day and t.client_id = d.client_id and t.shard = app.counter_shard(new.user_id);
+      and t.day = v_day and t.client_id = d.client_id
+      and t.shard = (select coalesce(max(k.shard), 0::smallint) from app.client_day_totals k
+                     where k.day = v_day and k.client_id = d.client_id and k.shard in (0, app.counter_shard(new.user_id)));
     return null;
 end
 $$;
@@ -10715,6 +10766,7 @@ REVOKE ALL ON FUNCTION app.check_achievements(user_id uuid, kinds text[]) FROM P
 REVOKE ALL ON FUNCTION app.claim_outgoing_mail(batch integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.client_version_key(version text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.coin_ledger_day_totals() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.compact_product_rollups(days integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.compact_tip_views(before timestamp with time zone, batch_size integer) FROM PUBLIC;
 REVOKE ALL ON PROCEDURE app.compact_tip_views_all(IN before timestamp with time zone, IN batch_size integer, INOUT compacted bigint) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.count_user_day(user_id uuid, day date, sessions integer, minutes integer, rated integer) FROM PUBLIC;
