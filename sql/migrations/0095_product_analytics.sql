@@ -116,3 +116,5 @@ create table app.active_users_per_period (
 );
 comment on table app.active_users_per_period is
     'People who finished a session in a UTC calendar week or month, in 8 shards. Kept by app.count_user_day.';
+comment on column app.active_users_per_period.period is
+    'personal: no (week or month); on erasure: kept (a count of everyone)';
