@@ -121,7 +121,10 @@ declare
     v_limit integer := (select s.max_reset_mails from app.auth_settings s);
 begin
     if (select count(*) from app.account_deletion_requests q where q.email = v_email::citext) < v_limit then
-        insert into app.account_deletion_requests (email) values (v_email);
+        -- The page's language (params.language, negotiated by the server from Accept-Language):
+        -- the code's mail is written in it unless the person chose a locale (app.person_language).
+        insert into app.account_deletion_requests (email, language)
+        values (v_email, app.language_tag_canonical(account_deletion_create.params ->> 'language'));
     end if;
     return api.ok(jsonb_build_object('email', v_email));
 end
@@ -378,7 +381,7 @@ begin
     end if;
     perform api.give_starters(v_user_id);
     perform api.send_email_verification(v_user_id, v_email);
-    return api.ok(jsonb_build_object('user', api.profile(v_user_id)) || api.issue_token(v_user_id, auth_register.params));
+    return api.ok(jsonb_build_object('user', api.profile(v_user_id)) || api.issue_token(v_user_id, auth_register.params, signup => true));
 end
 $$;
 ALTER FUNCTION api.auth_register(token text, params jsonb, body jsonb) OWNER TO focus_owner;
@@ -637,6 +640,27 @@ exception when data_exception then
 end
 $_$;
 ALTER FUNCTION api.client_address(params jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.client_id(params jsonb) RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $_$
+declare
+    v_parts text[] := regexp_match(btrim(client_id.params ->> 'client_version', E' \t'),
+                                   '^([A-Za-z][A-Za-z0-9-]{0,15})/([0-9]{1,5}(\.[0-9]{1,5}){0,2})$');
+    v_platform text := coalesce(lower(v_parts[1]), 'unknown');
+    v_version text := coalesce(v_parts[2], 'unknown');
+    v_id integer;
+begin
+    select c.id into v_id from app.clients c where c.platform = v_platform and c.version = v_version;
+    if v_id is null then
+        insert into app.clients (platform, version) values (v_platform, v_version)
+        on conflict (platform, version) do nothing
+        returning id into v_id;
+    end if;
+    return coalesce(v_id, (select c.id from app.clients c where c.platform = v_platform and c.version = v_version));
+end
+$_$;
+ALTER FUNCTION api.client_id(params jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.config_get(token text, params jsonb, body jsonb) RETURNS api.reply
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -747,18 +771,20 @@ begin
 end
 $$;
 ALTER FUNCTION api.console_report_json(report app.user_reports) OWNER TO focus_owner;
-CREATE FUNCTION api.console_session_json(token text) RETURNS jsonb
+CREATE FUNCTION api.console_session_json(token text, params jsonb) RETURNS jsonb
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
 begin
     return (select jsonb_build_object('csrf_token', s.csrf_token, 'moderator', api.user_card(t.user_id),
-                                  'session_expires_at', api.iso(t.expires_at))
+                                  'session_expires_at', api.iso(t.expires_at),
+                                  'language', app.person_language(t.user_id, null,
+                                                                  app.language_tag_canonical(console_session_json.params ->> 'language')))
         from app.web_sessions s join app.auth_tokens t on t.digest = s.digest
         where s.digest = sha256(convert_to(console_session_json.token, 'UTF8')));
 end
 $$;
-ALTER FUNCTION api.console_session_json(token text) OWNER TO focus_owner;
+ALTER FUNCTION api.console_session_json(token text, params jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.console_user_json(user_id uuid) RETURNS jsonb
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -958,6 +984,7 @@ begin
     delete from app.email_verifications v where v.user_id = v_user_id;
     perform api.failed_attempts(v_user.email, 'clear');
     delete from app.login_addresses a where a.user_id = v_user_id;
+    delete from app.client_sign_ins s where s.user_id = v_user_id;  -- the days and apps of their sign-ins (0095)
     delete from app.avatars a where a.user_id = v_user_id;
     delete from app.push_settings s where s.user_id = v_user_id;  -- push tokens went with the sign-ins
     delete from app.blocks b where v_user_id in (b.blocker, b.blocked);
@@ -2103,11 +2130,11 @@ begin
         end if;
     end if;
     -- With somebody to keep the key for (else the endpoint answers: 401, 400): the key first.
-    -- The negotiated language is not part of the request: a retry with another Accept-Language
+    -- The negotiated language is not part of the request (nor the app's version, 0095): a retry with another Accept-Language
     -- replays the first answer, in the first answer's language.
     if v_scope is not null and length(v_scope) <= 400 then
         v_request := jsonb_build_object('route', idempotent.endpoint,
-                                        'params', v_params - array['client_ip', 'user_agent', 'idempotency_key', 'language'],
+                                        'params', v_params - array['client_ip', 'user_agent', 'client_version', 'idempotency_key', 'language'],
                                         'body', idempotent.body);
         v_seal := encode(hmac(convert_to(v_request::text, 'UTF8'), convert_to(v_seal_key, 'UTF8'), 'sha256'), 'hex');
         v_digest := sha256(convert_to(jsonb_set(v_request, '{body}', idempotent.body - api.secret_fields())::text, 'UTF8'));
@@ -2201,7 +2228,7 @@ CREATE FUNCTION api.iso(value timestamp with time zone) RETURNS text
     LANGUAGE sql STABLE
     AS $$ select to_char(iso.value at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') $$;
 ALTER FUNCTION api.iso(value timestamp with time zone) OWNER TO focus_owner;
-CREATE FUNCTION api.issue_token(user_id uuid, params jsonb DEFAULT '{}'::jsonb) RETURNS jsonb
+CREATE FUNCTION api.issue_token(user_id uuid, params jsonb DEFAULT '{}'::jsonb, signup boolean DEFAULT false) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
@@ -2209,6 +2236,7 @@ declare
     v_token text := translate(encode(gen_random_bytes(32), 'base64'), '+/=', '-_');
     v_expires_at timestamptz;
 begin
+    perform api.record_sign_in(issue_token.user_id, issue_token.params, issue_token.signup);
     insert into app.auth_tokens (digest, user_id, expires_at, user_agent)
     select sha256(convert_to(v_token, 'UTF8')), issue_token.user_id, now() + s.token_ttl,
            nullif(left(btrim(regexp_replace(issue_token.params ->> 'user_agent', '[[:cntrl:]]', '', 'g')), 200), '')
@@ -2217,7 +2245,7 @@ begin
     return jsonb_build_object('token', v_token, 'expires_at', api.iso(v_expires_at));
 end
 $$;
-ALTER FUNCTION api.issue_token(user_id uuid, params jsonb) OWNER TO focus_owner;
+ALTER FUNCTION api.issue_token(user_id uuid, params jsonb, signup boolean) OWNER TO focus_owner;
 CREATE TABLE app.shop_items (
     id uuid DEFAULT gen_random_uuid() NOT NULL,
     kind text NOT NULL,
@@ -2300,6 +2328,7 @@ declare
     v_expired regclass;
     v_dropped boolean;
     v_gifts integer;
+    v_days integer;
 begin
     case job
     when 'settle_rooms' then
@@ -2311,6 +2340,10 @@ begin
         return query select v_gifts, v_gifts >= c_batch;
     when 'partitions' then
         return query select app.partitions_ensure_all(), false;
+    when 'compact_product_rollups' then
+        -- 31 days a step (a step's rows: 31 x clients x 8); more while a step was full.
+        v_days := app.compact_product_rollups(31);
+        return query select v_days, v_days >= 31;
     when 'prune' then
         v_keys := app.prune_idempotency_keys(c_batch);
         v_personal := app.prune_personal_data(c_batch);
@@ -2673,7 +2706,7 @@ begin
     insert into app.outgoing_mail (recipient, user_id, subject, body, kind, params)
     values (mail_address_taken.email, null, 'Someone tried to use your address at Focus Island',
             'Someone asked to use this address for another Focus Island account. Your account is unchanged; nothing needs doing.',
-            'address_taken', '{}');
+            'address_taken', jsonb_build_object('language', app.person_language(null, mail_address_taken.email)));
 end
 $$;
 ALTER FUNCTION api.mail_address_taken(email text) OWNER TO focus_owner;
@@ -3454,7 +3487,7 @@ CREATE FUNCTION api.moderation_audit_list(token text, params jsonb, body jsonb) 
     AS $$
 begin
     perform api.console_moderator(moderation_audit_list.token);
-    return api.ok(api.console_session_json(moderation_audit_list.token) || jsonb_build_object(
+    return api.ok(api.console_session_json(moderation_audit_list.token, moderation_audit_list.params) || jsonb_build_object(
         'actions', coalesce((select jsonb_agg(api.console_action_json(m) order by m.created_at desc, m.id desc)
                              from (select * from app.moderation_actions m
                                    order by m.created_at desc, m.id desc limit 200) m), '[]')));
@@ -3475,7 +3508,7 @@ begin
     perform api.console_moderator(moderation_queue_list.token);
     v_status := api.choice(coalesce(nullif(moderation_queue_list.params ->> 'status', ''), 'open'), 'status', v_statuses);
     v_reason := api.choice(coalesce(nullif(moderation_queue_list.params ->> 'reason', ''), 'all'), 'reason', v_reasons);
-    return api.ok(api.console_session_json(moderation_queue_list.token) || jsonb_build_object(
+    return api.ok(api.console_session_json(moderation_queue_list.token, moderation_queue_list.params) || jsonb_build_object(
         'status', v_status, 'reason', v_reason,
         'statuses', api.console_options(v_statuses, v_status), 'reasons', api.console_options(v_reasons, v_reason),
         'reports', coalesce((select jsonb_agg(api.console_report_json(r) order by r.created_at desc, r.id desc)
@@ -3650,7 +3683,7 @@ begin
     if not exists (select from app.users u where u.id = v_user_id) then
         perform api.fail(404, 'user_not_found', 'There is no such user.');
     end if;
-    return api.ok(api.console_session_json(moderation_user_get.token) || jsonb_build_object(
+    return api.ok(api.console_session_json(moderation_user_get.token, moderation_user_get.params) || jsonb_build_object(
         'user', api.console_user_json(v_user_id) || jsonb_build_object('is_self', v_user_id = v_moderator),
         'avatar', (select jsonb_build_object('data_url', 'data:' || a.content_type || ';base64,' || translate(encode(a.data, 'base64'), E'\n', ''),
                                              'updated_at', api.iso(a.updated_at))
@@ -4243,6 +4276,28 @@ begin
 end
 $$;
 ALTER FUNCTION api.record_moderation(moderator uuid, action text, user_id uuid, reason text, details jsonb, report_id uuid) OWNER TO focus_owner;
+CREATE FUNCTION api.record_sign_in(user_id uuid, params jsonb, signup boolean) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_client integer := api.client_id(record_sign_in.params);
+begin
+    insert into app.client_sign_ins as s (user_id, day, client_id, sign_ins)
+    values (record_sign_in.user_id, (now() at time zone 'UTC')::date, v_client, 1)
+    on conflict on constraint client_sign_ins_pkey do update set sign_ins = s.sign_ins + 1;
+    insert into app.user_clients as c (user_id, signup_day, signup_client_id, client_id)
+    values (record_sign_in.user_id, case when record_sign_in.signup then (now() at time zone 'UTC')::date end,
+            case when record_sign_in.signup then v_client end, v_client)
+    on conflict on constraint user_clients_pkey do update set client_id = excluded.client_id;
+    if record_sign_in.signup then
+        insert into app.signup_day_totals as t (day, client_id, shard, signed_up)
+        values ((now() at time zone 'UTC')::date, v_client, app.counter_shard(record_sign_in.user_id), 1)
+        on conflict on constraint signup_day_totals_pkey do update set signed_up = t.signed_up + 1;
+    end if;
+end
+$$;
+ALTER FUNCTION api.record_sign_in(user_id uuid, params jsonb, signup boolean) OWNER TO focus_owner;
 CREATE FUNCTION api.register_with_code(email text, password_hash text, display_name text, time_zone text, code text, params jsonb) RETURNS api.reply
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -4288,7 +4343,7 @@ begin
     end if;
     perform api.give_starters(v_user_id);
     perform api.failed_attempts(register_with_code.email, 'clear', v_address);
-    return api.ok(jsonb_build_object('user', api.profile(v_user_id)) || api.issue_token(v_user_id, register_with_code.params));
+    return api.ok(jsonb_build_object('user', api.profile(v_user_id)) || api.issue_token(v_user_id, register_with_code.params, signup => true));
 end
 $$;
 ALTER FUNCTION api.register_with_code(email text, password_hash text, display_name text, time_zone text, code text, params jsonb) OWNER TO focus_owner;
@@ -4687,7 +4742,8 @@ begin
             format(E'Your code is %s. Enter it in the app within %s hours to confirm this address.\nIf you did not ask for it, ignore this mail.',
                    v_code, extract(epoch from v_settings.verification_code_ttl)::integer / 3600),
             'email_verification',
-            jsonb_build_object('code', v_code, 'hours', extract(epoch from v_settings.verification_code_ttl)::integer / 3600));
+            jsonb_build_object('code', v_code, 'hours', extract(epoch from v_settings.verification_code_ttl)::integer / 3600,
+                               'language', app.person_language(send_email_verification.user_id, null, api.language())));
     return null;
 end
 $$;
@@ -4733,7 +4789,8 @@ begin
         values (send_signup_code.email, 'Your Focus Island sign-up code',
                 format(E'Your code is %s. Enter it in the app within %s minutes to finish signing up.\n'
                        'If you did not ask for it, ignore this mail: no account is made without the code.', v_code, v_minutes),
-                'signup_code', jsonb_build_object('code', v_code, 'minutes', v_minutes));
+                'signup_code', jsonb_build_object('code', v_code, 'minutes', v_minutes,
+                                                  'language', app.person_language(null, null, api.language())));
     end if;
     -- SignUpCodeMailed = {verification: "mailed", code_expires_in}
     return api.ok(jsonb_build_object('verification', 'mailed',
@@ -6026,10 +6083,59 @@ begin
     on conflict on constraint ledger_day_totals_pkey do update
         set entries = t.entries + 1, earned = t.earned + excluded.earned,
             spent = t.spent + excluded.spent, granted = t.granted + excluded.granted;
+    -- By the person's client (0095); given: coins sent as a gift (its refund and its
+    -- acceptance are not counted).
+    insert into app.client_ledger_day_totals as t (day, client_id, shard, earned, spent, granted, given)
+    values ((new.created_at at time zone 'UTC')::date, app.current_client(new.user_id), app.counter_shard(new.user_id),
+            case when new.entry in ('earn', 'bonus', 'reward') then new.amount else 0 end,
+            case when new.entry in ('spend', 'freeze') then -new.amount else 0 end,
+            case when new.entry = 'grant' then new.amount else 0 end,
+            case when new.entry = 'gift' and new.amount < 0 then -new.amount else 0 end)
+    on conflict on constraint client_ledger_day_totals_pkey do update
+        set earned = t.earned + excluded.earned, spent = t.spent + excluded.spent,
+            granted = t.granted + excluded.granted, given = t.given + excluded.given;
     return null;
 end
 $$;
 ALTER FUNCTION app.coin_ledger_day_totals() OWNER TO focus_owner;
+CREATE FUNCTION app.compact_product_rollups(days integer DEFAULT 31) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_before date := (now() at time zone 'UTC')::date - 1;
+    v_days date[];
+begin
+    select array_agg(d.day order by d.day) into v_days
+    from (select distinct t.day from app.client_day_totals t where t.day < v_before and t.shard <> 0
+          union
+          select distinct l.day from app.client_ledger_day_totals l where l.day < v_before and l.shard <> 0
+          order by 1 limit compact_product_rollups.days) d;
+    if v_days is null then
+        return 0;
+    end if;
+    with gone as (
+        delete from app.client_day_totals t where t.day = any (v_days) and t.shard <> 0 returning t.*
+    )
+    insert into app.client_day_totals as t (day, client_id, shard, active_users, sessions, minutes, rated)
+    select g.day, g.client_id, 0, sum(g.active_users), sum(g.sessions), sum(g.minutes), sum(g.rated)
+    from gone g group by g.day, g.client_id order by g.day, g.client_id
+    on conflict on constraint client_day_totals_pkey do update
+        set active_users = t.active_users + excluded.active_users, sessions = t.sessions + excluded.sessions,
+            minutes = t.minutes + excluded.minutes, rated = t.rated + excluded.rated;
+    with gone as (
+        delete from app.client_ledger_day_totals l where l.day = any (v_days) and l.shard <> 0 returning l.*
+    )
+    insert into app.client_ledger_day_totals as t (day, client_id, shard, earned, spent, granted, given)
+    select g.day, g.client_id, 0, sum(g.earned), sum(g.spent), sum(g.granted), sum(g.given)
+    from gone g group by g.day, g.client_id order by g.day, g.client_id
+    on conflict on constraint client_ledger_day_totals_pkey do update
+        set earned = t.earned + excluded.earned, spent = t.spent + excluded.spent,
+            granted = t.granted + excluded.granted, given = t.given + excluded.given;
+    return cardinality(v_days);
+end
+$$;
+ALTER FUNCTION app.compact_product_rollups(days integer) OWNER TO focus_owner;
 CREATE FUNCTION app.compact_tip_views(before timestamp with time zone, batch_size integer DEFAULT 10000) RETURNS integer
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -6077,10 +6183,115 @@ begin
 end
 $$;
 ALTER PROCEDURE app.compact_tip_views_all(IN before timestamp with time zone, IN batch_size integer, INOUT compacted bigint) OWNER TO focus_owner;
+CREATE FUNCTION app.count_user_day(user_id uuid, day date, sessions integer, minutes integer, rated integer) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_shard smallint := app.counter_shard(count_user_day.user_id);
+    v_left integer;
+    v_client integer;
+    v_day_changed boolean := false;
+    v_signup_day date;
+    v_signup_client integer;
+    v_after integer;
+    v_period text;
+    v_start date;
+begin
+    if count_user_day.sessions > 0 then
+        update app.session_user_days d set sessions = d.sessions + count_user_day.sessions
+        where d.user_id = count_user_day.user_id and d.day = count_user_day.day
+        returning d.client_id into v_client;
+        if not found then
+            insert into app.session_user_days as d (user_id, day, sessions, client_id)
+            values (count_user_day.user_id, count_user_day.day, count_user_day.sessions, app.current_client(count_user_day.user_id))
+            on conflict on constraint session_user_days_pkey do update set sessions = d.sessions + excluded.sessions
+            returning d.sessions, d.client_id into v_left, v_client;
+            v_day_changed := v_left = count_user_day.sessions;
+        end if;
+    else
+        update app.session_user_days d set sessions = d.sessions + count_user_day.sessions
+        where d.user_id = count_user_day.user_id and d.day = count_user_day.day and d.sessions + count_user_day.sessions > 0
+        returning d.client_id into v_client;
+        if not found then
+            delete from app.session_user_days d where d.user_id = count_user_day.user_id and d.day = count_user_day.day
+            returning d.client_id into v_client;
+            v_day_changed := true;
+        end if;
+    end if;
+    if v_day_changed then
+        if count_user_day.sessions > 0 then
+            insert into app.active_users_per_day as a (day, shard, users)
+            values (count_user_day.day, v_shard, 1)
+            on conflict on constraint active_users_per_day_pkey do update set users = a.users + 1;
+        else
+            update app.active_users_per_day a set users = a.users - 1 where a.day = count_user_day.day and a.shard = v_shard;
+        end if;
+    end if;
+    -- (A decrement is an update: an upsert's proposed row of -1 would fail the CHECK first.)
+    if v_client is not null and count_user_day.sessions > 0 then
+        insert into app.client_day_totals as t (day, client_id, shard, active_users, sessions, minutes, rated)
+        values (count_user_day.day, v_client, v_shard, case when v_day_changed then 1 else 0 end,
+                count_user_day.sessions, count_user_day.minutes, count_user_day.rated)
+        on conflict on constraint client_day_totals_pkey do update
+            set active_users = t.active_users + excluded.active_users, sessions = t.sessions + excluded.sessions,
+                minutes = t.minutes + excluded.minutes, rated = t.rated + excluded.rated;
+    elsif v_client is not null then
+        -- Never below 0: an imported session (app.import_sessions feeds no by-client rollup)
+        -- leaving a user-day counted here takes what it never added. A day compacted since
+        -- (app.compact_product_rollups) holds it in shard 0.
+        update app.client_day_totals t
+        set active_users = greatest(t.active_users - case when v_day_changed then 1 else 0 end, 0),
+            sessions = greatest(t.sessions + count_user_day.sessions, 0),
+            minutes = greatest(t.minutes + count_user_day.minutes, 0), rated = greatest(t.rated + count_user_day.rated, 0)
+        where t.day = count_user_day.day and t.client_id = v_client
+          and t.shard = (select coalesce(max(k.shard), 0::smallint) from app.client_day_totals k
+                         where k.day = count_user_day.day and k.client_id = v_client and k.shard in (0, v_shard));
+    end if;
+    if not v_day_changed then
+        return;
+    end if;
+    -- The sign-up cohort: D1, D7, D30.
+    select c.signup_day, c.signup_client_id into v_signup_day, v_signup_client
+    from app.user_clients c where c.user_id = count_user_day.user_id;
+    v_after := count_user_day.day - v_signup_day;
+    if v_signup_client is not null and v_after in (1, 7, 30) then
+        update app.signup_day_totals t
+        set d1 = t.d1 + case when v_after = 1 then sign(count_user_day.sessions)::integer else 0 end,
+            d7 = t.d7 + case when v_after = 7 then sign(count_user_day.sessions)::integer else 0 end,
+            d30 = t.d30 + case when v_after = 30 then sign(count_user_day.sessions)::integer else 0 end
+        where t.day = v_signup_day and t.client_id = v_signup_client and t.shard = v_shard;
+    end if;
+    -- The calendar week and month: counted when the person's first day in it arrives, and
+    -- uncounted when their last one leaves.
+    foreach v_period in array array['week', 'month'] loop
+        v_start := date_trunc(v_period, count_user_day.day)::date;
+        continue when exists (select from app.session_user_days d
+                              where d.user_id = count_user_day.user_id and d.day <> count_user_day.day
+                                and d.day >= v_start and d.day < (v_start + ('1 ' || v_period)::interval)::date);
+        if count_user_day.sessions > 0 then
+            insert into app.active_users_per_period as a (period, start, shard, users)
+            values (v_period, v_start, v_shard, 1)
+            on conflict on constraint active_users_per_period_pkey do update set users = a.users + 1;
+        else
+            update app.active_users_per_period a set users = a.users - 1
+            where a.period = v_period and a.start = v_start and a.shard = v_shard;
+        end if;
+    end loop;
+end
+$$;
+ALTER FUNCTION app.count_user_day(user_id uuid, day date, sessions integer, minutes integer, rated integer) OWNER TO focus_owner;
 CREATE FUNCTION app.counter_shard(user_id uuid) RETURNS smallint
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$ select (get_byte(uuid_send(counter_shard.user_id), 15) % 8)::smallint $$;
 ALTER FUNCTION app.counter_shard(user_id uuid) OWNER TO focus_owner;
+CREATE FUNCTION app.current_client(user_id uuid) RETURNS integer
+    LANGUAGE sql STABLE
+    AS $$
+    select coalesce((select c.client_id from app.user_clients c where c.user_id = current_client.user_id),
+                    (select k.id from app.clients k where k.platform = 'unknown' and k.version = 'unknown'))
+$$;
+ALTER FUNCTION app.current_client(user_id uuid) OWNER TO focus_owner;
 CREATE FUNCTION app.daily_minutes_count() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -6266,6 +6477,17 @@ begin
         set minutes = t.minutes + (new.minutes - old.minutes), coins = t.coins + (new.coins_earned - old.coins_earned)
         where t.day = v_new_day and t.source = new.source and t.shard = app.counter_shard(new.user_id)
           and (new.minutes <> old.minutes or new.coins_earned <> old.coins_earned);
+        -- The client's totals of the user-day (0095): minutes paid (a rating is counted by
+        -- app.focus_sessions_rated).
+        if new.minutes <> old.minutes then
+            update app.client_day_totals t
+            set minutes = greatest(t.minutes + (new.minutes - old.minutes), 0)
+            from app.session_user_days d
+            where d.user_id = new.user_id and d.day = v_new_day
+              and t.day = v_new_day and t.client_id = d.client_id
+              and t.shard = (select coalesce(max(k.shard), 0::smallint) from app.client_day_totals k
+                             where k.day = v_new_day and k.client_id = d.client_id and k.shard in (0, app.counter_shard(new.user_id)));
+        end if;
         return null;
     end if;
     -- Another row (or only one side): the lower key first.
@@ -6285,16 +6507,16 @@ begin
     -- Active users: only when the session moves to another user or day (ascending days).
     if tg_op <> 'UPDATE' or old.user_id <> new.user_id or v_old_day is distinct from v_new_day then
         if v_new_day is not null and (v_old_day is null or v_new_day < v_old_day) then
-            perform app.add_user_day(new.user_id, v_new_day, 1);
+            perform app.count_user_day(new.user_id, v_new_day, 1, new.minutes, (new.rating is not null)::integer);
             if v_old_day is not null then
-                perform app.add_user_day(old.user_id, v_old_day, -1);
+                perform app.count_user_day(old.user_id, v_old_day, -1, -old.minutes, -(old.rating is not null)::integer);
             end if;
         else
             if v_old_day is not null then
-                perform app.add_user_day(old.user_id, v_old_day, -1);
+                perform app.count_user_day(old.user_id, v_old_day, -1, -old.minutes, -(old.rating is not null)::integer);
             end if;
             if v_new_day is not null then
-                perform app.add_user_day(new.user_id, v_new_day, 1);
+                perform app.count_user_day(new.user_id, v_new_day, 1, new.minutes, (new.rating is not null)::integer);
             end if;
         end if;
     end if;
@@ -6342,6 +6564,29 @@ begin
 end
 $$;
 ALTER FUNCTION app.focus_sessions_own_events() OWNER TO focus_owner;
+CREATE FUNCTION app.focus_sessions_rated() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_day date := (new.ended_at at time zone 'UTC')::date;
+begin
+    if new.ended_at is null or old.ended_at is null or old.user_id <> new.user_id
+       or v_day <> (old.ended_at at time zone 'UTC')::date then
+        return null;
+    end if;
+    -- Its shard's row, or shard 0 once the day is compacted; never below 0 (as in app.count_user_day).
+    update app.client_day_totals t
+    set rated = greatest(t.rated + (new.rating is not null)::integer - (old.rating is not null)::integer, 0)
+    from app.session_user_days d
+    where d.user_id = new.user_id and d.day = v_day
+      and t.day = v_day and t.client_id = d.client_id
+      and t.shard = (select coalesce(max(k.shard), 0::smallint) from app.client_day_totals k
+                     where k.day = v_day and k.client_id = d.client_id and k.shard in (0, app.counter_shard(new.user_id)));
+    return null;
+end
+$$;
+ALTER FUNCTION app.focus_sessions_rated() OWNER TO focus_owner;
 CREATE FUNCTION app.focus_sessions_rollup() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -7260,6 +7505,25 @@ begin
 end
 $$;
 ALTER FUNCTION app.partitions_expired(parent regclass, retention interval) OWNER TO focus_owner;
+CREATE FUNCTION app.person_language(user_id uuid, email text, requested text DEFAULT NULL::text) RETURNS text
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_locale text;
+begin
+    if person_language.user_id is not null then
+        select u.locale into v_locale from app.users u where u.id = person_language.user_id;
+    elsif person_language.email is not null then
+        select u.locale into v_locale from app.users u where u.email = person_language.email::citext and u.deleted_at is null;
+    end if;
+    if v_locale is not null and v_locale <> 'en' then
+        return app.language_for(v_locale);
+    end if;
+    return app.language_for(coalesce(person_language.requested, 'en'));
+end
+$$;
+ALTER FUNCTION app.person_language(user_id uuid, email text, requested text) OWNER TO focus_owner;
 CREATE FUNCTION app.prune_events() RETURNS integer
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -7750,11 +8014,14 @@ begin
         update app.account_deletion_codes c set used_at = now() where c.user_id = v_user.id and c.used_at is null;
         insert into app.account_deletion_codes (user_id, digest, expires_at)
         values (v_user.id, sha256(convert_to(v_code, 'UTF8')), now() + v_settings.reset_code_ttl);
-        insert into app.outgoing_mail (recipient, subject, body)
+        insert into app.outgoing_mail (recipient, subject, body, kind, params)
         values (v_user.email, 'Your Focus Island account deletion code',
                 format(E'Your code is %s. Entered on the account deletion page within %s minutes, it deletes your Focus Island account.\n'
                        'If you did not ask for it, ignore this mail: your account stays as it is.',
-                       v_code, extract(epoch from v_settings.reset_code_ttl)::integer / 60));
+                       v_code, extract(epoch from v_settings.reset_code_ttl)::integer / 60),
+                'deletion_code',
+                jsonb_build_object('code', v_code, 'minutes', extract(epoch from v_settings.reset_code_ttl)::integer / 60,
+                                   'language', app.person_language(v_user.id, null, v_request.language)));
     end loop;
     return v_taken;
 end
@@ -7790,7 +8057,8 @@ begin
                 format(E'Your code is %s. It works once, within %s minutes.\nIf you did not ask for it, ignore this mail: your password stays as it is.',
                        v_code, extract(epoch from v_settings.reset_code_ttl)::integer / 60),
                 'password_reset',
-                jsonb_build_object('code', v_code, 'minutes', extract(epoch from v_settings.reset_code_ttl)::integer / 60));
+                jsonb_build_object('code', v_code, 'minutes', extract(epoch from v_settings.reset_code_ttl)::integer / 60,
+                                   'language', app.person_language(v_user.id, null)));
     end loop;
     return v_taken;
 end
@@ -8246,7 +8514,9 @@ CREATE TABLE app.account_deletion_requests (
     id bigint NOT NULL,
     email public.citext NOT NULL,
     user_id uuid,
-    created_at timestamp with time zone DEFAULT now() NOT NULL
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    language text,
+    CONSTRAINT account_deletion_requests_language_check CHECK (((language IS NULL) OR app.language_tag_is_canonical(language)))
 );
 ALTER TABLE app.account_deletion_requests OWNER TO focus_owner;
 ALTER TABLE app.account_deletion_requests ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
@@ -8302,6 +8572,15 @@ CREATE TABLE app.active_users_per_day (
     CONSTRAINT active_users_per_day_users_check CHECK ((users >= 0))
 );
 ALTER TABLE app.active_users_per_day OWNER TO focus_owner;
+CREATE TABLE app.active_users_per_period (
+    period text NOT NULL,
+    start date NOT NULL,
+    shard smallint NOT NULL,
+    users integer NOT NULL,
+    CONSTRAINT active_users_per_period_period_check CHECK ((period = ANY (ARRAY['week'::text, 'month'::text]))),
+    CONSTRAINT active_users_per_period_users_check CHECK ((users >= 0))
+);
+ALTER TABLE app.active_users_per_period OWNER TO focus_owner;
 CREATE TABLE app.asset_settings (
     singleton boolean DEFAULT true NOT NULL,
     base_url text,
@@ -8388,6 +8667,30 @@ CREATE TABLE app.blocks (
     CONSTRAINT blocks_check CHECK ((blocker <> blocked))
 );
 ALTER TABLE app.blocks OWNER TO focus_owner;
+CREATE TABLE app.client_day_totals (
+    day date NOT NULL,
+    client_id integer NOT NULL,
+    shard smallint NOT NULL,
+    active_users integer NOT NULL,
+    sessions integer NOT NULL,
+    minutes integer NOT NULL,
+    rated integer NOT NULL,
+    CONSTRAINT client_day_totals_active_users_check CHECK ((active_users >= 0)),
+    CONSTRAINT client_day_totals_minutes_check CHECK ((minutes >= 0)),
+    CONSTRAINT client_day_totals_rated_check CHECK ((rated >= 0)),
+    CONSTRAINT client_day_totals_sessions_check CHECK ((sessions >= 0))
+);
+ALTER TABLE app.client_day_totals OWNER TO focus_owner;
+CREATE TABLE app.client_ledger_day_totals (
+    day date NOT NULL,
+    client_id integer NOT NULL,
+    shard smallint NOT NULL,
+    earned bigint NOT NULL,
+    spent bigint NOT NULL,
+    granted bigint NOT NULL,
+    given bigint NOT NULL
+);
+ALTER TABLE app.client_ledger_day_totals OWNER TO focus_owner;
 CREATE TABLE app.client_platforms (
     platform text NOT NULL,
     min_version text NOT NULL,
@@ -8400,6 +8703,30 @@ CREATE TABLE app.client_platforms (
     CONSTRAINT client_platforms_store_url_check CHECK (((store_url ~ '^https://[^\s]+$'::text) AND (length(store_url) <= 500)))
 );
 ALTER TABLE app.client_platforms OWNER TO focus_owner;
+CREATE TABLE app.client_sign_ins (
+    user_id uuid NOT NULL,
+    day date NOT NULL,
+    client_id integer NOT NULL,
+    sign_ins integer NOT NULL,
+    CONSTRAINT client_sign_ins_sign_ins_check CHECK ((sign_ins > 0))
+);
+ALTER TABLE app.client_sign_ins OWNER TO focus_owner;
+CREATE TABLE app.clients (
+    id integer NOT NULL,
+    platform text NOT NULL,
+    version text NOT NULL,
+    CONSTRAINT clients_platform_check CHECK (((platform = 'unknown'::text) OR (platform ~ '^[a-z][a-z0-9-]{0,15}$'::text))),
+    CONSTRAINT clients_version_check CHECK (((version = 'unknown'::text) OR (app.client_version_key(version) IS NOT NULL)))
+);
+ALTER TABLE app.clients OWNER TO focus_owner;
+ALTER TABLE app.clients ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app.clients_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
 CREATE TABLE app.coin_ledger (
     id bigint NOT NULL,
     user_id uuid NOT NULL,
@@ -8778,7 +9105,6 @@ CREATE TABLE app.outgoing_mail (
     CONSTRAINT outgoing_mail_attempts_check CHECK ((attempts >= 0)),
     CONSTRAINT outgoing_mail_claimed_check CHECK (((state <> 'sending'::text) OR (claimed_at IS NOT NULL))),
     CONSTRAINT outgoing_mail_failed_check CHECK (((state = 'failed'::text) = (failed_at IS NOT NULL))),
-    CONSTRAINT outgoing_mail_kind_check CHECK ((kind = ANY (ARRAY['message'::text, 'password_reset'::text, 'email_verification'::text, 'address_taken'::text, 'signup_code'::text]))),
     CONSTRAINT outgoing_mail_last_error_check CHECK ((length(last_error) <= 1000)),
     CONSTRAINT outgoing_mail_params_check CHECK (((jsonb_typeof(params) = 'object'::text) AND (length((params)::text) <= 1000))),
     CONSTRAINT outgoing_mail_sent_check CHECK (((state = 'sent'::text) = (sent_at IS NOT NULL))),
@@ -9008,6 +9334,7 @@ CREATE TABLE app.session_user_days (
     user_id uuid NOT NULL,
     day date NOT NULL,
     sessions integer NOT NULL,
+    client_id integer,
     CONSTRAINT session_user_days_sessions_check CHECK ((sessions > 0))
 );
 ALTER TABLE app.session_user_days OWNER TO focus_owner;
@@ -9064,6 +9391,20 @@ ALTER TABLE app.signup_codes ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     NO MAXVALUE
     CACHE 1
 );
+CREATE TABLE app.signup_day_totals (
+    day date NOT NULL,
+    client_id integer NOT NULL,
+    shard smallint NOT NULL,
+    signed_up integer NOT NULL,
+    d1 integer DEFAULT 0 NOT NULL,
+    d7 integer DEFAULT 0 NOT NULL,
+    d30 integer DEFAULT 0 NOT NULL,
+    CONSTRAINT signup_day_totals_d1_check CHECK ((d1 >= 0)),
+    CONSTRAINT signup_day_totals_d30_check CHECK ((d30 >= 0)),
+    CONSTRAINT signup_day_totals_d7_check CHECK ((d7 >= 0)),
+    CONSTRAINT signup_day_totals_signed_up_check CHECK ((signed_up >= 0))
+);
+ALTER TABLE app.signup_day_totals OWNER TO focus_owner;
 CREATE TABLE app.social_settings (
     singleton boolean DEFAULT true NOT NULL,
     max_friend_requests integer NOT NULL,
@@ -9140,6 +9481,14 @@ CREATE TABLE app.user_achievements (
     CONSTRAINT user_achievements_unlocked_by_check CHECK ((unlocked_by ~ '^(session|item|friendship|gift):[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'::text))
 );
 ALTER TABLE app.user_achievements OWNER TO focus_owner;
+CREATE TABLE app.user_clients (
+    user_id uuid NOT NULL,
+    signup_day date,
+    signup_client_id integer,
+    client_id integer NOT NULL,
+    CONSTRAINT user_clients_check CHECK (((signup_day IS NULL) = (signup_client_id IS NULL)))
+);
+ALTER TABLE app.user_clients OWNER TO focus_owner;
 CREATE TABLE app.user_items (
     user_id uuid NOT NULL,
     item_id uuid NOT NULL,
@@ -9182,6 +9531,43 @@ CREATE TABLE app.weekly_minutes_counts (
     CONSTRAINT weekly_minutes_counts_users_check CHECK ((users >= 0))
 );
 ALTER TABLE app.weekly_minutes_counts OWNER TO focus_owner;
+CREATE VIEW report.active_users AS
+ SELECT 'day'::text AS period,
+    a.day AS start,
+    sum(a.users) AS active_users
+   FROM app.active_users_per_day a
+  GROUP BY a.day
+ HAVING (sum(a.users) > 0)
+UNION ALL
+ SELECT p.period,
+    p.start,
+    sum(p.users) AS active_users
+   FROM app.active_users_per_period p
+  GROUP BY p.period, p.start
+ HAVING (sum(p.users) > 0);
+ALTER TABLE report.active_users OWNER TO focus_owner;
+CREATE VIEW report.activity_per_day_by_client AS
+ SELECT t.day,
+    c.platform,
+    c.version,
+    t.active_users,
+    t.sessions,
+    t.minutes,
+    round(((t.sessions)::numeric / (NULLIF(t.active_users, 0))::numeric), 2) AS sessions_per_active_user,
+    round(((t.minutes)::numeric / (NULLIF(t.active_users, 0))::numeric), 1) AS minutes_per_active_user,
+    t.rated,
+    round(((100.0 * (t.rated)::numeric) / (t.sessions)::numeric), 1) AS rated_percent
+   FROM (( SELECT d.day,
+            d.client_id,
+            sum(d.active_users) AS active_users,
+            sum(d.sessions) AS sessions,
+            sum(d.minutes) AS minutes,
+            sum(d.rated) AS rated
+           FROM app.client_day_totals d
+          GROUP BY d.day, d.client_id
+         HAVING (sum(d.sessions) > 0)) t
+     JOIN app.clients c ON ((c.id = t.client_id)));
+ALTER TABLE report.activity_per_day_by_client OWNER TO focus_owner;
 CREATE VIEW report.coin_economy_per_day AS
  SELECT d.day,
     d.earned,
@@ -9196,6 +9582,24 @@ CREATE VIEW report.coin_economy_per_day AS
           GROUP BY l.day
          HAVING (sum(l.entries) > (0)::numeric)) d;
 ALTER TABLE report.coin_economy_per_day OWNER TO focus_owner;
+CREATE VIEW report.coin_economy_per_day_by_client AS
+ SELECT t.day,
+    c.platform,
+    c.version,
+    t.earned,
+    t.spent,
+    t.granted,
+    t.given
+   FROM (( SELECT l.day,
+            l.client_id,
+            (sum(l.earned))::bigint AS earned,
+            (sum(l.spent))::bigint AS spent,
+            (sum(l.granted))::bigint AS granted,
+            (sum(l.given))::bigint AS given
+           FROM app.client_ledger_day_totals l
+          GROUP BY l.day, l.client_id) t
+     JOIN app.clients c ON ((c.id = t.client_id)));
+ALTER TABLE report.coin_economy_per_day_by_client OWNER TO focus_owner;
 CREATE VIEW report.counter_reconciliation AS
  SELECT r.counter,
     r.key,
@@ -9318,6 +9722,34 @@ CREATE VIEW report.partitions AS
      JOIN pg_class c ON ((c.oid = i.inhrelid)))
   ORDER BY t.parent, (c.relpartbound IS NULL), (pg_get_expr(c.relpartbound, c.oid) ~~ '%DEFAULT%'::text), c.relname;
 ALTER TABLE report.partitions OWNER TO focus_owner;
+CREATE VIEW report.retention_by_signup_week AS
+ WITH today AS (
+         SELECT ((now() AT TIME ZONE 'UTC'::text))::date AS day
+        ), days AS (
+         SELECT s.day,
+            s.client_id,
+            sum(s.signed_up) AS signed_up,
+            sum(s.d1) AS d1,
+            sum(s.d7) AS d7,
+            sum(s.d30) AS d30
+           FROM app.signup_day_totals s
+          GROUP BY s.day, s.client_id
+        )
+ SELECT (date_trunc('week'::text, (t.day)::timestamp with time zone))::date AS week,
+    c.platform,
+    (sum(t.signed_up))::bigint AS signed_up,
+    (sum(t.d1) FILTER (WHERE ((t.day + 1) < today.day)))::bigint AS d1,
+    round(((100.0 * sum(t.d1) FILTER (WHERE ((t.day + 1) < today.day))) / NULLIF(sum(t.signed_up) FILTER (WHERE ((t.day + 1) < today.day)), (0)::numeric)), 1) AS d1_percent,
+    (sum(t.d7) FILTER (WHERE ((t.day + 7) < today.day)))::bigint AS d7,
+    round(((100.0 * sum(t.d7) FILTER (WHERE ((t.day + 7) < today.day))) / NULLIF(sum(t.signed_up) FILTER (WHERE ((t.day + 7) < today.day)), (0)::numeric)), 1) AS d7_percent,
+    (sum(t.d30) FILTER (WHERE ((t.day + 30) < today.day)))::bigint AS d30,
+    round(((100.0 * sum(t.d30) FILTER (WHERE ((t.day + 30) < today.day))) / NULLIF(sum(t.signed_up) FILTER (WHERE ((t.day + 30) < today.day)), (0)::numeric)), 1) AS d30_percent
+   FROM ((days t
+     JOIN app.clients c ON ((c.id = t.client_id)))
+     CROSS JOIN today)
+  GROUP BY GROUPING SETS ((((date_trunc('week'::text, (t.day)::timestamp with time zone))::date)), (((date_trunc('week'::text, (t.day)::timestamp with time zone))::date), c.platform))
+ HAVING (sum(t.signed_up) > (0)::numeric);
+ALTER TABLE report.retention_by_signup_week OWNER TO focus_owner;
 CREATE VIEW report.sales_per_item AS
 SELECT
     NULL::uuid AS item_id,
@@ -9355,6 +9787,19 @@ CREATE VIEW report.sessions_per_day_by_path AS
   GROUP BY t.day, t.source
  HAVING (sum(t.sessions) > (0)::numeric);
 ALTER TABLE report.sessions_per_day_by_path OWNER TO focus_owner;
+CREATE VIEW report.signups_per_day AS
+ SELECT t.day,
+    c.platform,
+    c.version,
+    t.signups
+   FROM (( SELECT s.day,
+            s.client_id,
+            sum(s.signed_up) AS signups
+           FROM app.signup_day_totals s
+          GROUP BY s.day, s.client_id
+         HAVING (sum(s.signed_up) > 0)) t
+     JOIN app.clients c ON ((c.id = t.client_id)));
+ALTER TABLE report.signups_per_day OWNER TO focus_owner;
 CREATE VIEW report.slowest_statements AS
  SELECT s.toplevel,
     pg_get_userbyid(s.userid) AS role,
@@ -9431,6 +9876,8 @@ ALTER TABLE ONLY app.achievements
     ADD CONSTRAINT achievements_pkey PRIMARY KEY (code);
 ALTER TABLE ONLY app.active_users_per_day
     ADD CONSTRAINT active_users_per_day_pkey PRIMARY KEY (day, shard);
+ALTER TABLE ONLY app.active_users_per_period
+    ADD CONSTRAINT active_users_per_period_pkey PRIMARY KEY (period, start, shard);
 ALTER TABLE ONLY app.asset_settings
     ADD CONSTRAINT asset_settings_pkey PRIMARY KEY (singleton);
 ALTER TABLE ONLY app.assets
@@ -9449,8 +9896,18 @@ ALTER TABLE ONLY app.blocks
     ADD CONSTRAINT blocks_pkey PRIMARY KEY (blocker, blocked);
 ALTER TABLE ONLY app.catalog_version
     ADD CONSTRAINT catalog_version_pkey PRIMARY KEY (singleton);
+ALTER TABLE ONLY app.client_day_totals
+    ADD CONSTRAINT client_day_totals_pkey PRIMARY KEY (day, client_id, shard);
+ALTER TABLE ONLY app.client_ledger_day_totals
+    ADD CONSTRAINT client_ledger_day_totals_pkey PRIMARY KEY (day, client_id, shard);
 ALTER TABLE ONLY app.client_platforms
     ADD CONSTRAINT client_platforms_pkey PRIMARY KEY (platform);
+ALTER TABLE ONLY app.client_sign_ins
+    ADD CONSTRAINT client_sign_ins_pkey PRIMARY KEY (user_id, day, client_id);
+ALTER TABLE ONLY app.clients
+    ADD CONSTRAINT clients_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY app.clients
+    ADD CONSTRAINT clients_platform_version_key UNIQUE (platform, version);
 ALTER TABLE ONLY app.coin_ledger_archive_totals
     ADD CONSTRAINT coin_ledger_archive_totals_key UNIQUE NULLS NOT DISTINCT (user_id, entry, item_id);
 ALTER TABLE ONLY app.coin_ledger
@@ -9517,6 +9974,8 @@ ALTER TABLE ONLY app.moderation_settings
     ADD CONSTRAINT moderation_settings_pkey PRIMARY KEY (singleton);
 ALTER TABLE ONLY app.moderators
     ADD CONSTRAINT moderators_pkey PRIMARY KEY (user_id);
+ALTER TABLE app.outgoing_mail
+    ADD CONSTRAINT outgoing_mail_kind_check CHECK ((kind = ANY (ARRAY['address_taken'::text, 'deletion_code'::text, 'email_verification'::text, 'message'::text, 'password_reset'::text, 'signup_code'::text]))) NOT VALID;
 ALTER TABLE ONLY app.outgoing_mail
     ADD CONSTRAINT outgoing_mail_pkey PRIMARY KEY (id, created_at);
 ALTER TABLE ONLY app.partitioned_tables
@@ -9573,6 +10032,8 @@ ALTER TABLE ONLY app.shop_sales
     ADD CONSTRAINT shop_sales_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.signup_codes
     ADD CONSTRAINT signup_codes_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY app.signup_day_totals
+    ADD CONSTRAINT signup_day_totals_pkey PRIMARY KEY (day, client_id, shard);
 ALTER TABLE ONLY app.social_settings
     ADD CONSTRAINT social_settings_pkey PRIMARY KEY (singleton);
 ALTER TABLE ONLY app.streak_freezes
@@ -9591,6 +10052,8 @@ ALTER TABLE ONLY app.tips_version
     ADD CONSTRAINT tips_version_pkey PRIMARY KEY (singleton);
 ALTER TABLE ONLY app.user_achievements
     ADD CONSTRAINT user_achievements_pkey PRIMARY KEY (user_id, achievement_code);
+ALTER TABLE ONLY app.user_clients
+    ADD CONSTRAINT user_clients_pkey PRIMARY KEY (user_id);
 ALTER TABLE ONLY app.user_items
     ADD CONSTRAINT user_items_pkey PRIMARY KEY (user_id, item_id);
 ALTER TABLE ONLY app.user_reports
@@ -9746,6 +10209,7 @@ CREATE TRIGGER focus_sessions_achievements AFTER INSERT OR UPDATE OF ended_at, m
 CREATE TRIGGER focus_sessions_after_account BEFORE INSERT OR UPDATE OF started_at, user_id ON app.focus_sessions FOR EACH ROW WHEN ((current_setting('focus.bulk_import'::text, true) IS DISTINCT FROM 'on'::text)) EXECUTE FUNCTION app.focus_sessions_after_account();
 CREATE TRIGGER focus_sessions_events AFTER INSERT OR DELETE OR UPDATE ON app.focus_sessions FOR EACH ROW WHEN ((current_setting('focus.bulk_import'::text, true) IS DISTINCT FROM 'on'::text)) EXECUTE FUNCTION app.focus_sessions_events();
 CREATE TRIGGER focus_sessions_own_events AFTER INSERT OR UPDATE OF ended_at ON app.focus_sessions FOR EACH ROW WHEN ((current_setting('focus.bulk_import'::text, true) IS DISTINCT FROM 'on'::text)) EXECUTE FUNCTION app.focus_sessions_own_events();
+CREATE CONSTRAINT TRIGGER focus_sessions_rated AFTER UPDATE OF rating ON app.focus_sessions DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (((old.rating IS NULL) <> (new.rating IS NULL))) EXECUTE FUNCTION app.focus_sessions_rated();
 CREATE TRIGGER focus_sessions_rollup AFTER INSERT OR DELETE OR UPDATE OF user_id, ended_at, minutes ON app.focus_sessions FOR EACH ROW WHEN ((current_setting('focus.bulk_import'::text, true) IS DISTINCT FROM 'on'::text)) EXECUTE FUNCTION app.focus_sessions_rollup();
 CREATE TRIGGER focus_sessions_room_outcome AFTER UPDATE OF ended_at ON app.focus_sessions FOR EACH ROW WHEN (((old.ended_at IS NULL) AND (new.ended_at IS NOT NULL))) EXECUTE FUNCTION app.focus_sessions_room_outcome();
 CREATE TRIGGER focus_sessions_streak_freezes AFTER INSERT OR UPDATE OF ended_at, minutes ON app.focus_sessions FOR EACH ROW WHEN (((new.ended_at IS NOT NULL) AND (new.minutes > 0) AND (current_setting('focus.bulk_import'::text, true) IS DISTINCT FROM 'on'::text))) EXECUTE FUNCTION app.focus_sessions_streak_freezes();
@@ -9827,6 +10291,10 @@ ALTER TABLE ONLY app.blocks
     ADD CONSTRAINT blocks_blocked_fkey FOREIGN KEY (blocked) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.blocks
     ADD CONSTRAINT blocks_blocker_fkey FOREIGN KEY (blocker) REFERENCES app.users(id) ON DELETE CASCADE;
+ALTER TABLE ONLY app.client_sign_ins
+    ADD CONSTRAINT client_sign_ins_client_id_fkey FOREIGN KEY (client_id) REFERENCES app.clients(id);
+ALTER TABLE ONLY app.client_sign_ins
+    ADD CONSTRAINT client_sign_ins_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.coin_ledger
     ADD CONSTRAINT coin_ledger_achievement_code_fkey FOREIGN KEY (achievement_code) REFERENCES app.achievements(code);
 ALTER TABLE ONLY app.coin_ledger_archive_totals
@@ -9927,6 +10395,12 @@ ALTER TABLE ONLY app.user_achievements
     ADD CONSTRAINT user_achievements_achievement_code_fkey FOREIGN KEY (achievement_code) REFERENCES app.achievements(code);
 ALTER TABLE ONLY app.user_achievements
     ADD CONSTRAINT user_achievements_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id);
+ALTER TABLE ONLY app.user_clients
+    ADD CONSTRAINT user_clients_client_id_fkey FOREIGN KEY (client_id) REFERENCES app.clients(id);
+ALTER TABLE ONLY app.user_clients
+    ADD CONSTRAINT user_clients_signup_client_id_fkey FOREIGN KEY (signup_client_id) REFERENCES app.clients(id);
+ALTER TABLE ONLY app.user_clients
+    ADD CONSTRAINT user_clients_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.user_items
     ADD CONSTRAINT user_items_item_id_fkey FOREIGN KEY (item_id) REFERENCES app.shop_items(id);
 ALTER TABLE ONLY app.user_items
@@ -9987,13 +10461,14 @@ REVOKE ALL ON FUNCTION app.language_tag_is_canonical(tag text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.check_password(account app.users, password text, client_ip inet) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.choice(value text, field text, choices text[]) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.client_address(params jsonb) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.client_id(params jsonb) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.config_get(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.config_get(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.console_action_json(action app.moderation_actions) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.console_moderator(token text, csrf text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.console_options(choices text[], chosen text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.console_report_json(report app.user_reports) FROM PUBLIC;
-REVOKE ALL ON FUNCTION api.console_session_json(token text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.console_session_json(token text, params jsonb) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.console_user_json(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.cursor_decode(params jsonb, list text, shape text[]) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.cursor_encode(list text, key jsonb) FROM PUBLIC;
@@ -10072,7 +10547,7 @@ REVOKE ALL ON FUNCTION api.integer_field(body jsonb, field text, minimum integer
 REVOKE ALL ON FUNCTION api.integer_param(params jsonb, name text, minimum integer, maximum integer, fallback integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.is_uuid(value text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.iso(value timestamp with time zone) FROM PUBLIC;
-REVOKE ALL ON FUNCTION api.issue_token(user_id uuid, params jsonb) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.issue_token(user_id uuid, params jsonb, signup boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.item_json(item app.shop_items) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.job_claim(job text) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.job_claim(job text) TO focus_api;
@@ -10217,6 +10692,7 @@ REVOKE ALL ON FUNCTION api.reason_field(body jsonb) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.received_gift(params jsonb, user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.record_friendship_event(pair app.friendships, actor uuid, action text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.record_moderation(moderator uuid, action text, user_id uuid, reason text, details jsonb, report_id uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.record_sign_in(user_id uuid, params jsonb, signup boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.register_with_code(email text, password_hash text, display_name text, time_zone text, code text, params jsonb) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.report_json(report app.user_reports) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.request_hidden(pair app.friendships) FROM PUBLIC;
@@ -10320,9 +10796,12 @@ REVOKE ALL ON FUNCTION app.check_achievements(user_id uuid, kinds text[]) FROM P
 REVOKE ALL ON FUNCTION app.claim_outgoing_mail(batch integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.client_version_key(version text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.coin_ledger_day_totals() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.compact_product_rollups(days integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.compact_tip_views(before timestamp with time zone, batch_size integer) FROM PUBLIC;
 REVOKE ALL ON PROCEDURE app.compact_tip_views_all(IN before timestamp with time zone, IN batch_size integer, INOUT compacted bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.count_user_day(user_id uuid, day date, sessions integer, minutes integer, rated integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.counter_shard(user_id uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.current_client(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.daily_minutes_count() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.delete_user(user_id uuid, reason text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.display_name_history_record() FROM PUBLIC;
@@ -10335,6 +10814,7 @@ REVOKE ALL ON FUNCTION app.focus_sessions_after_account() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.focus_sessions_day_totals() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.focus_sessions_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.focus_sessions_own_events() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.focus_sessions_rated() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.focus_sessions_rollup() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.focus_sessions_room_outcome() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.focus_sessions_streak_freezes() FROM PUBLIC;
@@ -10377,6 +10857,7 @@ REVOKE ALL ON FUNCTION app.partitions_drop_expired(parent regclass, retention in
 REVOKE ALL ON FUNCTION app.partitions_ensure(parent regclass) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.partitions_ensure_all() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.partitions_expired(parent regclass, retention interval) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.person_language(user_id uuid, email text, requested text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.prune_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.prune_events(batch integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.prune_idempotency_keys() FROM PUBLIC;
@@ -10416,7 +10897,10 @@ REVOKE ALL ON FUNCTION app.users_rollup() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.weekly_minutes_count() FROM PUBLIC;
 REVOKE ALL ON FUNCTION report.counter_reconciliation_between(from_day date, to_day date) FROM PUBLIC;
 GRANT ALL ON FUNCTION report.counter_reconciliation_between(from_day date, to_day date) TO focus_report;
+GRANT SELECT ON TABLE report.active_users TO focus_report;
+GRANT SELECT ON TABLE report.activity_per_day_by_client TO focus_report;
 GRANT SELECT ON TABLE report.coin_economy_per_day TO focus_report;
+GRANT SELECT ON TABLE report.coin_economy_per_day_by_client TO focus_report;
 GRANT SELECT ON TABLE report.counter_reconciliation TO focus_report;
 GRANT SELECT ON TABLE report.daily_active_users TO focus_report;
 GRANT SELECT ON TABLE report.focused_minutes_per_day TO focus_report;
@@ -10426,10 +10910,12 @@ GRANT SELECT ON TABLE report.moderation_actions TO focus_report;
 GRANT SELECT ON TABLE report.outbox_backlog TO focus_report;
 GRANT SELECT ON TABLE report.outbox_backlog TO focus_monitor;
 GRANT SELECT ON TABLE report.partitions TO focus_report;
+GRANT SELECT ON TABLE report.retention_by_signup_week TO focus_report;
 GRANT SELECT ON TABLE report.sales_per_item TO focus_report;
 GRANT SELECT ON TABLE report.scheduled_job_status TO focus_report;
 GRANT SELECT ON TABLE report.scheduled_job_status TO focus_monitor;
 GRANT SELECT ON TABLE report.sessions_per_day_by_path TO focus_report;
+GRANT SELECT ON TABLE report.signups_per_day TO focus_report;
 GRANT SELECT ON TABLE report.slowest_statements TO focus_report;
 GRANT SELECT ON TABLE report.tips_shown_per_level TO focus_report;
 GRANT SELECT ON TABLE report.user_reports TO focus_report;

@@ -104,6 +104,32 @@ import Testing
         #expect(again.status == 400 && again.text.contains("wrong, expired or already used"))
     }
 
+    /// The deletion pages in Spanish (docs/languages.md): chosen by Accept-Language, the alert's
+    /// sentence too, and the code mailed in the page's language (the person left their locale at en).
+    @Test(arguments: Transport.allCases)
+    func theDeletionPagesAnswerInTheLanguageAsked(transport: Transport) throws {
+        let client = transport.client
+        let spanish = ["Accept-Language": "es-MX,es;q=0.9,en;q=0.5"]
+        let account = try client.register("webborrar")
+        let page = try client.send("GET", "/account/delete", headers: spanish)
+        #expect(page.status == 200 && page.header("content-language") == "es")
+        #expect(page.text.contains("<html lang=\"es\">") && page.text.contains("Elimina tu cuenta de Focus Island"))
+        #expect(try Self.get(client, "/account/delete").text.contains("Delete your Focus Island account"))
+        let asked = try Self.post(client, "/account/delete", [("email", account.email)], headers: spanish)
+        #expect(asked.status == 200 && asked.text.contains("Introduce el código que te enviamos"))
+        let code = try #require(try Self.deletionCode(account.email))
+        let mail = try TestEnvironment.scalar(
+            "select kind || ' ' || (params ->> 'language') from app.outgoing_mail where recipient = $1 order by id desc limit 1",
+            [account.email])
+        #expect(mail == "deletion_code es")
+        let wrong = try Self.post(client, "/account/delete/confirm", [("email", account.email), ("code", "00000000")], headers: spanish)
+        #expect(wrong.status == 400 && wrong.text.contains("El código es incorrecto, ha caducado o ya se ha usado."))
+        let refused = try client.send("POST", "/account/delete", body: Array("email=x".utf8), headers: spanish)
+        #expect(refused.status == 415 && refused.text.contains("Envía este formulario desde su página."))
+        let done = try Self.post(client, "/account/delete/confirm", [("email", account.email), ("code", code)], headers: spanish)
+        #expect(done.status == 200 && done.text.contains("Tu cuenta se ha eliminado") && done.text.contains("Qué se conserva"))
+    }
+
     @Test(arguments: Transport.allCases)
     func deletionErrorsAnswerThePageAndChangeNothing(transport: Transport) throws {
         let client = transport.client
@@ -330,6 +356,7 @@ import Testing
         let site = try WebSite(directory: TestEnvironment.repositoryRoot + "/web")
         for page in WebPages.all {
             #expect(site.templates[page.failure] != nil)
+            #expect(site.translations["es"]?[page.failure] != nil)
         }
         #expect(site.files["style.css"] != nil && site.files["live.js"] != nil)
     }

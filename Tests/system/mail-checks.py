@@ -9,6 +9,8 @@ handler refuses RCPT for bounce-*@ with 550 and for busy-*@ with 451, and keeps 
 Against the real server at BASE_URL and its database:
   1. a password reset asked over HTTP is mailed (multipart/alternative, a text and an HTML part,
      the code in both, nothing personal but the address) and its code resets the password;
+     one asked by a person whose locale is Spanish is mailed in Spanish (mail/es/), as is the
+     confirmation of a sign-up asked with `Accept-Language: es` (docs/languages.md), and works;
   2. a 550 is recorded as failed after one attempt and not tried again;
   3. a 451 is queued again for later, one attempt counted;
   4. two senders started at once deliver each of 40 mails exactly once.
@@ -103,9 +105,9 @@ def free_port():
         return s.getsockname()[1]
 
 
-def http(base_url, method, path, body):
+def http(base_url, method, path, body, headers=None):
     request = urllib.request.Request(base_url + path, method=method, data=json.dumps(body).encode(),
-                                     headers={"Content-Type": "application/json"})
+                                     headers={"Content-Type": "application/json", **(headers or {})})
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
             return response.status, response.read()
@@ -191,6 +193,36 @@ def main(argv):
         check("... the mail row is sent with no code left in it",
               sql(owner_url, f"select string_agg(state || ' ' || body || ' ' || params::text, ',') from app.outgoing_mail "
                              f"where recipient = '{ada}' and kind = 'password_reset'") == "sent (sent) {}")
+
+        # 1b. In Spanish: the sign-up's confirmation by Accept-Language (her locale is still the
+        # default), the reset by her locale (es-MX, served by es), asked without the header.
+        bea = f"bea-mail-{tag}@example.com"
+        status, body = http(base_url, "POST", "/auth/register", {"email": bea, "password": "correct horse",
+                                                                "display_name": "Bea Mailcheck"}, {"Accept-Language": "es"})
+        check("Bea registers with Accept-Language: es", status == 201, str(status))
+        token = json.loads(body)["token"]
+        status, _ = http(base_url, "PATCH", "/me", {"settings": {"locale": "es-MX"}}, {"Authorization": f"Bearer {token}"})
+        check("... and sets her locale to es-MX", status == 200, str(status))
+        status, _ = http(base_url, "POST", "/auth/password-reset", {"email": bea})
+        check("... and asks for a password reset, in no language (202)", status == 202, str(status))
+        drain()
+        received = {m["Subject"]: m for m in
+                    (email.message_from_bytes(m[1], policy=email.policy.default) for m in handler.to(bea))}
+        check("the SMTP server received her confirmation and her reset, in Spanish",
+              sorted(received) == ["Confirma tu correo para Focus Island",
+                                   "Tu código para restablecer la contraseña de Focus Island"], ",".join(received))
+        parts = [part for part in received["Tu código para restablecer la contraseña de Focus Island"].walk()
+                 if not part.is_multipart()]
+        text, html = parts[0].get_content(), parts[1].get_content()
+        code = re.search(r"\b(\d{8})\b", text)
+        check("... the reset's text in Spanish, with its code",
+              code is not None and "Tu código para elegir una nueva contraseña" in text and "15 minutos" in text, text[:200])
+        check("... and its HTML part too", '<html lang="es">' in html and code.group(1) in html
+              and "Si no lo has pedido, ignora este correo" in html)
+        sql(owner_url, "delete from app.login_failures where kind = 'code'")
+        status, _ = http(base_url, "POST", "/auth/password-reset/confirm",
+                         {"email": bea, "code": code.group(1), "new_password": "un caballo nuevo"})
+        check("... and its code resets the password", status in (200, 204), str(status))
 
         # 2. A 550: failed, not retried. 3. A 451: queued for later.
         bounce, busy = f"bounce-{tag}@example.com", f"busy-{tag}@example.com"

@@ -6,8 +6,10 @@
 -- Each side buys, rates and uploads as its own users, so neither meets the other's rows.
 create schema bench;
 
-insert into app.users (email, password_hash, display_name)
-select format('bench%s@example.com', n), crypt('correct horse', gen_salt('bf', 4)), format('Bench %s', n)
+-- Made a week ago: their sessions (yesterday's, uploads from 6 days back) start after it.
+insert into app.users (email, password_hash, display_name, created_at, updated_at)
+select format('bench%s@example.com', n), crypt('correct horse', gen_salt('bf', 4)), format('Bench %s', n),
+       now() - interval '7 days', now() - interval '7 days'
 from generate_series(1, 6000) n;
 
 create table bench.accounts as

@@ -84,11 +84,11 @@ begin
     end if;
 
     -- With somebody to keep the key for (else the endpoint answers: 401, 400): the key first.
-    -- The negotiated language is not part of the request: a retry with another Accept-Language
+    -- The negotiated language is not part of the request (nor the app's version, 0095): a retry with another Accept-Language
     -- replays the first answer, in the first answer's language.
     if v_scope is not null and length(v_scope) <= 400 then
         v_request := jsonb_build_object('route', idempotent.endpoint,
-                                        'params', v_params - array['client_ip', 'user_agent', 'idempotency_key', 'language'],
+                                        'params', v_params - array['client_ip', 'user_agent', 'client_version', 'idempotency_key', 'language'],
                                         'body', idempotent.body);
         v_seal := encode(hmac(convert_to(v_request::text, 'UTF8'), convert_to(v_seal_key, 'UTF8'), 'sha256'), 'hex');
         v_digest := sha256(convert_to(jsonb_set(v_request, '{body}', idempotent.body - api.secret_fields())::text, 'UTF8'));

@@ -14,9 +14,62 @@ end
 $$;
 grant execute on function api.ready() to focus_api;
 
+-- The app.clients row of the client an X-Client-Version header names (params.client_version,
+-- passed by the HTTP layer, which refuses a malformed one on the routes the release controls
+-- hold): `<platform>/<version>`, the platform lower-cased, the row made on first sight;
+-- (unknown, unknown) without a header or with one this grammar does not read.
+create function api.client_id(params jsonb)
+returns integer
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_parts text[] := regexp_match(btrim(client_id.params ->> 'client_version', E' \t'),
+                                   '^([A-Za-z][A-Za-z0-9-]{0,15})/([0-9]{1,5}(\.[0-9]{1,5}){0,2})$');
+    v_platform text := coalesce(lower(v_parts[1]), 'unknown');
+    v_version text := coalesce(v_parts[2], 'unknown');
+    v_id integer;
+begin
+    select c.id into v_id from app.clients c where c.platform = v_platform and c.version = v_version;
+    if v_id is null then
+        insert into app.clients (platform, version) values (v_platform, v_version)
+        on conflict (platform, version) do nothing
+        returning id into v_id;
+    end if;
+    return coalesce(v_id, (select c.id from app.clients c where c.platform = v_platform and c.version = v_version));
+end
+$$;
+
+-- A sign-in (or a sign-up) of the client params name (api.client_id): counted in
+-- app.client_sign_ins for the person's UTC day, made the client their activity counts under
+-- (app.user_clients.client_id); a sign-up also records the client they signed up with and
+-- counts them in app.signup_day_totals on this UTC day (the cohort app.count_user_day counts
+-- their D1, D7 and D30 in).
+create function api.record_sign_in(user_id uuid, params jsonb, signup boolean)
+returns void
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_client integer := api.client_id(record_sign_in.params);
+begin
+    insert into app.client_sign_ins as s (user_id, day, client_id, sign_ins)
+    values (record_sign_in.user_id, (now() at time zone 'UTC')::date, v_client, 1)
+    on conflict on constraint client_sign_ins_pkey do update set sign_ins = s.sign_ins + 1;
+    insert into app.user_clients as c (user_id, signup_day, signup_client_id, client_id)
+    values (record_sign_in.user_id, case when record_sign_in.signup then (now() at time zone 'UTC')::date end,
+            case when record_sign_in.signup then v_client end, v_client)
+    on conflict on constraint user_clients_pkey do update set client_id = excluded.client_id;
+    if record_sign_in.signup then
+        insert into app.signup_day_totals as t (day, client_id, shard, signed_up)
+        values ((now() at time zone 'UTC')::date, v_client, app.counter_shard(record_sign_in.user_id), 1)
+        on conflict on constraint signup_day_totals_pkey do update set signed_up = t.signed_up + 1;
+    end if;
+end
+$$;
+
 -- A new token for a user: {token, expires_at}. Only the digest is kept, with the client's
--- User-Agent (params.user_agent, passed by the HTTP layer) as the device's label.
-create function api.issue_token(user_id uuid, params jsonb default '{}')
+-- User-Agent (params.user_agent, passed by the HTTP layer) as the device's label; the sign-in
+-- (a sign-up with `signup`) is recorded with its client (api.record_sign_in).
+create function api.issue_token(user_id uuid, params jsonb default '{}', signup boolean default false)
 returns jsonb
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
@@ -24,6 +77,7 @@ declare
     v_token text := translate(encode(gen_random_bytes(32), 'base64'), '+/=', '-_');
     v_expires_at timestamptz;
 begin
+    perform api.record_sign_in(issue_token.user_id, issue_token.params, issue_token.signup);
     insert into app.auth_tokens (digest, user_id, expires_at, user_agent)
     select sha256(convert_to(v_token, 'UTF8')), issue_token.user_id, now() + s.token_ttl,
            nullif(left(btrim(regexp_replace(issue_token.params ->> 'user_agent', '[[:cntrl:]]', '', 'g')), 200), '')
@@ -242,7 +296,7 @@ begin
     insert into app.outgoing_mail (recipient, user_id, subject, body, kind, params)
     values (mail_address_taken.email, null, 'Someone tried to use your address at Focus Island',
             'Someone asked to use this address for another Focus Island account. Your account is unchanged; nothing needs doing.',
-            'address_taken', '{}');
+            'address_taken', jsonb_build_object('language', app.person_language(null, mail_address_taken.email)));
 end
 $$;
 
@@ -287,7 +341,8 @@ begin
             format(E'Your code is %s. Enter it in the app within %s hours to confirm this address.\nIf you did not ask for it, ignore this mail.',
                    v_code, extract(epoch from v_settings.verification_code_ttl)::integer / 3600),
             'email_verification',
-            jsonb_build_object('code', v_code, 'hours', extract(epoch from v_settings.verification_code_ttl)::integer / 3600));
+            jsonb_build_object('code', v_code, 'hours', extract(epoch from v_settings.verification_code_ttl)::integer / 3600,
+                               'language', app.person_language(send_email_verification.user_id, null, api.language())));
     return null;
 end
 $$;
@@ -363,7 +418,8 @@ begin
         values (send_signup_code.email, 'Your Focus Island sign-up code',
                 format(E'Your code is %s. Enter it in the app within %s minutes to finish signing up.\n'
                        'If you did not ask for it, ignore this mail: no account is made without the code.', v_code, v_minutes),
-                'signup_code', jsonb_build_object('code', v_code, 'minutes', v_minutes));
+                'signup_code', jsonb_build_object('code', v_code, 'minutes', v_minutes,
+                                                  'language', app.person_language(null, null, api.language())));
     end if;
     -- SignUpCodeMailed = {verification: "mailed", code_expires_in}
     return api.ok(jsonb_build_object('verification', 'mailed',
@@ -429,7 +485,7 @@ begin
     end if;
     perform api.give_starters(v_user_id);
     perform api.failed_attempts(register_with_code.email, 'clear', v_address);
-    return api.ok(jsonb_build_object('user', api.profile(v_user_id)) || api.issue_token(v_user_id, register_with_code.params));
+    return api.ok(jsonb_build_object('user', api.profile(v_user_id)) || api.issue_token(v_user_id, register_with_code.params, signup => true));
 end
 $$;
 
@@ -487,7 +543,7 @@ begin
     perform api.give_starters(v_user_id);
     perform api.send_email_verification(v_user_id, v_email);
 
-    return api.ok(jsonb_build_object('user', api.profile(v_user_id)) || api.issue_token(v_user_id, auth_register.params));
+    return api.ok(jsonb_build_object('user', api.profile(v_user_id)) || api.issue_token(v_user_id, auth_register.params, signup => true));
 end
 $$;
 grant execute on function api.auth_register(text, jsonb, jsonb) to focus_api;

@@ -263,6 +263,7 @@ begin
     delete from app.email_verifications v where v.user_id = v_user_id;
     perform api.failed_attempts(v_user.email, 'clear');
     delete from app.login_addresses a where a.user_id = v_user_id;
+    delete from app.client_sign_ins s where s.user_id = v_user_id;  -- the days and apps of their sign-ins (0095)
     delete from app.avatars a where a.user_id = v_user_id;
     delete from app.push_settings s where s.user_id = v_user_id;  -- push tokens went with the sign-ins
     delete from app.blocks b where v_user_id in (b.blocker, b.blocked);

@@ -22,7 +22,10 @@ declare
     v_limit integer := (select s.max_reset_mails from app.auth_settings s);
 begin
     if (select count(*) from app.account_deletion_requests q where q.email = v_email::citext) < v_limit then
-        insert into app.account_deletion_requests (email) values (v_email);
+        -- The page's language (params.language, negotiated by the server from Accept-Language):
+        -- the code's mail is written in it unless the person chose a locale (app.person_language).
+        insert into app.account_deletion_requests (email, language)
+        values (v_email, app.language_tag_canonical(account_deletion_create.params ->> 'language'));
     end if;
     return api.ok(jsonb_build_object('email', v_email));
 end
@@ -109,14 +112,17 @@ end
 $$;
 
 -- What every console page shows of its session: the CSRF token its forms carry, the
--- moderator and when the session ends.
-create function api.console_session_json(token text)
+-- moderator, when the session ends, and the language the page is shown in (2026-12-07: the
+-- moderator's locale, then the page's Accept-Language, params.language; app.person_language).
+create function api.console_session_json(token text, params jsonb)
 returns jsonb
 language plpgsql stable security definer set search_path = public, pg_temp
 as $$
 begin
     return (select jsonb_build_object('csrf_token', s.csrf_token, 'moderator', api.user_card(t.user_id),
-                                  'session_expires_at', api.iso(t.expires_at))
+                                  'session_expires_at', api.iso(t.expires_at),
+                                  'language', app.person_language(t.user_id, null,
+                                                                  app.language_tag_canonical(console_session_json.params ->> 'language')))
         from app.web_sessions s join app.auth_tokens t on t.digest = s.digest
         where s.digest = sha256(convert_to(console_session_json.token, 'UTF8')));
 end
@@ -254,7 +260,7 @@ begin
     perform api.console_moderator(moderation_queue_list.token);
     v_status := api.choice(coalesce(nullif(moderation_queue_list.params ->> 'status', ''), 'open'), 'status', v_statuses);
     v_reason := api.choice(coalesce(nullif(moderation_queue_list.params ->> 'reason', ''), 'all'), 'reason', v_reasons);
-    return api.ok(api.console_session_json(moderation_queue_list.token) || jsonb_build_object(
+    return api.ok(api.console_session_json(moderation_queue_list.token, moderation_queue_list.params) || jsonb_build_object(
         'status', v_status, 'reason', v_reason,
         'statuses', api.console_options(v_statuses, v_status), 'reasons', api.console_options(v_reasons, v_reason),
         'reports', coalesce((select jsonb_agg(api.console_report_json(r) order by r.created_at desc, r.id desc)
@@ -285,7 +291,7 @@ begin
     if not exists (select from app.users u where u.id = v_user_id) then
         perform api.fail(404, 'user_not_found', 'There is no such user.');
     end if;
-    return api.ok(api.console_session_json(moderation_user_get.token) || jsonb_build_object(
+    return api.ok(api.console_session_json(moderation_user_get.token, moderation_user_get.params) || jsonb_build_object(
         'user', api.console_user_json(v_user_id) || jsonb_build_object('is_self', v_user_id = v_moderator),
         'avatar', (select jsonb_build_object('data_url', 'data:' || a.content_type || ';base64,' || translate(encode(a.data, 'base64'), E'\n', ''),
                                              'updated_at', api.iso(a.updated_at))
@@ -318,7 +324,7 @@ language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 begin
     perform api.console_moderator(moderation_audit_list.token);
-    return api.ok(api.console_session_json(moderation_audit_list.token) || jsonb_build_object(
+    return api.ok(api.console_session_json(moderation_audit_list.token, moderation_audit_list.params) || jsonb_build_object(
         'actions', coalesce((select jsonb_agg(api.console_action_json(m) order by m.created_at desc, m.id desc)
                              from (select * from app.moderation_actions m
                                    order by m.created_at desc, m.id desc limit 200) m), '[]')));

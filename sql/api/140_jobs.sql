@@ -60,7 +60,9 @@ comment on function api.job_claim(text) is
 -- One step of a run of `job`, in the caller's transaction; `result` is what it did and `more`
 -- whether another step would find work. settle_rooms (api.rooms_settle: members and rooms
 -- settled), shop_windows (api.shop_windows_pass: 1 when the catalog's version moved) and
--- partitions (app.partitions_ensure_all: the time partitions made ahead) are one step; expire_gifts (api.gifts_expire: gifts expired) expires at most 1000 a step; prune
+-- partitions (app.partitions_ensure_all: the time partitions made ahead) are one step;
+-- compact_product_rollups (app.compact_product_rollups: past days' shards of the by-client
+-- rollups folded) folds 31 days a step; expire_gifts (api.gifts_expire: gifts expired) expires at most 1000 a step; prune
 -- deletes at most 1000 rows of each table it prunes a step (Idempotency-Keys, sign-in records,
 -- mail and requests: app.prune_idempotency_keys, app.prune_personal_data; then events:
 -- app.prune_events) and drops at most one expired day partition of each partitioned table a
@@ -79,6 +81,7 @@ declare
     v_expired regclass;
     v_dropped boolean;
     v_gifts integer;
+    v_days integer;
 begin
     case job
     when 'settle_rooms' then
@@ -90,6 +93,10 @@ begin
         return query select v_gifts, v_gifts >= c_batch;
     when 'partitions' then
         return query select app.partitions_ensure_all(), false;
+    when 'compact_product_rollups' then
+        -- 31 days a step (a step's rows: 31 x clients x 8); more while a step was full.
+        v_days := app.compact_product_rollups(31);
+        return query select v_days, v_days >= 31;
     when 'prune' then
         v_keys := app.prune_idempotency_keys(c_batch);
         v_personal := app.prune_personal_data(c_batch);

@@ -45,7 +45,8 @@ begin
                 format(E'Your code is %s. It works once, within %s minutes.\nIf you did not ask for it, ignore this mail: your password stays as it is.',
                        v_code, extract(epoch from v_settings.reset_code_ttl)::integer / 60),
                 'password_reset',
-                jsonb_build_object('code', v_code, 'minutes', extract(epoch from v_settings.reset_code_ttl)::integer / 60));
+                jsonb_build_object('code', v_code, 'minutes', extract(epoch from v_settings.reset_code_ttl)::integer / 60,
+                                   'language', app.person_language(v_user.id, null)));
     end loop;
     return v_taken;
 end

@@ -61,3 +61,30 @@ $$;
 comment on function app.language_for(text) is
     'The offered language that serves a locale (RFC 4647 lookup: es-MX → es-MX, es, then English); '
     'what push and mail are written in.';
+
+-- The language a mail is written in (2026-12-07, docs/languages.md): the person's
+-- settings.locale (the offered language it falls back to, app.language_for) when they chose one
+-- other than the default `en`; else `requested`, the language the request that wrote the mail
+-- negotiated from its Accept-Language (or the web page it was asked on), when offered; else
+-- English. The person: the account `user_id`, else the live account holding `email` (none for a
+-- sign-up's code: then the request decides).
+create or replace function app.person_language(user_id uuid, email text, requested text default null)
+returns text
+language plpgsql stable security definer set search_path = public, pg_temp
+as $$
+declare
+    v_locale text;
+begin
+    if person_language.user_id is not null then
+        select u.locale into v_locale from app.users u where u.id = person_language.user_id;
+    elsif person_language.email is not null then
+        select u.locale into v_locale from app.users u where u.email = person_language.email::citext and u.deleted_at is null;
+    end if;
+    if v_locale is not null and v_locale <> 'en' then
+        return app.language_for(v_locale);
+    end if;
+    return app.language_for(coalesce(person_language.requested, 'en'));
+end
+$$;
+comment on function app.person_language(uuid, text, text) is
+    'The language of a mail: the person''s locale unless left at en, then the asking request''s language, then English.';

@@ -72,11 +72,14 @@ begin
         update app.account_deletion_codes c set used_at = now() where c.user_id = v_user.id and c.used_at is null;
         insert into app.account_deletion_codes (user_id, digest, expires_at)
         values (v_user.id, sha256(convert_to(v_code, 'UTF8')), now() + v_settings.reset_code_ttl);
-        insert into app.outgoing_mail (recipient, subject, body)
+        insert into app.outgoing_mail (recipient, subject, body, kind, params)
         values (v_user.email, 'Your Focus Island account deletion code',
                 format(E'Your code is %s. Entered on the account deletion page within %s minutes, it deletes your Focus Island account.\n'
                        'If you did not ask for it, ignore this mail: your account stays as it is.',
-                       v_code, extract(epoch from v_settings.reset_code_ttl)::integer / 60));
+                       v_code, extract(epoch from v_settings.reset_code_ttl)::integer / 60),
+                'deletion_code',
+                jsonb_build_object('code', v_code, 'minutes', extract(epoch from v_settings.reset_code_ttl)::integer / 60,
+                                   'language', app.person_language(v_user.id, null, v_request.language)));
     end loop;
     return v_taken;
 end

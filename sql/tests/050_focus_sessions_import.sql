@@ -34,7 +34,8 @@ create function pg_temp.derived() returns text language sql as $$
         'daily_counts', (select jsonb_agg(c order by c.day, c.minutes, c.shard) from app.daily_minutes_counts c where c.users <> 0),
         'weekly_counts', (select jsonb_agg(c order by c.week, c.minutes, c.shard) from app.weekly_minutes_counts c where c.users <> 0),
         'day_totals', (select jsonb_agg(t order by t.day, t.source, t.shard) from app.session_day_totals t),
-        'user_days', (select jsonb_agg(u order by u.user_id, u.day) from app.session_user_days u),
+        -- (but the client a user-day counts under, 0095: an import feeds no by-client rollup)
+        'user_days', (select jsonb_agg(to_jsonb(u) - 'client_id' order by u.user_id, u.day) from app.session_user_days u),
         'active', (select jsonb_agg(a order by a.day, a.shard) from app.active_users_per_day a where a.users <> 0),
         'report_active', (select jsonb_agg(r order by r.day) from report.daily_active_users r),
         'report_minutes', (select jsonb_agg(r order by r.day) from report.focused_minutes_per_day r),

@@ -2,6 +2,7 @@
 // stream in) and, when a report.created event arrives, fetches this same page again and puts
 // its queue in place of the old one. Everything shown was escaped by the server; nothing here
 // builds markup from data. Without JavaScript the page works the same, refreshed by hand.
+// Its status lines are the page's own (data-* of #live-status), so they are in the page's language.
 'use strict';
 (function () {
   var queue = document.getElementById('queue');
@@ -15,7 +16,7 @@
   }
 
   function refresh() {
-    if (busy()) { pending = true; status.textContent = 'New reports arrived; they show once you finish this form.'; return; }
+    if (busy()) { pending = true; status.textContent = status.dataset.waiting; return; }
     pending = false;
     fetch(window.location.href, { credentials: 'same-origin', headers: { Accept: 'text/html' } })
       .then(function (response) { return response.ok ? response.text() : Promise.reject(response.status); })
@@ -24,15 +25,15 @@
         if (!fresh) { return; }
         queue.replaceWith(document.importNode(fresh, true));
         queue = document.getElementById('queue');
-        status.textContent = 'Queue updated at ' + new Date().toLocaleTimeString() + '.';
+        status.textContent = status.dataset.updated.replace('{time}', new Date().toLocaleTimeString());
       })
-      .catch(function () { status.textContent = 'Could not refresh the queue; reload the page.'; });
+      .catch(function () { status.textContent = status.dataset.failed; });
   }
 
   var source = new EventSource('/events');
-  source.addEventListener('open', function () { status.textContent = 'Live: new reports appear here as they arrive.'; });
+  source.addEventListener('open', function () { status.textContent = status.dataset.live; });
   source.addEventListener('report.created', refresh);
   source.addEventListener('resync', refresh);
-  source.addEventListener('error', function () { status.textContent = 'Live updates paused; reconnecting.'; });
+  source.addEventListener('error', function () { status.textContent = status.dataset.paused; });
   document.addEventListener('focusout', function () { if (pending) { window.setTimeout(refresh, 0); } });
 })();

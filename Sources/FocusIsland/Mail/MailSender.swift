@@ -96,7 +96,8 @@ public final class MailSender {
         for (index, mail) in batch.enumerated() {
             let outcome: SMTPOutcome
             do {
-                let rendered = try templates.render(kind: mail.kind, values: mail.values)
+                let rendered = try templates.render(
+                    kind: mail.kind, language: mail.values["language"] ?? MailTemplates.fallback, values: mail.values)
                 let domain = settings.fromAddress.split(separator: "@").last.map(String.init) ?? "localhost"
                 let message = MailMessage.compose(
                     from: settings.from, to: mail.recipient, subject: rendered.subject, text: rendered.text,

@@ -3,6 +3,9 @@
 // <kind>.html is the HTML part. `{{name}}` is replaced by the row's params member `name` (and
 // `{{subject}}`, `{{body}}` by its subject and body); in the HTML part every value is
 // HTML-escaped (and its line breaks become <br>), so a value can never add markup.
+// Those are English; a translation is a folder of the same files named by its language tag
+// (mail/es/password_reset.txt, ...), every kind in it, and a mail is rendered in the language
+// its row's params name (`language`, app.mail_language), English when that has no folder.
 import Foundation
 
 public struct MailTemplateError: Error, CustomStringConvertible, Equatable {
@@ -17,18 +20,46 @@ public struct RenderedMail: Equatable, Sendable {
 }
 
 public struct MailTemplates: Sendable {
-    /// Every kind app.outgoing_mail's check allows (0024_mail_sender_own_devices.sql, 0034_shared_addresses.sql).
-    public static let kinds = ["message", "password_reset", "email_verification", "address_taken", "signup_code"]
+    /// Every kind app.outgoing_mail's check allows (app.mail_kinds: 0064_registries.sql, 0097_mail_languages.sql).
+    public static let kinds = ["message", "password_reset", "email_verification", "address_taken", "signup_code", "deletion_code"]
+    /// The language of the templates at the folder's top.
+    public static let fallback = "en"
 
     struct Template: Sendable {
         var subject: String
         var text: String
         var html: String
     }
-    let templates: [String: Template]
+    /// By language, then kind.
+    let templates: [String: [String: Template]]
 
-    /// Loads every kind's two files; a missing or malformed one stops start-up.
+    /// The languages it has templates in, English first.
+    public var languages: [String] { [Self.fallback] + templates.keys.filter { $0 != Self.fallback }.sorted() }
+
+    /// Loads every kind's two files, at the top (English) and in each subfolder named as a
+    /// language tag; a missing or malformed one stops start-up.
     public init(directory: String) throws(MailTemplateError) {
+        var templates = [Self.fallback: try Self.load(directory)]
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        for name in entries.sorted() where Self.isLanguageTag(name) {
+            var isFolder: ObjCBool = false
+            let path = (directory as NSString).appendingPathComponent(name)
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue else { continue }
+            templates[name] = try Self.load(path)
+        }
+        self.templates = templates
+    }
+
+    /// `es`, `pt-BR`, `zh-Hant`: the names a translation's folder may have.
+    static func isLanguageTag(_ name: String) -> Bool {
+        let parts = name.split(separator: "-", omittingEmptySubsequences: false)
+        guard let first = parts.first, (2...3).contains(first.count), first.allSatisfy({ $0.isASCII && $0.isLowercase }) else {
+            return false
+        }
+        return parts.dropFirst().allSatisfy { (2...8).contains($0.count) && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }
+    }
+
+    private static func load(_ directory: String) throws(MailTemplateError) -> [String: Template] {
         var templates: [String: Template] = [:]
         for kind in Self.kinds {
             let base = (directory as NSString).appendingPathComponent(kind)
@@ -45,13 +76,17 @@ public struct MailTemplates: Sendable {
                 subject: String(lines[0].dropFirst("Subject: ".count)),
                 text: lines.dropFirst(2).joined(separator: "\n"), html: html)
         }
-        self.templates = templates
+        return templates
     }
 
-    /// The mail of `kind` with `values` filled in. An unknown kind, or a placeholder without a
-    /// value, is an error (the row cannot be sent as written).
-    public func render(kind: String, values: [String: String]) throws(MailTemplateError) -> RenderedMail {
-        guard let template = templates[kind] else { throw MailTemplateError(description: "no template for kind '\(kind)'") }
+    /// The mail of `kind` in `language` (English when there is no folder for it) with `values`
+    /// filled in. An unknown kind, or a placeholder without a value, is an error (the row cannot
+    /// be sent as written).
+    public func render(kind: String, language: String = fallback, values: [String: String]) throws(MailTemplateError)
+        -> RenderedMail
+    {
+        let inLanguage = templates[language] ?? templates[Self.fallback]
+        guard let template = inLanguage?[kind] else { throw MailTemplateError(description: "no template for kind '\(kind)'") }
         let subject = try Self.fill(template.subject, values, kind: kind) { $0 }
         return RenderedMail(
             // A header is one line: any line break or control character in it becomes a space.

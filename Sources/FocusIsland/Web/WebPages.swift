@@ -97,12 +97,29 @@ public enum WebPages {
     ]
 
     /// What a page's alert says besides a problem's own sentence from SQL (2026-12-05,
-    /// docs/web.md): fixed sentences by key. A link's `?error=<key>` shows its key's sentence and
-    /// any other `?error=` nothing, so no link puts someone's words on the site's own page.
+    /// docs/web.md): fixed sentences by key, in English (a translation's are in
+    /// web/<language>/sentences.json, with a sentence for each problem code a page shows). A
+    /// link's `?error=<key>` shows its key's sentence and any other `?error=` nothing, so no link
+    /// puts someone's words on the site's own page.
     static let messages: [String: String] = [
         "code_wrong": "The code is wrong, expired or already used.",
         "session_ended": "Your session ended; sign in again.",
         "unknown_field": "This form has a field this page does not take; reload the page and try again.",
+        "form_media_type": "Send this form from its page.",
+        "form_too_large": "The form is larger than this page accepts.",
+        "form_unreadable": "The form could not be read.",
+        "form_other_site": "This form came from another site.",
+        "internal_error": "Something went wrong on our side.",
+    ]
+
+    /// The problem codes a page may show (its function's and the server's), each with a
+    /// sentence in every translation's sentences.json (LanguageCoverageTests); in English the
+    /// problem's own message from SQL is shown.
+    static let problemCodes: [String] = [
+        "invalid_email", "invalid_field", "invalid_deletion_code", "too_many_attempts", "invalid_credentials",
+        "unauthorized", "not_moderator", "csrf_failed", "user_not_found", "report_not_found", "report_resolved",
+        "avatar_not_found", "not_found", "account_suspended", "inappropriate_display_name", "invalid_display_name",
+        "unavailable", "internal_error",
     ]
 
     /// The fields the pages' forms and query strings have. A problem about another field (one
@@ -221,16 +238,46 @@ public enum WebPages {
     }
 }
 
-/// web/: the page templates and the static files (web/static/), read once at start.
+/// web/: the page templates and the static files (web/static/), read once at start; each
+/// translation a folder named by its language tag (web/es/: every page's template and
+/// sentences.json, the alerts' sentences by key and problem code).
 public struct WebSite: Sendable {
     public let templates: [String: Template]
     public let files: [String: AssetStore.File]
+    /// By language, then template name.
+    public let translations: [String: [String: Template]]
+    /// By language, then key (WebPages.messages) or problem code.
+    public let sentences: [String: [String: String]]
 
     public static let empty = WebSite(templates: [:], files: [:])
 
-    init(templates: [String: Template], files: [String: AssetStore.File]) {
+    init(
+        templates: [String: Template], files: [String: AssetStore.File], translations: [String: [String: Template]] = [:],
+        sentences: [String: [String: String]] = [:]
+    ) {
         self.templates = templates
         self.files = files
+        self.translations = translations
+        self.sentences = sentences
+    }
+
+    /// The template `name` in `language`, English when that has no translation of it.
+    func template(_ name: String, language: String) -> Template? {
+        translations[language]?[name] ?? templates[name]
+    }
+
+    /// A fixed sentence (WebPages.messages) in `language`.
+    func message(_ key: String, language: String) -> String? {
+        sentences[language]?[key] ?? WebPages.messages[key]
+    }
+
+    /// What a page shows for a problem in `language`: the translation's sentence for its code,
+    /// else the English one (WebPages.sentence).
+    func problemSentence(code: String, message: String, extensions: String?, language: String) -> String {
+        if let translated = sentences[language]?[code] { return translated }
+        let english = WebPages.sentence(code: code, message: message, extensions: extensions)
+        if english == WebPages.messages["unknown_field"], let translated = sentences[language]?["unknown_field"] { return translated }
+        return english
     }
 
     /// Every *.html in `directory` as a template and every file in its static/ folder; a page
@@ -260,7 +307,24 @@ public struct WebSite: Sendable {
                 throw ConfigurationError(variable: "WEB_DIR", reason: "\(directory)/\(name) is missing")
             }
         }
-        self.init(templates: templates, files: files)
+        var translations: [String: [String: Template]] = [:]
+        var sentences: [String: [String: String]] = [:]
+        for language in names where MailTemplates.isLanguageTag(language) {
+            let folder = directory + "/" + language
+            let pages = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+            for name in pages where name.hasSuffix(".html") {
+                guard let data = FileManager.default.contents(atPath: folder + "/" + name) else { continue }
+                translations[language, default: [:]][name] = try Template(
+                    String(decoding: data, as: UTF8.self), name: language + "/" + name)
+            }
+            if let data = FileManager.default.contents(atPath: folder + "/sentences.json") {
+                guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: String] else {
+                    throw ConfigurationError(variable: "WEB_DIR", reason: "\(folder)/sentences.json is not an object of strings")
+                }
+                sentences[language] = object
+            }
+        }
+        self.init(templates: templates, files: files, translations: translations, sentences: sentences)
     }
 }
 
