@@ -388,4 +388,60 @@ insert into api.problems (code, status, meaning, extra) values
      'the database when `STOP_GRACE` ended (its statement may still commit: send it again with '
      'the same `Idempotency-Key`); `Retry-After: 1`. Before 2026-12-05 also a stream asked for '
      'while the server stopped',
+     null),
+    ('identity_token_invalid', 401,
+     '`POST /auth/apple`, `/auth/google`, `/me/identities`: the ID token is not a JWT signed with'
+     ' RS256 by a named key, its signature is wrong, it has no `exp`, `iat` or subject, or it was'
+     ' issued in the future (beyond 60 s of skew) '
+     '([security.md](security.md#sign-in-with-apple-and-google-2026-12-07))',
+     null),
+    ('identity_token_expired', 401,
+     'the same routes: the ID token''s `exp` has passed (beyond 60 s of skew); get a new one from '
+     'the provider',
+     null),
+    ('identity_token_wrong_issuer', 401,
+     'the same routes: the token''s `iss` is not the provider''s (`https://appleid.apple.com`; '
+     '`https://accounts.google.com` or `accounts.google.com`), or a token of the other provider',
+     null),
+    ('identity_token_wrong_audience', 401,
+     'the same routes: the token''s `aud` names none of the server''s client ids for the provider '
+     '(`APPLE_CLIENT_IDS`, `GOOGLE_CLIENT_IDS`)',
+     null),
+    ('identity_token_unknown_key', 401,
+     'the same routes: the token''s `kid` is not in the provider''s published keys (fetched again '
+     'at most once a minute for an unknown one)',
+     null),
+    ('identity_nonce_mismatch', 401,
+     'the same routes: Apple: the token''s `nonce` is not the SHA-256 (lower-case hex) of the '
+     '`nonce` sent; Google: not the `nonce` sent, when one is sent',
+     null),
+    ('identity_keys_unavailable', 503,
+     'the same routes: the provider''s keys could not be fetched and none are kept (`Retry-After`)',
+     null),
+    ('sign_in_provider_unavailable', 503,
+     'the same routes: this server has no client ids for that provider (Sign in with it is off)',
+     null),
+    ('invalid_authorization_code', 400,
+     '`POST /auth/apple`, `/me/identities` with `authorization_code`: Apple refused to exchange '
+     'it (used, expired, another app''s); sign in again for a new one',
+     null),
+    ('identity_email_missing', 400,
+     '`POST /auth/apple`, `/auth/google`: a first sign-in whose token carries no usable email (no'
+     ' account can be made without one)',
+     null),
+    ('account_exists_link_required', 409,
+     '`POST /auth/apple`, `/auth/google`: a first sign-in with this provider account, whose email'
+     ' an account already has (any letter case): nothing is linked or made; sign in to that '
+     'account (password, the other provider, or a password reset''s code), then `POST '
+     '/me/identities`',
+     '`provider`'),
+    ('identity_not_linked', 403,
+     '`DELETE /me` with an ID token instead of a password: the token''s provider account is not '
+     'linked to this account (nothing changes)',
+     null),
+    ('identity_linked_elsewhere', 409,
+     '`POST /me/identities`: that provider account is linked to another account',
+     null),
+    ('identity_provider_linked', 409,
+     '`POST /me/identities`: this account already has another account of that provider linked',
      null);
