@@ -237,7 +237,8 @@ $$;
 -- Idempotency-Key answers (its own and others' naming it: api.erase_account_traces; keep_key
 -- is the one kept, a DELETE /me request's own), friendships and requests (each recorded in
 -- friendship_events as removed, cancelled or declined), blocks either way, reports about the
--- user and friend-request attempts, and session tags. What keeps the numbers true stays, tied
+-- user and friend-request attempts, session tags, and linked Apple and Google identities (an
+-- Apple refresh token queued for revocation at Apple, app.apple_revocations). What keeps the numbers true stays, tied
 -- only to the anonymous row: sessions and ratings, tips shown, items, the ledger and its balance
 -- (report.ledger_reconciliation stays empty), and reports the user made (moderators may still
 -- act on them). The email may register again. Called by DELETE /me, the web deletion page
@@ -265,6 +266,7 @@ begin
     delete from app.login_addresses a where a.user_id = v_user_id;
     delete from app.avatars a where a.user_id = v_user_id;
     delete from app.push_settings s where s.user_id = v_user_id;  -- push tokens went with the sign-ins
+    perform api.erase_identities(v_user_id);  -- Apple refresh tokens queued for revocation at Apple
     delete from app.blocks b where v_user_id in (b.blocker, b.blocked);
     delete from app.user_reports r where r.reported = v_user_id;
     delete from app.friend_request_attempts a where a.user_id = v_user_id;
