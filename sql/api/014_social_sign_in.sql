@@ -128,7 +128,7 @@ $$;
 -- Guests (POST /auth/guest, POST /me/upgrade): a social sign-in that upgrades a guest is to be
 -- wired here: with a guest's token, link the identity to the guest's account instead of making
 -- one (the branch marked below).
-create function api.social_sign_in(provider text, body jsonb, params jsonb)
+create function api.social_sign_in(body jsonb, params jsonb, provider text)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
@@ -190,25 +190,25 @@ $$;
 -- authorization_code, exchanged it at Apple for a refresh token (params.identity.refresh_token).
 -- Apple gives the person's name to the app only at the first sign-in: the app sends it as
 -- display_name. Guarantees: api.social_sign_in's.
-create function api.auth_apple(token text, params jsonb, body jsonb)
+create function api.auth_apple_login(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
-    v_body jsonb := api.only_keys(auth_apple.body, array['id_token', 'nonce', 'display_name', 'time_zone', 'authorization_code']);
+    v_body jsonb := api.only_keys(auth_apple_login.body, array['id_token', 'nonce', 'display_name', 'time_zone', 'authorization_code']);
 begin
     perform api.text_field(v_body, 'id_token', max_length => 8192);
     perform api.text_field(v_body, 'nonce', max_length => 256);
     perform api.text_field(v_body, 'authorization_code', required => false, max_length => 1024);
-    return api.social_sign_in('apple', v_body, auth_apple.params);
+    return api.social_sign_in(v_body, auth_apple_login.params, 'apple');
 end
 $$;
-grant execute on function api.auth_apple(text, jsonb, jsonb) to focus_api;
-comment on function api.auth_apple(text, jsonb, jsonb) is
+grant execute on function api.auth_apple_login(text, jsonb, jsonb) to focus_api;
+comment on function api.auth_apple_login(text, jsonb, jsonb) is
     'POST /auth/apple: a verified Apple ID token signs in as its linked account (200), makes one (201), or, when its '
     'email has an account, answers 409 account_exists_link_required.';
 insert into api.endpoints (method, path, function, access, status, body, localized, errors)
-values ('POST', '/auth/apple', 'api.auth_apple', 'public', 200, 'json', true,
+values ('POST', '/auth/apple', 'api.auth_apple_login', 'public', 200, 'json', true,
         '{account_exists_link_required, identity_email_missing, identity_keys_unavailable, identity_nonce_mismatch, '
         'identity_token_expired, identity_token_invalid, identity_token_unknown_key, identity_token_wrong_audience, '
         'identity_token_wrong_issuer, inappropriate_display_name, invalid_authorization_code, invalid_display_name, '
@@ -217,24 +217,24 @@ values ('POST', '/auth/apple', 'api.auth_apple', 'public', 200, 'json', true,
 -- POST /auth/google {id_token, nonce?, display_name?, time_zone?}
 -- The server verified id_token (its nonce claim equals `nonce` when one is sent).
 -- Guarantees: api.social_sign_in's.
-create function api.auth_google(token text, params jsonb, body jsonb)
+create function api.auth_google_login(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
-    v_body jsonb := api.only_keys(auth_google.body, array['id_token', 'nonce', 'display_name', 'time_zone']);
+    v_body jsonb := api.only_keys(auth_google_login.body, array['id_token', 'nonce', 'display_name', 'time_zone']);
 begin
     perform api.text_field(v_body, 'id_token', max_length => 8192);
     perform api.text_field(v_body, 'nonce', required => false, max_length => 256);
-    return api.social_sign_in('google', v_body, auth_google.params);
+    return api.social_sign_in(v_body, auth_google_login.params, 'google');
 end
 $$;
-grant execute on function api.auth_google(text, jsonb, jsonb) to focus_api;
-comment on function api.auth_google(text, jsonb, jsonb) is
+grant execute on function api.auth_google_login(text, jsonb, jsonb) to focus_api;
+comment on function api.auth_google_login(text, jsonb, jsonb) is
     'POST /auth/google: a verified Google ID token signs in as its linked account (200), makes one (201), or, when its '
     'email has an account, answers 409 account_exists_link_required.';
 insert into api.endpoints (method, path, function, access, status, body, localized, errors)
-values ('POST', '/auth/google', 'api.auth_google', 'public', 200, 'json', true,
+values ('POST', '/auth/google', 'api.auth_google_login', 'public', 200, 'json', true,
         '{account_exists_link_required, identity_email_missing, identity_keys_unavailable, identity_nonce_mismatch, '
         'identity_token_expired, identity_token_invalid, identity_token_unknown_key, identity_token_wrong_audience, '
         'identity_token_wrong_issuer, inappropriate_display_name, invalid_display_name, invalid_field, '

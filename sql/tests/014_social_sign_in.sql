@@ -19,7 +19,7 @@ create function pg_temp.p(provider text, subject text, email text, verified bool
 $$;
 create function pg_temp.apple(subject text, email text, body jsonb default '{}', refresh text default null) returns api.reply
 language sql as $$
-    select api.auth_apple(null, pg_temp.p('apple', subject, email, refresh => refresh),
+    select api.auth_apple_login(null, pg_temp.p('apple', subject, email, refresh => refresh),
                           '{"id_token": "x.y.z", "nonce": "n-1"}'::jsonb || body)
 $$;
 
@@ -46,7 +46,7 @@ select is((select apple_refresh_token from app.user_identities where subject = '
 select is((select array_agg(refresh_token) from app.apple_revocations), array['rt-1'], '... which is queued for revocation');
 
 -- Google: an unverified email makes an account with a code mailed; the provider's name is used.
-select is((api.auth_google(null, pg_temp.p('google', 'g-1', 'gus@example.net', false, name => 'Gus Grant'),
+select is((api.auth_google_login(null, pg_temp.p('google', 'g-1', 'gus@example.net', false, name => 'Gus Grant'),
                            '{"id_token": "x.y.z"}')).status, 201, 'a first Google sign-in makes an account');
 select is((select row(u.display_name, u.email_verified_at is null)::text from app.users u where u.email = 'gus@example.net'),
           '("Gus Grant",t)', '... unverified as the provider said, named by its name claim');
@@ -54,14 +54,14 @@ select is((select count(*)::integer from app.outgoing_mail where recipient = 'gu
           '... and a verification code mailed');
 select is((select display_name from app.users u join app.user_identities i on i.user_id = u.id where i.subject = 'g-2')
           is null, true, 'fixture: g-2 unknown');
-select api.auth_google(null, pg_temp.p('google', 'g-2', 'nameless@example.net', name => E'bad\u202ename'), '{"id_token": "x.y.z"}');
+select api.auth_google_login(null, pg_temp.p('google', 'g-2', 'nameless@example.net', name => E'bad\u202ename'), '{"id_token": "x.y.z"}');
 select is((select display_name from app.users where email = 'nameless@example.net'), 'Islander',
           'a provider name that fails the name rules gives the default name');
 
 -- An email an account holds: 409, nothing linked or made, for either provider and any case.
 select is(test.answer_of($$select pg_temp.apple('001.ada', 'ADA@example.com')$$), 'PT409 account_exists_link_required',
           'an Apple email an account holds answers 409 account_exists_link_required');
-select is(test.answer_of($$select api.auth_google(null, pg_temp.p('google', 'g-ada', 'ada@example.com'), '{"id_token": "t"}')$$),
+select is(test.answer_of($$select api.auth_google_login(null, pg_temp.p('google', 'g-ada', 'ada@example.com'), '{"id_token": "t"}')$$),
           'PT409 account_exists_link_required', '... and a Google one');
 select is((select count(*)::integer from app.user_identities where subject in ('001.ada', 'g-ada')), 0, '... nothing linked');
 
@@ -90,15 +90,15 @@ select is(test.error_of($$select api.me_identities_create(test.token('ada'), pg_
 
 -- Refused before anything: no verified identity (the body lacked the token or the nonce), a
 -- token of the other provider, no email.
-select is(test.error_of($$select api.auth_apple(null, '{}', '{"id_token": "x.y.z", "nonce": "n"}')$$), 'PT400 invalid_field',
+select is(test.error_of($$select api.auth_apple_login(null, '{}', '{"id_token": "x.y.z", "nonce": "n"}')$$), 'PT400 invalid_field',
           'no verified identity is 400 invalid_field');
-select is(test.error_of($$select api.auth_apple(null, pg_temp.p('apple', 's', 'a@example.com'), '{"id_token": "x.y.z"}')$$),
+select is(test.error_of($$select api.auth_apple_login(null, pg_temp.p('apple', 's', 'a@example.com'), '{"id_token": "x.y.z"}')$$),
           'PT400 invalid_field', 'Apple without a nonce is 400 invalid_field');
-select is(test.error_of($$select api.auth_apple(null, pg_temp.p('google', 's', 'a@example.com'), '{"id_token": "x", "nonce": "n"}')$$),
+select is(test.error_of($$select api.auth_apple_login(null, pg_temp.p('google', 's', 'a@example.com'), '{"id_token": "x", "nonce": "n"}')$$),
           'PT401 identity_token_wrong_issuer', 'a Google identity at /auth/apple is 401 identity_token_wrong_issuer');
-select is(test.error_of($$select api.auth_google(null, pg_temp.p('google', 's', 'a@example.com'), '{"id_token": "x", "extra": 1}')$$),
+select is(test.error_of($$select api.auth_google_login(null, pg_temp.p('google', 's', 'a@example.com'), '{"id_token": "x", "extra": 1}')$$),
           'PT400 invalid_field', 'an unknown key is 400 invalid_field');
-select is(test.answer_of($$select api.auth_google(null, pg_temp.p('google', 'g-none', null), '{"id_token": "x"}')$$),
+select is(test.answer_of($$select api.auth_google_login(null, pg_temp.p('google', 'g-none', null), '{"id_token": "x"}')$$),
           'PT400 identity_email_missing', 'no email is 400 identity_email_missing');
 select is(test.error_of($$select api.me_identities_create(test.token('bo'), pg_temp.p('apple', 's', 'a@example.com'),
                                                           '{"provider": "apple", "id_token": "x.y.z"}')$$),
