@@ -1,10 +1,11 @@
 // Arguments: a statement's params ($2): the query, then the path parameters, then what only the
 // server sets per client (a client's own value of these names is dropped, so it cannot pose as
-// another): its address, its user agent and its Idempotency-Key (IdempotencyKey.swift).
+// another): its address, its user agent, its Idempotency-Key (IdempotencyKey.swift) and the
+// identity a social sign-in's token verified (Identity.swift).
 
 extension Pipeline {
     /// What `parameters` adds per client; no shared (cached) answer depends on them.
-    static let perClientParameters: Set<String> = ["client_ip", "user_agent", "idempotency_key", "seal_key"]
+    static let perClientParameters: Set<String> = ["client_ip", "user_agent", "idempotency_key", "seal_key", "identity"]
 
     static func parameters(_ request: Request, path: [String: String]) -> [String: String] {
         var merged = request.query.merging(path) { _, path in path }
@@ -13,6 +14,7 @@ extension Pipeline {
         merged["user_agent"] = request.header("user-agent")
         // The Idempotency-Key header, and only the header; with it, the seal key.
         merged["idempotency_key"] = nil
+        merged["identity"] = nil
         return merged.merging(IdempotencyKey.parameters(request)) { _, key in key }
     }
 }
