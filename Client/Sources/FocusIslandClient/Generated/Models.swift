@@ -735,6 +735,41 @@ public enum DataStatusValue: RawRepresentable, Codable, Sendable, Hashable, Case
 }
 
 /// `unknown` keeps a value this client does not know yet (a new value is a minor change).
+public enum IdentityLinkBodyProvider: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
+    case apple
+    case google
+    case unknown(String)
+
+    /// The values this client knows (not `unknown`).
+    public static let allCases: [IdentityLinkBodyProvider] = [.apple, .google]
+
+    public init(rawValue: String) {
+        switch rawValue {
+        case "apple": self = .apple
+        case "google": self = .google
+        default: self = .unknown(rawValue)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .apple: "apple"
+        case .google: "google"
+        case .unknown(let value): value
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
+
+/// `unknown` keeps a value this client does not know yet (a new value is a minor change).
 public enum LeaderboardPeriod: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
     case daily
     case weekly
@@ -5436,6 +5471,127 @@ public struct PushTokenEntryList: Codable, Sendable, Equatable {
     }
 }
 
+public struct AppleSignInBody: Codable, Sendable, Equatable {
+    /// The provider's ID token (a JWT) as the app got it. The server verifies it: RS256 by a key the provider publishes, `iss`, `aud` (one of the server's client ids), `exp` and `iat` (60 s of skew), the nonce; each failure is a 401 with its code.
+    public var idToken: String
+    /// The raw nonce the app made for this sign-in; the app gave Apple its SHA-256 (lower-case hex), which the token's `nonce` claim must equal (401 identity_nonce_mismatch).
+    public var nonce: String
+    /// Optional: Apple's authorization code of the same sign-in. The server exchanges it at Apple for a refresh token, kept only to revoke the link at Apple when the account is deleted. Refused by Apple: 400 invalid_authorization_code.
+    public var authorizationCode: String?
+    /// Optional: the name Apple gave the app at the first sign-in, for a new account (checked as at sign-up); left out: the provider's name when it passes, else "Islander". Ignored for an account that exists.
+    public var displayName: String?
+    /// An IANA time zone name (Europe/Paris): the person's days (stats, boards, streaks) from the first one; left out or null, UTC. Unknown: 400 invalid_field.
+    public var timeZone: String?
+
+    public init(idToken: String, nonce: String, authorizationCode: String? = nil, displayName: String? = nil, timeZone: String? = nil) {
+        self.idToken = idToken
+        self.nonce = nonce
+        self.authorizationCode = authorizationCode
+        self.displayName = displayName
+        self.timeZone = timeZone
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case idToken = "id_token"
+        case nonce = "nonce"
+        case authorizationCode = "authorization_code"
+        case displayName = "display_name"
+        case timeZone = "time_zone"
+    }
+}
+
+public struct GoogleSignInBody: Codable, Sendable, Equatable {
+    /// The provider's ID token (a JWT) as the app got it. The server verifies it: RS256 by a key the provider publishes, `iss`, `aud` (one of the server's client ids), `exp` and `iat` (60 s of skew), the nonce; each failure is a 401 with its code.
+    public var idToken: String
+    /// Optional: the nonce the app gave Google; the token's `nonce` claim must equal it (401 identity_nonce_mismatch).
+    public var nonce: String?
+    /// Optional: the name for a new account (checked as at sign-up); left out: the token's name when it passes, else "Islander". Ignored for an account that exists.
+    public var displayName: String?
+    /// An IANA time zone name (Europe/Paris): the person's days (stats, boards, streaks) from the first one; left out or null, UTC. Unknown: 400 invalid_field.
+    public var timeZone: String?
+
+    public init(idToken: String, nonce: String? = nil, displayName: String? = nil, timeZone: String? = nil) {
+        self.idToken = idToken
+        self.nonce = nonce
+        self.displayName = displayName
+        self.timeZone = timeZone
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case idToken = "id_token"
+        case nonce = "nonce"
+        case displayName = "display_name"
+        case timeZone = "time_zone"
+    }
+}
+
+public struct IdentityLinkBody: Codable, Sendable, Equatable {
+    public var provider: IdentityLinkBodyProvider
+    /// The provider's ID token (a JWT) as the app got it. The server verifies it: RS256 by a key the provider publishes, `iss`, `aud` (one of the server's client ids), `exp` and `iat` (60 s of skew), the nonce; each failure is a 401 with its code.
+    public var idToken: String
+    /// Required for Apple (its SHA-256 hex is the token's nonce), optional for Google (equal to the token's nonce).
+    public var nonce: String?
+    /// Optional: Apple's authorization code of the same sign-in. The server exchanges it at Apple for a refresh token, kept only to revoke the link at Apple when the account is deleted. Refused by Apple: 400 invalid_authorization_code.
+    public var authorizationCode: String?
+
+    public init(provider: IdentityLinkBodyProvider, idToken: String, nonce: String? = nil, authorizationCode: String? = nil) {
+        self.provider = provider
+        self.idToken = idToken
+        self.nonce = nonce
+        self.authorizationCode = authorizationCode
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case provider = "provider"
+        case idToken = "id_token"
+        case nonce = "nonce"
+        case authorizationCode = "authorization_code"
+    }
+}
+
+/// A provider account linked to yours: signing in with it signs in to this account. Never its subject or a token.
+public struct Identity: Codable, Sendable, Equatable {
+    public var provider: IdentityLinkBodyProvider
+    /// The email the provider gave at the last sign-in with it (an Apple relay address, perhaps); null: none.
+    public var email: String?
+    public var linkedAt: Time
+    public var lastSignInAt: Time
+
+    public init(provider: IdentityLinkBodyProvider, email: String? = nil, linkedAt: Time, lastSignInAt: Time) {
+        self.provider = provider
+        self.email = email
+        self.linkedAt = linkedAt
+        self.lastSignInAt = lastSignInAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case provider = "provider"
+        case email = "email"
+        case linkedAt = "linked_at"
+        case lastSignInAt = "last_sign_in_at"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(provider, forKey: .provider)
+        try container.encode(email, forKey: .email)
+        try container.encode(linkedAt, forKey: .linkedAt)
+        try container.encode(lastSignInAt, forKey: .lastSignInAt)
+    }
+}
+
+public struct IdentityList: Codable, Sendable, Equatable {
+    public var identities: [Identity]
+
+    public init(identities: [Identity]) {
+        self.identities = identities
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case identities = "identities"
+    }
+}
+
 /// Every components.schemas entry and its model, in the document's order (a test compares it with the document).
 public enum Schemas {
     public static let all: [(name: String, type: any (Codable & Sendable).Type)] = [
@@ -5582,5 +5738,10 @@ public enum Schemas {
         ("StreakFrozenEvent", StreakFrozenEvent.self),
         ("PushTokenEntry", PushTokenEntry.self),
         ("PushTokenEntryList", PushTokenEntryList.self),
+        ("AppleSignInBody", AppleSignInBody.self),
+        ("GoogleSignInBody", GoogleSignInBody.self),
+        ("IdentityLinkBody", IdentityLinkBody.self),
+        ("Identity", Identity.self),
+        ("IdentityList", IdentityList.self),
     ]
 }

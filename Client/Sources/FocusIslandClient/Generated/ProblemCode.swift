@@ -171,6 +171,32 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case giftSenderNotEligible
     /// 409: POST /me/streak-freezes: you already hold two streak freezes, the most one can hold ([streaks.md](streaks.md))
     case streakFreezesFull
+    /// 401: POST /auth/apple, /auth/google, /me/identities: the ID token is not a JWT signed with RS256 by a named key, its signature is wrong, it has no exp, iat or subject, or it was issued in the future (beyond 60 s of skew) ([security.md](security.md#sign-in-with-apple-and-google))
+    case identityTokenInvalid
+    /// 401: the same routes: the ID token's exp has passed (beyond 60 s of skew); get a new one from the provider
+    case identityTokenExpired
+    /// 401: the same routes: the token's iss is not the provider's (https://appleid.apple.com; https://accounts.google.com or accounts.google.com), or a token of the other provider
+    case identityTokenWrongIssuer
+    /// 401: the same routes: the token's aud names none of the server's client ids for the provider (APPLE_CLIENT_IDS, GOOGLE_CLIENT_IDS)
+    case identityTokenWrongAudience
+    /// 401: the same routes: the token's kid is not in the provider's published keys (fetched again at most once a minute for an unknown one)
+    case identityTokenUnknownKey
+    /// 401: the same routes: Apple: the token's nonce is not the SHA-256 (lower-case hex) of the nonce sent; Google: not the nonce sent, when one is sent
+    case identityNonceMismatch
+    /// 503: the same routes: the provider's keys could not be fetched and none are kept (Retry-After)
+    case identityKeysUnavailable
+    /// 503: the same routes: this server has no client ids for that provider (Sign in with it is off)
+    case signInProviderUnavailable
+    /// 400: POST /auth/apple, /me/identities with authorization_code: Apple refused to exchange it (used, expired, another app's); sign in again for a new one
+    case invalidAuthorizationCode
+    /// 400: POST /auth/apple, /auth/google: a first sign-in whose token carries no usable email (no account can be made without one)
+    case identityEmailMissing
+    /// 409: POST /auth/apple, /auth/google: a first sign-in with this provider account, whose email an account already has (any letter case): nothing is linked or made; sign in to that account (password, the other provider, or a password reset's code), then POST /me/identities
+    case accountExistsLinkRequired
+    /// 409: POST /me/identities: that provider account is linked to another account
+    case identityLinkedElsewhere
+    /// 409: POST /me/identities: this account already has another account of that provider linked
+    case identityProviderLinked
     /// 500: anything unexpected (details only in the server log)
     case internalError
     /// 503: the database is down or restarting (Retry-After: 1)
@@ -275,6 +301,19 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case "gift_limit_reached": self = .giftLimitReached
         case "gift_sender_not_eligible": self = .giftSenderNotEligible
         case "streak_freezes_full": self = .streakFreezesFull
+        case "identity_token_invalid": self = .identityTokenInvalid
+        case "identity_token_expired": self = .identityTokenExpired
+        case "identity_token_wrong_issuer": self = .identityTokenWrongIssuer
+        case "identity_token_wrong_audience": self = .identityTokenWrongAudience
+        case "identity_token_unknown_key": self = .identityTokenUnknownKey
+        case "identity_nonce_mismatch": self = .identityNonceMismatch
+        case "identity_keys_unavailable": self = .identityKeysUnavailable
+        case "sign_in_provider_unavailable": self = .signInProviderUnavailable
+        case "invalid_authorization_code": self = .invalidAuthorizationCode
+        case "identity_email_missing": self = .identityEmailMissing
+        case "account_exists_link_required": self = .accountExistsLinkRequired
+        case "identity_linked_elsewhere": self = .identityLinkedElsewhere
+        case "identity_provider_linked": self = .identityProviderLinked
         case "internal_error": self = .internalError
         case "database_unavailable": self = .databaseUnavailable
         case "busy": self = .busy
@@ -373,6 +412,19 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case .giftLimitReached: "gift_limit_reached"
         case .giftSenderNotEligible: "gift_sender_not_eligible"
         case .streakFreezesFull: "streak_freezes_full"
+        case .identityTokenInvalid: "identity_token_invalid"
+        case .identityTokenExpired: "identity_token_expired"
+        case .identityTokenWrongIssuer: "identity_token_wrong_issuer"
+        case .identityTokenWrongAudience: "identity_token_wrong_audience"
+        case .identityTokenUnknownKey: "identity_token_unknown_key"
+        case .identityNonceMismatch: "identity_nonce_mismatch"
+        case .identityKeysUnavailable: "identity_keys_unavailable"
+        case .signInProviderUnavailable: "sign_in_provider_unavailable"
+        case .invalidAuthorizationCode: "invalid_authorization_code"
+        case .identityEmailMissing: "identity_email_missing"
+        case .accountExistsLinkRequired: "account_exists_link_required"
+        case .identityLinkedElsewhere: "identity_linked_elsewhere"
+        case .identityProviderLinked: "identity_provider_linked"
         case .internalError: "internal_error"
         case .databaseUnavailable: "database_unavailable"
         case .busy: "busy"
