@@ -110,6 +110,38 @@ begin
 end
 $$;
 
+-- The 409 account_exists_link_required of a social sign-in, counted as sign-up's 409
+-- email_taken answers are (app.taken_email_answers, by api.address_bucket; docs/security.md):
+-- a Google account may carry an address its maker does not own (email_verified false), so
+-- the answer could otherwise probe which emails have accounts. Past the address's
+-- max_taken_answers_per_address within taken_answer_window: 429 too_many_attempts (Retry-After)
+-- instead, nothing counted. Answered without raising, so the count stays.
+create function api.link_required(provider text, params jsonb)
+returns api.reply
+language plpgsql volatile security definer set search_path = public, pg_temp
+as $$
+declare
+    v_bucket inet := api.address_bucket(api.client_address(link_required.params));
+    v_settings app.auth_settings;
+    v_answers integer;
+    v_oldest timestamptz;
+begin
+    select * into v_settings from app.auth_settings;
+    perform pg_advisory_xact_lock(hashtext('taken:' || coalesce(host(v_bucket), '-')));
+    select count(*)::integer, min(a.answered_at) into v_answers, v_oldest
+    from app.taken_email_answers a
+    where a.client_ip is not distinct from v_bucket and a.answered_at > now() - v_settings.taken_answer_window;
+    if v_answers >= v_settings.max_taken_answers_per_address then
+        return api.problem(429, 'too_many_attempts', 'Too many sign-ins with emails that have accounts; wait before trying again.',
+                           retry_after => greatest(1, ceil(extract(epoch from v_oldest + v_settings.taken_answer_window - now()))::integer));
+    end if;
+    insert into app.taken_email_answers (client_ip) values (v_bucket);
+    return api.problem(409, 'account_exists_link_required',
+                       'An account with this email exists: sign in to it, then link this provider with POST /me/identities.',
+                       jsonb_build_object('provider', link_required.provider));
+end
+$$;
+
 -- The one account rule of a social sign-in (POST /auth/apple, POST /auth/google), given the
 -- identity the server verified. Guarantees, under a lock on the identity (two racing first
 -- sign-ins make one account):
@@ -123,7 +155,8 @@ $$;
 --     account_exists_link_required. The owner proves the account (signs in with its password,
 --     another linked provider, or a password reset's mailed code) and then links it with POST
 --     /me/identities (2026-12-07: no link on a matching email alone, since a provider's email
---     proves the mailbox, not that the account's owner wants the link);
+--     proves the mailbox, not that the account's owner wants the link); counted against the
+--     address as sign-up's 409s are, 429 too_many_attempts past them (api.link_required);
 --   * an unknown identity without an email: 400 identity_email_missing (no account can be made).
 -- Guests (POST /auth/guest, POST /me/upgrade): a social sign-in that upgrades a guest is to be
 -- wired here: with a guest's token, link the identity to the guest's account instead of making
@@ -157,9 +190,7 @@ begin
         return api.problem(400, 'identity_email_missing', 'The provider gave no usable email.');
     end if;
     if exists (select from app.users u where u.email = v_email::citext) then
-        return api.problem(409, 'account_exists_link_required',
-                           'An account with this email exists: sign in to it, then link this provider with POST /me/identities.',
-                           jsonb_build_object('provider', social_sign_in.provider));
+        return api.link_required(social_sign_in.provider, social_sign_in.params);
     end if;
     -- Guests: here a guest's token (the lead's to wire) would link the identity to the guest's
     -- account and mark it upgraded instead of inserting a new one.
@@ -169,9 +200,7 @@ begin
     on conflict (email) do nothing
     returning id into v_user_id;
     if v_user_id is null then
-        return api.problem(409, 'account_exists_link_required',
-                           'An account with this email exists: sign in to it, then link this provider with POST /me/identities.',
-                           jsonb_build_object('provider', social_sign_in.provider));
+        return api.link_required(social_sign_in.provider, social_sign_in.params);
     end if;
     insert into app.user_identities (provider, subject, user_id, email, client_id, apple_refresh_token)
     values (social_sign_in.provider, v_claims ->> 'subject', v_user_id, v_email, v_claims ->> 'client_id',
@@ -212,7 +241,7 @@ values ('POST', '/auth/apple', 'api.auth_apple_login', 'public', 200, 'json', tr
         '{account_exists_link_required, identity_email_missing, identity_keys_unavailable, identity_nonce_mismatch, '
         'identity_token_expired, identity_token_invalid, identity_token_unknown_key, identity_token_wrong_audience, '
         'identity_token_wrong_issuer, inappropriate_display_name, invalid_authorization_code, invalid_display_name, '
-        'invalid_field, sign_in_provider_unavailable}');
+        'invalid_field, sign_in_provider_unavailable, too_many_attempts}');
 
 -- POST /auth/google {id_token, nonce?, display_name?, time_zone?}
 -- The server verified id_token (its nonce claim equals `nonce` when one is sent).
@@ -238,7 +267,7 @@ values ('POST', '/auth/google', 'api.auth_google_login', 'public', 200, 'json', 
         '{account_exists_link_required, identity_email_missing, identity_keys_unavailable, identity_nonce_mismatch, '
         'identity_token_expired, identity_token_invalid, identity_token_unknown_key, identity_token_wrong_audience, '
         'identity_token_wrong_issuer, inappropriate_display_name, invalid_display_name, invalid_field, '
-        'sign_in_provider_unavailable}');
+        'sign_in_provider_unavailable, too_many_attempts}');
 
 -- POST /me/identities {provider, id_token, nonce?, authorization_code?}: links a provider to the
 -- signed-in account, the way to end a 409 account_exists_link_required (the token proves the

@@ -6,7 +6,7 @@
 -- deletes the identities and queues the Apple refresh token's revocation, which the sender
 -- claims and settles.
 begin;
-select plan(37);
+select plan(39);
 update app.auth_settings set bcrypt_cost = 4;
 select test.new_user('ada');
 -- What the server passes once it verified a token.
@@ -64,6 +64,15 @@ select is(test.answer_of($$select pg_temp.apple('001.ada', 'ADA@example.com')$$)
 select is(test.answer_of($$select api.auth_google_login(null, pg_temp.p('google', 'g-ada', 'ada@example.com'), '{"id_token": "t"}')$$),
           'PT409 account_exists_link_required', '... and a Google one');
 select is((select count(*)::integer from app.user_identities where subject in ('001.ada', 'g-ada')), 0, '... nothing linked');
+
+-- Those 409s count against the address as sign-up's do: past the budget, 429 (Retry-After).
+update app.auth_settings set max_taken_answers_per_address = (
+    select count(*)::integer + 1 from app.taken_email_answers where client_ip = '192.0.2.9');
+select is(test.answer_of($$select pg_temp.apple('001.ada', 'ada@example.com')$$), 'PT409 account_exists_link_required',
+          'the last 409 of the address''s budget');
+select is((select row(r.status, r.code, r.retry_after > 0)::text from pg_temp.apple('001.ada', 'ada@example.com') r),
+          '(429,too_many_attempts,t)', '... then 429 too_many_attempts with Retry-After');
+update app.auth_settings set max_taken_answers_per_address = 20;
 
 -- The owner, signed in, links both; the same identity again is 200; sign-in then works.
 select is((api.me_identities_create(test.token('ada'), pg_temp.p('apple', '001.ada', 'ada@example.com', refresh => 'rt-ada'),
