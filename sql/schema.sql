@@ -2626,6 +2626,32 @@ CREATE FUNCTION api.limit_day_retry_after(at timestamp with time zone) RETURNS i
     LANGUAGE sql STABLE
     AS $$ select greatest(1, ceil(extract(epoch from upper(api.limit_day(limit_day_retry_after.at)) - limit_day_retry_after.at)))::integer $$;
 ALTER FUNCTION api.limit_day_retry_after(at timestamp with time zone) OWNER TO focus_owner;
+CREATE FUNCTION api.link_required(provider text, params jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_bucket inet := api.address_bucket(api.client_address(link_required.params));
+    v_settings app.auth_settings;
+    v_answers integer;
+    v_oldest timestamptz;
+begin
+    select * into v_settings from app.auth_settings;
+    perform pg_advisory_xact_lock(hashtext('taken:' || coalesce(host(v_bucket), '-')));
+    select count(*)::integer, min(a.answered_at) into v_answers, v_oldest
+    from app.taken_email_answers a
+    where a.client_ip is not distinct from v_bucket and a.answered_at > now() - v_settings.taken_answer_window;
+    if v_answers >= v_settings.max_taken_answers_per_address then
+        return api.problem(429, 'too_many_attempts', 'Too many sign-ins with emails that have accounts; wait before trying again.',
+                           retry_after => greatest(1, ceil(extract(epoch from v_oldest + v_settings.taken_answer_window - now()))::integer));
+    end if;
+    insert into app.taken_email_answers (client_ip) values (v_bucket);
+    return api.problem(409, 'account_exists_link_required',
+                       'An account with this email exists: sign in to it, then link this provider with POST /me/identities.',
+                       jsonb_build_object('provider', link_required.provider));
+end
+$$;
+ALTER FUNCTION api.link_required(provider text, params jsonb) OWNER TO focus_owner;
 CREATE FUNCTION app.session_tag_is_clean(tag text) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
@@ -2875,13 +2901,28 @@ CREATE FUNCTION api.me_delete(token text, params jsonb, body jsonb) RETURNS api.
     AS $$
 declare
     v_user_id uuid := api.authenticate(me_delete.token, suspended_too => true);
-    v_body jsonb := api.only_keys(me_delete.body, array['password']);
-    v_password text := api.text_field(v_body, 'password');
+    v_body jsonb := api.only_keys(me_delete.body, array['password', 'provider', 'id_token', 'nonce']);
+    v_by_identity boolean := v_body ? 'id_token' and not v_body ? 'password';
+    v_password text := api.text_field(v_body, 'password', required => not v_by_identity);
+    v_provider text;
+    v_claims jsonb;
     v_user app.users := api.lock_for_erasure(v_user_id);
-    v_check api.reply := api.check_password(v_user, v_password, api.client_address(me_delete.params));
+    v_check api.reply;
 begin
-    if v_check.code is not null then
-        return v_check;
+    if v_by_identity then
+        v_provider := api.choice(api.text_field(v_body, 'provider', max_length => 16), 'provider', array['apple', 'google']);
+        perform api.text_field(v_body, 'id_token', max_length => 8192);
+        perform api.text_field(v_body, 'nonce', required => v_provider = 'apple', max_length => 256);
+        v_claims := api.verified_identity(me_delete.params, v_provider, 'id_token');
+        if not exists (select from app.user_identities i
+                       where i.user_id = v_user_id and i.provider = v_provider and i.subject = v_claims ->> 'subject') then
+            return api.problem(403, 'identity_not_linked', 'That provider account is not linked to this account.');
+        end if;
+    else
+        v_check := api.check_password(v_user, v_password, api.client_address(me_delete.params));
+        if v_check.code is not null then
+            return v_check;
+        end if;
     end if;
     perform api.erase_account(v_user_id, me_delete.params ->> 'idempotency_key');
     return api.ok(null);
@@ -5150,9 +5191,7 @@ begin
         return api.problem(400, 'identity_email_missing', 'The provider gave no usable email.');
     end if;
     if exists (select from app.users u where u.email = v_email::citext) then
-        return api.problem(409, 'account_exists_link_required',
-                           'An account with this email exists: sign in to it, then link this provider with POST /me/identities.',
-                           jsonb_build_object('provider', social_sign_in.provider));
+        return api.link_required(social_sign_in.provider, social_sign_in.params);
     end if;
     -- Guests: here a guest's token (the lead's to wire) would link the identity to the guest's
     -- account and mark it upgraded instead of inserting a new one.
@@ -5162,9 +5201,7 @@ begin
     on conflict (email) do nothing
     returning id into v_user_id;
     if v_user_id is null then
-        return api.problem(409, 'account_exists_link_required',
-                           'An account with this email exists: sign in to it, then link this provider with POST /me/identities.',
-                           jsonb_build_object('provider', social_sign_in.provider));
+        return api.link_required(social_sign_in.provider, social_sign_in.params);
     end if;
     insert into app.user_identities (provider, subject, user_id, email, client_id, apple_refresh_token)
     values (social_sign_in.provider, v_claims ->> 'subject', v_user_id, v_email, v_claims ->> 'client_id',
@@ -10398,6 +10435,7 @@ REVOKE ALL ON FUNCTION api.leaderboards_get(token text, params jsonb, body jsonb
 GRANT ALL ON FUNCTION api.leaderboards_get(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.limit_day(at timestamp with time zone) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.limit_day_retry_after(at timestamp with time zone) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.link_required(provider text, params jsonb) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.session_tag_is_clean(tag text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.live_end(session app.focus_sessions) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.local_date(time_zone text, at timestamp with time zone) FROM PUBLIC;

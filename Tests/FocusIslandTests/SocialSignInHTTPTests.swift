@@ -296,7 +296,8 @@ enum SocialServer {
         #expect(accepted.status == 201, "\(accepted.text)")
     }
 
-    /// Erasure queues the Apple refresh token; the sender posts it to the revoke endpoint with a
+    /// DELETE /me with a fresh token of the account's identity (it has no password) erases it;
+    /// erasure queues the Apple refresh token; the sender posts it to the revoke endpoint with a
     /// client secret the peer verifies, and the queue empties.
     @Test func erasureRevokesTheAppleRefreshToken() throws {
         let subject = Self.unique("001"), email = Self.unique("erase") + "@privaterelay.appleid.com"
@@ -304,10 +305,24 @@ enum SocialServer {
         let made = try SocialServer.send(
             "POST", "/auth/apple", json: ["id_token": token, "nonce": "n", "authorization_code": "good-" + subject])
         #expect(made.status == 201)
-        let userID = try #require((made.json["user"] as? [String: Any])?["id"] as? String)
+        let appToken = try #require(made.json["token"] as? String)
         let refresh = try #require(
             try TestEnvironment.scalar("select apple_refresh_token from app.user_identities where subject = $1", [subject]))
-        try TestEnvironment.owner().execute("select api.erase_account($1::uuid, null)", [userID])
+        // DELETE /me: the account has no password it knows; a fresh token of its identity proves it.
+        let noProof = try SocialServer.send("DELETE", "/me", token: appToken, json: [:])
+        #expect(noProof.status == 400 && noProof.code == "invalid_field")
+        let stranger = try SocialServer.idToken(.google, subject: Self.unique("g"), email: email)
+        let notLinked = try SocialServer.send(
+            "DELETE", "/me", token: appToken, json: ["provider": "google", "id_token": stranger])
+        #expect(notLinked.status == 403 && notLinked.code == "identity_not_linked")
+        let expired = try SocialServer.idToken(
+            .apple, subject: subject, email: email, nonce: "d", changes: ["exp": Int(Date().timeIntervalSince1970) - 600])
+        let old = try SocialServer.send("DELETE", "/me", token: appToken, json: ["provider": "apple", "id_token": expired, "nonce": "d"])
+        #expect(old.status == 401 && old.code == "identity_token_expired")
+        #expect(try SocialServer.users(email) == "1", "nothing changed")
+        let fresh = try SocialServer.idToken(.apple, subject: subject, email: email, nonce: "d")
+        let deleted = try SocialServer.send("DELETE", "/me", token: appToken, json: ["provider": "apple", "id_token": fresh, "nonce": "d"])
+        #expect(deleted.status == 204, "\(deleted.text)")
         #expect(try TestEnvironment.scalar("select count(*)::text from app.apple_revocations where refresh_token = $1", [refresh]) == "1")
 
         let running = try SocialServer.running()

@@ -6,7 +6,7 @@
 -- deletes the identities and queues the Apple refresh token's revocation, which the sender
 -- claims and settles.
 begin;
-select plan(39);
+select plan(44);
 update app.auth_settings set bcrypt_cost = 4;
 select test.new_user('ada');
 -- What the server passes once it verified a token.
@@ -113,17 +113,32 @@ select is(test.error_of($$select api.me_identities_create(test.token('bo'), pg_t
                                                           '{"provider": "apple", "id_token": "x.y.z"}')$$),
           'PT400 invalid_field', 'linking Apple needs its nonce');
 
+-- DELETE /me without a password: a fresh token of a linked identity proves the account.
+select is(test.answer_of($$select api.me_delete(test.token('bo'), pg_temp.p('google', 'g-ada', 'ada@example.com'),
+                                                '{"provider": "google", "id_token": "x.y.z"}')$$),
+          'PT403 identity_not_linked', 'DELETE /me with another account''s identity is 403 identity_not_linked');
+select is(test.error_of($$select api.me_delete(test.token('bo'), '{}', '{}')$$), 'PT400 invalid_field',
+          '... with neither a password nor a token, 400 invalid_field');
+select is(test.error_of($$select api.me_delete(test.token('bo'), pg_temp.p('apple', 's', 'a@example.com'),
+                                               '{"provider": "apple", "id_token": "x.y.z"}')$$),
+          'PT400 invalid_field', '... Apple''s without its nonce, 400 invalid_field');
+select is((api.me_delete((pg_temp.apple('001.abc', 'x7q@privaterelay.appleid.com')).body ->> 'token',
+                         pg_temp.p('apple', '001.abc', 'x7q@privaterelay.appleid.com'),
+                         '{"provider": "apple", "id_token": "x.y.z", "nonce": "n"}')).code, null,
+          'an account made by Apple deletes itself with a fresh Apple token');
+select is((select count(*)::integer from app.users where email = 'x7q@privaterelay.appleid.com'), 0, '... and is erased');
+
 -- Erasure: the identities go, the Apple refresh token is queued (naming no account).
 select api.erase_account(test.uid('ada'), null);
 select is((select count(*)::integer from app.user_identities where user_id = test.uid('ada')), 0, 'erasure deletes the identities');
-select is((select array_agg(refresh_token order by id) from app.apple_revocations), array['rt-1', 'rt-ada'],
+select is((select array_agg(refresh_token order by id) from app.apple_revocations), array['rt-1', 'rt-2', 'rt-ada'],
           '... and queues the Apple refresh token for revocation');
 
 -- The sender's claim and settle.
-select is(jsonb_array_length(api.apple_revocations_claim(10)), 2, 'the sender claims the due revocations');
+select is(jsonb_array_length(api.apple_revocations_claim(10)), 3, 'the sender claims the due revocations');
 select is(api.apple_revocations_settle((select jsonb_agg(jsonb_build_object('id', id, 'outcome',
                                                          case refresh_token when 'rt-1' then 'sent' else 'retry' end, 'error', '503'))
                                         from app.apple_revocations)),
-          '{"sent": 1, "retried": 1, "dropped": 0, "failed": 0}'::jsonb, '... and settles them: sent goes, retry waits');
+          '{"sent": 1, "retried": 2, "dropped": 0, "failed": 0}'::jsonb, '... and settles them: sent goes, retry waits');
 select * from finish();
 rollback;

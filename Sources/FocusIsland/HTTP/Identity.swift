@@ -6,10 +6,11 @@
 // in as is SQL's (sql/api/014_social_sign_in.sql).
 
 extension Pipeline {
-    /// The functions whose body carries an ID token, and the provider it must come from; nil: the
-    /// body's `provider` names it (POST /me/identities).
+    /// The functions whose body may carry an ID token, and the provider it must come from; nil:
+    /// the body's `provider` names it (POST /me/identities, DELETE /me without a password).
     static let identityRoutes: [String: IdentityProvider?] = [
         "api.auth_apple_login": .apple, "api.auth_google_login": .google, "api.me_identities_create": nil,
+        "api.me_delete": nil,
     ]
 
     /// params.identity for `route`, or nil when it takes none or the body lacks a token.

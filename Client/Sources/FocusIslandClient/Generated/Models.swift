@@ -3265,19 +3265,6 @@ public struct PasswordResetConfirmBody: Codable, Sendable, Equatable {
     }
 }
 
-public struct PasswordBody: Codable, Sendable, Equatable {
-    /// No U+0000: PostgreSQL's text cannot hold it (400 invalid_json, as anywhere in a body).
-    public var password: String
-
-    public init(password: String) {
-        self.password = password
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case password = "password"
-    }
-}
-
 public struct PasswordChangeBody: Codable, Sendable, Equatable {
     /// No U+0000: PostgreSQL's text cannot hold it (400 invalid_json, as anywhere in a body).
     public var currentPassword: String
@@ -5592,6 +5579,32 @@ public struct IdentityList: Codable, Sendable, Equatable {
     }
 }
 
+/// One proof of the account: its password, or (for an account made by Apple or Google, which has none it knows) a fresh ID token of a provider account linked to it, verified as at sign-in.
+public struct AccountDeleteBody: Codable, Sendable, Equatable {
+    /// The account's password (403 wrong_password). No U+0000: PostgreSQL's text cannot hold it (400 invalid_json, as anywhere in a body).
+    public var password: String?
+    /// Without `password`: the provider of `id_token`.
+    public var provider: IdentityLinkBodyProvider?
+    /// Without `password`: a fresh ID token of the linked provider account (with `provider`; 403 identity_not_linked for another one).
+    public var idToken: String?
+    /// Required for Apple (its SHA-256 hex is the token's nonce), optional for Google (equal to the token's nonce).
+    public var nonce: String?
+
+    public init(password: String? = nil, provider: IdentityLinkBodyProvider? = nil, idToken: String? = nil, nonce: String? = nil) {
+        self.password = password
+        self.provider = provider
+        self.idToken = idToken
+        self.nonce = nonce
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case password = "password"
+        case provider = "provider"
+        case idToken = "id_token"
+        case nonce = "nonce"
+    }
+}
+
 /// Every components.schemas entry and its model, in the document's order (a test compares it with the document).
 public enum Schemas {
     public static let all: [(name: String, type: any (Codable & Sendable).Type)] = [
@@ -5659,7 +5672,6 @@ public enum Schemas {
         ("LoginBody", LoginBody.self),
         ("PasswordResetBody", PasswordResetBody.self),
         ("PasswordResetConfirmBody", PasswordResetConfirmBody.self),
-        ("PasswordBody", PasswordBody.self),
         ("PasswordChangeBody", PasswordChangeBody.self),
         ("EmailChangeBody", EmailChangeBody.self),
         ("ProfileChangeBody", ProfileChangeBody.self),
@@ -5743,5 +5755,6 @@ public enum Schemas {
         ("IdentityLinkBody", IdentityLinkBody.self),
         ("Identity", Identity.self),
         ("IdentityList", IdentityList.self),
+        ("AccountDeleteBody", AccountDeleteBody.self),
     ]
 }

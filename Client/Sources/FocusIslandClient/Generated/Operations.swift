@@ -288,7 +288,7 @@ extension FocusIslandClient {
 
     /// Delete the account (an anonymous tombstone stays).
     /// `DELETE /me`
-    public func meDelete(_ body: PasswordBody, idempotencyKey: String? = nil) async throws(FocusIslandError) {
+    public func meDelete(_ body: AccountDeleteBody, idempotencyKey: String? = nil) async throws(FocusIslandError) {
         let request = OperationRequest(
             method: "DELETE", path: "/me", query: [],
             body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,

@@ -171,7 +171,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case giftSenderNotEligible
     /// 409: POST /me/streak-freezes: you already hold two streak freezes, the most one can hold ([streaks.md](streaks.md))
     case streakFreezesFull
-    /// 401: POST /auth/apple, /auth/google, /me/identities: the ID token is not a JWT signed with RS256 by a named key, its signature is wrong, it has no exp, iat or subject, or it was issued in the future (beyond 60 s of skew) ([security.md](security.md#sign-in-with-apple-and-google))
+    /// 401: POST /auth/apple, /auth/google, /me/identities: the ID token is not a JWT signed with RS256 by a named key, its signature is wrong, it has no exp, iat or subject, or it was issued in the future (beyond 60 s of skew) ([security.md](security.md#sign-in-with-apple-and-google-2026-12-07))
     case identityTokenInvalid
     /// 401: the same routes: the ID token's exp has passed (beyond 60 s of skew); get a new one from the provider
     case identityTokenExpired
@@ -193,6 +193,8 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case identityEmailMissing
     /// 409: POST /auth/apple, /auth/google: a first sign-in with this provider account, whose email an account already has (any letter case): nothing is linked or made; sign in to that account (password, the other provider, or a password reset's code), then POST /me/identities
     case accountExistsLinkRequired
+    /// 403: DELETE /me with an ID token instead of a password: the token's provider account is not linked to this account (nothing changes)
+    case identityNotLinked
     /// 409: POST /me/identities: that provider account is linked to another account
     case identityLinkedElsewhere
     /// 409: POST /me/identities: this account already has another account of that provider linked
@@ -312,6 +314,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case "invalid_authorization_code": self = .invalidAuthorizationCode
         case "identity_email_missing": self = .identityEmailMissing
         case "account_exists_link_required": self = .accountExistsLinkRequired
+        case "identity_not_linked": self = .identityNotLinked
         case "identity_linked_elsewhere": self = .identityLinkedElsewhere
         case "identity_provider_linked": self = .identityProviderLinked
         case "internal_error": self = .internalError
@@ -423,6 +426,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case .invalidAuthorizationCode: "invalid_authorization_code"
         case .identityEmailMissing: "identity_email_missing"
         case .accountExistsLinkRequired: "account_exists_link_required"
+        case .identityNotLinked: "identity_not_linked"
         case .identityLinkedElsewhere: "identity_linked_elsewhere"
         case .identityProviderLinked: "identity_provider_linked"
         case .internalError: "internal_error"
