@@ -3103,7 +3103,12 @@ begin
         'streak_freezes', coalesce((select jsonb_agg(jsonb_build_object('id', f.id, 'price', f.price, 'bought_at', api.iso(f.bought_at),
                                                                         'covered_day', f.covered_day, 'used_at', api.iso(f.used_at))
                                                      order by f.bought_at, f.id)
-                                    from app.streak_freezes f where f.user_id = v_user_id), '[]')));
+                                    from app.streak_freezes f where f.user_id = v_user_id), '[]'))
+        -- Linked Apple and Google accounts (docs/security.md): which, their email, since when;
+        -- never the subject or a refresh token (a credential at Apple, not the person's data).
+        || jsonb_build_object(
+        'identities', coalesce((select jsonb_agg(api.identity_json(i) order by i.created_at, i.provider)
+                                from app.user_identities i where i.user_id = v_user_id), '[]')));
 end
 $$;
 ALTER FUNCTION api.me_export_get(token text, params jsonb, body jsonb) OWNER TO focus_owner;

@@ -3111,12 +3111,15 @@ public struct Export: Codable, Sendable, Equatable {
     public var gifts: [Gift]
     /// Streak freezes bought ([streaks.md](streaks.md)): price, when, and the local day each covered (null while held).
     public var streakFreezes: [StreakFreeze]
+    /// The Apple and Google accounts linked to yours (never their subject or a token).
+    public var identities: [Identity]
 
     public init(
         exportedAt: Time, profile: Profile, items: [OwnedItem], sessions: [ExportedSession], tipsShown: [TipShown],
         friendships: [Friendship], ledger: [LedgerEntry], ledgerArchived: [LedgerArchivedEntry], achievements: [Achievement],
         tokens: [ExportedToken], blocks: [ExportedBlock], reportsMade: [Report], avatar: Avatar? = nil, passwordResets: [PasswordReset],
-        signInAddresses: [SignInAddresse], failedSignIns: [FailedSignIn], mail: [MailEntry], gifts: [Gift], streakFreezes: [StreakFreeze]
+        signInAddresses: [SignInAddresse], failedSignIns: [FailedSignIn], mail: [MailEntry], gifts: [Gift], streakFreezes: [StreakFreeze],
+        identities: [Identity]
     ) {
         self.exportedAt = exportedAt
         self.profile = profile
@@ -3137,6 +3140,7 @@ public struct Export: Codable, Sendable, Equatable {
         self.mail = mail
         self.gifts = gifts
         self.streakFreezes = streakFreezes
+        self.identities = identities
     }
 
     enum CodingKeys: String, CodingKey {
@@ -3159,6 +3163,7 @@ public struct Export: Codable, Sendable, Equatable {
         case mail = "mail"
         case gifts = "gifts"
         case streakFreezes = "streak_freezes"
+        case identities = "identities"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -3182,6 +3187,7 @@ public struct Export: Codable, Sendable, Equatable {
         try container.encode(mail, forKey: .mail)
         try container.encode(gifts, forKey: .gifts)
         try container.encode(streakFreezes, forKey: .streakFreezes)
+        try container.encode(identities, forKey: .identities)
     }
 }
 
