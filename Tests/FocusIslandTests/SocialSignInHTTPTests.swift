@@ -1,3 +1,6 @@
+import Foundation
+import Testing
+
 // Sign in with Apple and Google end to end: a server of its own (the same Application) whose
 // key sets, code exchange and revoke endpoint are a local HTTPS peer (Tests/system/social-peer.py,
 // with a test CA), and ID tokens this test signs with the peer's keys. Accepted tokens sign in
@@ -5,8 +8,6 @@
 // unknown key, bad signature) is refused with its code and makes nothing; erasure's revocation
 // reaches the peer through the sender.
 @testable import FocusIsland
-import Foundation
-import Testing
 
 /// The peer and the server that trusts it, started once for the suite.
 enum SocialServer {
@@ -166,24 +167,46 @@ enum SocialServer {
         let email = Self.unique("broken") + "@example.com", subject = Self.unique("001")
         let now = Int(Date().timeIntervalSince1970)
         let cases: [(String, String, Int, String)] = [
-            ("expired", try SocialServer.idToken(.apple, subject: subject, email: email, nonce: "n", changes: ["exp": now - 120]),
-             401, "identity_token_expired"),
-            ("wrong audience", try SocialServer.idToken(.apple, subject: subject, email: email, nonce: "n", changes: ["aud": "com.other.app"]),
-             401, "identity_token_wrong_audience"),
-            ("wrong issuer", try SocialServer.idToken(.apple, subject: subject, email: email, nonce: "n", changes: ["iss": "https://evil.example"]),
-             401, "identity_token_wrong_issuer"),
-            ("wrong nonce", try SocialServer.idToken(.apple, subject: subject, email: email, nonce: "another"),
-             401, "identity_nonce_mismatch"),
-            ("raw nonce, not its hash", try SocialServer.idToken(.apple, subject: subject, email: email, changes: ["nonce": "n"]),
-             401, "identity_nonce_mismatch"),
-            ("unknown key", try SocialServer.idToken(.apple, subject: subject, email: email, nonce: "n", kid: "nobody-1", signer: "apple-1"),
-             401, "identity_token_unknown_key"),
-            ("bad signature", try SocialServer.idToken(.apple, subject: subject, email: email, nonce: "n", signer: "google-1"),
-             401, "identity_token_invalid"),
-            ("issued in the future", try SocialServer.idToken(.apple, subject: subject, email: email, nonce: "n", changes: ["iat": now + 600]),
-             401, "identity_token_invalid"),
-            ("a Google token", try SocialServer.idToken(.google, subject: subject, email: email, nonce: "n"),
-             401, "identity_token_unknown_key"),
+            (
+                "expired", try SocialServer.idToken(.apple, subject: subject, email: email, nonce: "n", changes: ["exp": now - 120]),
+                401, "identity_token_expired"
+            ),
+            (
+                "wrong audience",
+                try SocialServer.idToken(.apple, subject: subject, email: email, nonce: "n", changes: ["aud": "com.other.app"]),
+                401, "identity_token_wrong_audience"
+            ),
+            (
+                "wrong issuer",
+                try SocialServer.idToken(.apple, subject: subject, email: email, nonce: "n", changes: ["iss": "https://evil.example"]),
+                401, "identity_token_wrong_issuer"
+            ),
+            (
+                "wrong nonce", try SocialServer.idToken(.apple, subject: subject, email: email, nonce: "another"),
+                401, "identity_nonce_mismatch"
+            ),
+            (
+                "raw nonce, not its hash", try SocialServer.idToken(.apple, subject: subject, email: email, changes: ["nonce": "n"]),
+                401, "identity_nonce_mismatch"
+            ),
+            (
+                "unknown key",
+                try SocialServer.idToken(.apple, subject: subject, email: email, nonce: "n", kid: "nobody-1", signer: "apple-1"),
+                401, "identity_token_unknown_key"
+            ),
+            (
+                "bad signature", try SocialServer.idToken(.apple, subject: subject, email: email, nonce: "n", signer: "google-1"),
+                401, "identity_token_invalid"
+            ),
+            (
+                "issued in the future",
+                try SocialServer.idToken(.apple, subject: subject, email: email, nonce: "n", changes: ["iat": now + 600]),
+                401, "identity_token_invalid"
+            ),
+            (
+                "a Google token", try SocialServer.idToken(.google, subject: subject, email: email, nonce: "n"),
+                401, "identity_token_unknown_key"
+            ),
             ("not a JWT", "not.a-jwt", 401, "identity_token_invalid"),
         ]
         for (name, token, status, code) in cases {
@@ -249,13 +272,17 @@ enum SocialServer {
         #expect(Set(linked.json.keys) == ["provider", "email", "linked_at", "last_sign_in_at"])
         let again = try SocialServer.send("POST", "/me/identities", token: ada.token, json: ["provider": "google", "id_token": google])
         #expect(again.status == 200)
-        let apple = try SocialServer.idToken(.apple, subject: appleSubject, email: Self.unique("r") + "@privaterelay.appleid.com", nonce: "n")
+        let apple = try SocialServer.idToken(
+            .apple, subject: appleSubject, email: Self.unique("r") + "@privaterelay.appleid.com", nonce: "n")
         let appleLinked = try SocialServer.send(
             "POST", "/me/identities", token: ada.token, json: ["provider": "apple", "id_token": apple, "nonce": "n"])
         #expect(appleLinked.status == 201)
         let badLink = try SocialServer.send(
             "POST", "/me/identities", token: ada.token,
-            json: ["provider": "apple", "id_token": try SocialServer.idToken(.apple, subject: appleSubject, email: nil, nonce: "x"), "nonce": "n"])
+            json: [
+                "provider": "apple", "id_token": try SocialServer.idToken(.apple, subject: appleSubject, email: nil, nonce: "x"),
+                "nonce": "n",
+            ])
         #expect(badLink.status == 401 && badLink.code == "identity_nonce_mismatch")
 
         let signedIn = try SocialServer.send("POST", "/auth/google", json: ["id_token": google])
@@ -271,7 +298,8 @@ enum SocialServer {
             "POST", "/me/identities", token: ada.token,
             json: ["provider": "google", "id_token": try SocialServer.idToken(.google, subject: Self.unique("g"), email: ada.email)])
         #expect(second.status == 409 && second.code == "identity_provider_linked")
-        let unknownProvider = try SocialServer.send("POST", "/me/identities", token: bo.token, json: ["provider": "myspace", "id_token": google])
+        let unknownProvider = try SocialServer.send(
+            "POST", "/me/identities", token: bo.token, json: ["provider": "myspace", "id_token": google])
         #expect(unknownProvider.status == 400 && unknownProvider.code == "invalid_field")
     }
 

@@ -348,20 +348,18 @@ values ('GET', '/me/identities', 'api.me_identities_list');
 -- take one twice): [{id, client_id, refresh_token, attempts}].
 create function api.apple_revocations_claim(batch integer)
 returns jsonb
-language plpgsql volatile security definer set search_path = public, pg_temp
+language sql volatile security definer set search_path = public, pg_temp
 as $$
-begin
-    return (with due as (
-                select r.id, r.client_id, r.refresh_token, r.attempts from app.apple_revocations r
-                where r.send_after <= now()
-                order by r.send_after, r.id
-                limit least(greatest(apple_revocations_claim.batch, 1), 500)
-                for update skip locked)
-            select coalesce(jsonb_agg(jsonb_build_object('id', d.id, 'client_id', d.client_id,
-                                                         'refresh_token', d.refresh_token, 'attempts', d.attempts)
-                                      order by d.id), '[]')
-            from due d);
-end
+    with due as (
+        select r.id, r.client_id, r.refresh_token, r.attempts from app.apple_revocations r
+        where r.send_after <= now()
+        order by r.send_after, r.id
+        limit least(greatest(apple_revocations_claim.batch, 1), 500)
+        for update skip locked)
+    select coalesce(jsonb_agg(jsonb_build_object('id', d.id, 'client_id', d.client_id,
+                                                 'refresh_token', d.refresh_token, 'attempts', d.attempts)
+                              order by d.id), '[]')
+    from due d
 $$;
 grant execute on function api.apple_revocations_claim(integer) to focus_api;
 comment on function api.apple_revocations_claim(integer) is
