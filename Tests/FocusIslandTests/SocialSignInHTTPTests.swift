@@ -365,4 +365,34 @@ enum SocialServer {
             json: ["id_token": try SocialServer.idToken(.apple, subject: subject, email: email, nonce: "m"), "nonce": "m"])
         #expect(signIn.status == 201, "the identity went with the account: a new sign-in makes a new one")
     }
+
+    /// A retry with the same Idempotency-Key: POST /me/identities answers what it answered, and
+    /// nothing more is written; a sign-in's key has no scope before an account (no email in the
+    /// body), so a retried sign-in signs in again, to the same account, never making a second.
+    @Test func aRetryWithTheSameKey() throws {
+        let ada = try Transport.socket.client.register("socialkey")
+        let google = try SocialServer.idToken(.google, subject: Self.unique("g"), email: ada.email)
+        let body = try JSONSerialization.data(withJSONObject: ["provider": "google", "id_token": google])
+        let headers = ["Content-Type": "application/json", "Authorization": "Bearer \(ada.token)", "Idempotency-Key": "link-1"]
+        let first = try SocialServer.running().client.send("POST", "/me/identities", headers: headers, body: Array(body))
+        let rows = try TestEnvironment.scalar(
+            "select md5(string_agg(to_jsonb(i)::text, '')) from app.user_identities i where user_id = $1::uuid", [ada.id])
+        let again = try SocialServer.running().client.send("POST", "/me/identities", headers: headers, body: Array(body))
+        #expect(first.status == 201 && again.status == 201 && again.text == first.text, "\(again.text)")
+        #expect(
+            try TestEnvironment.scalar(
+                "select md5(string_agg(to_jsonb(i)::text, '')) from app.user_identities i where user_id = $1::uuid", [ada.id])
+                == rows)
+
+        let email = Self.unique("keyed") + "@privaterelay.appleid.com", subject = Self.unique("001")
+        let token = try SocialServer.idToken(.apple, subject: subject, email: email, nonce: "k")
+        let signIn = try JSONSerialization.data(withJSONObject: ["id_token": token, "nonce": "k"])
+        let keyed = ["Content-Type": "application/json", "Idempotency-Key": "apple-1"]
+        let made = try SocialServer.running().client.send("POST", "/auth/apple", headers: keyed, body: Array(signIn))
+        let retried = try SocialServer.running().client.send("POST", "/auth/apple", headers: keyed, body: Array(signIn))
+        #expect(made.status == 201 && retried.status == 200)
+        #expect(
+            (made.json["user"] as? [String: Any])?["id"] as? String == (retried.json["user"] as? [String: Any])?["id"] as? String)
+        #expect(try SocialServer.users(email) == "1")
+    }
 }
