@@ -161,21 +161,19 @@ CREATE FUNCTION api.api_version() RETURNS text
     AS $$ select '1.1.0' $$;
 ALTER FUNCTION api.api_version() OWNER TO focus_owner;
 CREATE FUNCTION api.apple_revocations_claim(batch integer) RETURNS jsonb
-    LANGUAGE plpgsql SECURITY DEFINER
+    LANGUAGE sql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
-begin
-    return (with due as (
-                select r.id, r.client_id, r.refresh_token, r.attempts from app.apple_revocations r
-                where r.send_after <= now()
-                order by r.send_after, r.id
-                limit least(greatest(apple_revocations_claim.batch, 1), 500)
-                for update skip locked)
-            select coalesce(jsonb_agg(jsonb_build_object('id', d.id, 'client_id', d.client_id,
-                                                         'refresh_token', d.refresh_token, 'attempts', d.attempts)
-                                      order by d.id), '[]')
-            from due d);
-end
+    with due as (
+        select r.id, r.client_id, r.refresh_token, r.attempts from app.apple_revocations r
+        where r.send_after <= now()
+        order by r.send_after, r.id
+        limit least(greatest(apple_revocations_claim.batch, 1), 500)
+        for update skip locked)
+    select coalesce(jsonb_agg(jsonb_build_object('id', d.id, 'client_id', d.client_id,
+                                                 'refresh_token', d.refresh_token, 'attempts', d.attempts)
+                              order by d.id), '[]')
+    from due d
 $$;
 ALTER FUNCTION api.apple_revocations_claim(batch integer) OWNER TO focus_owner;
 CREATE FUNCTION api.apple_revocations_settle(results jsonb) RETURNS jsonb
@@ -2181,7 +2179,10 @@ begin
     -- replays the first answer, in the first answer's language.
     if v_scope is not null and length(v_scope) <= 400 then
         v_request := jsonb_build_object('route', idempotent.endpoint,
-                                        'params', v_params - array['client_ip', 'user_agent', 'idempotency_key', 'language'],
+                                        -- identity: what the body's ID token verified (an exchanged
+                                        -- refresh token differs on each try), the body says it already.
+                                        'params', v_params - array['client_ip', 'user_agent', 'idempotency_key', 'language',
+                                                                   'identity'],
                                         'body', idempotent.body);
         v_seal := encode(hmac(convert_to(v_request::text, 'UTF8'), convert_to(v_seal_key, 'UTF8'), 'sha256'), 'hex');
         v_digest := sha256(convert_to(jsonb_set(v_request, '{body}', idempotent.body - api.secret_fields())::text, 'UTF8'));
