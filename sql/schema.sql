@@ -3167,7 +3167,7 @@ CREATE FUNCTION api.me_identities_list(token text, params jsonb, body jsonb) RET
     SET search_path TO 'public', 'pg_temp'
     AS $$
 declare
-    v_user_id uuid := api.authenticate(me_identities_list.token, suspended_too => true);
+    v_user_id uuid := api.authenticate(me_identities_list.token);
 begin
     return api.ok(jsonb_build_object('identities', coalesce(
         (select jsonb_agg(api.identity_json(i) order by i.created_at, i.provider)

@@ -330,7 +330,7 @@ returns api.reply
 language plpgsql stable security definer set search_path = public, pg_temp
 as $$
 declare
-    v_user_id uuid := api.authenticate(me_identities_list.token, suspended_too => true);
+    v_user_id uuid := api.authenticate(me_identities_list.token);
 begin
     return api.ok(jsonb_build_object('identities', coalesce(
         (select jsonb_agg(api.identity_json(i) order by i.created_at, i.provider)
@@ -340,8 +340,8 @@ $$;
 grant execute on function api.me_identities_list(text, jsonb, jsonb) to focus_api;
 comment on function api.me_identities_list(text, jsonb, jsonb) is
     'GET /me/identities: the Apple and Google accounts linked to the caller (provider, email, dates; never the subject).';
-insert into api.endpoints (method, path, function)
-values ('GET', '/me/identities', 'api.me_identities_list');
+insert into api.endpoints (method, path, function, errors)
+values ('GET', '/me/identities', 'api.me_identities_list', '{account_suspended}');
 
 -- For `focus-island apple-revoke`: up to `batch` due revocations, oldest first, locked
 -- FOR UPDATE SKIP LOCKED until the caller's transaction ends (senders running at once never
