@@ -1,4 +1,4 @@
-// focus-island: `serve` (default), `migrate`, `seed`, `mail` (the mail sender). Configuration comes from the environment.
+// focus-island: `serve` (default), `migrate`, `seed`, `mail`, `push`, `apple-revoke` (the senders). Configuration comes from the environment.
 import FocusIsland
 import Foundation
 import Glibc
@@ -133,6 +133,38 @@ case "push":
     }
     done.wait()
 
+case "apple-revoke":
+    // The Apple revocation sender (docs/security.md, "Sign in with Apple and Google"): posts the
+    // refresh tokens erasure queued to Apple's revoke endpoint until SIGTERM or SIGINT; `--once`
+    // until nothing is due.
+    var stopSignals = blockStopSignals()
+    setenv("PGCONNECT_TIMEOUT", "3", 0)
+    let sender: AppleRevokeSender
+    do {
+        sender = try AppleRevokeSender(settings: configuration.social, conninfo: configuration.databaseURL, logger: logger)
+    } catch {
+        fail(error.description)
+    }
+    let once = arguments.contains("--once")
+    let done = DispatchSemaphore(value: 0)
+    Thread {
+        do {
+            let settled = try sender.run(once: once)
+            logger.info("apple-revoke: stopped after \(settled) revocations")
+        } catch {
+            logger.error("\(error)")
+            exit(1)
+        }
+        done.signal()
+    }.start()
+    if !once {
+        var received: Int32 = 0
+        sigwait(&stopSignals, &received)
+        logger.info("signal \(received): finishing the round in flight")
+        sender.stop()
+    }
+    done.wait()
+
 default:
-    fail("usage: focus-island [serve|migrate|seed|mail [--once]|push [--once]]")
+    fail("usage: focus-island [serve|migrate|seed|mail [--once]|push [--once]|apple-revoke [--once]]")
 }

@@ -333,7 +333,7 @@ import Testing
             Set(export.json.keys) == [
                 "achievements", "avatar", "blocks", "exported_at", "failed_sign_ins", "friendships", "gifts", "items", "ledger",
                 "ledger_archived", "mail", "password_resets", "profile", "reports_made", "sessions", "sign_in_addresses", "tips_shown",
-                "tokens", "streak_freezes",
+                "tokens", "streak_freezes", "identities",
             ])
         #expect((export.json["profile"] as? [String: Any])?["email"] as? String == account.email)
         #expect((export.json["profile"] as? [String: Any])?["bio"] as? String == "Exported words")

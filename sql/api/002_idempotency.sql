@@ -88,7 +88,10 @@ begin
     -- replays the first answer, in the first answer's language.
     if v_scope is not null and length(v_scope) <= 400 then
         v_request := jsonb_build_object('route', idempotent.endpoint,
-                                        'params', v_params - array['client_ip', 'user_agent', 'client_version', 'idempotency_key', 'language'],
+                                        -- identity: what the body's ID token verified (an exchanged
+                                        -- refresh token differs on each try), the body says it already.
+                                        'params', v_params - array['client_ip', 'user_agent', 'client_version', 'idempotency_key',
+                                                                   'language', 'identity'],
                                         'body', idempotent.body);
         v_seal := encode(hmac(convert_to(v_request::text, 'UTF8'), convert_to(v_seal_key, 'UTF8'), 'sha256'), 'hex');
         v_digest := sha256(convert_to(jsonb_set(v_request, '{body}', idempotent.body - api.secret_fields())::text, 'UTF8'));

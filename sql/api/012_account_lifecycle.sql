@@ -237,7 +237,8 @@ $$;
 -- Idempotency-Key answers (its own and others' naming it: api.erase_account_traces; keep_key
 -- is the one kept, a DELETE /me request's own), friendships and requests (each recorded in
 -- friendship_events as removed, cancelled or declined), blocks either way, reports about the
--- user and friend-request attempts, and session tags. What keeps the numbers true stays, tied
+-- user and friend-request attempts, session tags, and linked Apple and Google identities (an
+-- Apple refresh token queued for revocation at Apple, app.apple_revocations). What keeps the numbers true stays, tied
 -- only to the anonymous row: sessions and ratings, tips shown, items, the ledger and its balance
 -- (report.ledger_reconciliation stays empty), and reports the user made (moderators may still
 -- act on them). The email may register again. Called by DELETE /me, the web deletion page
@@ -266,6 +267,7 @@ begin
     delete from app.client_sign_ins s where s.user_id = v_user_id;  -- the days and apps of their sign-ins (0095)
     delete from app.avatars a where a.user_id = v_user_id;
     delete from app.push_settings s where s.user_id = v_user_id;  -- push tokens went with the sign-ins
+    perform api.erase_identities(v_user_id);  -- Apple refresh tokens queued for revocation at Apple
     delete from app.blocks b where v_user_id in (b.blocker, b.blocked);
     delete from app.user_reports r where r.reported = v_user_id;
     delete from app.friend_request_attempts a where a.user_id = v_user_id;
@@ -286,24 +288,43 @@ begin
 end
 $$;
 
--- DELETE /me {password}
+-- DELETE /me {password} or {provider, id_token, nonce?}
 -- Guarantees: with the right password, the account becomes the anonymous tombstone
 -- (api.erase_account says what goes and what stays). The account is locked first, so a racing
 -- purchase ends before (and is kept) or after (and gets 401). Wrong password: 403
 -- wrong_password and nothing changes.
+-- Without a password (2026-12-07: an account made by Apple or Google has none it knows), a
+-- fresh ID token of an identity linked to the account proves it instead, verified by the server
+-- as at sign-in (params.identity, sql/api/014_social_sign_in.sql; Apple's needs its nonce):
+-- one of another provider account is 403 identity_not_linked and nothing changes.
 create function api.me_delete(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
     v_user_id uuid := api.authenticate(me_delete.token, suspended_too => true);
-    v_body jsonb := api.only_keys(me_delete.body, array['password']);
-    v_password text := api.text_field(v_body, 'password');
+    v_body jsonb := api.only_keys(me_delete.body, array['password', 'provider', 'id_token', 'nonce']);
+    v_by_identity boolean := v_body ? 'id_token' and not v_body ? 'password';
+    v_password text := api.text_field(v_body, 'password', required => not v_by_identity);
+    v_provider text;
+    v_claims jsonb;
     v_user app.users := api.lock_for_erasure(v_user_id);
-    v_check api.reply := api.check_password(v_user, v_password, api.client_address(me_delete.params));
+    v_check api.reply;
 begin
-    if v_check.code is not null then
-        return v_check;
+    if v_by_identity then
+        v_provider := api.choice(api.text_field(v_body, 'provider', max_length => 16), 'provider', array['apple', 'google']);
+        perform api.text_field(v_body, 'id_token', max_length => 8192);
+        perform api.text_field(v_body, 'nonce', required => v_provider = 'apple', max_length => 256);
+        v_claims := api.verified_identity(me_delete.params, v_provider, 'id_token');
+        if not exists (select from app.user_identities i
+                       where i.user_id = v_user_id and i.provider = v_provider and i.subject = v_claims ->> 'subject') then
+            return api.problem(403, 'identity_not_linked', 'That provider account is not linked to this account.');
+        end if;
+    else
+        v_check := api.check_password(v_user, v_password, api.client_address(me_delete.params));
+        if v_check.code is not null then
+            return v_check;
+        end if;
     end if;
     perform api.erase_account(v_user_id, me_delete.params ->> 'idempotency_key');
     return api.ok(null);
@@ -311,11 +332,14 @@ end
 $$;
 grant execute on function api.me_delete(text, jsonb, jsonb) to focus_api;
 comment on function api.me_delete(text, jsonb, jsonb) is
-    'DELETE /me: with the right password (else 403 wrong_password, nothing changed), personal data goes and an '
+    'DELETE /me: with the right password (else 403 wrong_password, nothing changed) or a linked identity''s fresh ID '
+    'token (else 403 identity_not_linked), personal data goes and an '
     'anonymous tombstone keeps sessions and ledger adding up; the email may register again; racing purchases serialize.';
 insert into api.endpoints (method, path, function, status, body, admission, errors)
 values ('DELETE', '/me', 'api.me_delete', 204, 'json', 'always',
-        '{invalid_field, too_many_attempts, wrong_password}');
+        '{identity_keys_unavailable, identity_nonce_mismatch, identity_not_linked, identity_token_expired, '
+        'identity_token_invalid, identity_token_unknown_key, identity_token_wrong_audience, identity_token_wrong_issuer, '
+        'invalid_field, sign_in_provider_unavailable, too_many_attempts, wrong_password}');
 
 -- GET /me/export: one JSON document with everything stored about the caller (the bio in its
 -- profile), sign-in addresses, failed sign-ins and mail included (GDPR art. 15 and 20). A failed sign-in shows its
@@ -411,14 +435,19 @@ begin
         'streak_freezes', coalesce((select jsonb_agg(jsonb_build_object('id', f.id, 'price', f.price, 'bought_at', api.iso(f.bought_at),
                                                                         'covered_day', f.covered_day, 'used_at', api.iso(f.used_at))
                                                      order by f.bought_at, f.id)
-                                    from app.streak_freezes f where f.user_id = v_user_id), '[]')));
+                                    from app.streak_freezes f where f.user_id = v_user_id), '[]'))
+        -- Linked Apple and Google accounts (docs/security.md): which, their email, since when;
+        -- never the subject or a refresh token (a credential at Apple, not the person's data).
+        || jsonb_build_object(
+        'identities', coalesce((select jsonb_agg(api.identity_json(i) order by i.created_at, i.provider)
+                                from app.user_identities i where i.user_id = v_user_id), '[]')));
 end
 $$;
 grant execute on function api.me_export_get(text, jsonb, jsonb) to focus_api;
 comment on function api.me_export_get(text, jsonb, jsonb) is
     'GET /me/export: profile and settings, items, sessions with ratings, tips shown, friendships and requests, '
     'ledger, achievements, tokens (metadata), blocks, reports made, avatar, reset codes (times only), sign-in addresses, failed '
-    'sign-ins and mail (without bodies), in one document.';
+    'sign-ins and mail (without bodies), linked Apple and Google accounts, in one document.';
 insert into api.endpoints (method, path, function, admission, localized)
 values ('GET', '/me/export', 'api.me_export_get', 'always', true);
 

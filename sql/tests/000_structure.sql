@@ -21,9 +21,10 @@ select is_empty($$
       and oidvectortypes(p.proargtypes) not in ('text, jsonb, jsonb', 'text, jsonb, bytea')
       and p.proname not in ('parse_body', 'parse_image', 'ready', 'events_prune', 'jobs_run', 'jobs_due', 'job_claim', 'job_step', 'job_finished',
                           'idempotent', 'assets_publish',
-                          'use_language', 'languages_offered', 'push_claim', 'push_settle')
+                          'use_language', 'languages_offered', 'push_claim', 'push_settle',
+                          'apple_revocations_claim', 'apple_revocations_settle')
       and p.proname <> 'events_ring'  -- the listener's doorbell (0032_event_ids.sql)
-$$, 'focus_api executes endpoints, body parsers, events_prune, the scheduled jobs'' five, idempotent, assets_publish, use_language, languages_offered and the push sender''s two only, no internal helper');
+$$, 'focus_api executes endpoints, body parsers, events_prune, the scheduled jobs'' five, idempotent, assets_publish, use_language, languages_offered the push sender''s two and the Apple revocation sender''s two only, no internal helper');
 
 select is_empty($$
     select p.oid::regprocedure::text from pg_proc p

@@ -58,8 +58,9 @@ public final class FocusIslandClient: Sendable {
         self.state = Locked(token)
     }
 
-    /// The bearer token sent with every request; `signIn`-style calls (register, login, reset
-    /// confirm) set it, logout and account deletion clear it. Set it yourself to restore a session.
+    /// The bearer token sent with every request; `signIn`-style calls (register, login, Apple
+    /// and Google sign-in, reset confirm) set it, logout and account deletion clear it. Set it
+    /// yourself to restore a session.
     public var token: String? {
         get { state.value }
         set { state.value = newValue }
@@ -86,6 +87,36 @@ public final class FocusIslandClient: Sendable {
         let signedIn = try await authLogin(LoginBody(email: email, password: password))
         token = signedIn.token
         return signedIn
+    }
+
+    /// Signs in with Apple and keeps the token: `.ok` for a linked account, `.created` for a new
+    /// one. `idToken` and `authorizationCode` are what ASAuthorizationAppleIDCredential gave;
+    /// `nonce` is the raw nonce whose SHA-256 (lower-case hex) the app set on the request;
+    /// `displayName` the name Apple gave (first sign-in only). A 409
+    /// `account_exists_link_required`: sign in to that account, then `meIdentitiesCreate`.
+    @discardableResult
+    public func signInWithApple(
+        idToken: String, nonce: String, authorizationCode: String? = nil, displayName: String? = nil,
+        timeZone: String? = nil
+    ) async throws(FocusIslandError) -> AuthAppleLoginResponse {
+        let answer = try await authAppleLogin(
+            AppleSignInBody(
+                idToken: idToken, nonce: nonce, authorizationCode: authorizationCode, displayName: displayName,
+                timeZone: timeZone))
+        token = answer.value.token
+        return answer
+    }
+
+    /// Signs in with Google and keeps the token, as `signInWithApple` (`nonce`: the one given to
+    /// Google, if any).
+    @discardableResult
+    public func signInWithGoogle(
+        idToken: String, nonce: String? = nil, displayName: String? = nil, timeZone: String? = nil
+    ) async throws(FocusIslandError) -> AuthGoogleLoginResponse {
+        let answer = try await authGoogleLogin(
+            GoogleSignInBody(idToken: idToken, nonce: nonce, displayName: displayName, timeZone: timeZone))
+        token = answer.value.token
+        return answer
     }
 
     /// Revokes the token on the server and forgets it (and what the cache held for it). A token

@@ -38,6 +38,9 @@ enum AccountCommands {
             parse: { arguments throws(CLIError) in try arguments.count(1...1)[0] }, run: emailVerify),
         Command(["email", "resend"], "mail a new code for the email waiting to be verified", run: emailResend),
         Command(["push-tokens"], "your phones' push tokens: platform, registered, last registered", run: pushTokens),
+        // Signing in or linking with Apple or Google needs the provider's sign-in on a device
+        // (an ID token the app gets): the CLI lists what is linked, and signs in with a password.
+        Command(["identities"], "the Apple and Google accounts linked to yours (link them in the app)", run: identities),
         // `focus me FIELD VALUE`, one command per profile field set here (meUpdate with that field
         // only). A new field is one more: its word, its argument, its help, and the body its words
         // make (a reader that refuses a malformed value with a usage error, before anything is sent).
@@ -167,6 +170,16 @@ enum AccountCommands {
                 + ": registered \(entry.createdAt.rawValue), last \(entry.lastUsedAt.rawValue)"
         }
         context.output.result(list, lines.isEmpty ? "No push tokens." : lines.joined(separator: "\n"))
+    }
+
+    /// The linked providers: which, with what email, since when.
+    static func identities(_ context: Context) async throws {
+        let list = try await context.signedIn().meIdentitiesList()
+        let lines = list.identities.map { identity in
+            "\(identity.provider.rawValue) \(identity.email ?? "(no email)"): linked \(identity.linkedAt.rawValue), "
+                + "last sign-in \(identity.lastSignInAt.rawValue)"
+        }
+        context.output.result(list, lines.isEmpty ? "No Apple or Google account is linked." : lines.joined(separator: "\n"))
     }
 
     /// `focus me FIELD VALUE`: the profile with the change, as `focus me` prints it.

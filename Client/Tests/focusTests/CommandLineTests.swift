@@ -74,6 +74,7 @@ import Testing
         try expect(["email", "verify", "01234567"], is: ["email", "verify"], with: "01234567")
         try expect(["email", "resend"], is: ["email", "resend"])
         try expect(["push-tokens"], is: ["push-tokens"])
+        try expect(["identities"], is: ["identities"])
         try expect(["shop"], is: ["shop"])
         try expect(["buy", "potted", "fern"], is: ["buy"], with: "potted fern")
         try expect(["select", "pet", "Mochi", "the", "Cat"], is: ["select"], with: ShopCommands.Choice(kind: .pet, item: "Mochi the Cat"))

@@ -103,6 +103,8 @@ public struct Configuration: Sendable, Equatable {
     /// STOP_GRACE: seconds requests in flight have to finish once the listener closed; past
     /// them a request still waiting for the database is answered 503 (docs/operations.md).
     public var stopGrace = 10.0
+    /// Sign in with Apple and Google: client ids, key sets, Apple's endpoints (SocialSettings).
+    public var social = SocialSettings()
 
     public static let defaults = Configuration(
         databaseURL: "postgresql:///focus_island",
@@ -209,6 +211,7 @@ public struct Configuration: Sendable, Equatable {
         }
         drainDelay = try Self.seconds(env, "DRAIN_DELAY", d.drainDelay, in: 0...3600)
         stopGrace = try Self.seconds(env, "STOP_GRACE", d.stopGrace, in: 0...3600)
+        social = try SocialSettings(environment: env)
         openAPIFile = env["OPENAPI_FILE"] ?? sqlDirectory + "/../docs/openapi.json"
         webDirectory = env["WEB_DIR"] ?? sqlDirectory + "/../web"
         if let raw = env["LOG_FORMAT"] {

@@ -4,7 +4,8 @@
 //   → a file (Assets), a page (Web/WebAnswers.swift), or
 //   → admission (Admission: 426/503) → the body's form (BodyCheck: 413/415/400)
 //     → /health, /ready (Readiness), /openapi.json, or the route's statement (Statement):
-//       credentials (Credentials: 401) → arguments (Arguments, IdempotencyKey, Language)
+//       credentials (Credentials: 401) → arguments (Arguments, IdempotencyKey, Language,
+//       Identity: a social sign-in's ID token verified, 401/503)
 //       → a shared answer (SharedAnswers) → the database call and its retries (StatementCall,
 //       Database/StatementRetry.swift) → the reply as a response (ReplyResponse, Conditional)
 //   → every answer's headers and its log line (Finish, RequestLog).
@@ -35,6 +36,9 @@ public struct Pipeline: Sendable {
     public var listener: Listener?
     /// The pages' templates and static files (web/, Web/WebPages.swift); empty: no pages.
     public var web: WebSite = .empty
+    /// The verifier of Apple and Google ID tokens (Social/IdentityVerifier.swift); nil: their
+    /// routes answer 503 sign_in_provider_unavailable.
+    public var identities: IdentityVerifier?
     /// The server's stop (Server/Drain.swift): once it begins, /ready answers 503 `draining`;
     /// nil: no server stops under this pipeline.
     public var drain: Drain?

@@ -21,6 +21,8 @@ struct Statement: Sendable {
         var arguments = Pipeline.parameters(request, path: path)
         // Set by the server only, for a localized route (a client's own ?language= is dropped).
         arguments["language"] = route.localized ? try pipeline.language(request) : nil
+        // Set by the server only: what a social sign-in's ID token verified (Identity.swift).
+        arguments["identity"] = try pipeline.identity(route, request)
         let body = route.body == .none ? [] : [BodyCheck.text(request, route)]
         let parameters = [token, JSONText.object(arguments)] + body
         self.pipeline = pipeline

@@ -1,5 +1,5 @@
 // PushHTTP: one libcurl easy handle (Debian's libcurl, HTTP/2 through nghttp2) kept for a
-// push service, so its TLS and HTTP/2 connection is reused from one push to the next, as APNs
+// push service (and used by social sign-in for key sets and Apple's endpoints), so its TLS and HTTP/2 connection is reused from one push to the next, as APNs
 // asks. Not thread-safe: each sender thread owns its own.
 import CCurl
 
@@ -76,6 +76,11 @@ final class PushHTTP {
 
         let payload = body.isEmpty ? [0] : body
         let code: CURLcode = payload.withUnsafeBufferPointer { buffer in
+            // A GET (a key set, Social/KeySet.swift) sends no body at all.
+            if method == "GET" {
+                _ = focus_curl_set_long(handle, CURLOPT_HTTPGET, 1)
+                return curl_easy_perform(handle)
+            }
             _ = focus_curl_set_long(handle, CURLOPT_POSTFIELDSIZE, body.count)
             _ = focus_curl_set_pointer(handle, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: buffer.baseAddress))
             return curl_easy_perform(handle)

@@ -55,6 +55,12 @@ public final class Application: Sendable {
             logger: logger, assets: assets, readPool: readPool)
         pipeline.openAPI = try StaticDocument(path: configuration.openAPIFile, contentType: "application/json")
         pipeline.web = try WebSite(directory: configuration.webDirectory)
+        // Sign in with Apple and Google: their ID tokens' verifier (Social/), keys fetched on use.
+        do {
+            pipeline.identities = try IdentityVerifier(settings: configuration.social, logger: logger)
+        } catch {
+            throw ConfigurationError(variable: "APPLE_SIGN_IN_KEY_FILE", reason: error.description)
+        }
         // Live events: one LISTEN connection rings the waiting clients and keeps the shared
         // cache fresh. The listener connects straight to PostgreSQL (LISTEN_DATABASE_URL) even
         // when the pool goes through PgBouncer.

@@ -735,6 +735,41 @@ public enum DataStatusValue: RawRepresentable, Codable, Sendable, Hashable, Case
 }
 
 /// `unknown` keeps a value this client does not know yet (a new value is a minor change).
+public enum IdentityLinkBodyProvider: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
+    case apple
+    case google
+    case unknown(String)
+
+    /// The values this client knows (not `unknown`).
+    public static let allCases: [IdentityLinkBodyProvider] = [.apple, .google]
+
+    public init(rawValue: String) {
+        switch rawValue {
+        case "apple": self = .apple
+        case "google": self = .google
+        default: self = .unknown(rawValue)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .apple: "apple"
+        case .google: "google"
+        case .unknown(let value): value
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
+
+/// `unknown` keeps a value this client does not know yet (a new value is a minor change).
 public enum LeaderboardPeriod: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
     case daily
     case weekly
@@ -3088,12 +3123,15 @@ public struct Export: Codable, Sendable, Equatable {
     public var gifts: [Gift]
     /// Streak freezes bought ([streaks.md](streaks.md)): price, when, and the local day each covered (null while held).
     public var streakFreezes: [StreakFreeze]
+    /// The Apple and Google accounts linked to yours (never their subject or a token).
+    public var identities: [Identity]
 
     public init(
         exportedAt: Time, profile: Profile, items: [OwnedItem], sessions: [ExportedSession], tipsShown: [TipShown],
         friendships: [Friendship], ledger: [LedgerEntry], ledgerArchived: [LedgerArchivedEntry], achievements: [Achievement],
         tokens: [ExportedToken], blocks: [ExportedBlock], reportsMade: [Report], avatar: Avatar? = nil, passwordResets: [PasswordReset],
-        signInAddresses: [SignInAddresse], failedSignIns: [FailedSignIn], mail: [MailEntry], gifts: [Gift], streakFreezes: [StreakFreeze]
+        signInAddresses: [SignInAddresse], failedSignIns: [FailedSignIn], mail: [MailEntry], gifts: [Gift], streakFreezes: [StreakFreeze],
+        identities: [Identity]
     ) {
         self.exportedAt = exportedAt
         self.profile = profile
@@ -3114,6 +3152,7 @@ public struct Export: Codable, Sendable, Equatable {
         self.mail = mail
         self.gifts = gifts
         self.streakFreezes = streakFreezes
+        self.identities = identities
     }
 
     enum CodingKeys: String, CodingKey {
@@ -3136,6 +3175,7 @@ public struct Export: Codable, Sendable, Equatable {
         case mail = "mail"
         case gifts = "gifts"
         case streakFreezes = "streak_freezes"
+        case identities = "identities"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -3159,6 +3199,7 @@ public struct Export: Codable, Sendable, Equatable {
         try container.encode(mail, forKey: .mail)
         try container.encode(gifts, forKey: .gifts)
         try container.encode(streakFreezes, forKey: .streakFreezes)
+        try container.encode(identities, forKey: .identities)
     }
 }
 
@@ -3239,19 +3280,6 @@ public struct PasswordResetConfirmBody: Codable, Sendable, Equatable {
         case email = "email"
         case code = "code"
         case newPassword = "new_password"
-    }
-}
-
-public struct PasswordBody: Codable, Sendable, Equatable {
-    /// No U+0000: PostgreSQL's text cannot hold it (400 invalid_json, as anywhere in a body).
-    public var password: String
-
-    public init(password: String) {
-        self.password = password
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case password = "password"
     }
 }
 
@@ -5460,6 +5488,153 @@ public struct PushTokenEntryList: Codable, Sendable, Equatable {
     }
 }
 
+public struct AppleSignInBody: Codable, Sendable, Equatable {
+    /// The provider's ID token (a JWT) as the app got it. The server verifies it: RS256 by a key the provider publishes, `iss`, `aud` (one of the server's client ids), `exp` and `iat` (60 s of skew), the nonce; each failure is a 401 with its code.
+    public var idToken: String
+    /// The raw nonce the app made for this sign-in; the app gave Apple its SHA-256 (lower-case hex), which the token's `nonce` claim must equal (401 identity_nonce_mismatch).
+    public var nonce: String
+    /// Optional: Apple's authorization code of the same sign-in. The server exchanges it at Apple for a refresh token, kept only to revoke the link at Apple when the account is deleted. Refused by Apple: 400 invalid_authorization_code.
+    public var authorizationCode: String?
+    /// Optional: the name Apple gave the app at the first sign-in, for a new account (checked as at sign-up); left out: the provider's name when it passes, else "Islander". Ignored for an account that exists.
+    public var displayName: String?
+    /// An IANA time zone name (Europe/Paris): the person's days (stats, boards, streaks) from the first one; left out or null, UTC. Unknown: 400 invalid_field.
+    public var timeZone: String?
+
+    public init(idToken: String, nonce: String, authorizationCode: String? = nil, displayName: String? = nil, timeZone: String? = nil) {
+        self.idToken = idToken
+        self.nonce = nonce
+        self.authorizationCode = authorizationCode
+        self.displayName = displayName
+        self.timeZone = timeZone
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case idToken = "id_token"
+        case nonce = "nonce"
+        case authorizationCode = "authorization_code"
+        case displayName = "display_name"
+        case timeZone = "time_zone"
+    }
+}
+
+public struct GoogleSignInBody: Codable, Sendable, Equatable {
+    /// The provider's ID token (a JWT) as the app got it. The server verifies it: RS256 by a key the provider publishes, `iss`, `aud` (one of the server's client ids), `exp` and `iat` (60 s of skew), the nonce; each failure is a 401 with its code.
+    public var idToken: String
+    /// Optional: the nonce the app gave Google; the token's `nonce` claim must equal it (401 identity_nonce_mismatch).
+    public var nonce: String?
+    /// Optional: the name for a new account (checked as at sign-up); left out: the token's name when it passes, else "Islander". Ignored for an account that exists.
+    public var displayName: String?
+    /// An IANA time zone name (Europe/Paris): the person's days (stats, boards, streaks) from the first one; left out or null, UTC. Unknown: 400 invalid_field.
+    public var timeZone: String?
+
+    public init(idToken: String, nonce: String? = nil, displayName: String? = nil, timeZone: String? = nil) {
+        self.idToken = idToken
+        self.nonce = nonce
+        self.displayName = displayName
+        self.timeZone = timeZone
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case idToken = "id_token"
+        case nonce = "nonce"
+        case displayName = "display_name"
+        case timeZone = "time_zone"
+    }
+}
+
+public struct IdentityLinkBody: Codable, Sendable, Equatable {
+    public var provider: IdentityLinkBodyProvider
+    /// The provider's ID token (a JWT) as the app got it. The server verifies it: RS256 by a key the provider publishes, `iss`, `aud` (one of the server's client ids), `exp` and `iat` (60 s of skew), the nonce; each failure is a 401 with its code.
+    public var idToken: String
+    /// Required for Apple (its SHA-256 hex is the token's nonce), optional for Google (equal to the token's nonce).
+    public var nonce: String?
+    /// Optional: Apple's authorization code of the same sign-in. The server exchanges it at Apple for a refresh token, kept only to revoke the link at Apple when the account is deleted. Refused by Apple: 400 invalid_authorization_code.
+    public var authorizationCode: String?
+
+    public init(provider: IdentityLinkBodyProvider, idToken: String, nonce: String? = nil, authorizationCode: String? = nil) {
+        self.provider = provider
+        self.idToken = idToken
+        self.nonce = nonce
+        self.authorizationCode = authorizationCode
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case provider = "provider"
+        case idToken = "id_token"
+        case nonce = "nonce"
+        case authorizationCode = "authorization_code"
+    }
+}
+
+/// A provider account linked to yours: signing in with it signs in to this account. Never its subject or a token.
+public struct Identity: Codable, Sendable, Equatable {
+    public var provider: IdentityLinkBodyProvider
+    /// The email the provider gave at the last sign-in with it (an Apple relay address, perhaps); null: none.
+    public var email: String?
+    public var linkedAt: Time
+    public var lastSignInAt: Time
+
+    public init(provider: IdentityLinkBodyProvider, email: String? = nil, linkedAt: Time, lastSignInAt: Time) {
+        self.provider = provider
+        self.email = email
+        self.linkedAt = linkedAt
+        self.lastSignInAt = lastSignInAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case provider = "provider"
+        case email = "email"
+        case linkedAt = "linked_at"
+        case lastSignInAt = "last_sign_in_at"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(provider, forKey: .provider)
+        try container.encode(email, forKey: .email)
+        try container.encode(linkedAt, forKey: .linkedAt)
+        try container.encode(lastSignInAt, forKey: .lastSignInAt)
+    }
+}
+
+public struct IdentityList: Codable, Sendable, Equatable {
+    public var identities: [Identity]
+
+    public init(identities: [Identity]) {
+        self.identities = identities
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case identities = "identities"
+    }
+}
+
+/// One proof of the account: its password, or (for an account made by Apple or Google, which has none it knows) a fresh ID token of a provider account linked to it, verified as at sign-in.
+public struct AccountDeleteBody: Codable, Sendable, Equatable {
+    /// The account's password (403 wrong_password). No U+0000: PostgreSQL's text cannot hold it (400 invalid_json, as anywhere in a body).
+    public var password: String?
+    /// Without `password`: the provider of `id_token`.
+    public var provider: IdentityLinkBodyProvider?
+    /// Without `password`: a fresh ID token of the linked provider account (with `provider`; 403 identity_not_linked for another one).
+    public var idToken: String?
+    /// Required for Apple (its SHA-256 hex is the token's nonce), optional for Google (equal to the token's nonce).
+    public var nonce: String?
+
+    public init(password: String? = nil, provider: IdentityLinkBodyProvider? = nil, idToken: String? = nil, nonce: String? = nil) {
+        self.password = password
+        self.provider = provider
+        self.idToken = idToken
+        self.nonce = nonce
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case password = "password"
+        case provider = "provider"
+        case idToken = "id_token"
+        case nonce = "nonce"
+    }
+}
+
 /// Every components.schemas entry and its model, in the document's order (a test compares it with the document).
 public enum Schemas {
     public static let all: [(name: String, type: any (Codable & Sendable).Type)] = [
@@ -5527,7 +5702,6 @@ public enum Schemas {
         ("LoginBody", LoginBody.self),
         ("PasswordResetBody", PasswordResetBody.self),
         ("PasswordResetConfirmBody", PasswordResetConfirmBody.self),
-        ("PasswordBody", PasswordBody.self),
         ("PasswordChangeBody", PasswordChangeBody.self),
         ("EmailChangeBody", EmailChangeBody.self),
         ("ProfileChangeBody", ProfileChangeBody.self),
@@ -5606,5 +5780,11 @@ public enum Schemas {
         ("StreakFrozenEvent", StreakFrozenEvent.self),
         ("PushTokenEntry", PushTokenEntry.self),
         ("PushTokenEntryList", PushTokenEntryList.self),
+        ("AppleSignInBody", AppleSignInBody.self),
+        ("GoogleSignInBody", GoogleSignInBody.self),
+        ("IdentityLinkBody", IdentityLinkBody.self),
+        ("Identity", Identity.self),
+        ("IdentityList", IdentityList.self),
+        ("AccountDeleteBody", AccountDeleteBody.self),
     ]
 }

@@ -147,6 +147,54 @@ public enum FocusSessionsCurrentGetResponse: Sendable, Equatable {
     case noContent
 }
 
+/// What `authAppleLogin` answers: one case per success status.
+public enum AuthAppleLoginResponse: Sendable, Equatable {
+    /// 200
+    case ok(SignedIn)
+    /// 201
+    case created(SignedIn)
+
+    /// The SignedIn, whichever the status.
+    public var value: SignedIn {
+        switch self {
+        case .ok(let value): value
+        case .created(let value): value
+        }
+    }
+}
+
+/// What `authGoogleLogin` answers: one case per success status.
+public enum AuthGoogleLoginResponse: Sendable, Equatable {
+    /// 200
+    case ok(SignedIn)
+    /// 201
+    case created(SignedIn)
+
+    /// The SignedIn, whichever the status.
+    public var value: SignedIn {
+        switch self {
+        case .ok(let value): value
+        case .created(let value): value
+        }
+    }
+}
+
+/// What `meIdentitiesCreate` answers: one case per success status.
+public enum MeIdentitiesCreateResponse: Sendable, Equatable {
+    /// 201
+    case created(Identity)
+    /// 200
+    case ok(Identity)
+
+    /// The Identity, whichever the status.
+    public var value: Identity {
+        switch self {
+        case .created(let value): value
+        case .ok(let value): value
+        }
+    }
+}
+
 extension FocusIslandClient {
     /// The server is up (no database): 200 until the process exits, also while it drains.
     /// `GET /health`
@@ -240,7 +288,7 @@ extension FocusIslandClient {
 
     /// Delete the account (an anonymous tombstone stays).
     /// `DELETE /me`
-    public func meDelete(_ body: PasswordBody, idempotencyKey: String? = nil) async throws(FocusIslandError) {
+    public func meDelete(_ body: AccountDeleteBody, idempotencyKey: String? = nil) async throws(FocusIslandError) {
         let request = OperationRequest(
             method: "DELETE", path: "/me", query: [],
             body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
@@ -1062,6 +1110,76 @@ extension FocusIslandClient {
             body: nil, contentType: nil, idempotencyKey: idempotencyKey,
             conditional: false, statuses: [201])
         return try self.decode(StreakFreezePurchase.self, from: try await send(request))
+    }
+
+    /// Sign in with Apple: a verified ID token signs in to its linked account, or makes one.
+    /// `POST /auth/apple`
+    public func authAppleLogin(_ body: AppleSignInBody, idempotencyKey: String? = nil) async throws(FocusIslandError)
+        -> AuthAppleLoginResponse
+    {
+        let request = OperationRequest(
+            method: "POST", path: "/auth/apple", query: [],
+            body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
+            conditional: false, statuses: [200, 201])
+        let response = try await send(request)
+        switch response.status {
+        case 200:
+            return .ok(try self.decode(SignedIn.self, from: response))
+        case 201:
+            return .created(try self.decode(SignedIn.self, from: response))
+        default:
+            throw FocusIslandError.unexpectedStatus(response.status)
+        }
+    }
+
+    /// Sign in with Google: a verified ID token signs in to its linked account, or makes one.
+    /// `POST /auth/google`
+    public func authGoogleLogin(_ body: GoogleSignInBody, idempotencyKey: String? = nil) async throws(FocusIslandError)
+        -> AuthGoogleLoginResponse
+    {
+        let request = OperationRequest(
+            method: "POST", path: "/auth/google", query: [],
+            body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
+            conditional: false, statuses: [200, 201])
+        let response = try await send(request)
+        switch response.status {
+        case 200:
+            return .ok(try self.decode(SignedIn.self, from: response))
+        case 201:
+            return .created(try self.decode(SignedIn.self, from: response))
+        default:
+            throw FocusIslandError.unexpectedStatus(response.status)
+        }
+    }
+
+    /// The Apple and Google accounts linked to yours.
+    /// `GET /me/identities`
+    public func meIdentitiesList() async throws(FocusIslandError) -> IdentityList {
+        let request = OperationRequest(
+            method: "GET", path: "/me/identities", query: [],
+            body: nil, contentType: nil, idempotencyKey: nil,
+            conditional: false, statuses: [200])
+        return try self.decode(IdentityList.self, from: try await send(request))
+    }
+
+    /// Link an Apple or Google account to yours, after a 409 account_exists_link_required.
+    /// `POST /me/identities`
+    public func meIdentitiesCreate(_ body: IdentityLinkBody, idempotencyKey: String? = nil) async throws(FocusIslandError)
+        -> MeIdentitiesCreateResponse
+    {
+        let request = OperationRequest(
+            method: "POST", path: "/me/identities", query: [],
+            body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
+            conditional: false, statuses: [201, 200])
+        let response = try await send(request)
+        switch response.status {
+        case 201:
+            return .created(try self.decode(Identity.self, from: response))
+        case 200:
+            return .ok(try self.decode(Identity.self, from: response))
+        default:
+            throw FocusIslandError.unexpectedStatus(response.status)
+        }
     }
 }
 

@@ -7,6 +7,8 @@ extension Routes {
     /// Most specific path first: at each segment a literal before a parameter.
     static let endpoints: [Route] = [
         Route("POST", "/Sync/MindfulnessTips", .sql("api.mindfulness_tips_sync"), access: .public, body: .json, bodyLimit: 1048576, reads: .replica),
+        Route("POST", "/auth/apple", .sql("api.auth_apple_login"), access: .public, body: .json),
+        Route("POST", "/auth/google", .sql("api.auth_google_login"), access: .public, body: .json),
         Route("POST", "/auth/login", .sql("api.auth_login"), access: .public, body: .json),
         Route("POST", "/auth/logout", .sql("api.auth_logout"), status: 204),
         Route("POST", "/auth/password-reset", .sql("api.auth_password_reset_create"), access: .public, status: 202, body: .json),
@@ -46,6 +48,8 @@ extension Routes {
         Route("POST", "/me/email/resend", .sql("api.me_email_verification_create"), status: 202),
         Route("POST", "/me/email/verify", .sql("api.me_email_verification_confirm"), body: .json),
         Route("GET", "/me/export", .sql("api.me_export_get"), admission: .always),
+        Route("GET", "/me/identities", .sql("api.me_identities_list")),
+        Route("POST", "/me/identities", .sql("api.me_identities_create"), status: 201, body: .json),
         Route("GET", "/me/items", .sql("api.me_items_list")),
         Route("POST", "/me/password", .sql("api.me_password_update"), status: 204, body: .json),
         Route("GET", "/me/push-tokens", .sql("api.me_push_tokens_list")),
@@ -86,6 +90,8 @@ extension Routes {
     /// from Accept-Language, their statement sets it for SQL (api.use_language), and they answer
     /// with Content-Language and Vary: Accept-Language (docs/languages.md).
     public static let localized: Set<String> = [
+        "api.auth_apple_login",
+        "api.auth_google_login",
         "api.auth_login",
         "api.auth_password_reset_confirm",
         "api.auth_register",
