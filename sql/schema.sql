@@ -163,6 +163,57 @@ CREATE FUNCTION api.api_version() RETURNS text
     LANGUAGE sql IMMUTABLE
     AS $$ select '1.1.0' $$;
 ALTER FUNCTION api.api_version() OWNER TO focus_owner;
+CREATE FUNCTION api.apple_revocations_claim(batch integer) RETURNS jsonb
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    with due as (
+        select r.id, r.client_id, r.refresh_token, r.attempts from app.apple_revocations r
+        where r.send_after <= now()
+        order by r.send_after, r.id
+        limit least(greatest(apple_revocations_claim.batch, 1), 500)
+        for update skip locked)
+    select coalesce(jsonb_agg(jsonb_build_object('id', d.id, 'client_id', d.client_id,
+                                                 'refresh_token', d.refresh_token, 'attempts', d.attempts)
+                              order by d.id), '[]')
+    from due d
+$$;
+ALTER FUNCTION api.apple_revocations_claim(batch integer) OWNER TO focus_owner;
+CREATE FUNCTION api.apple_revocations_settle(results jsonb) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_sent integer;
+    v_failed integer;
+    v_dropped integer;
+    v_retried integer;
+begin
+    if exists (select from api.push_results(apple_revocations_settle.results) r
+               where r.outcome is null or r.outcome not in ('sent', 'retry', 'failed')) then
+        raise exception 'api.apple_revocations_settle: an outcome is not sent, retry or failed';
+    end if;
+    with gone as (delete from app.apple_revocations o using api.push_results(apple_revocations_settle.results) r
+                  where o.id = r.id and r.outcome = 'sent' returning o.id)
+    select count(*)::integer into v_sent from gone;
+    with gone as (delete from app.apple_revocations o using api.push_results(apple_revocations_settle.results) r
+                  where o.id = r.id and r.outcome = 'failed' returning o.id)
+    select count(*)::integer into v_failed from gone;
+    with gone as (delete from app.apple_revocations o using api.push_results(apple_revocations_settle.results) r
+                  where o.id = r.id and r.outcome = 'retry' and o.attempts + 1 >= 12 returning o.id)
+    select count(*)::integer into v_dropped from gone;
+    with moved as (
+        update app.apple_revocations o
+        set attempts = o.attempts + 1, last_error = left(r.error, 200),
+            send_after = now() + make_interval(secs => least(greatest(coalesce(r.retry_after, 0), 2 ^ (o.attempts + 1)), 3600))
+        from api.push_results(apple_revocations_settle.results) r
+        where o.id = r.id and r.outcome = 'retry'
+        returning o.id)
+    select count(*)::integer into v_retried from moved;
+    return jsonb_build_object('sent', v_sent, 'retried', v_retried, 'dropped', v_dropped, 'failed', v_failed);
+end
+$$;
+ALTER FUNCTION api.apple_revocations_settle(results jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.asset_url(key text) RETURNS text
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -202,6 +253,33 @@ begin
 end
 $$;
 ALTER FUNCTION api.assets_publish(base_url text, manifest jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.auth_apple_login(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_body jsonb := api.only_keys(auth_apple_login.body, array['id_token', 'nonce', 'display_name', 'time_zone', 'authorization_code']);
+begin
+    perform api.text_field(v_body, 'id_token', max_length => 8192);
+    perform api.text_field(v_body, 'nonce', max_length => 256);
+    perform api.text_field(v_body, 'authorization_code', required => false, max_length => 1024);
+    return api.social_sign_in(v_body, auth_apple_login.params, 'apple');
+end
+$$;
+ALTER FUNCTION api.auth_apple_login(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.auth_google_login(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_body jsonb := api.only_keys(auth_google_login.body, array['id_token', 'nonce', 'display_name', 'time_zone']);
+begin
+    perform api.text_field(v_body, 'id_token', max_length => 8192);
+    perform api.text_field(v_body, 'nonce', required => false, max_length => 256);
+    return api.social_sign_in(v_body, auth_google_login.params, 'google');
+end
+$$;
+ALTER FUNCTION api.auth_google_login(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.auth_login(token text, params jsonb, body jsonb) RETURNS api.reply
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -987,6 +1065,7 @@ begin
     delete from app.client_sign_ins s where s.user_id = v_user_id;  -- the days and apps of their sign-ins (0095)
     delete from app.avatars a where a.user_id = v_user_id;
     delete from app.push_settings s where s.user_id = v_user_id;  -- push tokens went with the sign-ins
+    perform api.erase_identities(v_user_id);  -- Apple refresh tokens queued for revocation at Apple
     delete from app.blocks b where v_user_id in (b.blocker, b.blocked);
     delete from app.user_reports r where r.reported = v_user_id;
     delete from app.friend_request_attempts a where a.user_id = v_user_id;
@@ -1046,6 +1125,19 @@ begin
 end
 $$;
 ALTER FUNCTION api.erase_account_traces(user_id uuid, email text, keep_key text) OWNER TO focus_owner;
+CREATE FUNCTION api.erase_identities(user_id uuid) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_identity app.user_identities;
+begin
+    for v_identity in delete from app.user_identities i where i.user_id = erase_identities.user_id returning * loop
+        perform api.revoke_apple_token(v_identity.client_id, v_identity.apple_refresh_token);
+    end loop;
+end
+$$;
+ALTER FUNCTION api.erase_identities(user_id uuid) OWNER TO focus_owner;
 CREATE FUNCTION api.event_cursor(params jsonb) RETURNS bigint
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -2134,7 +2226,10 @@ begin
     -- replays the first answer, in the first answer's language.
     if v_scope is not null and length(v_scope) <= 400 then
         v_request := jsonb_build_object('route', idempotent.endpoint,
-                                        'params', v_params - array['client_ip', 'user_agent', 'client_version', 'idempotency_key', 'language'],
+                                        -- identity: what the body's ID token verified (an exchanged
+                                        -- refresh token differs on each try), the body says it already.
+                                        'params', v_params - array['client_ip', 'user_agent', 'client_version', 'idempotency_key',
+                                                                   'language', 'identity'],
                                         'body', idempotent.body);
         v_seal := encode(hmac(convert_to(v_request::text, 'UTF8'), convert_to(v_seal_key, 'UTF8'), 'sha256'), 'hex');
         v_digest := sha256(convert_to(jsonb_set(v_request, '{body}', idempotent.body - api.secret_fields())::text, 'UTF8'));
@@ -2189,6 +2284,47 @@ begin
 end
 $_$;
 ALTER FUNCTION api.idempotent(endpoint text, token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE TABLE app.user_identities (
+    provider text NOT NULL,
+    subject text NOT NULL,
+    user_id uuid NOT NULL,
+    email public.citext,
+    client_id text NOT NULL,
+    apple_refresh_token text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    last_sign_in_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT user_identities_check CHECK (((apple_refresh_token IS NULL) OR (((length(apple_refresh_token) >= 1) AND (length(apple_refresh_token) <= 2048)) AND (provider = 'apple'::text)))),
+    CONSTRAINT user_identities_client_id_check CHECK (((length(client_id) >= 1) AND (length(client_id) <= 255))),
+    CONSTRAINT user_identities_email_check CHECK ((length((email)::text) <= 254)),
+    CONSTRAINT user_identities_provider_check CHECK ((provider = ANY (ARRAY['apple'::text, 'google'::text]))),
+    CONSTRAINT user_identities_subject_check CHECK (((length(subject) >= 1) AND (length(subject) <= 255)))
+);
+ALTER TABLE app.user_identities OWNER TO focus_owner;
+CREATE FUNCTION api.identity_json(identity app.user_identities) RETURNS jsonb
+    LANGUAGE sql STABLE
+    AS $$
+    select jsonb_build_object('provider', identity.provider, 'email', identity.email,
+                              'linked_at', api.iso(identity.created_at), 'last_sign_in_at', api.iso(identity.last_sign_in_at))
+$$;
+ALTER FUNCTION api.identity_json(identity app.user_identities) OWNER TO focus_owner;
+CREATE FUNCTION api.identity_seen(identity app.user_identities, claims jsonb) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_refresh text := identity_seen.claims ->> 'refresh_token';
+begin
+    if v_refresh is not null and v_refresh is distinct from identity.apple_refresh_token then
+        perform api.revoke_apple_token(identity.client_id, identity.apple_refresh_token);
+    end if;
+    update app.user_identities i
+    set email = coalesce(identity_seen.claims ->> 'email', i.email), last_sign_in_at = now(),
+        apple_refresh_token = coalesce(v_refresh, i.apple_refresh_token),
+        client_id = case when v_refresh is null then i.client_id else identity_seen.claims ->> 'client_id' end
+    where i.provider = identity.provider and i.subject = identity.subject;
+end
+$$;
+ALTER FUNCTION api.identity_seen(identity app.user_identities, claims jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.integer_field(body jsonb, field text, minimum integer, maximum integer, required boolean DEFAULT true) RETURNS integer
     LANGUAGE plpgsql
     AS $$
@@ -2544,6 +2680,32 @@ CREATE FUNCTION api.limit_day_retry_after(at timestamp with time zone) RETURNS i
     LANGUAGE sql STABLE
     AS $$ select greatest(1, ceil(extract(epoch from upper(api.limit_day(limit_day_retry_after.at)) - limit_day_retry_after.at)))::integer $$;
 ALTER FUNCTION api.limit_day_retry_after(at timestamp with time zone) OWNER TO focus_owner;
+CREATE FUNCTION api.link_required(provider text, params jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_bucket inet := api.address_bucket(api.client_address(link_required.params));
+    v_settings app.auth_settings;
+    v_answers integer;
+    v_oldest timestamptz;
+begin
+    select * into v_settings from app.auth_settings;
+    perform pg_advisory_xact_lock(hashtext('taken:' || coalesce(host(v_bucket), '-')));
+    select count(*)::integer, min(a.answered_at) into v_answers, v_oldest
+    from app.taken_email_answers a
+    where a.client_ip is not distinct from v_bucket and a.answered_at > now() - v_settings.taken_answer_window;
+    if v_answers >= v_settings.max_taken_answers_per_address then
+        return api.problem(429, 'too_many_attempts', 'Too many sign-ins with emails that have accounts; wait before trying again.',
+                           retry_after => greatest(1, ceil(extract(epoch from v_oldest + v_settings.taken_answer_window - now()))::integer));
+    end if;
+    insert into app.taken_email_answers (client_ip) values (v_bucket);
+    return api.problem(409, 'account_exists_link_required',
+                       'An account with this email exists: sign in to it, then link this provider with POST /me/identities.',
+                       jsonb_build_object('provider', link_required.provider));
+end
+$$;
+ALTER FUNCTION api.link_required(provider text, params jsonb) OWNER TO focus_owner;
 CREATE FUNCTION app.session_tag_is_clean(tag text) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
@@ -2793,13 +2955,28 @@ CREATE FUNCTION api.me_delete(token text, params jsonb, body jsonb) RETURNS api.
     AS $$
 declare
     v_user_id uuid := api.authenticate(me_delete.token, suspended_too => true);
-    v_body jsonb := api.only_keys(me_delete.body, array['password']);
-    v_password text := api.text_field(v_body, 'password');
+    v_body jsonb := api.only_keys(me_delete.body, array['password', 'provider', 'id_token', 'nonce']);
+    v_by_identity boolean := v_body ? 'id_token' and not v_body ? 'password';
+    v_password text := api.text_field(v_body, 'password', required => not v_by_identity);
+    v_provider text;
+    v_claims jsonb;
     v_user app.users := api.lock_for_erasure(v_user_id);
-    v_check api.reply := api.check_password(v_user, v_password, api.client_address(me_delete.params));
+    v_check api.reply;
 begin
-    if v_check.code is not null then
-        return v_check;
+    if v_by_identity then
+        v_provider := api.choice(api.text_field(v_body, 'provider', max_length => 16), 'provider', array['apple', 'google']);
+        perform api.text_field(v_body, 'id_token', max_length => 8192);
+        perform api.text_field(v_body, 'nonce', required => v_provider = 'apple', max_length => 256);
+        v_claims := api.verified_identity(me_delete.params, v_provider, 'id_token');
+        if not exists (select from app.user_identities i
+                       where i.user_id = v_user_id and i.provider = v_provider and i.subject = v_claims ->> 'subject') then
+            return api.problem(403, 'identity_not_linked', 'That provider account is not linked to this account.');
+        end if;
+    else
+        v_check := api.check_password(v_user, v_password, api.client_address(me_delete.params));
+        if v_check.code is not null then
+            return v_check;
+        end if;
     end if;
     perform api.erase_account(v_user_id, me_delete.params ->> 'idempotency_key');
     return api.ok(null);
@@ -2980,7 +3157,12 @@ begin
         'streak_freezes', coalesce((select jsonb_agg(jsonb_build_object('id', f.id, 'price', f.price, 'bought_at', api.iso(f.bought_at),
                                                                         'covered_day', f.covered_day, 'used_at', api.iso(f.used_at))
                                                      order by f.bought_at, f.id)
-                                    from app.streak_freezes f where f.user_id = v_user_id), '[]')));
+                                    from app.streak_freezes f where f.user_id = v_user_id), '[]'))
+        -- Linked Apple and Google accounts (docs/security.md): which, their email, since when;
+        -- never the subject or a refresh token (a credential at Apple, not the person's data).
+        || jsonb_build_object(
+        'identities', coalesce((select jsonb_agg(api.identity_json(i) order by i.created_at, i.provider)
+                                from app.user_identities i where i.user_id = v_user_id), '[]')));
 end
 $$;
 ALTER FUNCTION api.me_export_get(token text, params jsonb, body jsonb) OWNER TO focus_owner;
@@ -2995,6 +3177,57 @@ begin
 end
 $$;
 ALTER FUNCTION api.me_get(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.me_identities_create(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(me_identities_create.token);
+    v_body jsonb := api.only_keys(me_identities_create.body, array['provider', 'id_token', 'nonce', 'authorization_code']);
+    v_provider text := api.choice(api.text_field(v_body, 'provider', max_length => 16), 'provider', array['apple', 'google']);
+    v_claims jsonb;
+    v_identity app.user_identities;
+begin
+    perform api.text_field(v_body, 'id_token', max_length => 8192);
+    perform api.text_field(v_body, 'nonce', required => v_provider = 'apple', max_length => 256);
+    perform api.text_field(v_body, 'authorization_code', required => false, max_length => 1024);
+    v_claims := api.verified_identity(me_identities_create.params, v_provider, 'id_token');
+    perform api.lock_user(v_user_id);
+    perform pg_advisory_xact_lock(hashtext('identity:' || v_provider || ':' || (v_claims ->> 'subject')));
+    select i.* into v_identity from app.user_identities i
+    where i.provider = v_provider and i.subject = v_claims ->> 'subject';
+    if v_identity.user_id = v_user_id then
+        perform api.identity_seen(v_identity, v_claims);
+        return api.ok(api.identity_json((select i from app.user_identities i
+                                         where i.provider = v_provider and i.subject = v_claims ->> 'subject')),
+                      status => 200);
+    elsif v_identity.user_id is not null then
+        perform api.fail(409, 'identity_linked_elsewhere', 'That provider account is linked to another account.');
+    end if;
+    if exists (select from app.user_identities i where i.user_id = v_user_id and i.provider = v_provider) then
+        perform api.fail(409, 'identity_provider_linked', 'This account is already linked to another account of that provider.');
+    end if;
+    insert into app.user_identities (provider, subject, user_id, email, client_id, apple_refresh_token)
+    values (v_provider, v_claims ->> 'subject', v_user_id, nullif(v_claims ->> 'email', ''), v_claims ->> 'client_id',
+            v_claims ->> 'refresh_token')
+    returning * into v_identity;
+    return api.ok(api.identity_json(v_identity));
+end
+$$;
+ALTER FUNCTION api.me_identities_create(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.me_identities_list(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(me_identities_list.token);
+begin
+    return api.ok(jsonb_build_object('identities', coalesce(
+        (select jsonb_agg(api.identity_json(i) order by i.created_at, i.provider)
+         from app.user_identities i where i.user_id = v_user_id), '[]')));
+end
+$$;
+ALTER FUNCTION api.me_identities_list(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.me_items_list(token text, params jsonb, body jsonb) RETURNS api.reply
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -4372,6 +4605,18 @@ CREATE FUNCTION api.reserved_display_names() RETURNS text[]
                  'system', 'root', 'Focus Island', 'Focus Island Team', 'Focus Island Support']
 $$;
 ALTER FUNCTION api.reserved_display_names() OWNER TO focus_owner;
+CREATE FUNCTION api.revoke_apple_token(client_id text, refresh_token text) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    if revoke_apple_token.refresh_token is not null then
+        insert into app.apple_revocations (client_id, refresh_token)
+        values (revoke_apple_token.client_id, revoke_apple_token.refresh_token);
+    end if;
+end
+$$;
+ALTER FUNCTION api.revoke_apple_token(client_id text, refresh_token text) OWNER TO focus_owner;
 CREATE FUNCTION api.rollup_minutes(user_id uuid, period text, key date) RETURNS integer
     LANGUAGE sql STABLE
     AS $$
@@ -4983,6 +5228,77 @@ begin
 end
 $_$;
 ALTER FUNCTION api.signup_code_field(body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.social_display_name(body jsonb, claims jsonb) RETURNS text
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_name text := api.display_name_field(social_display_name.body, required => false);
+begin
+    if v_name is null and social_display_name.claims ->> 'name' is not null then
+        begin
+            v_name := api.display_name(left(social_display_name.claims ->> 'name', 40));
+        exception when sqlstate 'PT400' then
+            v_name := null;
+        end;
+    end if;
+    return coalesce(v_name, 'Islander');
+end
+$$;
+ALTER FUNCTION api.social_display_name(body jsonb, claims jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.social_sign_in(body jsonb, params jsonb, provider text) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $_$
+declare
+    v_claims jsonb := api.verified_identity(social_sign_in.params, social_sign_in.provider, 'id_token');
+    v_display_name text := api.social_display_name(social_sign_in.body, v_claims);
+    v_time_zone text := api.time_zone_field(social_sign_in.body, 'time_zone');
+    v_email text := nullif(v_claims ->> 'email', '');
+    v_verified boolean := coalesce((v_claims ->> 'email_verified')::boolean, false);
+    v_identity app.user_identities;
+    v_user_id uuid;
+begin
+    perform pg_advisory_xact_lock(hashtext('identity:' || social_sign_in.provider || ':' || (v_claims ->> 'subject')));
+    select i.* into v_identity from app.user_identities i
+    where i.provider = social_sign_in.provider and i.subject = v_claims ->> 'subject';
+    if v_identity.user_id is not null then
+        perform api.identity_seen(v_identity, v_claims);
+        return api.ok(jsonb_build_object('user', api.profile(v_identity.user_id))
+                      || api.issue_token(v_identity.user_id, social_sign_in.params));
+    end if;
+    if v_email is null then
+        return api.problem(400, 'identity_email_missing',
+                           'The provider gave no email; allow sharing the email (or a relay address) and try again.');
+    end if;
+    if v_email !~ '^[^@\s]+@[^@\s]+\.[^@\s]+$' or length(v_email) > 254 then
+        return api.problem(400, 'identity_email_missing', 'The provider gave no usable email.');
+    end if;
+    if exists (select from app.users u where u.email = v_email::citext) then
+        return api.link_required(social_sign_in.provider, social_sign_in.params);
+    end if;
+    -- Guests: here a guest's token (the lead's to wire) would link the identity to the guest's
+    -- account and mark it upgraded instead of inserting a new one.
+    insert into app.users (email, password_hash, display_name, time_zone, email_verified_at)
+    values (v_email, api.hash_password(encode(gen_random_bytes(32), 'base64')), v_display_name,
+            coalesce(v_time_zone, 'UTC'), case when v_verified then now() end)
+    on conflict (email) do nothing
+    returning id into v_user_id;
+    if v_user_id is null then
+        return api.link_required(social_sign_in.provider, social_sign_in.params);
+    end if;
+    insert into app.user_identities (provider, subject, user_id, email, client_id, apple_refresh_token)
+    values (social_sign_in.provider, v_claims ->> 'subject', v_user_id, v_email, v_claims ->> 'client_id',
+            v_claims ->> 'refresh_token');
+    perform api.give_starters(v_user_id);
+    if not v_verified then
+        perform api.send_email_verification(v_user_id, v_email);
+    end if;
+    return api.ok(jsonb_build_object('user', api.profile(v_user_id)) || api.issue_token(v_user_id, social_sign_in.params),
+                  status => 201);
+end
+$_$;
+ALTER FUNCTION api.social_sign_in(body jsonb, params jsonb, provider text) OWNER TO focus_owner;
 CREATE FUNCTION api.streak_freezes_json(user_id uuid, current_days integer) RETURNS jsonb
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -5369,6 +5685,25 @@ begin
 end
 $$;
 ALTER FUNCTION api.uuid_field(body jsonb, field text, required boolean) OWNER TO focus_owner;
+CREATE FUNCTION api.verified_identity(params jsonb, provider text, field text) RETURNS jsonb
+    LANGUAGE plpgsql
+    AS $$
+declare
+    v_identity jsonb := (verified_identity.params ->> 'identity')::jsonb;
+begin
+    if v_identity is null then
+        perform api.fail_field(verified_identity.field, 'is required.');
+    end if;
+    if verified_identity.provider is not null and v_identity ->> 'provider' is distinct from verified_identity.provider then
+        perform api.fail(401, 'identity_token_wrong_issuer', 'The ID token is not from the provider this route signs in with.');
+    end if;
+    if coalesce(v_identity ->> 'subject', '') = '' or coalesce(v_identity ->> 'client_id', '') = '' then
+        perform api.fail(401, 'identity_token_invalid', 'The ID token names no subject or audience.');
+    end if;
+    return v_identity;
+end
+$$;
+ALTER FUNCTION api.verified_identity(params jsonb, provider text, field text) OWNER TO focus_owner;
 CREATE FUNCTION api.visible_friend(me uuid, other uuid) RETURNS app.friendships
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -8581,6 +8916,28 @@ CREATE TABLE app.active_users_per_period (
     CONSTRAINT active_users_per_period_users_check CHECK ((users >= 0))
 );
 ALTER TABLE app.active_users_per_period OWNER TO focus_owner;
+CREATE TABLE app.apple_revocations (
+    id bigint NOT NULL,
+    client_id text NOT NULL,
+    refresh_token text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    send_after timestamp with time zone DEFAULT now() NOT NULL,
+    attempts integer DEFAULT 0 NOT NULL,
+    last_error text,
+    CONSTRAINT apple_revocations_attempts_check CHECK ((attempts >= 0)),
+    CONSTRAINT apple_revocations_client_id_check CHECK (((length(client_id) >= 1) AND (length(client_id) <= 255))),
+    CONSTRAINT apple_revocations_last_error_check CHECK ((length(last_error) <= 200)),
+    CONSTRAINT apple_revocations_refresh_token_check CHECK (((length(refresh_token) >= 1) AND (length(refresh_token) <= 2048)))
+);
+ALTER TABLE app.apple_revocations OWNER TO focus_owner;
+ALTER TABLE app.apple_revocations ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app.apple_revocations_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
 CREATE TABLE app.asset_settings (
     singleton boolean DEFAULT true NOT NULL,
     base_url text,
@@ -9878,6 +10235,8 @@ ALTER TABLE ONLY app.active_users_per_day
     ADD CONSTRAINT active_users_per_day_pkey PRIMARY KEY (day, shard);
 ALTER TABLE ONLY app.active_users_per_period
     ADD CONSTRAINT active_users_per_period_pkey PRIMARY KEY (period, start, shard);
+ALTER TABLE ONLY app.apple_revocations
+    ADD CONSTRAINT apple_revocations_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.asset_settings
     ADD CONSTRAINT asset_settings_pkey PRIMARY KEY (singleton);
 ALTER TABLE ONLY app.assets
@@ -10054,6 +10413,10 @@ ALTER TABLE ONLY app.user_achievements
     ADD CONSTRAINT user_achievements_pkey PRIMARY KEY (user_id, achievement_code);
 ALTER TABLE ONLY app.user_clients
     ADD CONSTRAINT user_clients_pkey PRIMARY KEY (user_id);
+ALTER TABLE ONLY app.user_identities
+    ADD CONSTRAINT user_identities_pkey PRIMARY KEY (provider, subject);
+ALTER TABLE ONLY app.user_identities
+    ADD CONSTRAINT user_identities_user_id_provider_key UNIQUE (user_id, provider);
 ALTER TABLE ONLY app.user_items
     ADD CONSTRAINT user_items_pkey PRIMARY KEY (user_id, item_id);
 ALTER TABLE ONLY app.user_reports
@@ -10076,6 +10439,7 @@ CREATE INDEX account_deletion_codes_user ON app.account_deletion_codes USING btr
 CREATE INDEX account_deletion_requests_time ON app.account_deletion_requests USING btree (created_at);
 CREATE INDEX account_deletion_requests_user ON app.account_deletion_requests USING btree (user_id) WHERE (user_id IS NOT NULL);
 CREATE INDEX account_deletions_user ON app.account_deletions USING btree (user_id);
+CREATE INDEX apple_revocations_due ON app.apple_revocations USING btree (send_after, id);
 CREATE INDEX auth_tokens_user_id ON app.auth_tokens USING btree (user_id);
 CREATE INDEX blocks_blocked ON app.blocks USING btree (blocked);
 CREATE INDEX blocks_blocker_time ON app.blocks USING btree (blocker, created_at DESC, blocked DESC);
@@ -10401,6 +10765,8 @@ ALTER TABLE ONLY app.user_clients
     ADD CONSTRAINT user_clients_signup_client_id_fkey FOREIGN KEY (signup_client_id) REFERENCES app.clients(id);
 ALTER TABLE ONLY app.user_clients
     ADD CONSTRAINT user_clients_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+ALTER TABLE ONLY app.user_identities
+    ADD CONSTRAINT user_identities_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id);
 ALTER TABLE ONLY app.user_items
     ADD CONSTRAINT user_items_item_id_fkey FOREIGN KEY (item_id) REFERENCES app.shop_items(id);
 ALTER TABLE ONLY app.user_items
@@ -10432,9 +10798,17 @@ REVOKE ALL ON FUNCTION api.achievement_json(code text, unlocked_at timestamp wit
 REVOKE ALL ON FUNCTION api.achievements_unlocked_by(user_id uuid, unlocked_by text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.address_bucket(client_ip inet) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.api_version() FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.apple_revocations_claim(batch integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.apple_revocations_claim(batch integer) TO focus_api;
+REVOKE ALL ON FUNCTION api.apple_revocations_settle(results jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.apple_revocations_settle(results jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.asset_url(key text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.assets_publish(base_url text, manifest jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.assets_publish(base_url text, manifest jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.auth_apple_login(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.auth_apple_login(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.auth_google_login(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.auth_google_login(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.auth_login(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.auth_login(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.auth_logout(token text, params jsonb, body jsonb) FROM PUBLIC;
@@ -10481,6 +10855,7 @@ REVOKE ALL ON FUNCTION api.end_request(token text, params jsonb, side text, acti
 REVOKE ALL ON FUNCTION api.endpoints_codes_registered() FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.erase_account(user_id uuid, keep_key text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.erase_account_traces(user_id uuid, email text, keep_key text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.erase_identities(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.event_cursor(params jsonb) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.events_list(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.events_list(token text, params jsonb, body jsonb) TO focus_api;
@@ -10543,6 +10918,8 @@ REVOKE ALL ON FUNCTION api.hash_password(password text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.holds_blocked_term(value text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.idempotent(endpoint text, token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.idempotent(endpoint text, token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.identity_json(identity app.user_identities) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.identity_seen(identity app.user_identities, claims jsonb) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.integer_field(body jsonb, field text, minimum integer, maximum integer, required boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.integer_param(params jsonb, name text, minimum integer, maximum integer, fallback integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.is_uuid(value text) FROM PUBLIC;
@@ -10569,6 +10946,7 @@ REVOKE ALL ON FUNCTION api.leaderboards_get(token text, params jsonb, body jsonb
 GRANT ALL ON FUNCTION api.leaderboards_get(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.limit_day(at timestamp with time zone) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.limit_day_retry_after(at timestamp with time zone) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.link_required(provider text, params jsonb) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.session_tag_is_clean(tag text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.live_end(session app.focus_sessions) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.local_date(time_zone text, at timestamp with time zone) FROM PUBLIC;
@@ -10600,6 +10978,10 @@ REVOKE ALL ON FUNCTION api.me_export_get(token text, params jsonb, body jsonb) F
 GRANT ALL ON FUNCTION api.me_export_get(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.me_get(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.me_get(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.me_identities_create(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.me_identities_create(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.me_identities_list(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.me_identities_list(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.me_items_list(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.me_items_list(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.me_password_update(token text, params jsonb, body jsonb) FROM PUBLIC;
@@ -10697,6 +11079,7 @@ REVOKE ALL ON FUNCTION api.register_with_code(email text, password_hash text, di
 REVOKE ALL ON FUNCTION api.report_json(report app.user_reports) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.request_hidden(pair app.friendships) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.reserved_display_names() FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.revoke_apple_token(client_id text, refresh_token text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.rollup_minutes(user_id uuid, period text, key date) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.room_json(room_id uuid, viewer uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.rooms_create(token text, params jsonb, body jsonb) FROM PUBLIC;
@@ -10730,6 +11113,8 @@ REVOKE ALL ON FUNCTION api.shop_purchases_create(token text, params jsonb, body 
 GRANT ALL ON FUNCTION api.shop_purchases_create(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.shop_windows_pass() FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.signup_code_field(body jsonb) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.social_display_name(body jsonb, claims jsonb) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.social_sign_in(body jsonb, params jsonb, provider text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.streak_freezes_json(user_id uuid, current_days integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.suspend_user(user_id uuid, until timestamp with time zone) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.suspension_json(user_id uuid) FROM PUBLIC;
@@ -10759,6 +11144,7 @@ GRANT ALL ON FUNCTION api.users_get(token text, params jsonb, body jsonb) TO foc
 REVOKE ALL ON FUNCTION api.users_report_create(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.users_report_create(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.uuid_field(body jsonb, field text, required boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.verified_identity(params jsonb, provider text, field text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.visible_friend(me uuid, other uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.with_achievements(reply api.reply, user_id uuid, unlocked_by text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.achievement_target(kind text, threshold integer) FROM PUBLIC;

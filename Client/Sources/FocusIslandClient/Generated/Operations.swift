@@ -1262,4 +1262,8 @@ enum OperationPath {
     static let giftsReceivedList = "/gifts/received"
     static let giftsSentList = "/gifts/sent"
     static let meStreakFreezesCreate = "/me/streak-freezes"
+    static let authAppleLogin = "/auth/apple"
+    static let authGoogleLogin = "/auth/google"
+    static let meIdentitiesList = "/me/identities"
+    static let meIdentitiesCreate = "/me/identities"
 }

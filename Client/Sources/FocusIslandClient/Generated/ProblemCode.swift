@@ -7,10 +7,14 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case bodyNotAllowed
     /// 400: a JSON body with a key written twice in one object, at any depth ({"coins":1,"coins":999}); keys are compared with their escapes resolved ("a" and "\u0061" are one key), code point by code point; refused before anything runs (2026-12-06, [versioning.md](versioning.md))
     case duplicateKey
+    /// 400: POST /auth/apple, /auth/google: a first sign-in whose token carries no usable email (no account can be made without one)
+    case identityEmailMissing
     /// 400: PATCH /me: the bio contains a term of the operator's name blocklist (app.blocked_name_terms), matched as for display names
     case inappropriateBio
     /// 400: register or rename: the name contains a term of the operator's blocklist (app.blocked_name_terms), matched after folding case, accents, look-alike digits, symbols and letters, spacing and punctuation
     case inappropriateDisplayName
+    /// 400: POST /auth/apple, /me/identities with authorization_code: Apple refused to exchange it (used, expired, another app's); sign in again for a new one
+    case invalidAuthorizationCode
     /// 400: a paged list (GET /friends, /me/blocks, /focus-sessions, /moderation/reports): the cursor is not a next_cursor this list gave (malformed, another list's, altered); send it back as it came, or leave it out for the first page
     case invalidCursor
     /// 400: GET /me/stats/daily, /me/stats/tags: from is after to, or the range holds more days than the route allows (366 for daily)
@@ -37,6 +41,18 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case kindMismatch
     /// 400: register, change or reset password: under 8 characters
     case weakPassword
+    /// 401: the same routes: Apple: the token's nonce is not the SHA-256 (lower-case hex) of the nonce sent; Google: not the nonce sent, when one is sent
+    case identityNonceMismatch
+    /// 401: the same routes: the ID token's exp has passed (beyond 60 s of skew); get a new one from the provider
+    case identityTokenExpired
+    /// 401: POST /auth/apple, /auth/google, /me/identities: the ID token is not a JWT signed with RS256 by a named key, its signature is wrong, it has no exp, iat or subject, or it was issued in the future (beyond 60 s of skew) ([security.md](security.md#sign-in-with-apple-and-google-2026-12-07))
+    case identityTokenInvalid
+    /// 401: the same routes: the token's kid is not in the provider's published keys (fetched again at most once a minute for an unknown one)
+    case identityTokenUnknownKey
+    /// 401: the same routes: the token's aud names none of the server's client ids for the provider (APPLE_CLIENT_IDS, GOOGLE_CLIENT_IDS)
+    case identityTokenWrongAudience
+    /// 401: the same routes: the token's iss is not the provider's (https://appleid.apple.com; https://accounts.google.com or accounts.google.com), or a token of the other provider
+    case identityTokenWrongIssuer
     /// 401: login: unknown email or wrong password (one answer for both)
     case invalidCredentials
     /// 401: token missing, unknown, expired or revoked (WWW-Authenticate: Bearer)
@@ -47,6 +63,8 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case csrfFailed
     /// 403: POST /gifts: the sender's email is not verified, or their account is younger than app.gift_settings.min_sender_account_age (7 days) ([gifts.md](gifts.md), "Who may send")
     case giftSenderNotEligible
+    /// 403: DELETE /me with an ID token instead of a password: the token's provider account is not linked to this account (nothing changes)
+    case identityNotLinked
     /// 403: /moderation/…: the account is not a moderator (app.moderators)
     case notModerator
     /// 403: POST /rooms/{id}/start: only the room's host starts it
@@ -85,6 +103,8 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case methodNotAllowed
     /// 408: the request head was not complete within HEAD_TIMEOUT of connecting (or IDLE_TIMEOUT after the previous answer); the connection closes
     case requestTimeout
+    /// 409: POST /auth/apple, /auth/google: a first sign-in with this provider account, whose email an account already has (any letter case): nothing is linked or made; sign in to that account (password, the other provider, or a password reset's code), then POST /me/identities
+    case accountExistsLinkRequired
     /// 409: asking a friend (but one you accepted by asking back: that repeats its 200)
     case alreadyFriends
     /// 409: a unique, exclusion or reference rule refused the change
@@ -95,6 +115,10 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case giftItemOwned
     /// 409: accept or decline a gift that ended otherwise (declined, accepted, expired, cancelled); one past its expiry ends as expired with this answer
     case giftNotPending
+    /// 409: POST /me/identities: that provider account is linked to another account
+    case identityLinkedElsewhere
+    /// 409: POST /me/identities: this account already has another account of that provider linked
+    case identityProviderLinked
     /// 409: purchase (an item or a streak freeze) or gift: the balance is below the price (a gift's coins, or its item's price now: a sale's inside a sale)
     case insufficientFunds
     /// 409: selecting an item the user does not own
@@ -179,12 +203,16 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case databaseUnavailable
     /// 503: /ready: the server is stopping; a balancer takes it out while it finishes its requests (/health still answers 200)
     case draining
+    /// 503: the same routes: the provider's keys could not be fetched and none are kept (Retry-After)
+    case identityKeysUnavailable
     /// 503: maintenance mode (app.release_settings): the routes upgrade_required holds; detail is the operator's message (Retry-After)
     case maintenance
     /// 503: /ready: database unreachable or not migrated
     case notReady
     /// 503: the server is stopping: a request that came in its last moment, or one still waiting for the database when STOP_GRACE ended (its statement may still commit: send it again with the same Idempotency-Key); Retry-After: 1. Before 2026-12-05 also a stream asked for while the server stopped
     case shuttingDown
+    /// 503: the same routes: this server has no client ids for that provider (Sign in with it is off)
+    case signInProviderUnavailable
     /// 503: the statement ran past statement_timeout (5 s for focus_api)
     case timeout
     case unknown(String)
@@ -193,8 +221,10 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         switch rawValue {
         case "body_not_allowed": self = .bodyNotAllowed
         case "duplicate_key": self = .duplicateKey
+        case "identity_email_missing": self = .identityEmailMissing
         case "inappropriate_bio": self = .inappropriateBio
         case "inappropriate_display_name": self = .inappropriateDisplayName
+        case "invalid_authorization_code": self = .invalidAuthorizationCode
         case "invalid_cursor": self = .invalidCursor
         case "invalid_date_range": self = .invalidDateRange
         case "invalid_deletion_code": self = .invalidDeletionCode
@@ -208,11 +238,18 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case "invalid_verification_code": self = .invalidVerificationCode
         case "kind_mismatch": self = .kindMismatch
         case "weak_password": self = .weakPassword
+        case "identity_nonce_mismatch": self = .identityNonceMismatch
+        case "identity_token_expired": self = .identityTokenExpired
+        case "identity_token_invalid": self = .identityTokenInvalid
+        case "identity_token_unknown_key": self = .identityTokenUnknownKey
+        case "identity_token_wrong_audience": self = .identityTokenWrongAudience
+        case "identity_token_wrong_issuer": self = .identityTokenWrongIssuer
         case "invalid_credentials": self = .invalidCredentials
         case "unauthorized": self = .unauthorized
         case "account_suspended": self = .accountSuspended
         case "csrf_failed": self = .csrfFailed
         case "gift_sender_not_eligible": self = .giftSenderNotEligible
+        case "identity_not_linked": self = .identityNotLinked
         case "not_moderator": self = .notModerator
         case "not_room_host": self = .notRoomHost
         case "room_friends_only": self = .roomFriendsOnly
@@ -232,11 +269,14 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case "user_not_found": self = .userNotFound
         case "method_not_allowed": self = .methodNotAllowed
         case "request_timeout": self = .requestTimeout
+        case "account_exists_link_required": self = .accountExistsLinkRequired
         case "already_friends": self = .alreadyFriends
         case "conflict": self = .conflict
         case "email_taken": self = .emailTaken
         case "gift_item_owned": self = .giftItemOwned
         case "gift_not_pending": self = .giftNotPending
+        case "identity_linked_elsewhere": self = .identityLinkedElsewhere
+        case "identity_provider_linked": self = .identityProviderLinked
         case "insufficient_funds": self = .insufficientFunds
         case "not_owned": self = .notOwned
         case "nothing_to_verify": self = .nothingToVerify
@@ -279,9 +319,11 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case "busy": self = .busy
         case "database_unavailable": self = .databaseUnavailable
         case "draining": self = .draining
+        case "identity_keys_unavailable": self = .identityKeysUnavailable
         case "maintenance": self = .maintenance
         case "not_ready": self = .notReady
         case "shutting_down": self = .shuttingDown
+        case "sign_in_provider_unavailable": self = .signInProviderUnavailable
         case "timeout": self = .timeout
         default: self = .unknown(rawValue)
         }
@@ -291,8 +333,10 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         switch self {
         case .bodyNotAllowed: "body_not_allowed"
         case .duplicateKey: "duplicate_key"
+        case .identityEmailMissing: "identity_email_missing"
         case .inappropriateBio: "inappropriate_bio"
         case .inappropriateDisplayName: "inappropriate_display_name"
+        case .invalidAuthorizationCode: "invalid_authorization_code"
         case .invalidCursor: "invalid_cursor"
         case .invalidDateRange: "invalid_date_range"
         case .invalidDeletionCode: "invalid_deletion_code"
@@ -306,11 +350,18 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case .invalidVerificationCode: "invalid_verification_code"
         case .kindMismatch: "kind_mismatch"
         case .weakPassword: "weak_password"
+        case .identityNonceMismatch: "identity_nonce_mismatch"
+        case .identityTokenExpired: "identity_token_expired"
+        case .identityTokenInvalid: "identity_token_invalid"
+        case .identityTokenUnknownKey: "identity_token_unknown_key"
+        case .identityTokenWrongAudience: "identity_token_wrong_audience"
+        case .identityTokenWrongIssuer: "identity_token_wrong_issuer"
         case .invalidCredentials: "invalid_credentials"
         case .unauthorized: "unauthorized"
         case .accountSuspended: "account_suspended"
         case .csrfFailed: "csrf_failed"
         case .giftSenderNotEligible: "gift_sender_not_eligible"
+        case .identityNotLinked: "identity_not_linked"
         case .notModerator: "not_moderator"
         case .notRoomHost: "not_room_host"
         case .roomFriendsOnly: "room_friends_only"
@@ -330,11 +381,14 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case .userNotFound: "user_not_found"
         case .methodNotAllowed: "method_not_allowed"
         case .requestTimeout: "request_timeout"
+        case .accountExistsLinkRequired: "account_exists_link_required"
         case .alreadyFriends: "already_friends"
         case .conflict: "conflict"
         case .emailTaken: "email_taken"
         case .giftItemOwned: "gift_item_owned"
         case .giftNotPending: "gift_not_pending"
+        case .identityLinkedElsewhere: "identity_linked_elsewhere"
+        case .identityProviderLinked: "identity_provider_linked"
         case .insufficientFunds: "insufficient_funds"
         case .notOwned: "not_owned"
         case .nothingToVerify: "nothing_to_verify"
@@ -377,9 +431,11 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case .busy: "busy"
         case .databaseUnavailable: "database_unavailable"
         case .draining: "draining"
+        case .identityKeysUnavailable: "identity_keys_unavailable"
         case .maintenance: "maintenance"
         case .notReady: "not_ready"
         case .shuttingDown: "shutting_down"
+        case .signInProviderUnavailable: "sign_in_provider_unavailable"
         case .timeout: "timeout"
         case .unknown(let code): code
         }
