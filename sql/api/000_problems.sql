@@ -186,10 +186,10 @@ insert into api.problems (code, status, meaning, extra) values
      'after the previous answer); the connection closes',
      null),
     ('email_taken', 409,
-     'register: the email exists, in any letter case (20 an hour per address; past that a sign-up'
-     ' answers 202 alike for taken and free emails, a code mailed), or, with a right `code`, an '
-     'account took the email since the mail; verify email: another account took the address '
-     'meanwhile',
+     'register (and `POST /me/upgrade`, counted alike): the email exists, in any letter case (20 '
+     'an hour per address; past that a sign-up answers 202 alike for taken and free emails, a '
+     'code mailed), or, with a right `code`, an account took the email since the mail; verify '
+     'email: another account took the address meanwhile',
      null),
     ('nothing_to_verify', 409,
      'resend a verification code: the email is verified and no change waits',
@@ -284,8 +284,10 @@ insert into api.problems (code, status, meaning, extra) values
      'code; moderation console sign-in: as login; register past the address''s 20 `email_taken` '
      'answers in an hour (which answer 202 with a code mailed): 3 sign-up mails to the email in '
      'an hour, or 1,000 caused from this address in an hour, and with `code`, the address''s wrong'
-     ' codes as for reset confirm; change email or resend a code: 3 codes mailed in an hour '
-     '(`Retry-After`)',
+     ' codes as for reset confirm; change email or resend a code: 3 codes mailed in an hour; '
+     '`POST /auth/guest`: 20 guests made from this address (IPv6: its /64) in an hour; `POST '
+     '/me/upgrade`: past the address''s 20 `email_taken` answers in an hour, for every email '
+     'alike; `POST /me/parental-consent`: 3 consent mails in a day (`Retry-After`)',
      null),
     ('too_many_friend_requests', 429,
      'friend requests by email: over the sender''s rate (`app.social_settings`, 100 a day), '
@@ -444,4 +446,26 @@ insert into api.problems (code, status, meaning, extra) values
      null),
     ('identity_provider_linked', 409,
      '`POST /me/identities`: this account already has another account of that provider linked',
+     null),
+    ('guest_not_allowed', 403,
+     'a guest (`POST /auth/guest`, no email or password yet) asking for what needs a verified '
+     'identity: a friend request by email, a gift, a room (open or join), the global leaderboard,'
+     ' changing a password or an email; `POST /me/upgrade` first ([guests.md](guests.md), '
+     '2026-12-07)',
+     null),
+    ('parental_consent_required', 403,
+     '`POST /friend-requests`: the account is under the age gate (`app.age_settings.min_age`, 13)'
+     ' and no parent''s consent is recorded; `POST /me/parental-consent` asks for it '
+     '([guests.md](guests.md))',
+     null),
+    ('already_upgraded', 409,
+     '`POST /me/upgrade`: the account already has an email and password (the same email again '
+     'answers 200, as a double submit)',
+     null),
+    ('parental_consent_not_needed', 409,
+     '`POST /me/parental-consent`: the account is not under the age gate (no birth month under '
+     '`min_age`, or consent recorded)',
+     null),
+    ('invalid_consent_code', 400,
+     '`POST /parental-consent`: the code is wrong or expired (7 days)',
      null);
