@@ -286,6 +286,7 @@ end
 $$;
 
 -- DELETE /me {password}
+-- A guest has no password: its token is enough, and `password` may be left out (2026-12-07).
 -- Guarantees: with the right password, the account becomes the anonymous tombstone
 -- (api.erase_account says what goes and what stays). The account is locked first, so a racing
 -- purchase ends before (and is kept) or after (and gets 401). Wrong password: 403
@@ -297,9 +298,10 @@ as $$
 declare
     v_user_id uuid := api.authenticate(me_delete.token, suspended_too => true);
     v_body jsonb := api.only_keys(me_delete.body, array['password']);
-    v_password text := api.text_field(v_body, 'password');
+    v_password text := api.text_field(v_body, 'password', required => not api.is_guest(v_user_id));
     v_user app.users := api.lock_for_erasure(v_user_id);
-    v_check api.reply := api.check_password(v_user, v_password, api.client_address(me_delete.params));
+    v_check api.reply := case when v_user.password_hash is null then api.ok(null)
+                              else api.check_password(v_user, v_password, api.client_address(me_delete.params)) end;
 begin
     if v_check.code is not null then
         return v_check;
@@ -424,7 +426,8 @@ values ('GET', '/me/export', 'api.me_export_get', 'always', true);
 -- POST /me/password {current_password, new_password}
 -- Guarantees: wrong current password is 403 wrong_password (counted as a failed login) and
 -- changes nothing; else the new hash is stored, every other token of the user and every unused
--- reset code stop working, and the calling token keeps working.
+-- reset code stop working, and the calling token keeps working. A guest (no password) is 403
+-- guest_not_allowed: POST /me/upgrade sets the first one.
 create function api.me_password_update(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
@@ -437,6 +440,7 @@ declare
     v_user app.users := api.lock_account(v_user_id);
     v_check api.reply := api.check_password(v_user, v_current, api.client_address(me_password_update.params));
 begin
+    perform api.refuse_guest(v_user_id, 'Changing a password');
     if v_check.code is not null then
         return v_check;
     end if;
@@ -453,7 +457,7 @@ comment on function api.me_password_update(text, jsonb, jsonb) is
     'POST /me/password: 403 wrong_password changes nothing; else the password changes and every other token is revoked.';
 insert into api.endpoints (method, path, function, status, body, errors)
 values ('POST', '/me/password', 'api.me_password_update', 204, 'json',
-        '{account_suspended, invalid_field, too_many_attempts, weak_password, wrong_password}');
+        '{account_suspended, guest_not_allowed, invalid_field, too_many_attempts, weak_password, wrong_password}');
 
 -- POST /me/email {password, email}
 -- Guarantees: wrong password is 403 wrong_password and changes nothing. Else the address waits
@@ -461,7 +465,8 @@ values ('POST', '/me/password', 'api.me_password_update', 204, 'json',
 -- sign-in and contact address) stays the old one until the code is confirmed
 -- (POST /me/email/verify). The answer is the same whether or not another account has the
 -- address (that account's owner is mailed a notice instead of the code), so it reveals nothing.
--- Asking for the current, verified address again calls a pending change off. 429
+-- Asking for the current, verified address again calls a pending change off. A guest is 403
+-- guest_not_allowed (POST /me/upgrade gives it its first email). 429
 -- too_many_attempts (Retry-After) past max_reset_mails codes in reset_mail_window.
 create function api.me_email_update(token text, params jsonb, body jsonb)
 returns api.reply
@@ -476,6 +481,7 @@ declare
     v_check api.reply := api.check_password(v_user, v_password, api.client_address(me_email_update.params));
     v_wait integer;
 begin
+    perform api.refuse_guest(v_user_id, 'Changing an email');
     if v_check.code is not null then
         return v_check;
     end if;
@@ -496,7 +502,7 @@ comment on function api.me_email_update(text, jsonb, jsonb) is
     'the email once verified; the answer (Profile with pending_email) is alike whether or not the address is taken.';
 insert into api.endpoints (method, path, function, body, localized, errors)
 values ('POST', '/me/email', 'api.me_email_update', 'json', true,
-        '{account_suspended, invalid_email, invalid_field, too_many_attempts, wrong_password}');
+        '{account_suspended, guest_not_allowed, invalid_email, invalid_field, too_many_attempts, wrong_password}');
 
 -- POST /me/email/verify {code}
 -- Guarantees: the newest unused, unexpired code of the account, right: the address it was sent
@@ -552,7 +558,8 @@ values ('POST', '/me/email/verify', 'api.me_email_verification_confirm', 'json',
 -- Guarantees: a new code for the address waiting for verification (a pending change, else the
 -- account's own unverified email), earlier codes void; 409 nothing_to_verify when the email is
 -- verified and no change waits; 429 too_many_attempts (Retry-After) past max_reset_mails codes
--- in reset_mail_window, so nobody can make the server mail an address without end.
+-- in reset_mail_window, so nobody can make the server mail an address without end. A guest (no
+-- email) is 403 guest_not_allowed.
 create function api.me_email_verification_create(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
@@ -563,6 +570,7 @@ declare
     v_pending citext := api.pending_email(v_user_id);
     v_wait integer;
 begin
+    perform api.refuse_guest(v_user_id, 'Verifying an email');
     if v_pending is null and v_user.email_verified_at is not null then
         perform api.fail(409, 'nothing_to_verify', 'Your email is verified and no change waits for verification.');
     end if;
@@ -579,7 +587,7 @@ comment on function api.me_email_verification_create(text, jsonb, jsonb) is
     '429 too_many_attempts past the mail throttle.';
 insert into api.endpoints (method, path, function, status, errors)
 values ('POST', '/me/email/resend', 'api.me_email_verification_create', 202,
-        '{invalid_field, nothing_to_verify, too_many_attempts}');
+        '{guest_not_allowed, invalid_field, nothing_to_verify, too_many_attempts}');
 
 -- POST /auth/password-reset {email} (public)
 -- Guarantees: always 202 with no body, for a known email, an unknown one and a throttled one
