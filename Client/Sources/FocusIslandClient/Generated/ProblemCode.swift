@@ -77,7 +77,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case methodNotAllowed
     /// 408: the request head was not complete within HEAD_TIMEOUT of connecting (or IDLE_TIMEOUT after the previous answer); the connection closes
     case requestTimeout
-    /// 409: register: the email exists, in any letter case (20 an hour per address; past that a sign-up answers 202 alike for taken and free emails, a code mailed), or, with a right code, an account took the email since the mail; verify email: another account took the address meanwhile
+    /// 409: register (and POST /me/upgrade, counted alike): the email exists, in any letter case (20 an hour per address; past that a sign-up answers 202 alike for taken and free emails, a code mailed), or, with a right code, an account took the email since the mail; verify email: another account took the address meanwhile
     case emailTaken
     /// 409: resend a verification code: the email is verified and no change waits
     case nothingToVerify
@@ -131,7 +131,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case tooManyStreams
     /// 429: GET /events with wait: the user already holds max_polls_per_user waiting long-polls on this server (app.event_settings, default 5; Retry-After)
     case tooManyPolls
-    /// 429: login: 10 failures for the email from this address, or 50 from all addresses not known to the account, in 15 minutes; password check (delete account, change password or email): 10 wrong passwords given with the account's own tokens in 15 minutes; reset confirm and web account deletion confirm (wrong codes of either kind count together, from this address, IPv6: its /64, in 15 minutes): past 30, a second guess at the same email; at 300, every code; moderation console sign-in: as login; register past the address's 20 email_taken answers in an hour (which answer 202 with a code mailed): 3 sign-up mails to the email in an hour, or 1,000 caused from this address in an hour, and with code, the address's wrong codes as for reset confirm; change email or resend a code: 3 codes mailed in an hour (Retry-After)
+    /// 429: login: 10 failures for the email from this address, or 50 from all addresses not known to the account, in 15 minutes; password check (delete account, change password or email): 10 wrong passwords given with the account's own tokens in 15 minutes; reset confirm and web account deletion confirm (wrong codes of either kind count together, from this address, IPv6: its /64, in 15 minutes): past 30, a second guess at the same email; at 300, every code; moderation console sign-in: as login; register past the address's 20 email_taken answers in an hour (which answer 202 with a code mailed): 3 sign-up mails to the email in an hour, or 1,000 caused from this address in an hour, and with code, the address's wrong codes as for reset confirm; change email or resend a code: 3 codes mailed in an hour; POST /auth/guest: 20 guests made from this address (IPv6: its /64) in an hour; POST /me/upgrade: past the address's 20 email_taken answers in an hour, for every email alike; POST /me/parental-consent: 3 consent mails in a day (Retry-After)
     case tooManyAttempts
     /// 429: friend requests by email: over the sender's rate (app.social_settings, 100 a day), unknown emails included (Retry-After)
     case tooManyFriendRequests
@@ -169,6 +169,16 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case giftLimitReached
     /// 403: POST /gifts: the sender's email is not verified, or their account is younger than app.gift_settings.min_sender_account_age (7 days) ([gifts.md](gifts.md), "Who may send")
     case giftSenderNotEligible
+    /// 403: a guest (POST /auth/guest, no email or password yet) asking for what needs a verified identity: a friend request by email, a gift, a room (open or join), the global leaderboard, changing a password or an email; POST /me/upgrade first ([guests.md](guests.md), 2026-12-07)
+    case guestNotAllowed
+    /// 403: POST /friend-requests: the account is under the age gate (app.age_settings.min_age, 13) and no parent's consent is recorded; POST /me/parental-consent asks for it ([guests.md](guests.md))
+    case parentalConsentRequired
+    /// 409: POST /me/upgrade: the account already has an email and password (the same email again answers 200, as a double submit)
+    case alreadyUpgraded
+    /// 409: POST /me/parental-consent: the account is not under the age gate (no birth month under min_age, or consent recorded)
+    case parentalConsentNotNeeded
+    /// 400: POST /parental-consent: the code is wrong or expired (7 days)
+    case invalidConsentCode
     /// 409: POST /me/streak-freezes: you already hold two streak freezes, the most one can hold ([streaks.md](streaks.md))
     case streakFreezesFull
     /// 500: anything unexpected (details only in the server log)
@@ -274,6 +284,11 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case "gift_not_pending": self = .giftNotPending
         case "gift_limit_reached": self = .giftLimitReached
         case "gift_sender_not_eligible": self = .giftSenderNotEligible
+        case "guest_not_allowed": self = .guestNotAllowed
+        case "parental_consent_required": self = .parentalConsentRequired
+        case "already_upgraded": self = .alreadyUpgraded
+        case "parental_consent_not_needed": self = .parentalConsentNotNeeded
+        case "invalid_consent_code": self = .invalidConsentCode
         case "streak_freezes_full": self = .streakFreezesFull
         case "internal_error": self = .internalError
         case "database_unavailable": self = .databaseUnavailable
@@ -372,6 +387,11 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case .giftNotPending: "gift_not_pending"
         case .giftLimitReached: "gift_limit_reached"
         case .giftSenderNotEligible: "gift_sender_not_eligible"
+        case .guestNotAllowed: "guest_not_allowed"
+        case .parentalConsentRequired: "parental_consent_required"
+        case .alreadyUpgraded: "already_upgraded"
+        case .parentalConsentNotNeeded: "parental_consent_not_needed"
+        case .invalidConsentCode: "invalid_consent_code"
         case .streakFreezesFull: "streak_freezes_full"
         case .internalError: "internal_error"
         case .databaseUnavailable: "database_unavailable"

@@ -7,6 +7,7 @@ extension Routes {
     /// Most specific path first: at each segment a literal before a parameter.
     static let endpoints: [Route] = [
         Route("POST", "/Sync/MindfulnessTips", .sql("api.mindfulness_tips_sync"), access: .public, body: .json, bodyLimit: 1048576, reads: .replica),
+        Route("POST", "/auth/guest", .sql("api.auth_guest_create"), access: .public, status: 201, body: .optionalJSON),
         Route("POST", "/auth/login", .sql("api.auth_login"), access: .public, body: .json),
         Route("POST", "/auth/logout", .sql("api.auth_logout"), status: 204),
         Route("POST", "/auth/password-reset", .sql("api.auth_password_reset_create"), access: .public, status: 202, body: .json),
@@ -47,6 +48,7 @@ extension Routes {
         Route("POST", "/me/email/verify", .sql("api.me_email_verification_confirm"), body: .json),
         Route("GET", "/me/export", .sql("api.me_export_get"), admission: .always),
         Route("GET", "/me/items", .sql("api.me_items_list")),
+        Route("POST", "/me/parental-consent", .sql("api.me_parental_consent_create"), status: 202, body: .json),
         Route("POST", "/me/password", .sql("api.me_password_update"), status: 204, body: .json),
         Route("GET", "/me/push-tokens", .sql("api.me_push_tokens_list")),
         Route("PUT", "/me/push-tokens", .sql("api.me_push_tokens_update"), body: .json),
@@ -58,12 +60,14 @@ extension Routes {
         Route("POST", "/me/streak-freezes", .sql("api.me_streak_freezes_create"), status: 201),
         Route("GET", "/me/tokens", .sql("api.me_tokens_list")),
         Route("DELETE", "/me/tokens/{id}", .sql("api.me_tokens_delete"), status: 204),
+        Route("POST", "/me/upgrade", .sql("api.me_upgrade"), body: .json),
         Route("GET", "/moderation/reports", .sql("api.moderation_reports_list")),
         Route("POST", "/moderation/reports/{id}/resolve", .sql("api.moderation_reports_resolve"), body: .json),
         Route("DELETE", "/moderation/users/{id}/avatar", .sql("api.moderation_users_avatar_delete"), body: .json),
         Route("POST", "/moderation/users/{id}/ban", .sql("api.moderation_users_ban"), body: .json),
         Route("POST", "/moderation/users/{id}/rename", .sql("api.moderation_users_rename"), body: .json),
         Route("POST", "/moderation/users/{id}/suspend", .sql("api.moderation_users_suspend"), body: .json),
+        Route("POST", "/parental-consent", .sql("api.parental_consent_confirm"), access: .public, body: .json),
         Route("GET", "/rooms", .sql("api.rooms_list")),
         Route("POST", "/rooms", .sql("api.rooms_create"), status: 201, body: .json),
         Route("POST", "/rooms/{code}/join", .sql("api.rooms_join")),
@@ -86,6 +90,7 @@ extension Routes {
     /// from Accept-Language, their statement sets it for SQL (api.use_language), and they answer
     /// with Content-Language and Vary: Accept-Language (docs/languages.md).
     public static let localized: Set<String> = [
+        "api.auth_guest_create",
         "api.auth_login",
         "api.auth_password_reset_confirm",
         "api.auth_register",
@@ -106,6 +111,7 @@ extension Routes {
         "api.me_items_list",
         "api.me_selected_update",
         "api.me_update",
+        "api.me_upgrade",
         "api.mindfulness_tips_sync",
         "api.shop_items_list",
         "api.shop_items_sync",
