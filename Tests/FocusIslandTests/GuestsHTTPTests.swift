@@ -54,7 +54,8 @@ import Testing
         let stats = try client.send("GET", "/me/stats", token: account.token)
         return [
             "\(me.json["balance"] as? Int ?? -1)", "\(me.json["id"] as? String ?? "")",
-            (((items.json["items"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String }).sorted().joined(separator: ","),
+            (((items.json["items"] as? [[String: Any]]) ?? []).compactMap { ($0["item"] as? [String: Any])?["id"] as? String }).sorted()
+                .joined(separator: ","),
             (((sessions.json["sessions"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String }).sorted().joined(separator: ","),
             "\(stats.json["current_streak_days"] as? Int ?? -1)", "\(stats.json["longest_streak_days"] as? Int ?? -1)",
         ]
@@ -84,7 +85,7 @@ import Testing
         let bought = try client.send("POST", "/shop/purchases", token: guest.token, json: #"{"item_id":"\#(mochi)"}"#)
         #expect(bought.status == 201, "\(bought.text)")
         let before = try Self.holdings(client, guest)
-        #expect(before[0] == "150" && before[2].contains(mochi) && before[3].split(separator: ",").count == 3)
+        #expect(before[0] == "150" && before[2].contains(mochi) && before[3].split(separator: ",").count == 3, "\(before)")
 
         // What waits for an upgrade.
         for (method, path, body) in [

@@ -3,7 +3,7 @@
 -- lifts it.
 begin;
 set constraints all immediate;
-select plan(28);
+select plan(31);
 update app.auth_settings set bcrypt_cost = 4;
 select test.new_user('ann');
 
@@ -83,6 +83,14 @@ select ok(exists (select from app.outgoing_mail m where m.kind = 'parental_conse
 select is(test.answer_of($$ select api.friend_requests_create(test.token('kid'), '{}', '{"email": "ann@example.com"}') $$),
           'ok', 'after consent the child sends friend requests');
 select ok(pg_temp.on_board('kid'), '... and is on the global board');
+
+select is((select (api.me_export_get(test.token('kid'), '{}', '{}')).body -> 'age_gate' -> 'consents_asked' -> 0 ->> 'parent_email'),
+          'mum@example.com', 'the export holds the age gate: the consents asked');
+select api.erase_account(test.uid('kid'), null);
+select ok((select u.birth_month is null and u.parental_consent_at is null from app.users u where u.id = test.uid('kid'))
+          and not exists (select from app.parental_consents c where c.user_id = test.uid('kid')),
+          'erasure forgets the birth month, the consent and the parent''s address');
+select ok(not exists (select from app.outgoing_mail m where m.recipient = 'mum@example.com'), '... and the mails to the parent');
 
 select * from finish();
 rollback;
