@@ -1011,6 +1011,7 @@ begin
     delete from app.user_reports r where r.reported = v_user_id;
     delete from app.friend_request_attempts a where a.user_id = v_user_id;
     delete from app.room_join_failures f where f.user_id = v_user_id;
+    delete from app.parental_consents c where c.user_id = v_user_id;  -- the parent's address (the mails went above)
     update app.focus_sessions s set tag = null where s.user_id = v_user_id and s.tag is not null;
     update app.focus_sessions_archived a set tag = null where a.user_id = v_user_id and a.tag is not null;
     -- Every column of the account but the tombstone's own goes back to its default (null when it
@@ -3039,7 +3040,18 @@ begin
         'streak_freezes', coalesce((select jsonb_agg(jsonb_build_object('id', f.id, 'price', f.price, 'bought_at', api.iso(f.bought_at),
                                                                         'covered_day', f.covered_day, 'used_at', api.iso(f.used_at))
                                                      order by f.bought_at, f.id)
-                                    from app.streak_freezes f where f.user_id = v_user_id), '[]')));
+                                    from app.streak_freezes f where f.user_id = v_user_id), '[]'))
+        -- The age gate (2026-12-07, docs/guests.md): the birth month given, the consent recorded,
+        -- and each consent asked of a parent (the address named, never the code).
+        || jsonb_build_object(
+        'age_gate', (select jsonb_build_object(
+                         'birth_month', to_char(u.birth_month, 'YYYY-MM'), 'parental_consent_at', api.iso(u.parental_consent_at),
+                         'consents_asked', coalesce((select jsonb_agg(jsonb_build_object(
+                                                                'parent_email', c.parent_email, 'created_at', api.iso(c.created_at),
+                                                                'expires_at', api.iso(c.expires_at), 'confirmed_at', api.iso(c.confirmed_at))
+                                                            order by c.id)
+                                                     from app.parental_consents c where c.user_id = v_user_id), '[]'))
+                     from app.users u where u.id = v_user_id)));
 end
 $$;
 ALTER FUNCTION api.me_export_get(token text, params jsonb, body jsonb) OWNER TO focus_owner;

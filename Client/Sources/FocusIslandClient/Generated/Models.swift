@@ -3059,6 +3059,61 @@ public struct Export: Codable, Sendable, Equatable {
         }
     }
 
+    /// The age gate (docs/guests.md): the birth month given (YYYY-MM; null: not asked), when a parent's consent was recorded, and each consent asked of a parent.
+    public struct AgeGate: Codable, Sendable, Equatable {
+        public struct ConsentsAskedEntry: Codable, Sendable, Equatable {
+            public var parentEmail: String
+            public var createdAt: Time
+            public var expiresAt: Time
+            public var confirmedAt: Time?
+
+            public init(parentEmail: String, createdAt: Time, expiresAt: Time, confirmedAt: Time? = nil) {
+                self.parentEmail = parentEmail
+                self.createdAt = createdAt
+                self.expiresAt = expiresAt
+                self.confirmedAt = confirmedAt
+            }
+
+            enum CodingKeys: String, CodingKey {
+                case parentEmail = "parent_email"
+                case createdAt = "created_at"
+                case expiresAt = "expires_at"
+                case confirmedAt = "confirmed_at"
+            }
+
+            public func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(parentEmail, forKey: .parentEmail)
+                try container.encode(createdAt, forKey: .createdAt)
+                try container.encode(expiresAt, forKey: .expiresAt)
+                try container.encode(confirmedAt, forKey: .confirmedAt)
+            }
+        }
+
+        public var birthMonth: String?
+        public var parentalConsentAt: Time?
+        public var consentsAsked: [ConsentsAskedEntry]
+
+        public init(birthMonth: String? = nil, parentalConsentAt: Time? = nil, consentsAsked: [ConsentsAskedEntry]) {
+            self.birthMonth = birthMonth
+            self.parentalConsentAt = parentalConsentAt
+            self.consentsAsked = consentsAsked
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case birthMonth = "birth_month"
+            case parentalConsentAt = "parental_consent_at"
+            case consentsAsked = "consents_asked"
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(birthMonth, forKey: .birthMonth)
+            try container.encode(parentalConsentAt, forKey: .parentalConsentAt)
+            try container.encode(consentsAsked, forKey: .consentsAsked)
+        }
+    }
+
     public var exportedAt: Time
     public var profile: Profile
     public var items: [OwnedItem]
@@ -3086,12 +3141,15 @@ public struct Export: Codable, Sendable, Equatable {
     public var gifts: [Gift]
     /// Streak freezes bought ([streaks.md](streaks.md)): price, when, and the local day each covered (null while held).
     public var streakFreezes: [StreakFreeze]
+    /// The age gate (docs/guests.md): the birth month given (YYYY-MM; null: not asked), when a parent's consent was recorded, and each consent asked of a parent.
+    public var ageGate: AgeGate
 
     public init(
         exportedAt: Time, profile: Profile, items: [OwnedItem], sessions: [ExportedSession], tipsShown: [TipShown],
         friendships: [Friendship], ledger: [LedgerEntry], ledgerArchived: [LedgerArchivedEntry], achievements: [Achievement],
         tokens: [ExportedToken], blocks: [ExportedBlock], reportsMade: [Report], avatar: Avatar? = nil, passwordResets: [PasswordReset],
-        signInAddresses: [SignInAddresse], failedSignIns: [FailedSignIn], mail: [MailEntry], gifts: [Gift], streakFreezes: [StreakFreeze]
+        signInAddresses: [SignInAddresse], failedSignIns: [FailedSignIn], mail: [MailEntry], gifts: [Gift], streakFreezes: [StreakFreeze],
+        ageGate: AgeGate
     ) {
         self.exportedAt = exportedAt
         self.profile = profile
@@ -3112,6 +3170,7 @@ public struct Export: Codable, Sendable, Equatable {
         self.mail = mail
         self.gifts = gifts
         self.streakFreezes = streakFreezes
+        self.ageGate = ageGate
     }
 
     enum CodingKeys: String, CodingKey {
@@ -3134,6 +3193,7 @@ public struct Export: Codable, Sendable, Equatable {
         case mail = "mail"
         case gifts = "gifts"
         case streakFreezes = "streak_freezes"
+        case ageGate = "age_gate"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -3157,6 +3217,7 @@ public struct Export: Codable, Sendable, Equatable {
         try container.encode(mail, forKey: .mail)
         try container.encode(gifts, forKey: .gifts)
         try container.encode(streakFreezes, forKey: .streakFreezes)
+        try container.encode(ageGate, forKey: .ageGate)
     }
 }
 
