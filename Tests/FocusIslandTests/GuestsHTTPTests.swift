@@ -133,13 +133,15 @@ import Testing
             #expect(refused.status == status && refused.code == code, "\(body): \(refused.text)")
         }
         #expect(try state() == before, "a refused upgrade changes nothing")
-        let full = try client.send("POST", "/me/upgrade", token: taken.token, json: #"{"email":"\#(taken.email)x","password":"correct horse"}"#)
+        let full = try client.send(
+            "POST", "/me/upgrade", token: taken.token, json: #"{"email":"\#(taken.email)x","password":"correct horse"}"#)
         #expect(full.status == 409 && full.code == "already_upgraded")
         #expect(try client.send("POST", "/me/upgrade", json: #"{"email":"x@example.com","password":"correct horse"}"#).status == 401)
         try TestEnvironment.owner().execute(
             "update app.auth_tokens set created_at = now() - interval '31 days', expires_at = now() - interval '1 day' where user_id = $1",
             [guest.id])
-        let expired = try client.send("POST", "/me/upgrade", token: guest.token, json: #"{"email":"x@example.com","password":"correct horse"}"#)
+        let expired = try client.send(
+            "POST", "/me/upgrade", token: guest.token, json: #"{"email":"x@example.com","password":"correct horse"}"#)
         #expect(expired.status == 401 && expired.code == "unauthorized")
     }
 
@@ -219,7 +221,9 @@ import Testing
         let consent = try client.send("POST", "/parental-consent", json: #"{"code":"\#(code)"}"#)
         #expect(consent.status == 200 && consent.json["consent"] as? String == "recorded", "\(consent.text)")
         let twice = try client.send("POST", "/parental-consent", json: #"{"code":"\#(code)"}"#)
-        #expect(twice.status == 200 && twice.json["recorded_at"] as? String == consent.json["recorded_at"] as? String, "a double submit: the same")
+        #expect(
+            twice.status == 200 && twice.json["recorded_at"] as? String == consent.json["recorded_at"] as? String,
+            "a double submit: the same")
 
         #expect(try client.send("GET", "/me", token: child).json["age_restricted"] as? Bool == false)
         let now = try client.send("POST", "/friend-requests", token: child, json: #"{"email":"\#(adult.email)"}"#)

@@ -121,7 +121,8 @@ enum AccountCommands {
         }
         try save(signedIn, context)
         context.output.result(
-            signedIn, "Signed in as \(signedIn.user.displayName) <\(signedIn.user.email ?? email)>; balance \(signedIn.user.balance) coins.")
+            signedIn, "Signed in as \(signedIn.user.displayName) <\(signedIn.user.email ?? email)>; balance \(signedIn.user.balance) coins."
+        )
     }
 
     /// A guest: the token is the account's only key until `focus upgrade`.
@@ -178,7 +179,8 @@ enum AccountCommands {
         let signedIn = try await context.anonymous().authLogin(LoginBody(email: email, password: password))
         try save(signedIn, context)
         context.output.result(
-            signedIn, "Signed in as \(signedIn.user.displayName) <\(signedIn.user.email ?? email)>; balance \(signedIn.user.balance) coins.")
+            signedIn, "Signed in as \(signedIn.user.displayName) <\(signedIn.user.email ?? email)>; balance \(signedIn.user.balance) coins."
+        )
     }
 
     static func logout(_ context: Context) async throws {
