@@ -2,7 +2,7 @@
 -- an upgrade, POST /me/upgrade (same id, email refused as sign-up refuses it, a double submit),
 -- and the idle guests' erasure.
 begin;
-select plan(31);
+select plan(34);
 update app.auth_settings set bcrypt_cost = 4;
 select test.new_user('ann');
 
@@ -61,6 +61,11 @@ select is(test.error_of($$ select api.leaderboards_get(test.token('gus'), '{"per
 select is(test.error_of($$ select api.leaderboards_get(test.token('gus'), '{"period": "daily"}', null) $$), 'ok',
           'the friends board (the guest alone) is theirs');
 
+select is(test.error_of($$ select api.me_password_update(test.token('gus'), '{}', '{"current_password": "x", "new_password": "correct horse"}') $$),
+          'PT403 guest_not_allowed', 'a guest has no password to change: POST /me/upgrade sets the first');
+select is(test.error_of($$ select api.me_email_update(test.token('gus'), '{}', '{"password": "x", "email": "gus@example.com"}') $$),
+          'PT403 guest_not_allowed', '... nor an email to change');
+
 -- The upgrade keeps the id and everything on it.
 create temporary table before_upgrade on commit drop as
 select u.balance, (select count(*) from app.user_items ui where ui.user_id = u.id) as items from app.users u where u.id = test.uid('gus');
@@ -85,6 +90,9 @@ select is((select count(*)::integer from app.taken_email_answers a where a.clien
 update app.auth_settings set max_taken_answers_per_address = 1;
 select is(test.answer_of($$ select api.me_upgrade(test.token('gil'), '{"client_ip": "198.51.100.9"}', '{"email": "free@example.com", "password": "correct horse"}') $$),
           'PT429 too_many_attempts', 'past the address''s budget every email alike is 429, so nothing more is told');
+
+select pg_temp.guest('gone');
+select is(test.answer_of($$ select api.me_delete(test.token('gone'), '{}', '{}') $$), 'ok', 'a guest deletes itself with its token alone');
 
 -- Idle guests are erased; a used one and a full account are not.
 select pg_temp.guest('old');
