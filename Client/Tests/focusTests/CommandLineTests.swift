@@ -65,8 +65,9 @@ import Testing
         try expect(["login", "ada@example.com"], is: ["login"], with: "ada@example.com")
         try expect(["guest"], is: ["guest"], with: AccountCommands.Registration(email: ""))
         try expect(
-            ["guest", "Newcomer", "--time-zone", "Europe/Paris"], is: ["guest"],
-            with: AccountCommands.Registration(email: "", displayName: "Newcomer", timeZone: "Europe/Paris"))
+            ["guest", "Newcomer"], is: ["guest"],
+            with: AccountCommands.Registration(email: "", displayName: "Newcomer", timeZone: "Europe/Paris"),
+            options: ["time-zone": "Europe/Paris"])
         try expect(["upgrade", "ada@example.com"], is: ["upgrade"], with: "ada@example.com")
         try expect(["consent", "ask", "mum@example.com"], is: ["consent", "ask"], with: "mum@example.com")
         try expect(["consent", "give", "0A1B2C"], is: ["consent", "give"], with: "0A1B2C")
