@@ -828,7 +828,9 @@ CREATE FUNCTION api.console_user_json(user_id uuid) RETURNS jsonb
     AS $$
 begin
     return (select api.user_card(u.id) || api.suspension_json(u.id)
-               || jsonb_build_object('deleted', u.deleted_at is not null, 'created_at', api.iso(u.created_at))
+               || jsonb_build_object('deleted', u.deleted_at is not null, 'created_at', api.iso(u.created_at),
+                                     'guest', u.email is null and u.deleted_at is null,
+                                     'age_restricted', app.age_restricted(u.birth_month, u.parental_consent_at))
         from app.users u where u.id = console_user_json.user_id);
 end
 $$;

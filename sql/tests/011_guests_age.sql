@@ -3,7 +3,7 @@
 -- lifts it.
 begin;
 set constraints all immediate;
-select plan(31);
+select plan(32);
 update app.auth_settings set bcrypt_cost = 4;
 select test.new_user('ann');
 
@@ -63,6 +63,8 @@ create function pg_temp.on_board(name text) returns boolean language sql as $$
                    where t.user_id = test.uid(name))
 $$;
 select ok(not pg_temp.on_board('kid') and pg_temp.on_board('ann'), 'a child is not on the global board');
+
+select is(api.console_user_json(test.uid('kid')) -> 'age_restricted', 'true'::jsonb, 'the moderation console shows a child as such');
 
 -- The consent: a code mailed to the parent, given back.
 select is(test.error_of($$ select api.me_parental_consent_create(test.token('ann'), '{}', '{"parent_email": "mum@example.com"}') $$),
