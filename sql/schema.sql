@@ -2178,6 +2178,10 @@ begin
             end if;
         elsif jsonb_typeof(idempotent.body -> 'email') = 'string' then
             v_scope := 'email:' || lower(btrim(idempotent.body ->> 'email'));
+        elsif idempotent.endpoint in ('api.auth_guest_create', 'api.parental_consent_confirm') then
+            -- Public and with no email (2026-12-07): the client's address bucket, so a phone's
+            -- retried POST /auth/guest gets its one guest back, not a second one.
+            v_scope := 'address:' || coalesce(host(api.address_bucket(api.client_address(v_params))), '-');
         end if;
     end if;
     -- With somebody to keep the key for (else the endpoint answers: 401, 400): the key first.
