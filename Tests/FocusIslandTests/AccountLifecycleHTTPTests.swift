@@ -331,7 +331,7 @@ import Testing
         #expect(export.status == 200)
         #expect(
             Set(export.json.keys) == [
-                "achievements", "avatar", "blocks", "exported_at", "failed_sign_ins", "friendships", "gifts", "items", "ledger",
+                "achievements", "age_gate", "avatar", "blocks", "exported_at", "failed_sign_ins", "friendships", "gifts", "items", "ledger",
                 "ledger_archived", "mail", "password_resets", "profile", "reports_made", "sessions", "sign_in_addresses", "tips_shown",
                 "tokens", "streak_freezes", "identities",
             ])

@@ -23,10 +23,11 @@ struct AuthReply: Decodable {
     let token: String
 }
 
-/// Profile = {id, email, display_name, balance, selected, settings, created_at}.
+/// Profile = {id, email, display_name, balance, selected, settings, created_at, guest, ...}; a
+/// guest's email is null.
 struct Profile: Decodable, Equatable {
     let id: String
-    let email: String
+    let email: String?
     let displayName: String
     let balance: Int
     let selected: Selected

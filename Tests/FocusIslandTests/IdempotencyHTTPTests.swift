@@ -61,6 +61,7 @@ struct KeyedRequest: Sendable {
         "room-open", "room-join", "room-leave", "room-start",
         "gift-send", "gift-accept", "gift-decline",
         "streak-freeze",
+        "guest", "upgrade", "parental-consent", "parental-consent-confirm",
     ]
 
     /// The route each scenario replays. Every POST and DELETE in the route table that changes
@@ -87,6 +88,8 @@ struct KeyedRequest: Sendable {
         "room-start": "POST /rooms/{id}/start",
         "gift-send": "POST /gifts", "gift-accept": "POST /gifts/{id}/accept", "gift-decline": "POST /gifts/{id}/decline",
         "streak-freeze": "POST /me/streak-freezes",
+        "guest": "POST /auth/guest", "upgrade": "POST /me/upgrade", "parental-consent": "POST /me/parental-consent",
+        "parental-consent-confirm": "POST /parental-consent",
     ]
     /// POSTs that only read (a sync sends the client's state and gets the difference): a replay
     /// is the same read, so they need no scenario.
@@ -343,6 +346,41 @@ struct KeyedRequest: Sendable {
             return request(
                 "POST", "/gifts/\(id)/\(action)", nil, other: ("POST", "/gifts/\(UUID().uuidString)/\(action)", nil),
                 marks: [them.id])
+        case "guest":
+            let name = "Keyed \(UUID().uuidString.prefix(8))"
+            _ = try TestEnvironment.scalar("delete from app.guest_creations where client_ip in ('127.0.0.1', '::1')")
+            return request(
+                "POST", "/auth/guest", #"{"display_name":"\#(name)"}"#,
+                other: ("POST", "/auth/guest", #"{"display_name":"Other"}"#), token: nil, marks: [name])
+        case "upgrade":
+            let (guest, _) = try GuestsHTTPTests.guest(client)
+            let email = TestEnvironment.email("keyedguest")
+            return request(
+                "POST", "/me/upgrade", #"{"email":"\#(email)","password":"\#(password)"}"#,
+                other: ("POST", "/me/upgrade", #"{"email":"other-\#(email)","password":"\#(password)"}"#), token: guest.token,
+                marks: [guest.id, email])
+        case "parental-consent", "parental-consent-confirm":
+            // A child, made as a sign-up that gives a birth month ten years ago.
+            let year = try #require(Int(try TestEnvironment.scalar("select extract(year from current_date)::integer - 10") ?? ""))
+            let email = TestEnvironment.email("keyedchild"), parent = TestEnvironment.email("keyedparent")
+            let signUp = try client.send(
+                "POST", "/auth/register",
+                json: #"{"email":"\#(email)","password":"\#(password)","display_name":"Kid","birth_year":\#(year),"birth_month":1}"#)
+            let child = try #require(signUp.json["token"] as? String)
+            let childID = try #require((signUp.json["user"] as? [String: Any])?["id"] as? String)
+            if scenario == "parental-consent" {
+                return request(
+                    "POST", "/me/parental-consent", #"{"parent_email":"\#(parent)"}"#,
+                    other: ("POST", "/me/parental-consent", #"{"parent_email":"other-\#(parent)"}"#), token: child,
+                    marks: [childID, parent])
+            }
+            _ = try client.send("POST", "/me/parental-consent", token: child, json: #"{"parent_email":"\#(parent)"}"#)
+            let code = try #require(
+                try TestEnvironment.scalar(
+                    "select params ->> 'code' from app.outgoing_mail where recipient = $1 and kind = 'parental_consent'", [parent]))
+            return request(
+                "POST", "/parental-consent", #"{"code":"\#(code)"}"#, other: ("POST", "/parental-consent", #"{"code":"0"}"#),
+                token: nil, marks: [childID, parent])
         default:
             throw HTTPClientError(description: "no scenario \(scenario)")
         }

@@ -4,7 +4,8 @@
 # started the cluster in $dir and built $server); each check prints one line, any failure exits.
 #   1. two users, each with their own XDG_CONFIG_HOME, register; the token file is mode 0600; a
 #      third registers from an address past its budget of 409 answers: a code is mailed first,
-#      `focus register` without a terminal exits 6, and again with --code signs in;
+#      `focus register` without a terminal exits 6, and again with --code signs in; a fourth
+#      starts as a guest (`focus guest`) and keeps the account with `focus upgrade EMAIL`;
 #   2. Ada follows her events (`focus events --follow`, in the background, with a timeout) while
 #      Bo asks her to be friends by email: the request arrives on her stream live;
 #   3. Ada accepts by Bo's display name; both see the friendship;
@@ -134,6 +135,17 @@ cli_checks() {
     cli_run cy register "$cy" Cy --code "$code"
     cli_expect "register --code: Cy signed in with the mailed code" 0 "Signed in as Cy"
     psql -X -q -At "$owner_url" -c "delete from app.taken_email_answers where client_ip = '127.0.0.1' and answered_at = '$busy'"
+
+    # A guest, upgraded in place (docs/guests.md).
+    cli_note "Di starts as a guest on her phone's first minute: no email, no password, a token only. \`focus upgrade\` keeps the same account and gives it an email (the count of guests made from this address is cleared first: other checks made some)."
+    local di="di$suffix@example.com"
+    psql -X -q -At "$owner_url" -c "delete from app.guest_creations where client_ip in ('127.0.0.1', '::1')" >/dev/null
+    cli_run di guest Di
+    cli_expect "guest: Di signed in as a guest" 0 "Signed in as Di, a guest"
+    cli_run di me
+    cli_expect "me: a guest says so, and how to keep the account" 0 "Di, a guest .*focus upgrade"
+    cli_run di upgrade "$di"
+    cli_expect "upgrade: Di keeps her account, now with an email" 0 "Di <$di> keeps everything"
 
     # 2. A friend request seen live on Ada's stream.
     cli_note "Ada follows her events in another terminal (what it printed is shown after the purchase below)."

@@ -7,7 +7,7 @@
 -- Endpoint names, one grammar: the resource as its path reads (`/friend-requests` →
 -- friend_requests, `/me/avatar` → me_avatar) then one verb: list, get, create, update
 -- (PUT and PATCH), delete, or the action the path names (register, login, logout, sync, start,
--- finish, abandon, rate, accept, decline, confirm, resolve, rename, suspend, ban, join, leave), or `open` for what the server calls when it opens a
+-- finish, abandon, rate, accept, decline, confirm, resolve, rename, suspend, ban, join, leave, upgrade), or `open` for what the server calls when it opens a
 -- stream (api.events_stream_open, for GET /events as text/event-stream). `POST /friend-requests/{id}/accept` is
 -- api.friend_requests_accept; grep the route table or sql/tests for that name to find both.
 -- Helpers that are not endpoints are named for what they do (authenticate, lock_user).

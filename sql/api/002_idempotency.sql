@@ -17,7 +17,8 @@
 --
 -- Scope: the user of the bearer token ('user:<id>'); without a token, the email of the body
 -- ('email:<email>', register, login, password reset), so two people who picked the same key
--- never meet. A token that no longer authenticates (after logout, DELETE /me) still replays
+-- never meet; for POST /auth/guest and POST /parental-consent, which have neither, the client's
+-- address bucket ('address:<bucket>', api.address_bucket). A token that no longer authenticates (after logout, DELETE /me) still replays
 -- the keys it made itself, so a retried logout or account deletion answers 204 again.
 
 -- Body fields that are secrets: left out of the digest (a fast hash of a password would be
@@ -80,6 +81,10 @@ begin
             end if;
         elsif jsonb_typeof(idempotent.body -> 'email') = 'string' then
             v_scope := 'email:' || lower(btrim(idempotent.body ->> 'email'));
+        elsif idempotent.endpoint in ('api.auth_guest_create', 'api.parental_consent_confirm') then
+            -- Public and with no email (2026-12-07): the client's address bucket, so a phone's
+            -- retried POST /auth/guest gets its one guest back, not a second one.
+            v_scope := 'address:' || coalesce(host(api.address_bucket(api.client_address(v_params))), '-');
         end if;
     end if;
 

@@ -440,7 +440,7 @@ $$;
 -- reached it: no second mail), every code of the email stops working, and the answer is the
 -- usual {user, token, expires_at}; 409 email_taken if an account took the email since the mail.
 create function api.register_with_code(email text, password_hash text, display_name text, time_zone text,
-                                       code text, params jsonb)
+                                       code text, params jsonb, birth date default null)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
@@ -484,12 +484,15 @@ begin
         perform api.fail(409, 'email_taken', 'An account with that email already exists.');
     end if;
     perform api.give_starters(v_user_id);
+    perform api.record_birth(v_user_id, register_with_code.birth);
     perform api.failed_attempts(register_with_code.email, 'clear', v_address);
     return api.ok(jsonb_build_object('user', api.profile(v_user_id)) || api.issue_token(v_user_id, register_with_code.params, signup => true));
 end
 $$;
 
--- POST /auth/register {email, password, display_name, time_zone?, code?}
+-- POST /auth/register {email, password, display_name, time_zone?, code?, birth_year?, birth_month?}
+-- birth_year, birth_month (2026-12-07): the age gate's answer (api.birth_month_field, stored once
+-- by app.record_birth_month), optional so the clients of before keep signing up (docs/guests.md).
 -- time_zone (2026-12-01): the person's days from the first one (stats, boards, streaks); an
 -- IANA name checked as PATCH /me checks settings.time_zone (400 invalid_field), UTC when left out.
 -- Guarantees: emails are unique ignoring case (409 email_taken, also for two racing sign-ups);
@@ -509,12 +512,14 @@ returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
-    v_body jsonb := api.only_keys(auth_register.body, array['email', 'password', 'display_name', 'time_zone', 'code']);
+    v_body jsonb := api.only_keys(auth_register.body, array['email', 'password', 'display_name', 'time_zone', 'code',
+                                                            'birth_year', 'birth_month']);
     v_email text := api.email_field(v_body);
     v_password text := api.password_field(v_body, 'password');
     v_display_name text := api.display_name_field(v_body, required => true);
     v_time_zone text := api.time_zone_field(v_body, 'time_zone');
     v_code text := api.signup_code_field(v_body);
+    v_birth date := api.birth_month_field(v_body);
     v_hash text := api.hash_password(v_password);  -- before the address's lock, which it need not hold
     v_bucket inet := api.address_bucket(api.client_address(auth_register.params));
     v_settings app.auth_settings;
@@ -522,7 +527,7 @@ declare
     v_user_id uuid;
 begin
     if v_code is not null then
-        return api.register_with_code(v_email, v_hash, v_display_name, v_time_zone, v_code, auth_register.params);
+        return api.register_with_code(v_email, v_hash, v_display_name, v_time_zone, v_code, auth_register.params, v_birth);
     end if;
     select * into v_settings from app.auth_settings;
     perform pg_advisory_xact_lock(hashtext('taken:' || coalesce(host(v_bucket), '-')));
@@ -541,6 +546,7 @@ begin
         return api.problem(409, 'email_taken', 'An account with that email already exists.');
     end if;
     perform api.give_starters(v_user_id);
+    perform api.record_birth(v_user_id, v_birth);
     perform api.send_email_verification(v_user_id, v_email);
 
     return api.ok(jsonb_build_object('user', api.profile(v_user_id)) || api.issue_token(v_user_id, auth_register.params, signup => true));

@@ -237,8 +237,10 @@ $$;
 -- Idempotency-Key answers (its own and others' naming it: api.erase_account_traces; keep_key
 -- is the one kept, a DELETE /me request's own), friendships and requests (each recorded in
 -- friendship_events as removed, cancelled or declined), blocks either way, reports about the
--- user and friend-request attempts, session tags, and linked Apple and Google identities (an
--- Apple refresh token queued for revocation at Apple, app.apple_revocations). What keeps the numbers true stays, tied
+-- user and friend-request attempts, session tags, linked Apple and Google identities (an
+-- Apple refresh token queued for revocation at Apple, app.apple_revocations), and the age gate's
+-- birth month, consent and the consents asked of a parent (their addresses; the mails to them
+-- went with the account's mail). What keeps the numbers true stays, tied
 -- only to the anonymous row: sessions and ratings, tips shown, items, the ledger and its balance
 -- (report.ledger_reconciliation stays empty), and reports the user made (moderators may still
 -- act on them). The email may register again. Called by DELETE /me, the web deletion page
@@ -272,6 +274,7 @@ begin
     delete from app.user_reports r where r.reported = v_user_id;
     delete from app.friend_request_attempts a where a.user_id = v_user_id;
     delete from app.room_join_failures f where f.user_id = v_user_id;
+    delete from app.parental_consents c where c.user_id = v_user_id;  -- the parent's address (the mails went above)
     update app.focus_sessions s set tag = null where s.user_id = v_user_id and s.tag is not null;
     update app.focus_sessions_archived a set tag = null where a.user_id = v_user_id and a.tag is not null;
     -- Every column of the account but the tombstone's own goes back to its default (null when it
@@ -289,6 +292,7 @@ end
 $$;
 
 -- DELETE /me {password} or {provider, id_token, nonce?}
+-- A guest has no password: its token is enough, and `password` may be left out (2026-12-07).
 -- Guarantees: with the right password, the account becomes the anonymous tombstone
 -- (api.erase_account says what goes and what stays). The account is locked first, so a racing
 -- purchase ends before (and is kept) or after (and gets 401). Wrong password: 403
@@ -305,7 +309,7 @@ declare
     v_user_id uuid := api.authenticate(me_delete.token, suspended_too => true);
     v_body jsonb := api.only_keys(me_delete.body, array['password', 'provider', 'id_token', 'nonce']);
     v_by_identity boolean := v_body ? 'id_token' and not v_body ? 'password';
-    v_password text := api.text_field(v_body, 'password', required => not v_by_identity);
+    v_password text := api.text_field(v_body, 'password', required => not v_by_identity and not api.is_guest(v_user_id));
     v_provider text;
     v_claims jsonb;
     v_user app.users := api.lock_for_erasure(v_user_id);
@@ -320,7 +324,7 @@ begin
                        where i.user_id = v_user_id and i.provider = v_provider and i.subject = v_claims ->> 'subject') then
             return api.problem(403, 'identity_not_linked', 'That provider account is not linked to this account.');
         end if;
-    else
+    elsif v_user.password_hash is not null then
         v_check := api.check_password(v_user, v_password, api.client_address(me_delete.params));
         if v_check.code is not null then
             return v_check;
@@ -440,7 +444,18 @@ begin
         -- never the subject or a refresh token (a credential at Apple, not the person's data).
         || jsonb_build_object(
         'identities', coalesce((select jsonb_agg(api.identity_json(i) order by i.created_at, i.provider)
-                                from app.user_identities i where i.user_id = v_user_id), '[]')));
+                                from app.user_identities i where i.user_id = v_user_id), '[]'))
+        -- The age gate (2026-12-07, docs/guests.md): the birth month given, the consent recorded,
+        -- and each consent asked of a parent (the address named, never the code).
+        || jsonb_build_object(
+        'age_gate', (select jsonb_build_object(
+                         'birth_month', to_char(u.birth_month, 'YYYY-MM'), 'parental_consent_at', api.iso(u.parental_consent_at),
+                         'consents_asked', coalesce((select jsonb_agg(jsonb_build_object(
+                                                                'parent_email', c.parent_email, 'created_at', api.iso(c.created_at),
+                                                                'expires_at', api.iso(c.expires_at), 'confirmed_at', api.iso(c.confirmed_at))
+                                                            order by c.id)
+                                                     from app.parental_consents c where c.user_id = v_user_id), '[]'))
+                     from app.users u where u.id = v_user_id)));
 end
 $$;
 grant execute on function api.me_export_get(text, jsonb, jsonb) to focus_api;
@@ -454,7 +469,8 @@ values ('GET', '/me/export', 'api.me_export_get', 'always', true);
 -- POST /me/password {current_password, new_password}
 -- Guarantees: wrong current password is 403 wrong_password (counted as a failed login) and
 -- changes nothing; else the new hash is stored, every other token of the user and every unused
--- reset code stop working, and the calling token keeps working.
+-- reset code stop working, and the calling token keeps working. A guest (no password) is 403
+-- guest_not_allowed: POST /me/upgrade sets the first one.
 create function api.me_password_update(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
@@ -467,6 +483,7 @@ declare
     v_user app.users := api.lock_account(v_user_id);
     v_check api.reply := api.check_password(v_user, v_current, api.client_address(me_password_update.params));
 begin
+    perform api.refuse_guest(v_user_id, 'Changing a password');
     if v_check.code is not null then
         return v_check;
     end if;
@@ -483,7 +500,7 @@ comment on function api.me_password_update(text, jsonb, jsonb) is
     'POST /me/password: 403 wrong_password changes nothing; else the password changes and every other token is revoked.';
 insert into api.endpoints (method, path, function, status, body, errors)
 values ('POST', '/me/password', 'api.me_password_update', 204, 'json',
-        '{account_suspended, invalid_field, too_many_attempts, weak_password, wrong_password}');
+        '{account_suspended, guest_not_allowed, invalid_field, too_many_attempts, weak_password, wrong_password}');
 
 -- POST /me/email {password, email}
 -- Guarantees: wrong password is 403 wrong_password and changes nothing. Else the address waits
@@ -491,7 +508,8 @@ values ('POST', '/me/password', 'api.me_password_update', 204, 'json',
 -- sign-in and contact address) stays the old one until the code is confirmed
 -- (POST /me/email/verify). The answer is the same whether or not another account has the
 -- address (that account's owner is mailed a notice instead of the code), so it reveals nothing.
--- Asking for the current, verified address again calls a pending change off. 429
+-- Asking for the current, verified address again calls a pending change off. A guest is 403
+-- guest_not_allowed (POST /me/upgrade gives it its first email). 429
 -- too_many_attempts (Retry-After) past max_reset_mails codes in reset_mail_window.
 create function api.me_email_update(token text, params jsonb, body jsonb)
 returns api.reply
@@ -506,6 +524,7 @@ declare
     v_check api.reply := api.check_password(v_user, v_password, api.client_address(me_email_update.params));
     v_wait integer;
 begin
+    perform api.refuse_guest(v_user_id, 'Changing an email');
     if v_check.code is not null then
         return v_check;
     end if;
@@ -526,7 +545,7 @@ comment on function api.me_email_update(text, jsonb, jsonb) is
     'the email once verified; the answer (Profile with pending_email) is alike whether or not the address is taken.';
 insert into api.endpoints (method, path, function, body, localized, errors)
 values ('POST', '/me/email', 'api.me_email_update', 'json', true,
-        '{account_suspended, invalid_email, invalid_field, too_many_attempts, wrong_password}');
+        '{account_suspended, guest_not_allowed, invalid_email, invalid_field, too_many_attempts, wrong_password}');
 
 -- POST /me/email/verify {code}
 -- Guarantees: the newest unused, unexpired code of the account, right: the address it was sent
@@ -582,7 +601,8 @@ values ('POST', '/me/email/verify', 'api.me_email_verification_confirm', 'json',
 -- Guarantees: a new code for the address waiting for verification (a pending change, else the
 -- account's own unverified email), earlier codes void; 409 nothing_to_verify when the email is
 -- verified and no change waits; 429 too_many_attempts (Retry-After) past max_reset_mails codes
--- in reset_mail_window, so nobody can make the server mail an address without end.
+-- in reset_mail_window, so nobody can make the server mail an address without end. A guest (no
+-- email) is 403 guest_not_allowed.
 create function api.me_email_verification_create(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
@@ -593,6 +613,7 @@ declare
     v_pending citext := api.pending_email(v_user_id);
     v_wait integer;
 begin
+    perform api.refuse_guest(v_user_id, 'Verifying an email');
     if v_pending is null and v_user.email_verified_at is not null then
         perform api.fail(409, 'nothing_to_verify', 'Your email is verified and no change waits for verification.');
     end if;
@@ -609,7 +630,7 @@ comment on function api.me_email_verification_create(text, jsonb, jsonb) is
     '429 too_many_attempts past the mail throttle.';
 insert into api.endpoints (method, path, function, status, errors)
 values ('POST', '/me/email/resend', 'api.me_email_verification_create', 202,
-        '{invalid_field, nothing_to_verify, too_many_attempts}');
+        '{guest_not_allowed, invalid_field, nothing_to_verify, too_many_attempts}');
 
 -- POST /auth/password-reset {email} (public)
 -- Guarantees: always 202 with no body, for a known email, an unknown one and a throttled one

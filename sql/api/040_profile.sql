@@ -2,7 +2,10 @@
 
 -- Profile = {id, email, email_verified, pending_email, display_name, bio, daily_goal_minutes, balance,
 --            selected: {pet, sound, furniture}, settings: {show_tip_on_timer, time_zone, locale, push},
---            has_avatar, avatar_version, created_at}
+--            has_avatar, avatar_version, created_at, guest, age_restricted}
+-- guest (2026-12-07): no email nor password yet (POST /auth/guest; email is null), until
+-- POST /me/upgrade; age_restricted: under the age gate without a parent's consent
+-- (docs/guests.md: what waits for an upgrade or a consent).
 -- email is the sign-in and contact address; pending_email an address asked for by
 -- POST /me/email and not verified yet (null when none), which becomes email once verified.
 -- bio: what the person wrote about themselves (api.bio), null when unset.
@@ -37,7 +40,9 @@ begin
                         || jsonb_build_object('push', api.push_settings_json(u.id)),
             'has_avatar', a.user_id is not null,
             'avatar_version', api.avatar_version(a.updated_at),
-            'created_at', api.iso(u.created_at))
+            'created_at', api.iso(u.created_at),
+            'guest', u.email is null,
+            'age_restricted', app.age_restricted(u.birth_month, u.parental_consent_at))
         from app.users u left join app.avatars a on a.user_id = u.id
         where u.id = profile.user_id);
 end

@@ -255,7 +255,8 @@ values ('POST', '/focus-sessions/{id}/finish', 'api.focus_sessions_finish', 'opt
 -- POST /focus-sessions {id, started_at, ended_at, planned_minutes?, tag?}: a session the phone recorded.
 -- Guarantees, before anything is written (422 invalid_session, nothing written or paid): it ends
 -- after it starts, not in the future (past clock_skew), within max_session_minutes and
--- offline_max_age; and it starts no earlier than the account was made (app.users.created_at,
+-- offline_max_age (for a guest or an account younger than new_account_offline_age: back to the
+-- account's creation, 2026-12-07, docs/sessions.md; coins capped per day as ever); and it starts no earlier than the account was made (app.users.created_at,
 -- 2026-12-06; the trigger focus_sessions_after_account holds the same rule for every write),
 -- so a new account cannot claim days from before it existed. The same id again answers the
 -- same session (200); else 409 session_conflict or session_overlap. Coins by api.pay_session.
@@ -285,7 +286,9 @@ begin
         perform api.fail(422, 'invalid_session',
                          format('A session lasts at most %s minutes.', v_settings.max_session_minutes));
     end if;
-    if v_ended < now() - v_settings.offline_max_age then
+    if v_ended < now() - v_settings.offline_max_age
+       and not exists (select from app.users u where u.id = v_user_id
+                       and (u.email is null or u.created_at > now() - v_settings.new_account_offline_age)) then
         perform api.fail(422, 'invalid_session', 'The session is too old to be recorded.');
     end if;
     if v_started < (select u.created_at from app.users u where u.id = v_user_id) then

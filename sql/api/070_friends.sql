@@ -183,6 +183,9 @@ end
 $$;
 
 -- POST /friend-requests {email}
+-- A guest is 403 guest_not_allowed, an account under the age gate 403 parental_consent_required,
+-- before anything is counted; an account under the age gate is found by nobody, as an unknown
+-- email (2026-12-07, docs/guests.md).
 -- Every attempt a sender makes counts, unknown emails included (the 404 is answered without
 -- rolling back, so its count stays): past app.social_settings.max_friend_requests in
 -- friend_request_window the sender gets 429 too_many_friend_requests, so nobody can test
@@ -211,6 +214,8 @@ declare
     v_other uuid;
     v_pair app.friendships;
 begin
+    perform api.refuse_guest(v_user_id, 'A friend request');
+    perform api.refuse_age_restricted(v_user_id, 'A friend request');
     select * into v_settings from app.social_settings;
     perform pg_advisory_xact_lock(hashtext('friend-requests:' || v_user_id));
     select count(*)::integer, min(a.attempted_at) into v_attempts, v_oldest
@@ -225,7 +230,10 @@ begin
 
     -- An unverified email finds nobody: the same 404 as an unknown one, so a squatter on an
     -- address receives no request meant for its real owner, and the answer tells nothing.
-    select u.id into v_other from app.users u where u.email = v_email::citext and u.email_verified_at is not null;
+    -- An account under the age gate is found by nobody either (docs/guests.md, 2026-12-07).
+    select u.id into v_other from app.users u
+    where u.email = v_email::citext and u.email_verified_at is not null
+      and not app.age_restricted(u.birth_month, u.parental_consent_at);
     if v_other is null then
         return api.problem(404, 'user_not_found', 'Nobody has an account with that email.');
     end if;
@@ -276,7 +284,7 @@ comment on function api.friend_requests_create(text, jsonb, jsonb) is
     'and asking again once accepted so answers the same.';
 insert into api.endpoints (method, path, function, status, body, localized, errors)
 values ('POST', '/friend-requests', 'api.friend_requests_create', 201, 'json', true,
-        '{account_suspended, already_friends, cannot_friend_self, invalid_email, invalid_field, too_many_friend_requests, too_many_pending, user_blocked, user_not_found}');
+        '{account_suspended, already_friends, cannot_friend_self, guest_not_allowed, invalid_email, invalid_field, parental_consent_required, too_many_friend_requests, too_many_pending, user_blocked, user_not_found}');
 
 -- POST /friend-requests/{id}/accept: only the receiver, only while pending. Answers
 -- {kind: 'friend_added', friend}, the shape asking back answers.
@@ -475,7 +483,8 @@ insert into api.endpoints (method, path, function, errors)
 values ('GET', '/friend-requests', 'api.friend_requests_list', '{account_suspended}');
 
 -- GET /users/{id}: a friend's island; anyone else (or a friend while suspended) is 404, exactly like an unknown id.
--- FriendProfile = Friend + {bio}: the bio is shown here only, not in the friends list.
+-- FriendProfile = Friend + {bio}: the bio is shown here only, not in the friends list; null for an
+-- account under the age gate (docs/guests.md).
 create function api.users_get(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql stable security definer set search_path = public, pg_temp
@@ -486,7 +495,8 @@ declare
     v_pair app.friendships := api.visible_friend(v_user_id, v_other);
 begin
     return api.ok(api.friend_json(v_other, v_pair.accepted_at)
-                  || jsonb_build_object('bio', (select u.bio from app.users u where u.id = v_other)));
+                  || jsonb_build_object('bio', (select u.bio from app.users u
+                                                where u.id = v_other and not app.age_restricted(u.birth_month, u.parental_consent_at))));
 end
 $$;
 grant execute on function api.users_get(text, jsonb, jsonb) to focus_api;

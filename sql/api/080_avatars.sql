@@ -66,7 +66,8 @@ insert into api.endpoints (method, path, function, status, errors)
 values ('DELETE', '/me/avatar', 'api.me_avatar_delete', 204, '{account_suspended, invalid_field}');
 
 -- GET /users/{id}/avatar: yours or a friend's; anything else (a friend while suspended too, as
--- an ex-friend: docs/moderation.md) is 404 like a missing avatar.
+-- an ex-friend: docs/moderation.md; an account under the age gate to anyone but itself,
+-- docs/guests.md) is 404 like a missing avatar.
 create function api.users_avatar_get(token text, params jsonb, body jsonb)
 returns api.file_reply
 language plpgsql stable security definer set search_path = public, pg_temp
@@ -80,7 +81,8 @@ begin
     where a.user_id = v_other
       and (v_other = v_user_id
            or ((api.pair(v_user_id, v_other)).status = 'accepted'
-               and not exists (select from app.suspensions s where s.user_id = v_other and s.until > now())));
+               and not exists (select from app.suspensions s where s.user_id = v_other and s.until > now())
+               and not app.user_age_restricted(v_other)));
     if v_avatar.user_id is null then
         perform api.fail(404, 'avatar_not_found', 'There is no avatar for you to see there.');
     end if;

@@ -32,7 +32,8 @@ $$;
 
 -- The global board's top for `viewer`: the first `entries` rows of the period in the order
 -- (minutes desc, user_id), deleted accounts and api.board_hidden(viewer) left out. Read from the index (day, minutes desc, user_id) (0014)
--- in that order: an index scan that stops after `entries` live rows, whatever the number of users
+-- in that order, guests and accounts under the age gate left out too (2026-12-07, docs/guests.md:
+-- read from the user's row the probe reads anyway): an index scan that stops after `entries` live rows, whatever the number of users
 -- tied at the edge (a Limit over a Nested Loop probing app.users by primary key; no Sort). A
 -- deleted account has no rollup rows (0012 removes them when deleted_at is set), so the probe
 -- skips none in practice; if one were left, it is skipped and the scan reads one row more. A
@@ -46,6 +47,7 @@ as $$
     (select d.user_id, d.minutes
      from app.daily_minutes d join app.users u on u.id = d.user_id
      where board_top.period = 'daily' and d.day = board_top.key and u.deleted_at is null
+       and u.email is not null and not app.age_restricted(u.birth_month, u.parental_consent_at)
        and not exists (select from app.suspensions s where s.user_id = d.user_id and s.until > now())
        and not exists (select from app.blocks b where b.blocker = board_top.viewer and b.blocked = d.user_id)
        and not exists (select from app.blocks b where b.blocker = d.user_id and b.blocked = board_top.viewer)
@@ -55,6 +57,7 @@ as $$
     (select w.user_id, w.minutes
      from app.weekly_minutes w join app.users u on u.id = w.user_id
      where board_top.period = 'weekly' and w.week = board_top.key and u.deleted_at is null
+       and u.email is not null and not app.age_restricted(u.birth_month, u.parental_consent_at)
        and not exists (select from app.suspensions s where s.user_id = w.user_id and s.until > now())
        and not exists (select from app.blocks b where b.blocker = board_top.viewer and b.blocked = w.user_id)
        and not exists (select from app.blocks b where b.blocker = w.user_id and b.blocked = board_top.viewer)
@@ -88,6 +91,10 @@ $$;
 -- subtracts those above the caller from the histogram's sum. The histogram itself counts every
 -- rollup row (so report.counter_reconciliation holds whatever is suspended or blocked), and a
 -- suspension that ends needs no write: from then on nobody subtracts the user.
+-- Guests and accounts under the age gate are not on the global board (api.board_top); `me`
+-- counts them above the caller all the same (the histogram holds every row, and subtracting
+-- them would read every one), so a rank can be a few places lower than the entries show. A
+-- guest asking for the global board is 403 guest_not_allowed (2026-12-07, docs/guests.md).
 -- Friends: you and your friends (zeros included; a friend while suspended left out), cut at
 -- `limit` by rank, then display name.
 -- Within the returned entries, equal ranks are listed by display name (then id) in both scopes.
@@ -108,6 +115,7 @@ declare
     v_body jsonb;
 begin
     if v_scope = 'global' then
+        perform api.refuse_guest(v_user_id, 'The global leaderboard');
         if v_period = 'daily' then
             v_my_rank := 1 + coalesce((select sum(c.users) from app.daily_minutes_counts c
                                        where c.day = v_key and c.minutes > v_mine), 0)
@@ -163,5 +171,5 @@ comment on function api.leaderboards_get(text, jsonb, jsonb) is
     'the ETag is a digest of the answer.';
 insert into api.endpoints (method, path, function, reads, errors, parameters)
 values ('GET', '/leaderboards/{period}', 'api.leaderboards_get', 'replica when scope=global',
-        '{account_suspended, invalid_field}',
+        '{account_suspended, guest_not_allowed, invalid_field}',
         '{"period": {"schema": {"type": "string", "enum": ["daily", "weekly"]}}}');

@@ -76,7 +76,9 @@ end
 $$;
 
 -- ModerationReport = {id, status, reason, details, created_at, reporter: UserCard,
---   user: UserCard + {banned, suspended_until}, reports_about_user, resolved_at, resolved_by, resolution}
+--   user: UserCard + {banned, suspended_until, guest, age_restricted}, reports_about_user, resolved_at, resolved_by, resolution}
+-- guest and age_restricted (2026-12-07, docs/guests.md): a moderator sees that the account is a
+-- guest, or is under the age gate without a parent's consent (a child: handle with that in mind).
 create function api.moderation_report_json(report app.user_reports)
 returns jsonb
 language plpgsql stable security definer set search_path = public, pg_temp
@@ -86,7 +88,10 @@ begin
             'id', report.id, 'status', report.status, 'reason', report.reason, 'details', report.details,
             'created_at', api.iso(report.created_at),
             'reporter', api.user_card(report.reporter),
-            'user', api.user_card(report.reported) || api.suspension_json(report.reported),
+            'user', api.user_card(report.reported) || api.suspension_json(report.reported)
+                    || (select jsonb_build_object('guest', u.email is null and u.deleted_at is null,
+                                                  'age_restricted', app.age_restricted(u.birth_month, u.parental_consent_at))
+                        from app.users u where u.id = report.reported),
             'reports_about_user', (select count(*) from app.user_reports o where o.reported = report.reported),
             'resolved_at', api.iso(report.resolved_at), 'resolved_by', report.resolved_by, 'resolution', report.resolution));
 end

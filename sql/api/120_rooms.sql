@@ -115,6 +115,7 @@ declare
     v_room_id uuid := gen_random_uuid();
     v_tries integer := 0;
 begin
+    perform api.refuse_guest(v_user_id, 'A room');
     if jsonb_array_length(v_invite) > 49 then
         perform api.fail_field('invite', 'must hold at most 49 user ids.');
     end if;
@@ -154,7 +155,7 @@ comment on function api.rooms_create(text, jsonb, jsonb) is
     'else 404 user_not_found) hear room.invited; 409 room_in_progress while the caller is in another room.';
 insert into api.endpoints (method, path, function, status, body, errors)
 values ('POST', '/rooms', 'api.rooms_create', 201, 'json',
-        '{account_suspended, invalid_field, room_in_progress, user_not_found}');
+        '{account_suspended, guest_not_allowed, invalid_field, room_in_progress, user_not_found}');
 
 -- POST /rooms/{code}/join: 200 {room}. One answer, 404 room_not_found with one detail, for
 -- every code the caller may not use: an unknown code, a room whose host is not the caller's
@@ -181,6 +182,7 @@ declare
     v_room app.rooms;
     v_state text;
 begin
+    perform api.refuse_guest(v_user_id, 'A room');
     if v_code = '' then
         perform api.fail_field('code', 'must not be empty.');
     end if;
@@ -237,7 +239,7 @@ comment on function api.rooms_join(text, jsonb, jsonb) is
     'members); 429 too_many_join_attempts past max_join_failures such 404s in join_failure_window; again: the same.';
 insert into api.endpoints (method, path, function, errors, parameters)
 values ('POST', '/rooms/{code}/join', 'api.rooms_join',
-        '{account_suspended, invalid_field, room_full, room_in_progress, room_not_found, room_not_open, too_many_join_attempts}',
+        '{account_suspended, guest_not_allowed, invalid_field, room_full, room_in_progress, room_not_found, room_not_open, too_many_join_attempts}',
         '{"code": {"schema": {"type": "string", "minLength": 1, "maxLength": 20, "pattern": "[^ ]"}, "description": "The room''s join code, in any letter case (spaces around it are ignored; blank is 400)."}}');
 
 -- POST /rooms/{id}/leave: 200 {room}, before the start only (after it, a member gives up by

@@ -128,14 +128,17 @@ begin
 end
 $$;
 
--- A user as the console shows one: card, whether deleted, the suspension.
+-- A user as the console shows one: card, whether deleted, the suspension, whether a guest or
+-- under the age gate without a parent's consent (2026-12-07, docs/guests.md).
 create function api.console_user_json(user_id uuid)
 returns jsonb
 language plpgsql stable security definer set search_path = public, pg_temp
 as $$
 begin
     return (select api.user_card(u.id) || api.suspension_json(u.id)
-               || jsonb_build_object('deleted', u.deleted_at is not null, 'created_at', api.iso(u.created_at))
+               || jsonb_build_object('deleted', u.deleted_at is not null, 'created_at', api.iso(u.created_at),
+                                     'guest', u.email is null and u.deleted_at is null,
+                                     'age_restricted', app.age_restricted(u.birth_month, u.parental_consent_at))
         from app.users u where u.id = console_user_json.user_id);
 end
 $$;

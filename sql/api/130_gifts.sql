@@ -113,6 +113,7 @@ declare
     v_spent integer;
     v_gift app.gifts;
 begin
+    perform api.refuse_guest(v_user_id, 'A gift');
     if (v_coins is null) = (v_item_id is null) then
         perform api.fail_field('coins', 'or item_id: give exactly one of them.');
     end if;
@@ -186,7 +187,7 @@ comment on function api.gifts_create(text, jsonb, jsonb) is
     '409 insufficient_funds; the receiver hears gift.received.';
 insert into api.endpoints (method, path, function, status, body, localized, errors)
 values ('POST', '/gifts', 'api.gifts_create', 201, 'json', true,
-        '{account_suspended, cannot_gift_self, gift_item_owned, gift_limit_reached, gift_sender_not_eligible, insufficient_funds, invalid_field, item_not_found, user_not_found}');
+        '{account_suspended, cannot_gift_self, gift_item_owned, gift_limit_reached, gift_sender_not_eligible, guest_not_allowed, insufficient_funds, invalid_field, item_not_found, user_not_found}');
 
 -- POST /gifts/{id}/accept: 200 {gift, balance, achievements_unlocked}. The receiver only (404
 -- gift_not_found). A pending coin gift credits the coins, an item gift grants the item, in one

@@ -1,5 +1,5 @@
 -- api scheduled jobs: the timed work of app.scheduled_jobs (settle_rooms, expire_gifts,
--- shop_windows, partitions, prune), run by every server's job runner (Sources/FocusIsland/Live/JobRunner.swift)
+-- shop_windows, partitions, prune, erase_idle_guests), run by every server's job runner (Sources/FocusIsland/Live/JobRunner.swift)
 -- once a minute, each job on its own and under its own budget (docs/operations.md, "Scheduled
 -- jobs", 2026-12-06). A run of one job:
 --   1. api.job_claim(job), a transaction of its own: the job's next run moves `every` later, so
@@ -62,7 +62,8 @@ comment on function api.job_claim(text) is
 -- settled), shop_windows (api.shop_windows_pass: 1 when the catalog's version moved) and
 -- partitions (app.partitions_ensure_all: the time partitions made ahead) are one step;
 -- compact_product_rollups (app.compact_product_rollups: past days' shards of the by-client
--- rollups folded) folds 31 days a step; expire_gifts (api.gifts_expire: gifts expired) expires at most 1000 a step; prune
+-- rollups folded) folds 31 days a step; expire_gifts (api.gifts_expire: gifts expired) expires at most 1000 a step;
+-- erase_idle_guests (api.erase_idle_guests: guests erased) erases at most 100 a step (each an erasure's work); prune
 -- deletes at most 1000 rows of each table it prunes a step (Idempotency-Keys, sign-in records,
 -- mail and requests: app.prune_idempotency_keys, app.prune_personal_data; then events:
 -- app.prune_events) and drops at most one expired day partition of each partitioned table a
@@ -82,6 +83,7 @@ declare
     v_dropped boolean;
     v_gifts integer;
     v_days integer;
+    v_guests integer;
 begin
     case job
     when 'settle_rooms' then
@@ -97,6 +99,9 @@ begin
         -- 31 days a step (a step's rows: 31 x clients x 8); more while a step was full.
         v_days := app.compact_product_rollups(31);
         return query select v_days, v_days >= 31;
+    when 'erase_idle_guests' then
+        v_guests := api.erase_idle_guests(100);
+        return query select v_guests, v_guests >= 100;
     when 'prune' then
         v_keys := app.prune_idempotency_keys(c_batch);
         v_personal := app.prune_personal_data(c_batch);

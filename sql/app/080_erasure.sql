@@ -65,6 +65,7 @@ declare
     v_deletion_requests integer;
     v_taken integer;
     v_signup_codes integer;
+    v_guests integer;
 begin
     select * into v_auth from app.auth_settings;
     delete from app.login_addresses a
@@ -87,17 +88,22 @@ begin
                      where o.created_at < now() - greatest(v_auth.taken_answer_window, v_auth.reset_mail_window, v_auth.reset_code_ttl)
                      limit batch);
     get diagnostics v_signup_codes = row_count;
+    -- Guests made per address (0080) once the bound no longer reads them.
+    delete from app.guest_creations g
+    where g.ctid in (select o.ctid from app.guest_creations o
+                     where o.created_at < now() - (select s.guest_window from app.guest_settings s) limit batch);
+    get diagnostics v_guests = row_count;
     -- Last: the failures (0049) and the mail (0061) are partitioned by day, and a day dropped
     -- keeps its lock on the table until the caller commits. Unsent mail is kept whatever its age.
     v_failures := app.prune_partitioned('app.login_failures', batch);
     v_mail := app.prune_partitioned('app.outgoing_mail', batch);
-    return v_failures + v_addresses + v_mail + v_requests + v_deletion_requests + v_taken + v_signup_codes;
+    return v_failures + v_addresses + v_mail + v_requests + v_deletion_requests + v_taken + v_signup_codes + v_guests;
 end
 $$;
 comment on function app.prune_personal_data(integer) is
     'Deletes login failures, login addresses and mail past app.retention_settings (never inside what '
-    'throttling reads; unsent mail never; the failures and mail by app.prune_partitioned, a day dropped whole), reset requests older than reset_code_ttl, 409 counts older than taken_answer_window and sign-up '
-    'codes older than every window that reads them, at most `batch` rows of each table (null: all). Run in batches by the prune job (api.job_step); a DBA may run it any time.';
+    'throttling reads; unsent mail never; the failures and mail by app.prune_partitioned, a day dropped whole), reset requests older than reset_code_ttl, 409 counts older than taken_answer_window, guests made per '
+    'address older than guest_window and sign-up codes older than every window that reads them, at most `batch` rows of each table (null: all). Run in batches by the prune job (api.job_step); a DBA may run it any time.';
 
 -- Everything past its retention at once, in one transaction (a DBA's; the prune job batches).
 create or replace function app.prune_personal_data()

@@ -69,7 +69,7 @@ select is_empty($$
     where p.pronamespace = 'api'::regnamespace
       and oidvectortypes(p.proargtypes) in ('text, jsonb, jsonb', 'text, jsonb, bytea')
       and has_function_privilege('focus_api', p.oid, 'execute')
-      and p.proname !~ '^[a-z]+(_[a-z]+)*_(list|get|create|update|delete|register|login|logout|sync|start|finish|abandon|rate|accept|decline|confirm|resolve|rename|suspend|ban|open|join|leave)$'
+      and p.proname !~ '^[a-z]+(_[a-z]+)*_(list|get|create|update|delete|register|login|logout|sync|start|finish|abandon|rate|accept|decline|confirm|resolve|rename|suspend|ban|open|join|leave|upgrade)$'
 $$, 'every endpoint is named resource_verb (sql/api/000_core.sql)');
 
 -- Plans kept (sql/api/000_core.sql): PostgreSQL 15 plans a SQL function's body again on every

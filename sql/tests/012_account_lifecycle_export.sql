@@ -17,7 +17,7 @@ select api.auth_password_reset_create(null, '{"client_ip": "198.51.100.41"}', '{
 create temporary table doc on commit drop as select (api.me_export_get(test.token('ex'), '{}', '{}')).body as body;
 
 select is((select array_agg(k order by k) from jsonb_object_keys((select body from doc)) k),
-          array['achievements', 'avatar', 'blocks', 'exported_at', 'failed_sign_ins', 'friendships', 'gifts', 'identities', 'items', 'ledger', 'ledger_archived', 'mail',
+          array['achievements', 'age_gate', 'avatar', 'blocks', 'exported_at', 'failed_sign_ins', 'friendships', 'gifts', 'identities', 'items', 'ledger', 'ledger_archived', 'mail',
                 'password_resets', 'profile', 'reports_made', 'sessions', 'sign_in_addresses', 'streak_freezes', 'tips_shown', 'tokens'],
           'the export has every part');
 select is((select body -> 'profile' ->> 'email' from doc), 'ex@example.com', 'the profile');

@@ -4,7 +4,7 @@ select plan(8);
 select test.new_user('pro');
 
 select is((select array_agg(k order by k) from jsonb_object_keys((api.me_get(test.token('pro'), '{}', '{}')).body) as k),
-          array['avatar_version', 'balance', 'bio', 'created_at', 'daily_goal_minutes', 'display_name', 'email', 'email_verified', 'has_avatar', 'id', 'pending_email', 'selected', 'settings'],
+          array['age_restricted', 'avatar_version', 'balance', 'bio', 'created_at', 'daily_goal_minutes', 'display_name', 'email', 'email_verified', 'guest', 'has_avatar', 'id', 'pending_email', 'selected', 'settings'],
           'a Profile has exactly the documented keys');
 select is(test.error_of($$ select api.me_update(test.token('pro'), '{}', '{"display_name": "Renamed"}') $$), 'ok',
           'display_name can change');

@@ -56,9 +56,10 @@ select is(pg_temp.ids(pg_temp.list(jsonb_build_object('user_id', test.uid('ray')
 select is((pg_temp.list(jsonb_build_object('user_id', test.uid('tom'))) -> 'reports' -> 0) - 'id' - 'created_at' - 'reporter' - 'reason',
           jsonb_build_object('status', 'open', 'details', null,
                              'user', jsonb_build_object('id', test.uid('tom'), 'display_name', 'Tom', 'has_avatar', false,
-                                                        'avatar_version', null, 'banned', false, 'suspended_until', null),
+                                                        'avatar_version', null, 'banned', false, 'suspended_until', null,
+                                                        'guest', false, 'age_restricted', false),
                              'reports_about_user', 2, 'resolved_at', null, 'resolved_by', null, 'resolution', null),
-          'a report shows the user reported, their suspension and how often they were reported');
+          'a report shows the user reported, their suspension, whether a guest or under the age gate, and how often they were reported');
 select is(test.error_of($$ select api.moderation_reports_list(test.token('mod'), '{"after": "00000000-0000-4000-8000-000000000000"}', '{}') $$),
           'PT400 invalid_field', 'an unknown report as after is 400 invalid_field');
 select is(test.error_of($$ select api.moderation_reports_list(test.token('mod'), '{"status": "closed"}', '{}') $$),

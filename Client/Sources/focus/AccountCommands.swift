@@ -1,6 +1,6 @@
-// AccountCommands: register, login, logout, me, the email's code and the profile fields set
-// here (the bio). Register and login save the new token in the config directory (mode 0600);
-// logout revokes it on the server, then forgets it.
+// AccountCommands: register, a guest and its upgrade, login, logout, me, the email's code, a
+// parent's consent and the profile fields set here (the bio). Register, guest and login save the
+// new token in the config directory (mode 0600); logout revokes it on the server, then forgets it.
 
 import FocusIslandClient
 import Foundation
@@ -28,6 +28,23 @@ enum AccountCommands {
                     email: words[0], displayName: words.count > 1 ? words[1] : nil, timeZone: arguments.options["time-zone"],
                     code: arguments.options["code"])
             }, run: register),
+        Command(
+            ["guest"], "[DISPLAY NAME]", "start as a guest: no email or password until focus upgrade",
+            more: [HelpRow("  [--time-zone ZONE]", "your days in an IANA zone from the start (Europe/Paris; default UTC)")],
+            options: ["time-zone"],
+            parse: { arguments throws(CLIError) in
+                let words = try arguments.count(0...1)
+                return Registration(email: "", displayName: words.first, timeZone: arguments.options["time-zone"], code: nil)
+            }, run: guest),
+        Command(
+            ["upgrade"], "EMAIL", "give this guest account an email and password, keeping everything",
+            parse: { arguments throws(CLIError) in try arguments.count(1...1)[0] }, run: upgrade),
+        Command(
+            ["consent", "ask"], "PARENT_EMAIL", "mail a parent the code that lifts the age limits (accounts under 13)",
+            parse: { arguments throws(CLIError) in try arguments.count(1...1)[0] }, run: consentAsk),
+        Command(
+            ["consent", "give"], "CODE", "a parent: give back the code mailed to you, to consent",
+            parse: { arguments throws(CLIError) in try arguments.count(1...1)[0] }, run: consentGive),
         Command(
             ["login"], "EMAIL", "sign in; the token is saved for the next commands",
             parse: { arguments throws(CLIError) in try arguments.count(1...1)[0] }, run: login),
@@ -107,7 +124,39 @@ enum AccountCommands {
         }
         try save(signedIn, context)
         context.output.result(
-            signedIn, "Signed in as \(signedIn.user.displayName) <\(signedIn.user.email)>; balance \(signedIn.user.balance) coins.")
+            signedIn, "Signed in as \(signedIn.user.displayName) <\(signedIn.user.email ?? email)>; balance \(signedIn.user.balance) coins."
+        )
+    }
+
+    /// A guest: the token is the account's only key until `focus upgrade`.
+    static func guest(_ context: Context, _ registration: Registration) async throws {
+        let signedIn = try await context.anonymous().authGuestCreate(
+            GuestBody(displayName: registration.displayName, timeZone: registration.timeZone))
+        try save(signedIn, context)
+        context.output.result(
+            signedIn,
+            "Signed in as \(signedIn.user.displayName), a guest; balance \(signedIn.user.balance) coins. "
+                + "Keep it with focus upgrade EMAIL before this token is lost.")
+    }
+
+    static func upgrade(_ context: Context, _ email: String) async throws {
+        let password = try Password.read(prompt: "Password for \(email) (8 characters or more): ")
+        let upgraded = try await context.signedIn().meUpgrade(UpgradeBody(email: email, password: password))
+        context.output.result(
+            upgraded,
+            "\(upgraded.user.displayName) <\(email)> keeps everything: balance \(upgraded.user.balance) coins. "
+                + "Confirm the code mailed to \(email) with focus email verify CODE.")
+    }
+
+    static func consentAsk(_ context: Context, _ parentEmail: String) async throws {
+        let mailed = try await context.signedIn().meParentalConsentCreate(ParentalConsentBody(parentEmail: parentEmail))
+        context.output.result(
+            mailed, "A code is on its way to \(parentEmail) (it works \(mailed.codeExpiresIn / 86_400) days): focus consent give CODE.")
+    }
+
+    static func consentGive(_ context: Context, _ code: String) async throws {
+        let recorded = try await context.anonymous().parentalConsentConfirm(ParentalConsentCodeBody(code: code))
+        context.output.result(recorded, "Consent recorded at \(recorded.recordedAt.rawValue). Thank you.")
     }
 
     /// The code a sign-up mailed, typed at a prompt (stdin must be a terminal); without one, the
@@ -133,7 +182,8 @@ enum AccountCommands {
         let signedIn = try await context.anonymous().authLogin(LoginBody(email: email, password: password))
         try save(signedIn, context)
         context.output.result(
-            signedIn, "Signed in as \(signedIn.user.displayName) <\(signedIn.user.email)>; balance \(signedIn.user.balance) coins.")
+            signedIn, "Signed in as \(signedIn.user.displayName) <\(signedIn.user.email ?? email)>; balance \(signedIn.user.balance) coins."
+        )
     }
 
     static func logout(_ context: Context) async throws {
@@ -154,7 +204,7 @@ enum AccountCommands {
 
     static func emailVerify(_ context: Context, _ code: String) async throws {
         let profile = try await context.signedIn().meEmailVerificationConfirm(EmailVerifyBody(code: code))
-        context.output.result(profile, "Email verified: \(profile.email)")
+        context.output.result(profile, "Email verified: \(profile.email ?? "")")
     }
 
     static func emailResend(_ context: Context) async throws {
@@ -193,8 +243,10 @@ enum AccountCommands {
             .map { "\($0.0): \($0.1?.name ?? "none")" }
             .joined(separator: ", ")
         var lines = [
-            "\(profile.displayName) <\(profile.email)>\(profile.emailVerified ? "" : " (not verified: focus email verify CODE)")"
+            profile.email.map { "\(profile.displayName) <\($0)>\(profile.emailVerified ? "" : " (not verified: focus email verify CODE)")" }
+                ?? "\(profile.displayName), a guest (keep it: focus upgrade EMAIL)"
         ]
+        if profile.ageRestricted { lines.append("Under 13: friends and the global board wait for a parent (focus consent ask EMAIL)") }
         if let pending = profile.pendingEmail { lines.append("Changing email to \(pending) once verified") }
         if let bio = profile.bio { lines.append("Bio: \(bio)") }
         lines += ["Balance: \(profile.balance) coins", "Showing: \(shown)"]

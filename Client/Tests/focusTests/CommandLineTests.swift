@@ -63,6 +63,14 @@ import Testing
             ["register", "ada@example.com", "Ada L"], is: ["register"],
             with: AccountCommands.Registration(email: "ada@example.com", displayName: "Ada L"))
         try expect(["login", "ada@example.com"], is: ["login"], with: "ada@example.com")
+        try expect(["guest"], is: ["guest"], with: AccountCommands.Registration(email: ""))
+        try expect(
+            ["guest", "Newcomer"], is: ["guest"],
+            with: AccountCommands.Registration(email: "", displayName: "Newcomer", timeZone: "Europe/Paris"),
+            options: ["time-zone": "Europe/Paris"])
+        try expect(["upgrade", "ada@example.com"], is: ["upgrade"], with: "ada@example.com")
+        try expect(["consent", "ask", "mum@example.com"], is: ["consent", "ask"], with: "mum@example.com")
+        try expect(["consent", "give", "0A1B2C"], is: ["consent", "give"], with: "0A1B2C")
         try expect(["logout"], is: ["logout"])
         try expect(["me"], is: ["me"])
         try expect(["me", "bio", "Early", "riser"], is: ["me", "bio"], with: ProfileChangeBody(bio: "Early riser"))
@@ -134,7 +142,8 @@ import Testing
             ["room", "leave"],
             ["gift", "send"], ["gift", "send", "Bo"], ["gift", "send", "Bo", "0"], ["gift", "accept", "a", "b"], ["gift", "return"],
             ["streak", "freezes"], ["streak", "freeze", "2"], ["email"], ["email", "verify"], ["email", "resend", "x"],
-            ["friends", "remove", ""],
+            ["friends", "remove", ""], ["guest", "A", "B"], ["upgrade"], ["upgrade", "a@b.c", "x"], ["consent"], ["consent", "ask"],
+            ["consent", "give"], ["consent", "give", "a", "b"],
         ]
         for words in cases {
             do {

@@ -20,8 +20,11 @@ public struct RenderedMail: Equatable, Sendable {
 }
 
 public struct MailTemplates: Sendable {
-    /// Every kind app.outgoing_mail's check allows (app.mail_kinds: 0064_registries.sql, 0097_mail_languages.sql).
-    public static let kinds = ["message", "password_reset", "email_verification", "address_taken", "signup_code", "deletion_code"]
+    /// Every kind app.outgoing_mail's check allows (app.mail_kinds: 0064_registries.sql, 0080, 0097).
+    public static let kinds = [
+        "message", "password_reset", "email_verification", "address_taken", "signup_code", "deletion_code",
+        "parental_consent", "parental_consent_recorded",
+    ]
     /// The language of the templates at the folder's top.
     public static let fallback = "en"
 
