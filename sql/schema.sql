@@ -258,7 +258,8 @@ CREATE FUNCTION api.auth_apple_login(token text, params jsonb, body jsonb) RETUR
     SET search_path TO 'public', 'pg_temp'
     AS $$
 declare
-    v_body jsonb := api.only_keys(auth_apple_login.body, array['id_token', 'nonce', 'display_name', 'time_zone', 'authorization_code']);
+    v_body jsonb := api.only_keys(auth_apple_login.body, array['id_token', 'nonce', 'display_name', 'time_zone', 'authorization_code',
+                                                                'birth_year', 'birth_month']);
 begin
     perform api.text_field(v_body, 'id_token', max_length => 8192);
     perform api.text_field(v_body, 'nonce', max_length => 256);
@@ -272,7 +273,8 @@ CREATE FUNCTION api.auth_google_login(token text, params jsonb, body jsonb) RETU
     SET search_path TO 'public', 'pg_temp'
     AS $$
 declare
-    v_body jsonb := api.only_keys(auth_google_login.body, array['id_token', 'nonce', 'display_name', 'time_zone']);
+    v_body jsonb := api.only_keys(auth_google_login.body, array['id_token', 'nonce', 'display_name', 'time_zone', 'birth_year',
+                                                                 'birth_month']);
 begin
     perform api.text_field(v_body, 'id_token', max_length => 8192);
     perform api.text_field(v_body, 'nonce', required => false, max_length => 256);
@@ -280,6 +282,42 @@ begin
 end
 $$;
 ALTER FUNCTION api.auth_google_login(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.auth_guest_create(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_body jsonb := api.only_keys(auth_guest_create.body, array['display_name', 'time_zone', 'birth_year', 'birth_month']);
+    v_display_name text := coalesce(api.display_name_field(v_body, required => false), 'Guest');
+    v_time_zone text := api.time_zone_field(v_body, 'time_zone');
+    v_birth date := api.birth_month_field(v_body);
+    v_bucket inet := api.address_bucket(api.client_address(auth_guest_create.params));
+    v_settings app.guest_settings;
+    v_made integer;
+    v_oldest timestamptz;
+    v_user_id uuid;
+begin
+    select * into v_settings from app.guest_settings;
+    perform pg_advisory_xact_lock(hashtext('guest:' || coalesce(host(v_bucket), '-')));
+    select count(*)::integer, min(g.created_at) into v_made, v_oldest
+    from app.guest_creations g
+    where g.client_ip is not distinct from v_bucket and g.created_at > now() - v_settings.guest_window;
+    if v_made >= v_settings.max_guests_per_address then
+        return api.problem(429, 'too_many_attempts', 'Too many guest accounts from here; wait, or sign up.',
+                           retry_after => greatest(1, ceil(extract(epoch from
+                               v_oldest + v_settings.guest_window - now()))::integer));
+    end if;
+    insert into app.guest_creations (client_ip) values (v_bucket);
+    insert into app.users (email, password_hash, display_name, time_zone)
+    values (null, null, v_display_name, coalesce(v_time_zone, 'UTC'))
+    returning id into v_user_id;
+    perform api.give_starters(v_user_id);
+    perform api.record_birth(v_user_id, v_birth);
+    return api.ok(jsonb_build_object('user', api.profile(v_user_id)) || api.issue_token(v_user_id, auth_guest_create.params),
+                  status => 201);
+end
+$$;
+ALTER FUNCTION api.auth_guest_create(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.auth_login(token text, params jsonb, body jsonb) RETURNS api.reply
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -426,12 +464,14 @@ CREATE FUNCTION api.auth_register(token text, params jsonb, body jsonb) RETURNS 
     SET search_path TO 'public', 'pg_temp'
     AS $$
 declare
-    v_body jsonb := api.only_keys(auth_register.body, array['email', 'password', 'display_name', 'time_zone', 'code']);
+    v_body jsonb := api.only_keys(auth_register.body, array['email', 'password', 'display_name', 'time_zone', 'code',
+                                                            'birth_year', 'birth_month']);
     v_email text := api.email_field(v_body);
     v_password text := api.password_field(v_body, 'password');
     v_display_name text := api.display_name_field(v_body, required => true);
     v_time_zone text := api.time_zone_field(v_body, 'time_zone');
     v_code text := api.signup_code_field(v_body);
+    v_birth date := api.birth_month_field(v_body);
     v_hash text := api.hash_password(v_password);  -- before the address's lock, which it need not hold
     v_bucket inet := api.address_bucket(api.client_address(auth_register.params));
     v_settings app.auth_settings;
@@ -439,7 +479,7 @@ declare
     v_user_id uuid;
 begin
     if v_code is not null then
-        return api.register_with_code(v_email, v_hash, v_display_name, v_time_zone, v_code, auth_register.params);
+        return api.register_with_code(v_email, v_hash, v_display_name, v_time_zone, v_code, auth_register.params, v_birth);
     end if;
     select * into v_settings from app.auth_settings;
     perform pg_advisory_xact_lock(hashtext('taken:' || coalesce(host(v_bucket), '-')));
@@ -458,6 +498,7 @@ begin
         return api.problem(409, 'email_taken', 'An account with that email already exists.');
     end if;
     perform api.give_starters(v_user_id);
+    perform api.record_birth(v_user_id, v_birth);
     perform api.send_email_verification(v_user_id, v_email);
     return api.ok(jsonb_build_object('user', api.profile(v_user_id)) || api.issue_token(v_user_id, auth_register.params, signup => true));
 end
@@ -541,6 +582,25 @@ begin
 end
 $$;
 ALTER FUNCTION api.bio(bio text) OWNER TO focus_owner;
+CREATE FUNCTION api.birth_month_field(body jsonb) RETURNS date
+    LANGUAGE plpgsql
+    AS $$
+declare
+    v_year integer := api.integer_field(birth_month_field.body, 'birth_year', 1900, extract(year from current_date)::integer,
+                                        required => false);
+    v_month integer := api.integer_field(birth_month_field.body, 'birth_month', 1, 12, required => false);
+begin
+    if (v_year is null) <> (v_month is null) then
+        perform api.fail_field(case when v_year is null then 'birth_year' else 'birth_month' end,
+                               'must be given with ' || case when v_year is null then 'birth_month.' else 'birth_year.' end);
+    end if;
+    if v_year is not null and make_date(v_year, v_month, 1) > current_date then
+        perform api.fail_field('birth_month', 'must not be in the future.');
+    end if;
+    return case when v_year is not null then make_date(v_year, v_month, 1) end;
+end
+$$;
+ALTER FUNCTION api.birth_month_field(body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.board_hidden(viewer uuid) RETURNS TABLE(user_id uuid)
     LANGUAGE sql STABLE
     AS $$
@@ -557,6 +617,7 @@ CREATE FUNCTION api.board_top(period text, key date, entries integer, viewer uui
     (select d.user_id, d.minutes
      from app.daily_minutes d join app.users u on u.id = d.user_id
      where board_top.period = 'daily' and d.day = board_top.key and u.deleted_at is null
+       and u.email is not null and not app.age_restricted(u.birth_month, u.parental_consent_at)
        and not exists (select from app.suspensions s where s.user_id = d.user_id and s.until > now())
        and not exists (select from app.blocks b where b.blocker = board_top.viewer and b.blocked = d.user_id)
        and not exists (select from app.blocks b where b.blocker = d.user_id and b.blocked = board_top.viewer)
@@ -566,6 +627,7 @@ CREATE FUNCTION api.board_top(period text, key date, entries integer, viewer uui
     (select w.user_id, w.minutes
      from app.weekly_minutes w join app.users u on u.id = w.user_id
      where board_top.period = 'weekly' and w.week = board_top.key and u.deleted_at is null
+       and u.email is not null and not app.age_restricted(u.birth_month, u.parental_consent_at)
        and not exists (select from app.suspensions s where s.user_id = w.user_id and s.until > now())
        and not exists (select from app.blocks b where b.blocker = board_top.viewer and b.blocked = w.user_id)
        and not exists (select from app.blocks b where b.blocker = w.user_id and b.blocked = board_top.viewer)
@@ -658,16 +720,19 @@ CREATE TABLE app.users (
     bio text,
     locale text DEFAULT 'en'::text NOT NULL,
     daily_goal_minutes integer,
+    birth_month date,
+    parental_consent_at timestamp with time zone,
     CONSTRAINT users_balance_check CHECK ((balance >= 0)),
     CONSTRAINT users_bio_check CHECK (app.bio_is_clean(bio)),
+    CONSTRAINT users_birth_month_check CHECK (((EXTRACT(day FROM birth_month) = (1)::numeric) AND (birth_month >= '1900-01-01'::date))),
     CONSTRAINT users_daily_goal_minutes_check CHECK (((daily_goal_minutes >= 1) AND (daily_goal_minutes <= 1440))),
-    CONSTRAINT users_deleted_are_anonymous CHECK (
-CASE
-    WHEN (deleted_at IS NULL) THEN ((email IS NOT NULL) AND (password_hash IS NOT NULL))
-    ELSE ((email IS NULL) AND (password_hash IS NULL) AND (display_name = 'Deleted user'::text))
-END),
     CONSTRAINT users_display_name_check CHECK (app.display_name_is_clean(display_name)),
     CONSTRAINT users_email_check CHECK (((length((email)::text) <= 254) AND (email OPERATOR(public.~) '^[^@\s]+@[^@\s]+\.[^@\s]+$'::public.citext))),
+    CONSTRAINT users_guest_or_account CHECK (
+CASE
+    WHEN (deleted_at IS NULL) THEN ((email IS NULL) = (password_hash IS NULL))
+    ELSE ((email IS NULL) AND (password_hash IS NULL) AND (display_name = 'Deleted user'::text))
+END),
     CONSTRAINT users_locale_check CHECK (app.language_tag_is_canonical(locale)),
     CONSTRAINT users_password_hash_check CHECK ((password_hash ~~ '$2_$%'::text)),
     CONSTRAINT users_time_zone_check CHECK (((length(time_zone) >= 1) AND (length(time_zone) <= 64)))
@@ -869,7 +934,9 @@ CREATE FUNCTION api.console_user_json(user_id uuid) RETURNS jsonb
     AS $$
 begin
     return (select api.user_card(u.id) || api.suspension_json(u.id)
-               || jsonb_build_object('deleted', u.deleted_at is not null, 'created_at', api.iso(u.created_at))
+               || jsonb_build_object('deleted', u.deleted_at is not null, 'created_at', api.iso(u.created_at),
+                                     'guest', u.email is null and u.deleted_at is null,
+                                     'age_restricted', app.age_restricted(u.birth_month, u.parental_consent_at))
         from app.users u where u.id = console_user_json.user_id);
 end
 $$;
@@ -1070,6 +1137,7 @@ begin
     delete from app.user_reports r where r.reported = v_user_id;
     delete from app.friend_request_attempts a where a.user_id = v_user_id;
     delete from app.room_join_failures f where f.user_id = v_user_id;
+    delete from app.parental_consents c where c.user_id = v_user_id;  -- the parent's address (the mails went above)
     update app.focus_sessions s set tag = null where s.user_id = v_user_id and s.tag is not null;
     update app.focus_sessions_archived a set tag = null where a.user_id = v_user_id and a.tag is not null;
     -- Every column of the account but the tombstone's own goes back to its default (null when it
@@ -1138,6 +1206,30 @@ begin
 end
 $$;
 ALTER FUNCTION api.erase_identities(user_id uuid) OWNER TO focus_owner;
+CREATE FUNCTION api.erase_idle_guests(batch integer) RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_since timestamptz := now() - (select s.idle_erasure from app.guest_settings s);
+    v_user_id uuid;
+    v_erased integer := 0;
+begin
+    for v_user_id in
+        select u.id from app.users u
+        where u.email is null and u.deleted_at is null and u.created_at < v_since
+          and not exists (select from app.auth_tokens t where t.user_id = u.id and t.last_used_at >= v_since)
+          and not exists (select from app.focus_sessions s where s.user_id = u.id and s.started_at >= v_since)
+        order by u.created_at
+        limit erase_idle_guests.batch
+    loop
+        perform api.erase_account(v_user_id, null);
+        v_erased := v_erased + 1;
+    end loop;
+    return v_erased;
+end
+$$;
+ALTER FUNCTION api.erase_idle_guests(batch integer) OWNER TO focus_owner;
 CREATE FUNCTION api.event_cursor(params jsonb) RETURNS bigint
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -1440,7 +1532,9 @@ begin
         perform api.fail(422, 'invalid_session',
                          format('A session lasts at most %s minutes.', v_settings.max_session_minutes));
     end if;
-    if v_ended < now() - v_settings.offline_max_age then
+    if v_ended < now() - v_settings.offline_max_age
+       and not exists (select from app.users u where u.id = v_user_id
+                       and (u.email is null or u.created_at > now() - v_settings.new_account_offline_age)) then
         perform api.fail(422, 'invalid_session', 'The session is too old to be recorded.');
     end if;
     if v_started < (select u.created_at from app.users u where u.id = v_user_id) then
@@ -1722,6 +1816,8 @@ declare
     v_other uuid;
     v_pair app.friendships;
 begin
+    perform api.refuse_guest(v_user_id, 'A friend request');
+    perform api.refuse_age_restricted(v_user_id, 'A friend request');
     select * into v_settings from app.social_settings;
     perform pg_advisory_xact_lock(hashtext('friend-requests:' || v_user_id));
     select count(*)::integer, min(a.attempted_at) into v_attempts, v_oldest
@@ -1735,7 +1831,10 @@ begin
     insert into app.friend_request_attempts (user_id) values (v_user_id);
     -- An unverified email finds nobody: the same 404 as an unknown one, so a squatter on an
     -- address receives no request meant for its real owner, and the answer tells nothing.
-    select u.id into v_other from app.users u where u.email = v_email::citext and u.email_verified_at is not null;
+    -- An account under the age gate is found by nobody either (docs/guests.md, 2026-12-07).
+    select u.id into v_other from app.users u
+    where u.email = v_email::citext and u.email_verified_at is not null
+      and not app.age_restricted(u.birth_month, u.parental_consent_at);
     if v_other is null then
         return api.problem(404, 'user_not_found', 'Nobody has an account with that email.');
     end if;
@@ -1982,6 +2081,7 @@ declare
     v_spent integer;
     v_gift app.gifts;
 begin
+    perform api.refuse_guest(v_user_id, 'A gift');
     if (v_coins is null) = (v_item_id is null) then
         perform api.fail_field('coins', 'or item_id: give exactly one of them.');
     end if;
@@ -2219,6 +2319,10 @@ begin
             end if;
         elsif jsonb_typeof(idempotent.body -> 'email') = 'string' then
             v_scope := 'email:' || lower(btrim(idempotent.body ->> 'email'));
+        elsif idempotent.endpoint in ('api.auth_guest_create', 'api.parental_consent_confirm') then
+            -- Public and with no email (2026-12-07): the client's address bucket, so a phone's
+            -- retried POST /auth/guest gets its one guest back, not a second one.
+            v_scope := 'address:' || coalesce(host(api.address_bucket(api.client_address(v_params))), '-');
         end if;
     end if;
     -- With somebody to keep the key for (else the endpoint answers: 401, 400): the key first.
@@ -2356,6 +2460,15 @@ begin
 end
 $_$;
 ALTER FUNCTION api.integer_param(params jsonb, name text, minimum integer, maximum integer, fallback integer) OWNER TO focus_owner;
+CREATE FUNCTION api.is_guest(user_id uuid) RETURNS boolean
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    return exists (select from app.users u where u.id = is_guest.user_id and u.email is null and u.deleted_at is null);
+end
+$$;
+ALTER FUNCTION api.is_guest(user_id uuid) OWNER TO focus_owner;
 CREATE FUNCTION api.is_uuid(value text) RETURNS boolean
     LANGUAGE sql IMMUTABLE
     AS $_$ select is_uuid.value ~* '^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$' $_$;
@@ -2465,6 +2578,7 @@ declare
     v_dropped boolean;
     v_gifts integer;
     v_days integer;
+    v_guests integer;
 begin
     case job
     when 'settle_rooms' then
@@ -2480,6 +2594,9 @@ begin
         -- 31 days a step (a step's rows: 31 x clients x 8); more while a step was full.
         v_days := app.compact_product_rollups(31);
         return query select v_days, v_days >= 31;
+    when 'erase_idle_guests' then
+        v_guests := api.erase_idle_guests(100);
+        return query select v_guests, v_guests >= 100;
     when 'prune' then
         v_keys := app.prune_idempotency_keys(c_batch);
         v_personal := app.prune_personal_data(c_batch);
@@ -2620,6 +2737,7 @@ declare
     v_body jsonb;
 begin
     if v_scope = 'global' then
+        perform api.refuse_guest(v_user_id, 'The global leaderboard');
         if v_period = 'daily' then
             v_my_rank := 1 + coalesce((select sum(c.users) from app.daily_minutes_counts c
                                        where c.day = v_key and c.minutes > v_mine), 0)
@@ -2957,7 +3075,7 @@ declare
     v_user_id uuid := api.authenticate(me_delete.token, suspended_too => true);
     v_body jsonb := api.only_keys(me_delete.body, array['password', 'provider', 'id_token', 'nonce']);
     v_by_identity boolean := v_body ? 'id_token' and not v_body ? 'password';
-    v_password text := api.text_field(v_body, 'password', required => not v_by_identity);
+    v_password text := api.text_field(v_body, 'password', required => not v_by_identity and not api.is_guest(v_user_id));
     v_provider text;
     v_claims jsonb;
     v_user app.users := api.lock_for_erasure(v_user_id);
@@ -2972,7 +3090,7 @@ begin
                        where i.user_id = v_user_id and i.provider = v_provider and i.subject = v_claims ->> 'subject') then
             return api.problem(403, 'identity_not_linked', 'That provider account is not linked to this account.');
         end if;
-    else
+    elsif v_user.password_hash is not null then
         v_check := api.check_password(v_user, v_password, api.client_address(me_delete.params));
         if v_check.code is not null then
             return v_check;
@@ -2996,6 +3114,7 @@ declare
     v_check api.reply := api.check_password(v_user, v_password, api.client_address(me_email_update.params));
     v_wait integer;
 begin
+    perform api.refuse_guest(v_user_id, 'Changing an email');
     if v_check.code is not null then
         return v_check;
     end if;
@@ -3058,6 +3177,7 @@ declare
     v_pending citext := api.pending_email(v_user_id);
     v_wait integer;
 begin
+    perform api.refuse_guest(v_user_id, 'Verifying an email');
     if v_pending is null and v_user.email_verified_at is not null then
         perform api.fail(409, 'nothing_to_verify', 'Your email is verified and no change waits for verification.');
     end if;
@@ -3162,7 +3282,18 @@ begin
         -- never the subject or a refresh token (a credential at Apple, not the person's data).
         || jsonb_build_object(
         'identities', coalesce((select jsonb_agg(api.identity_json(i) order by i.created_at, i.provider)
-                                from app.user_identities i where i.user_id = v_user_id), '[]')));
+                                from app.user_identities i where i.user_id = v_user_id), '[]'))
+        -- The age gate (2026-12-07, docs/guests.md): the birth month given, the consent recorded,
+        -- and each consent asked of a parent (the address named, never the code).
+        || jsonb_build_object(
+        'age_gate', (select jsonb_build_object(
+                         'birth_month', to_char(u.birth_month, 'YYYY-MM'), 'parental_consent_at', api.iso(u.parental_consent_at),
+                         'consents_asked', coalesce((select jsonb_agg(jsonb_build_object(
+                                                                'parent_email', c.parent_email, 'created_at', api.iso(c.created_at),
+                                                                'expires_at', api.iso(c.expires_at), 'confirmed_at', api.iso(c.confirmed_at))
+                                                            order by c.id)
+                                                     from app.parental_consents c where c.user_id = v_user_id), '[]'))
+                     from app.users u where u.id = v_user_id)));
 end
 $$;
 ALTER FUNCTION api.me_export_get(token text, params jsonb, body jsonb) OWNER TO focus_owner;
@@ -3180,13 +3311,16 @@ ALTER FUNCTION api.me_get(token text, params jsonb, body jsonb) OWNER TO focus_o
 CREATE FUNCTION api.me_identities_create(token text, params jsonb, body jsonb) RETURNS api.reply
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
-    AS $$
+    AS $_$
 declare
     v_user_id uuid := api.authenticate(me_identities_create.token);
-    v_body jsonb := api.only_keys(me_identities_create.body, array['provider', 'id_token', 'nonce', 'authorization_code']);
+    v_body jsonb := api.only_keys(me_identities_create.body, array['provider', 'id_token', 'nonce', 'authorization_code',
+                                                                   'birth_year', 'birth_month']);
     v_provider text := api.choice(api.text_field(v_body, 'provider', max_length => 16), 'provider', array['apple', 'google']);
+    v_birth date := api.birth_month_field(v_body);
     v_claims jsonb;
     v_identity app.user_identities;
+    v_email text;
 begin
     perform api.text_field(v_body, 'id_token', max_length => 8192);
     perform api.text_field(v_body, 'nonce', required => v_provider = 'apple', max_length => 256);
@@ -3207,13 +3341,29 @@ begin
     if exists (select from app.user_identities i where i.user_id = v_user_id and i.provider = v_provider) then
         perform api.fail(409, 'identity_provider_linked', 'This account is already linked to another account of that provider.');
     end if;
+    if api.is_guest(v_user_id) then
+        v_email := nullif(v_claims ->> 'email', '');
+        if v_email is null or v_email !~ '^[^@\s]+@[^@\s]+\.[^@\s]+$' or length(v_email) > 254 then
+            return api.problem(400, 'identity_email_missing', 'The provider gave no usable email.');
+        end if;
+        begin
+            update app.users u
+            set email = v_email, password_hash = api.hash_password(encode(gen_random_bytes(32), 'base64')),
+                email_verified_at = case when coalesce((v_claims ->> 'email_verified')::boolean, false) then now() end,
+                updated_at = now()
+            where u.id = v_user_id;
+        exception when unique_violation then
+            return api.link_required(v_provider, me_identities_create.params);
+        end;
+    end if;
+    perform api.record_birth(v_user_id, v_birth);
     insert into app.user_identities (provider, subject, user_id, email, client_id, apple_refresh_token)
     values (v_provider, v_claims ->> 'subject', v_user_id, nullif(v_claims ->> 'email', ''), v_claims ->> 'client_id',
             v_claims ->> 'refresh_token')
     returning * into v_identity;
     return api.ok(api.identity_json(v_identity));
 end
-$$;
+$_$;
 ALTER FUNCTION api.me_identities_create(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.me_identities_list(token text, params jsonb, body jsonb) RETURNS api.reply
     LANGUAGE plpgsql STABLE SECURITY DEFINER
@@ -3246,6 +3396,56 @@ begin
 end
 $$;
 ALTER FUNCTION api.me_items_list(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.me_parental_consent_create(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(me_parental_consent_create.token);
+    v_body jsonb := api.only_keys(me_parental_consent_create.body, array['parent_email']);
+    v_email text := api.email_field(v_body, 'parent_email');
+    v_settings app.age_settings;
+    v_user app.users := api.lock_user(v_user_id);
+    v_sent integer;
+    v_oldest timestamptz;
+    v_code text := upper(encode(gen_random_bytes(10), 'hex'));
+    v_days integer;
+begin
+    if not app.age_restricted(v_user.birth_month, v_user.parental_consent_at) then
+        perform api.fail(409, 'parental_consent_not_needed', 'This account needs no parental consent.');
+    end if;
+    if v_email::citext = v_user.email then
+        perform api.fail_field('parent_email', 'must be a parent''s address, not this account''s.');
+    end if;
+    select * into v_settings from app.age_settings;
+    select count(*)::integer, min(c.created_at) into v_sent, v_oldest
+    from app.parental_consents c
+    where c.user_id = v_user_id and c.created_at > now() - v_settings.consent_mail_window;
+    if v_sent >= v_settings.max_consent_mails then
+        return api.problem(429, 'too_many_attempts', 'Too many consent mails asked; wait before asking again.',
+                           retry_after => greatest(1, ceil(extract(epoch from
+                               v_oldest + v_settings.consent_mail_window - now()))::integer));
+    end if;
+    v_days := greatest(1, (extract(epoch from v_settings.consent_code_ttl) / 86400)::integer);
+    insert into app.parental_consents (user_id, parent_email, digest, expires_at)
+    values (v_user_id, v_email, sha256(convert_to(v_code, 'UTF8')), now() + v_settings.consent_code_ttl);
+    insert into app.outgoing_mail (recipient, user_id, subject, body, kind, params)
+    values (v_email, v_user_id, 'Your child asks to use Focus Island with friends',
+            format(E'%s, who gave this address as their parent''s, uses Focus Island, a study timer. Under %s, they can run '
+                   'focus sessions and earn coins, but cannot add friends by email or appear on the public leaderboard '
+                   'until a parent agrees.\nTo agree, enter the code %s in the app within %s days. If you do not agree, '
+                   'ignore this mail: nothing changes.',
+                   v_user.display_name, (select s.min_age from app.age_settings s), v_code, v_days),
+            'parental_consent',
+            jsonb_build_object('code', v_code, 'display_name', v_user.display_name, 'days', v_days,
+                               'min_age', (select s.min_age from app.age_settings s)));
+    -- ParentalConsentMailed = {consent: "mailed", code_expires_in}
+    return api.ok(jsonb_build_object('consent', 'mailed',
+                                     'code_expires_in', extract(epoch from v_settings.consent_code_ttl)::integer),
+                  status => 202);
+end
+$$;
+ALTER FUNCTION api.me_parental_consent_create(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.me_password_update(token text, params jsonb, body jsonb) RETURNS api.reply
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -3258,6 +3458,7 @@ declare
     v_user app.users := api.lock_account(v_user_id);
     v_check api.reply := api.check_password(v_user, v_current, api.client_address(me_password_update.params));
 begin
+    perform api.refuse_guest(v_user_id, 'Changing a password');
     if v_check.code is not null then
         return v_check;
     end if;
@@ -3596,6 +3797,54 @@ begin
 end
 $$;
 ALTER FUNCTION api.me_update(token text, params jsonb, body jsonb) OWNER TO focus_owner;
+CREATE FUNCTION api.me_upgrade(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_user_id uuid := api.authenticate(me_upgrade.token);
+    v_body jsonb := api.only_keys(me_upgrade.body, array['email', 'password', 'display_name', 'birth_year', 'birth_month']);
+    v_email text := api.email_field(v_body);
+    v_password text := api.password_field(v_body, 'password');
+    v_display_name text := api.display_name_field(v_body, required => false);
+    v_birth date := api.birth_month_field(v_body);
+    v_hash text := api.hash_password(v_password);
+    v_bucket inet := api.address_bucket(api.client_address(me_upgrade.params));
+    v_settings app.auth_settings;
+    v_answers integer;
+    v_oldest timestamptz;
+    v_user app.users := api.lock_account(v_user_id);
+begin
+    if v_user.email is not null then
+        if v_user.email = v_email::citext then
+            return api.ok(jsonb_build_object('user', api.profile(v_user_id)));
+        end if;
+        perform api.fail(409, 'already_upgraded', 'This account already has an email and password.');
+    end if;
+    select * into v_settings from app.auth_settings;
+    perform pg_advisory_xact_lock(hashtext('taken:' || coalesce(host(v_bucket), '-')));
+    select count(*)::integer, min(a.answered_at) into v_answers, v_oldest
+    from app.taken_email_answers a
+    where a.client_ip is not distinct from v_bucket and a.answered_at > now() - v_settings.taken_answer_window;
+    if v_answers >= v_settings.max_taken_answers_per_address then
+        return api.problem(429, 'too_many_attempts', 'Too many emails tried from here; wait before trying again.',
+                           retry_after => greatest(1, ceil(extract(epoch from
+                               v_oldest + v_settings.taken_answer_window - now()))::integer));
+    end if;
+    begin
+        update app.users u
+        set email = v_email, password_hash = v_hash, display_name = coalesce(v_display_name, u.display_name), updated_at = now()
+        where u.id = v_user_id;
+    exception when unique_violation then
+        insert into app.taken_email_answers (client_ip) values (v_bucket);
+        return api.problem(409, 'email_taken', 'An account with that email already exists.');
+    end;
+    perform api.record_birth(v_user_id, v_birth);
+    perform api.send_email_verification(v_user_id, v_email);
+    return api.ok(jsonb_build_object('user', api.profile(v_user_id)));
+end
+$$;
+ALTER FUNCTION api.me_upgrade(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE TABLE app.rooms (
     id uuid DEFAULT gen_random_uuid() NOT NULL,
     code text NOT NULL,
@@ -3761,7 +4010,10 @@ begin
             'id', report.id, 'status', report.status, 'reason', report.reason, 'details', report.details,
             'created_at', api.iso(report.created_at),
             'reporter', api.user_card(report.reporter),
-            'user', api.user_card(report.reported) || api.suspension_json(report.reported),
+            'user', api.user_card(report.reported) || api.suspension_json(report.reported)
+                    || (select jsonb_build_object('guest', u.email is null and u.deleted_at is null,
+                                                  'age_restricted', app.age_restricted(u.birth_month, u.parental_consent_at))
+                        from app.users u where u.id = report.reported),
             'reports_about_user', (select count(*) from app.user_reports o where o.reported = report.reported),
             'resolved_at', api.iso(report.resolved_at), 'resolved_by', report.resolved_by, 'resolution', report.resolution));
 end
@@ -4122,6 +4374,40 @@ begin
 end
 $$;
 ALTER FUNCTION api.pair(a uuid, b uuid) OWNER TO focus_owner;
+CREATE FUNCTION api.parental_consent_confirm(token text, params jsonb, body jsonb) RETURNS api.reply
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_body jsonb := api.only_keys(parental_consent_confirm.body, array['code']);
+    v_code text := upper(regexp_replace(api.text_field(v_body, 'code', max_length => 100), '[\s-]', '', 'g'));
+    v_consent app.parental_consents;
+    v_user app.users;
+begin
+    select c.* into v_consent from app.parental_consents c
+    where c.digest = sha256(convert_to(v_code, 'UTF8')) and (c.expires_at > now() or c.confirmed_at is not null)
+    for update;
+    if v_consent.id is null then
+        return api.problem(400, 'invalid_consent_code', 'The code is wrong or expired.');
+    end if;
+    v_user := api.lock_user(v_consent.user_id);
+    if v_consent.confirmed_at is null then
+        update app.parental_consents c set confirmed_at = now() where c.id = v_consent.id returning * into v_consent;
+        update app.users u set parental_consent_at = coalesce(u.parental_consent_at, now()), updated_at = now()
+        where u.id = v_consent.user_id;
+        insert into app.outgoing_mail (recipient, user_id, subject, body, kind, params)
+        values (v_consent.parent_email, v_consent.user_id, 'You agreed: your child uses Focus Island with friends',
+                format(E'You agreed that %s may add friends on Focus Island and appear on its public leaderboard. '
+                       'We keep only what the app needs: their display name, birth month, sessions, coins and what they '
+                       'bought, and the friends they add.\nTo withdraw, reply to this mail or delete the account from the app; '
+                       'everything personal is erased.', v_user.display_name),
+                'parental_consent_recorded', jsonb_build_object('display_name', v_user.display_name));
+    end if;
+    -- ParentalConsentRecorded = {consent: "recorded", recorded_at}
+    return api.ok(jsonb_build_object('consent', 'recorded', 'recorded_at', api.iso(v_consent.confirmed_at)));
+end
+$$;
+ALTER FUNCTION api.parental_consent_confirm(token text, params jsonb, body jsonb) OWNER TO focus_owner;
 CREATE FUNCTION api.parse_body(body text) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -4271,7 +4557,9 @@ begin
                         || jsonb_build_object('push', api.push_settings_json(u.id)),
             'has_avatar', a.user_id is not null,
             'avatar_version', api.avatar_version(a.updated_at),
-            'created_at', api.iso(u.created_at))
+            'created_at', api.iso(u.created_at),
+            'guest', u.email is null,
+            'age_restricted', app.age_restricted(u.birth_month, u.parental_consent_at))
         from app.users u left join app.avatars a on a.user_id = u.id
         where u.id = profile.user_id);
 end
@@ -4486,6 +4774,14 @@ begin
 end
 $$;
 ALTER FUNCTION api.received_gift(params jsonb, user_id uuid) OWNER TO focus_owner;
+CREATE FUNCTION api.record_birth(user_id uuid, birth date) RETURNS void
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select app.record_birth_month(record_birth.user_id, extract(year from record_birth.birth)::integer,
+                                  extract(month from record_birth.birth)::integer)
+$$;
+ALTER FUNCTION api.record_birth(user_id uuid, birth date) OWNER TO focus_owner;
 CREATE FUNCTION api.record_friendship_event(pair app.friendships, actor uuid, action text) RETURNS void
     LANGUAGE sql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -4531,7 +4827,31 @@ begin
 end
 $$;
 ALTER FUNCTION api.record_sign_in(user_id uuid, params jsonb, signup boolean) OWNER TO focus_owner;
-CREATE FUNCTION api.register_with_code(email text, password_hash text, display_name text, time_zone text, code text, params jsonb) RETURNS api.reply
+CREATE FUNCTION api.refuse_age_restricted(user_id uuid, what text) RETURNS void
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    if app.user_age_restricted(refuse_age_restricted.user_id) then
+        perform api.fail(403, 'parental_consent_required',
+                         format('%s waits for a parent''s consent: ask for it with POST /me/parental-consent.', refuse_age_restricted.what));
+    end if;
+end
+$$;
+ALTER FUNCTION api.refuse_age_restricted(user_id uuid, what text) OWNER TO focus_owner;
+CREATE FUNCTION api.refuse_guest(user_id uuid, what text) RETURNS void
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    if api.is_guest(refuse_guest.user_id) then
+        perform api.fail(403, 'guest_not_allowed',
+                         format('%s needs a full account: add an email and password with POST /me/upgrade first.', refuse_guest.what));
+    end if;
+end
+$$;
+ALTER FUNCTION api.refuse_guest(user_id uuid, what text) OWNER TO focus_owner;
+CREATE FUNCTION api.register_with_code(email text, password_hash text, display_name text, time_zone text, code text, params jsonb, birth date DEFAULT NULL::date) RETURNS api.reply
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
@@ -4575,11 +4895,12 @@ begin
         perform api.fail(409, 'email_taken', 'An account with that email already exists.');
     end if;
     perform api.give_starters(v_user_id);
+    perform api.record_birth(v_user_id, register_with_code.birth);
     perform api.failed_attempts(register_with_code.email, 'clear', v_address);
     return api.ok(jsonb_build_object('user', api.profile(v_user_id)) || api.issue_token(v_user_id, register_with_code.params, signup => true));
 end
 $$;
-ALTER FUNCTION api.register_with_code(email text, password_hash text, display_name text, time_zone text, code text, params jsonb) OWNER TO focus_owner;
+ALTER FUNCTION api.register_with_code(email text, password_hash text, display_name text, time_zone text, code text, params jsonb, birth date) OWNER TO focus_owner;
 CREATE FUNCTION api.report_json(report app.user_reports) RETURNS jsonb
     LANGUAGE sql STABLE
     AS $$
@@ -4667,6 +4988,7 @@ declare
     v_room_id uuid := gen_random_uuid();
     v_tries integer := 0;
 begin
+    perform api.refuse_guest(v_user_id, 'A room');
     if jsonb_array_length(v_invite) > 49 then
         perform api.fail_field('invite', 'must hold at most 49 user ids.');
     end if;
@@ -4726,6 +5048,7 @@ declare
     v_room app.rooms;
     v_state text;
 begin
+    perform api.refuse_guest(v_user_id, 'A room');
     if v_code = '' then
         perform api.fail_field('code', 'must not be empty.');
     end if;
@@ -5256,6 +5579,7 @@ declare
     v_time_zone text := api.time_zone_field(social_sign_in.body, 'time_zone');
     v_email text := nullif(v_claims ->> 'email', '');
     v_verified boolean := coalesce((v_claims ->> 'email_verified')::boolean, false);
+    v_birth date := api.birth_month_field(social_sign_in.body);
     v_identity app.user_identities;
     v_user_id uuid;
 begin
@@ -5264,6 +5588,7 @@ begin
     where i.provider = social_sign_in.provider and i.subject = v_claims ->> 'subject';
     if v_identity.user_id is not null then
         perform api.identity_seen(v_identity, v_claims);
+        perform api.record_birth(v_identity.user_id, v_birth);
         return api.ok(jsonb_build_object('user', api.profile(v_identity.user_id))
                       || api.issue_token(v_identity.user_id, social_sign_in.params));
     end if;
@@ -5277,8 +5602,6 @@ begin
     if exists (select from app.users u where u.email = v_email::citext) then
         return api.link_required(social_sign_in.provider, social_sign_in.params);
     end if;
-    -- Guests: here a guest's token (the lead's to wire) would link the identity to the guest's
-    -- account and mark it upgraded instead of inserting a new one.
     insert into app.users (email, password_hash, display_name, time_zone, email_verified_at)
     values (v_email, api.hash_password(encode(gen_random_bytes(32), 'base64')), v_display_name,
             coalesce(v_time_zone, 'UTC'), case when v_verified then now() end)
@@ -5291,6 +5614,7 @@ begin
     values (social_sign_in.provider, v_claims ->> 'subject', v_user_id, v_email, v_claims ->> 'client_id',
             v_claims ->> 'refresh_token');
     perform api.give_starters(v_user_id);
+    perform api.record_birth(v_user_id, v_birth);
     if not v_verified then
         perform api.send_email_verification(v_user_id, v_email);
     end if;
@@ -5559,7 +5883,8 @@ begin
     where a.user_id = v_other
       and (v_other = v_user_id
            or ((api.pair(v_user_id, v_other)).status = 'accepted'
-               and not exists (select from app.suspensions s where s.user_id = v_other and s.until > now())));
+               and not exists (select from app.suspensions s where s.user_id = v_other and s.until > now())
+               and not app.user_age_restricted(v_other)));
     if v_avatar.user_id is null then
         perform api.fail(404, 'avatar_not_found', 'There is no avatar for you to see there.');
     end if;
@@ -5626,7 +5951,8 @@ declare
     v_pair app.friendships := api.visible_friend(v_user_id, v_other);
 begin
     return api.ok(api.friend_json(v_other, v_pair.accepted_at)
-                  || jsonb_build_object('bio', (select u.bio from app.users u where u.id = v_other)));
+                  || jsonb_build_object('bio', (select u.bio from app.users u
+                                                where u.id = v_other and not app.age_restricted(u.birth_month, u.parental_consent_at))));
 end
 $$;
 ALTER FUNCTION api.users_get(token text, params jsonb, body jsonb) OWNER TO focus_owner;
@@ -5859,6 +6185,14 @@ begin
 end
 $$;
 ALTER FUNCTION app.add_user_day(user_id uuid, day date, sessions integer) OWNER TO focus_owner;
+CREATE FUNCTION app.age_restricted(birth_month date, parental_consent_at timestamp with time zone) RETURNS boolean
+    LANGUAGE sql STABLE
+    AS $$
+    select age_restricted.birth_month is not null and age_restricted.parental_consent_at is null
+           and age_restricted.birth_month + interval '1 month'
+               + make_interval(years => (select s.min_age from app.age_settings s)) > current_date
+$$;
+ALTER FUNCTION app.age_restricted(birth_month date, parental_consent_at timestamp with time zone) OWNER TO focus_owner;
 CREATE FUNCTION app.announce_config() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -8000,6 +8334,7 @@ declare
     v_deletion_requests integer;
     v_taken integer;
     v_signup_codes integer;
+    v_guests integer;
 begin
     select * into v_auth from app.auth_settings;
     delete from app.login_addresses a
@@ -8022,11 +8357,16 @@ begin
                      where o.created_at < now() - greatest(v_auth.taken_answer_window, v_auth.reset_mail_window, v_auth.reset_code_ttl)
                      limit batch);
     get diagnostics v_signup_codes = row_count;
+    -- Guests made per address (0080) once the bound no longer reads them.
+    delete from app.guest_creations g
+    where g.ctid in (select o.ctid from app.guest_creations o
+                     where o.created_at < now() - (select s.guest_window from app.guest_settings s) limit batch);
+    get diagnostics v_guests = row_count;
     -- Last: the failures (0049) and the mail (0061) are partitioned by day, and a day dropped
     -- keeps its lock on the table until the caller commits. Unsent mail is kept whatever its age.
     v_failures := app.prune_partitioned('app.login_failures', batch);
     v_mail := app.prune_partitioned('app.outgoing_mail', batch);
-    return v_failures + v_addresses + v_mail + v_requests + v_deletion_requests + v_taken + v_signup_codes;
+    return v_failures + v_addresses + v_mail + v_requests + v_deletion_requests + v_taken + v_signup_codes + v_guests;
 end
 $$;
 ALTER FUNCTION app.prune_personal_data(batch integer) OWNER TO focus_owner;
@@ -8118,6 +8458,30 @@ CREATE FUNCTION app.rebuild_rollup(user_id uuid) RETURNS void
     group by 1, 2;
 $$;
 ALTER FUNCTION app.rebuild_rollup(user_id uuid) OWNER TO focus_owner;
+CREATE FUNCTION app.record_birth_month(user_id uuid, birth_year integer, birth_month integer) RETURNS date
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_month date;
+begin
+    if record_birth_month.birth_year is null and record_birth_month.birth_month is null then
+        return (select u.birth_month from app.users u where u.id = record_birth_month.user_id);
+    end if;
+    if record_birth_month.birth_year is null or record_birth_month.birth_month is null
+       or record_birth_month.birth_month not between 1 and 12
+       or record_birth_month.birth_year not between 1900 and extract(year from current_date)
+       or make_date(record_birth_month.birth_year, record_birth_month.birth_month, 1) > current_date then
+        raise exception 'not a birth month: % %', record_birth_month.birth_year, record_birth_month.birth_month
+            using errcode = 'invalid_parameter_value';
+    end if;
+    v_month := make_date(record_birth_month.birth_year, record_birth_month.birth_month, 1);
+    update app.users u set birth_month = v_month, updated_at = now()
+    where u.id = record_birth_month.user_id and u.birth_month is null and u.deleted_at is null;
+    return (select u.birth_month from app.users u where u.id = record_birth_month.user_id);
+end
+$$;
+ALTER FUNCTION app.record_birth_month(user_id uuid, birth_year integer, birth_month integer) OWNER TO focus_owner;
 CREATE FUNCTION app.registry_changed() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -8510,6 +8874,14 @@ begin
 end
 $$;
 ALTER FUNCTION app.tell_own_devices(user_id uuid, type text, payload jsonb) OWNER TO focus_owner;
+CREATE FUNCTION app.user_age_restricted(user_id uuid) RETURNS boolean
+    LANGUAGE sql STABLE
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select coalesce((select app.age_restricted(u.birth_month, u.parental_consent_at)
+                     from app.users u where u.id = user_age_restricted.user_id), false)
+$$;
+ALTER FUNCTION app.user_age_restricted(user_id uuid) OWNER TO focus_owner;
 CREATE FUNCTION app.user_items_achievements() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -8916,6 +9288,19 @@ CREATE TABLE app.active_users_per_period (
     CONSTRAINT active_users_per_period_users_check CHECK ((users >= 0))
 );
 ALTER TABLE app.active_users_per_period OWNER TO focus_owner;
+CREATE TABLE app.age_settings (
+    singleton boolean DEFAULT true NOT NULL,
+    min_age integer DEFAULT 13 NOT NULL,
+    consent_code_ttl interval DEFAULT '7 days'::interval NOT NULL,
+    max_consent_mails integer DEFAULT 3 NOT NULL,
+    consent_mail_window interval DEFAULT '1 day'::interval NOT NULL,
+    CONSTRAINT age_settings_consent_code_ttl_check CHECK (((consent_code_ttl >= '01:00:00'::interval) AND (consent_code_ttl <= '30 days'::interval))),
+    CONSTRAINT age_settings_consent_mail_window_check CHECK ((consent_mail_window > '00:00:00'::interval)),
+    CONSTRAINT age_settings_max_consent_mails_check CHECK ((max_consent_mails > 0)),
+    CONSTRAINT age_settings_min_age_check CHECK (((min_age >= 1) AND (min_age <= 21))),
+    CONSTRAINT age_settings_singleton_check CHECK (singleton)
+);
+ALTER TABLE app.age_settings OWNER TO focus_owner;
 CREATE TABLE app.apple_revocations (
     id bigint NOT NULL,
     client_id text NOT NULL,
@@ -9177,10 +9562,12 @@ CREATE TABLE app.economy_settings (
     offline_max_age interval NOT NULL,
     clock_skew interval NOT NULL,
     streak_freeze_price integer DEFAULT 50 NOT NULL,
+    new_account_offline_age interval DEFAULT '30 days'::interval NOT NULL,
     CONSTRAINT economy_settings_clock_skew_check CHECK (((clock_skew >= '00:00:00'::interval) AND (clock_skew <= '01:00:00'::interval))),
     CONSTRAINT economy_settings_coins_per_minute_check CHECK ((coins_per_minute >= (0)::numeric)),
     CONSTRAINT economy_settings_max_session_minutes_check CHECK (((max_session_minutes >= 1) AND (max_session_minutes <= 1440))),
     CONSTRAINT economy_settings_min_minutes_to_earn_check CHECK ((min_minutes_to_earn >= 1)),
+    CONSTRAINT economy_settings_new_account_offline_age_check CHECK (((new_account_offline_age >= '00:00:00'::interval) AND (new_account_offline_age <= '365 days'::interval))),
     CONSTRAINT economy_settings_offline_daily_coin_cap_check CHECK ((offline_daily_coin_cap >= 0)),
     CONSTRAINT economy_settings_offline_max_age_check CHECK ((offline_max_age > '00:00:00'::interval)),
     CONSTRAINT economy_settings_singleton_check CHECK (singleton),
@@ -9323,6 +9710,22 @@ CREATE TABLE app.gift_settings (
     CONSTRAINT gift_settings_singleton_check CHECK (singleton)
 );
 ALTER TABLE app.gift_settings OWNER TO focus_owner;
+CREATE TABLE app.guest_creations (
+    client_ip inet,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+ALTER TABLE app.guest_creations OWNER TO focus_owner;
+CREATE TABLE app.guest_settings (
+    singleton boolean DEFAULT true NOT NULL,
+    max_guests_per_address integer DEFAULT 20 NOT NULL,
+    guest_window interval DEFAULT '01:00:00'::interval NOT NULL,
+    idle_erasure interval DEFAULT '30 days'::interval NOT NULL,
+    CONSTRAINT guest_settings_guest_window_check CHECK ((guest_window > '00:00:00'::interval)),
+    CONSTRAINT guest_settings_idle_erasure_check CHECK ((idle_erasure >= '1 day'::interval)),
+    CONSTRAINT guest_settings_max_guests_per_address_check CHECK ((max_guests_per_address > 0)),
+    CONSTRAINT guest_settings_singleton_check CHECK (singleton)
+);
+ALTER TABLE app.guest_settings OWNER TO focus_owner;
 CREATE TABLE app.idempotency_keys (
     scope text NOT NULL,
     key text NOT NULL,
@@ -9471,6 +9874,27 @@ PARTITION BY RANGE (created_at);
 ALTER TABLE app.outgoing_mail OWNER TO focus_owner;
 ALTER TABLE app.outgoing_mail ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME app.outgoing_mail_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+CREATE TABLE app.parental_consents (
+    id bigint NOT NULL,
+    user_id uuid NOT NULL,
+    parent_email public.citext NOT NULL,
+    digest bytea NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    confirmed_at timestamp with time zone,
+    CONSTRAINT parental_consents_check CHECK ((expires_at > created_at)),
+    CONSTRAINT parental_consents_digest_check CHECK ((length(digest) = 32)),
+    CONSTRAINT parental_consents_parent_email_check CHECK ((length((parent_email)::text) <= 254))
+);
+ALTER TABLE app.parental_consents OWNER TO focus_owner;
+ALTER TABLE app.parental_consents ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app.parental_consents_id_seq
     START WITH 1
     INCREMENT BY 1
     NO MINVALUE
@@ -10235,6 +10659,8 @@ ALTER TABLE ONLY app.active_users_per_day
     ADD CONSTRAINT active_users_per_day_pkey PRIMARY KEY (day, shard);
 ALTER TABLE ONLY app.active_users_per_period
     ADD CONSTRAINT active_users_per_period_pkey PRIMARY KEY (period, start, shard);
+ALTER TABLE ONLY app.age_settings
+    ADD CONSTRAINT age_settings_pkey PRIMARY KEY (singleton);
 ALTER TABLE ONLY app.apple_revocations
     ADD CONSTRAINT apple_revocations_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.asset_settings
@@ -10305,6 +10731,8 @@ ALTER TABLE ONLY app.gift_settings
     ADD CONSTRAINT gift_settings_pkey PRIMARY KEY (singleton);
 ALTER TABLE ONLY app.gifts
     ADD CONSTRAINT gifts_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY app.guest_settings
+    ADD CONSTRAINT guest_settings_pkey PRIMARY KEY (singleton);
 ALTER TABLE ONLY app.idempotency_settings
     ADD CONSTRAINT idempotency_settings_pkey PRIMARY KEY (singleton);
 ALTER TABLE ONLY app.languages
@@ -10334,9 +10762,11 @@ ALTER TABLE ONLY app.moderation_settings
 ALTER TABLE ONLY app.moderators
     ADD CONSTRAINT moderators_pkey PRIMARY KEY (user_id);
 ALTER TABLE app.outgoing_mail
-    ADD CONSTRAINT outgoing_mail_kind_check CHECK ((kind = ANY (ARRAY['address_taken'::text, 'deletion_code'::text, 'email_verification'::text, 'message'::text, 'password_reset'::text, 'signup_code'::text]))) NOT VALID;
+    ADD CONSTRAINT outgoing_mail_kind_check CHECK ((kind = ANY (ARRAY['address_taken'::text, 'deletion_code'::text, 'email_verification'::text, 'message'::text, 'parental_consent'::text, 'parental_consent_recorded'::text, 'password_reset'::text, 'signup_code'::text]))) NOT VALID;
 ALTER TABLE ONLY app.outgoing_mail
     ADD CONSTRAINT outgoing_mail_pkey PRIMARY KEY (id, created_at);
+ALTER TABLE ONLY app.parental_consents
+    ADD CONSTRAINT parental_consents_pkey PRIMARY KEY (id);
 ALTER TABLE ONLY app.partitioned_tables
     ADD CONSTRAINT partitioned_tables_pkey PRIMARY KEY (parent);
 ALTER TABLE ONLY app.password_reset_requests
@@ -10477,6 +10907,7 @@ CREATE INDEX gifts_pending_expiry ON app.gifts USING btree (expires_at) WHERE (s
 CREATE INDEX gifts_receiver_pending ON app.gifts USING btree (receiver_id, created_at, id) WHERE (status = 'pending'::text);
 CREATE INDEX gifts_receiver_time ON app.gifts USING btree (receiver_id);
 CREATE INDEX gifts_sender_time ON app.gifts USING btree (sender_id, created_at, id);
+CREATE INDEX guest_creations_address_time ON app.guest_creations USING btree (client_ip, created_at);
 CREATE INDEX idempotency_keys_created_at ON ONLY app.idempotency_keys USING btree (created_at);
 CREATE INDEX idempotency_keys_scope_key ON ONLY app.idempotency_keys USING btree (scope, key);
 CREATE INDEX idempotency_keys_user ON ONLY app.idempotency_keys USING btree (user_id) WHERE (user_id IS NOT NULL);
@@ -10492,6 +10923,8 @@ CREATE INDEX outgoing_mail_due ON ONLY app.outgoing_mail USING btree (id) WHERE 
 CREATE INDEX outgoing_mail_recipient ON ONLY app.outgoing_mail USING btree (recipient);
 CREATE INDEX outgoing_mail_time ON ONLY app.outgoing_mail USING btree (created_at);
 CREATE INDEX outgoing_mail_user ON ONLY app.outgoing_mail USING btree (user_id) WHERE (user_id IS NOT NULL);
+CREATE UNIQUE INDEX parental_consents_digest ON app.parental_consents USING btree (digest);
+CREATE INDEX parental_consents_user ON app.parental_consents USING btree (user_id, id);
 CREATE INDEX password_reset_requests_time ON app.password_reset_requests USING btree (created_at);
 CREATE INDEX password_reset_requests_user ON app.password_reset_requests USING btree (user_id) WHERE (user_id IS NOT NULL);
 CREATE INDEX password_resets_user ON app.password_resets USING btree (user_id, created_at);
@@ -10520,6 +10953,7 @@ CREATE INDEX user_reports_reported_status ON app.user_reports USING btree (repor
 CREATE INDEX user_reports_reporter ON app.user_reports USING btree (reporter, created_at);
 CREATE INDEX user_reports_status ON app.user_reports USING btree (status, created_at, id);
 CREATE INDEX user_reports_time ON app.user_reports USING btree (created_at);
+CREATE INDEX users_guests ON app.users USING btree (created_at) WHERE ((email IS NULL) AND (deleted_at IS NULL));
 CREATE INDEX weekly_minutes_top ON app.weekly_minutes USING btree (week, minutes DESC, user_id);
 CREATE OR REPLACE VIEW report.sales_per_item AS
  SELECT i.id AS item_id,
@@ -10713,6 +11147,8 @@ ALTER TABLE ONLY app.moderation_actions
     ADD CONSTRAINT moderation_actions_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id);
 ALTER TABLE ONLY app.moderators
     ADD CONSTRAINT moderators_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+ALTER TABLE ONLY app.parental_consents
+    ADD CONSTRAINT parental_consents_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.password_resets
     ADD CONSTRAINT password_resets_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.push_outbox
@@ -10809,6 +11245,8 @@ REVOKE ALL ON FUNCTION api.auth_apple_login(token text, params jsonb, body jsonb
 GRANT ALL ON FUNCTION api.auth_apple_login(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.auth_google_login(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.auth_google_login(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.auth_guest_create(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.auth_guest_create(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.auth_login(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.auth_login(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.auth_logout(token text, params jsonb, body jsonb) FROM PUBLIC;
@@ -10823,6 +11261,7 @@ REVOKE ALL ON FUNCTION api.authenticate(token text, suspended_too boolean) FROM 
 REVOKE ALL ON FUNCTION api.authenticate_moderator(token text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.avatar_version(updated_at timestamp with time zone) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.bio(bio text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.birth_month_field(body jsonb) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.board_hidden(viewer uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.board_top(period text, key date, entries integer, viewer uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.boolean_field(body jsonb, field text, required boolean) FROM PUBLIC;
@@ -10856,6 +11295,7 @@ REVOKE ALL ON FUNCTION api.endpoints_codes_registered() FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.erase_account(user_id uuid, keep_key text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.erase_account_traces(user_id uuid, email text, keep_key text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.erase_identities(user_id uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.erase_idle_guests(batch integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.event_cursor(params jsonb) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.events_list(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.events_list(token text, params jsonb, body jsonb) TO focus_api;
@@ -10922,6 +11362,7 @@ REVOKE ALL ON FUNCTION api.identity_json(identity app.user_identities) FROM PUBL
 REVOKE ALL ON FUNCTION api.identity_seen(identity app.user_identities, claims jsonb) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.integer_field(body jsonb, field text, minimum integer, maximum integer, required boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.integer_param(params jsonb, name text, minimum integer, maximum integer, fallback integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.is_guest(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.is_uuid(value text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.iso(value timestamp with time zone) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.issue_token(user_id uuid, params jsonb, signup boolean) FROM PUBLIC;
@@ -10984,6 +11425,8 @@ REVOKE ALL ON FUNCTION api.me_identities_list(token text, params jsonb, body jso
 GRANT ALL ON FUNCTION api.me_identities_list(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.me_items_list(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.me_items_list(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.me_parental_consent_create(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.me_parental_consent_create(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.me_password_update(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.me_password_update(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.me_push_tokens_delete(token text, params jsonb, body jsonb) FROM PUBLIC;
@@ -11008,6 +11451,8 @@ REVOKE ALL ON FUNCTION api.me_tokens_list(token text, params jsonb, body jsonb) 
 GRANT ALL ON FUNCTION api.me_tokens_list(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.me_update(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.me_update(token text, params jsonb, body jsonb) TO focus_api;
+REVOKE ALL ON FUNCTION api.me_upgrade(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.me_upgrade(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.member_room(params jsonb, user_id uuid, for_update boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.mindfulness_tips_sync(token text, params jsonb, body jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.mindfulness_tips_sync(token text, params jsonb, body jsonb) TO focus_api;
@@ -11048,6 +11493,8 @@ REVOKE ALL ON FUNCTION api.other_user_param(params jsonb, user_id uuid, self_cod
 REVOKE ALL ON FUNCTION api.own_session(user_id uuid, session_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.page_limit(params jsonb, fallback integer, maximum integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.pair(a uuid, b uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.parental_consent_confirm(token text, params jsonb, body jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION api.parental_consent_confirm(token text, params jsonb, body jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.parse_body(body text) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.parse_body(body text) TO focus_api;
 REVOKE ALL ON FUNCTION api.parse_image(body text) FROM PUBLIC;
@@ -11072,10 +11519,13 @@ REVOKE ALL ON FUNCTION api.ready() FROM PUBLIC;
 GRANT ALL ON FUNCTION api.ready() TO focus_api;
 REVOKE ALL ON FUNCTION api.reason_field(body jsonb) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.received_gift(params jsonb, user_id uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.record_birth(user_id uuid, birth date) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.record_friendship_event(pair app.friendships, actor uuid, action text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.record_moderation(moderator uuid, action text, user_id uuid, reason text, details jsonb, report_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.record_sign_in(user_id uuid, params jsonb, signup boolean) FROM PUBLIC;
-REVOKE ALL ON FUNCTION api.register_with_code(email text, password_hash text, display_name text, time_zone text, code text, params jsonb) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.refuse_age_restricted(user_id uuid, what text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.refuse_guest(user_id uuid, what text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.register_with_code(email text, password_hash text, display_name text, time_zone text, code text, params jsonb, birth date) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.report_json(report app.user_reports) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.request_hidden(pair app.friendships) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.reserved_display_names() FROM PUBLIC;
@@ -11152,6 +11602,7 @@ REVOKE ALL ON FUNCTION app.achievement_value(user_id uuid, kind text) FROM PUBLI
 REVOKE ALL ON FUNCTION app.acting_token() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.add_rollup_minutes(user_id uuid, ended_at timestamp with time zone, minutes integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.add_user_day(user_id uuid, day date, sessions integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.age_restricted(birth_month date, parental_consent_at timestamp with time zone) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.announce_config() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.announce_version() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.apply_ledger_entry() FROM PUBLIC;
@@ -11255,6 +11706,7 @@ REVOKE ALL ON FUNCTION app.push_send_after(user_id uuid, at timestamp with time 
 REVOKE ALL ON FUNCTION app.push_tokens_revoked() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.push_types_rebind() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.rebuild_rollup(user_id uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.record_birth_month(user_id uuid, birth_year integer, birth_month integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.registry_changed() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.registry_check(target text, conname name, col name, keys text[], null_when name) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.registry_guards_refresh() FROM PUBLIC;
@@ -11272,6 +11724,7 @@ REVOKE ALL ON FUNCTION app.tell_friends(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.tell_friends_of_row() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.tell_moderators_of_report() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.tell_own_devices(user_id uuid, type text, payload jsonb) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.user_age_restricted(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.user_items_achievements() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.user_items_own_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.user_selections_own_events() FROM PUBLIC;

@@ -27,8 +27,9 @@ import Testing
         let templates = try MailTemplates(directory: Self.root + "/mail")
         let offered = try Self.offered()
         #expect(!offered.isEmpty, "the seed offers Spanish")
-        // MailTemplates loads every kind of its list in each folder, or throws: the list is the registry's.
-        #expect(Set(MailTemplates.kinds) == (try Self.mailKinds()))
+        // A kind is a template at mail/'s top, and MailTemplates loads each in every language's
+        // folder or throws: the kinds are the registry's.
+        #expect(Set(templates.kinds) == (try Self.mailKinds()))
         for language in offered {
             #expect(templates.languages.contains(language), "mail/\(language)/ is missing")
         }

@@ -158,9 +158,9 @@ $$;
 --     proves the mailbox, not that the account's owner wants the link); counted against the
 --     address as sign-up's 409s are, 429 too_many_attempts past them (api.link_required);
 --   * an unknown identity without an email: 400 identity_email_missing (no account can be made).
--- Guests (POST /auth/guest, POST /me/upgrade): a social sign-in that upgrades a guest is to be
--- wired here: with a guest's token, link the identity to the guest's account instead of making
--- one (the branch marked below).
+-- birth_year, birth_month (2026-12-07): the age gate's answer, as at sign-up (api.birth_month_field,
+-- stored once by app.record_birth_month; docs/guests.md). A guest upgrades with a provider by
+-- linking it (POST /me/identities), which keeps its id and everything it has.
 create function api.social_sign_in(body jsonb, params jsonb, provider text)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
@@ -171,6 +171,7 @@ declare
     v_time_zone text := api.time_zone_field(social_sign_in.body, 'time_zone');
     v_email text := nullif(v_claims ->> 'email', '');
     v_verified boolean := coalesce((v_claims ->> 'email_verified')::boolean, false);
+    v_birth date := api.birth_month_field(social_sign_in.body);
     v_identity app.user_identities;
     v_user_id uuid;
 begin
@@ -179,6 +180,7 @@ begin
     where i.provider = social_sign_in.provider and i.subject = v_claims ->> 'subject';
     if v_identity.user_id is not null then
         perform api.identity_seen(v_identity, v_claims);
+        perform api.record_birth(v_identity.user_id, v_birth);
         return api.ok(jsonb_build_object('user', api.profile(v_identity.user_id))
                       || api.issue_token(v_identity.user_id, social_sign_in.params));
     end if;
@@ -192,8 +194,6 @@ begin
     if exists (select from app.users u where u.email = v_email::citext) then
         return api.link_required(social_sign_in.provider, social_sign_in.params);
     end if;
-    -- Guests: here a guest's token (the lead's to wire) would link the identity to the guest's
-    -- account and mark it upgraded instead of inserting a new one.
     insert into app.users (email, password_hash, display_name, time_zone, email_verified_at)
     values (v_email, api.hash_password(encode(gen_random_bytes(32), 'base64')), v_display_name,
             coalesce(v_time_zone, 'UTC'), case when v_verified then now() end)
@@ -206,6 +206,7 @@ begin
     values (social_sign_in.provider, v_claims ->> 'subject', v_user_id, v_email, v_claims ->> 'client_id',
             v_claims ->> 'refresh_token');
     perform api.give_starters(v_user_id);
+    perform api.record_birth(v_user_id, v_birth);
     if not v_verified then
         perform api.send_email_verification(v_user_id, v_email);
     end if;
@@ -214,7 +215,7 @@ begin
 end
 $$;
 
--- POST /auth/apple {id_token, nonce, display_name?, time_zone?, authorization_code?}
+-- POST /auth/apple {id_token, nonce, display_name?, time_zone?, authorization_code?, birth_year?, birth_month?}
 -- The server verified id_token (its nonce claim is the SHA-256 hex of `nonce`) and, given an
 -- authorization_code, exchanged it at Apple for a refresh token (params.identity.refresh_token).
 -- Apple gives the person's name to the app only at the first sign-in: the app sends it as
@@ -224,7 +225,8 @@ returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
-    v_body jsonb := api.only_keys(auth_apple_login.body, array['id_token', 'nonce', 'display_name', 'time_zone', 'authorization_code']);
+    v_body jsonb := api.only_keys(auth_apple_login.body, array['id_token', 'nonce', 'display_name', 'time_zone', 'authorization_code',
+                                                                'birth_year', 'birth_month']);
 begin
     perform api.text_field(v_body, 'id_token', max_length => 8192);
     perform api.text_field(v_body, 'nonce', max_length => 256);
@@ -243,7 +245,7 @@ values ('POST', '/auth/apple', 'api.auth_apple_login', 'public', 200, 'json', tr
         'identity_token_wrong_issuer, inappropriate_display_name, invalid_authorization_code, invalid_display_name, '
         'invalid_field, sign_in_provider_unavailable, too_many_attempts}');
 
--- POST /auth/google {id_token, nonce?, display_name?, time_zone?}
+-- POST /auth/google {id_token, nonce?, display_name?, time_zone?, birth_year?, birth_month?}
 -- The server verified id_token (its nonce claim equals `nonce` when one is sent).
 -- Guarantees: api.social_sign_in's.
 create function api.auth_google_login(token text, params jsonb, body jsonb)
@@ -251,7 +253,8 @@ returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
-    v_body jsonb := api.only_keys(auth_google_login.body, array['id_token', 'nonce', 'display_name', 'time_zone']);
+    v_body jsonb := api.only_keys(auth_google_login.body, array['id_token', 'nonce', 'display_name', 'time_zone', 'birth_year',
+                                                                 'birth_month']);
 begin
     perform api.text_field(v_body, 'id_token', max_length => 8192);
     perform api.text_field(v_body, 'nonce', required => false, max_length => 256);
@@ -269,23 +272,31 @@ values ('POST', '/auth/google', 'api.auth_google_login', 'public', 200, 'json', 
         'identity_token_wrong_issuer, inappropriate_display_name, invalid_display_name, invalid_field, '
         'sign_in_provider_unavailable, too_many_attempts}');
 
--- POST /me/identities {provider, id_token, nonce?, authorization_code?}: links a provider to the
+-- POST /me/identities {provider, id_token, nonce?, authorization_code?, birth_year?, birth_month?}: links a provider to the
 -- signed-in account, the way to end a 409 account_exists_link_required (the token proves the
 -- account: a password, another linked provider, or a password reset's mailed code got it).
 -- Guarantees: the identity the server verified is linked to the caller (201 Identity); the same
 -- identity again answers it (200, nothing changed but its last sign-in); 409
 -- identity_linked_elsewhere when another account has it; 409 identity_provider_linked when the
--- caller has another identity of that provider. The account's email stays as it is.
+-- caller has another identity of that provider. The account's email stays as it is, but for a
+-- guest's (2026-12-07, docs/guests.md): a guest's first identity upgrades it, same id, everything
+-- kept: the provider's email (verified when the provider says so) and an unusable password become
+-- the account's, as a first social sign-in makes them; an email another account has is refused
+-- as a social sign-in refuses it (409 account_exists_link_required, counted by address), one the
+-- provider did not give is 400 identity_email_missing.
 create function api.me_identities_create(token text, params jsonb, body jsonb)
 returns api.reply
 language plpgsql volatile security definer set search_path = public, pg_temp
 as $$
 declare
     v_user_id uuid := api.authenticate(me_identities_create.token);
-    v_body jsonb := api.only_keys(me_identities_create.body, array['provider', 'id_token', 'nonce', 'authorization_code']);
+    v_body jsonb := api.only_keys(me_identities_create.body, array['provider', 'id_token', 'nonce', 'authorization_code',
+                                                                   'birth_year', 'birth_month']);
     v_provider text := api.choice(api.text_field(v_body, 'provider', max_length => 16), 'provider', array['apple', 'google']);
+    v_birth date := api.birth_month_field(v_body);
     v_claims jsonb;
     v_identity app.user_identities;
+    v_email text;
 begin
     perform api.text_field(v_body, 'id_token', max_length => 8192);
     perform api.text_field(v_body, 'nonce', required => v_provider = 'apple', max_length => 256);
@@ -306,6 +317,22 @@ begin
     if exists (select from app.user_identities i where i.user_id = v_user_id and i.provider = v_provider) then
         perform api.fail(409, 'identity_provider_linked', 'This account is already linked to another account of that provider.');
     end if;
+    if api.is_guest(v_user_id) then
+        v_email := nullif(v_claims ->> 'email', '');
+        if v_email is null or v_email !~ '^[^@\s]+@[^@\s]+\.[^@\s]+$' or length(v_email) > 254 then
+            return api.problem(400, 'identity_email_missing', 'The provider gave no usable email.');
+        end if;
+        begin
+            update app.users u
+            set email = v_email, password_hash = api.hash_password(encode(gen_random_bytes(32), 'base64')),
+                email_verified_at = case when coalesce((v_claims ->> 'email_verified')::boolean, false) then now() end,
+                updated_at = now()
+            where u.id = v_user_id;
+        exception when unique_violation then
+            return api.link_required(v_provider, me_identities_create.params);
+        end;
+    end if;
+    perform api.record_birth(v_user_id, v_birth);
     insert into app.user_identities (provider, subject, user_id, email, client_id, apple_refresh_token)
     values (v_provider, v_claims ->> 'subject', v_user_id, nullif(v_claims ->> 'email', ''), v_claims ->> 'client_id',
             v_claims ->> 'refresh_token')
@@ -319,10 +346,10 @@ comment on function api.me_identities_create(text, jsonb, jsonb) is
     'account has it or the account has another of that provider.';
 insert into api.endpoints (method, path, function, status, body, errors)
 values ('POST', '/me/identities', 'api.me_identities_create', 201, 'json',
-        '{account_suspended, identity_keys_unavailable, identity_linked_elsewhere, identity_nonce_mismatch, '
-        'identity_provider_linked, identity_token_expired, identity_token_invalid, identity_token_unknown_key, '
-        'identity_token_wrong_audience, identity_token_wrong_issuer, invalid_authorization_code, invalid_field, '
-        'sign_in_provider_unavailable}');
+        '{account_exists_link_required, account_suspended, identity_email_missing, identity_keys_unavailable, '
+        'identity_linked_elsewhere, identity_nonce_mismatch, identity_provider_linked, identity_token_expired, '
+        'identity_token_invalid, identity_token_unknown_key, identity_token_wrong_audience, identity_token_wrong_issuer, '
+        'invalid_authorization_code, invalid_field, sign_in_provider_unavailable, too_many_attempts}');
 
 -- GET /me/identities: {identities: [Identity]}, the caller's linked providers, oldest first.
 create function api.me_identities_list(token text, params jsonb, body jsonb)

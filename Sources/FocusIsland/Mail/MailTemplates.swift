@@ -20,11 +20,6 @@ public struct RenderedMail: Equatable, Sendable {
 }
 
 public struct MailTemplates: Sendable {
-    /// Every kind app.outgoing_mail's check allows (app.mail_kinds: 0064_registries.sql, 0080, 0097).
-    public static let kinds = [
-        "message", "password_reset", "email_verification", "address_taken", "signup_code", "deletion_code",
-        "parental_consent", "parental_consent_recorded",
-    ]
     /// The language of the templates at the folder's top.
     public static let fallback = "en"
 
@@ -39,16 +34,23 @@ public struct MailTemplates: Sendable {
     /// The languages it has templates in, English first.
     public var languages: [String] { [Self.fallback] + templates.keys.filter { $0 != Self.fallback }.sorted() }
 
-    /// Loads every kind's two files, at the top (English) and in each subfolder named as a
-    /// language tag; a missing or malformed one stops start-up.
+    /// The kinds it can render: one per `<kind>.txt` at the folder's top. The kinds a mail row
+    /// may have are app.mail_kinds' rows; LanguageCoverageTests holds the files to them, so the
+    /// list is written once, in the registry.
+    public var kinds: [String] { (templates[Self.fallback] ?? [:]).keys.sorted() }
+
+    /// Loads every kind's two files, at the top (English: every `<kind>.txt` there is a kind) and
+    /// in each subfolder named as a language tag, which must have the same kinds; a missing or
+    /// malformed file stops start-up.
     public init(directory: String) throws(MailTemplateError) {
-        var templates = [Self.fallback: try Self.load(directory)]
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        let kinds = entries.filter { $0.hasSuffix(".txt") }.map { String($0.dropLast(".txt".count)) }.sorted()
+        var templates = [Self.fallback: try Self.load(directory, kinds: kinds)]
         for name in entries.sorted() where Self.isLanguageTag(name) {
             var isFolder: ObjCBool = false
             let path = (directory as NSString).appendingPathComponent(name)
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue else { continue }
-            templates[name] = try Self.load(path)
+            templates[name] = try Self.load(path, kinds: kinds)
         }
         self.templates = templates
     }
@@ -62,9 +64,9 @@ public struct MailTemplates: Sendable {
         return parts.dropFirst().allSatisfy { (2...8).contains($0.count) && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }
     }
 
-    private static func load(_ directory: String) throws(MailTemplateError) -> [String: Template] {
+    private static func load(_ directory: String, kinds: [String]) throws(MailTemplateError) -> [String: Template] {
         var templates: [String: Template] = [:]
-        for kind in Self.kinds {
+        for kind in kinds {
             let base = (directory as NSString).appendingPathComponent(kind)
             guard let text = try? String(contentsOfFile: base + ".txt", encoding: .utf8),
                 let html = try? String(contentsOfFile: base + ".html", encoding: .utf8)

@@ -1109,8 +1109,8 @@ public struct Settings: Codable, Sendable, Equatable {
 
 public struct Profile: Codable, Sendable, Equatable {
     public var id: UUID
-    /// The sign-in and contact address. Unverified until the code mailed to it is confirmed (POST /me/email/verify).
-    public var email: String
+    /// The sign-in and contact address. Unverified until the code mailed to it is confirmed (POST /me/email/verify). Null for a guest (POST /auth/guest) until POST /me/upgrade.
+    public var email: String?
     /// Whether the code mailed to `email` was confirmed (or a reset code reached it). Friend requests find verified emails only.
     public var emailVerified: Bool
     /// An address asked for with POST /me/email and not verified yet: it becomes `email` once its code is confirmed; null when none.
@@ -1127,11 +1127,15 @@ public struct Profile: Codable, Sendable, Equatable {
     /// The avatar's last change in microseconds since 1970; null without one.
     public var avatarVersion: Int?
     public var createdAt: Time
+    /// No email or password yet (2026-12-07): friend requests by email, gifts, rooms and the global board wait for POST /me/upgrade (403 guest_not_allowed).
+    public var guest: Bool
+    /// Under the age gate (the birth month given is less than 13 years ago) and no parent's consent recorded: no friend requests by email, not on the global board (POST /me/parental-consent asks a parent).
+    public var ageRestricted: Bool
 
     public init(
-        id: UUID, email: String, emailVerified: Bool, pendingEmail: String? = nil, displayName: String, bio: String? = nil,
+        id: UUID, email: String? = nil, emailVerified: Bool, pendingEmail: String? = nil, displayName: String, bio: String? = nil,
         dailyGoalMinutes: Int? = nil, balance: Int, selected: Selected, settings: Settings, hasAvatar: Bool, avatarVersion: Int? = nil,
-        createdAt: Time
+        createdAt: Time, guest: Bool, ageRestricted: Bool
     ) {
         self.id = id
         self.email = email
@@ -1146,6 +1150,8 @@ public struct Profile: Codable, Sendable, Equatable {
         self.hasAvatar = hasAvatar
         self.avatarVersion = avatarVersion
         self.createdAt = createdAt
+        self.guest = guest
+        self.ageRestricted = ageRestricted
     }
 
     enum CodingKeys: String, CodingKey {
@@ -1162,6 +1168,8 @@ public struct Profile: Codable, Sendable, Equatable {
         case hasAvatar = "has_avatar"
         case avatarVersion = "avatar_version"
         case createdAt = "created_at"
+        case guest = "guest"
+        case ageRestricted = "age_restricted"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -1179,6 +1187,8 @@ public struct Profile: Codable, Sendable, Equatable {
         try container.encode(hasAvatar, forKey: .hasAvatar)
         try container.encode(avatarVersion, forKey: .avatarVersion)
         try container.encode(createdAt, forKey: .createdAt)
+        try container.encode(guest, forKey: .guest)
+        try container.encode(ageRestricted, forKey: .ageRestricted)
     }
 }
 
@@ -3096,6 +3106,61 @@ public struct Export: Codable, Sendable, Equatable {
         }
     }
 
+    /// The age gate (docs/guests.md): the birth month given (YYYY-MM; null: not asked), when a parent's consent was recorded, and each consent asked of a parent.
+    public struct AgeGate: Codable, Sendable, Equatable {
+        public struct ConsentsAskedEntry: Codable, Sendable, Equatable {
+            public var parentEmail: String
+            public var createdAt: Time
+            public var expiresAt: Time
+            public var confirmedAt: Time?
+
+            public init(parentEmail: String, createdAt: Time, expiresAt: Time, confirmedAt: Time? = nil) {
+                self.parentEmail = parentEmail
+                self.createdAt = createdAt
+                self.expiresAt = expiresAt
+                self.confirmedAt = confirmedAt
+            }
+
+            enum CodingKeys: String, CodingKey {
+                case parentEmail = "parent_email"
+                case createdAt = "created_at"
+                case expiresAt = "expires_at"
+                case confirmedAt = "confirmed_at"
+            }
+
+            public func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(parentEmail, forKey: .parentEmail)
+                try container.encode(createdAt, forKey: .createdAt)
+                try container.encode(expiresAt, forKey: .expiresAt)
+                try container.encode(confirmedAt, forKey: .confirmedAt)
+            }
+        }
+
+        public var birthMonth: String?
+        public var parentalConsentAt: Time?
+        public var consentsAsked: [ConsentsAskedEntry]
+
+        public init(birthMonth: String? = nil, parentalConsentAt: Time? = nil, consentsAsked: [ConsentsAskedEntry]) {
+            self.birthMonth = birthMonth
+            self.parentalConsentAt = parentalConsentAt
+            self.consentsAsked = consentsAsked
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case birthMonth = "birth_month"
+            case parentalConsentAt = "parental_consent_at"
+            case consentsAsked = "consents_asked"
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(birthMonth, forKey: .birthMonth)
+            try container.encode(parentalConsentAt, forKey: .parentalConsentAt)
+            try container.encode(consentsAsked, forKey: .consentsAsked)
+        }
+    }
+
     public var exportedAt: Time
     public var profile: Profile
     public var items: [OwnedItem]
@@ -3125,13 +3190,15 @@ public struct Export: Codable, Sendable, Equatable {
     public var streakFreezes: [StreakFreeze]
     /// The Apple and Google accounts linked to yours (never their subject or a token).
     public var identities: [Identity]
+    /// The age gate (docs/guests.md): the birth month given (YYYY-MM; null: not asked), when a parent's consent was recorded, and each consent asked of a parent.
+    public var ageGate: AgeGate
 
     public init(
         exportedAt: Time, profile: Profile, items: [OwnedItem], sessions: [ExportedSession], tipsShown: [TipShown],
         friendships: [Friendship], ledger: [LedgerEntry], ledgerArchived: [LedgerArchivedEntry], achievements: [Achievement],
         tokens: [ExportedToken], blocks: [ExportedBlock], reportsMade: [Report], avatar: Avatar? = nil, passwordResets: [PasswordReset],
         signInAddresses: [SignInAddresse], failedSignIns: [FailedSignIn], mail: [MailEntry], gifts: [Gift], streakFreezes: [StreakFreeze],
-        identities: [Identity]
+        identities: [Identity], ageGate: AgeGate
     ) {
         self.exportedAt = exportedAt
         self.profile = profile
@@ -3153,6 +3220,7 @@ public struct Export: Codable, Sendable, Equatable {
         self.gifts = gifts
         self.streakFreezes = streakFreezes
         self.identities = identities
+        self.ageGate = ageGate
     }
 
     enum CodingKeys: String, CodingKey {
@@ -3176,6 +3244,7 @@ public struct Export: Codable, Sendable, Equatable {
         case gifts = "gifts"
         case streakFreezes = "streak_freezes"
         case identities = "identities"
+        case ageGate = "age_gate"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -3200,6 +3269,7 @@ public struct Export: Codable, Sendable, Equatable {
         try container.encode(gifts, forKey: .gifts)
         try container.encode(streakFreezes, forKey: .streakFreezes)
         try container.encode(identities, forKey: .identities)
+        try container.encode(ageGate, forKey: .ageGate)
     }
 }
 
@@ -3214,13 +3284,22 @@ public struct RegisterBody: Codable, Sendable, Equatable {
     public var timeZone: String?
     /// Only after a 202 answer: the 8-digit code mailed to `email` (spaces around it are trimmed), sent with the same fields again. Not 8 digits: 400 invalid_field; wrong, expired (15 minutes), used, replaced by a newer code or void after 5 wrong guesses: 400 invalid_signup_code. The right code makes the account with this request's fields, its email verified, whether or not the address is still past its budget.
     public var code: String?
+    /// The age gate (2026-12-07, docs/guests.md): the year the person was born, asked neutrally with no default. Given with `birth_month` or not at all; not in the future (400 invalid_field). Stored once, as the month's first day; an account already holding one keeps it.
+    public var birthYear: Int?
+    /// The month of `birth_year` (1 to 12). Optional so earlier clients keep working; left out, the account is not restricted by the age gate.
+    public var birthMonth: Int?
 
-    public init(email: String, password: String, displayName: String, timeZone: String? = nil, code: String? = nil) {
+    public init(
+        email: String, password: String, displayName: String, timeZone: String? = nil, code: String? = nil, birthYear: Int? = nil,
+        birthMonth: Int? = nil
+    ) {
         self.email = email
         self.password = password
         self.displayName = displayName
         self.timeZone = timeZone
         self.code = code
+        self.birthYear = birthYear
+        self.birthMonth = birthMonth
     }
 
     enum CodingKeys: String, CodingKey {
@@ -3229,6 +3308,8 @@ public struct RegisterBody: Codable, Sendable, Equatable {
         case displayName = "display_name"
         case timeZone = "time_zone"
         case code = "code"
+        case birthYear = "birth_year"
+        case birthMonth = "birth_month"
     }
 }
 
@@ -3753,14 +3834,23 @@ public struct ModerationUser: Codable, Sendable, Equatable {
     public var avatarVersion: Int?
     public var banned: Bool
     public var suspendedUntil: Time?
+    /// A guest account (no email or password).
+    public var guest: Bool
+    /// Under the age gate without a parent's consent: a child.
+    public var ageRestricted: Bool
 
-    public init(id: UUID, displayName: String, hasAvatar: Bool, avatarVersion: Int? = nil, banned: Bool, suspendedUntil: Time? = nil) {
+    public init(
+        id: UUID, displayName: String, hasAvatar: Bool, avatarVersion: Int? = nil, banned: Bool, suspendedUntil: Time? = nil, guest: Bool,
+        ageRestricted: Bool
+    ) {
         self.id = id
         self.displayName = displayName
         self.hasAvatar = hasAvatar
         self.avatarVersion = avatarVersion
         self.banned = banned
         self.suspendedUntil = suspendedUntil
+        self.guest = guest
+        self.ageRestricted = ageRestricted
     }
 
     enum CodingKeys: String, CodingKey {
@@ -3770,6 +3860,8 @@ public struct ModerationUser: Codable, Sendable, Equatable {
         case avatarVersion = "avatar_version"
         case banned = "banned"
         case suspendedUntil = "suspended_until"
+        case guest = "guest"
+        case ageRestricted = "age_restricted"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -3780,6 +3872,8 @@ public struct ModerationUser: Codable, Sendable, Equatable {
         try container.encode(avatarVersion, forKey: .avatarVersion)
         try container.encode(banned, forKey: .banned)
         try container.encode(suspendedUntil, forKey: .suspendedUntil)
+        try container.encode(guest, forKey: .guest)
+        try container.encode(ageRestricted, forKey: .ageRestricted)
     }
 }
 
@@ -5499,13 +5593,22 @@ public struct AppleSignInBody: Codable, Sendable, Equatable {
     public var displayName: String?
     /// An IANA time zone name (Europe/Paris): the person's days (stats, boards, streaks) from the first one; left out or null, UTC. Unknown: 400 invalid_field.
     public var timeZone: String?
+    /// The age gate (2026-12-07, docs/guests.md): the year the person was born, asked neutrally with no default. Given with `birth_month` or not at all; not in the future (400 invalid_field). Stored once, as the month's first day; an account already holding one keeps it.
+    public var birthYear: Int?
+    /// The month of `birth_year` (1 to 12). Optional so earlier clients keep working; left out, the account is not restricted by the age gate.
+    public var birthMonth: Int?
 
-    public init(idToken: String, nonce: String, authorizationCode: String? = nil, displayName: String? = nil, timeZone: String? = nil) {
+    public init(
+        idToken: String, nonce: String, authorizationCode: String? = nil, displayName: String? = nil, timeZone: String? = nil,
+        birthYear: Int? = nil, birthMonth: Int? = nil
+    ) {
         self.idToken = idToken
         self.nonce = nonce
         self.authorizationCode = authorizationCode
         self.displayName = displayName
         self.timeZone = timeZone
+        self.birthYear = birthYear
+        self.birthMonth = birthMonth
     }
 
     enum CodingKeys: String, CodingKey {
@@ -5514,6 +5617,8 @@ public struct AppleSignInBody: Codable, Sendable, Equatable {
         case authorizationCode = "authorization_code"
         case displayName = "display_name"
         case timeZone = "time_zone"
+        case birthYear = "birth_year"
+        case birthMonth = "birth_month"
     }
 }
 
@@ -5526,12 +5631,21 @@ public struct GoogleSignInBody: Codable, Sendable, Equatable {
     public var displayName: String?
     /// An IANA time zone name (Europe/Paris): the person's days (stats, boards, streaks) from the first one; left out or null, UTC. Unknown: 400 invalid_field.
     public var timeZone: String?
+    /// The age gate (2026-12-07, docs/guests.md): the year the person was born, asked neutrally with no default. Given with `birth_month` or not at all; not in the future (400 invalid_field). Stored once, as the month's first day; an account already holding one keeps it.
+    public var birthYear: Int?
+    /// The month of `birth_year` (1 to 12). Optional so earlier clients keep working; left out, the account is not restricted by the age gate.
+    public var birthMonth: Int?
 
-    public init(idToken: String, nonce: String? = nil, displayName: String? = nil, timeZone: String? = nil) {
+    public init(
+        idToken: String, nonce: String? = nil, displayName: String? = nil, timeZone: String? = nil, birthYear: Int? = nil,
+        birthMonth: Int? = nil
+    ) {
         self.idToken = idToken
         self.nonce = nonce
         self.displayName = displayName
         self.timeZone = timeZone
+        self.birthYear = birthYear
+        self.birthMonth = birthMonth
     }
 
     enum CodingKeys: String, CodingKey {
@@ -5539,6 +5653,8 @@ public struct GoogleSignInBody: Codable, Sendable, Equatable {
         case nonce = "nonce"
         case displayName = "display_name"
         case timeZone = "time_zone"
+        case birthYear = "birth_year"
+        case birthMonth = "birth_month"
     }
 }
 
@@ -5550,12 +5666,21 @@ public struct IdentityLinkBody: Codable, Sendable, Equatable {
     public var nonce: String?
     /// Optional: Apple's authorization code of the same sign-in. The server exchanges it at Apple for a refresh token, kept only to revoke the link at Apple when the account is deleted. Refused by Apple: 400 invalid_authorization_code.
     public var authorizationCode: String?
+    /// The age gate (2026-12-07, docs/guests.md): the year the person was born, asked neutrally with no default. Given with `birth_month` or not at all; not in the future (400 invalid_field). Stored once, as the month's first day; an account already holding one keeps it.
+    public var birthYear: Int?
+    /// The month of `birth_year` (1 to 12). Optional so earlier clients keep working; left out, the account is not restricted by the age gate.
+    public var birthMonth: Int?
 
-    public init(provider: IdentityLinkBodyProvider, idToken: String, nonce: String? = nil, authorizationCode: String? = nil) {
+    public init(
+        provider: IdentityLinkBodyProvider, idToken: String, nonce: String? = nil, authorizationCode: String? = nil, birthYear: Int? = nil,
+        birthMonth: Int? = nil
+    ) {
         self.provider = provider
         self.idToken = idToken
         self.nonce = nonce
         self.authorizationCode = authorizationCode
+        self.birthYear = birthYear
+        self.birthMonth = birthMonth
     }
 
     enum CodingKeys: String, CodingKey {
@@ -5563,6 +5688,8 @@ public struct IdentityLinkBody: Codable, Sendable, Equatable {
         case idToken = "id_token"
         case nonce = "nonce"
         case authorizationCode = "authorization_code"
+        case birthYear = "birth_year"
+        case birthMonth = "birth_month"
     }
 }
 
@@ -5632,6 +5759,136 @@ public struct AccountDeleteBody: Codable, Sendable, Equatable {
         case provider = "provider"
         case idToken = "id_token"
         case nonce = "nonce"
+    }
+}
+
+/// POST /auth/guest: everything optional; no email or password (a guest has neither until POST /me/upgrade).
+public struct GuestBody: Codable, Sendable, Equatable {
+    /// Normalised to NFC and trimmed: 1 to 40 characters; no control, bidi (embedding, override, isolate, mark), zero-width or invisible characters (a zero-width joiner only between emoji), no run of 3 combining marks (400 invalid_display_name); not a reserved name such as "Deleted user" or "admin" (400 invalid_display_name); nothing on the operator's blocklist, however spelled (400 inappropriate_display_name). Left out: "Guest".
+    public var displayName: String?
+    /// An IANA time zone name (Europe/Paris): the person's days (stats, boards, streaks) from the first one; left out or null, UTC. Unknown: 400 invalid_field.
+    public var timeZone: String?
+    /// The age gate (2026-12-07, docs/guests.md): the year the person was born, asked neutrally with no default. Given with `birth_month` or not at all; not in the future (400 invalid_field). Stored once, as the month's first day; an account already holding one keeps it.
+    public var birthYear: Int?
+    /// The month of `birth_year` (1 to 12). Optional so earlier clients keep working; left out, the account is not restricted by the age gate.
+    public var birthMonth: Int?
+
+    public init(displayName: String? = nil, timeZone: String? = nil, birthYear: Int? = nil, birthMonth: Int? = nil) {
+        self.displayName = displayName
+        self.timeZone = timeZone
+        self.birthYear = birthYear
+        self.birthMonth = birthMonth
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case displayName = "display_name"
+        case timeZone = "time_zone"
+        case birthYear = "birth_year"
+        case birthMonth = "birth_month"
+    }
+}
+
+/// POST /me/upgrade: the guest's first email and password.
+public struct UpgradeBody: Codable, Sendable, Equatable {
+    /// Trimmed; one @ and a dot after it; no spaces, control characters, no-break space or BOM (400 invalid_email otherwise). The pattern spells the characters out (Basic Multilingual Plane only, which is what it can state).
+    public var email: String
+    /// 8 characters to 72 bytes. No U+0000: PostgreSQL's text cannot hold it (400 invalid_json, as anywhere in a body).
+    public var password: String
+    /// Normalised to NFC and trimmed: 1 to 40 characters; no control, bidi (embedding, override, isolate, mark), zero-width or invisible characters (a zero-width joiner only between emoji), no run of 3 combining marks (400 invalid_display_name); not a reserved name such as "Deleted user" or "admin" (400 invalid_display_name); nothing on the operator's blocklist, however spelled (400 inappropriate_display_name). Left out: the guest's name stays.
+    public var displayName: String?
+    /// The age gate (2026-12-07, docs/guests.md): the year the person was born, asked neutrally with no default. Given with `birth_month` or not at all; not in the future (400 invalid_field). Stored once, as the month's first day; an account already holding one keeps it.
+    public var birthYear: Int?
+    /// The month of `birth_year` (1 to 12). Optional so earlier clients keep working; left out, the account is not restricted by the age gate.
+    public var birthMonth: Int?
+
+    public init(email: String, password: String, displayName: String? = nil, birthYear: Int? = nil, birthMonth: Int? = nil) {
+        self.email = email
+        self.password = password
+        self.displayName = displayName
+        self.birthYear = birthYear
+        self.birthMonth = birthMonth
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case email = "email"
+        case password = "password"
+        case displayName = "display_name"
+        case birthYear = "birth_year"
+        case birthMonth = "birth_month"
+    }
+}
+
+/// POST /me/upgrade: the account, same id, now with an email (unverified: a code was mailed) and a password; guest false.
+public struct Upgraded: Codable, Sendable, Equatable {
+    public var user: Profile
+
+    public init(user: Profile) {
+        self.user = user
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case user = "user"
+    }
+}
+
+/// POST /me/parental-consent: where to mail the consent code.
+public struct ParentalConsentBody: Codable, Sendable, Equatable {
+    /// A parent's address (not the account's own: 400 invalid_field). Trimmed; one @ and a dot after it; no spaces, control characters, no-break space or BOM (400 invalid_email otherwise). The pattern spells the characters out (Basic Multilingual Plane only, which is what it can state).
+    public var parentEmail: String
+
+    public init(parentEmail: String) {
+        self.parentEmail = parentEmail
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case parentEmail = "parent_email"
+    }
+}
+
+/// POST /me/parental-consent: a code was mailed to the parent, to be given back with POST /parental-consent.
+public struct ParentalConsentMailed: Codable, Sendable, Equatable {
+    public var consent: String
+    /// Seconds the code works (7 days).
+    public var codeExpiresIn: Int
+
+    public init(consent: String, codeExpiresIn: Int) {
+        self.consent = consent
+        self.codeExpiresIn = codeExpiresIn
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case consent = "consent"
+        case codeExpiresIn = "code_expires_in"
+    }
+}
+
+/// POST /parental-consent: the code the parent was mailed.
+public struct ParentalConsentCodeBody: Codable, Sendable, Equatable {
+    /// The 20 letters and digits of the mail; case, spaces and dashes ignored. Wrong or expired: 400 invalid_consent_code.
+    public var code: String
+
+    public init(code: String) {
+        self.code = code
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case code = "code"
+    }
+}
+
+/// POST /parental-consent: the consent is recorded (the same answer for the same code again).
+public struct ParentalConsentRecorded: Codable, Sendable, Equatable {
+    public var consent: String
+    public var recordedAt: Time
+
+    public init(consent: String, recordedAt: Time) {
+        self.consent = consent
+        self.recordedAt = recordedAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case consent = "consent"
+        case recordedAt = "recorded_at"
     }
 }
 
@@ -5786,5 +6043,12 @@ public enum Schemas {
         ("Identity", Identity.self),
         ("IdentityList", IdentityList.self),
         ("AccountDeleteBody", AccountDeleteBody.self),
+        ("GuestBody", GuestBody.self),
+        ("UpgradeBody", UpgradeBody.self),
+        ("Upgraded", Upgraded.self),
+        ("ParentalConsentBody", ParentalConsentBody.self),
+        ("ParentalConsentMailed", ParentalConsentMailed.self),
+        ("ParentalConsentCodeBody", ParentalConsentCodeBody.self),
+        ("ParentalConsentRecorded", ParentalConsentRecorded.self),
     ]
 }

@@ -1181,6 +1181,51 @@ extension FocusIslandClient {
             throw FocusIslandError.unexpectedStatus(response.status)
         }
     }
+
+    /// Make a guest account (no email or password); answers its first token.
+    /// `POST /auth/guest`
+    public func authGuestCreate(_ body: GuestBody? = nil, idempotencyKey: String? = nil) async throws(FocusIslandError) -> SignedIn {
+        let request = OperationRequest(
+            method: "POST", path: "/auth/guest", query: [],
+            body: try body.map { (value) throws(FocusIslandError) in try FocusIslandClient.encode(value) },
+            contentType: body == nil ? nil : "application/json", idempotencyKey: idempotencyKey,
+            conditional: false, statuses: [201])
+        return try self.decode(SignedIn.self, from: try await send(request))
+    }
+
+    /// Ask a parent's consent by mail (an account under the age gate).
+    /// `POST /me/parental-consent`
+    public func meParentalConsentCreate(_ body: ParentalConsentBody, idempotencyKey: String? = nil) async throws(FocusIslandError)
+        -> ParentalConsentMailed
+    {
+        let request = OperationRequest(
+            method: "POST", path: "/me/parental-consent", query: [],
+            body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
+            conditional: false, statuses: [202])
+        return try self.decode(ParentalConsentMailed.self, from: try await send(request))
+    }
+
+    /// Give a guest an email and password, keeping everything.
+    /// `POST /me/upgrade`
+    public func meUpgrade(_ body: UpgradeBody, idempotencyKey: String? = nil) async throws(FocusIslandError) -> Upgraded {
+        let request = OperationRequest(
+            method: "POST", path: "/me/upgrade", query: [],
+            body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
+            conditional: false, statuses: [200])
+        return try self.decode(Upgraded.self, from: try await send(request))
+    }
+
+    /// Record a parent's consent with the mailed code.
+    /// `POST /parental-consent`
+    public func parentalConsentConfirm(_ body: ParentalConsentCodeBody, idempotencyKey: String? = nil) async throws(FocusIslandError)
+        -> ParentalConsentRecorded
+    {
+        let request = OperationRequest(
+            method: "POST", path: "/parental-consent", query: [],
+            body: try FocusIslandClient.encode(body), contentType: "application/json", idempotencyKey: idempotencyKey,
+            conditional: false, statuses: [200])
+        return try self.decode(ParentalConsentRecorded.self, from: try await send(request))
+    }
 }
 
 /// Each operation's path template, for what builds its own request (the event stream).
@@ -1266,4 +1311,8 @@ enum OperationPath {
     static let authGoogleLogin = "/auth/google"
     static let meIdentitiesList = "/me/identities"
     static let meIdentitiesCreate = "/me/identities"
+    static let authGuestCreate = "/auth/guest"
+    static let meParentalConsentCreate = "/me/parental-consent"
+    static let meUpgrade = "/me/upgrade"
+    static let parentalConsentConfirm = "/parental-consent"
 }

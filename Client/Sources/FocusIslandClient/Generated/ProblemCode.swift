@@ -15,6 +15,8 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case inappropriateDisplayName
     /// 400: POST /auth/apple, /me/identities with authorization_code: Apple refused to exchange it (used, expired, another app's); sign in again for a new one
     case invalidAuthorizationCode
+    /// 400: POST /parental-consent: the code is wrong or expired (7 days)
+    case invalidConsentCode
     /// 400: a paged list (GET /friends, /me/blocks, /focus-sessions, /moderation/reports): the cursor is not a next_cursor this list gave (malformed, another list's, altered); send it back as it came, or leave it out for the first page
     case invalidCursor
     /// 400: GET /me/stats/daily, /me/stats/tags: from is after to, or the range holds more days than the route allows (366 for daily)
@@ -63,12 +65,16 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case csrfFailed
     /// 403: POST /gifts: the sender's email is not verified, or their account is younger than app.gift_settings.min_sender_account_age (7 days) ([gifts.md](gifts.md), "Who may send")
     case giftSenderNotEligible
+    /// 403: a guest (POST /auth/guest, no email or password yet) asking for what needs a verified identity: a friend request by email, a gift, a room (open or join), the global leaderboard, changing a password or an email; POST /me/upgrade first ([guests.md](guests.md), 2026-12-07)
+    case guestNotAllowed
     /// 403: DELETE /me with an ID token instead of a password: the token's provider account is not linked to this account (nothing changes)
     case identityNotLinked
     /// 403: /moderation/…: the account is not a moderator (app.moderators)
     case notModerator
     /// 403: POST /rooms/{id}/start: only the room's host starts it
     case notRoomHost
+    /// 403: POST /friend-requests: the account is under the age gate (app.age_settings.min_age, 13) and no parent's consent is recorded; POST /me/parental-consent asks for it ([guests.md](guests.md))
+    case parentalConsentRequired
     /// 403: retired 2026-12-06: POST /rooms/{code}/join by someone who is not the host's friend now answers 404 room_not_found, as an unknown code
     case roomFriendsOnly
     /// 403: delete account, change password or email: the password given is wrong (counted for the account's own password checks; nothing changes)
@@ -107,9 +113,11 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case accountExistsLinkRequired
     /// 409: asking a friend (but one you accepted by asking back: that repeats its 200)
     case alreadyFriends
+    /// 409: POST /me/upgrade: the account already has an email and password (the same email again answers 200, as a double submit)
+    case alreadyUpgraded
     /// 409: a unique, exclusion or reference rule refused the change
     case conflict
-    /// 409: register: the email exists, in any letter case (20 an hour per address; past that a sign-up answers 202 alike for taken and free emails, a code mailed), or, with a right code, an account took the email since the mail; verify email: another account took the address meanwhile
+    /// 409: register (and POST /me/upgrade, counted alike): the email exists, in any letter case (20 an hour per address; past that a sign-up answers 202 alike for taken and free emails, a code mailed), or, with a right code, an account took the email since the mail; verify email: another account took the address meanwhile
     case emailTaken
     /// 409: POST /gifts: the friend owns the item, or a pending gift of it waits for them
     case giftItemOwned
@@ -125,6 +133,8 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case notOwned
     /// 409: resend a verification code: the email is verified and no change waits
     case nothingToVerify
+    /// 409: POST /me/parental-consent: the account is not under the age gate (no birth month under min_age, or consent recorded)
+    case parentalConsentNotNeeded
     /// 409: resolving a report that is no longer open
     case reportResolved
     /// 409: retired: asking someone you already asked now answers 200 with the pending request (CHANGELOG)
@@ -179,7 +189,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
     case upgradeRequired
     /// 429: POST /gifts: over the sender's gifts or coins per UTC day, whatever their time zone (app.gift_settings, 10 gifts and 500 coins; [economy.md](economy.md), "Limits count UTC days"; before 2026-12-06 their local day) (Retry-After: to the next UTC midnight)
     case giftLimitReached
-    /// 429: login: 10 failures for the email from this address, or 50 from all addresses not known to the account, in 15 minutes; password check (delete account, change password or email): 10 wrong passwords given with the account's own tokens in 15 minutes; reset confirm and web account deletion confirm (wrong codes of either kind count together, from this address, IPv6: its /64, in 15 minutes): past 30, a second guess at the same email; at 300, every code; moderation console sign-in: as login; register past the address's 20 email_taken answers in an hour (which answer 202 with a code mailed): 3 sign-up mails to the email in an hour, or 1,000 caused from this address in an hour, and with code, the address's wrong codes as for reset confirm; change email or resend a code: 3 codes mailed in an hour (Retry-After)
+    /// 429: login: 10 failures for the email from this address, or 50 from all addresses not known to the account, in 15 minutes; password check (delete account, change password or email): 10 wrong passwords given with the account's own tokens in 15 minutes; reset confirm and web account deletion confirm (wrong codes of either kind count together, from this address, IPv6: its /64, in 15 minutes): past 30, a second guess at the same email; at 300, every code; moderation console sign-in: as login; register past the address's 20 email_taken answers in an hour (which answer 202 with a code mailed): 3 sign-up mails to the email in an hour, or 1,000 caused from this address in an hour, and with code, the address's wrong codes as for reset confirm; change email or resend a code: 3 codes mailed in an hour; POST /auth/guest: 20 guests made from this address (IPv6: its /64) in an hour; POST /me/upgrade: past the address's 20 email_taken answers in an hour, for every email alike; POST /me/parental-consent: 3 consent mails in a day (Retry-After)
     case tooManyAttempts
     /// 429: friend requests by email: over the sender's rate (app.social_settings, 100 a day), unknown emails included (Retry-After)
     case tooManyFriendRequests
@@ -225,6 +235,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case "inappropriate_bio": self = .inappropriateBio
         case "inappropriate_display_name": self = .inappropriateDisplayName
         case "invalid_authorization_code": self = .invalidAuthorizationCode
+        case "invalid_consent_code": self = .invalidConsentCode
         case "invalid_cursor": self = .invalidCursor
         case "invalid_date_range": self = .invalidDateRange
         case "invalid_deletion_code": self = .invalidDeletionCode
@@ -249,9 +260,11 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case "account_suspended": self = .accountSuspended
         case "csrf_failed": self = .csrfFailed
         case "gift_sender_not_eligible": self = .giftSenderNotEligible
+        case "guest_not_allowed": self = .guestNotAllowed
         case "identity_not_linked": self = .identityNotLinked
         case "not_moderator": self = .notModerator
         case "not_room_host": self = .notRoomHost
+        case "parental_consent_required": self = .parentalConsentRequired
         case "room_friends_only": self = .roomFriendsOnly
         case "wrong_password": self = .wrongPassword
         case "avatar_not_found": self = .avatarNotFound
@@ -271,6 +284,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case "request_timeout": self = .requestTimeout
         case "account_exists_link_required": self = .accountExistsLinkRequired
         case "already_friends": self = .alreadyFriends
+        case "already_upgraded": self = .alreadyUpgraded
         case "conflict": self = .conflict
         case "email_taken": self = .emailTaken
         case "gift_item_owned": self = .giftItemOwned
@@ -280,6 +294,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case "insufficient_funds": self = .insufficientFunds
         case "not_owned": self = .notOwned
         case "nothing_to_verify": self = .nothingToVerify
+        case "parental_consent_not_needed": self = .parentalConsentNotNeeded
         case "report_resolved": self = .reportResolved
         case "request_pending": self = .requestPending
         case "room_full": self = .roomFull
@@ -337,6 +352,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case .inappropriateBio: "inappropriate_bio"
         case .inappropriateDisplayName: "inappropriate_display_name"
         case .invalidAuthorizationCode: "invalid_authorization_code"
+        case .invalidConsentCode: "invalid_consent_code"
         case .invalidCursor: "invalid_cursor"
         case .invalidDateRange: "invalid_date_range"
         case .invalidDeletionCode: "invalid_deletion_code"
@@ -361,9 +377,11 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case .accountSuspended: "account_suspended"
         case .csrfFailed: "csrf_failed"
         case .giftSenderNotEligible: "gift_sender_not_eligible"
+        case .guestNotAllowed: "guest_not_allowed"
         case .identityNotLinked: "identity_not_linked"
         case .notModerator: "not_moderator"
         case .notRoomHost: "not_room_host"
+        case .parentalConsentRequired: "parental_consent_required"
         case .roomFriendsOnly: "room_friends_only"
         case .wrongPassword: "wrong_password"
         case .avatarNotFound: "avatar_not_found"
@@ -383,6 +401,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case .requestTimeout: "request_timeout"
         case .accountExistsLinkRequired: "account_exists_link_required"
         case .alreadyFriends: "already_friends"
+        case .alreadyUpgraded: "already_upgraded"
         case .conflict: "conflict"
         case .emailTaken: "email_taken"
         case .giftItemOwned: "gift_item_owned"
@@ -392,6 +411,7 @@ public enum ProblemCode: Sendable, Hashable, Codable, CustomStringConvertible {
         case .insufficientFunds: "insufficient_funds"
         case .notOwned: "not_owned"
         case .nothingToVerify: "nothing_to_verify"
+        case .parentalConsentNotNeeded: "parental_consent_not_needed"
         case .reportResolved: "report_resolved"
         case .requestPending: "request_pending"
         case .roomFull: "room_full"
