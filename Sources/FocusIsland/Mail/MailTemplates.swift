@@ -18,7 +18,7 @@ public struct RenderedMail: Equatable, Sendable {
 
 public struct MailTemplates: Sendable {
     /// Every kind app.outgoing_mail's check allows (0024_mail_sender_own_devices.sql, 0034_shared_addresses.sql).
-    public static let kinds = ["message", "password_reset", "email_verification", "address_taken", "signup_code"]
+    public static let kinds = ["message", "password_reset", "email_verification", "address_taken", "signup_code", "reminder"]
 
     struct Template: Sendable {
         var subject: String
