@@ -3,9 +3,10 @@
 -- inside quiet hours sent at their end; by mail without a push token when allowed; today's goal;
 -- a friend request unanswered after a day; a room invite at once; the daily cap; a job run
 -- twice sends once.
--- clock: any. Each person's time zone is chosen from the database's now() so that their local
--- time is 19:xx ("nineteen": Etc/GMT-N, whole hours) or 18:xx ("eighteen"), and every fixture
--- is built from their own day starts, so every moved clock sees the same rules.
+-- Runs at every clock the suite moves to: each person's time zone is chosen from the
+-- database's now() so that their local time is 19:xx ("nineteen": Etc/GMT-N, whole hours) or
+-- 18:xx ("eighteen"), and every fixture is built from their own day starts, so every moved
+-- clock sees the same rules.
 begin;
 select plan(24);
 
