@@ -43,9 +43,11 @@ begin
                t.live is not null as has_push,
                coalesce(s.mail_reminders, false) and u.email_verified_at is not null as has_mail
         from unnest(p_users, p_types, p_subjects, p_data) with ordinality as c(user_id, type, subject, data, ord)
-        join app.users u on u.id = c.user_id and u.deleted_at is null
-        left join app.push_settings s on s.user_id = c.user_id
-        -- limit 1: a lookup by the person's index for each candidate, never a join of every token
+        -- Each lookup a lateral subquery with limit 1: a probe of the primary key per candidate,
+        -- never a hash join that reads every account, token or setting (measured at a million
+        -- people: docs/performance.md, "Reminders at a million people").
+        cross join lateral (select x.* from app.users x where x.id = c.user_id and x.deleted_at is null limit 1) u
+        left join lateral (select x.* from app.push_settings x where x.user_id = c.user_id limit 1) s on true
         left join lateral (select true as live from app.push_tokens p join app.auth_tokens a on a.id = p.auth_token_id
                            where p.user_id = c.user_id and a.revoked_at is null and a.expires_at > now() limit 1) t on true
         where not (c.type = any (coalesce(s.muted, '{}')))
@@ -54,10 +56,11 @@ begin
         select c.*, row_number() over (partition by c.user_id order by c.ord) as n,
                (select count(*) from app.reminders r where r.user_id = c.user_id and r.local_day = c.local_day) as already
         from cand c
-        where (c.has_push or c.has_mail)
-          and not exists (select from app.reminders r
-                          where r.user_id = c.user_id and r.local_day = c.local_day and r.type = c.type
-                            and r.subject = c.subject)
+        left join lateral (select true as hit from app.reminders r
+                           where r.user_id = c.user_id and r.local_day = c.local_day and r.type = c.type
+                             and r.subject = c.subject
+                           limit 1) already_sent on true
+        where (c.has_push or c.has_mail) and already_sent.hit is null
     ),
     sent as (
         insert into app.reminders (user_id, local_day, type, subject, channel)
@@ -159,8 +162,10 @@ begin
                ((now() at time zone z.zone)::date - 1)::timestamp at time zone z.zone as yesterday_start,
                u.daily_goal_minutes
         from unnest(v_users, v_types) as d(user_id, type)
-        join app.reminder_schedule s on s.user_id = d.user_id and s.type = d.type
-        join app.users u on u.id = d.user_id
+        -- Probes by primary key, never a join that reads every row (see app.reminders_deliver).
+        cross join lateral (select x.seen_until from app.reminder_schedule x
+                            where x.user_id = d.user_id and x.type = d.type limit 1) s
+        cross join lateral (select x.time_zone, x.daily_goal_minutes from app.users x where x.id = d.user_id limit 1) u
         cross join lateral (select coalesce(u.time_zone, 'UTC') as zone) z
     ),
     streak as materialized (
@@ -223,13 +228,15 @@ begin
         update app.reminder_schedule s
         set due_at = r.next_due, seen_until = coalesce(r.seen_until, s.seen_until)
         from decided r
-        where s.user_id = r.user_id and s.type = r.type and r.next_due is not null
+        where s.user_id = any (array(select x.user_id from decided x where x.next_due is not null))
+          and s.user_id = r.user_id and s.type = r.type and r.next_due is not null
         returning 1
     ),
     gone as (
         delete from app.reminder_schedule s
         using decided r
-        where s.user_id = r.user_id and s.type = r.type and r.next_due is null
+        where s.user_id = any (array(select x.user_id from decided x where x.next_due is null))
+          and s.user_id = r.user_id and s.type = r.type and r.next_due is null
         returning 1
     )
     select (select n from sent) into v_sent;
