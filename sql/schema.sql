@@ -7680,22 +7680,27 @@ begin
     with cand as (
         select c.user_id, c.type, coalesce(c.subject, '') as subject, coalesce(c.data, '{}') as data, c.ord,
                u.email, u.locale, (now() at time zone coalesce(u.time_zone, 'UTC'))::date as local_day,
-               exists (select from app.push_tokens p join app.auth_tokens a on a.id = p.auth_token_id
-                       where p.user_id = c.user_id and a.revoked_at is null and a.expires_at > now()) as has_push,
+               t.live is not null as has_push,
                coalesce(s.mail_reminders, false) and u.email_verified_at is not null as has_mail
         from unnest(p_users, p_types, p_subjects, p_data) with ordinality as c(user_id, type, subject, data, ord)
-        join app.users u on u.id = c.user_id and u.deleted_at is null
-        left join app.push_settings s on s.user_id = c.user_id
+        -- Each lookup a lateral subquery with limit 1: a probe of the primary key per candidate,
+        -- never a hash join that reads every account, token or setting (measured at a million
+        -- people: docs/performance.md, "Reminders at a million people").
+        cross join lateral (select x.* from app.users x where x.id = c.user_id and x.deleted_at is null limit 1) u
+        left join lateral (select x.* from app.push_settings x where x.user_id = c.user_id limit 1) s on true
+        left join lateral (select true as live from app.push_tokens p join app.auth_tokens a on a.id = p.auth_token_id
+                           where p.user_id = c.user_id and a.revoked_at is null and a.expires_at > now() limit 1) t on true
         where not (c.type = any (coalesce(s.muted, '{}')))
     ),
     ranked as (
         select c.*, row_number() over (partition by c.user_id order by c.ord) as n,
                (select count(*) from app.reminders r where r.user_id = c.user_id and r.local_day = c.local_day) as already
         from cand c
-        where (c.has_push or c.has_mail)
-          and not exists (select from app.reminders r
-                          where r.user_id = c.user_id and r.local_day = c.local_day and r.type = c.type
-                            and r.subject = c.subject)
+        left join lateral (select true as hit from app.reminders r
+                           where r.user_id = c.user_id and r.local_day = c.local_day and r.type = c.type
+                             and r.subject = c.subject
+                           limit 1) already_sent on true
+        where (c.has_push or c.has_mail) and already_sent.hit is null
     ),
     sent as (
         insert into app.reminders (user_id, local_day, type, subject, channel)
@@ -7747,6 +7752,7 @@ declare
     v_users uuid[];
     v_types text[];
     v_count integer;
+    v_sent integer;
 begin
     select * into v_limits from app.reminder_limits;
     delete from app.reminders r
@@ -7768,76 +7774,92 @@ begin
     from unnest(v_users, v_types) as d(user_id, type)
     where d.type = 'reminder.streak_at_risk'
       and exists (select from app.streak_freezes f where f.user_id = d.user_id and f.slot is not null);
-    create temporary table if not exists reminders_due (
-        user_id uuid, type text, today_start timestamptz, yesterday_start timestamptz, today date, zone text,
-        send boolean, subject text, data jsonb, next_due timestamptz, seen_until timestamptz
-    ) on commit drop;
-    truncate reminders_due;
-    insert into reminders_due (user_id, type, today_start, yesterday_start, today, zone)
-    select d.user_id, d.type,
-           ((now() at time zone z.zone)::date)::timestamp at time zone z.zone,
-           ((now() at time zone z.zone)::date - 1)::timestamp at time zone z.zone,
-           (now() at time zone z.zone)::date, z.zone
-    from unnest(v_users, v_types) as d(user_id, type)
-    join app.users u on u.id = d.user_id
-    cross join lateral (select coalesce(u.time_zone, 'UTC') as zone) z;
-    -- streak_at_risk
-    update reminders_due r
-    set send = not q.today_counted and q.yesterday_kept and not q.held,
-        next_due = case when not q.today_counted and q.yesterday_kept and q.held
-                        then app.reminder_evening(r.user_id, r.today + 1) end
-    from (select r2.user_id,
-                 exists (select from app.focus_sessions s where s.user_id = r2.user_id and s.minutes > 0
-                         and s.ended_at >= r2.today_start) as today_counted,
-                 exists (select from app.focus_sessions s where s.user_id = r2.user_id and s.minutes > 0
-                         and s.ended_at >= r2.yesterday_start and s.ended_at < r2.today_start)
-                 or exists (select from app.streak_freezes f where f.user_id = r2.user_id and f.covered_day = r2.today - 1)
-                     as yesterday_kept,
-                 exists (select from app.streak_freezes f where f.user_id = r2.user_id and f.slot is not null) as held
-          from reminders_due r2 where r2.type = 'reminder.streak_at_risk') q
-    where r.type = 'reminder.streak_at_risk' and q.user_id = r.user_id;
-    -- goal_reached
-    update reminders_due r
-    set send = coalesce((select sum(s.minutes) from app.focus_sessions s
-                         where s.user_id = r.user_id and s.ended_at >= r.today_start and s.minutes > 0), 0)
-               >= u.daily_goal_minutes
-    from app.users u
-    where r.type = 'reminder.goal_reached' and u.id = r.user_id and u.daily_goal_minutes is not null;
-    -- friend_request: the pending requests to the person not yet reminded of.
-    update reminders_due r
-    set send = q.oldest is not null, subject = q.oldest::text,
-        data = jsonb_build_object('request_id', q.oldest, 'user_id', q.asker),
-        seen_until = q.newest_old,
-        next_due = (select min(f.created_at) + v_limits.friend_request_after
-                    from app.friendships f
-                    where f.status = 'pending' and f.requested_by <> r.user_id
-                      and r.user_id in (f.user_low, f.user_high)
-                      and f.created_at > coalesce(q.newest_old, q.seen_until, '-infinity'))
-    from (select sch.user_id, sch.seen_until, w.oldest, w.asker, w.newest_old
-          from app.reminder_schedule sch
-          join reminders_due r2 on r2.user_id = sch.user_id and r2.type = sch.type
-          cross join lateral (
-              select (array_agg(f.id order by f.created_at, f.id))[1] as oldest,
-                     (array_agg(f.requested_by order by f.created_at, f.id))[1] as asker,
-                     max(f.created_at) as newest_old
-              from app.friendships f
-              where f.status = 'pending' and f.requested_by <> sch.user_id
-                and sch.user_id in (f.user_low, f.user_high)
-                and f.created_at <= now() - v_limits.friend_request_after
-                and f.created_at > coalesce(sch.seen_until, '-infinity')) w
-          where sch.type = 'reminder.friend_request') q
-    where r.type = 'reminder.friend_request' and q.user_id = r.user_id;
-    perform app.reminders_deliver(array_agg(r.user_id order by r.user_id, r.type), array_agg(r.type order by r.user_id, r.type),
-                                  array_agg(r.subject order by r.user_id, r.type), array_agg(r.data order by r.user_id, r.type))
-    from reminders_due r
-    where r.send;
-    update app.reminder_schedule s
-    set due_at = r.next_due, seen_until = coalesce(r.seen_until, s.seen_until)
-    from reminders_due r
-    where s.user_id = r.user_id and s.type = r.type and r.next_due is not null;
-    delete from app.reminder_schedule s
-    using reminders_due r
-    where s.user_id = r.user_id and s.type = r.type and r.next_due is null;
+    -- One statement: each due row decided (send, subject, data; next_due: when to look again,
+    -- null to delete the row), the ones to send sent in one call, the rows moved or deleted.
+    with due as materialized (
+        select d.user_id, d.type, s.seen_until, z.zone, (now() at time zone z.zone)::date as today,
+               ((now() at time zone z.zone)::date)::timestamp at time zone z.zone as today_start,
+               ((now() at time zone z.zone)::date - 1)::timestamp at time zone z.zone as yesterday_start,
+               u.daily_goal_minutes
+        from unnest(v_users, v_types) as d(user_id, type)
+        -- Probes by primary key, never a join that reads every row (see app.reminders_deliver).
+        cross join lateral (select x.seen_until from app.reminder_schedule x
+                            where x.user_id = d.user_id and x.type = d.type limit 1) s
+        cross join lateral (select x.time_zone, x.daily_goal_minutes from app.users x where x.id = d.user_id limit 1) u
+        cross join lateral (select coalesce(u.time_zone, 'UTC') as zone) z
+    ),
+    streak as materialized (
+        select d.user_id, d.type, d.today,
+               exists (select from app.focus_sessions f where f.user_id = d.user_id and f.minutes > 0
+                       and f.ended_at >= d.today_start) as today_counted,
+               exists (select from app.focus_sessions f where f.user_id = d.user_id and f.minutes > 0
+                       and f.ended_at >= d.yesterday_start and f.ended_at < d.today_start)
+               or exists (select from app.streak_freezes f where f.user_id = d.user_id and f.covered_day = d.today - 1)
+                   as yesterday_kept,
+               exists (select from app.streak_freezes f where f.user_id = d.user_id and f.slot is not null) as held
+        from due d where d.type = 'reminder.streak_at_risk'
+    ),
+    friend as materialized (
+        select d.user_id, d.type, d.seen_until, w.oldest, w.asker, w.newest_old
+        from due d
+        cross join lateral (
+            select (array_agg(f.id order by f.created_at, f.id))[1] as oldest,
+                   (array_agg(f.requested_by order by f.created_at, f.id))[1] as asker,
+                   max(f.created_at) as newest_old
+            from app.friendships f
+            where f.status = 'pending' and f.requested_by <> d.user_id
+              and d.user_id in (f.user_low, f.user_high)
+              and f.created_at <= now() - v_limits.friend_request_after
+              and f.created_at > coalesce(d.seen_until, '-infinity')) w
+        where d.type = 'reminder.friend_request'
+    ),
+    decided as materialized (
+        select s.user_id, s.type, not s.today_counted and s.yesterday_kept and not s.held as send, '' as subject,
+               '{}'::jsonb as data,
+               case when not s.today_counted and s.yesterday_kept and s.held
+                    then app.reminder_evening(s.user_id, s.today + 1) end as next_due,
+               null::timestamptz as seen_until
+        from streak s
+        union all
+        select d.user_id, d.type,
+               coalesce((select sum(f.minutes) from app.focus_sessions f
+                         where f.user_id = d.user_id and f.ended_at >= d.today_start and f.minutes > 0), 0)
+               >= coalesce(d.daily_goal_minutes, 2147483647),
+               '', '{}', null, null
+        from due d where d.type = 'reminder.goal_reached'
+        union all
+        select f.user_id, f.type, f.oldest is not null, coalesce(f.oldest::text, ''),
+               jsonb_build_object('request_id', f.oldest, 'user_id', f.asker),
+               (select min(x.created_at) + v_limits.friend_request_after
+                from app.friendships x
+                where x.status = 'pending' and x.requested_by <> f.user_id
+                  and f.user_id in (x.user_low, x.user_high)
+                  and x.created_at > coalesce(f.newest_old, f.seen_until, '-infinity')),
+               coalesce(f.newest_old, f.seen_until)
+        from friend f
+    ),
+    sent as (
+        select app.reminders_deliver(array_agg(r.user_id order by r.user_id, r.type), array_agg(r.type order by r.user_id, r.type),
+                                     array_agg(r.subject order by r.user_id, r.type), array_agg(r.data order by r.user_id, r.type)) as n
+        from decided r
+        where r.send
+    ),
+    moved as (
+        update app.reminder_schedule s
+        set due_at = r.next_due, seen_until = coalesce(r.seen_until, s.seen_until)
+        from decided r
+        where s.user_id = any (array(select x.user_id from decided x where x.next_due is not null))
+          and s.user_id = r.user_id and s.type = r.type and r.next_due is not null
+        returning 1
+    ),
+    gone as (
+        delete from app.reminder_schedule s
+        using decided r
+        where s.user_id = any (array(select x.user_id from decided x where x.next_due is null))
+          and s.user_id = r.user_id and s.type = r.type and r.next_due is null
+        returning 1
+    )
+    select (select n from sent) into v_sent;
     return query select v_count, v_count >= p_batch;
 end
 $$;
