@@ -7860,6 +7860,7 @@ begin
         returning 1
     )
     select (select n from sent) into v_sent;
+    raise debug 'reminders: % due rows decided, % reminders sent', v_count, v_sent;
     return query select v_count, v_count >= p_batch;
 end
 $$;

@@ -241,6 +241,7 @@ begin
     )
     select (select n from sent) into v_sent;
 
+    raise debug 'reminders: % due rows decided, % reminders sent', v_count, v_sent;
     return query select v_count, v_count >= p_batch;
 end
 $$;
