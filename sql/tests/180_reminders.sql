@@ -96,7 +96,8 @@ select is((select jsonb_build_object('kind', kind, 'params', params, 'next', nex
 select is(pg_temp.pushes('goal'), array['reminder.goal_reached'], 'today''s goal reached: one reminder');
 select is(pg_temp.pushes('asked'), array['reminder.friend_request'], 'a friend request unanswered a day: one reminder');
 select is((select jsonb_agg(m -> 'loc_args') from jsonb_array_elements(api.push_claim(500, '{apns}')) m
-           where m ->> 'type' = 'reminder.friend_request'),
+           where m ->> 'type' = 'reminder.friend_request'
+             and m ->> 'token' in (select token from app.push_tokens where user_id = test.uid('asked'))),
           '[["Asker"]]'::jsonb, '... naming the asker when claimed');
 select ok(not exists (select from app.reminder_schedule where user_id = test.uid('asked')), '... and not again for it');
 
