@@ -216,6 +216,10 @@ import Testing
         #"{"settings":{"push":{"muted":"friend_request.received"}}}"#,
         #"{"settings":{"push":{"muted":["session.started"]}}}"#,
         #"{"settings":{"push":{"sound":false}}}"#,
+        #"{"settings":{"push":{"evening":"19:60"}}}"#,
+        #"{"settings":{"push":{"evening":7}}}"#,
+        #"{"settings":{"push":{"mail_reminders":"yes"}}}"#,
+        #"{"settings":{"push":{"muted":["reminder.never"]}}}"#,
     ]
 
     @Test(arguments: Transport.allCases, badPushSettings)
@@ -224,10 +228,14 @@ import Testing
         let ada = try client.register("pushsettings")
         let set = try client.send(
             "PATCH", "/me", token: ada.token,
-            json: #"{"settings":{"time_zone":"Europe/Paris","push":{"quiet_hours":{"start":"22:00","end":"07:30"}}}}"#)
+            json: #"{"settings":{"time_zone":"Europe/Paris","push":{"quiet_hours":{"start":"22:00","end":"07:30"},"#
+                + #""evening":"20:15","mail_reminders":true,"muted":["reminder.goal_reached"]}}}"#)
         #expect(set.status == 200)
         let push = try client.send("GET", "/me", token: ada.token).json["settings"] as? [String: Any]
-        #expect((push?["push"] as? [String: Any])?["quiet_hours"] as? [String: String] == ["start": "22:00", "end": "07:30"])
+        let shown = push?["push"] as? [String: Any]
+        #expect(shown?["quiet_hours"] as? [String: String] == ["start": "22:00", "end": "07:30"])
+        #expect(shown?["evening"] as? String == "20:15" && shown?["mail_reminders"] as? Bool == true)
+        #expect(shown?["muted"] as? [String] == ["reminder.goal_reached"], "a reminder type is muted like a push type")
         let before = try TestEnvironment.scalar(
             "select md5(row(u.*, s.*)::text) from app.users u left join app.push_settings s on s.user_id = u.id where u.id = $1",
             [ada.id])

@@ -29,6 +29,10 @@ The checks (the figures are printed):
      attempt counted and send_after moved by Retry-After.
   3. Two senders running at once over 200 rows: each row sent exactly once (the peer's count per
      outbox id), and the two senders' /metrics add up to 200.
+  4. A reminder (docs/push.md, "Reminders"): Eve, whose time zone makes it 19:xx for her now,
+     recorded a session yesterday (her day) over HTTP; the reminders job (api.jobs_run) queues
+     her streak reminder and the sender delivers one push (push.reminder.streak_at_risk, no
+     argument, the reminder's id); the job run again sends nothing more.
 """
 import asyncio
 import base64
@@ -46,6 +50,7 @@ import threading
 import time
 import urllib.parse
 import urllib.request
+import uuid
 
 from cryptography import x509
 from cryptography.exceptions import InvalidSignature
@@ -423,6 +428,46 @@ def main(argv):
                  f"two senders at once: {len(sent)} pushes for {rows} rows, {len(set(events))} distinct (each row once)")
     checks.check(sum(scraped) == rows and len(scraped) == 2,
                  f"their /metrics count {' + '.join(map(str, scraped))} = {sum(scraped)} sends")
+
+    # 4. A streak at risk at Eve's 19:00: one reminder, from the job, through the sender.
+    eve_id, eve_email, eve = checks.account("Eve")
+    eve_token = hexes("e7")
+    checks.register_push(eve, eve_token, "apns")
+    offset = (19 - datetime.datetime.now(datetime.timezone.utc).hour) % 24
+    offset = offset - 24 if offset > 14 else offset
+    zone = "Etc/GMT" if offset == 0 else (f"Etc/GMT-{offset}" if offset > 0 else f"Etc/GMT+{-offset}")
+    status, _ = checks.http("PATCH", "/me", eve, {"settings": {"time_zone": zone}})
+    checks.check(status == 200, f"Eve's time zone is {zone}, where it is 19:xx now: {status}")
+    checks.sql(f"update app.users set created_at = now() - interval '3 days' where id = '{eve_id}'")
+    noon = checks.sql(f"select to_char((((now() at time zone '{zone}')::date - 1) + time '12:00') at time zone '{zone}' "
+                      f"at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')")
+    started_at = checks.sql(f"select to_char(('{noon}'::timestamptz - interval '25 minutes') at time zone 'UTC', "
+                            f"'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')")
+    status, _ = checks.http("POST", "/focus-sessions", eve, {"id": str(uuid.uuid4()), "started_at": started_at,
+                                                             "ended_at": noon, "planned_minutes": 25})
+    checks.check(status == 201, f"Eve recorded a session yesterday at her noon ({noon}): {status}")
+    checks.sql("update app.scheduled_jobs set next_run_at = now() where name = 'reminders'")
+    checks.sql("select api.jobs_run()")
+    queued = checks.sql(f"select count(*) from app.push_outbox where token = '{eve_token}' and reminder_id is not null")
+    checks.check(queued == "1", f"the reminders job queued one push for Eve's token ({queued})")
+    before = len(read_log(log_path))
+    checks.check(checks.send_once(env) == 0, "focus-island push --once ran")
+    reminded = [e for e in read_log(log_path)[before:] if e.get("token") == eve_token]
+    checks.check(len(reminded) == 1 and reminded[0]["status"] == 200
+                 and reminded[0].get("loc_key") == "push.reminder.streak_at_risk" and reminded[0].get("loc_args") in ([], None)
+                 and (reminded[0].get("focus") or {}).get("type") == "reminder.streak_at_risk"
+                 and (reminded[0].get("focus") or {}).get("reminder_id"),
+                 "the APNs peer got one push.reminder.streak_at_risk for Eve, with the reminder's id: "
+                 + json.dumps(reminded[0] if reminded else None, sort_keys=True))
+    checks.sql(f"insert into app.reminder_schedule (user_id, type, due_at, last_day) "
+               f"values ('{eve_id}', 'reminder.streak_at_risk', now(), (now() at time zone '{zone}')::date - 1) "
+               f"on conflict (user_id, type) do update set due_at = now()")
+    checks.sql("update app.scheduled_jobs set next_run_at = now() where name = 'reminders'")
+    checks.sql("select api.jobs_run()")
+    before = len(read_log(log_path))
+    checks.check(checks.send_once(env) == 0, "focus-island push --once ran")
+    again = [e for e in read_log(log_path)[before:] if e.get("token") == eve_token]
+    checks.check(again == [], f"the job run again the same day: nothing more for Eve ({len(again)} pushes)")
     return 1 if checks.failed else 0
 
 

@@ -270,6 +270,8 @@ begin
     delete from app.avatars a where a.user_id = v_user_id;
     delete from app.push_settings s where s.user_id = v_user_id;  -- push tokens went with the sign-ins
     perform api.erase_identities(v_user_id);  -- Apple refresh tokens queued for revocation at Apple
+    delete from app.reminders r where r.user_id = v_user_id;
+    delete from app.reminder_schedule r where r.user_id = v_user_id;
     delete from app.blocks b where v_user_id in (b.blocker, b.blocked);
     delete from app.user_reports r where r.reported = v_user_id;
     delete from app.friend_request_attempts a where a.user_id = v_user_id;

@@ -118,6 +118,9 @@ begin
         locale = coalesce(app.language_tag_canonical(v_locale), u.locale),
         updated_at = now()
     where u.id = v_user_id;
+    if v_time_zone is not null then
+        perform app.reminder_streak_reschedule(v_user_id);  -- its evening is a local time
+    end if;
     return api.ok(api.profile(v_user_id));
 end
 $$;

@@ -145,8 +145,10 @@ values ('DELETE', '/me/push-tokens/{token}', 'api.me_push_tokens_delete', 204,
 -- `platforms` (the ones the sender is configured for), oldest first, locked
 -- FOR UPDATE SKIP LOCKED until the caller's transaction ends, so senders running at once never
 -- claim one row twice. Each comes as the message to send: PushMessage = {id, token, platform,
--- environment, locale, type, loc_key, loc_args: [the actor's display name now], data: {the
--- event's ids, type, event_id}, attempts}. No address is ever in it.
+-- environment, locale, type, loc_key, loc_args: [the actor's display name now] (none when the
+-- row names no actor: a streak or goal reminder), data: {the event's ids, type, event_id} (a
+-- reminder's: its ids, type, reminder_id; app.reminders_deliver), attempts}. No address is ever
+-- in it.
 create function api.push_claim(batch integer, platforms text[])
 returns jsonb
 language sql volatile security definer set search_path = public, pg_temp
@@ -161,13 +163,18 @@ as $$
     )
     select coalesce(jsonb_agg(jsonb_build_object(
                'id', o.id, 'token', o.token, 'platform', p.platform, 'environment', p.environment, 'locale', p.locale,
-               'type', o.type, 'loc_key', t.loc_key, 'loc_args', jsonb_build_array(coalesce(u.display_name, 'Deleted user')),
-               'data', o.data || jsonb_build_object('type', o.type, 'event_id', o.event_id), 'attempts', o.attempts)
+               'type', o.type, 'loc_key', coalesce(t.loc_key, rt.loc_key),
+               'loc_args', case when o.data ? 'user_id' then jsonb_build_array(coalesce(u.display_name, 'Deleted user'))
+                                else '[]' end,
+               'data', o.data || jsonb_strip_nulls(jsonb_build_object('type', o.type, 'event_id', o.event_id,
+                                                                      'reminder_id', o.reminder_id)),
+               'attempts', o.attempts)
                order by o.id), '[]')
     from due
     join app.push_outbox o on o.id = due.id
     join app.push_tokens p on p.token = o.token
-    join app.push_types t on t.type = o.type
+    left join app.push_types t on t.type = o.type
+    left join app.reminder_types rt on rt.type = o.type
     left join app.users u on u.id = (o.data ->> 'user_id')::uuid
 $$;
 grant execute on function api.push_claim(integer, text[]) to focus_api;

@@ -1,5 +1,5 @@
 -- api scheduled jobs: the timed work of app.scheduled_jobs (settle_rooms, expire_gifts,
--- shop_windows, partitions, prune, erase_idle_guests), run by every server's job runner (Sources/FocusIsland/Live/JobRunner.swift)
+-- shop_windows, partitions, reminders, prune, erase_idle_guests), run by every server's job runner (Sources/FocusIsland/Live/JobRunner.swift)
 -- once a minute, each job on its own and under its own budget (docs/operations.md, "Scheduled
 -- jobs", 2026-12-06). A run of one job:
 --   1. api.job_claim(job), a transaction of its own: the job's next run moves `every` later, so
@@ -60,7 +60,8 @@ comment on function api.job_claim(text) is
 -- One step of a run of `job`, in the caller's transaction; `result` is what it did and `more`
 -- whether another step would find work. settle_rooms (api.rooms_settle: members and rooms
 -- settled), shop_windows (api.shop_windows_pass: 1 when the catalog's version moved) and
--- partitions (app.partitions_ensure_all: the time partitions made ahead) are one step;
+-- partitions (app.partitions_ensure_all: the time partitions made ahead) are one step; reminders
+-- (app.reminders_pass: due rows of app.reminder_schedule decided) decides at most 1000 a step;
 -- compact_product_rollups (app.compact_product_rollups: past days' shards of the by-client
 -- rollups folded) folds 31 days a step; expire_gifts (api.gifts_expire: gifts expired) expires at most 1000 a step;
 -- erase_idle_guests (api.erase_idle_guests: guests erased) erases at most 100 a step (each an erasure's work); prune
@@ -95,6 +96,8 @@ begin
         return query select v_gifts, v_gifts >= c_batch;
     when 'partitions' then
         return query select app.partitions_ensure_all(), false;
+    when 'reminders' then
+        return query select * from app.reminders_pass(c_batch);
     when 'compact_product_rollups' then
         -- 31 days a step (a step's rows: 31 x clients x 8); more while a step was full.
         v_days := app.compact_product_rollups(31);
@@ -193,5 +196,5 @@ $$;
 grant execute on function api.jobs_run() to focus_api;
 comment on function api.jobs_run() is
     'Not an endpoint: for a DBA and the tests; runs every due job of app.scheduled_jobs to the end in one '
-    'statement (settle_rooms, expire_gifts, shop_windows, partitions, prune), once each across callers. The server runs each '
+    'statement (settle_rooms, expire_gifts, shop_windows, partitions, reminders, prune), once each across callers. The server runs each '
     'job on its own instead (api.jobs_due, api.job_claim, api.job_step, api.job_finished).';

@@ -123,5 +123,16 @@ on conflict (tip_id, language) do update
 set title = excluded.title, content = excluded.content, updated_at = now()
 where (t.title, t.content) is distinct from (excluded.title, excluded.content);
 
+-- The reminders' texts (app.reminder_texts: a mail's title and body; the phone's strings for each
+-- loc_key are made from them). {name}: the asker's or the host's display name.
+insert into app.reminder_texts as t (type, language, title, body)
+values
+    ('reminder.streak_at_risk', 'es', 'Tu racha termina a medianoche', 'Concéntrate unos minutos hoy para mantener tu racha.'),
+    ('reminder.goal_reached', 'es', 'Meta cumplida', 'Has alcanzado tu meta de concentración de hoy. ¡Bien hecho!'),
+    ('reminder.friend_request', 'es', 'Una solicitud de amistad te espera', '{name} te pidió ayer ser tu amigo.'),
+    ('reminder.room_invite', 'es', 'Únete a una sala de concentración', '{name} te invitó a concentraros juntos.')
+on conflict (type, language) do update set title = excluded.title, body = excluded.body
+where (t.title, t.body) is distinct from (excluded.title, excluded.body);
+
 -- Offered once its rows are there.
 update app.languages l set offered = true, updated_at = now() where l.tag = 'es' and not l.offered;

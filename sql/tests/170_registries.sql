@@ -22,9 +22,9 @@ select is((select string_agg(type, ' ' order by type) from app.event_types where
 select is((select string_agg(entry, ' ' order by entry) from app.ledger_entries),
           'bonus earn freeze gift grant reward spend', 'app.ledger_entries holds the 7 entries');
 select is((select string_agg(kind, ' ' order by kind) from app.mail_kinds),
-          'address_taken deletion_code email_verification message parental_consent parental_consent_recorded password_reset signup_code', 'app.mail_kinds holds the 8 kinds');
+          'address_taken deletion_code email_verification message parental_consent parental_consent_recorded password_reset reminder signup_code', 'app.mail_kinds holds the 9 kinds');
 select is((select string_agg(name, ' ' order by name) from app.scheduled_jobs),
-          'compact_product_rollups erase_idle_guests expire_gifts partitions prune settle_rooms shop_windows', 'app.scheduled_jobs holds the 7 jobs');
+          'compact_product_rollups erase_idle_guests expire_gifts partitions prune reminders settle_rooms shop_windows', 'app.scheduled_jobs holds the 8 jobs');
 select is(app.registry_guards_refresh(), 0, 'every check names exactly its registry''s rows: nothing to write');
 
 -- Every row is written somewhere (its value quoted in a function of app or api, or a trigger's

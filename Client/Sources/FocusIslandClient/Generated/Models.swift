@@ -422,15 +422,28 @@ public enum PushTokenEnvironment: RawRepresentable, Codable, Sendable, Hashable,
 public enum PushSettingsChangeMutedEntry: RawRepresentable, Codable, Sendable, Hashable, CaseIterable {
     case friendRequestReceived
     case friendRequestAccepted
+    case giftReceived
+    case reminderStreakAtRisk
+    case reminderGoalReached
+    case reminderFriendRequest
+    case reminderRoomInvite
     case unknown(String)
 
     /// The values this client knows (not `unknown`).
-    public static let allCases: [PushSettingsChangeMutedEntry] = [.friendRequestReceived, .friendRequestAccepted]
+    public static let allCases: [PushSettingsChangeMutedEntry] = [
+        .friendRequestReceived, .friendRequestAccepted, .giftReceived, .reminderStreakAtRisk, .reminderGoalReached, .reminderFriendRequest,
+        .reminderRoomInvite,
+    ]
 
     public init(rawValue: String) {
         switch rawValue {
         case "friend_request.received": self = .friendRequestReceived
         case "friend_request.accepted": self = .friendRequestAccepted
+        case "gift.received": self = .giftReceived
+        case "reminder.streak_at_risk": self = .reminderStreakAtRisk
+        case "reminder.goal_reached": self = .reminderGoalReached
+        case "reminder.friend_request": self = .reminderFriendRequest
+        case "reminder.room_invite": self = .reminderRoomInvite
         default: self = .unknown(rawValue)
         }
     }
@@ -439,6 +452,11 @@ public enum PushSettingsChangeMutedEntry: RawRepresentable, Codable, Sendable, H
         switch self {
         case .friendRequestReceived: "friend_request.received"
         case .friendRequestAccepted: "friend_request.accepted"
+        case .giftReceived: "gift.received"
+        case .reminderStreakAtRisk: "reminder.streak_at_risk"
+        case .reminderGoalReached: "reminder.goal_reached"
+        case .reminderFriendRequest: "reminder.friend_request"
+        case .reminderRoomInvite: "reminder.room_invite"
         case .unknown(let value): value
         }
     }
@@ -4444,26 +4462,36 @@ public struct PushTokenBody: Codable, Sendable, Equatable {
     }
 }
 
-/// Quiet hours (local times in settings.time_zone: a push due inside them waits for their end) and muted push types.
+/// Quiet hours (local times in settings.time_zone: a push or reminder due inside them waits for their end), muted push and reminder types, the evening of the streak reminder and whether reminders may come by mail (docs/push.md, "Reminders").
 public struct PushSettings: Codable, Sendable, Equatable {
     public var quietHours: QuietHours?
-    /// Push types with no push: friend_request.received, friend_request.accepted.
+    /// Push and reminder types with no push: friend_request.received, friend_request.accepted, gift.received, reminder.streak_at_risk, reminder.goal_reached, reminder.friend_request, reminder.room_invite.
     public var muted: [String]
+    /// The local time (HH:MM, settings.time_zone) of the streak-at-risk reminder; 19:00 by default.
+    public var evening: String
+    /// Whether a reminder comes by mail while the person has no push token (to a verified address); false by default.
+    public var mailReminders: Bool
 
-    public init(quietHours: QuietHours? = nil, muted: [String]) {
+    public init(quietHours: QuietHours? = nil, muted: [String], evening: String, mailReminders: Bool) {
         self.quietHours = quietHours
         self.muted = muted
+        self.evening = evening
+        self.mailReminders = mailReminders
     }
 
     enum CodingKeys: String, CodingKey {
         case quietHours = "quiet_hours"
         case muted = "muted"
+        case evening = "evening"
+        case mailReminders = "mail_reminders"
     }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(quietHours, forKey: .quietHours)
         try container.encode(muted, forKey: .muted)
+        try container.encode(evening, forKey: .evening)
+        try container.encode(mailReminders, forKey: .mailReminders)
     }
 }
 
@@ -4488,15 +4516,25 @@ public struct PushSettingsChange: Codable, Sendable, Equatable {
     public var quietHours: QuietHours?
     /// Replaces the list; an unknown type is 400 invalid_field (field: muted).
     public var muted: [PushSettingsChangeMutedEntry]?
+    /// The local time HH:MM of the streak reminder; anything else is 400 invalid_field (field: evening).
+    public var evening: String?
+    /// true: a reminder comes by mail while there is no push token; false by default.
+    public var mailReminders: Bool?
 
-    public init(quietHours: QuietHours? = nil, muted: [PushSettingsChangeMutedEntry]? = nil) {
+    public init(
+        quietHours: QuietHours? = nil, muted: [PushSettingsChangeMutedEntry]? = nil, evening: String? = nil, mailReminders: Bool? = nil
+    ) {
         self.quietHours = quietHours
         self.muted = muted
+        self.evening = evening
+        self.mailReminders = mailReminders
     }
 
     enum CodingKeys: String, CodingKey {
         case quietHours = "quiet_hours"
         case muted = "muted"
+        case evening = "evening"
+        case mailReminders = "mail_reminders"
     }
 }
 
