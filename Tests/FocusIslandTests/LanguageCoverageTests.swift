@@ -16,7 +16,10 @@ import Testing
     }
 
     static func pushKeys() throws -> [String] {
-        try TestEnvironment.owner().execute("select loc_key from app.push_types order by loc_key").compactMap { $0[0] }
+        // The pushes events send and the scheduled reminders' (app.reminder_types).
+        try TestEnvironment.owner().execute(
+            "select loc_key from app.push_types union select loc_key from app.reminder_types order by 1"
+        ).compactMap { $0[0] }
     }
 
     static func mailKinds() throws -> Set<String> {
