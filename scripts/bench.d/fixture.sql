@@ -6,8 +6,11 @@
 -- Each side buys, rates and uploads as its own users, so neither meets the other's rows.
 create schema bench;
 
-insert into app.users (email, password_hash, display_name)
-select format('bench%s@example.com', n), crypt('correct horse', gen_salt('bf', 4)), format('Bench %s', n)
+-- Made two days ago: a session never starts before its account (app.focus_sessions_after_account),
+-- and the fixture's sessions start yesterday.
+insert into app.users (email, password_hash, display_name, created_at)
+select format('bench%s@example.com', n), crypt('correct horse', gen_salt('bf', 4)), format('Bench %s', n),
+       now() - interval '2 days'
 from generate_series(1, 6000) n;
 
 create table bench.accounts as

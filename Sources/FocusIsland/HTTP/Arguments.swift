@@ -7,12 +7,13 @@ extension Pipeline {
     static let perClientParameters: Set<String> = ["client_ip", "user_agent", "idempotency_key", "seal_key"]
 
     static func parameters(_ request: Request, path: [String: String]) -> [String: String] {
-        var merged = request.query.merging(path) { _, path in path }
+        var merged = path.isEmpty ? request.query : request.query.merging(path) { _, path in path }
         // The address login throttling counts by, and the label of a token's device (GET /me/tokens).
         merged["client_ip"] = request.clientAddress
         merged["user_agent"] = request.header("user-agent")
         // The Idempotency-Key header, and only the header; with it, the seal key.
         merged["idempotency_key"] = nil
-        return merged.merging(IdempotencyKey.parameters(request)) { _, key in key }
+        for (name, value) in IdempotencyKey.parameters(request) { merged[name] = value }
+        return merged
     }
 }
