@@ -369,8 +369,8 @@ private func responseHandle(_ body: [UInt8]) -> OpaquePointer? {
     let lent = Unmanaged.passRetained(LentBody(body))
     let handle = lent.takeUnretainedValue().bytes.withUnsafeBytes { bytes in
         MHD_create_response_from_buffer_with_free_callback_cls(
-            bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), { box in box.map { Unmanaged<LentBody>.fromOpaque($0).release() } },
-            lent.toOpaque())
+            bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress),
+            { box in box.map { Unmanaged<LentBody>.fromOpaque($0).release() } }, lent.toOpaque())
     }
     if handle == nil { lent.release() }
     return handle
