@@ -6,7 +6,8 @@
 -- Each side buys, rates and uploads as its own users, so neither meets the other's rows.
 create schema bench;
 
--- Made a week ago: their sessions (yesterday's, uploads from 6 days back) start after it.
+-- Made a week ago: a session never starts before its account (app.focus_sessions_after_account),
+-- and the fixture's sessions (yesterday's, uploads from 6 days back) start after it.
 insert into app.users (email, password_hash, display_name, created_at, updated_at)
 select format('bench%s@example.com', n), crypt('correct horse', gen_salt('bf', 4)), format('Bench %s', n),
        now() - interval '7 days', now() - interval '7 days'

@@ -11,7 +11,7 @@ extension Pipeline {
     ]
 
     static func parameters(_ request: Request, path: [String: String]) -> [String: String] {
-        var merged = request.query.merging(path) { _, path in path }
+        var merged = path.isEmpty ? request.query : request.query.merging(path) { _, path in path }
         // The address login throttling counts by, and the label of a token's device (GET /me/tokens).
         merged["client_ip"] = request.clientAddress
         merged["user_agent"] = request.header("user-agent")
@@ -20,6 +20,7 @@ extension Pipeline {
         // The Idempotency-Key header, and only the header; with it, the seal key.
         merged["idempotency_key"] = nil
         merged["identity"] = nil
-        return merged.merging(IdempotencyKey.parameters(request)) { _, key in key }
+        for (name, value) in IdempotencyKey.parameters(request) { merged[name] = value }
+        return merged
     }
 }

@@ -20,8 +20,11 @@ extension Pipeline {
 
 enum BodyCheck {
     static func form(_ request: Request, _ route: Route) throws(Problem) {
-        let mediaType = request.header("content-type")?.split(separator: ";").first
-            .map { $0.trimming(" \t").lowercased() }
+        // Read only where it matters: a GET's Content-Type (apps send one on every request) is
+        // not split and lowercased for nothing.
+        var mediaType: String? {
+            request.header("content-type")?.split(separator: ";").first.map { $0.trimming(" \t").lowercased() }
+        }
         switch route.body {
         case .none:
             // Never ignored: a client sending fields here believes they count, and one that does

@@ -4,6 +4,8 @@
 extension Pipeline {
     static func matches(ifNoneMatch: String?, tag: String) -> Bool {
         guard let ifNoneMatch else { return false }
+        // What a client sends back is the one tag it was given: compared whole, without the split.
+        if ifNoneMatch == tag { return true }
         return ifNoneMatch.split(separator: ",").contains { candidate in
             let value = candidate.trimming(" \t")
             return value == "*" || value == tag || value == "W/" + tag

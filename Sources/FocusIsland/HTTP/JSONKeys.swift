@@ -150,8 +150,13 @@ enum JSONKeys {
     /// True for a body that says nothing: no bytes, JSON white space only, or an object without
     /// members (`{}`, white space around and inside allowed).
     static func saysNothing(_ bytes: [UInt8]) -> Bool {
-        let content = bytes.filter { !isWhiteSpace($0) }
-        return content.isEmpty || content == [UInt8(ascii: "{"), UInt8(ascii: "}")]
+        // Without a copy of the bytes: none (every GET), or only white space around at most one `{}`.
+        var rest = bytes[...].drop(while: isWhiteSpace)
+        if rest.isEmpty { return true }
+        guard rest.first == UInt8(ascii: "{") else { return false }
+        rest = rest.dropFirst().drop(while: isWhiteSpace)
+        guard rest.first == UInt8(ascii: "}") else { return false }
+        return rest.dropFirst().allSatisfy(isWhiteSpace)
     }
 
     /// RFC 8259's white space: space, tab, line feed, carriage return.

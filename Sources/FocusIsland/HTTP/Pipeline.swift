@@ -65,7 +65,7 @@ public struct Pipeline: Sendable {
         do {
             switch try plan(request, template: &template) {
             case .answered(let answered): response = answered
-            case .statement(let statement): response = statement.response(to: try statement.call.run())
+            case .statement(let statement, let call): response = statement.response(to: try call.run())
             }
         } catch {
             response = error.response
@@ -92,9 +92,9 @@ public struct Pipeline: Sendable {
             switch try plan(request, template: &template) {
             case .answered(let answered):
                 response = answered
-            case .statement(let statement) where statement.call.pool.isAsynchronous:
+            case .statement(let statement, let call) where call.pool.isAsynchronous:
                 let handoff = Handoff(suspend: suspend)
-                statement.call.submit(leaving: handoff.leave) { [self, template] outcome in
+                call.submit(leaving: handoff.leave) { [self, template] outcome in
                     let make: @Sendable () -> Response = {
                         let response: Response
                         switch outcome {
@@ -106,8 +106,8 @@ public struct Pipeline: Sendable {
                     if !handoff.keep(make) { done(make) }
                 }
                 return handoff.answered?()
-            case .statement(let statement):
-                response = statement.response(to: try statement.call.run())
+            case .statement(let statement, let call):
+                response = statement.response(to: try call.run())
             }
         } catch {
             response = error.response
@@ -115,11 +115,15 @@ public struct Pipeline: Sendable {
         return finish(response, request, template: template, startedAt: startedAt, log: true)
     }
 
+    /// /health's answer, made once: each request shares its headers and body until Finish adds
+    /// its own headers.
+    private static let healthy = Response.json(200, #"{"status":"ok"}"#)
+
     /// What `plan` leaves to do: nothing, or the route's one statement and what to make of its
     /// reply.
     private enum Step {
         case answered(Response)
-        case statement(Statement)
+        case statement(Statement, StatementCall)
     }
 
     /// The stages up to the database: the route, then its handler's.
@@ -133,7 +137,7 @@ public struct Pipeline: Sendable {
         case .page(let page): return .answered(answer(page, parameters, request))
         case .health:
             try gate(request, route)
-            return .answered(.json(200, #"{"status":"ok"}"#))
+            return .answered(Self.healthy)
         case .ready:
             try gate(request, route)
             return .answered(ready())
@@ -153,7 +157,8 @@ public struct Pipeline: Sendable {
         try gate(request, route)
         let statement = try Statement(route, parameters, request, pipeline: self)
         if let reply = statement.cached { return .answered(statement.response(to: reply)) }
-        return .statement(statement)
+        guard let call = statement.call else { throw Problem(500, "internal_error", "Something went wrong on our side.") }
+        return .statement(statement, call)
     }
 
     /// What every API and service route passes before its handler: admission, then the body's form.

@@ -20,7 +20,10 @@ extension Reply {
         }
         if let retryAfter { response.setHeader("Retry-After", retryAfter) }
         if let etag {
-            let tag = "\"" + etag + "\""
+            var tag = "\""
+            tag.reserveCapacity(etag.utf8.count + 2)
+            tag += etag
+            tag += "\""
             response.setHeader("ETag", tag)
             // A signed-in person's own answer (their profile, friends…) may be kept by their own client
             // only, never by a shared cache; a public one (the catalog) by any.

@@ -35,11 +35,29 @@ public struct Request: Sendable {
         self.body = body
     }
 
+    /// The server's own: `headers` are read by their lower-case names already (HTTPServer), so
+    /// they are kept as they are, without the copy of the dictionary the public init makes.
+    init(method: String, path: String, query: [String: String], lowerCasedHeaders headers: [String: String], body: [UInt8]) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+    }
+
     public func header(_ name: String) -> String? { headers[lowerCased(name)] }
 
     /// The token of an `Authorization: Bearer <token>` header.
     public var bearerToken: String? {
         guard let value = header("authorization") else { return nil }
+        // What every app sends, "Bearer <token>" with nothing around it, is cut without the
+        // split, lowercased() and trimming copies of the general case below.
+        let utf8 = value.utf8
+        if utf8.starts(with: "Bearer ".utf8), let first = utf8.dropFirst(7).first, let last = utf8.last,
+            first != 0x20, first != 0x09, last != 0x20, last != 0x09
+        {
+            return String(value[utf8.index(utf8.startIndex, offsetBy: 7)...])
+        }
         let parts = value.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
         let token = parts[1].trimming(" \t")

@@ -22,6 +22,10 @@ public final class RequestIDs: Sendable {
             return header
         }
         let next = counter.wrappingAdd(1, ordering: .relaxed).newValue
-        return prefix + "-" + String(next, radix: 16)
+        var id = prefix
+        id.reserveCapacity(29)  // the prefix, "-", 16 hex digits at most: one allocation
+        id += "-"
+        id += String(next, radix: 16)
+        return id
     }
 }

@@ -15,7 +15,13 @@ public struct Response: Sendable {
 
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.status = status
-        self.headers = Self.everyAnswer + headers
+        // Room for what the later stages add (ETag, Cache-Control, X-Request-Id…): the array is
+        // made once, not grown and copied at each.
+        var all: [(name: String, value: String)] = []
+        all.reserveCapacity(8)
+        all.append(contentsOf: Self.everyAnswer)
+        all.append(contentsOf: headers)
+        self.headers = all
         self.body = body
     }
 
@@ -28,7 +34,7 @@ public struct Response: Sendable {
     }
 
     public mutating func setHeader(_ name: String, _ value: String) {
-        headers.removeAll { sameHeaderName($0.name, name) }
+        if headers.contains(where: { sameHeaderName($0.name, name) }) { headers.removeAll { sameHeaderName($0.name, name) } }
         headers.append((name, value))
     }
 

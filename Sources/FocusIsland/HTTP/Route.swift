@@ -76,7 +76,10 @@ public enum Reads: Sendable, Equatable {
     case replicaWhen(parameter: String, is: String)
 }
 
-public struct Route: Sendable {
+/// A final class, not a struct (2026-12-07): the router hands a route to every stage of every
+/// request, and a struct of a dozen strings and arrays was copied (a retain and a release of
+/// each field) at each hand-over; a reference is one retain, and final lets calls be direct.
+public final class Route: Sendable {
     public let method: String
     public let template: String
     public let action: Action
@@ -91,6 +94,9 @@ public struct Route: Sendable {
     public let localized: Bool
     public let admission: Admission
     let segments: [Segment]
+    /// The template's path when it has no parameter ("/shop/items"): the router finds such a
+    /// route by a whole-path comparison, without splitting the path (Router.match).
+    let literalPath: String?
     /// A file route's path prefix (the template before its last parameter) and that parameter's
     /// name; nil for the others.
     let prefix: (path: String, parameter: String)?
@@ -138,6 +144,7 @@ public struct Route: Sendable {
             part.hasPrefix("{") && part.hasSuffix("}")
                 ? .parameter(String(part.dropFirst().dropLast())) : .literal(String(part))
         }
+        literalPath = segments.allSatisfy { if case .literal = $0 { true } else { false } } ? template : nil
         if action.servesFiles, let open = template.lastIndex(of: "{"), case .parameter(let name)? = segments.last {
             prefix = (String(template[..<open]), name)
         } else {
@@ -154,12 +161,13 @@ public struct Route: Sendable {
     /// The path parameters if `pathSegments` fits this template.
     func parameters(for pathSegments: [Substring]) -> [String: String]? {
         guard pathSegments.count == segments.count else { return nil }
+        // The literals first: most routes compared fail there, before any dictionary is made.
+        for (segment, part) in zip(segments, pathSegments) {
+            if case .literal(let text) = segment, text != part { return nil }
+        }
         var parameters: [String: String] = [:]
         for (segment, part) in zip(segments, pathSegments) {
-            switch segment {
-            case .literal(let text): if text != part { return nil }
-            case .parameter(let name): parameters[name] = String(part)
-            }
+            if case .parameter(let name) = segment { parameters[name] = String(part) }
         }
         return parameters
     }

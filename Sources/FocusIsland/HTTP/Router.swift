@@ -18,6 +18,11 @@ public struct Router: Sendable {
     /// The SQL route of each method and template, first in table order: what answers a route
     /// held open at the socket when it is not (the events route, Action.events).
     private let statements: [String: Route]
+    /// For each path that is a route's whole template ("/me", "/shop/items"), the routes of its
+    /// segment count that match it, in table order, with their path parameters: the common
+    /// request is one dictionary probe, without splitting its path into segments and comparing
+    /// it with every route of that length (what `match` does for the other paths).
+    private let exact: [String: [(route: Route, parameters: [String: String])]]
 
     public init(routes: [Route]) {
         self.routes = routes
@@ -29,6 +34,15 @@ public struct Router: Sendable {
             statements[route.method + " " + route.template] = route
         }
         self.statements = statements
+        var exact: [String: [(route: Route, parameters: [String: String])]] = [:]
+        for route in routes {
+            guard let path = route.literalPath, exact[path] == nil else { continue }
+            let segments = path.unicodeScalars.split(separator: "/").map(Substring.init)
+            exact[path] = (bySegmentCount[segments.count] ?? []).compactMap { candidate in
+                candidate.parameters(for: segments).map { (candidate, $0) }
+            }
+        }
+        self.exact = exact
     }
 
     public func match(method: String, path: String) -> RouteMatch {
@@ -37,6 +51,14 @@ public struct Router: Sendable {
             guard let prefix = route.prefix, path.hasPrefix(prefix.path) else { continue }
             guard route.method == wanted else { return .methodNotAllowed(allowed: route.allowed) }
             return .found(route, parameters: [prefix.parameter: String(path.dropFirst(prefix.path.count))])
+        }
+        if let candidates = exact[path] {
+            var allowed: [String] = []
+            for (route, parameters) in candidates {
+                if route.method == wanted { return .found(route, parameters: parameters) }
+                allowed.append(contentsOf: route.allowed)
+            }
+            return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed: allowed)
         }
         // Split on the "/" scalar, not on Characters: a combining mark right after a slash
         // (/friend-requests/%E1%A4%AA/accept) joins it into one Character, and the path no route.

@@ -9,15 +9,27 @@ enum CacheLookup {
 }
 
 extension Pipeline {
-    /// The key is everything the function reads: the query, path and language of `shared` and
-    /// the body. These public functions ignore the token and the per-client values the server
-    /// adds (address, user agent, key), so one entry serves every client.
-    func cacheLookup(_ route: Route, _ parameters: [String?], shared: [String: String]) -> CacheLookup {
+    /// The key is everything the function reads: the query, the path, the language and the
+    /// body. These public functions ignore the token and the per-client values the server adds
+    /// (address, user agent, key), so one entry serves every client, and the key is made of
+    /// those alone, before (and on a hit, instead of) the statement's parameters.
+    func cacheLookup(
+        _ route: Route, _ request: Request, path: [String: String], language: String?, body: String?
+    ) -> CacheLookup {
         guard let cache, case .sql(let function) = route.action, SharedCache.functions.contains(function) else {
             return .off
         }
-        let keyed = JSONText.object(shared.filter { !Self.perClientParameters.contains($0.key) })
-        let key = function + "\u{0}" + keyed + "\u{0}" + (parameters.count > 2 ? parameters[2] ?? "" : "")
+        var shared = path.isEmpty ? request.query : request.query.merging(path) { _, path in path }
+        if !shared.isEmpty { for name in Self.perClientParameters { shared[name] = nil } }
+        shared["language"] = language
+        // One buffer, grown in place (not four strings joined).
+        var key = ""
+        key.reserveCapacity(function.utf8.count + 64 + (body?.utf8.count ?? 0))
+        key += function
+        key += "\u{0}"
+        JSONText.appendObject(shared, to: &key)
+        key += "\u{0}"
+        key += body ?? ""
         switch cache.lookup(key) {
         case .hit(let reply): return .hit(reply)
         case .off: return .off

@@ -4,11 +4,14 @@
 // StatementCall's.
 
 struct Statement: Sendable {
-    let pipeline: Pipeline
+    /// The two parts of the pipeline the reply needs, not the pipeline: a copy of that struct
+    /// (a dozen references, each retained and released) per request was measurable.
+    let listener: Listener?
+    let cache: SharedCache?
     let route: Route
     let request: Request
-    /// The call to make; not made when `cached` answers.
-    let call: StatementCall
+    /// The call to make; nil when `cached` answers (its parameters are then never written).
+    let call: StatementCall?
     /// The negotiated language of a localized route (Language.swift).
     let language: String?
     /// The shared answer the cache holds for exactly these arguments (a hit).
@@ -18,30 +21,37 @@ struct Statement: Sendable {
 
     init(_ route: Route, _ path: [String: String], _ request: Request, pipeline: Pipeline) throws(Problem) {
         let token = try Credentials.token(request, for: route)
-        var arguments = Pipeline.parameters(request, path: path)
         // Set by the server only, for a localized route (a client's own ?language= is dropped).
-        arguments["language"] = route.localized ? try pipeline.language(request) : nil
-        // Set by the server only: what a social sign-in's ID token verified (Identity.swift).
-        arguments["identity"] = try pipeline.identity(route, request)
-        let body = route.body == .none ? [] : [BodyCheck.text(request, route)]
-        let parameters = [token, JSONText.object(arguments)] + body
-        self.pipeline = pipeline
+        let language = route.localized ? try pipeline.language(request) : nil
+        self.listener = pipeline.listener
+        self.cache = pipeline.cache
         self.route = route
         self.request = request
-        self.language = arguments["language"]
-        call = StatementCall(
-            route: route, parameters: parameters, pool: pipeline.pool(for: route, request),
-            keyed: IdempotencyKey.of(request) != nil, retry: pipeline.retry, logger: pipeline.logger)
-        switch pipeline.cacheLookup(route, parameters, shared: arguments) {
-        case .hit(let reply): (cached, cacheEntry) = (reply, nil)
+        self.language = language
+        let body = route.body == .none ? nil : BodyCheck.text(request, route)
+        // The shared cache first, by what its function reads: a hit (the catalog, its 304s)
+        // never writes the per-client parameters below, nor their JSON (SharedAnswers.swift).
+        switch pipeline.cacheLookup(route, request, path: path, language: language, body: body) {
+        case .hit(let reply):
+            (cached, cacheEntry, call) = (reply, nil, nil)
+            return
         case .miss(let key, let generation): (cached, cacheEntry) = (nil, (key, generation))
         case .off: (cached, cacheEntry) = (nil, nil)
         }
+        var arguments = Pipeline.parameters(request, path: path)
+        arguments["language"] = language
+        // Set by the server only: what a social sign-in's ID token verified (Identity.swift).
+        arguments["identity"] = try pipeline.identity(route, request)
+        var parameters: [String?] = [token, JSONText.object(arguments)]
+        if let body { parameters.append(body) }
+        call = StatementCall(
+            route: route, parameters: parameters, pool: pipeline.pool(for: route, request),
+            keyed: IdempotencyKey.of(request) != nil, retry: pipeline.retry, logger: pipeline.logger)
     }
 
     func response(to reply: Reply) -> Response {
-        pipeline.listener?.committed(route)
-        if let cache = pipeline.cache, let (key, generation) = cacheEntry, reply.code == nil,
+        listener?.committed(route)
+        if let cache, let (key, generation) = cacheEntry, reply.code == nil,
             (reply.status ?? route.status) == 200
         {
             // Served to everyone: no request's user goes with it (the cached functions sign

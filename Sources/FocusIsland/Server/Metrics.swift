@@ -41,17 +41,19 @@ public final class Metrics: Sendable {
         }
     }
 
-    /// Routes by "METHOD template"; requests that matched none go to `unmatched` (route="-").
-    private let series: [String: Series]
+    /// Routes by method, then template; requests that matched none go to `unmatched` (route="-").
+    /// Two lookups of the strings the request has, not one of a "METHOD template" key made
+    /// (allocated) for every request.
+    private let series: [String: [String: Series]]
     private let ordered: [Series]
     private let unmatched = Series(method: "-", route: "-")
 
     public init(routes: [Route]) {
-        var series: [String: Series] = [:]
+        var series: [String: [String: Series]] = [:]
         var ordered: [Series] = []
-        for route in routes where series[route.method + " " + route.template] == nil {
+        for route in routes where series[route.method]?[route.template] == nil {
             let entry = Series(method: route.method, route: route.template)
-            series[route.method + " " + route.template] = entry
+            series[route.method, default: [:]][route.template] = entry
             ordered.append(entry)
         }
         self.series = series
@@ -60,7 +62,7 @@ public final class Metrics: Sendable {
 
     /// Counts one answered request. `route` is the matched template, or "-" for none.
     public func record(method: String, route: String, status: Int, microseconds: Int) {
-        let entry = route == "-" ? unmatched : series[(method == "HEAD" ? "GET" : method) + " " + route] ?? unmatched
+        let entry = route == "-" ? unmatched : series[method == "HEAD" ? "GET" : method]?[route] ?? unmatched
         entry.byStatus[Self.statuses.firstIndex(of: status) ?? Self.statuses.count].add()
         entry.buckets[Self.bucketBounds.firstIndex { microseconds <= $0 } ?? Self.bucketBounds.count].add()
         entry.sumMicroseconds.add(microseconds)

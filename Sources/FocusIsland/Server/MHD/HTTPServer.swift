@@ -161,7 +161,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
                     "The request head is larger than 8 KiB."
                 ).response)
         }
-        if let length = header(connection, "Content-Length").flatMap({ Int($0) }), length > request.limit {
+        if let length = header(connection, "content-length" as StaticString).flatMap({ Int($0) }), length > request.limit {
             var oversize = makeRequest(connection, methodText, path, [], server.configuration.trustedProxies)
             oversize.bodyExceededLimit = true
             oversize.match = match
@@ -231,28 +231,49 @@ func header(_ connection: OpaquePointer, _ name: String) -> String? {
     MHD_lookup_connection_value(connection, MHD_ValueKind.HEADER_KIND, name).map { String(cString: $0) }
 }
 
+/// The same for a name known at compile time: its bytes are passed as they lie in the binary,
+/// NUL-terminated, where a String argument is copied into a C string first on every call.
+func header(_ connection: OpaquePointer, _ name: StaticString) -> String? {
+    name.withUTF8Buffer { bytes in
+        bytes.withMemoryRebound(to: CChar.self) { name in
+            MHD_lookup_connection_value(connection, MHD_ValueKind.HEADER_KIND, name.baseAddress)
+        }
+    }.map { String(cString: $0) }
+}
+
+/// The headers the pipeline reads, by the lower-case name it asks for them by.
+private let requestHeaders: [(key: String, name: StaticString)] = [
+    ("authorization", "authorization"), ("content-type", "content-type"), ("if-none-match", "if-none-match"),
+    ("x-request-id", "x-request-id"), ("user-agent", "user-agent"), ("accept", "accept"),
+    ("last-event-id", "last-event-id"), ("idempotency-key", "idempotency-key"), ("accept-language", "accept-language"),
+    ("x-client-version", "x-client-version"), ("cookie", "cookie"), ("host", "host"), ("origin", "origin"),
+]
+
 /// Reads the headers the pipeline uses, every query argument and the client's address.
 private func makeRequest(
     _ connection: OpaquePointer, _ method: String, _ path: String, _ body: [UInt8], _ trusted: TrustedProxies
 ) -> Request {
     var headers: [String: String] = [:]
-    for name in [
-        "authorization", "content-type", "if-none-match", "x-request-id", "user-agent", "accept", "last-event-id",
-        "idempotency-key", "accept-language", "x-client-version", "cookie", "host", "origin",
-    ] {
-        if let value = header(connection, name) { headers[name] = value }
+    headers.reserveCapacity(8)
+    for (key, name) in requestHeaders {
+        if let value = header(connection, name) { headers[key] = value }
     }
-    final class Box { var query: [String: String] = [:] }
-    let box = Box()
-    _ = MHD_get_connection_values(
-        connection, MHD_ValueKind.GET_ARGUMENT_KIND,
-        { cls, _, key, value in
-            guard let cls, let key else { return MHD_Result.YES }
-            let box = Unmanaged<Box>.fromOpaque(cls).takeUnretainedValue()
-            box.query[String(cString: key)] = value.map { String(cString: $0) } ?? ""
-            return MHD_Result.YES
-        }, Unmanaged.passUnretained(box).toOpaque())
-    var request = Request(method: method, path: path, query: box.query, headers: headers, body: body)
+    var query: [String: String] = [:]
+    // Most requests have no query: no box to allocate and no walk for them.
+    if MHD_get_connection_values(connection, MHD_ValueKind.GET_ARGUMENT_KIND, nil, nil) > 0 {
+        final class Box { var query: [String: String] = [:] }
+        let box = Box()
+        _ = MHD_get_connection_values(
+            connection, MHD_ValueKind.GET_ARGUMENT_KIND,
+            { cls, _, key, value in
+                guard let cls, let key else { return MHD_Result.YES }
+                let box = Unmanaged<Box>.fromOpaque(cls).takeUnretainedValue()
+                box.query[String(cString: key)] = value.map { String(cString: $0) } ?? ""
+                return MHD_Result.YES
+            }, Unmanaged.passUnretained(box).toOpaque())
+        query = box.query
+    }
+    var request = Request(method: method, path: path, query: query, lowerCasedHeaders: headers, body: body)
     guard let address = connectionAddress(connection) else { return request }
     let name = address.description
     request.connectionAddress = name
@@ -336,17 +357,41 @@ private let acceptPolicy: MHD_AcceptPolicyCallback = { cls, address, _ in
     return server.addresses.admit(name, exempt: exempt) ? MHD_Result.YES : MHD_Result.NO
 }
 
+/// The body as libmicrohttpd's response, without the copy RESPMEM_MUST_COPY made of every
+/// answer (a cached catalog is tens of KiB): the array's storage is lent, kept alive by a box
+/// that libmicrohttpd releases through the free callback when it destroys the response (after
+/// the last byte is sent). The array is never mutated while the box holds it, so its storage
+/// stays where it is. An empty body (a 304, a 204) lends nothing and allocates nothing.
+private func responseHandle(_ body: [UInt8]) -> OpaquePointer? {
+    guard !body.isEmpty else {
+        return MHD_create_response_from_buffer(0, nil, MHD_ResponseMemoryMode.RESPMEM_PERSISTENT)
+    }
+    let lent = Unmanaged.passRetained(LentBody(body))
+    let handle = lent.takeUnretainedValue().bytes.withUnsafeBytes { bytes in
+        MHD_create_response_from_buffer_with_free_callback_cls(
+            bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress),
+            { box in box.map { Unmanaged<LentBody>.fromOpaque($0).release() } }, lent.toOpaque())
+    }
+    if handle == nil { lent.release() }
+    return handle
+}
+
+/// A response body while libmicrohttpd sends it (responseHandle).
+private final class LentBody {
+    let bytes: [UInt8]
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+}
+
 /// Queues `response` on the connection; `close`: with `Connection: close` (libmicrohttpd 0.9.75
 /// closes the connection after an answer that says so).
 func send(_ connection: OpaquePointer, _ response: Response, close: Bool = false) -> MHD_Result {
-    let handle = response.body.withUnsafeBytes { bytes in
-        MHD_create_response_from_buffer(
-            bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress),
-            MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
-    }
-    guard let handle else { return MHD_Result.NO }
+    guard let handle = responseHandle(response.body) else { return MHD_Result.NO }
     defer { MHD_destroy_response(handle) }
-    for (name, value) in response.headers { MHD_add_response_header(handle, name, value) }
+    // withCString lends a short string's bytes from the stack and a long one's own storage; a
+    // String passed as a C pointer argument was copied into a new array, twice a header.
+    for (name, value) in response.headers {
+        name.withCString { name in value.withCString { value in _ = MHD_add_response_header(handle, name, value) } }
+    }
     if close { MHD_add_response_header(handle, "Connection", "close") }
     return MHD_queue_response(connection, UInt32(response.status), handle)
 }
