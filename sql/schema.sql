@@ -1133,6 +1133,8 @@ begin
     delete from app.avatars a where a.user_id = v_user_id;
     delete from app.push_settings s where s.user_id = v_user_id;  -- push tokens went with the sign-ins
     perform api.erase_identities(v_user_id);  -- Apple refresh tokens queued for revocation at Apple
+    delete from app.reminders r where r.user_id = v_user_id;
+    delete from app.reminder_schedule r where r.user_id = v_user_id;
     delete from app.blocks b where v_user_id in (b.blocker, b.blocked);
     delete from app.user_reports r where r.reported = v_user_id;
     delete from app.friend_request_attempts a where a.user_id = v_user_id;
@@ -2590,6 +2592,8 @@ begin
         return query select v_gifts, v_gifts >= c_batch;
     when 'partitions' then
         return query select app.partitions_ensure_all(), false;
+    when 'reminders' then
+        return query select * from app.reminders_pass(c_batch);
     when 'compact_product_rollups' then
         -- 31 days a step (a step's rows: 31 x clients x 8); more while a step was full.
         v_days := app.compact_product_rollups(31);
@@ -3793,6 +3797,9 @@ begin
         locale = coalesce(app.language_tag_canonical(v_locale), u.locale),
         updated_at = now()
     where u.id = v_user_id;
+    if v_time_zone is not null then
+        perform app.reminder_streak_reschedule(v_user_id);  -- its evening is a local time
+    end if;
     return api.ok(api.profile(v_user_id));
 end
 $$;
@@ -4579,13 +4586,18 @@ CREATE FUNCTION api.push_claim(batch integer, platforms text[]) RETURNS jsonb
     )
     select coalesce(jsonb_agg(jsonb_build_object(
                'id', o.id, 'token', o.token, 'platform', p.platform, 'environment', p.environment, 'locale', p.locale,
-               'type', o.type, 'loc_key', t.loc_key, 'loc_args', jsonb_build_array(coalesce(u.display_name, 'Deleted user')),
-               'data', o.data || jsonb_build_object('type', o.type, 'event_id', o.event_id), 'attempts', o.attempts)
+               'type', o.type, 'loc_key', coalesce(t.loc_key, rt.loc_key),
+               'loc_args', case when o.data ? 'user_id' then jsonb_build_array(coalesce(u.display_name, 'Deleted user'))
+                                else '[]' end,
+               'data', o.data || jsonb_strip_nulls(jsonb_build_object('type', o.type, 'event_id', o.event_id,
+                                                                      'reminder_id', o.reminder_id)),
+               'attempts', o.attempts)
                order by o.id), '[]')
     from due
     join app.push_outbox o on o.id = due.id
     join app.push_tokens p on p.token = o.token
-    join app.push_types t on t.type = o.type
+    left join app.push_types t on t.type = o.type
+    left join app.reminder_types rt on rt.type = o.type
     left join app.users u on u.id = (o.data ->> 'user_id')::uuid
 $$;
 ALTER FUNCTION api.push_claim(batch integer, platforms text[]) OWNER TO focus_owner;
@@ -4598,11 +4610,13 @@ CREATE FUNCTION api.push_settings_apply(user_id uuid, push jsonb) RETURNS void
     SET search_path TO 'public', 'pg_temp'
     AS $$
 declare
-    v_push jsonb := api.only_keys(push_settings_apply.push, array['quiet_hours', 'muted']);
+    v_push jsonb := api.only_keys(push_settings_apply.push, array['quiet_hours', 'muted', 'evening', 'mail_reminders']);
     v_quiet jsonb := v_push -> 'quiet_hours';
     v_start time;
     v_end time;
     v_muted text[];
+    v_evening time;
+    v_mail boolean;
 begin
     if v_quiet is not null and jsonb_typeof(v_quiet) <> 'null' then
         if jsonb_typeof(v_quiet) <> 'object' then
@@ -4622,17 +4636,35 @@ begin
         end if;
         select coalesce(array_agg(distinct m order by m), '{}') into v_muted
         from jsonb_array_elements_text(v_push -> 'muted') m;
-        if exists (select from unnest(v_muted) m where not exists (select from app.push_types t where t.type = m)) then
+        if exists (select from unnest(v_muted) m
+                   where not exists (select from app.push_types t where t.type = m)
+                     and not exists (select from app.reminder_types t where t.type = m)) then
             perform api.fail_field('muted', 'must name push types: '
-                || (select string_agg(t.type, ', ' order by t.type) from app.push_types t) || '.');
+                || (select string_agg(t.type, ', ' order by t.type)
+                    from (select type from app.push_types union all select type from app.reminder_types) t) || '.');
         end if;
     end if;
-    insert into app.push_settings as s (user_id, quiet_start, quiet_end, muted)
-    values (push_settings_apply.user_id, v_start, v_end, coalesce(v_muted, '{}'))
+    if v_push ? 'evening' then
+        v_evening := api.quiet_time(v_push, 'evening', '');
+    end if;
+    if v_push ? 'mail_reminders' then
+        if jsonb_typeof(v_push -> 'mail_reminders') <> 'boolean' then
+            perform api.fail_field('mail_reminders', 'must be true or false.');
+        end if;
+        v_mail := (v_push ->> 'mail_reminders')::boolean;
+    end if;
+    insert into app.push_settings as s (user_id, quiet_start, quiet_end, muted, evening, mail_reminders)
+    values (push_settings_apply.user_id, v_start, v_end, coalesce(v_muted, '{}'), coalesce(v_evening, time '19:00'),
+            coalesce(v_mail, false))
     on conflict on constraint push_settings_pkey do update
     set quiet_start = case when v_push ? 'quiet_hours' then excluded.quiet_start else s.quiet_start end,
         quiet_end = case when v_push ? 'quiet_hours' then excluded.quiet_end else s.quiet_end end,
-        muted = case when v_push ? 'muted' then excluded.muted else s.muted end;
+        muted = case when v_push ? 'muted' then excluded.muted else s.muted end,
+        evening = case when v_push ? 'evening' then excluded.evening else s.evening end,
+        mail_reminders = case when v_push ? 'mail_reminders' then excluded.mail_reminders else s.mail_reminders end;
+    if v_push ? 'evening' then
+        perform app.reminder_streak_reschedule(push_settings_apply.user_id);
+    end if;
 end
 $$;
 ALTER FUNCTION api.push_settings_apply(user_id uuid, push jsonb) OWNER TO focus_owner;
@@ -4644,7 +4676,9 @@ begin
     return (select jsonb_build_object(
             'quiet_hours', case when s.quiet_start is not null then
                 jsonb_build_object('start', to_char(s.quiet_start, 'HH24:MI'), 'end', to_char(s.quiet_end, 'HH24:MI')) end,
-            'muted', to_jsonb(coalesce(s.muted, '{}')))
+            'muted', to_jsonb(coalesce(s.muted, '{}')),
+            'evening', to_char(coalesce(s.evening, time '19:00'), 'HH24:MI'),
+            'mail_reminders', coalesce(s.mail_reminders, false))
         from (select push_settings_json.user_id as id) u
         left join app.push_settings s on s.user_id = u.id);
 end
@@ -4718,19 +4752,19 @@ CREATE FUNCTION api.push_token_json(push_token app.push_tokens) RETURNS jsonb
                               'locale', push_token.locale, 'created_at', api.iso(push_token.created_at))
 $$;
 ALTER FUNCTION api.push_token_json(push_token app.push_tokens) OWNER TO focus_owner;
-CREATE FUNCTION api.quiet_time(quiet_hours jsonb, field text) RETURNS time without time zone
+CREATE FUNCTION api.quiet_time(quiet_hours jsonb, field text, prefix text DEFAULT 'quiet_hours.'::text) RETURNS time without time zone
     LANGUAGE plpgsql
     AS $_$
 declare
     v_text text := api.text_field(quiet_time.quiet_hours, quiet_time.field, max_length => 5);
 begin
     if v_text !~ '^([01][0-9]|2[0-3]):[0-5][0-9]$' then
-        perform api.fail_field('quiet_hours.' || quiet_time.field, 'must be a local time HH:MM, 00:00 to 23:59.');
+        perform api.fail_field(quiet_time.prefix || quiet_time.field, 'must be a local time HH:MM, 00:00 to 23:59.');
     end if;
     return v_text::time;
 end
 $_$;
-ALTER FUNCTION api.quiet_time(quiet_hours jsonb, field text) OWNER TO focus_owner;
+ALTER FUNCTION api.quiet_time(quiet_hours jsonb, field text, prefix text) OWNER TO focus_owner;
 CREATE FUNCTION api.ready() RETURNS jsonb
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -7256,6 +7290,33 @@ begin
 end
 $$;
 ALTER FUNCTION app.focus_sessions_rated() OWNER TO focus_owner;
+CREATE FUNCTION app.focus_sessions_reminders() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_zone text;
+    v_goal integer;
+    v_day date;
+begin
+    select coalesce(u.time_zone, 'UTC'), u.daily_goal_minutes into v_zone, v_goal from app.users u where u.id = new.user_id;
+    v_day := (new.ended_at at time zone v_zone)::date;
+    insert into app.reminder_schedule as s (user_id, type, due_at, last_day)
+    values (new.user_id, 'reminder.streak_at_risk', app.reminder_evening(new.user_id, v_day + 1), v_day)
+    on conflict (user_id, type) do update
+    set due_at = excluded.due_at, last_day = excluded.last_day
+    where s.last_day is null or s.last_day < excluded.last_day;
+    if v_goal is not null and v_day = (now() at time zone v_zone)::date
+       and not exists (select from app.reminders r where r.user_id = new.user_id and r.local_day = v_day
+                       and r.type = 'reminder.goal_reached') then
+        insert into app.reminder_schedule (user_id, type, due_at)
+        values (new.user_id, 'reminder.goal_reached', now())
+        on conflict (user_id, type) do nothing;
+    end if;
+    return null;
+end
+$$;
+ALTER FUNCTION app.focus_sessions_reminders() OWNER TO focus_owner;
 CREATE FUNCTION app.focus_sessions_rollup() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -7371,6 +7432,20 @@ begin
 end
 $$;
 ALTER FUNCTION app.friendships_cancel_gifts() OWNER TO focus_owner;
+CREATE FUNCTION app.friendships_reminders() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    insert into app.reminder_schedule as s (user_id, type, due_at)
+    values (case when new.requested_by = new.user_low then new.user_high else new.user_low end, 'reminder.friend_request',
+            new.created_at + (select l.friend_request_after from app.reminder_limits l))
+    on conflict (user_id, type) do update
+    set due_at = least(s.due_at, excluded.due_at);
+    return null;
+end
+$$;
+ALTER FUNCTION app.friendships_reminders() OWNER TO focus_owner;
 CREATE FUNCTION app.gift_end(gift_id uuid, status text) RETURNS void
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -8555,6 +8630,219 @@ begin
 end
 $$;
 ALTER FUNCTION app.registry_guards_refresh() OWNER TO focus_owner;
+CREATE FUNCTION app.reminder_evening(p_user_id uuid, p_day date) RETURNS timestamp with time zone
+    LANGUAGE sql STABLE
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    select (p_day + coalesce(s.evening, time '19:00')) at time zone coalesce(u.time_zone, 'UTC')
+    from app.users u left join app.push_settings s on s.user_id = u.id
+    where u.id = p_user_id
+$$;
+ALTER FUNCTION app.reminder_evening(p_user_id uuid, p_day date) OWNER TO focus_owner;
+CREATE FUNCTION app.reminder_streak_reschedule(p_user_id uuid) RETURNS void
+    LANGUAGE sql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    update app.reminder_schedule s
+    set due_at = app.reminder_evening(s.user_id, s.last_day + 1)
+    where s.user_id = p_user_id and s.type = 'reminder.streak_at_risk' and s.last_day is not null
+$$;
+ALTER FUNCTION app.reminder_streak_reschedule(p_user_id uuid) OWNER TO focus_owner;
+CREATE FUNCTION app.reminders_deliver(p_users uuid[], p_types text[], p_subjects text[], p_data jsonb[]) RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_sent integer;
+begin
+    with cand as (
+        select c.user_id, c.type, coalesce(c.subject, '') as subject, coalesce(c.data, '{}') as data, c.ord,
+               u.email, u.locale, (now() at time zone coalesce(u.time_zone, 'UTC'))::date as local_day,
+               t.live is not null as has_push,
+               coalesce(s.mail_reminders, false) and u.email_verified_at is not null as has_mail
+        from unnest(p_users, p_types, p_subjects, p_data) with ordinality as c(user_id, type, subject, data, ord)
+        -- Each lookup a lateral subquery with limit 1: a probe of the primary key per candidate,
+        -- never a hash join that reads every account, token or setting (measured at a million
+        -- people: docs/performance.md, "Reminders at a million people").
+        cross join lateral (select x.* from app.users x where x.id = c.user_id and x.deleted_at is null limit 1) u
+        left join lateral (select x.* from app.push_settings x where x.user_id = c.user_id limit 1) s on true
+        left join lateral (select true as live from app.push_tokens p join app.auth_tokens a on a.id = p.auth_token_id
+                           where p.user_id = c.user_id and a.revoked_at is null and a.expires_at > now() limit 1) t on true
+        where not (c.type = any (coalesce(s.muted, '{}')))
+    ),
+    ranked as (
+        select c.*, row_number() over (partition by c.user_id order by c.ord) as n,
+               (select count(*) from app.reminders r where r.user_id = c.user_id and r.local_day = c.local_day) as already
+        from cand c
+        left join lateral (select true as hit from app.reminders r
+                           where r.user_id = c.user_id and r.local_day = c.local_day and r.type = c.type
+                             and r.subject = c.subject
+                           limit 1) already_sent on true
+        where (c.has_push or c.has_mail) and already_sent.hit is null
+    ),
+    sent as (
+        insert into app.reminders (user_id, local_day, type, subject, channel)
+        select r.user_id, r.local_day, r.type, r.subject, case when r.has_push then 'push' else 'mail' end
+        from ranked r
+        where r.already + r.n <= (select l.daily_cap from app.reminder_limits l)
+        order by r.user_id, r.ord
+        on conflict do nothing
+        returning id, user_id, type, subject, channel
+    ),
+    pushes as (
+        insert into app.push_outbox (token, event_id, reminder_id, type, data, send_after)
+        select p.token, null, s.id, s.type, c.data, app.push_send_after(s.user_id, now())
+        from sent s
+        join cand c on c.user_id = s.user_id and c.type = s.type and c.subject = s.subject
+        join app.push_tokens p on p.user_id = s.user_id
+        join app.auth_tokens a on a.id = p.auth_token_id and a.revoked_at is null and a.expires_at > now()
+        where s.channel = 'push'
+        returning 1
+    ),
+    mails as (
+        insert into app.outgoing_mail (recipient, user_id, subject, body, kind, params, next_attempt_at)
+        select c.email, s.user_id, t.title, t.body, 'reminder', jsonb_build_object('title', t.title, 'body', t.body),
+               app.push_send_after(s.user_id, now())
+        from sent s
+        join cand c on c.user_id = s.user_id and c.type = s.type and c.subject = s.subject
+        cross join lateral (
+            select x.title,
+                   replace(x.body, '{name}', coalesce((select u.display_name from app.users u
+                                                       where u.id = (c.data ->> 'user_id')::uuid), 'Deleted user')) as body
+            from app.reminder_texts x
+            where x.type = s.type and x.language in (app.language_for(c.locale), 'en')
+            order by x.language = 'en'
+            limit 1) t
+        where s.channel = 'mail'
+        returning 1
+    )
+    select count(*)::integer into v_sent from sent;
+    return v_sent;
+end
+$$;
+ALTER FUNCTION app.reminders_deliver(p_users uuid[], p_types text[], p_subjects text[], p_data jsonb[]) OWNER TO focus_owner;
+CREATE FUNCTION app.reminders_pass(p_batch integer) RETURNS TABLE(result integer, more boolean)
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+declare
+    v_limits app.reminder_limits;
+    v_users uuid[];
+    v_types text[];
+    v_count integer;
+    v_sent integer;
+begin
+    select * into v_limits from app.reminder_limits;
+    delete from app.reminders r
+    where r.id in (select x.id from app.reminders x where x.created_at < now() - v_limits.kept order by x.created_at limit p_batch);
+    select coalesce(array_agg(d.user_id), '{}'), coalesce(array_agg(d.type), '{}') into v_users, v_types
+    from (select s.user_id, s.type from app.reminder_schedule s
+          where s.due_at <= now()
+          order by s.due_at
+          limit p_batch
+          for update skip locked) d;
+    v_count := cardinality(v_users);
+    if v_count = 0 then
+        return query select 0, false;
+        return;
+    end if;
+    -- The freezes due first (app.apply_streak_freezes: only for people who hold one), so a day
+    -- already missed is covered before today is judged.
+    perform app.apply_streak_freezes(d.user_id)
+    from unnest(v_users, v_types) as d(user_id, type)
+    where d.type = 'reminder.streak_at_risk'
+      and exists (select from app.streak_freezes f where f.user_id = d.user_id and f.slot is not null);
+    -- One statement: each due row decided (send, subject, data; next_due: when to look again,
+    -- null to delete the row), the ones to send sent in one call, the rows moved or deleted.
+    with due as materialized (
+        select d.user_id, d.type, s.seen_until, z.zone, (now() at time zone z.zone)::date as today,
+               ((now() at time zone z.zone)::date)::timestamp at time zone z.zone as today_start,
+               ((now() at time zone z.zone)::date - 1)::timestamp at time zone z.zone as yesterday_start,
+               u.daily_goal_minutes
+        from unnest(v_users, v_types) as d(user_id, type)
+        -- Probes by primary key, never a join that reads every row (see app.reminders_deliver).
+        cross join lateral (select x.seen_until from app.reminder_schedule x
+                            where x.user_id = d.user_id and x.type = d.type limit 1) s
+        cross join lateral (select x.time_zone, x.daily_goal_minutes from app.users x where x.id = d.user_id limit 1) u
+        cross join lateral (select coalesce(u.time_zone, 'UTC') as zone) z
+    ),
+    streak as materialized (
+        select d.user_id, d.type, d.today,
+               exists (select from app.focus_sessions f where f.user_id = d.user_id and f.minutes > 0
+                       and f.ended_at >= d.today_start) as today_counted,
+               exists (select from app.focus_sessions f where f.user_id = d.user_id and f.minutes > 0
+                       and f.ended_at >= d.yesterday_start and f.ended_at < d.today_start)
+               or exists (select from app.streak_freezes f where f.user_id = d.user_id and f.covered_day = d.today - 1)
+                   as yesterday_kept,
+               exists (select from app.streak_freezes f where f.user_id = d.user_id and f.slot is not null) as held
+        from due d where d.type = 'reminder.streak_at_risk'
+    ),
+    friend as materialized (
+        select d.user_id, d.type, d.seen_until, w.oldest, w.asker, w.newest_old
+        from due d
+        cross join lateral (
+            select (array_agg(f.id order by f.created_at, f.id))[1] as oldest,
+                   (array_agg(f.requested_by order by f.created_at, f.id))[1] as asker,
+                   max(f.created_at) as newest_old
+            from app.friendships f
+            where f.status = 'pending' and f.requested_by <> d.user_id
+              and d.user_id in (f.user_low, f.user_high)
+              and f.created_at <= now() - v_limits.friend_request_after
+              and f.created_at > coalesce(d.seen_until, '-infinity')) w
+        where d.type = 'reminder.friend_request'
+    ),
+    decided as materialized (
+        select s.user_id, s.type, not s.today_counted and s.yesterday_kept and not s.held as send, '' as subject,
+               '{}'::jsonb as data,
+               case when not s.today_counted and s.yesterday_kept and s.held
+                    then app.reminder_evening(s.user_id, s.today + 1) end as next_due,
+               null::timestamptz as seen_until
+        from streak s
+        union all
+        select d.user_id, d.type,
+               coalesce((select sum(f.minutes) from app.focus_sessions f
+                         where f.user_id = d.user_id and f.ended_at >= d.today_start and f.minutes > 0), 0)
+               >= coalesce(d.daily_goal_minutes, 2147483647),
+               '', '{}', null, null
+        from due d where d.type = 'reminder.goal_reached'
+        union all
+        select f.user_id, f.type, f.oldest is not null, coalesce(f.oldest::text, ''),
+               jsonb_build_object('request_id', f.oldest, 'user_id', f.asker),
+               (select min(x.created_at) + v_limits.friend_request_after
+                from app.friendships x
+                where x.status = 'pending' and x.requested_by <> f.user_id
+                  and f.user_id in (x.user_low, x.user_high)
+                  and x.created_at > coalesce(f.newest_old, f.seen_until, '-infinity')),
+               coalesce(f.newest_old, f.seen_until)
+        from friend f
+    ),
+    sent as (
+        select app.reminders_deliver(array_agg(r.user_id order by r.user_id, r.type), array_agg(r.type order by r.user_id, r.type),
+                                     array_agg(r.subject order by r.user_id, r.type), array_agg(r.data order by r.user_id, r.type)) as n
+        from decided r
+        where r.send
+    ),
+    moved as (
+        update app.reminder_schedule s
+        set due_at = r.next_due, seen_until = coalesce(r.seen_until, s.seen_until)
+        from decided r
+        where s.user_id = any (array(select x.user_id from decided x where x.next_due is not null))
+          and s.user_id = r.user_id and s.type = r.type and r.next_due is not null
+        returning 1
+    ),
+    gone as (
+        delete from app.reminder_schedule s
+        using decided r
+        where s.user_id = any (array(select x.user_id from decided x where x.next_due is null))
+          and s.user_id = r.user_id and s.type = r.type and r.next_due is null
+        returning 1
+    )
+    select (select n from sent) into v_sent;
+    raise debug 'reminders: % due rows decided, % reminders sent', v_count, v_sent;
+    return query select v_count, v_count >= p_batch;
+end
+$$;
+ALTER FUNCTION app.reminders_pass(p_batch integer) OWNER TO focus_owner;
 CREATE FUNCTION app.room_conclude(room_id uuid) RETURNS void
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -8622,6 +8910,18 @@ begin
 end
 $$;
 ALTER FUNCTION app.room_members_events() OWNER TO focus_owner;
+CREATE FUNCTION app.room_members_reminders() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    perform app.reminders_deliver(array[new.user_id], array['reminder.room_invite'], array[new.room_id::text],
+                                  array[jsonb_build_object('room_id', r.id, 'code', r.code, 'user_id', r.host_id)])
+    from app.rooms r where r.id = new.room_id;
+    return null;
+end
+$$;
+ALTER FUNCTION app.room_members_reminders() OWNER TO focus_owner;
 CREATE FUNCTION app.room_tell(room_id uuid, type text, payload jsonb, except_user uuid) RETURNS void
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -9955,13 +10255,14 @@ ALTER TABLE app.push_limits OWNER TO focus_owner;
 CREATE TABLE app.push_outbox (
     id bigint NOT NULL,
     token text NOT NULL,
-    event_id bigint NOT NULL,
+    event_id bigint,
     type text NOT NULL,
     data jsonb NOT NULL,
     send_after timestamp with time zone DEFAULT now() NOT NULL,
     attempts integer DEFAULT 0 NOT NULL,
     last_error text,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
+    reminder_id bigint,
     CONSTRAINT push_outbox_attempts_check CHECK ((attempts >= 0)),
     CONSTRAINT push_outbox_last_error_check CHECK ((length(last_error) <= 200))
 );
@@ -9979,6 +10280,8 @@ CREATE TABLE app.push_settings (
     quiet_start time without time zone,
     quiet_end time without time zone,
     muted text[] DEFAULT '{}'::text[] NOT NULL,
+    evening time without time zone DEFAULT '19:00:00'::time without time zone NOT NULL,
+    mail_reminders boolean DEFAULT false NOT NULL,
     CONSTRAINT push_settings_check CHECK (((quiet_start IS NULL) = (quiet_end IS NULL))),
     CONSTRAINT push_settings_check1 CHECK (((quiet_start IS DISTINCT FROM quiet_end) OR (quiet_start IS NULL)))
 );
@@ -10002,6 +10305,64 @@ CREATE TABLE app.release_settings (
     CONSTRAINT release_settings_singleton_check CHECK (singleton)
 );
 ALTER TABLE app.release_settings OWNER TO focus_owner;
+CREATE TABLE app.reminder_limits (
+    one boolean DEFAULT true NOT NULL,
+    daily_cap integer DEFAULT 3 NOT NULL,
+    friend_request_after interval DEFAULT '1 day'::interval NOT NULL,
+    kept interval DEFAULT '3 days'::interval NOT NULL,
+    CONSTRAINT reminder_limits_daily_cap_check CHECK (((daily_cap >= 0) AND (daily_cap <= 24))),
+    CONSTRAINT reminder_limits_friend_request_after_check CHECK ((friend_request_after > '00:00:00'::interval)),
+    CONSTRAINT reminder_limits_kept_check CHECK ((kept >= '2 days'::interval)),
+    CONSTRAINT reminder_limits_one_check CHECK (one)
+);
+ALTER TABLE app.reminder_limits OWNER TO focus_owner;
+CREATE TABLE app.reminder_schedule (
+    user_id uuid NOT NULL,
+    type text NOT NULL,
+    due_at timestamp with time zone NOT NULL,
+    last_day date,
+    seen_until timestamp with time zone
+);
+ALTER TABLE app.reminder_schedule OWNER TO focus_owner;
+CREATE TABLE app.reminder_texts (
+    type text NOT NULL,
+    language text NOT NULL,
+    title text NOT NULL,
+    body text NOT NULL,
+    CONSTRAINT reminder_texts_body_check CHECK (((length(body) >= 1) AND (length(body) <= 300))),
+    CONSTRAINT reminder_texts_language_check CHECK ((language ~ '^[a-z]{2,3}(-[A-Za-z0-9]{1,8})*$'::text)),
+    CONSTRAINT reminder_texts_title_check CHECK (((length(title) >= 1) AND (length(title) <= 120)))
+);
+ALTER TABLE app.reminder_texts OWNER TO focus_owner;
+CREATE TABLE app.reminder_types (
+    type text NOT NULL,
+    loc_key text NOT NULL,
+    description text NOT NULL,
+    CONSTRAINT reminder_types_description_check CHECK (((length(description) >= 1) AND (length(description) <= 300))),
+    CONSTRAINT reminder_types_loc_key_check CHECK ((loc_key ~ '^[a-z_]+(\.[a-z_]+)+$'::text)),
+    CONSTRAINT reminder_types_type_check CHECK ((type ~ '^reminder\.[a-z_]+$'::text))
+);
+ALTER TABLE app.reminder_types OWNER TO focus_owner;
+CREATE TABLE app.reminders (
+    id bigint NOT NULL,
+    user_id uuid NOT NULL,
+    local_day date NOT NULL,
+    type text NOT NULL,
+    subject text DEFAULT ''::text NOT NULL,
+    channel text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT reminders_channel_check CHECK ((channel = ANY (ARRAY['push'::text, 'mail'::text]))),
+    CONSTRAINT reminders_subject_check CHECK ((length(subject) <= 40))
+);
+ALTER TABLE app.reminders OWNER TO focus_owner;
+ALTER TABLE app.reminders ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME app.reminders_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
 CREATE TABLE app.retention_settings (
     singleton boolean DEFAULT true NOT NULL,
     login_failures interval DEFAULT '30 days'::interval NOT NULL,
@@ -10762,7 +11123,7 @@ ALTER TABLE ONLY app.moderation_settings
 ALTER TABLE ONLY app.moderators
     ADD CONSTRAINT moderators_pkey PRIMARY KEY (user_id);
 ALTER TABLE app.outgoing_mail
-    ADD CONSTRAINT outgoing_mail_kind_check CHECK ((kind = ANY (ARRAY['address_taken'::text, 'deletion_code'::text, 'email_verification'::text, 'message'::text, 'parental_consent'::text, 'parental_consent_recorded'::text, 'password_reset'::text, 'signup_code'::text]))) NOT VALID;
+    ADD CONSTRAINT outgoing_mail_kind_check CHECK ((kind = ANY (ARRAY['address_taken'::text, 'deletion_code'::text, 'email_verification'::text, 'message'::text, 'parental_consent'::text, 'parental_consent_recorded'::text, 'password_reset'::text, 'reminder'::text, 'signup_code'::text]))) NOT VALID;
 ALTER TABLE ONLY app.outgoing_mail
     ADD CONSTRAINT outgoing_mail_pkey PRIMARY KEY (id, created_at);
 ALTER TABLE ONLY app.parental_consents
@@ -10787,6 +11148,18 @@ ALTER TABLE ONLY app.push_types
     ADD CONSTRAINT push_types_pkey PRIMARY KEY (type);
 ALTER TABLE ONLY app.release_settings
     ADD CONSTRAINT release_settings_pkey PRIMARY KEY (singleton);
+ALTER TABLE ONLY app.reminder_limits
+    ADD CONSTRAINT reminder_limits_pkey PRIMARY KEY (one);
+ALTER TABLE ONLY app.reminder_schedule
+    ADD CONSTRAINT reminder_schedule_pkey PRIMARY KEY (user_id, type);
+ALTER TABLE ONLY app.reminder_texts
+    ADD CONSTRAINT reminder_texts_pkey PRIMARY KEY (type, language);
+ALTER TABLE ONLY app.reminder_types
+    ADD CONSTRAINT reminder_types_pkey PRIMARY KEY (type);
+ALTER TABLE ONLY app.reminders
+    ADD CONSTRAINT reminders_pkey PRIMARY KEY (id);
+ALTER TABLE ONLY app.reminders
+    ADD CONSTRAINT reminders_user_id_local_day_type_subject_key UNIQUE (user_id, local_day, type, subject);
 ALTER TABLE ONLY app.retention_settings
     ADD CONSTRAINT retention_settings_pkey PRIMARY KEY (singleton);
 ALTER TABLE ONLY app.room_members
@@ -10932,6 +11305,8 @@ CREATE INDEX push_outbox_due ON app.push_outbox USING btree (send_after, id);
 CREATE INDEX push_outbox_token ON app.push_outbox USING btree (token);
 CREATE INDEX push_tokens_auth_token_id ON app.push_tokens USING btree (auth_token_id, updated_at);
 CREATE INDEX push_tokens_user_id ON app.push_tokens USING btree (user_id, updated_at);
+CREATE INDEX reminder_schedule_due ON app.reminder_schedule USING btree (due_at);
+CREATE INDEX reminders_created ON app.reminders USING btree (created_at);
 CREATE INDEX room_join_failures_user_time ON app.room_join_failures USING btree (user_id, failed_at);
 CREATE INDEX room_members_user ON app.room_members USING btree (user_id, room_id);
 CREATE INDEX rooms_open ON app.rooms USING btree (created_at) WHERE (status = 'open'::text);
@@ -11008,6 +11383,7 @@ CREATE TRIGGER focus_sessions_after_account BEFORE INSERT OR UPDATE OF started_a
 CREATE TRIGGER focus_sessions_events AFTER INSERT OR DELETE OR UPDATE ON app.focus_sessions FOR EACH ROW WHEN ((current_setting('focus.bulk_import'::text, true) IS DISTINCT FROM 'on'::text)) EXECUTE FUNCTION app.focus_sessions_events();
 CREATE TRIGGER focus_sessions_own_events AFTER INSERT OR UPDATE OF ended_at ON app.focus_sessions FOR EACH ROW WHEN ((current_setting('focus.bulk_import'::text, true) IS DISTINCT FROM 'on'::text)) EXECUTE FUNCTION app.focus_sessions_own_events();
 CREATE CONSTRAINT TRIGGER focus_sessions_rated AFTER UPDATE OF rating ON app.focus_sessions DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (((old.rating IS NULL) <> (new.rating IS NULL))) EXECUTE FUNCTION app.focus_sessions_rated();
+CREATE TRIGGER focus_sessions_reminders AFTER INSERT OR UPDATE OF ended_at, minutes ON app.focus_sessions FOR EACH ROW WHEN (((new.ended_at IS NOT NULL) AND (new.minutes > 0) AND (current_setting('focus.bulk_import'::text, true) IS DISTINCT FROM 'on'::text))) EXECUTE FUNCTION app.focus_sessions_reminders();
 CREATE TRIGGER focus_sessions_rollup AFTER INSERT OR DELETE OR UPDATE OF user_id, ended_at, minutes ON app.focus_sessions FOR EACH ROW WHEN ((current_setting('focus.bulk_import'::text, true) IS DISTINCT FROM 'on'::text)) EXECUTE FUNCTION app.focus_sessions_rollup();
 CREATE TRIGGER focus_sessions_room_outcome AFTER UPDATE OF ended_at ON app.focus_sessions FOR EACH ROW WHEN (((old.ended_at IS NULL) AND (new.ended_at IS NOT NULL))) EXECUTE FUNCTION app.focus_sessions_room_outcome();
 CREATE TRIGGER focus_sessions_streak_freezes AFTER INSERT OR UPDATE OF ended_at, minutes ON app.focus_sessions FOR EACH ROW WHEN (((new.ended_at IS NOT NULL) AND (new.minutes > 0) AND (current_setting('focus.bulk_import'::text, true) IS DISTINCT FROM 'on'::text))) EXECUTE FUNCTION app.focus_sessions_streak_freezes();
@@ -11017,6 +11393,7 @@ CREATE TRIGGER friendship_events_archive_only BEFORE DELETE ON app.friendship_ev
 CREATE TRIGGER friendship_events_events AFTER INSERT ON app.friendship_events FOR EACH ROW EXECUTE FUNCTION app.friendship_events_events();
 CREATE TRIGGER friendships_achievements AFTER INSERT OR UPDATE OF status ON app.friendships FOR EACH ROW WHEN ((new.status = 'accepted'::text)) EXECUTE FUNCTION app.friendships_achievements();
 CREATE TRIGGER friendships_cancel_gifts AFTER DELETE ON app.friendships FOR EACH ROW WHEN ((old.status = 'accepted'::text)) EXECUTE FUNCTION app.friendships_cancel_gifts();
+CREATE TRIGGER friendships_reminders AFTER INSERT ON app.friendships FOR EACH ROW WHEN ((new.status = 'pending'::text)) EXECUTE FUNCTION app.friendships_reminders();
 CREATE TRIGGER gifts_events AFTER INSERT OR UPDATE OF status ON app.gifts FOR EACH ROW EXECUTE FUNCTION app.gifts_events();
 CREATE TRIGGER gifts_transition BEFORE UPDATE ON app.gifts FOR EACH ROW EXECUTE FUNCTION app.gifts_transition();
 CREATE TRIGGER idempotency_keys_link BEFORE INSERT OR UPDATE ON app.idempotency_keys FOR EACH ROW EXECUTE FUNCTION app.link_idempotency_key();
@@ -11052,6 +11429,7 @@ CREATE TRIGGER push_tokens_revoked AFTER UPDATE OF revoked_at ON app.auth_tokens
 CREATE TRIGGER push_types_rebind AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON app.push_types FOR EACH STATEMENT EXECUTE FUNCTION app.push_types_rebind();
 CREATE TRIGGER release_settings_config_changed AFTER INSERT OR DELETE OR UPDATE ON app.release_settings FOR EACH STATEMENT EXECUTE FUNCTION app.announce_config();
 CREATE TRIGGER room_members_events AFTER INSERT OR UPDATE OF state, outcome ON app.room_members FOR EACH ROW EXECUTE FUNCTION app.room_members_events();
+CREATE TRIGGER room_members_reminders AFTER INSERT ON app.room_members FOR EACH ROW WHEN ((new.state = 'invited'::text)) EXECUTE FUNCTION app.room_members_reminders();
 CREATE TRIGGER rooms_achievements AFTER UPDATE OF status ON app.rooms FOR EACH ROW WHEN (((new.status = 'completed'::text) AND (old.status IS DISTINCT FROM 'completed'::text))) EXECUTE FUNCTION app.rooms_achievements();
 CREATE TRIGGER rooms_events AFTER UPDATE OF status, ended_at ON app.rooms FOR EACH ROW WHEN (((new.status IS DISTINCT FROM old.status) OR (new.ended_at IS DISTINCT FROM old.ended_at))) EXECUTE FUNCTION app.rooms_events();
 CREATE TRIGGER shop_item_translations_bump_version AFTER INSERT OR DELETE OR UPDATE ON app.shop_item_translations FOR EACH ROW EXECUTE FUNCTION app.bump_catalog_version();
@@ -11153,8 +11531,6 @@ ALTER TABLE ONLY app.password_resets
     ADD CONSTRAINT password_resets_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.push_outbox
     ADD CONSTRAINT push_outbox_token_fkey FOREIGN KEY (token) REFERENCES app.push_tokens(token) ON UPDATE CASCADE ON DELETE CASCADE;
-ALTER TABLE ONLY app.push_outbox
-    ADD CONSTRAINT push_outbox_type_fkey FOREIGN KEY (type) REFERENCES app.push_types(type);
 ALTER TABLE ONLY app.push_settings
     ADD CONSTRAINT push_settings_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.push_tokens
@@ -11163,6 +11539,16 @@ ALTER TABLE ONLY app.push_tokens
     ADD CONSTRAINT push_tokens_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.push_types
     ADD CONSTRAINT push_types_type_is_event FOREIGN KEY (type) REFERENCES app.event_types(type);
+ALTER TABLE ONLY app.reminder_schedule
+    ADD CONSTRAINT reminder_schedule_type_fkey FOREIGN KEY (type) REFERENCES app.reminder_types(type);
+ALTER TABLE ONLY app.reminder_schedule
+    ADD CONSTRAINT reminder_schedule_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
+ALTER TABLE ONLY app.reminder_texts
+    ADD CONSTRAINT reminder_texts_type_fkey FOREIGN KEY (type) REFERENCES app.reminder_types(type);
+ALTER TABLE ONLY app.reminders
+    ADD CONSTRAINT reminders_type_fkey FOREIGN KEY (type) REFERENCES app.reminder_types(type);
+ALTER TABLE ONLY app.reminders
+    ADD CONSTRAINT reminders_user_id_fkey FOREIGN KEY (user_id) REFERENCES app.users(id) ON DELETE CASCADE;
 ALTER TABLE ONLY app.room_members
     ADD CONSTRAINT room_members_room_id_fkey FOREIGN KEY (room_id) REFERENCES app.rooms(id);
 ALTER TABLE ONLY app.room_members
@@ -11514,7 +11900,7 @@ REVOKE ALL ON FUNCTION api.push_settings_json(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.push_settle(results jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION api.push_settle(results jsonb) TO focus_api;
 REVOKE ALL ON FUNCTION api.push_token_json(push_token app.push_tokens) FROM PUBLIC;
-REVOKE ALL ON FUNCTION api.quiet_time(quiet_hours jsonb, field text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION api.quiet_time(quiet_hours jsonb, field text, prefix text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION api.ready() FROM PUBLIC;
 GRANT ALL ON FUNCTION api.ready() TO focus_api;
 REVOKE ALL ON FUNCTION api.reason_field(body jsonb) FROM PUBLIC;
@@ -11652,6 +12038,7 @@ REVOKE ALL ON FUNCTION app.focus_sessions_day_totals() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.focus_sessions_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.focus_sessions_own_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.focus_sessions_rated() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.focus_sessions_reminders() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.focus_sessions_rollup() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.focus_sessions_room_outcome() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.focus_sessions_streak_freezes() FROM PUBLIC;
@@ -11659,6 +12046,7 @@ REVOKE ALL ON FUNCTION app.forbid_change() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.friendship_events_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.friendships_achievements() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.friendships_cancel_gifts() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.friendships_reminders() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.gift_end(gift_id uuid, status text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.gifts_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.gifts_transition() FROM PUBLIC;
@@ -11710,8 +12098,13 @@ REVOKE ALL ON FUNCTION app.record_birth_month(user_id uuid, birth_year integer, 
 REVOKE ALL ON FUNCTION app.registry_changed() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.registry_check(target text, conname name, col name, keys text[], null_when name) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.registry_guards_refresh() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.reminder_evening(p_user_id uuid, p_day date) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.reminder_streak_reschedule(p_user_id uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.reminders_deliver(p_users uuid[], p_types text[], p_subjects text[], p_data jsonb[]) FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.reminders_pass(p_batch integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.room_conclude(room_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.room_members_events() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.room_members_reminders() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.room_tell(room_id uuid, type text, payload jsonb, except_user uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.rooms_achievements() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.rooms_events() FROM PUBLIC;
