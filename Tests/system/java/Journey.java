@@ -1,6 +1,6 @@
 // Journey.java: an Android team's path through the API, with the Java client openapi-generator
 // makes from docs/openapi.json (built by Tests/system/java-client.sh; docs/android.md). Two people
-// arrive, one runs a focus session and buys an item, asks the other by email, who accepts; each
+// arrive (Ann as a guest who upgrades, Bob by sign-up), one runs a focus session and buys an item, asks the other by email, who accepts; each
 // step checks the values it got (balances, ids, the friendship from both sides), not only a 2xx.
 //
 //     java Journey BASE_URL OWNER_DATABASE_URL
@@ -19,6 +19,7 @@ import focusisland.client.model.FriendRequestBody;
 import focusisland.client.model.FriendRequestCreated;
 import focusisland.client.model.FriendRequests;
 import focusisland.client.model.FriendRequestsCreate200Response;
+import focusisland.client.model.GuestBody;
 import focusisland.client.model.IncomingFriendRequest;
 import focusisland.client.model.Item;
 import focusisland.client.model.ItemChoiceBody;
@@ -42,6 +43,8 @@ import focusisland.client.model.SessionStartBody;
 import focusisland.client.model.SessionStarted;
 import focusisland.client.model.SignedIn;
 import focusisland.client.model.TipSync;
+import focusisland.client.model.UpgradeBody;
+import focusisland.client.model.Upgraded;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Comparator;
@@ -88,16 +91,33 @@ public final class Journey {
         readTheUnions(ann, session);
         purchase(ann);
         befriend(ann, bob);
-        System.out.println("  Java journey: two people, a session, a purchase, a friendship by email: every value as expected");
+        System.out.println("  Java journey: a guest upgraded, a sign-up, a session, a purchase, a friendship by email: every value as expected");
     }
 
     // ---- The first steps: how a person arrives --------------------------------------------
-    // Today a person signs up. When guests land (POST /auth/guest, then POST /me/upgrade with an
-    // email and a password), add guestThenUpgrade(name) here and let one of the two arrive by it:
-    // the steps after this one only need a Person (a verified email for the one who is asked).
+    // Ann arrives as a guest and upgrades in place (docs/guests.md); Bob signs up. The steps
+    // after this one only need a Person (a verified email for the one who is asked).
 
     private Person arrive(String name) throws Exception {
-        return signUp(name);
+        return name.equals("ann") ? guestThenUpgrade(name) : signUp(name);
+    }
+
+    /** POST /auth/guest (no email, no password), then POST /me/upgrade: the same id, now with an email. */
+    private Person guestThenUpgrade(String name) throws Exception {
+        SignedIn guest = api(null).authGuestCreate(null, UUID.randomUUID().toString(),
+                new GuestBody().displayName(capitalized(name)));
+        Profile before = guest.getUser();
+        expect(Boolean.TRUE.equals(before.getGuest()) && before.getEmail() == null, name + " starts as a guest, no email");
+        check(name + " plays as a guest (POST /auth/guest)", "id " + before.getId());
+        DefaultApi asGuest = api(guest.getToken());
+        String email = name + "-" + stamp + "@example.com";
+        Upgraded upgraded = asGuest.meUpgrade(new UpgradeBody().email(email).password("correct horse battery"), null,
+                UUID.randomUUID().toString());
+        Profile after = upgraded.getUser();
+        expect(after.getId().equals(before.getId()), name + " keeps the guest's id on upgrading");
+        expect(email.equals(after.getEmail()) && Boolean.FALSE.equals(after.getGuest()), name + " is a guest no more");
+        check(name + " upgrades in place (POST /me/upgrade)", "same id, " + email);
+        return new Person(name, email, after.getId(), asGuest);
     }
 
     private Person signUp(String name) throws Exception {
