@@ -7,7 +7,7 @@
 
 extension Pipeline {
     /// The functions whose body may carry an ID token, and the provider it must come from; nil:
-    /// the body's `provider` names it (POST /me/identities, DELETE /me without a password).
+    /// the body's `provider` names it (linking an identity, or deleting the account without a password).
     static let identityRoutes: [String: IdentityProvider?] = [
         "api.auth_apple_login": .apple, "api.auth_google_login": .google, "api.me_identities_create": nil,
         "api.me_delete": nil,

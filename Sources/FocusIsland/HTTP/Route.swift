@@ -94,7 +94,7 @@ public final class Route: Sendable {
     public let localized: Bool
     public let admission: Admission
     let segments: [Segment]
-    /// The template's path when it has no parameter ("/shop/items"): the router finds such a
+    /// The template's path when it has no parameter: the router finds such a
     /// route by a whole-path comparison, without splitting the path (Router.match).
     let literalPath: String?
     /// A file route's path prefix (the template before its last parameter) and that parameter's

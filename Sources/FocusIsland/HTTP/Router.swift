@@ -18,7 +18,7 @@ public struct Router: Sendable {
     /// The SQL route of each method and template, first in table order: what answers a route
     /// held open at the socket when it is not (the events route, Action.events).
     private let statements: [String: Route]
-    /// For each path that is a route's whole template ("/me", "/shop/items"), the routes of its
+    /// For each path that is a route's whole template (no parameter in it), the routes of its
     /// segment count that match it, in table order, with their path parameters: the common
     /// request is one dictionary probe, without splitting its path into segments and comparing
     /// it with every route of that length (what `match` does for the other paths).

@@ -1,7 +1,8 @@
 // Journey.java: an Android team's path through the API, with the Java client openapi-generator
 // makes from docs/openapi.json (built by Tests/system/java-client.sh; docs/android.md). Two people
-// arrive (Ann as a guest who upgrades, Bob by sign-up), one runs a focus session and buys an item, asks the other by email, who accepts; each
-// step checks the values it got (balances, ids, the friendship from both sides), not only a 2xx.
+// arrive (Ann as a guest who upgrades, Bob by sign-up), one runs a focus session and buys an
+// item, asks the other by email, who accepts; each step checks the values it got (balances,
+// ids, the friendship from both sides), not only a 2xx.
 //
 //     java Journey BASE_URL OWNER_DATABASE_URL
 //
