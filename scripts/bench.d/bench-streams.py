@@ -1,13 +1,13 @@
 #!/usr/bin/python3
-"""bench-streams: holds many GET /events streams open against a running server and prints
+"""bench-streams: holds many event streams (events_list) open against a running server and prints
 figures (nothing asserted): server RSS idle and with N streams open, commit-to-phone latency
-of events while they are open, and /health req/s (wrk) beside them.
+of events while they are open, and the health check's req/s (wrk) beside them.
 
 usage: bench-streams.py PORT SERVER_PID TOKENS_FILE USER_IDS_FILE OWNER_URL COUNT [COUNT ...]
 Tokens and user ids are one a line, in the same order; streams are spread over them round robin.
 Latency is measured at the first COUNT, twice: events written by no server (coins granted with
 app.grant_coins by psql as the owner: the listener hears of them at its 10 ms tick), then events
-written through this server (PATCH /me of a setting with a second token of the same user, whose
+written through this server (me_update of a setting with a second token of the same user, whose
 settings.changed goes to the streams of the user's other tokens: the request pokes the listener).
 100 events each, one transaction each, 20 ms apart; each stream that receives one records
 (arrival time - the event's created_at): the database's clock and this one are the machine's.
@@ -18,6 +18,10 @@ calls a second.
 Standard library only (asyncio)."""
 import asyncio, json, os, subprocess, sys, tempfile, time
 from datetime import datetime
+
+# Each operation's path by operationId (scripts/bench exports them: scripts/bench.d/paths.py).
+PATHS = {name.removeprefix("BENCH_PATH_"): value
+         for name, value in os.environ.items() if name.startswith("BENCH_PATH_")}
 
 port, pid, tokens_file, ids_file, owner_url = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
 counts = [int(c) for c in sys.argv[6:]]
@@ -40,7 +44,7 @@ def created_at(text):
 
 async def hold(token, opened):
     reader, writer = await asyncio.open_connection("127.0.0.1", port, limit=1 << 20)
-    writer.write(f"GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n"
+    writer.write(f"GET {PATHS['events_list']} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n"
                  f"Authorization: Bearer {token}\r\n\r\n".encode())
     await writer.drain()
     status = (await reader.readline()).split()[1]
@@ -76,7 +80,7 @@ def percentile(values, p):
 
 
 def health_rps():
-    out = subprocess.run(["wrk", "-t2", "-c32", "-d5s", f"http://127.0.0.1:{port}/health"],
+    out = subprocess.run(["wrk", "-t2", "-c32", "-d5s", f"http://127.0.0.1:{port}{PATHS['health']}"],
                          capture_output=True, text=True).stdout
     return next((l.split()[1] for l in out.splitlines() if l.startswith("Requests/sec")), "-")
 
@@ -88,7 +92,7 @@ def report(label, count):
 
 
 async def write_through_server():
-    """100 PATCH /me, 20 ms apart, on one keep-alive connection, each with a second token of
+    """100 me_update requests, 20 ms apart, on one keep-alive connection, each with a second token of
     user i % 100 (its own stream's token is the first), turning show_tip_on_timer off and on."""
     users = user_ids[:100]
     issued = subprocess.run(["psql", "-X", "-At", owner_url], text=True, check=True, capture_output=True,
@@ -96,7 +100,7 @@ async def write_through_server():
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     for i in range(100):
         body = json.dumps({"settings": {"show_tip_on_timer": (i // len(users)) % 2 == 1}})
-        writer.write(f"PATCH /me HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {issued[i % len(issued)]}\r\n"
+        writer.write(f"PATCH {PATHS['me_update']} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {issued[i % len(issued)]}\r\n"
                      f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n{body}".encode())
         await writer.drain()
         length = 0
@@ -145,13 +149,13 @@ def ring_cost():
 
 async def main():
     global measuring
-    print(f"  RSS idle: {rss_mib():.1f} MiB; GET /health: {health_rps()} req/s", flush=True)
+    print(f"  RSS idle: {rss_mib():.1f} MiB; health: {health_rps()} req/s", flush=True)
     tasks, opened = [], 0
     for index, count in enumerate(counts):
         await open_streams(count - opened, opened, tasks)
         opened = count
         await asyncio.sleep(1)
-        print(f"  RSS with {count} streams open: {rss_mib():.1f} MiB; GET /health: {health_rps()} req/s", flush=True)
+        print(f"  RSS with {count} streams open: {rss_mib():.1f} MiB; health: {health_rps()} req/s", flush=True)
         if index == 0:
             grants = "".join(f"select app.grant_coins('{user_ids[i % len(user_ids)]}', 1, 'bench');"
                              f"select pg_sleep(0.02);\n" for i in range(100))

@@ -4,11 +4,20 @@
 --   BENCH_THREADS  wrk's -t, so each thread takes every BENCH_THREADS-th request number
 --   BENCH_OFFSET   the first request number (a second run must not repeat the first's requests)
 --   BENCH_PACE_MS  pause before each request on a connection: a fixed rate, for latency
+--   BENCH_PATH_<operationId>  each operation's path template (scripts/bench.d/paths.py): the
+--                  cases name operations, not paths
 local case = os.getenv("BENCH_CASE")
 local data = os.getenv("BENCH_DATA")
 local step = tonumber(os.getenv("BENCH_THREADS") or "1")
 local offset = tonumber(os.getenv("BENCH_OFFSET") or "0")
 local pace = tonumber(os.getenv("BENCH_PACE_MS") or "0")
+
+-- An operation's path, its {parameter} filled with `value` when it has one.
+local function path(operation, value)
+    local template = os.getenv("BENCH_PATH_" .. operation)
+    assert(template, "no path for " .. operation .. " (scripts/bench exports them)")
+    return (template:gsub("{[a-z_]+}", value or ""))
+end
 
 local function lines(name)
     local list = {}
@@ -51,16 +60,16 @@ function request()
     local i = number
     number = number + step
     if case == "me" then
-        return wrk.format("GET", "/me", json_headers(1))
+        return wrk.format("GET", path("me_get"), json_headers(1))
     elseif case == "update_me" then
-        return wrk.format("PATCH", "/me", json_headers(1), '{"settings":{"show_tip_on_timer":true}}')
+        return wrk.format("PATCH", path("me_update"), json_headers(1), '{"settings":{"show_tip_on_timer":true}}')
     elseif case == "purchase" then
         local account, item = 1 + i % 2000, math.floor(i / 2000) % #items
-        return wrk.format("POST", "/shop/purchases", json_headers(account), '{"item_id":"' .. items[item + 1] .. '"}')
+        return wrk.format("POST", path("shop_purchases_create"), json_headers(account), '{"item_id":"' .. items[item + 1] .. '"}')
     elseif case == "upload" then
         local account, slot = 4001 + i % 1000, math.floor(i / 1000)
         local start = upload_base + slot * 600
-        return wrk.format("POST", "/focus-sessions", json_headers(account), string.format(
+        return wrk.format("POST", path("focus_sessions_create"), json_headers(account), string.format(
             '{"id":"b3e00000-0000-4000-8000-%012x","started_at":"%s","ended_at":"%s"}',
             i, rfc3339(start), rfc3339(start + 600)))
     elseif case == "rate" then
@@ -70,24 +79,24 @@ function request()
         local accounts = #sessions / 5
         local j = i % #sessions
         local account, id = sessions[1 + (j % accounts) * 5 + math.floor(j / accounts) % 5]:match("(%d+) (%S+)")
-        return wrk.format("POST", "/focus-sessions/" .. id .. "/rating", json_headers(tonumber(account)), '{"rating":"good"}')
+        return wrk.format("POST", path("focus_sessions_rate", id), json_headers(tonumber(account)), '{"rating":"good"}')
     elseif case == "friends" then
-        return wrk.format("GET", "/friends", json_headers(1))
+        return wrk.format("GET", path("friends_list"), json_headers(1))
     elseif case == "leaderboard_friends" then
-        return wrk.format("GET", "/leaderboards/daily?scope=friends", json_headers(1))
+        return wrk.format("GET", path("leaderboards_get", "daily") .. "?scope=friends", json_headers(1))
     elseif case == "leaderboard_global" then
-        return wrk.format("GET", "/leaderboards/weekly?scope=global", json_headers(1))
+        return wrk.format("GET", path("leaderboards_get", "weekly") .. "?scope=global", json_headers(1))
     elseif case == "leaderboard_global_last" then
         -- Account 5500 focused on nothing today: its rank counts every row of the day.
-        return wrk.format("GET", "/leaderboards/daily?scope=global", json_headers(5500))
+        return wrk.format("GET", path("leaderboards_get", "daily") .. "?scope=global", json_headers(5500))
     elseif case == "tip_sync" then
-        return wrk.format("POST", "/sync/mindfulness-tips", json_headers(nil), sync_body)
+        return wrk.format("POST", path("mindfulness_tips_sync"), json_headers(nil), sync_body)
     elseif case == "catalog" then
-        return wrk.format("GET", "/shop/items")
+        return wrk.format("GET", path("shop_items_list"))
     elseif case == "catalog_304" then
-        return wrk.format("GET", "/shop/items", { ["If-None-Match"] = os.getenv("BENCH_ETAG") })
+        return wrk.format("GET", path("shop_items_list"), { ["If-None-Match"] = os.getenv("BENCH_ETAG") })
     else
-        return wrk.format("GET", "/health")
+        return wrk.format("GET", path("health"))
     end
 end
 
