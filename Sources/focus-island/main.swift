@@ -30,6 +30,34 @@ func blockStopSignals() -> sigset_t {
     return stopSignals
 }
 
+/// A sender's loop (push, Apple revocations) on a thread of its own: with `--once` until nothing
+/// is due; else until SIGTERM or SIGINT, then it finishes the round in flight (`stop`). Its
+/// thread exits the process on an error.
+func runUntilStopped(
+    _ name: String, counting what: String, signals: inout sigset_t, run: @escaping (Bool) throws -> Int,
+    stop: () -> Void
+) {
+    let once = arguments.contains("--once")
+    let done = DispatchSemaphore(value: 0)
+    Thread {
+        do {
+            let settled = try run(once)
+            logger.info("\(name): stopped after \(settled) \(what)")
+        } catch {
+            logger.error("\(error)")
+            exit(1)
+        }
+        done.signal()
+    }.start()
+    if !once {
+        var received: Int32 = 0
+        sigwait(&signals, &received)
+        logger.info("signal \(received): finishing the round in flight")
+        stop()
+    }
+    done.wait()
+}
+
 switch command {
 case "serve":
     var stopSignals = blockStopSignals()
@@ -113,25 +141,7 @@ case "push":
     } catch {
         fail(error.description)
     }
-    let once = arguments.contains("--once")
-    let done = DispatchSemaphore(value: 0)
-    Thread {
-        do {
-            let settled = try sender.run(once: once)
-            logger.info("push: stopped after \(settled) pushes")
-        } catch {
-            logger.error("\(error)")
-            exit(1)
-        }
-        done.signal()
-    }.start()
-    if !once {
-        var received: Int32 = 0
-        sigwait(&stopSignals, &received)
-        logger.info("signal \(received): finishing the round in flight")
-        sender.stop()
-    }
-    done.wait()
+    runUntilStopped("push", counting: "pushes", signals: &stopSignals, run: sender.run(once:), stop: sender.stop)
 
 case "apple-revoke":
     // The Apple revocation sender (docs/security.md, "Sign in with Apple and Google"): posts the
@@ -145,25 +155,7 @@ case "apple-revoke":
     } catch {
         fail(error.description)
     }
-    let once = arguments.contains("--once")
-    let done = DispatchSemaphore(value: 0)
-    Thread {
-        do {
-            let settled = try sender.run(once: once)
-            logger.info("apple-revoke: stopped after \(settled) revocations")
-        } catch {
-            logger.error("\(error)")
-            exit(1)
-        }
-        done.signal()
-    }.start()
-    if !once {
-        var received: Int32 = 0
-        sigwait(&stopSignals, &received)
-        logger.info("signal \(received): finishing the round in flight")
-        sender.stop()
-    }
-    done.wait()
+    runUntilStopped("apple-revoke", counting: "revocations", signals: &stopSignals, run: sender.run(once:), stop: sender.stop)
 
 default:
     fail("usage: focus-island [serve|migrate|seed|mail [--once]|push [--once]|apple-revoke [--once]]")
