@@ -6787,7 +6787,10 @@ begin
         set entries = t.entries + 1, earned = t.earned + excluded.earned,
             spent = t.spent + excluded.spent, granted = t.granted + excluded.granted;
     -- By the person's client (0095); given: coins sent as a gift (its refund and its
-    -- acceptance are not counted).
+    -- acceptance are not counted). Not before 0095 (an upgrade replaying older migrations' data).
+    if to_regclass('app.client_ledger_day_totals') is null then
+        return null;
+    end if;
     insert into app.client_ledger_day_totals as t (day, client_id, shard, earned, spent, granted, given)
     values ((new.created_at at time zone 'UTC')::date, app.current_client(new.user_id), app.counter_shard(new.user_id),
             case when new.entry in ('earn', 'bonus', 'reward') then new.amount else 0 end,
@@ -6901,6 +6904,12 @@ declare
     v_period text;
     v_start date;
 begin
+    -- Before 0095 (sql/app is loaded before the migrations of an upgrade, whose data changes then
+    -- fire it): no product rollups yet, the user-day as app.add_user_day keeps it.
+    if to_regclass('app.client_day_totals') is null then
+        perform app.add_user_day(count_user_day.user_id, count_user_day.day, count_user_day.sessions);
+        return;
+    end if;
     if count_user_day.sessions > 0 then
         update app.session_user_days d set sessions = d.sessions + count_user_day.sessions
         where d.user_id = count_user_day.user_id and d.day = count_user_day.day

@@ -34,7 +34,7 @@ func blockStopSignals() -> sigset_t {
 /// is due; else until SIGTERM or SIGINT, then it finishes the round in flight (`stop`). Its
 /// thread exits the process on an error.
 func runUntilStopped(
-    _ name: String, counting what: String, signals: inout sigset_t, run: @escaping (Bool) throws -> Int,
+    _ name: String, counting what: String, signals: inout sigset_t, run: @escaping @Sendable (Bool) throws -> Int,
     stop: () -> Void
 ) {
     let once = arguments.contains("--once")
