@@ -1,7 +1,6 @@
 -- Bad input is the client's fault, whatever its shape: JSON nested deeper than the parser's
 -- stack is 400 invalid_json (not the 54001 "stack depth limit exceeded" it raises), and every
 -- text field has a length limit checked before anything is written.
--- clock: any
 begin;
 select plan(7);
 

@@ -1,6 +1,5 @@
 -- An Idempotency-Key is 1 to 255 visible ASCII characters: one with a space is the client's
 -- 400 invalid_field (the documented answer), never the table's 422, and nothing is done or kept.
--- clock: any
 begin;
 select plan(6);
 select test.new_user('ann');

@@ -1,7 +1,6 @@
 -- Idempotency-Key answers of requests with a secret (password, code) are sealed with a key only
 -- the server holds: a database reader can neither open a stored sign-in nor test a password
 -- guess against it; without the server's seal key such a request keeps no key at all.
--- clock: any
 begin;
 select plan(8);
 select test.new_user('sal');

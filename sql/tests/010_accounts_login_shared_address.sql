@@ -2,7 +2,6 @@
 -- sign-in limits, so a schoolmate's wrong reset codes, a token holder's wrong passwords and
 -- taken-email probes never stop anyone's sign-in; a schoolmate's wrong passwords for one email
 -- stop that email there for the window (the limit per email and address), nobody else's.
--- clock: any
 begin;
 select plan(8);
 update app.auth_settings set bcrypt_cost = 4;

@@ -1,7 +1,6 @@
 -- Login throttling by email and client address: a stranger's guesses from one address lock
 -- that address out for that email, not the owner at another; guesses spread over many
 -- addresses meet the looser per-email limit, which the owner's known address is exempt from.
--- clock: any
 begin;
 select plan(10);
 update app.auth_settings set bcrypt_cost = 4;

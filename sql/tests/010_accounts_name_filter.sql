@@ -1,7 +1,6 @@
 -- The name blocklist (app.blocked_name_terms): a DBA's term refuses every name containing it,
 -- however it is spelled (case, spacing, punctuation, look-alike digits and letters), on
 -- sign-up and on rename, with 400 inappropriate_display_name; the names around it stay free.
--- clock: any
 begin;
 select plan(17);
 select test.new_user('ann');

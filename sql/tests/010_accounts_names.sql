@@ -1,6 +1,5 @@
 -- Display names: one spelling (NFC), no character that hides or reverses text, no flood of
 -- combining marks, no reserved name; the same check on sign-up and rename, and the table's own rule.
--- clock: any
 begin;
 select plan(22);
 select test.new_user('ann');

@@ -1,6 +1,5 @@
 -- POST /auth/register {time_zone}: the person's days start in their own zone from day one;
 -- a name PostgreSQL does not know is 400 and makes no account.
--- clock: any
 begin;
 select plan(5);
 update app.auth_settings set bcrypt_cost = 4;

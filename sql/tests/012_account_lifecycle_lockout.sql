@@ -2,7 +2,6 @@
 -- current reset code, work however many failures strangers recorded for the email; a code is
 -- void after 5 wrong guesses; one address's wrong codes across all accounts meet two steps (a
 -- first guess per email only, then a ceiling).
--- clock: any
 begin;
 select plan(18);
 select test.new_user('own');

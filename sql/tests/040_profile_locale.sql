@@ -1,5 +1,4 @@
 -- settings.locale: English until set, any BCP 47 tag stored in canonical case, refusals change nothing.
--- clock: any
 begin;
 select plan(9);
 select test.new_user('hablante');

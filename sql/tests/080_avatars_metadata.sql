@@ -1,7 +1,6 @@
 -- Avatars are stored without metadata: a phone's JPEG loses its EXIF (GPS), XMP, ICC and
 -- comment segments but keeps JFIF, Adobe and everything a decoder needs (tables, frame, scans);
 -- a PNG loses its text, eXIf and tIME chunks and anything after IEND (app.image_without_metadata).
--- clock: any
 begin;
 select plan(12);
 select test.new_user('ann');
