@@ -77,14 +77,20 @@ select is((select format('%s %s %s', r.signed_up, r.d1, r.d1_percent) from repor
           '1 1 100.0', 'the week before: eve, back on day 1');
 
 -- A cohort whose day 1 has not ended: fay signed up yesterday and gus today, both active
--- today: no day 1 is counted (null, not 0%), and the sign-ups are there.
+-- today: no day 1 is counted, above or below the line, and the sign-ups are there. (Compared
+-- with the weeks' rows before them: people the set-up signed up earlier this week at the real
+-- clock are in these weeks too, with their day 1 over at a later clock.)
+create temporary table weeks_before as
+select r.week, r.d1 from report.retention_by_signup_week r
+where r.week >= date_trunc('week', test.day_start(1) at time zone 'UTC')::date and r.platform is null;
 select pg_temp.sign_up_on('fay', (test.day_start(1) at time zone 'UTC')::date, 'ios/1.2.0');
 select pg_temp.sign_up_on('gus', (test.day_start(0) at time zone 'UTC')::date, 'ios/1.2.0');
 select test.session('fay', now(), 1);
 select test.session('gus', now(), 1);
-select is((select array_agg(r.d1_percent is null) from report.retention_by_signup_week r
+select is((select array_agg(r.week || ' ' || coalesce(r.d1::text, '-') order by r.week) from report.retention_by_signup_week r
            where r.week >= date_trunc('week', test.day_start(1) at time zone 'UTC')::date and r.platform is null),
-          (select array_agg(true) from report.retention_by_signup_week r
+          (select array_agg(r.week || ' ' || coalesce(w.d1::text, '-') order by r.week)
+           from report.retention_by_signup_week r left join weeks_before w on w.week = r.week
            where r.week >= date_trunc('week', test.day_start(1) at time zone 'UTC')::date and r.platform is null),
           'a day 1 still running counts no one, above or below the line');
 select is((select sum(s.signups) from report.signups_per_day s where s.day >= (test.day_start(1) at time zone 'UTC')::date
