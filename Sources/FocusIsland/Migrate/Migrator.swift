@@ -371,6 +371,10 @@ public struct Migrator: Sendable {
               and coalesce(case when d.classid = 'pg_rewrite'::regclass
                                 then (select c.relnamespace::regnamespace::text from pg_rewrite r
                                       join pg_class c on c.oid = r.ev_class where r.oid = d.objid)
+                                -- A trigger has no schema of its own: its table's (api.endpoints').
+                                when d.classid = 'pg_trigger'::regclass
+                                then (select c.relnamespace::regnamespace::text from pg_trigger g
+                                      join pg_class c on c.oid = g.tgrelid where g.oid = d.objid)
                                 else (pg_identify_object(d.classid, d.objid, d.objsubid)).schema end, '')
                   not in ('api', 'report')
             """)[0][0]
