@@ -13,8 +13,8 @@
 // The catalog also changes with the clock alone (a sale's or a seasonal item's start or end):
 // the scheduled job shop_windows announces catalog.changed within the minute after each one
 // (docs/shop.md).
-// `state` guards every field.
-import Synchronization
+// `state` guards every field: read by every request (admission's release controls at least),
+// written on a miss or an event, so behind a read-write lock (Support/ReadMostly.swift).
 
 public final class SharedCache: Sendable {
     /// Public endpoints whose answer is the same for everyone and changes only with a
@@ -42,7 +42,7 @@ public final class SharedCache: Sendable {
             controls = nil
         }
     }
-    private let state = Mutex(State())
+    private let state = ReadMostly(State())
 
     public init() {}
 
@@ -55,7 +55,7 @@ public final class SharedCache: Sendable {
     }
 
     func lookup(_ key: String) -> Lookup {
-        state.withLock { state in
+        state.read { state in
             guard state.listening else { return .off }
             if let reply = state.entries[key] { return .hit(reply) }
             return .miss(state.generation)
@@ -64,7 +64,7 @@ public final class SharedCache: Sendable {
 
     func store(_ key: String, _ reply: Reply, generation expected: UInt64) {
         let size = key.utf8.count + (reply.body?.count ?? 0) + (reply.etag?.utf8.count ?? 0)
-        state.withLock { state in
+        state.write { state in
             guard state.listening, state.generation == expected, size <= Self.maxBytes else { return }
             if state.entries.count >= Self.maxEntries || state.bytes + size > Self.maxBytes {
                 state.entries.removeAll()
@@ -104,7 +104,7 @@ public final class SharedCache: Sendable {
     }
 
     private func kept<Value: Sendable>(_ field: KeyPath<State, Value?>) -> Kept<Value> {
-        state.withLock { state in
+        state.read { state in
             guard state.listening else { return .off }
             if let value = state[keyPath: field] { return .hit(value) }
             return .miss(state.generation)
@@ -112,7 +112,7 @@ public final class SharedCache: Sendable {
     }
 
     private func store<Value: Sendable>(_ field: WritableKeyPath<State, Value?>, _ value: Value, generation expected: UInt64) {
-        state.withLock { state in
+        state.write { state in
             guard state.listening, state.generation == expected else { return }
             state[keyPath: field] = value
         }
@@ -120,13 +120,13 @@ public final class SharedCache: Sendable {
 
     /// A shared answer changed (a broadcast event): forget everything.
     public func invalidate() {
-        state.withLock { $0.empty() }
+        state.write { $0.empty() }
     }
 
     /// The listener connected (true) or lost its connection (false); either way what is kept
     /// may be stale, so it is dropped.
     public func setListening(_ value: Bool) {
-        state.withLock { state in
+        state.write { state in
             state.listening = value
             state.empty()
         }
@@ -134,6 +134,6 @@ public final class SharedCache: Sendable {
 
     /// Entries kept now (tests).
     public var count: Int {
-        state.withLock { $0.entries.count }
+        state.read { $0.entries.count }
     }
 }
