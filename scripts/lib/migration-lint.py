@@ -238,6 +238,7 @@ class Linter:
         self.created: set[str] = set()  # tables (bare names) this file created so far
         self.created_types: set[str] = set()
         self.not_valid: set[tuple[str, str]] = set()  # (table, constraint) added NOT VALID in this file
+        self.validates_own = False  # a constraint added NOT VALID here is validated here too
         self.lock_timeout = False
         self.no_transaction = text.split("\n", 1)[0].rstrip() == NO_TRANSACTION
 
@@ -267,10 +268,11 @@ class Linter:
             self.statement(stmt)
             self.catalog.read(stmt.node)
             self.opt_outs(stmt, before)
-        if self.no_transaction and not any(self.concurrent(s.node, s.kind) for s in parsed):
+        if self.no_transaction and not any(self.concurrent(s.node, s.kind) for s in parsed) \
+                and not self.validates_own:
             self.flag(1, "no-transaction",
-                      "nothing here needs to run outside a transaction (no CONCURRENTLY): without the marker "
-                      "a failure leaves nothing half done")
+                      "nothing here needs to run outside a transaction (no CONCURRENTLY, no validation of a "
+                      "constraint this file adds): without the marker a failure leaves nothing half done")
         return sorted(self.findings)
 
     def opt_outs(self, stmt: Statement, before: int) -> None:
@@ -423,7 +425,10 @@ class Linter:
             self.validate(names(node.typeName)[-1], node.name, line)
 
     def validate(self, owner: str, constraint: str, line: int) -> None:
-        # Outside a transaction the add committed, and let its lock go, before the validation.
+        # Outside a transaction the add committed, and let its lock go, before the validation:
+        # that is a reason of its own for the marker (a new column's check in one file).
+        if (owner, constraint) in self.not_valid:
+            self.validates_own = True
         if (owner, constraint) in self.not_valid and not self.no_transaction:
             self.flag(line, "validate-same-file",
                       f"{constraint} was added NOT VALID in this file, whose lock is held until it commits, so the "
