@@ -368,15 +368,7 @@ public struct Migrator: Sendable {
             select count(*) from pg_depend d
             join targets t on d.refclassid = t.classid and d.refobjid = t.oid
             where d.deptype = 'n'
-              and coalesce(case when d.classid = 'pg_rewrite'::regclass
-                                then (select c.relnamespace::regnamespace::text from pg_rewrite r
-                                      join pg_class c on c.oid = r.ev_class where r.oid = d.objid)
-                                -- A trigger has no schema of its own: its table's (api.endpoints').
-                                when d.classid = 'pg_trigger'::regclass
-                                then (select c.relnamespace::regnamespace::text from pg_trigger g
-                                      join pg_class c on c.oid = g.tgrelid where g.oid = d.objid)
-                                else (pg_identify_object(d.classid, d.objid, d.objsubid)).schema end, '')
-                  not in ('api', 'report')
+              and \(Self.dependantSchema) not in ('api', 'report')
             """)[0][0]
         if readers != "0" {
             log("migrate: something outside api and report reads api: api is dropped at once, not kept (a call in flight may fail)")
@@ -426,6 +418,19 @@ public struct Migrator: Sendable {
 
     /// Two common table expressions for the queries that look for what reads api and report:
     /// `stateless`, their namespaces, and `targets`, every relation, function and type in them.
+    /// The schema of the object a pg_depend row `d` names ('' for none): a view's rule and a
+    /// trigger have no schema of their own, so their table's counts (api.endpoints' own trigger
+    /// reads api from inside it).
+    static let dependantSchema = """
+        coalesce(case when d.classid = 'pg_rewrite'::regclass
+                      then (select c.relnamespace::regnamespace::text from pg_rewrite r
+                            join pg_class c on c.oid = r.ev_class where r.oid = d.objid)
+                      when d.classid = 'pg_trigger'::regclass
+                      then (select c.relnamespace::regnamespace::text from pg_trigger g
+                            join pg_class c on c.oid = g.tgrelid where g.oid = d.objid)
+                      else (pg_identify_object(d.classid, d.objid, d.objsubid)).schema end, '')
+        """
+
     static let statelessTargets = """
         stateless as (
             select oid from pg_namespace where nspname in (\(statelessSchemas.map { "'\($0)'" }.joined(separator: ", ")))
@@ -498,7 +503,7 @@ public struct Migrator: Sendable {
             from pg_depend d
             join targets t on d.refclassid = t.classid and d.refobjid = t.oid
             where d.deptype = 'n'
-              and coalesce((pg_identify_object(d.classid, d.objid, d.objsubid)).schema, '') not in ('api', 'report')
+              and \(Self.dependantSchema) not in ('api', 'report')
               and not exists (select from pg_rewrite r join pg_class c on c.oid = r.ev_class
                               where d.classid = 'pg_rewrite'::regclass and r.oid = d.objid and c.relkind = 'v')
             """)
