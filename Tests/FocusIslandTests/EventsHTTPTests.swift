@@ -396,6 +396,48 @@ import Testing
         #expect(cache.count == 1)
     }
 
+    /// A catalog request that sends nothing but its Accept-Language is answered by the whole
+    /// response kept for that header: the same status, body and headers as the statement made,
+    /// its 304 as the statement's own 304, one kept answer per language, gone with a broadcast.
+    @Test func theCatalogAskedAgainIsTheWholeAnswerKeptForItsLanguage() throws {
+        let cache = SharedCache()
+        cache.setListening(true)
+        var pipeline = try TestServer.pipeline()
+        pipeline.cache = cache
+        func ask(_ headers: [String: String] = [:]) -> Response {
+            pipeline.respond(to: Request(method: "GET", path: "/shop/items", headers: headers))
+        }
+        let shown = ["Content-Type", "ETag", "Cache-Control", "Vary", "Content-Language"]
+        func same(_ a: Response, _ b: Response) {
+            #expect(a.status == b.status)
+            #expect(a.body == b.body)
+            for name in shown { #expect(a.header(name) == b.header(name), "\(name)") }
+        }
+        // The first 304 is the statement's (nothing kept yet); the 200 then keeps the whole answer.
+        let tag = try #require(ask().header("ETag"))
+        cache.invalidate()
+        let statementsNotModified = ask(["If-None-Match": tag])
+        #expect(statementsNotModified.status == 304)
+        let statements = ask()
+        #expect(cache.preparedCount == 1)
+        let kept = ask()
+        same(kept, statements)
+        let keptNotModified = ask(["If-None-Match": tag])
+        same(keptNotModified, statementsNotModified)
+        #expect(keptNotModified.body.isEmpty && keptNotModified.header("Content-Type") == nil)
+        // Another Accept-Language is another answer, with its own Content-Language.
+        let spanish = ask(["Accept-Language": "es"])
+        #expect(spanish.status == 200)
+        _ = ask(["Accept-Language": "es"])
+        #expect(cache.preparedCount == 2)
+        #expect(ask(["Accept-Language": "es"]).header("Content-Language") == spanish.header("Content-Language"))
+        // A query is read by the function: never answered from a kept whole answer.
+        _ = pipeline.respond(to: Request(method: "GET", path: "/shop/items", query: ["kind": "pet"]))
+        #expect(cache.preparedCount == 2)
+        cache.invalidate()
+        #expect(cache.preparedCount == 0)
+    }
+
     @Test func aReplyFetchedAcrossABroadcastIsNotKept() {
         let cache = SharedCache()
         cache.setListening(true)

@@ -155,7 +155,9 @@ public struct Pipeline: Sendable {
     /// The route's statement, past the gate; a shared answer from memory when the cache has it.
     private func statement(_ route: Route, _ parameters: [String: String], _ request: Request) throws(Problem) -> Step {
         try gate(request, route)
-        let statement = try Statement(route, parameters, request, pipeline: self)
+        let prepared = preparedKey(route, request, path: parameters)
+        if let prepared, let answer = self.prepared(prepared, request) { return .answered(answer) }
+        let statement = try Statement(route, parameters, request, pipeline: self, prepared: prepared)
         if let reply = statement.cached { return .answered(statement.response(to: reply)) }
         guard let call = statement.call else { throw Problem(500, "internal_error", "Something went wrong on our side.") }
         return .statement(statement, call)

@@ -1,6 +1,10 @@
 // SharedAnswers: the shared cache (Live/SharedCache.swift) at the door of the functions whose
 // answers are the same for everyone: a hit answers from memory; a miss names the entry a 200
-// fills for next time (Statement.response).
+// fills for next time (Statement.response). A request that sends nothing these functions read
+// but its Accept-Language (the catalog and the config as every phone asks for them) is answered
+// before any of that, by the whole response kept for that header (`preparedKey`): a 304 then
+// costs a lookup and the If-None-Match comparison, as /health costs its answer made once
+// (2026-12-07).
 
 enum CacheLookup {
     case hit(Reply)
@@ -35,5 +39,27 @@ extension Pipeline {
         case .off: return .off
         case .miss(let generation): return .miss(key: key, generation: generation)
         }
+    }
+
+    /// The key of the whole answer kept for this request, or nil when it sends something the
+    /// function reads besides Accept-Language (a query, a path parameter, a body), or the route
+    /// is not answered from the cache.
+    func preparedKey(_ route: Route, _ request: Request, path: [String: String]) -> String? {
+        guard cache != nil, case .sql(let function) = route.action, SharedCache.functions.contains(function),
+            path.isEmpty, request.query.isEmpty, request.body.isEmpty
+        else { return nil }
+        let language = request.header("accept-language") ?? ""
+        var key = ""
+        key.reserveCapacity(function.utf8.count + 1 + language.utf8.count)
+        key += function
+        key += "\u{0}"
+        key += language
+        return key
+    }
+
+    /// The kept answer for `key`: its 304 when If-None-Match holds its tag.
+    func prepared(_ key: String, _ request: Request) -> Response? {
+        guard let answer = cache?.lookupPrepared(key) else { return nil }
+        return Self.matches(ifNoneMatch: request.header("if-none-match"), tag: answer.tag) ? answer.notModified : answer.fresh
     }
 }

@@ -18,8 +18,12 @@ struct Statement: Sendable {
     let cached: Reply?
     /// The shared cache's key and generation when the reply may be kept (a miss).
     let cacheEntry: (key: String, generation: UInt64)?
+    /// The key of the whole answer to keep with it (SharedAnswers.swift, `preparedKey`).
+    let prepared: String?
 
-    init(_ route: Route, _ path: [String: String], _ request: Request, pipeline: Pipeline) throws(Problem) {
+    init(
+        _ route: Route, _ path: [String: String], _ request: Request, pipeline: Pipeline, prepared: String? = nil
+    ) throws(Problem) {
         let token = try Credentials.token(request, for: route)
         // Set by the server only, for a localized route (a client's own ?language= is dropped).
         let language = route.localized ? try pipeline.language(request) : nil
@@ -28,6 +32,7 @@ struct Statement: Sendable {
         self.route = route
         self.request = request
         self.language = language
+        self.prepared = prepared
         let body = route.body == .none ? nil : BodyCheck.text(request, route)
         // The shared cache first, by what its function reads: a hit (the catalog, its 304s)
         // never writes the per-client parameters below, nor their JSON (SharedAnswers.swift).
@@ -59,13 +64,26 @@ struct Statement: Sendable {
             var shared = reply
             shared.user = nil
             cache.store(key, shared, generation: generation)
+            if let prepared {
+                let fresh = withLanguage(shared.response(route: route, ifNoneMatch: nil))
+                if let tag = fresh.header("ETag") {
+                    var notModified = fresh
+                    notModified.revalidate(ifNoneMatch: tag, tag: tag)
+                    cache.storePrepared(
+                        prepared, .init(fresh: fresh, notModified: notModified, tag: tag), generation: generation)
+                }
+            }
         }
-        var response = reply.response(route: route, ifNoneMatch: request.header("if-none-match"))
-        if let language {
-            // On every answer of the route, problems and 304s too: a cache must key them by it.
-            response.setHeader("Vary", "Accept-Language")
-            if response.status < 300 || response.status == 304 { response.setHeader("Content-Language", language) }
-        }
+        return withLanguage(reply.response(route: route, ifNoneMatch: request.header("if-none-match")))
+    }
+
+    /// The response with the negotiated language's headers, for a localized route.
+    private func withLanguage(_ response: Response) -> Response {
+        guard let language else { return response }
+        var response = response
+        // On every answer of the route, problems and 304s too: a cache must key them by it.
+        response.setHeader("Vary", "Accept-Language")
+        if response.status < 300 || response.status == 304 { response.setHeader("Content-Language", language) }
         return response
     }
 }

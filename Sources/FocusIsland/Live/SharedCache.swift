@@ -27,6 +27,8 @@ public final class SharedCache: Sendable {
         var listening = false
         var generation: UInt64 = 0
         var entries: [String: Reply] = [:]
+        /// Whole responses (HTTP/SharedAnswers.swift, `preparedKey`), counted in `bytes` too.
+        var prepared: [String: Prepared] = [:]
         var bytes = 0
         /// api.languages_offered(), English first; nil until asked again after an empty.
         var languages: [String]?
@@ -37,6 +39,7 @@ public final class SharedCache: Sendable {
         mutating func empty() {
             generation &+= 1
             entries.removeAll()
+            prepared.removeAll()
             bytes = 0
             languages = nil
             controls = nil
@@ -68,9 +71,39 @@ public final class SharedCache: Sendable {
             guard state.listening, state.generation == expected, size <= Self.maxBytes else { return }
             if state.entries.count >= Self.maxEntries || state.bytes + size > Self.maxBytes {
                 state.entries.removeAll()
+                state.prepared.removeAll()
                 state.bytes = 0
             }
             state.entries[key] = reply
+            state.bytes += size
+        }
+    }
+
+    /// A cached function's whole answer to a request that sends nothing else it reads but its
+    /// Accept-Language: the 200 as the pipeline made it and its 304, so that neither the key's
+    /// JSON nor the response is made again for each phone asking for the catalog.
+    struct Prepared: Sendable {
+        let fresh: Response
+        let notModified: Response
+        /// The ETag as sent, quoted (If-None-Match is compared with it).
+        let tag: String
+    }
+
+    func lookupPrepared(_ key: String) -> Prepared? {
+        state.read { state in state.listening ? state.prepared[key] : nil }
+    }
+
+    func storePrepared(_ key: String, _ answer: Prepared, generation expected: UInt64) {
+        let size = key.utf8.count + answer.fresh.body.count
+        state.write { state in
+            guard state.listening, state.generation == expected, size <= Self.maxBytes else { return }
+            // Accept-Language is each phone's own text: the distinct ones kept are bounded too.
+            if state.prepared.count >= Self.maxEntries || state.bytes + size > Self.maxBytes {
+                state.entries.removeAll()
+                state.prepared.removeAll()
+                state.bytes = 0
+            }
+            state.prepared[key] = answer
             state.bytes += size
         }
     }
@@ -135,5 +168,10 @@ public final class SharedCache: Sendable {
     /// Entries kept now (tests).
     public var count: Int {
         state.read { $0.entries.count }
+    }
+
+    /// Whole answers kept now (tests).
+    public var preparedCount: Int {
+        state.read { $0.prepared.count }
     }
 }
