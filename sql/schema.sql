@@ -11268,7 +11268,6 @@ CREATE INDEX daily_minutes_top ON app.daily_minutes USING btree (day, minutes DE
 CREATE INDEX display_name_history_user ON app.display_name_history USING btree (user_id, set_at);
 CREATE INDEX email_verifications_user ON app.email_verifications USING btree (user_id, id);
 CREATE INDEX events_broadcast ON ONLY app.events USING btree (id) WHERE (user_id IS NULL);
-CREATE INDEX events_created_at ON ONLY app.events USING btree (created_at);
 CREATE INDEX events_user_id ON ONLY app.events USING btree (user_id, id) WHERE (user_id IS NOT NULL);
 CREATE INDEX focus_sessions_archived_end ON app.focus_sessions_archived USING btree (ended_at);
 CREATE INDEX focus_sessions_archived_user_start ON app.focus_sessions_archived USING btree (user_id, started_at DESC, id DESC);

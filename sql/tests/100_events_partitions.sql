@@ -3,8 +3,17 @@
 -- default partition), and the prune drops a day whole once its end is past the retention,
 -- counting its rows and raising pruned_through. Days are slots from now() (app.partition_slot).
 begin;
-select plan(24);
+select plan(26);
 select test.new_user('pat');
+
+-- created_at is indexed where the prune reads by it, the default partition, and nowhere else: an
+-- index across the day partitions would cost every event a B-tree entry for no reader (0100).
+select has_index('app', 'events_part_default', 'events_part_default_created_at', array['created_at'],
+                 'the default partition keeps its rows'' created_at indexed for the prune');
+select is((select count(*)::integer from pg_index i join pg_attribute a on a.attrelid = i.indrelid and a.attnum = i.indkey[0]
+           where i.indrelid in (select p.part from app.partitions('app.events') p where not p.is_default)
+             and a.attname = 'created_at' and i.indnatts = 1),
+          0, 'no day partition has an index on created_at alone');
 
 -- The job runs every 10 minutes; the clock may have passed a midnight since it last did.
 select ok((select result from api.job_step('partitions')) >= 0, 'the partitions job runs');
