@@ -24,8 +24,10 @@ final class DatabasePoller: Sendable {
 
     private let epoll: Int32
     private let bell: Int32
-    /// Calls by their session's socket (registered in `epoll` while here).
-    private let watched = Mutex<[Int32: Watched]>([:])
+    /// Calls by their session's socket (registered in `epoll` while here): every statement a
+    /// worker leaves to the poller passes here, from each HTTP thread, so it is sharded
+    /// (Support/ShardedTable.swift).
+    private let watched = ShardedTable<Int32, Watched>()
     /// The pools whose waiting calls each loop checks against their deadline.
     private let pools = Mutex<[WeakPool]>([])
     private let running = Atomic<Bool>(false)
@@ -66,9 +68,9 @@ final class DatabasePoller: Sendable {
     func watch(_ connection: PGConnection, _ call: ConnectionPool.Call, pool: ConnectionPool, flushed: Bool) {
         startIfNeeded()
         let socket = connection.socket
-        watched.withLock { $0[socket] = Watched(connection: connection, call: call, pool: pool) }
+        watched.set(socket, Watched(connection: connection, call: call, pool: pool))
         if let code = arm(connection, socket, flushed: flushed) {
-            watched.withLock { _ = $0.removeValue(forKey: socket) }
+            watched.set(socket, nil)
             pool.finish(
                 connection, call,
                 .failure(DatabaseError(sqlState: "08006", message: "epoll_ctl: \(String(cString: strerror(code)))")))
@@ -125,7 +127,7 @@ final class DatabasePoller: Sendable {
                     _ = read(bell, &value, 8)
                     continue
                 }
-                guard let entry = watched.withLock({ $0[socket] }) else { continue }
+                guard let entry = watched[socket] else { continue }
                 // One report per arming: the socket is armed again unless the answer is complete.
                 do throws(DatabaseError) {
                     // Sends what is left (a no-op once all went out): true when nothing is.
@@ -152,7 +154,7 @@ final class DatabasePoller: Sendable {
     /// Forgets the call before the connection goes back to its pool, where the next call may
     /// be sent on it at once (the socket stays in the set, disarmed by its one report).
     private func complete(_ socket: Int32, _ entry: Watched, _ outcome: Result<[[String?]], DatabaseError>) {
-        watched.withLock { _ = $0.removeValue(forKey: socket) }
+        watched.set(socket, nil)
         entry.pool.finish(entry.connection, entry.call, outcome)
     }
 }

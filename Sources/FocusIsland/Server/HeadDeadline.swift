@@ -35,23 +35,15 @@ final class HeadDeadline: Sendable {
     /// An open connection: the monotonic time (µs) by which a head must be complete, or nil
     /// while none is awaited (a request is being read, answered, or suspended); and whether it
     /// was answered before (a kept-alive connection: idle while its next head is awaited).
-    private struct Watch {
+    private struct Watch: Sendable {
         var deadline: UInt64?
         var answered = false
     }
-    /// Open connections by socket, in shards by socket number. Every request passes here twice
-    /// (its head, its answer), and one lock for all of them was a convoy: with 8 HTTP threads on
-    /// 2 cores, Mutex's spinning for it took 43% of the server's CPU samples and held /health to
-    /// 8,000-23,000 req/s in every other run, against 40,000-50,000 (perf, 2026-12-07). Two
-    /// threads now meet on a lock only when their sockets share a shard.
-    private final class Shard: Sendable {
-        let table = Mutex<[Int32: Watch]>([:])
-    }
-    private let shards: [Shard] = (0..<64).map { _ in Shard() }
-    /// The shard of `socket`'s watch.
-    private func shard(_ socket: Int32) -> Shard {
-        shards[Int(UInt32(bitPattern: socket)) % shards.count]
-    }
+    /// Open connections by socket. Every request changes its entry twice (its head, its answer)
+    /// on whichever HTTP thread serves it, so the table is sharded (Support/ShardedTable.swift):
+    /// behind one Mutex it was a convoy that took 43% of the server's CPU samples and held
+    /// /health to 8,000-23,000 req/s in every other run, against 40,000-50,000 (perf, 2026-12-07).
+    private let watched = ShardedTable<Int32, Watch>()
     private let headTimeout: UInt64
     private let idleTimeout: UInt64
     /// Open connections right now (for the accept policy).
@@ -69,18 +61,18 @@ final class HeadDeadline: Sendable {
     func opened(_ socket: Int32) {
         open.add(1, ordering: .relaxed)
         let deadline = monotonicMicroseconds() + headTimeout
-        shard(socket).table.withLock { $0[socket] = Watch(deadline: deadline) }
+        watched.set(socket, Watch(deadline: deadline))
     }
 
     /// libmicrohttpd is about to close the socket.
     func closed(_ socket: Int32) {
         open.subtract(1, ordering: .relaxed)
-        shard(socket).table.withLock { _ = $0.removeValue(forKey: socket) }
+        watched.set(socket, nil)
     }
 
     /// A complete head arrived (the first access-handler call of a request).
     func headArrived(_ socket: Int32) {
-        shard(socket).table.withLock { table in table[socket]?.deadline = nil }
+        watched.withShard(of: socket) { table in table[socket]?.deadline = nil }
     }
 
     /// A stream's socket went to a writer (MHD/EventsEndpoint.swift): no head is due on it and a
@@ -88,16 +80,16 @@ final class HeadDeadline: Sendable {
     /// lets go of the connection but may notice only at its next event on it, up to
     /// IDLE_TIMEOUT later: it stays counted `open` until then.
     func handedOff(_ socket: Int32) {
-        shard(socket).table.withLock { _ = $0.removeValue(forKey: socket) }
+        watched.set(socket, nil)
     }
 
     /// Connections libmicrohttpd serves, streams handed off excepted (a stop waits for them).
-    var watching: Int { shards.reduce(0) { count, shard in count + shard.table.withLock { $0.count } } }
+    var watching: Int { watched.count }
 
     /// An answer was sent; on a kept-alive connection the next head is due within IDLE_TIMEOUT.
     func answered(_ socket: Int32) {
         let deadline = monotonicMicroseconds() + idleTimeout
-        shard(socket).table.withLock { table in
+        watched.withShard(of: socket) { table in
             table[socket]?.deadline = deadline
             table[socket]?.answered = true
         }
@@ -122,17 +114,15 @@ final class HeadDeadline: Sendable {
     func sweep() -> Int {
         let now = monotonicMicroseconds()
         var closed = 0
-        for shard in shards {
-            shard.table.withLock { table in
-                for (socket, watch) in table {
-                    guard let deadline = watch.deadline, deadline <= now else { continue }
-                    Self.requestTimeout.withUnsafeBytes { bytes in
-                        _ = send(socket, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
-                    }
-                    shutdown(socket, Int32(SHUT_RDWR))
-                    table[socket]?.deadline = nil
-                    closed += 1
+        watched.forEachShard { table in
+            for (socket, watch) in table {
+                guard let deadline = watch.deadline, deadline <= now else { continue }
+                Self.requestTimeout.withUnsafeBytes { bytes in
+                    _ = send(socket, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
                 }
+                shutdown(socket, Int32(SHUT_RDWR))
+                table[socket]?.deadline = nil
+                closed += 1
             }
         }
         return closed
@@ -144,17 +134,15 @@ final class HeadDeadline: Sendable {
     /// `retry-on empty-response`): docs/operations.md. A connection not yet answered keeps its
     /// first head's deadline: that request is on its way.
     func closeIdle() -> Int {
-        shards.reduce(0) { closed, shard in
-            closed + shard.table.withLock { table in
-                var closed = 0
-                for (socket, watch) in table where watch.answered && watch.deadline != nil {
-                    shutdown(socket, Int32(SHUT_RDWR))
-                    table[socket]?.deadline = nil
-                    closed += 1
-                }
-                return closed
+        var closed = 0
+        watched.forEachShard { table in
+            for (socket, watch) in table where watch.answered && watch.deadline != nil {
+                shutdown(socket, Int32(SHUT_RDWR))
+                table[socket]?.deadline = nil
+                closed += 1
             }
         }
+        return closed
     }
 
     /// The whole answer to a late head: 408 problem+json, then the connection closes.

@@ -6,17 +6,20 @@
 import Synchronization
 
 final class SuspendedRequests: Sendable {
-    private let requests = Mutex<[ObjectIdentifier: ParkedRequest]>([:])
+    /// Every suspended request passes here twice, from whichever thread suspends or resumes it:
+    /// sharded, as a lock every thread takes becomes a convoy (Support/ShardedTable.swift).
+    private let requests = ShardedTable<ObjectIdentifier, ParkedRequest>()
 
-    fileprivate func add(_ request: ParkedRequest) { requests.withLock { $0[ObjectIdentifier(request)] = request } }
-    fileprivate func remove(_ request: ParkedRequest) { requests.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(request)) } }
+    fileprivate func add(_ request: ParkedRequest) { requests.set(ObjectIdentifier(request), request) }
+    fileprivate func remove(_ request: ParkedRequest) { requests.set(ObjectIdentifier(request), nil) }
 
     /// Suspended right now.
-    var count: Int { requests.withLock { $0.count } }
+    var count: Int { requests.count }
 
     /// Resumes every suspended request with `answer`; how many.
     func resumeAll(with answer: @escaping @Sendable () -> Response) -> Int {
-        let waiting = requests.withLock { Array($0.values) }
+        var waiting: [ParkedRequest] = []
+        requests.forEachShard { waiting.append(contentsOf: $0.values) }
         return waiting.count { $0.resume(answer) }
     }
 }
@@ -46,22 +49,29 @@ final class ParkedRequest: Sendable {
 
     /// Resumes the request with `answer`, made on the worker that sends it; false if it was
     /// resumed already (the stop answered 503 first: this later answer is dropped).
+    /// The state changes under the lock; the registry and libmicrohttpd (its own lock and a
+    /// write to its eventfd) are told after it, so the worker's `take` never waits on them.
+    /// Only the one call that moved the state from suspended resumes the connection, and its
+    /// suspend finished under the lock before that.
     @discardableResult
     func resume(_ answer: @escaping @Sendable () -> Response) -> Bool {
-        state.withLock { state in
+        let outcome: (resumed: Bool, suspended: (HTTPConnection, SuspendedRequests)?) = state.withLock { state in
             switch state {
             case .running:
                 state = .resumed(answer)
-                return true
+                return (true, nil)
             case .suspended(let connection, let registry):
                 state = .resumed(answer)
-                registry.remove(self)
-                connection.resume()
-                return true
+                return (true, (connection, registry))
             case .resumed, .answered:
-                return false
+                return (false, nil)
             }
         }
+        if let (connection, registry) = outcome.suspended {
+            registry.remove(self)
+            connection.resume()
+        }
+        return outcome.resumed
     }
 
     /// The answer it was resumed with, once (the access handler's call after the resume).
