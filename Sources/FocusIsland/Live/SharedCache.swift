@@ -35,6 +35,20 @@ public final class SharedCache: Sendable {
         /// The config answer's release controls, parsed, for admission (ReleaseControls.swift).
         var controls: ReleaseControls?
 
+        /// Whether `size` more bytes may be kept, fetched at `generation` into a map now holding
+        /// `entries`: false while no listener is held or after an empty since; past the bounds
+        /// every answer kept is dropped first. Counts the bytes when true.
+        mutating func room(_ size: Int, entries: Int, generation expected: UInt64) -> Bool {
+            guard listening, generation == expected, size <= SharedCache.maxBytes else { return false }
+            if entries >= SharedCache.maxEntries || bytes + size > SharedCache.maxBytes {
+                self.entries.removeAll()
+                prepared.removeAll()
+                bytes = 0
+            }
+            bytes += size
+            return true
+        }
+
         /// Drops every entry; a reply fetched before this is not stored.
         mutating func empty() {
             generation &+= 1
@@ -68,14 +82,8 @@ public final class SharedCache: Sendable {
     func store(_ key: String, _ reply: Reply, generation expected: UInt64) {
         let size = key.utf8.count + (reply.body?.count ?? 0) + (reply.etag?.utf8.count ?? 0)
         state.write { state in
-            guard state.listening, state.generation == expected, size <= Self.maxBytes else { return }
-            if state.entries.count >= Self.maxEntries || state.bytes + size > Self.maxBytes {
-                state.entries.removeAll()
-                state.prepared.removeAll()
-                state.bytes = 0
-            }
+            guard state.room(size, entries: state.entries.count, generation: expected) else { return }
             state.entries[key] = reply
-            state.bytes += size
         }
     }
 
@@ -96,15 +104,9 @@ public final class SharedCache: Sendable {
     func storePrepared(_ key: String, _ answer: Prepared, generation expected: UInt64) {
         let size = key.utf8.count + answer.fresh.body.count
         state.write { state in
-            guard state.listening, state.generation == expected, size <= Self.maxBytes else { return }
             // Accept-Language is each phone's own text: the distinct ones kept are bounded too.
-            if state.prepared.count >= Self.maxEntries || state.bytes + size > Self.maxBytes {
-                state.entries.removeAll()
-                state.prepared.removeAll()
-                state.bytes = 0
-            }
+            guard state.room(size, entries: state.prepared.count, generation: expected) else { return }
             state.prepared[key] = answer
-            state.bytes += size
         }
     }
 
