@@ -2,7 +2,7 @@
 -- (name history, avatar, reports by and against, actions), the audit log, and every action
 -- through its own function behind the session's CSRF token, audited, nothing written when refused.
 begin;
-select plan(27);
+select plan(28);
 select test.new_user(name) from unnest(array['mod', 'ann', 'bo', 'cy']) as name;
 insert into app.moderators (user_id) values (test.uid('mod'));
 create temporary table session as
@@ -34,6 +34,8 @@ select is((select jsonb_agg(r ->> 'reason') from jsonb_array_elements(pg_temp.pa
           '["spam"]', 'filtered by reason');
 select is(jsonb_array_length(pg_temp.page('moderation_queue_list', '{"status": "dismissed"}') -> 'reports'), 0, 'filtered by status');
 select is(pg_temp.page('moderation_queue_list') -> 'csrf_token', to_jsonb(pg_temp.csrf()), 'the page carries the session''s CSRF token for its forms');
+select is(pg_temp.page('moderation_queue_list') ->> 'events', '/events',
+          'the page names the event stream its script listens on, as api.events_list''s endpoint declares it');
 select is((select r ->> 'value' from jsonb_array_elements(pg_temp.page('moderation_queue_list', '{"status": "all"}') -> 'statuses') r
            where (r ->> 'selected')::boolean), 'all', 'the filter shows what was chosen');
 select is(test.error_of(format('select api.moderation_queue_list(%L, %L, %L)', pg_temp.t(), '{"status": "closed"}', '{}')), 'PT400 invalid_field',

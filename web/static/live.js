@@ -1,13 +1,14 @@
-// The moderation queue, live: the page listens on GET /events (the console's cookie signs the
-// stream in) and, when a report.created event arrives, fetches this same page again and puts
-// its queue in place of the old one. Everything shown was escaped by the server; nothing here
-// builds markup from data. Without JavaScript the page works the same, refreshed by hand.
+// The moderation queue, live: the page listens on the event stream (api.events_list's route,
+// which the page names in data-events; the console's cookie signs the stream in) and, when a
+// report.created event arrives, fetches this same page again and puts its queue in place of the
+// old one. Everything shown was escaped by the server; nothing here builds markup from data.
+// Without JavaScript the page works the same, refreshed by hand.
 // Its status lines are the page's own (data-* of #live-status), so they are in the page's language.
 'use strict';
 (function () {
   var queue = document.getElementById('queue');
   var status = document.getElementById('live-status');
-  if (!queue || !status || !window.EventSource) { return; }
+  if (!queue || !status || !status.dataset.events || !window.EventSource) { return; }
   var pending = false;
 
   function busy() {
@@ -30,7 +31,7 @@
       .catch(function () { status.textContent = status.dataset.failed; });
   }
 
-  var source = new EventSource('/events');
+  var source = new EventSource(status.dataset.events);
   source.addEventListener('open', function () { status.textContent = status.dataset.live; });
   source.addEventListener('report.created', refresh);
   source.addEventListener('resync', refresh);
