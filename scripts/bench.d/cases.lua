@@ -50,7 +50,7 @@ local upload_base = math.floor(os.time() / 600) * 600 - 6 * 86400
 -- The cases whose request varies (each buys, uploads or rates anew); every other case's
 -- request is the same each time, set once in init() below and formatted once by wrk: a
 -- script that defines request() makes wrk call Lua for every request, and on two shared cores
--- that CPU is the server's too (GET /health 34,000-40,700 req/s against 39,000-45,500 without,
+-- that CPU is the server's too (the health check 34,000-40,700 req/s against 39,000-45,500 without,
 -- three runs each, 2026-12-07).
 local varying = {}
 function varying.purchase(i)

@@ -3,7 +3,7 @@
 // fills for next time (Statement.response). A request that sends nothing these functions read
 // but its Accept-Language (the catalog and the config as every phone asks for them) is answered
 // before any of that, by the whole response kept for that header (`preparedKey`): a 304 then
-// costs a lookup and the If-None-Match comparison, as /health costs its answer made once
+// costs a lookup and the If-None-Match comparison, as the health check costs its answer made once
 // (2026-12-07).
 
 enum CacheLookup {

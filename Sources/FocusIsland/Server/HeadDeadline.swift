@@ -42,7 +42,7 @@ final class HeadDeadline: Sendable {
     /// Open connections by socket. Every request changes its entry twice (its head, its answer)
     /// on whichever HTTP thread serves it, so the table is sharded (Support/ShardedTable.swift):
     /// behind one Mutex it was a convoy that took 43% of the server's CPU samples and held
-    /// /health to 8,000-23,000 req/s in every other run, against 40,000-50,000 (perf, 2026-12-07).
+    /// the health check to 8,000-23,000 req/s in every other run, against 40,000-50,000 (perf, 2026-12-07).
     private let watched = ShardedTable<Int32, Watch>()
     private let headTimeout: UInt64
     private let idleTimeout: UInt64

@@ -1,7 +1,7 @@
 // ReadMostly: a value that every request reads and few write, behind pthread's read-write lock.
 // Swift's Mutex lets one thread in at a time, spins, then hands itself to the next waiter (a
 // priority-inheriting futex): a lock every request took, on 8 HTTP threads over 2 cores, formed
-// a convoy that held /health to a third of its rate (Server/HeadDeadline.swift, 2026-12-07).
+// a convoy that held the health check to a third of its rate (Server/HeadDeadline.swift, 2026-12-07).
 // Here readers pass one another without waiting, and a waiting writer goes first (writer
 // preference), so an event's emptying of the cache is not starved by the stream of reads.
 import Glibc
