@@ -3999,6 +3999,8 @@ begin
     v_reason := api.choice(coalesce(nullif(moderation_queue_list.params ->> 'reason', ''), 'all'), 'reason', v_reasons);
     return api.ok(api.console_session_json(moderation_queue_list.token, moderation_queue_list.params) || jsonb_build_object(
         'status', v_status, 'reason', v_reason,
+        -- The stream the page's script listens on, as its endpoint declares it (web/static/live.js).
+        'events', (select e.path from api.endpoints e where e.function = 'api.events_list'::regproc),
         'statuses', api.console_options(v_statuses, v_status), 'reasons', api.console_options(v_reasons, v_reason),
         'reports', coalesce((select jsonb_agg(api.console_report_json(r) order by r.created_at desc, r.id desc)
                              from (select * from app.user_reports r
