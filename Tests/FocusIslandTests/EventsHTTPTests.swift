@@ -425,6 +425,9 @@ import Testing
         let keptNotModified = ask(["If-None-Match": tag])
         same(keptNotModified, statementsNotModified)
         #expect(keptNotModified.body.isEmpty && keptNotModified.header("Content-Type") == nil)
+        // Another tag (an older copy, a malformed one) is answered the whole 200.
+        same(ask(["If-None-Match": "\"older\""]), statements)
+        same(ask(["If-None-Match": "not a tag"]), statements)
         // Another Accept-Language is another answer, with its own Content-Language.
         let spanish = ask(["Accept-Language": "es"])
         #expect(spanish.status == 200)
