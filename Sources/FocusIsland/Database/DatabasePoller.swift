@@ -6,8 +6,8 @@
 // watched for here, its request suspended, in one epoll set for every pool. The answer goes to
 // the call's completion on this thread, and the connection back to its pool. So no HTTP worker
 // sleeps in poll() for the database longer than the answer wait, and a worker's other keep-alive
-// connections are served while a slower statement runs. Each loop also ends the calls that waited
-// longer than their pool's checkout deadline for a connection (ConnectionPool.expire).
+// connections are served while a slower statement runs. Once a tick (50 ms) it also ends the calls
+// that waited longer than their pool's checkout deadline for a connection (ConnectionPool.expire).
 // The thread starts with the first call and ends with `stop`.
 import CLinux
 import Foundation
@@ -118,6 +118,7 @@ final class DatabasePoller: Sendable {
 
     private func loop() {
         var events = [epoll_event](repeating: epoll_event(), count: 64)
+        var expired = monotonicMicroseconds()
         while !stopping.load(ordering: .acquiring) {
             let count = epoll_wait(epoll, &events, Int32(events.count), Self.tick)
             for event in events.prefix(Int(max(count, 0))) {
@@ -145,7 +146,11 @@ final class DatabasePoller: Sendable {
                     complete(socket, entry, .failure(error))
                 }
             }
+            // The deadlines once a tick, not on every answer: under load the poller wakes for
+            // each one, and each look takes every pool's lock, which the workers queue under.
             let now = monotonicMicroseconds()
+            guard now - expired >= UInt64(Self.tick) * 1000 else { continue }
+            expired = now
             for pool in pools.withLock({ $0.compactMap(\.pool) }) { pool.expire(now: now) }
         }
         running.store(false, ordering: .releasing)

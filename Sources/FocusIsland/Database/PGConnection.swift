@@ -83,7 +83,7 @@ public final class PGConnection: @unchecked Sendable {
     public func execute(_ sql: String, _ parameters: [String?]) throws(DatabaseError) -> [[String?]] {
         blocking()
         let result = withCStrings(parameters) { values in
-            PQexecParams(handle, sql, Int32(values.count), nil, values, nil, nil, 0)
+            PQexecParams(handle, sql, Int32(parameters.count), nil, values, nil, nil, 0)
         }
         return try rows(of: result)
     }
@@ -98,7 +98,7 @@ public final class PGConnection: @unchecked Sendable {
             prepared.insert(name)
         }
         let result = withCStrings(parameters) { values in
-            PQexecPrepared(handle, name, Int32(values.count), values, nil, nil, 0)
+            PQexecPrepared(handle, name, Int32(parameters.count), values, nil, nil, 0)
         }
         return try rows(of: result)
     }
@@ -124,11 +124,11 @@ public final class PGConnection: @unchecked Sendable {
         let sent: Int32
         if namedStatements {
             sent = withCStrings(parameters) { values in
-                PQsendQueryPrepared(handle, name, Int32(values.count), values, nil, nil, 0)
+                PQsendQueryPrepared(handle, name, Int32(parameters.count), values, nil, nil, 0)
             }
         } else {
             sent = withCStrings(parameters) { values in
-                PQsendQueryParams(handle, sql, Int32(values.count), nil, values, nil, nil, 0)
+                PQsendQueryParams(handle, sql, Int32(parameters.count), nil, values, nil, nil, 0)
             }
         }
         guard sent == 1 else { throw connectionError() }
@@ -234,9 +234,42 @@ public final class PGConnection: @unchecked Sendable {
     }
 }
 
-/// Calls `body` with the parameters as NUL-terminated C strings, freed afterwards.
-private func withCStrings<R>(_ strings: [String?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
-    let copies: [UnsafeMutablePointer<CChar>?] = strings.map { $0.flatMap { strdup($0) } }
-    defer { for copy in copies { free(copy) } }
-    return body(copies.map { $0.map { UnsafePointer($0) } })
+/// Calls `body` with the parameters as NUL-terminated C strings (nil: NULL), for the one libpq
+/// call that copies them into its output buffer. All of them are written into one buffer and
+/// their pointers into another, both on the stack when small (withUnsafeTemporaryAllocation):
+/// the strdup per parameter and the two arrays this replaced cost five allocations and frees a
+/// statement on every request.
+private func withCStrings<R>(_ strings: [String?], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) -> R) -> R {
+    var size = 0
+    for string in strings { size += (string?.utf8.count ?? 0) + 1 }
+    return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(size, 1)) { bytes in
+        withUnsafeTemporaryAllocation(of: UnsafePointer<CChar>?.self, capacity: max(strings.count, 1)) { pointers in
+            var offset = 0
+            for (index, string) in strings.enumerated() {
+                guard let string else {
+                    pointers[index] = nil
+                    continue
+                }
+                let start = offset
+                // A native string's bytes are contiguous: one copy; a bridged one, byte by byte.
+                if let count = string.utf8.withContiguousStorageIfAvailable({ source in
+                    _ = UnsafeMutableBufferPointer(rebasing: bytes[offset...]).initialize(from: source)
+                    return source.count
+                }) {
+                    offset += count
+                } else {
+                    for byte in string.utf8 {
+                        bytes[offset] = byte
+                        offset += 1
+                    }
+                }
+                bytes[offset] = 0
+                offset += 1
+                pointers[index] = UnsafeRawPointer(bytes.baseAddress.map { $0 + start }).map {
+                    $0.assumingMemoryBound(to: CChar.self)
+                }
+            }
+            return body(UnsafePointer(pointers.baseAddress))
+        }
+    }
 }
