@@ -8,7 +8,7 @@ public struct Request: Sendable {
     /// Decoded query arguments; a repeated name keeps its last value.
     public var query: [String: String]
     /// Header values by lower-cased name.
-    public var headers: [String: String]
+    public var headers: HeaderFields
     public var body: [UInt8]
     /// Set by the server when the body was larger than the route's limit and was not kept.
     public var bodyExceededLimit = false
@@ -31,13 +31,15 @@ public struct Request: Sendable {
         self.method = method
         self.path = path
         self.query = query
-        self.headers = Dictionary(headers.map { (lowerCased($0.key), $0.value) }, uniquingKeysWith: { $1 })
+        var fields = HeaderFields()
+        for (name, value) in headers { fields[lowerCased(name)] = value }
+        self.headers = fields
         self.body = body
     }
 
     /// The server's own: `headers` are read by their lower-case names already (HTTPServer), so
-    /// they are kept as they are, without the copy of the dictionary the public init makes.
-    init(method: String, path: String, query: [String: String], lowerCasedHeaders headers: [String: String], body: [UInt8]) {
+    /// they are kept as they are, without the copy the public init makes.
+    init(method: String, path: String, query: [String: String], lowerCasedHeaders headers: HeaderFields, body: [UInt8]) {
         self.method = method
         self.path = path
         self.query = query
@@ -65,8 +67,39 @@ public struct Request: Sendable {
     }
 }
 
+/// A request's headers by lower-case name: a short list searched in order, not a dictionary. A
+/// request brings a handful of the headers the pipeline reads and each stage asks for one or two
+/// (eight lookups on GET /me): comparing a few short names costs less than hashing the name at
+/// every lookup, which was the largest of the server's own costs on /me by instruction counts
+/// (docs/performance.md, "Where /me's time goes", 2026-12-07).
+public struct HeaderFields: Sendable {
+    private var fields: [(name: String, value: String)] = []
+
+    public init() {}
+
+    /// The value under `name` (lower case); setting nil removes it.
+    public subscript(name: String) -> String? {
+        get {
+            for field in fields where field.name == name { return field.value }
+            return nil
+        }
+        set {
+            if let index = fields.firstIndex(where: { $0.name == name }) {
+                if let newValue { fields[index].value = newValue } else { fields.remove(at: index) }
+            } else if let newValue {
+                fields.append((name, newValue))
+            }
+        }
+    }
+}
+
 /// A header name in lower case; the name itself when it has no capital letter (the server's own
 /// names, and what HTTP/2 clients send), without the copy `lowercased()` makes every time.
 private func lowerCased(_ name: String) -> String {
-    name.utf8.contains(where: { (65...90).contains($0) }) ? name.lowercased() : name
+    // Over the bytes where they lie (a native string's are contiguous): walking a String's UTF-8
+    // view byte by byte cost more than the lookup it prepared (four of /me's eight lookups'
+    // instructions).
+    let capital: (UInt8) -> Bool = { (65...90).contains($0) }
+    let hasCapital = name.utf8.withContiguousStorageIfAvailable { $0.contains(where: capital) } ?? name.utf8.contains(where: capital)
+    return hasCapital ? name.lowercased() : name
 }

@@ -33,6 +33,7 @@ public struct Response: Sendable {
         headers.first { sameHeaderName($0.name, name) }?.value
     }
 
+    /// Replaces every header of that name with one (last), in one pass when there is none.
     public mutating func setHeader(_ name: String, _ value: String) {
         if headers.contains(where: { sameHeaderName($0.name, name) }) { headers.removeAll { sameHeaderName($0.name, name) } }
         headers.append((name, value))
@@ -42,9 +43,18 @@ public struct Response: Sendable {
 }
 
 /// Header names compared as HTTP does, ignoring ASCII case, without the two lowercased copies
-/// per header that every answer's few lookups used to make.
+/// per header that every answer's few lookups used to make. The server writes each name the
+/// same way everywhere, so the exact comparison (one memcmp) answers most; the bytes are then
+/// compared where they lie, not through two UTF-8 views zipped.
 func sameHeaderName(_ a: String, _ b: String) -> Bool {
-    a.utf8.count == b.utf8.count && zip(a.utf8, b.utf8).allSatisfy { asciiLower($0) == asciiLower($1) }
+    guard a.utf8.count == b.utf8.count else { return false }
+    if a == b { return true }
+    let same = a.utf8.withContiguousStorageIfAvailable { a in
+        b.utf8.withContiguousStorageIfAvailable { b in
+            a.indices.allSatisfy { asciiLower(a[$0]) == asciiLower(b[$0]) }
+        }
+    }
+    return (same ?? nil) ?? zip(a.utf8, b.utf8).allSatisfy { asciiLower($0) == asciiLower($1) }
 }
 
 private func asciiLower(_ byte: UInt8) -> UInt8 { (65...90).contains(byte) ? byte + 32 : byte }

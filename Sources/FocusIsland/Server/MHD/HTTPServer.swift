@@ -251,11 +251,10 @@ private let requestHeaders: [(key: String, name: StaticString)] = [
 
 /// The first value of each of `requestHeaders` the request has, in one walk over its headers: a
 /// lookup by name walks them all and compares each name, and asking for thirteen names made
-/// thirteen walks per request. The dictionary is lent to the C callback by its address (no box
-/// to allocate).
-private func readHeaders(_ connection: OpaquePointer) -> [String: String] {
-    var headers: [String: String] = [:]
-    headers.reserveCapacity(8)
+/// thirteen walks per request. The list is lent to the C callback by its address (no box to
+/// allocate).
+private func readHeaders(_ connection: OpaquePointer) -> HeaderFields {
+    var headers = HeaderFields()
     withUnsafeMutablePointer(to: &headers) { headers in
         _ = MHD_get_connection_values(
             connection, MHD_ValueKind.HEADER_KIND,
@@ -268,7 +267,7 @@ private func readHeaders(_ connection: OpaquePointer) -> [String: String] {
                         strncasecmp(key, $0, length) == 0
                     }
                     guard same else { continue }
-                    let headers = cls.assumingMemoryBound(to: [String: String].self)
+                    let headers = cls.assumingMemoryBound(to: HeaderFields.self)
                     // The first line of a repeated header, as a lookup by name gives it.
                     if headers.pointee[name] == nil { headers.pointee[name] = value.map { String(cString: $0) } ?? "" }
                     break
