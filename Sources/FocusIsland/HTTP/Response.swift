@@ -33,7 +33,6 @@ public struct Response: Sendable {
         headers.first { sameHeaderName($0.name, name) }?.value
     }
 
-    /// Replaces every header of that name with one (last), in one pass when there is none.
     public mutating func setHeader(_ name: String, _ value: String) {
         if headers.contains(where: { sameHeaderName($0.name, name) }) { headers.removeAll { sameHeaderName($0.name, name) } }
         headers.append((name, value))

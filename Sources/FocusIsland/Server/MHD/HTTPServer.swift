@@ -227,12 +227,9 @@ private let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, 
     }
 }
 
-func header(_ connection: OpaquePointer, _ name: String) -> String? {
-    MHD_lookup_connection_value(connection, MHD_ValueKind.HEADER_KIND, name).map { String(cString: $0) }
-}
-
-/// The same for a name known at compile time: its bytes are passed as they lie in the binary,
-/// NUL-terminated, where a String argument is copied into a C string first on every call.
+/// A request header's first value, by a name known at compile time: its bytes are passed as
+/// they lie in the binary, NUL-terminated, where a String argument is copied into a C string
+/// first on every call.
 func header(_ connection: OpaquePointer, _ name: StaticString) -> String? {
     name.withUTF8Buffer { bytes in
         bytes.withMemoryRebound(to: CChar.self) { name in
