@@ -251,18 +251,7 @@ private func withCStrings<R>(_ strings: [String?], _ body: (UnsafePointer<Unsafe
                     continue
                 }
                 let start = offset
-                // A native string's bytes are contiguous: one copy; a bridged one, byte by byte.
-                if let count = string.utf8.withContiguousStorageIfAvailable({ source in
-                    _ = UnsafeMutableBufferPointer(rebasing: bytes[offset...]).initialize(from: source)
-                    return source.count
-                }) {
-                    offset += count
-                } else {
-                    for byte in string.utf8 {
-                        bytes[offset] = byte
-                        offset += 1
-                    }
-                }
+                offset += string.withBytes { UnsafeMutableBufferPointer(rebasing: bytes[offset...]).initialize(from: $0).index }
                 bytes[offset] = 0
                 offset += 1
                 pointers[index] = UnsafeRawPointer(bytes.baseAddress.map { $0 + start }).map {

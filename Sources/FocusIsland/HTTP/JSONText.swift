@@ -16,11 +16,7 @@ enum JSONText {
         out += "\""
         // Most values (tokens, ids, addresses, languages) need no escape: one append of the
         // whole, not one per scalar.
-        // The bytes are scanned where they lie (a native string's are contiguous), not through
-        // the UTF-8 view one byte at a time.
-        let special: (UInt8) -> Bool = { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
-        let escapes = text.utf8.withContiguousStorageIfAvailable { $0.contains(where: special) } ?? text.utf8.contains(where: special)
-        if !escapes {
+        if !text.withBytes({ $0.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) }) {
             out += text
             out += "\""
             return

@@ -96,10 +96,5 @@ public struct HeaderFields: Sendable {
 /// A header name in lower case; the name itself when it has no capital letter (the server's own
 /// names, and what HTTP/2 clients send), without the copy `lowercased()` makes every time.
 private func lowerCased(_ name: String) -> String {
-    // Over the bytes where they lie (a native string's are contiguous): walking a String's UTF-8
-    // view byte by byte cost more than the lookup it prepared (four of /me's eight lookups'
-    // instructions).
-    let capital: (UInt8) -> Bool = { (65...90).contains($0) }
-    let hasCapital = name.utf8.withContiguousStorageIfAvailable { $0.contains(where: capital) } ?? name.utf8.contains(where: capital)
-    return hasCapital ? name.lowercased() : name
+    name.withBytes { $0.contains(where: { (65...90).contains($0) }) } ? name.lowercased() : name
 }

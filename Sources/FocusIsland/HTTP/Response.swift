@@ -43,17 +43,11 @@ public struct Response: Sendable {
 
 /// Header names compared as HTTP does, ignoring ASCII case, without the two lowercased copies
 /// per header that every answer's few lookups used to make. The server writes each name the
-/// same way everywhere, so the exact comparison (one memcmp) answers most; the bytes are then
-/// compared where they lie, not through two UTF-8 views zipped.
+/// same way everywhere, so the exact comparison answers most; then the bytes where they lie.
 func sameHeaderName(_ a: String, _ b: String) -> Bool {
     guard a.utf8.count == b.utf8.count else { return false }
     if a == b { return true }
-    let same = a.utf8.withContiguousStorageIfAvailable { a in
-        b.utf8.withContiguousStorageIfAvailable { b in
-            a.indices.allSatisfy { asciiLower(a[$0]) == asciiLower(b[$0]) }
-        }
-    }
-    return (same ?? nil) ?? zip(a.utf8, b.utf8).allSatisfy { asciiLower($0) == asciiLower($1) }
+    return a.withBytes { a in b.withBytes { b in a.indices.allSatisfy { asciiLower(a[$0]) == asciiLower(b[$0]) } } }
 }
 
 private func asciiLower(_ byte: UInt8) -> UInt8 { (65...90).contains(byte) ? byte + 32 : byte }

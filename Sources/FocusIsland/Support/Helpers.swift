@@ -46,6 +46,15 @@ extension String {
         while text.last?.isNewline == true { text.removeLast() }
         return text
     }
+
+    /// `body` over the UTF-8 bytes where they lie: a scan or a copy without walking the UTF-8
+    /// view one byte at a time, which cost more than the lookups it served on the request path
+    /// (docs/performance.md, "Where /me's time goes"). A native string's bytes are contiguous
+    /// already; `withUTF8` makes any other contiguous first.
+    func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        var text = self
+        return try text.withUTF8(body)
+    }
 }
 
 /// Microseconds on the monotonic clock: for durations, never for times of day.
