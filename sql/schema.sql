@@ -9274,7 +9274,7 @@ CREATE FUNCTION app.users_events() RETURNS trigger
     AS $$
 begin
     if new.display_name is distinct from old.display_name
-       or new.bio is distinct from old.bio then
+       or to_jsonb(new) -> 'bio' is distinct from to_jsonb(old) -> 'bio' then
         perform app.tell_friends(new.id);
     end if;
     if new.balance is distinct from old.balance then
