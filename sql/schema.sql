@@ -9273,18 +9273,22 @@ CREATE FUNCTION app.users_events() RETURNS trigger
     SET search_path TO 'public', 'pg_temp'
     AS $$
 begin
-    if new.display_name is distinct from old.display_name
-       or to_jsonb(new) -> 'bio' is distinct from to_jsonb(old) -> 'bio' then
-        perform app.tell_friends(new.id);
-    end if;
-    if new.balance is distinct from old.balance then
-        insert into app.events (user_id, type, payload)
-        values (new.id, 'balance.changed', jsonb_build_object('balance', new.balance));
-    end if;
+    perform app.tell_friends(new.id);
     return null;
 end
 $$;
 ALTER FUNCTION app.users_events() OWNER TO focus_owner;
+CREATE FUNCTION app.users_events_balance() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+begin
+    insert into app.events (user_id, type, payload)
+    values (new.id, 'balance.changed', jsonb_build_object('balance', new.balance));
+    return null;
+end
+$$;
+ALTER FUNCTION app.users_events_balance() OWNER TO focus_owner;
 CREATE FUNCTION app.users_own_events() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -11461,7 +11465,8 @@ CREATE TRIGGER user_selections_change_events AFTER UPDATE ON app.user_selections
 CREATE TRIGGER user_selections_events AFTER INSERT OR DELETE ON app.user_selections FOR EACH ROW EXECUTE FUNCTION app.tell_friends_of_row();
 CREATE TRIGGER user_selections_own_events AFTER INSERT OR UPDATE OF item_id ON app.user_selections FOR EACH ROW EXECUTE FUNCTION app.user_selections_own_events();
 CREATE TRIGGER users_display_name_history AFTER INSERT OR UPDATE OF display_name, deleted_at ON app.users FOR EACH ROW EXECUTE FUNCTION app.display_name_history_record();
-CREATE TRIGGER users_events AFTER UPDATE ON app.users FOR EACH ROW WHEN (((new.display_name IS DISTINCT FROM old.display_name) OR (new.bio IS DISTINCT FROM old.bio) OR (new.balance IS DISTINCT FROM old.balance))) EXECUTE FUNCTION app.users_events();
+CREATE TRIGGER users_events AFTER UPDATE ON app.users FOR EACH ROW WHEN (((new.display_name IS DISTINCT FROM old.display_name) OR (new.bio IS DISTINCT FROM old.bio))) EXECUTE FUNCTION app.users_events();
+CREATE TRIGGER users_events_balance AFTER UPDATE ON app.users FOR EACH ROW WHEN ((new.balance IS DISTINCT FROM old.balance)) EXECUTE FUNCTION app.users_events_balance();
 CREATE TRIGGER users_own_events AFTER UPDATE ON app.users FOR EACH ROW WHEN (((new.deleted_at IS NULL) AND ((new.display_name IS DISTINCT FROM old.display_name) OR (new.bio IS DISTINCT FROM old.bio) OR (new.email IS DISTINCT FROM old.email) OR (new.time_zone IS DISTINCT FROM old.time_zone) OR (new.show_tip_on_timer IS DISTINCT FROM old.show_tip_on_timer) OR (new.locale IS DISTINCT FROM old.locale)))) EXECUTE FUNCTION app.users_own_events();
 CREATE TRIGGER users_rollup AFTER UPDATE OF time_zone, deleted_at ON app.users FOR EACH ROW WHEN (((new.time_zone IS DISTINCT FROM old.time_zone) OR (new.deleted_at IS DISTINCT FROM old.deleted_at))) EXECUTE FUNCTION app.users_rollup();
 CREATE CONSTRAINT TRIGGER weekly_minutes_count AFTER INSERT OR DELETE OR UPDATE ON app.weekly_minutes DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION app.weekly_minutes_count();
@@ -12134,6 +12139,7 @@ REVOKE ALL ON FUNCTION app.user_selections_own_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.user_sessions(user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.user_streak(p_user_id uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.users_events() FROM PUBLIC;
+REVOKE ALL ON FUNCTION app.users_events_balance() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.users_own_events() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.users_rollup() FROM PUBLIC;
 REVOKE ALL ON FUNCTION app.weekly_minutes_count() FROM PUBLIC;

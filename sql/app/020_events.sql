@@ -204,25 +204,30 @@ begin
 end
 $$;
 
--- Users: a new display name or bio → friends; a new balance → the user (however it moved).
--- The bio is read through to_jsonb: the upgrade check (Tests/system/migration-checks.sh) loads
--- this definition after each step, and 0018's name clean-up fires this trigger before 0019 adds
--- the column. It costs each balance change about 95,000 instructions (two rows made JSON;
--- docs/performance.md, "Events by instruction count"); `new.bio` fails that check (2026-12-07).
+-- Users: a new display name or bio → friends. The binding decides (0101: when either changes),
+-- so the body compares nothing; until 0101 it also wrote balance.changed and read the bio
+-- through to_jsonb of the whole row to tell the two apart (docs/performance.md, "Events by
+-- instruction count"). A new column friends see joins the binding's WHEN clause in a migration.
 create or replace function app.users_events()
 returns trigger
 language plpgsql
 set search_path = public, pg_temp
 as $$
 begin
-    if new.display_name is distinct from old.display_name
-       or to_jsonb(new) -> 'bio' is distinct from to_jsonb(old) -> 'bio' then
-        perform app.tell_friends(new.id);
-    end if;
-    if new.balance is distinct from old.balance then
-        insert into app.events (user_id, type, payload)
-        values (new.id, 'balance.changed', jsonb_build_object('balance', new.balance));
-    end if;
+    perform app.tell_friends(new.id);
+    return null;
+end
+$$;
+
+-- A new balance → the user, however it moved (bound when the balance changes: 0101).
+create or replace function app.users_events_balance()
+returns trigger
+language plpgsql
+set search_path = public, pg_temp
+as $$
+begin
+    insert into app.events (user_id, type, payload)
+    values (new.id, 'balance.changed', jsonb_build_object('balance', new.balance));
     return null;
 end
 $$;

@@ -1,7 +1,7 @@
 -- Events: each change writes exactly its events, for exactly the users who should hear of it,
 -- in the change's own transaction (app.events, sql/migrations/0007_events.sql).
 begin;
-select plan(62);
+select plan(66);
 update app.achievements set active = false;  -- the coins and events here are this file's own; achievements: 130_achievements.sql
 select test.new_user('ann');
 select test.new_user('bob');
@@ -104,6 +104,24 @@ select api.friends_delete(test.token('ann'), jsonb_build_object('user_id', test.
 select is(test.new_events(), '{"bob friend.removed ann"}', 'ann removes bob: bob hears who, ann nothing');
 select api.me_update(test.token('bob'), '{}', '{"display_name": "Bobby"}');
 select is(test.new_events(), '{"cat friend.updated bob"}', 'bob renamed again: only cat, his one friend left, hears');
+
+-- A user's two kinds of change, each with its own binding (0101): the name or bio tells friends
+-- (users_events), the balance tells the user (users_events_balance), and neither body compares.
+select trigger_is('app', 'users', 'users_events_balance', 'app', 'users_events_balance',
+                  'a new balance is told by a trigger of its own');
+select ok((select pg_get_triggerdef(t.oid) ~ 'WHEN \(\(new\.balance IS DISTINCT FROM old\.balance\)\)' from pg_trigger t
+           where t.tgrelid = 'app.users'::regclass and t.tgname = 'users_events_balance')
+           and (select pg_get_triggerdef(t.oid) !~ 'balance' from pg_trigger t
+                where t.tgrelid = 'app.users'::regclass and t.tgname = 'users_events'),
+          '... bound to the balance alone, and users_events no longer to it');
+create temp table before_both as select coalesce(max(e.id), 0) as id from app.events e;
+update app.users set display_name = 'Bob', balance = balance + 1 where id = test.uid('bob');
+select is(test.new_events(),
+          array['bob balance.changed ' || (select u.balance from app.users u where u.id = test.uid('bob')), 'cat friend.updated bob'],
+          'one update of the name and the balance: his friend hears the name and bob the balance, each once');
+select is((select array_agg(e.type::text order by e.id) from app.events e
+           where e.id > (select b.id from before_both b) and e.created_at = now()),
+          '{friend.updated,balance.changed}', '... the friend''s first, in the order one trigger wrote them');
 
 -- A rolled-back change writes nothing.
 select is(test.error_of($$ do $do$ begin
