@@ -1,4 +1,5 @@
 import Dispatch
+import Glibc
 import Synchronization
 import Testing
 
@@ -9,7 +10,9 @@ import Testing
 // trade socket numbers (a socket joins the poller's epoll set once per session, not per call), and
 // a session lent to a blocking caller between two calls is watched again. With an answer wait
 // (DB_ANSWER_WAIT), an answer in by then is finished on the sending thread without leaving it,
-// and a later one leaves it once, as does a call queued for a connection. The HTTP suites run
+// and a later one leaves it once; a busy pool is waited for within the same wait, a connection
+// checked in by then carries the call without leaving, and a call that waited in vain leaves
+// once and is answered in its turn. The HTTP suites run
 // the same path end to end (the test server's configuration is the default, DB_ASYNC=on, and
 // scripts/test runs them again with DB_ANSWER_WAIT=0, every answer through the poller).
 @testable import FocusIsland
@@ -164,11 +167,54 @@ import Testing
         let leaves = Leaves()
         let slow = submit(pool, "select 'late' from pg_sleep(0.3)", leaves: leaves)
         #expect(!slow.answered && leaves.value == 1)
-        // Queued behind it (the one connection is busy): leaves before it waits.
+        // Behind it (the one connection is busy): waits the answer wait for it, then leaves.
         let queued = submit(pool, "select 'queued'", leaves: leaves)
         #expect(leaves.value == 2)
         #expect(rows(slow) == [["late"]] && rows(queued) == [["queued"]])
         #expect(leaves.value == 2)
+    }
+
+    @Test func aConnectionCheckedInWithinTheWaitCarriesTheCallWithoutLeaving() throws {
+        let poller = DatabasePoller()
+        defer { poller.stop() }
+        let pool = try pool(capacity: 1, poller: poller, answerWait: 2_000_000)
+        _ = rows(submit(pool, "select 'opened'"))  // opened on another thread: suspended once
+        let suspended = pool.usage().suspended
+        let leaves = Leaves()
+        // The one connection, held for 0.2 s by a call on another thread (answered within its wait).
+        let held = Outcome()
+        DispatchQueue.global().async {
+            pool.submit("held", "select 'held' from pg_sleep(0.2)", [], leaving: leaves.leave) { held.set($0) }
+        }
+        let start = monotonicMicroseconds()
+        while pool.usage().inUse == 0 && monotonicMicroseconds() - start < 5_000_000 { usleep(1_000) }
+        #expect(pool.usage().inUse == 1)
+        let after = submit(pool, "select 'after'", leaves: leaves)
+        #expect(after.answered && leaves.value == 0)
+        #expect(rows(held) == [["held"]] && rows(after) == [["after"]])
+        #expect(pool.usage().inUse == 0 && pool.usage().waiting == 0)
+        #expect(pool.usage().suspended == suspended)
+    }
+
+    @Test func callsThatWaitedInVainAreQueuedOnceAndAnsweredInTurn() throws {
+        let poller = DatabasePoller()
+        defer { poller.stop() }
+        let pool = try pool(capacity: 1, poller: poller, answerWait: 50_000)
+        _ = rows(submit(pool, "select 'opened'"))
+        let suspended = pool.usage().suspended
+        let holder = try TestEnvironment.owner()
+        try holder.execute("begin; select pg_advisory_xact_lock(280029)")
+        let leaves = Leaves()
+        let held = submit(pool, "select pg_advisory_xact_lock(280029)::text", leaves: leaves)
+        let first = submit(pool, "select clock_timestamp()::text", leaves: leaves)
+        let second = submit(pool, "select clock_timestamp()::text", leaves: leaves)
+        #expect(leaves.value == 3 && pool.usage().waiting == 2)
+        try holder.execute("commit")
+        #expect(rows(held) == [[""]])
+        let times = [first, second].map { rows($0)?.first?.first ?? nil }
+        #expect(times.allSatisfy { $0 != nil } && (times[0] ?? "") < (times[1] ?? ""))
+        #expect(leaves.value == 3 && pool.usage().inUse == 0 && pool.usage().waiting == 0)
+        #expect(pool.usage().suspended == suspended + 3, "each leave counted for the metrics")
     }
 
     @Test func theRequestIsSuspendedOnceAndAnAnswerInTimeStaysWithItsWorker() {

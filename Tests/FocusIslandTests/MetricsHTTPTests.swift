@@ -52,7 +52,7 @@ import Testing
         #expect(Self.sample(after, "focus_db_pool_connections") == 8)
         for gauge in [
             "focus_db_pool_in_use", "focus_db_pool_waiting", "focus_db_pool_checkout_timeouts_total",
-            "focus_event_streams_open", "focus_listener_reconnects_total",
+            "focus_db_suspended_total", "focus_event_streams_open", "focus_listener_reconnects_total",
         ] {
             #expect(after.contains("\n" + gauge + " "), "\(gauge) is exposed")
         }

@@ -216,7 +216,7 @@ import Testing
         #expect(configuration.asyncDatabase)
         #expect(try Configuration(environment: ["DB_ASYNC": "off"]).asyncDatabase == false)
         #expect(try Configuration(environment: ["DB_ASYNC": "on"]).asyncDatabase)
-        #expect(configuration.answerWait == 2)
+        #expect(configuration.answerWait == 5)
         #expect(try Configuration(environment: ["DB_ANSWER_WAIT": "0"]).answerWait == 0)
         #expect(try Configuration(environment: ["DB_ANSWER_WAIT": "0.5"]).answerWait == 0.5)
     }

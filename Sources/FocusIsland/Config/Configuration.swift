@@ -45,9 +45,10 @@ public struct Configuration: Sendable, Equatable {
     /// connections (Database/DatabasePoller.swift); off: the worker waits for it.
     public var asyncDatabase = true
     /// DB_ANSWER_WAIT (ms, with DB_ASYNC=on): how long the worker that sent a request's statement
-    /// waits for the answer itself before it suspends the request and leaves it to the poller;
-    /// 0: it never waits (docs/performance.md, "The answer wait").
-    public var answerWait = 2.0
+    /// waits for a free connection and the answer itself before it suspends the request and
+    /// leaves it to the poller; 0: it never waits (docs/performance.md, "The answer wait"; 5 ms
+    /// since 2026-12-07: "The pool waited for within the answer wait").
+    public var answerWait = 5.0
     /// EVENTS_DOORBELL: how the listener hears of events written by this server's requests
     /// (Live/Listener.swift): `notify` (the default) rings at once and tells the other servers,
     /// `local` rings at once and tells no one (one server), `off` rings at the 10 ms tick only.

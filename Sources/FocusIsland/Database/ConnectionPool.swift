@@ -17,6 +17,8 @@
 // (Database/DatabasePoller.swift). The thread that sends it first waits up to `answerWait`
 // (DB_ANSWER_WAIT) for the answer itself: a statement answered by then is finished on that
 // thread, without the poller's wake-up and the hand-back (docs/performance.md, "The answer wait").
+// A busy pool is waited for within the same wait, as a blocking checkout, before the call is
+// queued (`awaitConnection`).
 import Dispatch
 import Synchronization
 
@@ -75,6 +77,9 @@ public final class ConnectionPool: Sendable {
     private let state = Mutex(State())
     /// Checkouts that waited `checkoutTimeout` in vain (for metrics).
     private let timeouts = Counter()
+    /// `submit` calls that left the sending thread (for metrics: with the request count, how
+    /// often the answer wait sufficed).
+    private let suspensions = Counter()
 
     /// The pool at one moment, for GET /metrics.
     public struct Usage: Sendable {
@@ -82,11 +87,14 @@ public final class ConnectionPool: Sendable {
         public var inUse: Int
         public var waiting: Int
         public var checkoutTimeouts: Int
+        public var suspended: Int
     }
 
     public func usage() -> Usage {
         let (inUse, waiting) = state.withLock { ($0.opened - $0.idle.count, $0.waiters.count) }
-        return Usage(capacity: capacity, inUse: inUse, waiting: waiting, checkoutTimeouts: timeouts.current)
+        return Usage(
+            capacity: capacity, inUse: inUse, waiting: waiting, checkoutTimeouts: timeouts.current,
+            suspended: suspensions.current)
     }
 
     /// `checkoutTimeout`: seconds a request may wait for a free connection before it fails.
@@ -118,8 +126,9 @@ public final class ConnectionPool: Sendable {
     var isAsynchronous: Bool { poller != nil }
 
     /// Runs one statement (prepared under `name`, as `executePrepared`) and gives its rows or
-    /// error to `done`. With a poller: the statement is sent now on a free connection and its
-    /// answer awaited here up to `answerWait`; answered by then (or failed at once), `done` runs
+    /// error to `done`. With a poller: the statement is sent on a free connection, or on one
+    /// checked in within `answerWait`, and its answer awaited here for what is left of
+    /// `answerWait`; answered by then (or failed at once), `done` runs
     /// on this thread before `submit` returns. Otherwise `leaving` runs on this thread first
     /// (the caller's last moment to suspend its request), then `submit` returns and `done` runs
     /// later on the poller's thread: the answer came later, or no connection was free and the
@@ -139,25 +148,75 @@ public final class ConnectionPool: Sendable {
                 })
             return
         }
+        // Each time the call leaves this thread, counted for the metrics.
+        func leave() {
+            suspensions.add()
+            leaving()
+        }
+        let now = monotonicMicroseconds()
         let call = Call(
-            name: name, sql: sql, parameters: parameters,
-            deadline: monotonicMicroseconds() + UInt64(checkoutTimeout * 1_000_000), done: done)
-        let lent = state.withLock { state in
+            name: name, sql: sql, parameters: parameters, deadline: now + UInt64(checkoutTimeout * 1_000_000), done: done)
+        let waitEnds = now + answerWait
+        // With an answer wait, a busy pool is waited for here within the same wait, as a thread
+        // (see `awaitConnection`); without one the call is queued at once.
+        let waiter = answerWait > 0 ? Waiter() : nil
+        var lent = state.withLock { state in
             let lent = lend(&state)
             if case .none = lent {
-                // Before it is queued: a check-in on another thread may send it at once.
-                leaving()
-                state.waiters.append(.call(call))
+                if let waiter {
+                    state.waiters.append(.thread(waiter))
+                } else {
+                    // Before it is queued: a check-in on another thread may send it at once.
+                    leave()
+                    state.waiters.append(.call(call))
+                }
             }
             return lent
         }
+        if case .none = lent, let waiter { lent = awaitConnection(waiter, for: call, until: waitEnds, leaving: leave) }
+        let wait = waitEnds.subtractingReportingOverflow(monotonicMicroseconds())
+        let left = wait.overflow ? 0 : wait.partialValue
         switch lent {
-        case .idle(let connection): start(call, on: connection, wait: answerWait, leaving: leaving)
+        case .idle(let connection): start(call, on: connection, wait: left, leaving: leave)
         case .open:
             start(
-                call, on: PGConnection(unopened: conninfo, namedStatements: namedStatements), wait: answerWait,
-                leaving: leaving)
+                call, on: PGConnection(unopened: conninfo, namedStatements: namedStatements), wait: left,
+                leaving: leave)
         case .none: poller?.startIfNeeded()  // a check-in starts it, or the poller's `expire` ends it
+        }
+    }
+
+    /// A busy pool, waited for by the sending thread until `end` (monotonic µs) as a blocking
+    /// checkout would; then the call takes the thread's place in the queue (`leaving` first) and
+    /// is sent at a check-in. Why wait at all: under load nearly every statement meets a busy
+    /// pool, and a call sent at a check-in always comes back through the poller, which wakes two
+    /// threads more per request (the poller, then the worker through libmicrohttpd's eventfd); a
+    /// connection checked in within the answer wait sends the statement from this thread, whose
+    /// answer can come back here (docs/performance.md, "The pool waited for within the answer
+    /// wait"). `.none`: queued.
+    private func awaitConnection(_ waiter: Waiter, for call: Call, until end: UInt64, leaving: () -> Void) -> Lend {
+        while true {
+            let now = monotonicMicroseconds()
+            let timedOut =
+                now >= end || waiter.bell.wait(timeout: .now() + .microseconds(Int(end - now))) == .timedOut
+            let lent = state.withLock { state in
+                let lent = lend(&state)
+                let index = state.waiters.firstIndex { $0.is(waiter) }
+                switch lent {
+                case .none where timedOut:
+                    // Queued where the thread waited (or last, if a check-in woke it just now and
+                    // another checkout took the connection).
+                    leaving()
+                    if let index { state.waiters[index] = .call(call) } else { state.waiters.append(.call(call)) }
+                case .none:
+                    if index == nil { state.waiters.append(.thread(waiter)) }  // woken, and another was first
+                default:
+                    if let index { state.waiters.remove(at: index) }
+                }
+                return lent
+            }
+            if case .none = lent, !timedOut { continue }
+            return lent
         }
     }
 

@@ -2,7 +2,7 @@
 //
 // A request's statement is sent by the thread that has it (an HTTP worker, or the thread that
 // checks a connection in and hands it to the next call waiting); an answer that does not come
-// within the sender's answer wait (DB_ANSWER_WAIT, 2 ms; none for a call sent at a check-in) is
+// within the sender's answer wait (DB_ANSWER_WAIT, 5 ms; none for a call sent at a check-in) is
 // watched for here, its request suspended, in one epoll set for every pool. The answer goes to
 // the call's completion on this thread, and the connection back to its pool. So no HTTP worker
 // sleeps in poll() for the database longer than the answer wait, and a worker's other keep-alive

@@ -104,6 +104,11 @@ public final class Metrics: Sendable {
                 "focus_db_pool_checkout_timeouts_total", "counter", "Requests that waited DB_POOL_TIMEOUT and got 503.",
                 pool.checkoutTimeouts
             ),
+            (
+                "focus_db_suspended_total", "counter",
+                "Statements whose request was suspended (DB_ASYNC=on): no connection or no answer within DB_ANSWER_WAIT.",
+                pool.suspended
+            ),
             ("focus_event_streams_open", "gauge", "Event streams and waiting long-polls (the events route) open now.", openStreams),
             ("focus_listener_reconnects_total", "counter", "Reconnections of the LISTEN connection.", listenerReconnects),
         ]

@@ -1,6 +1,6 @@
 // HTTPServer: the public port's libmicrohttpd glue, on a Daemon (MHD/Daemon.swift). An epoll thread pool reads requests; each worker calls the
 // pipeline. With DB_ASYNC=on (the default) a request that needs its statement is answered at
-// once if the answer comes within DB_ANSWER_WAIT (2 ms), else suspended (MHD_suspend_connection)
+// once if the answer comes within DB_ANSWER_WAIT (5 ms), else suspended (MHD_suspend_connection)
 // while the statement runs and resumed by the database poller with its answer
 // (Database/DatabasePoller.swift), so no worker waits for the database longer than that; with
 // DB_ASYNC=off the worker waits for it, and a database call blocks only its own worker.
