@@ -137,8 +137,7 @@ import Testing
             return
         }
         cache.storeControls(controls, generation: generation)
-        var pipeline = try TestServer.pipeline()
-        pipeline.cache = cache
+        let pipeline = try TestServer.pipeline().with(cache: cache)
         let account = try Transport.inProcess.client.register("maintenance")
         func send(_ method: String, _ path: String, headers: [String: String] = [:], body: String? = nil) -> Response {
             var all = headers.merging(["Authorization": "Bearer \(account.token)"]) { $1 }

@@ -386,8 +386,7 @@ import Testing
     @Test func theCatalogIsKeptOnceForEveryClient() throws {
         let cache = SharedCache()
         cache.setListening(true)
-        var pipeline = try TestServer.pipeline()
-        pipeline.cache = cache
+        let pipeline = try TestServer.pipeline().with(cache: cache)
         for (address, agent) in [("192.0.2.1", "app/1"), ("192.0.2.2", "app/2"), ("2001:db8::3", "curl/8")] {
             var request = Request(method: "GET", path: "/shop/items", headers: ["User-Agent": agent])
             request.clientAddress = address
@@ -402,8 +401,7 @@ import Testing
     @Test func theCatalogAskedAgainIsTheWholeAnswerKeptForItsLanguage() throws {
         let cache = SharedCache()
         cache.setListening(true)
-        var pipeline = try TestServer.pipeline()
-        pipeline.cache = cache
+        let pipeline = try TestServer.pipeline().with(cache: cache)
         func ask(_ headers: [String: String] = [:]) -> Response {
             pipeline.respond(to: Request(method: "GET", path: "/shop/items", headers: headers))
         }

@@ -158,13 +158,16 @@ public final class ConnectionPool: Sendable {
             name: name, sql: sql, parameters: parameters, deadline: now + UInt64(checkoutTimeout * 1_000_000), done: done)
         let waitEnds = now + answerWait
         // With an answer wait, a busy pool is waited for here within the same wait, as a thread
-        // (see `awaitConnection`); without one the call is queued at once.
-        let waiter = answerWait > 0 ? Waiter() : nil
+        // (see `awaitConnection`); without one the call is queued at once. The waiter (a
+        // semaphore) is made only when the pool is busy: most calls find a connection free.
+        var waiter: Waiter?
         var lent = state.withLock { state in
             let lent = lend(&state)
             if case .none = lent {
-                if let waiter {
-                    state.waiters.append(.thread(waiter))
+                if answerWait > 0 {
+                    let thread = Waiter()
+                    state.waiters.append(.thread(thread))
+                    waiter = thread
                 } else {
                     // Before it is queued: a check-in on another thread may send it at once.
                     leave()

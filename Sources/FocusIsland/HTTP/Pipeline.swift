@@ -12,7 +12,11 @@
 // It holds no business rule: SQL decides every answer except HTTP-level ones (404/405/413/415)
 // and admission by the release controls SQL serves (426/503, Live/ReleaseControls.swift).
 
-public struct Pipeline: Sendable {
+// A class, not a struct: a request passed it along half a dozen times (the server's field, the
+// statement, the closure that finishes a suspended request), and each copy of a struct of some
+// twenty references retained and released every one of them, a quarter of /me's retains
+// (docs/performance.md, "The floor: libmicrohttpd and libpq alone"). Everything in it is set once, at init.
+public final class Pipeline: Sendable {
     public let router: Router
     public let pool: ConnectionPool
     public let defaultBodyLimit: Int
@@ -28,24 +32,26 @@ public struct Pipeline: Sendable {
     /// When a failed statement is sent again, blocking or not (Database/StatementRetry.swift).
     let retry = StatementRetry.statements
     /// The contract served at GET /openapi.json (docs/openapi.json, read at start); nil: 404.
-    public var openAPI: StaticDocument?
+    public let openAPI: StaticDocument?
     /// Shared answers kept in memory (Live/SharedCache.swift); nil: every request asks SQL.
-    public var cache: SharedCache?
+    public let cache: SharedCache?
     /// Told after each statement that may have written (Live/Listener.swift, `committed`), so
     /// that the streams hear of its events at once; nil: they hear at the listener's next tick.
-    public var listener: Listener?
+    public let listener: Listener?
     /// The pages' templates and static files (web/, Web/WebPages.swift); empty: no pages.
-    public var web: WebSite = .empty
+    public let web: WebSite
     /// The verifier of Apple and Google ID tokens (Social/IdentityVerifier.swift); nil: their
     /// routes answer 503 sign_in_provider_unavailable.
-    public var identities: IdentityVerifier?
+    public let identities: IdentityVerifier?
     /// The server's stop (Server/Drain.swift): once it begins, /ready answers 503 `draining`;
     /// nil: no server stops under this pipeline.
-    public var drain: Drain?
+    public let drain: Drain?
 
     public init(
         router: Router, pool: ConnectionPool, defaultBodyLimit: Int, logger: Logger, assets: AssetStore = .empty,
-        readPool: ConnectionPool? = nil, metrics: Metrics? = nil, requestIDs: RequestIDs = RequestIDs()
+        readPool: ConnectionPool? = nil, metrics: Metrics? = nil, requestIDs: RequestIDs = RequestIDs(),
+        openAPI: StaticDocument? = nil, cache: SharedCache? = nil, listener: Listener? = nil, web: WebSite = .empty,
+        identities: IdentityVerifier? = nil, drain: Drain? = nil
     ) {
         self.router = router
         self.pool = pool
@@ -55,6 +61,21 @@ public struct Pipeline: Sendable {
         self.readPool = readPool
         self.metrics = metrics ?? Metrics(routes: router.routes)
         self.requestIDs = requestIDs
+        self.openAPI = openAPI
+        self.cache = cache
+        self.listener = listener
+        self.web = web
+        self.identities = identities
+        self.drain = drain
+    }
+
+    /// The same pipeline (pools, metrics, request ids, everything else) with another shared
+    /// cache: a test's own.
+    public func with(cache: SharedCache?) -> Pipeline {
+        Pipeline(
+            router: router, pool: pool, defaultBodyLimit: defaultBodyLimit, logger: logger,
+            assets: assets, readPool: readPool, metrics: metrics, requestIDs: requestIDs, openAPI: openAPI,
+            cache: cache, listener: listener, web: web, identities: identities, drain: drain)
     }
 
     /// Answers one request and writes its log line (unless `log` is false: a waiting
@@ -94,6 +115,8 @@ public struct Pipeline: Sendable {
                 response = answered
             case .statement(let statement, let call) where call.pool.isAsynchronous:
                 let handoff = Handoff(suspend: suspend)
+                // The statement holds the request: capturing it alone, not the request too,
+                // saves a copy of the request's every string and array.
                 call.submit(leaving: handoff.leave) { [self, template] outcome in
                     let make: @Sendable () -> Response = {
                         let response: Response
@@ -101,7 +124,8 @@ public struct Pipeline: Sendable {
                         case .success(let reply): response = statement.response(to: reply)
                         case .failure(let problem): response = problem.response
                         }
-                        return finish(response, request, template: template, startedAt: startedAt, log: true)
+                        return self.finish(
+                            response, statement.request, template: template, startedAt: startedAt, log: true)
                     }
                     if !handoff.keep(make) { done(make) }
                 }

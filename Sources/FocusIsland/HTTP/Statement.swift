@@ -3,9 +3,11 @@
 // told, the shared cache filled, the response with its language headers. Running it is
 // StatementCall's.
 
-struct Statement: Sendable {
-    /// The two parts of the pipeline the reply needs, not the pipeline: a copy of that struct
-    /// (a dozen references, each retained and released) per request was measurable.
+// A class: the request's suspended answer captures it, and the plan passes it on; as a struct
+// of some twenty references, every copy retained and released each of them (docs/performance.md,
+// "The floor: libmicrohttpd and libpq alone").
+final class Statement: Sendable {
+    /// The two parts of the pipeline the reply needs.
     let listener: Listener?
     let cache: SharedCache?
     let route: Route

@@ -122,7 +122,7 @@ public final class SharedCache: Sendable {
     /// The offered languages. Any change to app.languages announces catalog.changed and
     /// tips.changed, which empty the cache and these with it.
     func lookupLanguages() -> Kept<[String]> {
-        kept(\.languages)
+        kept { $0.languages }
     }
 
     func storeLanguages(_ languages: [String], generation expected: UInt64) {
@@ -131,17 +131,19 @@ public final class SharedCache: Sendable {
 
     /// The config answer's release controls, parsed, for admission.
     func lookupControls() -> Kept<ReleaseControls> {
-        kept(\.controls)
+        kept { $0.controls }
     }
 
     func storeControls(_ controls: ReleaseControls, generation expected: UInt64) {
         store(\.controls, controls, generation: expected)
     }
 
-    private func kept<Value: Sendable>(_ field: KeyPath<State, Value?>) -> Kept<Value> {
+    /// A field read by a closure, not a key path: each request reads two (the release controls,
+    /// the languages), and a key path is applied by the runtime's generic code each time.
+    private func kept<Value: Sendable>(_ field: (borrowing State) -> Value?) -> Kept<Value> {
         state.read { state in
             guard state.listening else { return .off }
-            if let value = state[keyPath: field] { return .hit(value) }
+            if let value = field(state) { return .hit(value) }
             return .miss(state.generation)
         }
     }

@@ -50,14 +50,12 @@ public final class Application: Sendable {
         }
         pools = [pool] + (readPool.map { [$0] } ?? [])
         assets = AssetStore(directory: configuration.assetDirectory)
-        var pipeline = Pipeline(
-            router: Router(routes: Routes.all), pool: pool, defaultBodyLimit: configuration.bodyLimit,
-            logger: logger, assets: assets, readPool: readPool)
-        pipeline.openAPI = try StaticDocument(path: configuration.openAPIFile, contentType: "application/json")
-        pipeline.web = try WebSite(directory: configuration.webDirectory)
+        let openAPI = try StaticDocument(path: configuration.openAPIFile, contentType: "application/json")
+        let web = try WebSite(directory: configuration.webDirectory)
         // Sign in with Apple and Google: their ID tokens' verifier (Social/), keys fetched on use.
+        let identities: IdentityVerifier
         do {
-            pipeline.identities = try IdentityVerifier(settings: configuration.social, logger: logger)
+            identities = try IdentityVerifier(settings: configuration.social, logger: logger)
         } catch {
             throw ConfigurationError(variable: "APPLE_SIGN_IN_KEY_FILE", reason: error.description)
         }
@@ -65,16 +63,17 @@ public final class Application: Sendable {
         // cache fresh. The listener connects straight to PostgreSQL (LISTEN_DATABASE_URL) even
         // when the pool goes through PgBouncer.
         let cache = SharedCache()
-        pipeline.cache = cache
         let streams = EventStreams(heartbeat: min(15, max(1, configuration.idleTimeout / 2)))
         let listener = Listener(
             conninfo: configuration.listenDatabaseURL, streams: streams, cache: cache, logger: logger,
             doorbell: configuration.eventsDoorbell)
-        // Requests that write poke the listener, which rings their events' streams at once.
-        pipeline.listener = listener
         // A stop's phase: the public port drains by it, /ready tells the balancer.
         let drain = Drain()
-        pipeline.drain = drain
+        // Requests that write poke the listener, which rings their events' streams at once.
+        let pipeline = Pipeline(
+            router: Router(routes: Routes.all), pool: pool, defaultBodyLimit: configuration.bodyLimit,
+            logger: logger, assets: assets, readPool: readPool, openAPI: openAPI, cache: cache, listener: listener,
+            web: web, identities: identities, drain: drain)
         self.pipeline = pipeline
         self.cache = cache
         self.streams = streams

@@ -258,11 +258,9 @@ extension HTTPServer {
     /// The same pool and checks (401 without a token, problems, retries, the release controls
     /// read from the same cache) with a one-route table.
     static func openPipeline(_ pipeline: Pipeline) -> Pipeline {
-        var open = Pipeline(
+        Pipeline(
             router: openRouter, pool: pipeline.pool, defaultBodyLimit: pipeline.defaultBodyLimit, logger: pipeline.logger,
-            metrics: pipeline.metrics, requestIDs: pipeline.requestIDs)
-        open.cache = pipeline.cache
-        return open
+            metrics: pipeline.metrics, requestIDs: pipeline.requestIDs, cache: pipeline.cache)
     }
     static let openRouter = Router(routes: [Routes.eventsStreamOpen])
 
