@@ -14,6 +14,7 @@ table) for the shell:
   per-request TICKS TICK_US N         CPU per request (µs) of TICKS clock ticks over N requests
   ceiling DB_US SERVER_US             db / (db + server), or "-" without a database figure
   ratio A B                           A / B, or "-" when B is not a positive number
+  difference A B                      A - B, or "-" when either is not a number
   pace CONNECTIONS RATE               the pause (ms) before each request on one of CONNECTIONS
                                       for RATE req/s in all
   half-peak-pace CONNECTIONS PEAK     the same for half of PEAK req/s, at least 1 ms (wrk
@@ -82,6 +83,14 @@ def ratio(a, b):
     return 0
 
 
+def difference(a, b):
+    try:
+        print(f"{float(a) - float(b):.0f}")
+    except ValueError:
+        print("-")
+    return 0
+
+
 def pace(connections, rate):
     print(int(number(connections) * 1000 / number(rate)))
     return 0
@@ -142,6 +151,7 @@ COMMANDS = {
     "per-request": (per_request, 3),
     "ceiling": (ceiling, 2),
     "ratio": (ratio, 2),
+    "difference": (difference, 2),
     "pace": (pace, 2),
     "half-peak-pace": (half_peak_pace, 2),
     "pgbench-latency": (pgbench_latency, None),
