@@ -15,7 +15,7 @@
 // A class, not a struct: a request passed it along half a dozen times (the server's field, the
 // statement, the closure that finishes a suspended request), and each copy of a struct of some
 // twenty references retained and released every one of them, a quarter of /me's retains
-// (docs/performance.md, "The floor: libmicrohttpd and libpq alone"). Everything in it is set once, at init.
+// (docs/performance.md, "The floor: libmicrohttpd and libpq alone"). All of it is set at init.
 public final class Pipeline: Sendable {
     public let router: Router
     public let pool: ConnectionPool
