@@ -50,7 +50,7 @@ async def hold(token, opened):
     status = (await reader.readline()).split()[1]
     while (await reader.readline()) not in (b"\r\n", b""):
         pass
-    opened.set_result(status == b"200")
+    opened.set_result(status.decode())
     # The body is SSE text, ended by the close (no chunked coding: Server/MHD/EventsEndpoint.swift).
     while True:
         line = await reader.readline()
@@ -70,8 +70,10 @@ async def open_streams(count, start, tasks):
             tasks.append(asyncio.create_task(hold(tokens[index % len(tokens)], opened)))
             futures.append(opened)
         results = await asyncio.gather(*futures)
-        if not all(results):
-            raise SystemExit(f"{results.count(False)} streams were refused")
+        refused = [status for status in results if status != "200"]
+        if refused:
+            statuses = ", ".join(f"{refused.count(s)} × {s}" for s in sorted(set(refused)))
+            raise SystemExit(f"{len(refused)} streams were refused ({statuses})")
 
 
 def percentile(values, p):
